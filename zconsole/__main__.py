@@ -1,0 +1,3 @@
+from zconsole.cli import main
+
+raise SystemExit(main())

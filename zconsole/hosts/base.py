@@ -1,0 +1,160 @@
+"""The Host protocol and the typed errors every host raises.
+
+Hosts are the only code that touches a machine. Everything they return is raw text; parsing
+happens in `zconsole.parsers`, orchestration in `zconsole.services`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+DEFAULT_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a command did. `argv` is exactly what ran."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    duration: float
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+class HostError(Exception):
+    """Base of every error a host raises. `str()` is a sentence fit for the screen."""
+
+
+class CommandNotFound(HostError):
+    def __init__(self, argv: Sequence[str], host: str = "") -> None:
+        self.argv = tuple(argv)
+        self.program = self.argv[0] if self.argv else ""
+        where = f" on {host}" if host else ""
+        super().__init__(f"{self.program}: command not found{where}")
+
+
+class PermissionDenied(HostError):
+    def __init__(self, argv: Sequence[str] | None, detail: str) -> None:
+        self.argv = tuple(argv or ())
+        self.detail = detail.strip()
+        what = " ".join(self.argv) if self.argv else "access"
+        super().__init__(f"permission denied: {what}: {self.detail}")
+
+
+class CommandTimedOut(HostError):
+    def __init__(self, argv: Sequence[str], timeout: float) -> None:
+        self.argv = tuple(argv)
+        self.timeout = timeout
+        super().__init__(f"{' '.join(self.argv)}: no answer after {timeout:g} s (stopped)")
+
+
+class CommandFailed(HostError):
+    def __init__(self, result: Result) -> None:
+        self.result = result
+        self.argv = result.argv
+        self.returncode = result.returncode
+        self.stderr = result.stderr
+        self.stdout = result.stdout
+        msg = result.stderr.strip() or result.stdout.strip() or "no output"
+        super().__init__(f"{' '.join(result.argv)} failed (exit {result.returncode}): {msg}")
+
+
+class HostUnreachable(HostError):
+    pass
+
+
+class PathNotFound(HostError):
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: no such file or directory")
+
+
+@runtime_checkable
+class Host(Protocol):
+    """A machine zconsole looks at. Implementations: LocalHost, SshHost, DemoHost, ReplayHost."""
+
+    @property
+    def label(self) -> str:
+        """Short name for the header: hostname, user@box, "demo: degraded"."""
+        ...
+
+    @property
+    def kind(self) -> str:
+        """"local", "ssh", "demo" or "replay"."""
+        ...
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        check: bool = True,
+        stdin: str | None = None,
+    ) -> Result:
+        """Run argv (a list, never a shell string). With check, a non-zero exit raises
+        CommandFailed (or PermissionDenied when stderr says so)."""
+        ...
+
+    def read_text(self, path: str) -> str:
+        """Read a (small, text) file such as /proc/diskstats. Raises PathNotFound."""
+        ...
+
+    def list_dir(self, path: str) -> list[str]:
+        """Entry names of a directory, sorted. Raises PathNotFound."""
+        ...
+
+    def realpath(self, path: str) -> str:
+        """Resolve symlinks (for /sys/class/block/X and /dev/disk/by-id links)."""
+        ...
+
+    def now(self) -> float:
+        """The host's wall clock, epoch seconds."""
+        ...
+
+    def is_root(self) -> bool:
+        ...
+
+    def udev_properties(self, devname: str) -> Mapping[str, str] | None:
+        """udev database properties of /dev/DEVNAME when the host can read them cheaply
+        (pyudev locally); None means "ask with udevadm or sysfs instead"."""
+        ...
+
+
+_PERMISSION_RE = re.compile(
+    r"permission denied|operation not permitted|must be (run as )?(superuser|root)"
+    r"|insufficient privileges",
+    re.IGNORECASE,
+)
+
+
+def classify_failure(result: Result) -> HostError:
+    """Turn a failed Result into the most specific typed error."""
+    text = result.stderr or result.stdout
+    if _PERMISSION_RE.search(text):
+        return PermissionDenied(result.argv, text)
+    if result.returncode == 127 and "not found" in text:
+        return CommandNotFound(result.argv)
+    return CommandFailed(result)
+
+
+def checked(result: Result, check: bool) -> Result:
+    if check and result.returncode != 0:
+        raise classify_failure(result)
+    return result
+
+
+def validate_argv(argv: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(argv, str):
+        raise TypeError("argv must be a list of strings, not a shell string")
+    out = tuple(argv)
+    if not out or not all(isinstance(a, str) for a in out):
+        raise TypeError(f"argv must be a non-empty list of strings, got {argv!r}")
+    return out

@@ -1,0 +1,142 @@
+"""ReplayHost: answers from outputs captured on a real machine (`zconsole capture`).
+
+A capture directory holds `manifest.json`:
+
+    {
+      "format": 1,
+      "zfs_version": "2.3.2", "kernel": "6.1.0-...", "host": "zfsvm",
+      "captured_at": "2026-11-21T23:00:00Z", "source": "how and where it was captured",
+      "state": "a short description of the pool state",
+      "commands": [{"argv": [...], "returncode": 0, "stdout": "cmd/003.out",
+                    "stderr": "", "duration": 0.21}, ...],
+      "files": {"/proc/diskstats": "files/proc_diskstats"},
+      "dirs": {"/sys/class/net": ["br0", "eth0", "lo"]},
+      "links": {"/sys/class/block/vdb1": "/sys/devices/pci0000:00/.../vdb/vdb1"}
+    }
+
+`stdout` and file contents are paths relative to the directory. When the same argv was captured
+several times (samples over an interval) the answers are given in order, the last repeated.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from zconsole.hosts.base import (
+    DEFAULT_TIMEOUT,
+    HostError,
+    PathNotFound,
+    Result,
+    checked,
+    validate_argv,
+)
+
+MANIFEST = "manifest.json"
+FORMAT = 1
+
+
+class ReplayMiss(HostError):
+    """The capture holds no answer for this command or path."""
+
+
+@dataclass(frozen=True)
+class CapturedCommand:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    duration: float
+
+
+class ReplayHost:
+    kind = "replay"
+
+    def __init__(self, directory: str, *, clock: float | None = None) -> None:
+        self.directory = directory
+        path = os.path.join(directory, MANIFEST)
+        try:
+            with open(path, encoding="utf-8") as f:
+                self.manifest: dict[str, Any] = json.load(f)
+        except FileNotFoundError:
+            raise PathNotFound(path) from None
+        if self.manifest.get("format") != FORMAT:
+            raise HostError(f"{path}: unknown capture format {self.manifest.get('format')!r}")
+        self._commands: dict[tuple[str, ...], list[CapturedCommand]] = {}
+        for entry in self.manifest.get("commands", []):
+            argv = tuple(entry["argv"])
+            out = self._load(entry["stdout"]) if entry.get("stdout") else ""
+            self._commands.setdefault(argv, []).append(
+                CapturedCommand(
+                    argv,
+                    int(entry["returncode"]),
+                    out,
+                    entry.get("stderr", ""),
+                    float(entry.get("duration", 0.0)),
+                )
+            )
+        self._served: dict[tuple[str, ...], int] = {}
+        self._clock = clock if clock is not None else self._captured_epoch()
+
+    def _load(self, rel: str) -> str:
+        with open(os.path.join(self.directory, rel), encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def _captured_epoch(self) -> float:
+        return float(self.manifest.get("captured_epoch", 0.0))
+
+    @property
+    def label(self) -> str:
+        return f"replay: {self.manifest.get('host', os.path.basename(self.directory))}"
+
+    @property
+    def zfs_version(self) -> str | None:
+        v = self.manifest.get("zfs_version")
+        return str(v) if v else None
+
+    def commands(self) -> list[tuple[str, ...]]:
+        return list(self._commands)
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        check: bool = True,
+        stdin: str | None = None,
+    ) -> Result:
+        args = validate_argv(argv)
+        answers = self._commands.get(args)
+        if not answers:
+            raise ReplayMiss(f"no captured output for: {' '.join(args)}")
+        i = self._served.get(args, 0)
+        self._served[args] = i + 1
+        c = answers[min(i, len(answers) - 1)]
+        return checked(Result(args, c.returncode, c.stdout, c.stderr, c.duration), check)
+
+    def read_text(self, path: str) -> str:
+        rel = self.manifest.get("files", {}).get(path)
+        if rel is None:
+            raise PathNotFound(path)
+        return self._load(rel)
+
+    def list_dir(self, path: str) -> list[str]:
+        entries = self.manifest.get("dirs", {}).get(path)
+        if entries is None:
+            raise PathNotFound(path)
+        return sorted(entries)
+
+    def realpath(self, path: str) -> str:
+        return str(self.manifest.get("links", {}).get(path, path))
+
+    def now(self) -> float:
+        return self._clock
+
+    def is_root(self) -> bool:
+        return bool(self.manifest.get("root", True))
+
+    def udev_properties(self, devname: str) -> Mapping[str, str] | None:
+        return None

@@ -1,0 +1,188 @@
+"""SshHost: a remote machine over the operator's own ssh (plumbum SshMachine).
+
+The operator's ~/.ssh/config applies (ssh itself reads it); an optional extra config file can be
+given (the test guest uses one). Connections share a control socket, so the many small reads a
+refresh makes cost one TCP/SSH handshake, not one each.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from plumbum import SshMachine
+from plumbum.commands.processes import CommandNotFound as PlumbumCommandNotFound
+from plumbum.commands.processes import ProcessExecutionError, ProcessTimedOut
+
+from zconsole.hosts.base import (
+    DEFAULT_TIMEOUT,
+    CommandNotFound,
+    CommandTimedOut,
+    HostError,
+    HostUnreachable,
+    PathNotFound,
+    Result,
+    checked,
+    validate_argv,
+)
+
+_SBIN = ("/usr/local/sbin", "/usr/sbin", "/sbin")
+SSH_UNREACHABLE = 255  # ssh's own exit status when the connection fails
+
+
+def control_dir() -> str:
+    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    path = os.path.join(base, f"zconsole-ssh-{os.getuid()}")
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    return path
+
+
+class SshHost:
+    kind = "ssh"
+
+    def __init__(
+        self,
+        destination: str,
+        *,
+        ssh_config: str | None = None,
+        port: int | None = None,
+        connect_timeout: float = 10.0,
+        extra_opts: Sequence[str] = (),
+    ) -> None:
+        user, _, host = destination.rpartition("@")
+        self.destination = destination
+        self._host = host
+        self._user = user or None
+        self._port = port
+        self._connect_timeout = connect_timeout
+        opts: list[str] = []
+        if ssh_config:
+            opts += ["-F", ssh_config]
+        opts += [
+            "-o", "BatchMode=yes",
+            "-o", "ControlMaster=auto",
+            "-o", f"ControlPath={control_dir()}/%C",
+            "-o", "ControlPersist=300",
+            "-o", f"ConnectTimeout={int(connect_timeout)}",
+            *extra_opts,
+        ]
+        self._ssh_opts = opts
+        self._machine: Any = None
+        self._programs: dict[str, Any] = {}
+        self._clock_offset: float | None = None
+        self._root: bool | None = None
+
+    @property
+    def label(self) -> str:
+        return self.destination
+
+    # -- connection --------------------------------------------------------------------------
+    def _connect(self) -> Any:
+        if self._machine is None:
+            try:
+                self._machine = SshMachine(
+                    self._host,
+                    user=self._user,
+                    port=self._port,
+                    ssh_opts=self._ssh_opts,
+                    scp_opts=self._ssh_opts,
+                    connect_timeout=self._connect_timeout,
+                )
+            except Exception as e:  # noqa: BLE001 - plumbum raises several kinds here
+                raise HostUnreachable(f"cannot reach {self.destination} over ssh: {e}") from None
+        return self._machine
+
+    def close(self) -> None:
+        if self._machine is not None:
+            try:
+                self._machine.close()
+            finally:
+                self._machine = None
+
+    def _program(self, name: str) -> Any:
+        m = self._connect()
+        if name in self._programs:
+            return self._programs[name]
+        if "/" in name:
+            cmd = m[name]
+        else:
+            try:
+                cmd = m[name]
+            except PlumbumCommandNotFound:
+                for d in _SBIN:
+                    p = m.path(d) / name
+                    if p.exists():
+                        cmd = m[str(p)]
+                        break
+                else:
+                    raise CommandNotFound([name], self.destination) from None
+        self._programs[name] = cmd
+        return cmd
+
+    # -- Host protocol -----------------------------------------------------------------------
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        check: bool = True,
+        stdin: str | None = None,
+    ) -> Result:
+        args = validate_argv(argv)
+        cmd = self._program(args[0])
+        started = time.monotonic()
+        kwargs: dict[str, Any] = {"retcode": None, "timeout": timeout}
+        if stdin is not None:
+            kwargs["stdin"] = stdin
+        try:
+            rc, out, err = cmd[list(args[1:])].run(**kwargs)
+        except ProcessTimedOut:
+            raise CommandTimedOut(args, timeout) from None
+        except ProcessExecutionError as e:
+            raise HostUnreachable(f"{self.destination}: {e}") from None
+        rc = int(rc)
+        if rc == SSH_UNREACHABLE and not out and ("ssh:" in err or "Connection" in err):
+            raise HostUnreachable(f"{self.destination}: {err.strip()}")
+        if rc == 127 and "not found" in err:
+            raise CommandNotFound(args, self.destination)
+        result = Result(args, rc, str(out), str(err), time.monotonic() - started)
+        return checked(result, check)
+
+    def read_text(self, path: str) -> str:
+        r = self.run(["cat", "--", path], check=False)
+        if r.returncode != 0:
+            if "No such file" in r.stderr:
+                raise PathNotFound(path)
+            checked(r, True)
+        return r.stdout
+
+    def list_dir(self, path: str) -> list[str]:
+        r = self.run(["ls", "-1A", "--", path], check=False)
+        if r.returncode != 0:
+            if "No such file" in r.stderr:
+                raise PathNotFound(path)
+            checked(r, True)
+        return sorted(line for line in r.stdout.splitlines() if line)
+
+    def realpath(self, path: str) -> str:
+        return self.run(["readlink", "-f", "--", path]).stdout.strip() or path
+
+    def now(self) -> float:
+        if self._clock_offset is None:
+            try:
+                remote = float(self.run(["date", "+%s"], timeout=10).stdout.strip())
+                self._clock_offset = remote - time.time()
+            except (HostError, ValueError):
+                self._clock_offset = 0.0
+        return time.time() + self._clock_offset
+
+    def is_root(self) -> bool:
+        if self._root is None:
+            self._root = self.run(["id", "-u"], timeout=10).stdout.strip() == "0"
+        return self._root
+
+    def udev_properties(self, devname: str) -> Mapping[str, str] | None:
+        return None  # services ask `udevadm info` through run()

@@ -1,0 +1,53 @@
+"""`zpool iostat -v -l -H -p` rows, mapped back onto the vdev tree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from zconsole.model.pool import Section
+
+
+@dataclass(frozen=True)
+class IostatRow:
+    """One row. Capacity in bytes, ops/s and bytes/s as zpool reports them, waits in ns.
+
+    Latency columns are None where zpool prints `-` (no I/O of that kind in the interval).
+    `rebuild_wait` exists only from OpenZFS 2.3 (11 latency columns; 2.1 has 10).
+    `vdev_path` names the row's position in the tree: (top-level, ..., this row's name).
+    """
+
+    name: str
+    section: Section
+    vdev_path: tuple[str, ...]
+    alloc: int | None
+    free: int | None
+    read_ops: int
+    write_ops: int
+    read_bytes: int
+    write_bytes: int
+    total_wait_read: int | None = None
+    total_wait_write: int | None = None
+    disk_wait_read: int | None = None
+    disk_wait_write: int | None = None
+    syncq_wait_read: int | None = None
+    syncq_wait_write: int | None = None
+    asyncq_wait_read: int | None = None
+    asyncq_wait_write: int | None = None
+    scrub_wait: int | None = None
+    trim_wait: int | None = None
+    rebuild_wait: int | None = None
+
+
+@dataclass(frozen=True)
+class PoolIostat:
+    """One report for one pool: the pool row and its vdev rows in zpool's order."""
+
+    pool: str
+    pool_row: IostatRow
+    rows: tuple[IostatRow, ...]
+
+    def row(self, name: str) -> IostatRow | None:
+        for r in self.rows:
+            if r.name == name:
+                return r
+        return None

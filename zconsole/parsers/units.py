@@ -1,0 +1,40 @@
+"""Numbers as ZFS prints them: plain integers with -p, human units without it."""
+
+from __future__ import annotations
+
+import re
+
+_SUFFIX = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40,
+           "P": 1 << 50, "E": 1 << 60, "Z": 1 << 70}
+_HUMAN = re.compile(r"^(\d+(?:\.\d+)?)\s*([BKMGTPEZ]?)(?:i?B)?$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int | None:
+    """'1063256064' -> 1063256064, '1.02K' -> 1044, '960M' -> 1006632960, '-' -> None.
+
+    Raises ValueError for anything else (callers turn it into a ParseError).
+    """
+    t = text.strip()
+    if t in ("-", "", "none"):
+        return None
+    if t.isdigit():
+        return int(t)
+    m = _HUMAN.match(t)
+    if not m:
+        raise ValueError(f"not a size: {text!r}")
+    return int(round(float(m.group(1)) * _SUFFIX[m.group(2).upper()]))
+
+
+def parse_count(text: str) -> int | None:
+    """Error counters: '0', '12', '1.02K' (zpool abbreviates large counts), '-' -> None."""
+    return parse_size(text)
+
+
+def parse_duration(text: str) -> int:
+    """'01:16:21' -> 4581, '2 days 03:04:05' -> 183845 (zpool's ETA and elapsed forms)."""
+    t = text.strip()
+    m = re.match(r"^(?:(\d+)\s+days?\s+)?(\d+):(\d{2}):(\d{2})$", t)
+    if not m:
+        raise ValueError(f"not a duration: {text!r}")
+    days = int(m.group(1) or 0)
+    return days * 86400 + int(m.group(2)) * 3600 + int(m.group(3)) * 60 + int(m.group(4))
