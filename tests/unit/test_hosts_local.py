@@ -1,0 +1,100 @@
+"""LocalHost: real commands on this machine, and the typed errors they map to."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from zconsole.hosts.base import (
+    CommandFailed,
+    CommandNotFound,
+    CommandTimedOut,
+    PathNotFound,
+    PermissionDenied,
+    Result,
+    classify_failure,
+)
+from zconsole.hosts.local import LocalHost
+
+
+@pytest.fixture
+def host() -> LocalHost:
+    return LocalHost()
+
+
+def test_run_returns_output_and_exact_argv(host: LocalHost) -> None:
+    r = host.run([sys.executable, "-c", "import sys; print('out'); print('err', file=sys.stderr)"])
+    assert r.ok and r.returncode == 0
+    assert r.stdout == "out\n" and r.stderr == "err\n"
+    assert r.argv[0] == sys.executable and r.duration >= 0
+
+
+def test_arguments_are_never_shell_interpreted(host: LocalHost) -> None:
+    r = host.run(["echo", "$(id)", ";", "rm", "-rf", "/nonexistent"])
+    assert r.stdout == "$(id) ; rm -rf /nonexistent\n"
+
+
+def test_shell_string_is_refused(host: LocalHost) -> None:
+    with pytest.raises(TypeError, match="not a shell string"):
+        host.run("echo hi")  # type: ignore[arg-type]
+
+
+def test_missing_command_is_typed(host: LocalHost) -> None:
+    with pytest.raises(CommandNotFound) as e:
+        host.run(["zconsole-no-such-program", "status"])
+    assert e.value.program == "zconsole-no-such-program"
+    assert "command not found" in str(e.value)
+
+
+def test_failing_command_carries_stderr_and_code(host: LocalHost) -> None:
+    argv = [sys.executable, "-c", "import sys; sys.stderr.write('cannot open tank\\n'); sys.exit(1)"]
+    with pytest.raises(CommandFailed) as e:
+        host.run(argv)
+    assert e.value.returncode == 1
+    assert e.value.stderr == "cannot open tank\n"
+    assert "cannot open tank" in str(e.value)
+    assert host.run(argv, check=False).returncode == 1
+
+
+def test_hung_command_times_out(host: LocalHost) -> None:
+    with pytest.raises(CommandTimedOut) as e:
+        host.run(["sleep", "10"], timeout=0.3)
+    assert e.value.timeout == 0.3
+    assert "no answer after 0.3 s" in str(e.value)
+
+
+def test_permission_denied_is_recognised_from_stderr() -> None:
+    r = Result(("zpool", "attach", "tank", "a", "b"), 1, "",
+               "cannot attach b to a: permission denied\n", 0.01)
+    err = classify_failure(r)
+    assert isinstance(err, PermissionDenied)
+    assert "permission denied" in str(err)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file")
+def test_unreadable_file_is_permission_denied(host: LocalHost, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    p = tmp_path / "secret"
+    p.write_text("x")
+    p.chmod(0)
+    with pytest.raises(PermissionDenied):
+        host.read_text(str(p))
+
+
+def test_files_and_dirs(host: LocalHost, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "b").write_text("two")
+    (tmp_path / "a").write_text("one")
+    assert host.list_dir(str(tmp_path)) == ["a", "b"]
+    assert host.read_text(str(tmp_path / "a")) == "one"
+    with pytest.raises(PathNotFound):
+        host.read_text(str(tmp_path / "vanished"))
+    with pytest.raises(PathNotFound):
+        host.list_dir(str(tmp_path / "vanished"))
+    os.symlink(tmp_path / "a", tmp_path / "link")
+    assert host.realpath(str(tmp_path / "link")) == str(tmp_path / "a")
+
+
+def test_reads_proc_diskstats(host: LocalHost) -> None:
+    text = host.read_text("/proc/diskstats")
+    assert text.strip(), "the kernel always has block devices"

@@ -1,0 +1,135 @@
+"""`zconsole` entry point.
+
+    zconsole                         the console on this machine (demo host when no ZFS here)
+    zconsole --demo [SCENARIO]       the console on the built-in demo host
+    zconsole --host user@box         the console on a remote host over ssh
+    zconsole parse KIND [FILE|-]     render output pasted from another host (--json: the model)
+    zconsole capture --host H DIR    record every read command's output into a fixture dir
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from zconsole import __version__
+from zconsole.hosts.base import Host, HostError
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="zconsole",
+        description="A terminal operations console for Linux hosts running OpenZFS.",
+    )
+    p.add_argument("--version", action="version", version=f"zconsole {__version__}")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--host", metavar="[USER@]HOST",
+                       help="look at a remote host over ssh (your ~/.ssh/config applies)")
+    where.add_argument("--demo", metavar="SCENARIO", nargs="?", const="showcase",
+                       help="use the built-in demo host; SCENARIO 'list' lists them")
+    p.add_argument("--ssh-config", metavar="FILE", help="extra ssh config file for --host")
+    p.add_argument("--zfs-version", choices=("2.1", "2.3"), default="2.3",
+                   help="OpenZFS version the demo host imitates (default 2.3)")
+    p.add_argument("--theme", default=None, help="theme name (dark, light, high-contrast)")
+    p.add_argument("--read-only", action="store_true",
+                   help="hide every write action (for screen sharing)")
+    p.add_argument("--refresh", type=float, default=5.0, metavar="SECONDS",
+                   help="refresh interval (default 5)")
+
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    from zconsole.cli.parse_cmd import KINDS
+
+    pp = sub.add_parser("parse", help="render zpool/zfs output pasted from another host",
+                        description="Parse output captured on another host and render it. "
+                                    "With --json, print the parsed model as JSON.")
+    pp.add_argument("kind", choices=sorted(KINDS), help="what the input is")
+    pp.add_argument("file", nargs="?", default="-", help="input file, or - for stdin")
+    pp.add_argument("--json", action="store_true", help="print the parsed model as JSON")
+    pp.add_argument("--columns", default=None,
+                    help="zfs-list: the -o column list the output was produced with")
+    pp.add_argument("--zfs-version", dest="parse_zfs_version", choices=("2.1", "2.3"),
+                    default=None,
+                    help="zpool-status -D: version that produced it (DDT size semantics)")
+
+    cp = sub.add_parser("capture", help="record the output of every read command into DIR")
+    cp.add_argument("directory", metavar="DIR")
+    cp.add_argument("--state", default="", help="a short description of the pool state")
+    return p
+
+
+def choose_host(args: argparse.Namespace) -> tuple[Host, str | None]:
+    """The host to look at, and a notice for the operator (why the demo host was chosen)."""
+    if args.host:
+        from zconsole.hosts.ssh import SshHost
+
+        return SshHost(args.host, ssh_config=args.ssh_config), None
+    if args.demo:
+        from zconsole.hosts.demo import DemoHost
+
+        return DemoHost(args.demo, zfs_version=args.zfs_version), None
+    from zconsole.hosts.local import LocalHost
+
+    local = LocalHost()
+    if has_zfs(local):
+        return local, None
+    from zconsole.hosts.demo import DemoHost
+
+    return (DemoHost("showcase", zfs_version=args.zfs_version),
+            "No OpenZFS on this machine: showing the built-in demo host.")
+
+
+def has_zfs(host: Host) -> bool:
+    try:
+        host.read_text("/sys/module/zfs/version")
+        return True
+    except HostError:
+        pass
+    try:
+        host.run(["zpool", "version"], timeout=10, check=False)
+        return True
+    except HostError:
+        return False
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "parse":
+        from zconsole.cli.parse_cmd import run_parse
+
+        return run_parse(args.kind, args.file, as_json=args.json, columns=args.columns,
+                         zfs_version=args.parse_zfs_version)
+    if args.command == "capture":
+        from zconsole.cli.capture_cmd import run_capture
+
+        if not args.host:
+            print("zconsole capture: --host is required (capture is for real hosts)",
+                  file=sys.stderr)
+            return EXIT_USAGE
+        return run_capture(args.host, args.directory, ssh_config=args.ssh_config,
+                           state=args.state)
+    if args.demo == "list":
+        from zconsole.hosts.demo import list_scenarios
+
+        for name, text in list_scenarios():
+            print(f"{name:12} {text}")
+        return EXIT_OK
+    try:
+        host, notice = choose_host(args)
+    except (HostError, KeyError, ValueError) as e:
+        print(f"zconsole: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    if not sys.stdout.isatty() and not os.environ.get("ZCONSOLE_FORCE_UI"):
+        print("zconsole: the console needs a terminal (stdout is not a tty)", file=sys.stderr)
+        return EXIT_USAGE
+    from zconsole.ui.app import ZConsoleApp
+
+    app = ZConsoleApp(host, notice=notice, theme_name=args.theme, read_only=args.read_only,
+                      refresh_interval=args.refresh)
+    app.run()
+    return EXIT_OK

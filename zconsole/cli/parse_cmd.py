@@ -1,0 +1,244 @@
+"""`zconsole parse KIND [FILE|-] [--json]`: output pasted from another host, rendered.
+
+An operator pastes `zpool status` from a box zconsole cannot reach and gets the same reading the
+console would give (states as words, scan progress, counters expanded), or the parsed model as
+JSON for scripts. The zpool-status JSON shape is stable and documented in the README.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+from zconsole.model import Pool, Vdev
+from zconsole.parsers import ParseError
+
+EXIT_OK = 0
+EXIT_PARSE = 3
+EXIT_IO = 4
+
+
+def _zpool_status(text: str, *, zfs_version: str | None, **_: Any) -> Any:
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        from zconsole.parsers.zpool_status_json import parse_zpool_status_json
+
+        return parse_zpool_status_json(text)
+    from zconsole.parsers.zpool_status import parse_zpool_status
+
+    return parse_zpool_status(text, ddt_sizes_are_totals=(zfs_version == "2.3"))
+
+
+def _zpool_list(text: str, **_: Any) -> Any:
+    from zconsole.parsers.zpool_list import parse_zpool_list
+
+    return parse_zpool_list(text)
+
+
+def _zpool_iostat(text: str, **_: Any) -> Any:
+    from zconsole.parsers.zpool_iostat import parse_zpool_iostat
+
+    return parse_zpool_iostat(text)
+
+
+def _zfs_list(text: str, *, columns: str | None, **_: Any) -> Any:
+    from zconsole.parsers.zfs_list import DEFAULT_COLUMNS, parse_zfs_list
+
+    lines = text.splitlines()
+    cols: Sequence[str]
+    if columns:
+        cols = [c.strip() for c in columns.split(",") if c.strip()]
+    elif lines and lines[0].split()[:1] == ["NAME"]:
+        # Pasted without -H: the header names the columns.
+        cols = [c.lower() for c in lines[0].split()]
+        text = "\n".join("\t".join(line.split()) for line in lines[1:]) + "\n"
+    else:
+        cols = DEFAULT_COLUMNS
+    return parse_zfs_list(text, cols)
+
+
+def _get(text: str, **_: Any) -> Any:
+    from zconsole.parsers.props import parse_get
+
+    return parse_get(text)
+
+
+def _arcstats(text: str, **_: Any) -> Any:
+    from zconsole.parsers.arcstats import parse_arcstats
+
+    return parse_arcstats(text)
+
+
+def _diskstats(text: str, **_: Any) -> Any:
+    from zconsole.parsers.diskstats import parse_diskstats
+
+    return parse_diskstats(text)
+
+
+def _udev_db(text: str, **_: Any) -> Any:
+    from zconsole.parsers.blockdev import parse_udev_export_db
+
+    return parse_udev_export_db(text)
+
+
+def _lsblk(text: str, **_: Any) -> Any:
+    from zconsole.parsers.blockdev import parse_lsblk_json
+
+    return parse_lsblk_json(text)
+
+
+KINDS: dict[str, Callable[..., Any]] = {
+    "zpool-status": _zpool_status,
+    "zpool-list": _zpool_list,
+    "zpool-iostat": _zpool_iostat,
+    "zfs-list": _zfs_list,
+    "zpool-get": _get,
+    "zfs-get": _get,
+    "arcstats": _arcstats,
+    "diskstats": _diskstats,
+    "udev-db": _udev_db,
+    "lsblk": _lsblk,
+}
+
+
+def parse_text(kind: str, text: str, *, columns: str | None = None,
+               zfs_version: str | None = None) -> Any:
+    return KINDS[kind](text, columns=columns, zfs_version=zfs_version)
+
+
+def to_json(kind: str, parsed: Any) -> Any:
+    from zconsole.parsers.to_json import pools_to_json, to_jsonable
+
+    if kind == "zpool-status":
+        return pools_to_json(parsed)
+    return to_jsonable(parsed)
+
+
+# -- human rendering ------------------------------------------------------------------------
+
+STATE_SYMBOL = {
+    "ONLINE": "✔", "AVAIL": "✔", "INUSE": "●", "DEGRADED": "▲", "FAULTED": "✖",
+    "UNAVAIL": "✖", "REMOVED": "✖", "OFFLINE": "○", "SUSPENDED": "✖",
+}
+
+
+def _counter(v: int | None) -> str:
+    return "-" if v is None else str(v)
+
+
+def render_pools(pools: Sequence[Pool]) -> str:
+    if not pools:
+        return "no pools\n"
+    out: list[str] = []
+    for pool in pools:
+        sym = STATE_SYMBOL.get(pool.state, "?")
+        out.append(f"pool {pool.name}: {sym} {pool.state}")
+        if pool.status:
+            out.append(f"  status: {pool.status}")
+        if pool.action:
+            out.append(f"  action: {pool.action}")
+        for scan in pool.scans or ((pool.scan,) if pool.scan else ()):
+            what = scan.function.value if scan.function else "scan"
+            state = scan.state.value.replace("_", " ") if scan.state else "none"
+            extra = ""
+            if scan.percent_done is not None:
+                extra += f", {scan.percent_done:.2f}% done"
+            if scan.eta_seconds is not None:
+                h, rem = divmod(scan.eta_seconds, 3600)
+                extra += f", about {h}h{rem // 60:02d}m to go"
+            out.append(f"  scan: {what} {state}{extra}")
+        width = max([len(pool.name)] + [len(v.name) + 2 * (d + 1) for _, d, v in pool.walk()])
+        out.append(f"  {'NAME':<{width}}  {'STATE':<9} {'READ':>5} {'WRITE':>5} {'CKSUM':>5}")
+
+        def row(v: Vdev, depth: int) -> None:
+            name = "  " * depth + v.name
+            sym = STATE_SYMBOL.get(v.state, "?")
+            line = (f"  {name:<{width}}  {sym} {v.state:<7} {_counter(v.read_errors):>5} "
+                    f"{_counter(v.write_errors):>5} {_counter(v.checksum_errors):>5}")
+            if v.note:
+                line += f"  {v.note}"
+            out.append(line.rstrip())
+
+        for section in ("vdevs", "logs", "special", "dedup", "cache", "spares"):
+            tops = getattr(pool, section)
+            if not tops:
+                continue
+            if section != "vdevs":
+                out.append(f"  {section}")
+            for top in tops:
+                for depth, v in top.walk(1):
+                    row(v, depth)
+        if pool.errors:
+            out.append(f"  errors: {pool.errors}")
+        for line in pool.unparsed:
+            out.append(f"  (not understood) {line}")
+        out.append("")
+    return "\n".join(out)
+
+
+def render_generic(parsed: Any) -> str:
+    """A plain table for lists of model records; key: value lines for one record."""
+    items: list[Any]
+    if isinstance(parsed, dict):
+        return "\n".join(f"{k}: {v}" for k, v in parsed.items()) + "\n"
+    if is_dataclass(parsed) and not isinstance(parsed, type):
+        if hasattr(parsed, "fields") and isinstance(parsed.fields, dict):
+            return "\n".join(f"{k:32} {v}" for k, v in parsed.fields.items()) + "\n"
+        return "\n".join(f"{f.name}: {getattr(parsed, f.name)}" for f in fields(parsed)) + "\n"
+    items = list(parsed)
+    if items and isinstance(items[0], list):  # iostat: reports of pools
+        flat = [p for report in items for p in report]
+        items = [r for p in flat for r in (p.pool_row, *p.rows)]
+    if not items:
+        return "(nothing)\n"
+    first = items[0]
+    if not (is_dataclass(first) and not isinstance(first, type)):
+        return "\n".join(str(i) for i in items) + "\n"
+    names = [f.name for f in fields(first) if f.name not in ("props", "children")]
+    rows = [[_cell(getattr(i, n)) for n in names] for i in items]
+    widths = [max(len(n), *(len(r[k]) for r in rows)) for k, n in enumerate(names)]
+    lines = ["  ".join(n.upper().ljust(w) for n, w in zip(names, widths, strict=True)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+              for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "-"
+    if hasattr(v, "value"):
+        return str(v.value)
+    if isinstance(v, tuple):
+        return "/".join(str(x) for x in v) if v else "-"
+    if isinstance(v, float):
+        return f"{v:.2f}"
+    return str(v)
+
+
+def run_parse(kind: str, file: str, *, as_json: bool, columns: str | None = None,
+              zfs_version: str | None = None) -> int:
+    try:
+        if file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(file, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+    except OSError as e:
+        print(f"zconsole parse: cannot read {file}: {e.strerror}", file=sys.stderr)
+        return EXIT_IO
+    try:
+        parsed = parse_text(kind, text, columns=columns, zfs_version=zfs_version)
+    except ParseError as e:
+        print(f"zconsole parse: this does not read as {kind} output: {e}", file=sys.stderr)
+        return EXIT_PARSE
+    if as_json:
+        json.dump(to_json(kind, parsed), sys.stdout, indent=2, sort_keys=False)
+        sys.stdout.write("\n")
+    elif kind == "zpool-status":
+        sys.stdout.write(render_pools(parsed))
+    else:
+        sys.stdout.write(render_generic(parsed))
+    return EXIT_OK

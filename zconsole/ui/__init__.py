@@ -1,0 +1,1 @@
+"""The Textual user interface: the only code that imports Textual."""

@@ -1,0 +1,50 @@
+"""Load the theme files in `themes/` into Textual themes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from textual.theme import Theme
+
+REQUIRED_VARIABLES = ("health-ok", "health-warn", "health-bad", "health-off", "badge-demo",
+                      "muted")
+DEFAULT_THEME = "dark"
+
+
+class ThemeError(ValueError):
+    pass
+
+
+def themes_dir() -> Path:
+    env = os.environ.get("ZCONSOLE_THEMES")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent / "themes"
+
+
+def load_theme_file(path: Path) -> Theme:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise ThemeError(f"{path}: {e}") from None
+    variables = dict(data.get("variables", {}))
+    missing = [v for v in REQUIRED_VARIABLES if v not in variables]
+    if missing:
+        raise ThemeError(f"{path}: theme lacks variables {', '.join(missing)}")
+    keys = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel",
+            "success", "warning", "error")
+    return Theme(name=data["name"], dark=bool(data.get("dark", True)), variables=variables,
+                 **{k: data[k] for k in keys if k in data})
+
+
+def load_themes(directory: Path | None = None) -> dict[str, Theme]:
+    """Short name (file stem: dark, light, high-contrast) -> Theme."""
+    d = directory or themes_dir()
+    out: dict[str, Theme] = {}
+    for path in sorted(d.glob("*.json")):
+        out[path.stem] = load_theme_file(path)
+    if DEFAULT_THEME not in out:
+        raise ThemeError(f"no {DEFAULT_THEME}.json theme in {d}")
+    return out
