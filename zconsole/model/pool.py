@@ -164,6 +164,9 @@ class Pool:
     ddt: DedupSummary | None = None
     unparsed: tuple[str, ...] = ()  # lines the parser did not understand, kept verbatim
     error_count: int | None = None
+    # The pool's own row of the config table (vdev_type root): pool-wide counters and note
+    # (e.g. `insufficient replicas`). Its children are `vdevs`.
+    root: Vdev | None = None
 
     def section(self, section: Section) -> tuple[Vdev, ...]:
         return {
