@@ -1,0 +1,4 @@
+"""Orchestration without Textual: collect a host snapshot, sample metrics, analyse them.
+
+Services call hosts (through the Host protocol) and parsers; they never import Textual.
+"""
