@@ -1,0 +1,103 @@
+"""/proc/spl/kstat/zfs/arcstats -> ArcStats, plus interval ratios from two samples.
+
+Format: a kstat header line (`18 1 0x01 147 39984 13429029570 78990487020`: kid, type, flags,
+number of entries, data size, creation and snapshot times in ns), a column header
+`name type data`, then one `name type value` line per statistic, whitespace-aligned.
+Types: 4 = uint64, 3 = int64 (`memory_available_bytes` is negative under memory pressure),
+1/2 = int32/uint32 (accepted). Other kstat types are skipped.
+
+Version traps: the field set changed in OpenZFS 2.2. Gone: `p`, `arc_meta_limit`,
+`arc_meta_max`, `arc_meta_min` (and older ones such as `l2_compress_*` before that). New:
+`iohits` and `*_iohits` (a read that found its block already being read), `meta`, `pd`, `pm`,
+`mru_data`/`mru_metadata`..., `uncached_*`. Consequently the hit ratio is
+hits/(hits+misses) on 2.1 and hits/(hits+iohits+misses) on 2.2+. Always work on deltas of two
+samples: lifetime counters since module load hide what is happening now.
+"""
+
+from __future__ import annotations
+
+import re
+
+from zconsole.model.arc import ArcStats
+from zconsole.parsers.errors import ParseError
+
+SOURCE = "arcstats"
+
+_HEADER = re.compile(r"[0-9]+ [0-9]+ 0x[0-9a-fA-F]+( [0-9]+)*", re.ASCII)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
+_SIGNED = re.compile(r"-?[0-9]+", re.ASCII)
+_UNSIGNED = re.compile(r"[0-9]+", re.ASCII)
+_INT_TYPES = {"1": _SIGNED, "2": _UNSIGNED, "3": _SIGNED, "4": _UNSIGNED}
+
+
+def parse_arcstats(text: str) -> ArcStats:
+    fields: dict[str, int] = {}
+    for line_no, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if _HEADER.fullmatch(line) or line.split() == ["name", "type", "data"]:
+            continue
+        parts = line.split()
+        if len(parts) != 3 or not _NAME.fullmatch(parts[0]):
+            raise ParseError(SOURCE, "expected `name type value`", line_no, raw)
+        name, kind, value = parts
+        pattern = _INT_TYPES.get(kind)
+        if pattern is None:
+            if not _UNSIGNED.fullmatch(kind):
+                raise ParseError(SOURCE, f"bad kstat type {kind!r}", line_no, raw)
+            continue  # a non-integer kstat type: not used by zconsole
+        if not pattern.fullmatch(value):
+            raise ParseError(SOURCE, f"bad value {value!r} for type {kind}", line_no, raw)
+        fields[name] = int(value)  # a repeated name keeps the last value
+    if not fields:
+        raise ParseError(SOURCE, "no statistics found")
+    return ArcStats(fields=fields)
+
+
+def _delta(prev: ArcStats, cur: ArcStats, name: str) -> int | None:
+    a, b = prev.get(name), cur.get(name)
+    if a is None or b is None or b < a:  # missing, or the module was reloaded
+        return None
+    return b - a
+
+
+def arc_hit_ratio(prev: ArcStats, cur: ArcStats) -> float | None:
+    """Share of ARC reads served from memory over the interval, 0..1; None if no reads.
+
+    2.1: hits / (hits + misses). 2.2+: hits / (hits + iohits + misses).
+    """
+    hits = _delta(prev, cur, "hits")
+    misses = _delta(prev, cur, "misses")
+    if hits is None or misses is None:
+        return None
+    total = hits + misses
+    if cur.has_iohits and prev.has_iohits:
+        iohits = _delta(prev, cur, "iohits")
+        if iohits is None:
+            return None
+        total += iohits
+    return hits / total if total else None
+
+
+def arc_iohit_ratio(prev: ArcStats, cur: ArcStats) -> float | None:
+    """2.2+ only: share of reads that joined an I/O already in flight (ioh%)."""
+    if not (cur.has_iohits and prev.has_iohits):
+        return None
+    hits = _delta(prev, cur, "hits")
+    iohits = _delta(prev, cur, "iohits")
+    misses = _delta(prev, cur, "misses")
+    if hits is None or iohits is None or misses is None:
+        return None
+    total = hits + iohits + misses
+    return iohits / total if total else None
+
+
+def demand_data_efficiency(prev: ArcStats, cur: ArcStats) -> float | None:
+    """demand_data_hits / (demand_data_hits + demand_data_misses) over the interval."""
+    hits = _delta(prev, cur, "demand_data_hits")
+    misses = _delta(prev, cur, "demand_data_misses")
+    if hits is None or misses is None:
+        return None
+    total = hits + misses
+    return hits / total if total else None
