@@ -98,7 +98,15 @@ def has_zfs(host: Host) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    # argparse binds an optional positional before a later option (`parse KIND --json FILE`
+    # leaves FILE over); take it back here rather than make the operator reorder words.
+    if args.command == "parse" and args.file == "-" and len(extra) == 1 \
+            and not extra[0].startswith("-"):
+        args.file, extra = extra[0], []
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command == "parse":
         from zconsole.cli.parse_cmd import run_parse
 

@@ -192,13 +192,15 @@ def render_generic(parsed: Any) -> str:
     if items and isinstance(items[0], list):  # iostat: reports of pools
         flat = [p for report in items for p in report]
         items = [r for p in flat for r in (p.pool_row, *p.rows)]
+    if items and isinstance(getattr(items[0], "vdevs", None), tuple):  # zpool list -v
+        items = [r for u in items for r in (u, *u.vdevs)]
     if not items:
         return "(nothing)\n"
     first = items[0]
     if not (is_dataclass(first) and not isinstance(first, type)):
         return "\n".join(str(i) for i in items) + "\n"
-    names = [f.name for f in fields(first) if f.name not in ("props", "children")]
-    rows = [[_cell(getattr(i, n)) for n in names] for i in items]
+    names = [f.name for f in fields(first) if f.name not in ("props", "children", "vdevs")]
+    rows = [[_cell(getattr(i, n, None)) for n in names] for i in items]
     widths = [max(len(n), *(len(r[k]) for r in rows)) for k, n in enumerate(names)]
     lines = ["  ".join(n.upper().ljust(w) for n, w in zip(names, widths, strict=True)).rstrip()]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
