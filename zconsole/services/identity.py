@@ -242,8 +242,8 @@ def collect_inventory(
     if not udev:
         by_id = _links(host, commands.DISK_BY_ID)
         by_path = _links(host, commands.DISK_BY_PATH)
-        if not lsblk:
-            mounts = _proc_mounts(host)
+    if not lsblk:
+        mounts = _proc_mounts(host)
 
     devices: dict[str, Disk] = {}
     for name in names:
@@ -416,9 +416,9 @@ def _in_use_reasons(disk: Disk, inv: DiskInventory, imported: set[str],
                 in_use.append(f"{label} is mounted at {mp}")
         for h in dev.holders:
             holder = inv.device(h)
-            what = {"md": "an md RAID member", "dm": "under device-mapper"}.get(
-                holder.kind if holder else "", "held")
-            in_use.append(f"{label} is {what} ({h})")
+            what = {"md": f"an md RAID member ({h})", "dm": f"under device-mapper ({h})"}.get(
+                holder.kind if holder else "", f"held by {h}")
+            in_use.append(f"{label} is {what}")
         fs = dev.fs_type
         if fs == "zfs_member":
             pool = dev.fs_label
@@ -432,11 +432,22 @@ def _in_use_reasons(disk: Disk, inv: DiskInventory, imported: set[str],
             else:
                 in_use.append(f"{label} holds a ZFS label")
         elif fs and not dev.mountpoints and not dev.holders:
-            what = _MEMBER_TYPES.get(fs, f"a {fs} filesystem")
-            data.append(f"{label} holds {what} (not in use)")
+            what = _MEMBER_TYPES.get(fs, f"a filesystem ({fs})")
+            data.append(f"{label} holds {what}, not in use")
     if disk.partitions:
         data.append("has partitions " + ", ".join(disk.partitions))
     return in_use, data
+
+
+def _where(m: _Membership) -> str:
+    inside = [m.section.value] if m.section is not Section.DATA else []
+    inside += list(m.path[:-1])
+    place = f"{m.pool} ({'/'.join(inside)})" if inside else m.pool
+    if m.via is None:
+        return f"{m.leaf} in {place}"
+    if m.via == m.leaf:
+        return f"{m.via} on this disk is in {place}"
+    return f"{m.via} on this disk is {m.leaf} in {place}"
 
 
 def classify(inv: DiskInventory, pools: Sequence[Pool] | None) -> tuple[DiskRole, ...]:
@@ -450,9 +461,7 @@ def classify(inv: DiskInventory, pools: Sequence[Pool] | None) -> tuple[DiskRole
         where = membership.get(d.name)
         if where:
             m = where[0]
-            reasons = [f"{m.leaf} in {m.pool}" + (f" ({'/'.join(m.path[:-1])})"
-                                                  if len(m.path) > 1 else "")
-                       + (f" through {m.via}" if m.via else "") for m in where]
+            reasons = [_where(x) for x in where]
             roles.append(DiskRole(d.name, DiskState.IN_POOL, tuple(reasons), m.pool,
                                   m.section, m.path, m.leaf))
             continue
@@ -461,7 +470,7 @@ def classify(inv: DiskInventory, pools: Sequence[Pool] | None) -> tuple[DiskRole
             continue
         in_use, data = _in_use_reasons(d, inv, imported, pools is not None)
         if in_use:
-            roles.append(DiskRole(d.name, DiskState.IN_USE, tuple(in_use + data)))
+            roles.append(DiskRole(d.name, DiskState.IN_USE, tuple(in_use)))
         elif data:
             roles.append(DiskRole(d.name, DiskState.HAS_DATA, tuple(data)))
         else:
