@@ -1,0 +1,50 @@
+"""UI tests run on the demo host with a frozen clock, so every picture is reproducible."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from zconsole.ui.app import ZConsoleApp
+
+# 2026-11-21 23:00:10 UTC, the time of the real 2.3.2 capture in shared/fixtures.
+FROZEN = 1795302010.0
+
+
+def frozen() -> float:
+    return FROZEN
+
+
+def make_app(scenario: str = "showcase", zfs_version: str = "2.3", *, read_only: bool = False,
+             theme: str | None = None, notice: str | None = None) -> ZConsoleApp:
+    from zconsole.hosts.demo import DemoHost
+
+    host = DemoHost(scenario, zfs_version=zfs_version, clock=frozen, seed=0)
+    return ZConsoleApp(host, clock=frozen, refresh_interval=3600, read_only=read_only,
+                       theme_name=theme, notice=notice)
+
+
+async def settle(app: ZConsoleApp, pilot: object, refreshes: int = 1) -> None:
+    """Wait for `refreshes` completed refreshes (each runs in a worker thread)."""
+    from textual.pilot import Pilot
+
+    assert isinstance(pilot, Pilot)
+    done = 0
+    seen = None
+    for _ in range(2000):
+        if app.snapshot is not None and app.snapshot is not seen and app.refresh_started is None:
+            seen = app.snapshot
+            done += 1
+            if done >= refreshes:
+                break
+            app.action_refresh()
+        await pilot.pause(0.01)
+    else:
+        raise AssertionError("the app never finished refreshing")
+    await pilot.pause()
+
+
+@pytest.fixture
+def app_factory() -> Callable[..., ZConsoleApp]:
+    return make_app

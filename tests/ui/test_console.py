@@ -1,0 +1,146 @@
+"""Pilot tests: the console shows real parsed demo data, badges, and survives failing hosts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pytest
+from textual.widgets import DataTable, Label
+
+from tests.ui.conftest import FROZEN, frozen, make_app, settle
+from zconsole.hosts.base import CommandTimedOut, Host, Result
+from zconsole.ui.app import ZConsoleApp
+from zconsole.ui.pools import PoolBlock
+
+
+def table_text(app: ZConsoleApp, pool: str) -> str:
+    for block in app.query(PoolBlock):
+        if block.pool_name == pool:
+            t: DataTable[object] = block.table
+            rows = []
+            for key in t.rows:
+                rows.append(" ".join(str(c) for c in t.get_row(key)))
+            return "\n".join(rows)
+    raise AssertionError(f"no block for pool {pool}")
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.3"])
+async def test_pools_tree_from_demo_host(version: str) -> None:
+    app = make_app("showcase", version)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        snap = app.snapshot
+        assert snap is not None and snap.pool_status.ok
+        names = [p.name for p in snap.pools]
+        assert "tank" in names
+        text = table_text(app, "tank")
+        assert "mirror-0" in text and "ONLINE" in text
+        assert app.query_one("#badge-demo").display is True
+        facts = str(app.query_one("#facts", Label).render())
+        assert "demo" in facts and ("OpenZFS 2.3" in facts if version == "2.3"
+                                    else "OpenZFS 2.1" in facts)
+
+
+async def test_slow_disk_stands_out_after_sustained_samples() -> None:
+    app = make_app("showcase")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot, refreshes=6)
+        slow = [f for f in app.findings if f.kind == "slow-disk"]
+        assert slow, "the demo's slow mirror member must be found after 5+ samples"
+        finding = slow[0]
+        assert "slower than its mirror peer" in finding.message
+        assert "every write to mirror-" in finding.message
+        text = table_text(app, "tank")
+        assert "SLOW" in text
+
+
+async def test_read_only_badge_and_pause() -> None:
+    app = make_app(read_only=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert app.query_one("#badge-ro").display is True
+        await pilot.press("p")
+        assert app.paused
+        assert "PAUSED" in str(app.query_one("#refresh", Label).render())
+        await pilot.press("p")
+        assert not app.paused
+
+
+async def test_theme_cycles_through_theme_files() -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        first = app.theme
+        await pilot.press("t")
+        assert app.theme != first and app.theme.startswith("zconsole-")
+
+
+class HungZpool:
+    """A host whose zpool never answers: every zpool command times out."""
+
+    kind = "local"
+    label = "hung-host"
+
+    def __init__(self, inner: Host) -> None:
+        self.inner = inner
+
+    def run(self, argv: Sequence[str], *, timeout: float = 30.0, check: bool = True,
+            stdin: str | None = None) -> Result:
+        if argv[0] == "zpool":
+            raise CommandTimedOut(argv, timeout)
+        return self.inner.run(argv, timeout=timeout, check=check, stdin=stdin)
+
+    def read_text(self, path: str) -> str:
+        return self.inner.read_text(path)
+
+    def list_dir(self, path: str) -> list[str]:
+        return self.inner.list_dir(path)
+
+    def realpath(self, path: str) -> str:
+        return self.inner.realpath(path)
+
+    def now(self) -> float:
+        return FROZEN
+
+    def is_root(self) -> bool:
+        return True
+
+    def udev_properties(self, devname: str) -> Mapping[str, str] | None:
+        return None
+
+
+async def test_hung_zpool_never_shows_healthy() -> None:
+    from zconsole.hosts.demo import DemoHost
+
+    host = HungZpool(DemoHost("showcase", clock=frozen))
+    app = ZConsoleApp(host, clock=frozen, refresh_interval=3600)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        snap = app.snapshot
+        assert snap is not None
+        assert not snap.pool_status.ok
+        assert snap.healthy_pools == ()
+        problems = str(app.query_one("#problems").render())
+        assert "pool status" in problems and "no answer after" in problems
+        assert "ONLINE" not in " ".join(table_text(app, p.name) for p in snap.pools
+                                        if any(b.pool_name == p.name
+                                               for b in app.query(PoolBlock)))
+
+
+async def test_refresh_that_raises_is_shown_not_fatal() -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+
+        class Boom:
+            def refresh(self) -> None:
+                raise RuntimeError("simulated collector crash")
+
+        app._sampler = Boom()
+        app.action_refresh()
+        for _ in range(200):
+            if app.last_error:
+                break
+            await pilot.pause(0.01)
+        assert app.last_error and "simulated collector crash" in app.last_error
+        assert "last refresh failed" in str(app.query_one("#refresh", Label).render())
+        assert app.snapshot is not None  # the old data stays on screen

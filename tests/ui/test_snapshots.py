@@ -1,0 +1,41 @@
+"""Snapshot pictures of the console on demo scenarios, at 80x24 and 120x40, frozen clock.
+
+Regenerate deliberately with `pytest tests/ui --snapshot-update` and look at the report.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.ui.conftest import make_app, settle
+
+SIZES = [(80, 24), (120, 40)]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("scenario,version,refreshes", [
+    ("showcase", "2.3", 6),
+    ("healthy", "2.1", 1),
+    ("degraded", "2.3", 6),
+    ("resilvering", "2.1", 1),
+])
+def test_console_pictures(snap_compare: Any, size: tuple[int, int], scenario: str,
+                          version: str, refreshes: int) -> None:
+    app = make_app(scenario, version)
+
+    async def run_before(pilot: Any) -> None:
+        await settle(app, pilot, refreshes=refreshes)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("theme", ["light", "high-contrast"])
+def test_themes_picture(snap_compare: Any, theme: str) -> None:
+    app = make_app("degraded", "2.3", theme=theme, read_only=True)
+
+    async def run_before(pilot: Any) -> None:
+        await settle(app, pilot, refreshes=6)
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)

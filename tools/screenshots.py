@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Regenerate screenshots/ from the demo host (never edit those files by hand).
+
+    python tools/screenshots.py            # every theme, 120x40 and 80x24
+    python tools/screenshots.py --check    # exit 1 if a file would change
+
+Each picture runs the real app on DemoHost with a frozen clock and a fixed seed, so a rerun on
+unchanged code gives byte-identical SVG files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.ui.conftest import make_app, settle  # noqa: E402
+
+SHOTS = [
+    # (file stem, scenario, zfs version, theme, size, refreshes)
+    ("showcase-dark-120x40", "showcase", "2.3", "dark", (120, 40), 6),
+    ("showcase-light-120x40", "showcase", "2.3", "light", (120, 40), 6),
+    ("showcase-high-contrast-120x40", "showcase", "2.3", "high-contrast", (120, 40), 6),
+    ("degraded-dark-80x24", "degraded", "2.3", "dark", (80, 24), 6),
+    ("resilvering-2.1-dark-120x40", "resilvering", "2.1", "dark", (120, 40), 1),
+]
+
+
+async def shoot(stem: str, scenario: str, version: str, theme: str, size: tuple[int, int],
+                refreshes: int) -> str:
+    app = make_app(scenario, version, theme=theme)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot, refreshes=refreshes)
+        return app.export_screenshot(title=f"zconsole — demo {scenario} ({theme})")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="report changes, write nothing")
+    args = ap.parse_args()
+    out = ROOT / "screenshots"
+    out.mkdir(exist_ok=True)
+    changed = []
+    for stem, scenario, version, theme, size, refreshes in SHOTS:
+        svg = asyncio.run(shoot(stem, scenario, version, theme, size, refreshes))
+        path = out / f"{stem}.svg"
+        if not path.exists() or path.read_text(encoding="utf-8") != svg:
+            changed.append(path.name)
+            if not args.check:
+                path.write_text(svg, encoding="utf-8")
+    print(("would change: " if args.check else "written: ") + (", ".join(changed) or "nothing"))
+    return 1 if (args.check and changed) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

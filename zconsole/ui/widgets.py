@@ -1,0 +1,108 @@
+"""Shared widgets: the header bar with badges, the problems panel, state rendering."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widget import Widget
+from textual.widgets import Label, Static
+
+from zconsole.hosts.base import Host
+from zconsole.model.snapshot import HostSnapshot
+
+# Every state is a word AND a symbol; colour only reinforces it.
+STATE_LEVEL = {
+    "ONLINE": "ok", "AVAIL": "ok", "HEALTHY": "ok",
+    "DEGRADED": "warn", "OFFLINE": "warn", "INUSE": "warn", "UNKNOWN": "warn",
+    "FAULTED": "bad", "UNAVAIL": "bad", "REMOVED": "bad", "SUSPENDED": "bad",
+}
+LEVEL_SYMBOL = {"ok": "✔", "warn": "▲", "bad": "✖", "off": "○"}
+
+
+def state_level(state: str) -> str:
+    return STATE_LEVEL.get(state.upper(), "warn")
+
+
+def state_text(state: str, colours: dict[str, str]) -> Text:
+    level = state_level(state)
+    symbol = "?" if state == "UNKNOWN" else LEVEL_SYMBOL[level]
+    return Text(f"{symbol} {state}", style=colours.get(f"health-{level}", ""))
+
+
+def human_bytes(n: int | None) -> str:
+    if n is None:
+        return "-"
+    value = float(n)
+    for unit in ("B", "K", "M", "G", "T", "P"):
+        if abs(value) < 1024 or unit == "P":
+            return f"{value:.0f}{unit}" if unit == "B" else f"{value:.1f}{unit}"
+        value /= 1024
+    return f"{value:.1f}E"
+
+
+def human_age(seconds: float) -> str:
+    s = int(max(0, seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min"
+    return f"{s // 3600} h {s % 3600 // 60} min"
+
+
+class HeaderBar(Widget):
+    """Host, versions, refresh age, and the DEMO / READ-ONLY / NOT ROOT badges."""
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Label("", id="facts")
+            yield Label("DEMO", id="badge-demo", classes="badge")
+            yield Label("READ-ONLY", id="badge-ro", classes="badge")
+            yield Label("NOT ROOT", id="badge-notroot", classes="badge")
+        yield Label("", id="refresh")
+
+    def show(self, *, host: Host, snapshot: HostSnapshot | None, now: float,
+             refreshing_since: float | None, paused: bool, read_only: bool,
+             error: str | None) -> None:
+        parts = [f"zconsole · {host.label}"]
+        if snapshot is not None:
+            z = snapshot.zfs
+            parts.append(f"OpenZFS {z.userland}" if z.present and z.userland else z.message)
+            if snapshot.kernel.value:
+                parts.append(f"kernel {snapshot.kernel.value}")
+        self.query_one("#facts", Label).update(" · ".join(parts))
+        self.query_one("#badge-demo").display = host.kind == "demo"
+        self.query_one("#badge-ro").display = read_only
+        self.query_one("#badge-notroot").display = (snapshot is not None
+                                                     and not snapshot.is_root)
+        if snapshot is None:
+            status = "reading the host…"
+        else:
+            status = f"refreshed {human_age(now - snapshot.taken_at)} ago"
+        if refreshing_since is not None and snapshot is not None:
+            status += f" · refreshing for {human_age(now - refreshing_since)}"
+        if paused:
+            status += " · PAUSED (p to resume)"
+        if error:
+            status += f" · last refresh failed: {error}"
+        if snapshot is not None and not snapshot.is_root and snapshot.limitations:
+            status += " · not root: " + "; ".join(snapshot.limitations)
+        self.query_one("#refresh", Label).update(status)
+
+
+class ProblemsPanel(Static):
+    """What could not be read, and how old the data on screen is."""
+
+    def show(self, snapshot: HostSnapshot | None, error: str | None, now: float) -> None:
+        lines: list[str] = []
+        if error:
+            lines.append(f"✖ The last refresh failed: {error}")
+            if snapshot is not None:
+                lines.append(f"  Data on screen is from {human_age(now - snapshot.taken_at)} "
+                             "ago.")
+        if snapshot is not None:
+            for name, part in snapshot.failures:
+                lines.append(f"✖ {name}: {part.error} (tried {human_age(part.age(now))} ago"
+                             f"{'; needs root' if part.needs_root else ''})")
+        self.display = bool(lines)
+        self.update(Text("\n".join(lines)))
