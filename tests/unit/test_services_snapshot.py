@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from zconsole.hosts.base import CommandTimedOut, PermissionDenied
+from zconsole.hosts.base import CommandTimedOut, HostUnreachable, PermissionDenied
 from zconsole.hosts.replay import ReplayHost
 from zconsole.model.snapshot import SKIPPED, DiskState, HostSnapshot, ZfsPresence
 from zconsole.parsers.zfs_list import DEFAULT_COLUMNS
@@ -161,6 +161,19 @@ def test_status_timeout_never_reports_a_healthy_pool() -> None:
     assert ("pool status", snap.pool_status) in snap.failures
     assert snap.disks.value is not None
     assert "pool membership unknown: zpool status was not read" in snap.disks.value.notes
+
+
+def test_unreachable_host_fails_once_then_skips() -> None:
+    gone = HostUnreachable("nas1: ssh: connect to host nas1 port 22: No route to host")
+    host = healthy_host(commands={C.zpool_status(True): gone, C.zpool_list(): gone,
+                                  C.zfs_list_datasets(): gone, C.lsblk_json(): gone},
+                        files={C.ARCSTATS: gone, C.DISKSTATS: gone})
+    snap = collect(host)
+    assert snap.pool_status.error_type == "HostUnreachable"
+    rest = [snap.pool_usage, snap.datasets, snap.arc, snap.diskstats, snap.disks]
+    assert all(p.skipped and "No route to host" in (p.error or "") for p in rest)
+    assert [name for name, _ in snap.failures] == ["pool status"]
+    assert C.zpool_list() not in host.calls
 
 
 def test_status_parse_error_is_recorded() -> None:

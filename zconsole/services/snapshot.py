@@ -24,6 +24,7 @@ from zconsole.hosts.base import (
     CommandNotFound,
     Host,
     HostError,
+    HostUnreachable,
     PathNotFound,
     PermissionDenied,
 )
@@ -72,10 +73,16 @@ class _Reader:
         self.timeout = timeout
         self.is_root = _is_root(host)
         self.limitations: list[str] = []
+        self.unreachable: str | None = None  # once set, later reads are skipped
 
     def part(self, source: str, fn: Callable[[], T]) -> Part[T]:
+        if self.unreachable is not None:
+            return self.skipped(source, f"not attempted: {self.unreachable}")
         try:
             value = fn()
+        except HostUnreachable as e:
+            self.unreachable = str(e)
+            return Part(None, self._now(), source, str(e), type(e).__name__)
         except PermissionDenied as e:
             needs_root = not self.is_root
             if needs_root:
