@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zconsole.model.disk import Disk
 from zconsole.model.pool import Pool, Section, Vdev
@@ -253,3 +255,20 @@ def test_nothing_lists_block_devices() -> None:
 
     with pytest.raises(HostError, match="cannot list block devices"):
         collect_inventory(FakeHost(), pools=[])
+
+
+# --- properties -------------------------------------------------------------------------------
+
+_ID = st.from_regex(r"(ata|scsi|nvme|virtio|usb)-[A-Za-z0-9_]{1,24}", fullmatch=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_ID, st.integers(min_value=1, max_value=128), st.sampled_from(["sd", "vd", "xvd"]),
+       st.integers(min_value=0, max_value=25), st.sampled_from(["", "/dev/", "/dev/disk/by-id/"]))
+def test_any_partition_name_finds_its_whole_disk(by_id: str, part: int, prefix: str,
+                                                 letter: int, where: str) -> None:
+    name = prefix + "abcdefghijklmnopqrstuvwxyz"[letter]
+    idx = DiskIndex([Disk(name, "", "disk", by_id=(by_id,))])
+    for ref in (f"{by_id}-part{part}", by_id, f"{name}{part}", name):
+        d = idx.whole(where + ref if ref.startswith(by_id) else "/dev/" + ref)
+        assert d is not None and d.name == name
