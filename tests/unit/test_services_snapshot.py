@@ -308,3 +308,19 @@ def test_collect_on_demo_host(version: str) -> None:
     leaves = sum(1 for p in snap.pools for _, _, v in p.status.walk()  # type: ignore[union-attr]
                  if not v.children and v.type == "disk")
     assert len({r.disk for r in in_pool}) >= min(leaves, 1)
+
+
+@pytest.mark.parametrize(("state", "status", "healthy"), [
+    ("ONLINE", None, True),
+    ("ONLINE", "Some supported and requested features are not enabled on the pool.\n\tThe "
+               "pool can still be used, but some features are unavailable.", True),
+    ("ONLINE", "The pool is formatted using a legacy on-disk format.", True),
+    ("ONLINE", "One or more devices has experienced an unrecoverable error.", False),
+    ("DEGRADED", None, False),
+])
+def test_pool_entry_health(state: str, status: str | None, healthy: bool) -> None:
+    from zconsole.model.pool import Pool
+    from zconsole.model.snapshot import PoolEntry
+
+    assert PoolEntry("tank", Pool("tank", state, status=status), None).healthy is healthy
+    assert PoolEntry("tank", None, None).health == "UNKNOWN"

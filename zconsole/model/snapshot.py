@@ -21,6 +21,15 @@ from zconsole.model.pool import Pool, PoolUsage, Section
 
 T = TypeVar("T", covariant=True)
 
+# `status:` texts that `zpool status -x` still reports as healthy (cmd/zpool/zpool_main.c:
+# ZPOOL_STATUS_FEAT_DISABLED, _VERSION_OLDER, _COMPATIBILITY_ERR, _INCOMPATIBLE_FEAT).
+BENIGN_STATUS = (
+    "features are not enabled on the pool",
+    "legacy on-disk format",
+    "has a compatibility list specified",
+    "despite not being requested by the 'compatibility' property",
+)
+
 # error_type values that are not exception class names.
 SKIPPED = "Skipped"  # not attempted: ZFS is absent, or an earlier part failed
 
@@ -164,9 +173,14 @@ class PoolEntry:
 
     @property
     def healthy(self) -> bool:
-        """ONLINE per `zpool status` with no status/action message. False when unknown."""
+        """ONLINE per `zpool status` with no status message other than the ones
+        `zpool status -x` also calls healthy (features not enabled, legacy on-disk format,
+        compatibility-list notes). False when status was not read."""
         s = self.status
-        return s is not None and s.state == "ONLINE" and not s.status
+        if s is None or s.state != "ONLINE":
+            return False
+        text = " ".join((s.status or "").split())
+        return not text or any(b in text for b in BENIGN_STATUS)
 
 
 @dataclass(frozen=True)
