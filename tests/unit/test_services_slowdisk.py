@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -202,3 +203,29 @@ def test_reported_factor_is_the_measured_ratio(base: float, factor: float) -> No
     assert bool(found) == expected
     if found:
         assert f"{slow / base:.1f}×" in found[0].message
+
+
+# --- end to end on the demo host --------------------------------------------------------------
+
+def test_demo_showcase_slow_mirror_member_is_found() -> None:
+    demo = pytest.importorskip("zconsole.hosts.demo")
+    if not hasattr(demo, "DemoHost"):
+        pytest.skip("zconsole.hosts.demo.DemoHost has not landed yet")
+    from zconsole.services.identity import DiskIndex
+    from zconsole.services.sampling import Sampler
+    from zconsole.services.snapshot import collect
+
+    host = demo.DemoHost(scenario="showcase", zfs_version="2.3", seed=0)
+    snap = collect(host)
+    pools = snap.pool_status.value or ()
+    assert pools
+    index = DiskIndex(snap.disks.value.devices if snap.disks.value else ())
+    sampler = Sampler()
+    for _ in range(5):
+        sampler.tick(host, 1, pools=pools, leaf_disk=index.leaf_disk_name)
+    findings = find_slow_disks(pools, sampler.leaf_history)
+    assert len(findings) == 1, findings
+    f = findings[0]
+    assert f.kind == "slow-disk"
+    assert "slower than its mirror peer" in f.message
+    assert "every write to mirror-" in f.message
