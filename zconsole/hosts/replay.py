@@ -67,6 +67,8 @@ class ReplayHost:
             raise HostError(f"{path}: unknown capture format {self.manifest.get('format')!r}")
         self._commands: dict[tuple[str, ...], list[CapturedCommand]] = {}
         for entry in self.manifest.get("commands", []):
+            if entry.get("returncode") is None:
+                continue  # recorded as an error (not found, timed out): nothing to replay
             argv = tuple(entry["argv"])
             out = self._load(entry["stdout"]) if entry.get("stdout") else ""
             self._commands.setdefault(argv, []).append(
@@ -140,3 +142,54 @@ class ReplayHost:
 
     def udev_properties(self, devname: str) -> Mapping[str, str] | None:
         return None
+
+
+class CaptureWriter:
+    """Writes a capture directory in the format ReplayHost reads (the counterpart of it).
+
+    Services decide what to record; this class is the only code that writes the files.
+    """
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+        self.commands: list[dict[str, Any]] = []
+        self.files: dict[str, str] = {}
+        self.dirs: dict[str, list[str]] = {}
+        self.links: dict[str, str] = {}
+        os.makedirs(os.path.join(directory, "cmd"), exist_ok=True)
+        os.makedirs(os.path.join(directory, "files"), exist_ok=True)
+
+    def _write(self, rel: str, text: str) -> str:
+        with open(os.path.join(self.directory, rel), "w", encoding="utf-8") as f:
+            f.write(text)
+        return rel
+
+    def add_result(self, result: Result) -> None:
+        rel = self._write(f"cmd/{len(self.commands) + 1:03d}.out", result.stdout)
+        self.commands.append({"argv": list(result.argv), "returncode": result.returncode,
+                              "stdout": rel, "stderr": result.stderr,
+                              "duration": round(result.duration, 3)})
+
+    def add_error(self, argv: Sequence[str], error: HostError) -> None:
+        """A command that produced no result (not found, timed out): kept for the record,
+        ReplayHost does not answer it."""
+        self.commands.append({"argv": list(argv), "returncode": None, "stdout": "",
+                              "stderr": "", "error": f"{type(error).__name__}: {error}"})
+
+    def add_file(self, path: str, text: str) -> None:
+        self.files[path] = self._write("files/" + path.strip("/").replace("/", "_"), text)
+
+    def add_dir(self, path: str, entries: Sequence[str]) -> None:
+        self.dirs[path] = list(entries)
+
+    def add_link(self, path: str, target: str) -> None:
+        self.links[path] = target
+
+    def finish(self, meta: Mapping[str, Any]) -> str:
+        manifest = {"format": FORMAT, **meta, "commands": self.commands, "files": self.files,
+                    "dirs": self.dirs, "links": self.links}
+        path = os.path.join(self.directory, MANIFEST)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(manifest, f, indent=1)
+            f.write("\n")
+        return path

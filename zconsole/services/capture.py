@@ -9,15 +9,12 @@ extra reads below before it runs.
 from __future__ import annotations
 
 import datetime as dt
-import json
-import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from zconsole.hosts.base import Host, HostError, Result
-from zconsole.hosts.replay import FORMAT, MANIFEST
+from zconsole.hosts.replay import CaptureWriter
 from zconsole.services import commands as C
 
 # Reads that are not part of a refresh but are worth having in a fixture.
@@ -59,20 +56,12 @@ def _is_allowed(argv: Sequence[str]) -> bool:
 
 
 class _Recorder:
-    def __init__(self, host: Host, directory: str) -> None:
-        self.host = host
-        self.dir = directory
-        self.commands: list[dict[str, Any]] = []
-        self.files: dict[str, str] = {}
-        self.dirs: dict[str, list[str]] = {}
-        self.links: dict[str, str] = {}
-        os.makedirs(os.path.join(directory, "cmd"), exist_ok=True)
-        os.makedirs(os.path.join(directory, "files"), exist_ok=True)
+    """Runs the allowed reads on the host and hands each outcome to the writer."""
 
-    def _write(self, rel: str, text: str) -> str:
-        with open(os.path.join(self.dir, rel), "w", encoding="utf-8") as f:
-            f.write(text)
-        return rel
+    def __init__(self, host: Host, writer: CaptureWriter) -> None:
+        self.host = host
+        self.writer = writer
+        self.texts: dict[str, str] = {}
 
     def run(self, argv: Sequence[str], timeout: float = 60.0) -> Result | None:
         if not _is_allowed(argv):
@@ -80,12 +69,9 @@ class _Recorder:
         try:
             r = self.host.run(list(argv), timeout=timeout, check=False)
         except HostError as e:
-            self.commands.append({"argv": list(argv), "returncode": None, "stdout": "",
-                                  "stderr": "", "error": f"{type(e).__name__}: {e}"})
+            self.writer.add_error(argv, e)
             return None
-        rel = self._write(f"cmd/{len(self.commands) + 1:03d}.out", r.stdout)
-        self.commands.append({"argv": list(argv), "returncode": r.returncode, "stdout": rel,
-                              "stderr": r.stderr, "duration": round(r.duration, 3)})
+        self.writer.add_result(r)
         return r
 
     def file(self, path: str) -> str | None:
@@ -93,8 +79,8 @@ class _Recorder:
             text = self.host.read_text(path)
         except HostError:
             return None
-        safe = path.strip("/").replace("/", "_")
-        self.files[path] = self._write(f"files/{safe}", text)
+        self.writer.add_file(path, text)
+        self.texts[path] = text
         return text
 
     def listdir(self, path: str) -> list[str]:
@@ -102,19 +88,20 @@ class _Recorder:
             entries = self.host.list_dir(path)
         except HostError:
             return []
-        self.dirs[path] = entries
+        self.writer.add_dir(path, entries)
         return entries
 
     def link(self, path: str) -> None:
         try:
-            self.links[path] = self.host.realpath(path)
+            self.writer.add_link(path, self.host.realpath(path))
         except HostError:
             pass
 
 
 def capture(host: Host, directory: str, *, state: str = "", source: str = "",
             iostat_interval: int = 1, clock: Callable[[], float] | None = None) -> CaptureReport:
-    rec = _Recorder(host, directory)
+    writer = CaptureWriter(directory)
+    rec = _Recorder(host, writer)
     report = CaptureReport(directory)
 
     ver = rec.run(C.zfs_version())
@@ -138,7 +125,7 @@ def capture(host: Host, directory: str, *, state: str = "", source: str = "",
     for ds in datasets:
         rec.run(C.zfs_list_snapshots(ds))
     for argv in EXTRA_READS:
-        if argv in {tuple(c["argv"]) for c in rec.commands}:
+        if argv in {tuple(c["argv"]) for c in writer.commands}:
             continue
         rec.run(argv)
     # A second iostat report, so replayed sampling sees two intervals.
@@ -163,31 +150,18 @@ def capture(host: Host, directory: str, *, state: str = "", source: str = "",
         rec.link(f"/sys/class/net/{name}")
 
     now = clock() if clock else host.now()
-    manifest = {
-        "format": FORMAT,
+    kernel = rec.texts.get("/proc/sys/kernel/osrelease", "").strip() or None
+    writer.finish({
         "zfs_version": version,
-        "kernel": (rec.files.get("/proc/sys/kernel/osrelease") and
-                   _read(directory, rec.files["/proc/sys/kernel/osrelease"]).strip()),
+        "kernel": kernel,
         "host": host.label,
         "root": host.is_root(),
         "captured_at": dt.datetime.fromtimestamp(now, dt.timezone.utc).isoformat(),
         "captured_epoch": now,
         "source": source or f"zconsole capture from {host.label}",
         "state": state,
-        "commands": rec.commands,
-        "files": rec.files,
-        "dirs": rec.dirs,
-        "links": rec.links,
-    }
-    with open(os.path.join(directory, MANIFEST), "w", encoding="utf-8") as out:
-        json.dump(manifest, out, indent=1)
-        out.write("\n")
-    report.commands = len(rec.commands)
-    report.failed = [" ".join(c["argv"]) for c in rec.commands if c.get("returncode") != 0]
-    report.files = len(rec.files)
+    })
+    report.commands = len(writer.commands)
+    report.failed = [" ".join(c["argv"]) for c in writer.commands if c.get("returncode") != 0]
+    report.files = len(writer.files)
     return report
-
-
-def _read(directory: str, rel: str) -> str:
-    with open(os.path.join(directory, rel), encoding="utf-8") as f:
-        return f.read()
