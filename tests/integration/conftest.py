@@ -1,0 +1,221 @@
+"""Fixtures for tests against real OpenZFS in a throw-away QEMU guest (tools/testvm).
+
+VM tests carry the ``zfsvm`` marker and use the ``zfs_guest`` fixture (both flavours) or
+``zfs_guest_21`` / ``zfs_guest_23`` (one flavour).  They run only when asked:
+
+* ``ZCONSOLE_VM=1`` (or ``--vm`` when this directory is on the pytest command line):
+  build/boot the guests; if that is impossible the tests are SKIPPED with the cause,
+  and the cause is repeated in the terminal summary.
+* ``ZCONSOLE_REQUIRE_VM=1`` (CI): implies ZCONSOLE_VM=1, and a guest that cannot be
+  built or started FAILS the tests instead.
+* neither: VM tests are skipped ("VM tests not requested (set ZCONSOLE_VM=1)") and
+  nothing is built.  Tests without the marker never trigger a build.
+
+See tools/testvm/README.md.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Iterator, NoReturn, Sequence
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+TESTVM_PY = REPO / "tools" / "testvm" / "testvm.py"
+FLAVOURS = ["2.1", "2.3"]
+FLAVOUR_IDS = ["zfs21", "zfs23"]
+VM_TEST_TIMEOUT = int(os.environ.get("ZCONSOLE_VM_TEST_TIMEOUT", "1800"))
+NOT_REQUESTED = "VM tests not requested (set ZCONSOLE_VM=1)"
+
+# flavour -> reason the guest is unavailable (recorded once, reused for every test)
+_failures: dict[str, str] = {}
+_timings: list[str] = []
+
+
+def _truthy(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in {"1", "yes", "true", "on"}
+
+
+def vm_required() -> bool:
+    return _truthy("ZCONSOLE_REQUIRE_VM")
+
+
+def vm_requested(config: pytest.Config) -> bool:
+    opt = False
+    try:
+        opt = bool(config.getoption("--vm"))
+    except ValueError:  # option not registered (this conftest was not an initial one)
+        pass
+    return opt or _truthy("ZCONSOLE_VM") or vm_required()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    try:
+        parser.addoption("--vm", action="store_true", default=False,
+                         help="run tests marked zfsvm (boots QEMU guests with real OpenZFS)")
+    except ValueError:  # already added by another conftest/plugin
+        pass
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "zfsvm: needs a QEMU guest with real OpenZFS (tools/testvm); runs only with ZCONSOLE_VM=1",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The first VM test may build a guest (~5 min per flavour cold): lift pytest-timeout's
+    # per-test limit for the VM tests of this directory only.
+    if not config.pluginmanager.hasplugin("timeout"):
+        return
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if item.get_closest_marker("zfsvm") is not None and here in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.timeout(VM_TEST_TIMEOUT))
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("zfsvm") is not None and not vm_requested(item.config):
+        pytest.skip(NOT_REQUESTED)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    if _timings:
+        terminalreporter.section("zfsvm guests")
+        for line in _timings:
+            terminalreporter.write_line(line)
+    if _failures:
+        terminalreporter.section("zfsvm guests UNAVAILABLE", red=True, bold=True)
+        verdict = "FAILED (ZCONSOLE_REQUIRE_VM=1)" if vm_required() else "SKIPPED"
+        for flavour, reason in _failures.items():
+            terminalreporter.write_line(f"WARNING: OpenZFS {flavour} guest tests {verdict}: {reason}",
+                                        red=True, bold=True)
+
+
+def _load_testvm() -> ModuleType:
+    name = "zconsole_testvm"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, TESTVM_PY)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class ZfsGuest:
+    """A running guest.  ``exec`` runs commands over ssh, ``monitor`` talks to QEMU."""
+
+    alias = "zfsvm"
+
+    def __init__(self, flavour: str, instance: Any) -> None:
+        self.flavour = flavour
+        self._inst = instance
+        self.ssh_config: Path = instance.ssh_config
+        self.run_dir: Path = instance.run_dir
+        self.console_log: Path = instance.console_log
+        self.disks: dict[str, int] = dict(instance.disks)
+
+    @property
+    def zfs_version(self) -> str:
+        return {"2.1": "2.1.11", "2.3": "2.3.2"}[self.flavour]
+
+    def exec(
+        self,
+        command: str | Sequence[str],
+        check: bool = True,
+        timeout: float | None = 120.0,
+        input: str | bytes | None = None,
+    ) -> subprocess.CompletedProcess[str]:
+        """Run in the guest: a list is shell-quoted, a string goes to the remote shell as is."""
+        return self._inst.exec(command, check=check, timeout=timeout, input=input)
+
+    def monitor(self, command: str) -> str:
+        """A QEMU HMP command (e.g. ``device_del vdd``, ``info block``); returns its output."""
+        return self._inst.monitor(command)
+
+    def reset(self) -> None:
+        """Destroy all pools, re-plug removed disks, wipe labels on vdb..vdg, empty /scratch."""
+        self._inst.reset()
+
+    def host(self) -> Any:
+        """zconsole's SSH host backend pointed at this guest."""
+        from zconsole.hosts.ssh import SshHost  # lazy: written by another engineer
+
+        return SshHost(destination=self.alias, ssh_config=str(self.ssh_config))
+
+    def ssh_argv(self, *remote: str) -> list[str]:
+        return ["ssh", "-F", str(self.ssh_config), self.alias, *remote]
+
+    def __repr__(self) -> str:
+        return f"ZfsGuest(flavour={self.flavour!r}, ssh_config={str(self.ssh_config)!r})"
+
+
+def _unavailable(flavour: str, reason: str) -> NoReturn:
+    _failures[flavour] = reason
+    if vm_required():
+        pytest.fail(f"OpenZFS {flavour} guest unavailable (ZCONSOLE_REQUIRE_VM=1): {reason}", pytrace=False)
+    pytest.skip(f"OpenZFS {flavour} guest unavailable: {reason}")
+
+
+def _boot(request: pytest.FixtureRequest, flavour: str, kind: str) -> Iterator[ZfsGuest]:
+    if not vm_requested(request.config):
+        pytest.skip(NOT_REQUESTED)
+    if flavour in _failures:
+        _unavailable(flavour, _failures[flavour])
+    tv = _load_testvm()
+    fl = tv.FLAVOURS[flavour]
+    run_root = Path(os.environ.get("ZCONSOLE_VM_RUN_ROOT", f"/tmp/zconsole-testvm-{os.getuid()}"))
+    inst = tv.Instance(fl, run_root / f"pytest-{os.getpid()}-{kind}{fl.tag}")
+    t0 = time.monotonic()
+    try:
+        build_dir = tv.build(fl, quiet=True)
+        t_build = time.monotonic() - t0
+        ready = inst.start(build_dir)
+    except tv.BuildError as exc:
+        _unavailable(flavour, f"build failed: {exc}")
+    except (tv.VMError, OSError, subprocess.SubprocessError) as exc:
+        _unavailable(flavour, f"start failed: {exc} (run dir {inst.run_dir})")
+    _timings.append(f"OpenZFS {flavour}: build/cache {t_build:.1f}s, boot-to-ssh {ready:.1f}s "
+                    f"(run dir {inst.run_dir}, console {inst.console_log})")
+    guest = ZfsGuest(flavour, inst)
+    try:
+        yield guest
+    finally:
+        how = inst.stop()
+        if how != "poweroff":
+            _timings.append(f"OpenZFS {flavour}: guest stop needed {how}")
+
+
+@pytest.fixture(scope="session", params=FLAVOURS, ids=FLAVOUR_IDS)
+def zfs_guest(request: pytest.FixtureRequest) -> Iterator[ZfsGuest]:
+    """A booted guest per flavour (2.1.11 and 2.3.2), shared by the whole session."""
+    yield from _boot(request, request.param, "p")
+
+
+@pytest.fixture(scope="session")
+def zfs_guest_21(request: pytest.FixtureRequest) -> Iterator[ZfsGuest]:
+    yield from _boot(request, "2.1", "s")
+
+
+@pytest.fixture(scope="session")
+def zfs_guest_23(request: pytest.FixtureRequest) -> Iterator[ZfsGuest]:
+    yield from _boot(request, "2.3", "s")
+
+
+@pytest.fixture
+def clean_guest(zfs_guest: ZfsGuest) -> Iterator[ZfsGuest]:
+    """zfs_guest, reset before and after the test (no pools, blank disks)."""
+    zfs_guest.reset()
+    yield zfs_guest
+    zfs_guest.reset()
+

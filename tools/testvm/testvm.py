@@ -1,0 +1,1375 @@
+#!/usr/bin/env python3
+"""Throw-away QEMU guests with real OpenZFS (2.1.11 or 2.3.2) for zconsole tests.
+
+Stdlib only, Python 3.10+.  Run as root on a Debian 12 (bookworm) host.
+
+    python3 tools/testvm/testvm.py build   --flavour 2.3
+    python3 tools/testvm/testvm.py start   --flavour 2.3
+    python3 tools/testvm/testvm.py exec    --flavour 2.3 -- zpool status -p
+    python3 tools/testvm/testvm.py monitor --flavour 2.3 'info block'
+    python3 tools/testvm/testvm.py status  --flavour 2.3
+    python3 tools/testvm/testvm.py stop    --flavour 2.3
+
+The guest kernel is Debian's linux-image-6.1.0-<abi>-amd64; zfs/spl modules are built
+from the zfs-dkms source of the flavour against that kernel's headers; the userland comes
+from zfsutils-linux of the same version.  Nothing ZFS-related is installed on the host:
+the .debs are unpacked with ``dpkg -x``.  See README.md beside this file.
+
+Also importable (tests/integration/conftest.py does so): see ``ensure_built``,
+``Instance`` and ``BuildError``/``VMError``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import lzma
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Iterable, Sequence
+
+HERE = Path(__file__).resolve().parent
+GUEST_DIR = HERE / "guest"
+
+ALIAS = "zfsvm"
+ARC_MAX = 536870912
+DEFAULT_MEM_MB = 2048
+DEFAULT_SMP = 2
+SSH_READY_TIMEOUT = 240.0
+STOP_TIMEOUT = 30.0
+
+# Disks attached to every guest: name -> size in bytes.  vda is the scratch disk
+# (ext4 on /scratch); vdb..vdg are for pools.  Serial zfsvm-<name> gives
+# /dev/disk/by-id/virtio-zfsvm-<name>.
+GiB = 1024**3
+SCRATCH_DISK = ("scratch", 4 * GiB)
+POOL_DISKS: dict[str, int] = {
+    "vdb": 1 * GiB,
+    "vdc": 1 * GiB,
+    "vdd": 1 * GiB,
+    "vde": 1 * GiB,
+    "vdf": 2 * GiB,
+    "vdg": 2 * GiB,
+}
+
+APT_SOURCES_FILE = Path("/etc/apt/sources.list.d/zconsole-testvm.sources")
+APT_SOURCES = """\
+# Written by zconsole tools/testvm/testvm.py: OpenZFS lives in contrib; 2.3.x in
+# bookworm-backports (used only with -t bookworm-backports for the zfs packages).
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: contrib
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main contrib
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+"""
+
+# Host packages needed to build the guest (never the zfs ones: those are unpacked).
+HOST_BUILD_PACKAGES = [
+    "kmod",  # depmod/modprobe for the module closure; kmod binary for the guest
+    "busybox-static",
+    "dropbear-bin",
+    "openssh-client",
+    "iproute2",
+    "util-linux",
+    "e2fsprogs",
+    "gdisk",
+    "parted",
+    "make",
+    "gcc",
+    "libc6-dev",
+    "binutils",
+    "libgcc-s1",
+    "bash",
+    "coreutils",
+    "grep",
+    "sed",
+    "findutils",
+    "procps",
+    "mount",
+]
+QEMU_PACKAGE = "qemu-system-x86"
+
+# Kernel modules put into the guest (plus their dependency closure).
+GUEST_MODULES = [
+    "virtio_pci",
+    "virtio_blk",
+    "virtio_net",
+    "virtio_rng",
+    "ext4",
+    "crc32c_generic",
+    "crc32c-intel",
+    "bridge",
+    "8021q",
+    "veth",
+    "dummy",
+    "bonding",
+    "zfs",
+    "spl",
+]
+
+# udev rules copied into the guest (from the udev package and from zfsutils-linux).
+UDEV_RULES = [
+    "50-udev-default.rules",
+    "60-block.rules",
+    "60-persistent-storage.rules",
+    "80-drivers.rules",
+    "60-zvol.rules",
+    "69-vdev.rules",
+    "90-zfs.rules",
+]
+
+# Host binaries copied into the guest with their ldd closure (first existing path wins).
+HOST_BINARIES = [
+    "/usr/bin/bash",
+    "/usr/bin/kmod",
+    "/usr/sbin/ip",
+    "/usr/sbin/bridge",
+    "/usr/bin/lsblk",
+    "/usr/sbin/blkid",
+    "/usr/sbin/wipefs",
+    "/usr/sbin/blockdev",
+    "/usr/sbin/mke2fs",
+    "/usr/sbin/sgdisk",
+    "/usr/sbin/parted",
+    "/usr/sbin/partprobe",
+    "/usr/bin/dd",
+    "/usr/sbin/dropbear",
+    "/usr/bin/dropbearkey",
+    "/usr/bin/dbclient",
+]
+# Host packages whose executables all go into the guest, so commands behave as on a real
+# Debian host (GNU options) rather than as busybox applets.
+HOST_TOOL_PACKAGES = ["coreutils", "grep", "sed", "findutils", "procps", "mount", "util-linux"]
+KMOD_LINKS = ["modprobe", "insmod", "rmmod", "lsmod", "modinfo", "depmod"]
+ZFS_USERLAND = [
+    "sbin/zpool",
+    "sbin/zfs",
+    "sbin/zdb",
+    "sbin/zstream",
+    "sbin/zhack",
+    "sbin/mount.zfs",
+    "sbin/zgenhostid",
+    "sbin/zfs_ids_to_path",
+    "sbin/zvol_wait",
+    "lib/udev/zvol_id",
+    "lib/udev/vdev_id",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class Flavour:
+    name: str  # "2.1" / "2.3"
+    zfs_version: str  # upstream version, e.g. "2.3.2"
+    target_release: str | None  # apt -t for the zfs packages only
+
+    @property
+    def tag(self) -> str:
+        return "zfs" + self.name.replace(".", "")
+
+
+FLAVOURS: dict[str, Flavour] = {
+    "2.1": Flavour("2.1", "2.1.11", None),
+    "2.3": Flavour("2.3", "2.3.2", "bookworm-backports"),
+}
+
+
+# Libraries built from the zfs-linux source: unpacked per flavour, never installed on the host.
+ZFS_LIB_RE = re.compile(r"lib(nvpair|uutil|zfs|zpool|zfsbootenv|zfs_core)\d*linux$")
+
+
+class VMError(RuntimeError):
+    """Starting, stopping or talking to a guest failed."""
+
+
+class BuildError(VMError):
+    """Building the guest failed; ``log`` names the build log."""
+
+    def __init__(self, message: str, log: Path | None = None) -> None:
+        self.log = log
+        super().__init__(message + (f" (build log: {log})" if log else ""))
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def cache_root() -> Path:
+    env = os.environ.get("ZCONSOLE_VM_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "zconsole-testvm"
+
+
+def run_root() -> Path:
+    env = os.environ.get("ZCONSOLE_VM_RUN_ROOT")
+    return Path(env) if env else Path("/tmp") / f"zconsole-testvm-{os.getuid()}"
+
+
+def default_run_dir(flavour: Flavour) -> Path:
+    return run_root() / flavour.tag
+
+
+def scripts_hash() -> str:
+    """Hash of everything that shapes the guest image: this file and guest/*."""
+    h = hashlib.sha256()
+    files = [Path(__file__).resolve()] + sorted(p for p in GUEST_DIR.rglob("*") if p.is_file())
+    for p in files:
+        h.update(p.relative_to(HERE).as_posix().encode() + b"\0")
+        h.update(p.read_bytes() + b"\0")
+    return h.hexdigest()[:12]
+
+
+def build_key(abi: str, flavour: Flavour) -> str:
+    return f"{abi}_zfs-{flavour.zfs_version}_{scripts_hash()}"
+
+
+def find_cached_build(flavour: Flavour) -> Path | None:
+    """Newest complete build for this flavour and the current scripts, or None."""
+    suffix = f"_zfs-{flavour.zfs_version}_{scripts_hash()}"
+    root = cache_root()
+    if not root.is_dir():
+        return None
+    found = [p for p in root.iterdir() if p.name.endswith(suffix) and (p / "COMPLETE").is_file()]
+    if not found:
+        return None
+
+    def abi_num(p: Path) -> tuple[int, ...]:
+        return tuple(int(x) for x in re.findall(r"\d+", p.name.split("_")[0]))
+
+    return max(found, key=abi_num)
+
+
+# --------------------------------------------------------------------------- logging/run
+
+
+class Log:
+    """Build log: every command's output goes to the file, progress also to stderr."""
+
+    def __init__(self, path: Path, quiet: bool = False) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.quiet = quiet
+        self.fh: IO[str] = open(path, "a", encoding="utf-8", errors="replace")
+        self.t0 = time.monotonic()
+
+    def step(self, msg: str) -> None:
+        line = f"[testvm +{time.monotonic() - self.t0:6.1f}s] {msg}"
+        self.fh.write(line + "\n")
+        self.fh.flush()
+        if not self.quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    def run(
+        self,
+        argv: Sequence[str | os.PathLike[str]],
+        *,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        capture: bool = False,
+        check: bool = True,
+    ) -> str:
+        cmd = [str(a) for a in argv]
+        self.fh.write(f"$ {shlex.join(cmd)}" + (f"   (in {cwd})" if cwd else "") + "\n")
+        self.fh.flush()
+        full_env = dict(os.environ, **(env or {}))
+        if capture:
+            proc = subprocess.run(
+                cmd, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=self.fh, text=True
+            )
+            out = proc.stdout
+        else:
+            proc = subprocess.run(cmd, cwd=cwd, env=full_env, stdout=self.fh, stderr=subprocess.STDOUT)
+            out = ""
+        self.fh.flush()
+        if check and proc.returncode != 0:
+            raise BuildError(f"command failed (rc {proc.returncode}): {shlex.join(cmd)}", self.path)
+        return out
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
+APT_OPTS = ["-q", "-o", "DPkg::Lock::Timeout=300", "-o", "APT::Sandbox::User=root"]
+_apt_updated = False
+
+
+def apt_update(log: Log) -> None:
+    global _apt_updated
+    if _apt_updated:
+        return
+    if not APT_SOURCES_FILE.exists() or APT_SOURCES_FILE.read_text() != APT_SOURCES:
+        log.step(f"writing {APT_SOURCES_FILE} (bookworm contrib + bookworm-backports)")
+        APT_SOURCES_FILE.write_text(APT_SOURCES)
+    log.step("apt-get update")
+    log.run(["apt-get", *APT_OPTS, "update"], env=APT_ENV)
+    _apt_updated = True
+
+
+def apt_install(log: Log, packages: Iterable[str]) -> None:
+    pkgs = sorted(set(packages))
+    missing = [p for p in pkgs if not dpkg_installed(p)]
+    if not missing:
+        return
+    apt_update(log)
+    log.step("apt-get install " + " ".join(missing))
+    log.run(["apt-get", *APT_OPTS, "install", "-y", "--no-install-recommends", *missing], env=APT_ENV)
+
+
+def dpkg_installed(pkg: str) -> bool:
+    proc = subprocess.run(
+        ["dpkg-query", "-W", "-f=${db:Status-Status}", pkg],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    return proc.returncode == 0 and proc.stdout.strip() == "installed"
+
+
+def apt_show_field(log: Log, pkg_spec: str, field: str) -> str:
+    out = log.run(["apt-cache", "show", "--no-all-versions", pkg_spec], capture=True)
+    m = re.search(rf"^{field}: (.*(?:\n .*)*)", out, re.M)
+    return m.group(1).replace("\n", " ") if m else ""
+
+
+def parse_depends(value: str) -> list[tuple[str, str | None]]:
+    """'a (= 1), b | c, d' -> [(a, '= 1'), (b, None), (d, None)] (first alternative)."""
+    result = []
+    for part in value.split(","):
+        first = part.split("|")[0].strip()
+        if not first:
+            continue
+        m = re.match(r"([a-z0-9.+-]+)(?::\S+)?\s*(?:\(([^)]*)\))?", first)
+        if m:
+            result.append((m.group(1), m.group(2)))
+    return result
+
+
+# --------------------------------------------------------------------------- build
+
+
+@dataclasses.dataclass
+class Resolved:
+    abi: str  # e.g. 6.1.0-56-amd64
+    zfs_deb_version: str  # e.g. 2.3.2-2~bpo12+2
+    zfs_libs: list[str]  # libzfs6linux, ... (same source package)
+    zfs_lib_host_deps: list[str]  # ordinary bookworm libraries they link against
+    udev_version: str
+
+
+def resolve_versions(log: Log, flavour: Flavour) -> Resolved:
+    abi_override = os.environ.get("ZCONSOLE_VM_KERNEL_ABI")
+    if abi_override:
+        abi = abi_override
+    else:
+        deps = parse_depends(apt_show_field(log, "linux-image-amd64", "Depends"))
+        names = [n for n, _ in deps if re.fullmatch(r"linux-image-6\.1\.0-\d+-amd64", n)]
+        if not names:
+            raise BuildError("cannot find the bookworm 6.1 kernel (linux-image-amd64 depends)", log.path)
+        abi = names[0].removeprefix("linux-image-")
+
+    madison = log.run(["apt-cache", "madison", "zfsutils-linux"], capture=True)
+    versions = []
+    for line in madison.splitlines():
+        cols = [c.strip() for c in line.split("|")]
+        if len(cols) >= 3 and cols[1].split("-")[0] == flavour.zfs_version:
+            suite = cols[2]
+            if flavour.target_release and flavour.target_release not in suite:
+                continue
+            versions.append(cols[1])
+    if not versions:
+        raise BuildError(
+            f"no zfsutils-linux {flavour.zfs_version} in the apt lists "
+            f"(is {APT_SOURCES_FILE} in place and apt-get update done?)",
+            log.path,
+        )
+    deb_version = versions[0]  # madison lists newest first
+
+    zfs_libs: list[str] = []
+    host_deps: set[str] = set()
+    todo = [f"zfsutils-linux={deb_version}"]
+    seen: set[str] = set()
+    while todo:
+        spec = todo.pop()
+        if spec in seen:
+            continue
+        seen.add(spec)
+        for name, constraint in parse_depends(apt_show_field(log, spec, "Depends")):
+            same_source = bool(constraint and deb_version in constraint) or bool(ZFS_LIB_RE.match(name))
+            if same_source:
+                if name not in zfs_libs:
+                    zfs_libs.append(name)
+                todo.append(f"{name}={deb_version}")
+            elif name.startswith("lib") and name not in ("libc6",):
+                host_deps.add(name)
+
+    udev_version = log.run(["apt-cache", "policy", "udev"], capture=True)
+    m = re.search(r"Candidate: (\S+)", udev_version)
+    if not m or m.group(1) == "(none)":
+        raise BuildError("no udev candidate in apt", log.path)
+    return Resolved(abi, deb_version, zfs_libs, sorted(host_deps), m.group(1))
+
+
+def download_debs(log: Log, dest: Path, specs: list[str], target_release: str | None = None) -> list[Path]:
+    dest.mkdir(parents=True, exist_ok=True)
+    need = []
+    found: list[Path] = []
+    for spec in specs:
+        name, _, ver = spec.partition("=")
+        pattern = f"{name}_{ver.replace(':', '%3a')}_*.deb" if ver else f"{name}_*.deb"
+        hits = sorted(dest.glob(pattern))
+        if hits:  # unversioned specs are only used for ABI-named kernel packages
+            found.append(hits[-1])
+        else:
+            need.append(spec)
+    if need:
+        log.step("apt-get download " + " ".join(need))
+        extra = ["-t", target_release] if target_release else []
+        log.run(["apt-get", *APT_OPTS, *extra, "download", *need], cwd=dest)
+        for spec in need:
+            name, _, ver = spec.partition("=")
+            pattern = f"{name}_{ver.replace(':', '%3a')}_*.deb" if ver else f"{name}_*.deb"
+            hits = sorted(dest.glob(pattern))
+            if not hits:
+                raise BuildError(f"download of {spec} produced no .deb in {dest}", log.path)
+            found.append(hits[-1])
+    return found
+
+
+def extract_vmlinux(bzimage: Path, out: Path) -> None:
+    """The uncompressed ELF kernel from a XZ bzImage (like scripts/extract-vmlinux)."""
+    data = bzimage.read_bytes()
+    magic = b"\xfd7zXZ\x00"
+    pos = data.find(magic)
+    while pos != -1:
+        try:
+            elf = lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(data[pos:])
+        except lzma.LZMAError:
+            elf = b""
+        if elf.startswith(b"\x7fELF"):
+            out.write_bytes(elf)
+            return
+        pos = data.find(magic, pos + 1)
+    raise VMError(f"no XZ-compressed ELF found in {bzimage}")
+
+
+def ldd_closure(paths: Iterable[Path], ld_library_path: str) -> list[tuple[Path, str]]:
+    """(source file, destination absolute path) pairs for the shared libraries of paths."""
+    result: dict[str, Path] = {}
+    env = dict(os.environ, LD_LIBRARY_PATH=ld_library_path)
+    for p in paths:
+        proc = subprocess.run(["ldd", str(p)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        if "not a dynamic executable" in proc.stdout or "statically linked" in proc.stdout:
+            continue
+        for line in proc.stdout.splitlines():
+            line = line.strip()
+            if "not found" in line:
+                raise VMError(f"ldd {p}: {line}")
+            m = re.match(r"(?:\S+ => )?(/\S+) \(0x", line)
+            if m:
+                result.setdefault(m.group(1), Path(m.group(1)))
+    return [(src, dst) for dst, src in result.items()]
+
+
+class ImageTree:
+    """A staging directory that becomes the initramfs (merged-/usr layout)."""
+
+    def __init__(self, root: Path) -> None:
+        if root.exists():
+            shutil.rmtree(root)
+        self.root = root
+        for d in ["usr/bin", "usr/sbin", "usr/lib/x86_64-linux-gnu", "usr/lib64", "etc", "root/.ssh",
+                  "proc", "sys", "dev", "run", "tmp", "var", "mnt", "scratch"]:
+            (root / d).mkdir(parents=True, exist_ok=True)
+        for link, target in [("bin", "usr/bin"), ("sbin", "usr/sbin"), ("lib", "usr/lib"), ("lib64", "usr/lib64")]:
+            (root / link).symlink_to(target)
+        (root / "var/run").symlink_to("../run")
+        (root / "var/tmp").symlink_to("../tmp")
+
+    def path(self, dest: str | Path) -> Path:
+        return self.root / str(dest).lstrip("/")
+
+    def add_file(self, src: Path, dest: str | Path, mode: int | None = None) -> None:
+        target = self.path(dest)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists() or target.is_symlink():
+            target.unlink()
+        shutil.copyfile(src.resolve(), target)
+        target.chmod(mode if mode is not None else (stat.S_IMODE(src.resolve().stat().st_mode) or 0o644))
+
+    def add_text(self, dest: str, text: str, mode: int = 0o644) -> None:
+        target = self.path(dest)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        target.chmod(mode)
+
+    def add_symlink(self, dest: str, target: str, replace: bool = False) -> None:
+        link = self.path(dest)
+        if link.exists() or link.is_symlink():
+            if not replace:
+                return
+            link.unlink()
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(target)
+
+
+def write_cpio(root: Path, out: Path) -> None:
+    """Write root as an uncompressed newc cpio archive (all files owned by root)."""
+    ino = 1
+    with open(out, "wb") as fh:
+
+        def entry(name: str, mode: int, data: bytes = b"", rdev: tuple[int, int] = (0, 0), nlink: int = 1) -> None:
+            nonlocal ino
+            nb = name.encode() + b"\0"
+            fields = [ino, mode, 0, 0, nlink, 0, len(data), 0, 0, rdev[0], rdev[1], len(nb), 0]
+            fh.write(b"070701" + b"".join(b"%08X" % f for f in fields))
+            fh.write(nb)
+            fh.write(b"\0" * ((-(110 + len(nb))) % 4))
+            fh.write(data)
+            fh.write(b"\0" * ((-len(data)) % 4))
+            ino += 1
+
+        paths = sorted(root.rglob("*"), key=lambda p: p.relative_to(root).as_posix())
+        for p in paths:
+            rel = p.relative_to(root).as_posix()
+            st = p.lstat()
+            if stat.S_ISLNK(st.st_mode):
+                entry(rel, stat.S_IFLNK | 0o777, os.readlink(p).encode())
+            elif stat.S_ISDIR(st.st_mode):
+                entry(rel, stat.S_IFDIR | stat.S_IMODE(st.st_mode), nlink=2)
+            elif stat.S_ISREG(st.st_mode):
+                entry(rel, stat.S_IFREG | stat.S_IMODE(st.st_mode), p.read_bytes())
+        entry("dev/console", stat.S_IFCHR | 0o600, rdev=(5, 1))
+        entry("TRAILER!!!", 0)
+
+
+def build(flavour: Flavour, *, refresh: bool = False, quiet: bool = False) -> Path:
+    """Build (or find cached) kernel + initramfs + keys; return the cache directory."""
+    if not refresh:
+        cached = find_cached_build(flavour)
+        if cached:
+            return cached
+    if os.geteuid() != 0:
+        raise BuildError("building the ZFS test guest needs root (apt-get install, dpkg -x as root)")
+    if shutil.which("apt-get") is None or shutil.which("dpkg") is None:
+        raise BuildError("building the ZFS test guest needs a Debian host (apt-get and dpkg not found)")
+
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    free = shutil.disk_usage(root).free
+    if free < 3 * GiB:
+        raise BuildError(f"not enough free space under {root}: {free // (1024**2)} MiB, need 3 GiB")
+    log_path = root / "logs" / f"build-{flavour.tag}.log"
+    if log_path.exists():
+        log_path.replace(log_path.with_suffix(".log.old"))
+    log = Log(log_path, quiet=quiet)
+    try:
+        return _build(flavour, log)
+    except BuildError:
+        raise
+    except (OSError, VMError, subprocess.SubprocessError) as exc:
+        log.step(f"FAILED: {exc}")
+        raise BuildError(f"building the {flavour.name} guest failed: {exc}", log_path) from exc
+    finally:
+        log.close()
+
+
+def _build(flavour: Flavour, log: Log) -> Path:
+    t_start = time.monotonic()
+    log.step(f"building OpenZFS {flavour.zfs_version} guest (scripts {scripts_hash()})")
+    apt_update(log)
+    res = resolve_versions(log, flavour)
+    key = build_key(res.abi, flavour)
+    out = cache_root() / key
+    if (out / "COMPLETE").is_file():
+        log.step(f"already built: {out}")
+        return out
+    log.step(f"kernel {res.abi}, zfs {res.zfs_deb_version} ({', '.join(res.zfs_libs)}), udev {res.udev_version}")
+
+    work = cache_root() / "work" / key
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+
+    apt_install(log, HOST_BUILD_PACKAGES + [f"linux-headers-{res.abi}"] + res.zfs_lib_host_deps)
+
+    debs = cache_root() / "debs"
+    t0 = time.monotonic()
+    kernel_debs = download_debs(log, debs, [f"linux-image-{res.abi}"])
+    zfs_specs = [f"{p}={res.zfs_deb_version}" for p in ["zfs-dkms", "zfsutils-linux", *res.zfs_libs]]
+    zfs_debs = download_debs(log, debs, zfs_specs, flavour.target_release)
+    udev_debs = download_debs(
+        log, debs, [f"{p}={res.udev_version}" for p in ["udev", "libudev1", "libsystemd-shared"]]
+    )
+    log.step(f"downloads done in {time.monotonic() - t0:.1f}s")
+
+    kroot = work / "kernel"
+    zroot = work / "zfs"
+    uroot = work / "udev"
+    for deb_list, dest in [(kernel_debs, kroot), (zfs_debs, zroot), (udev_debs, uroot)]:
+        dest.mkdir(parents=True, exist_ok=True)
+        for deb in deb_list:
+            log.run(["dpkg", "-x", deb, dest])
+
+    # -- zfs/spl modules for the guest kernel (what DKMS would do, by hand)
+    modules = build_zfs_modules(log, flavour, res, zroot, work / "zfs-build")
+
+    # -- keys
+    ssh_dir = work / "keys"
+    ssh_dir.mkdir()
+    log.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"zconsole-testvm-{flavour.tag}",
+             "-f", ssh_dir / "id_ed25519"])
+    log.run(["dropbearkey", "-t", "ed25519", "-f", ssh_dir / "dropbear_ed25519_host_key"])
+    host_pub = log.run(["dropbearkey", "-y", "-f", ssh_dir / "dropbear_ed25519_host_key"], capture=True)
+    m = re.search(r"^(ssh-ed25519 \S+)", host_pub, re.M)
+    if not m:
+        raise BuildError("cannot read the dropbear host public key", log.path)
+    host_key_line = m.group(1)
+
+    # -- initramfs
+    t0 = time.monotonic()
+    tree = assemble_image(log, flavour, res, work, kroot, zroot, uroot, modules, ssh_dir)
+    staging = cache_root() / f"{key}.tmp-{os.getpid()}"
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir()
+    write_cpio(tree.root, staging / "initrd.img")
+    extract_vmlinux(kroot / "boot" / f"vmlinuz-{res.abi}", staging / "vmlinux")
+    shutil.copy2(ssh_dir / "id_ed25519", staging / "id_ed25519")
+    shutil.copy2(ssh_dir / "id_ed25519.pub", staging / "id_ed25519.pub")
+    (staging / "id_ed25519").chmod(0o600)
+    (staging / "known_host_key").write_text(host_key_line + "\n")
+    log.step(f"image assembled in {time.monotonic() - t0:.1f}s "
+             f"(initrd {(staging / 'initrd.img').stat().st_size // 1024**2} MiB)")
+    manifest = {
+        "key": key,
+        "flavour": flavour.name,
+        "zfs_version": flavour.zfs_version,
+        "zfs_deb_version": res.zfs_deb_version,
+        "kernel_abi": res.abi,
+        "udev_version": res.udev_version,
+        "scripts_hash": scripts_hash(),
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "build_seconds": round(time.monotonic() - t_start, 1),
+    }
+    (staging / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    (staging / "COMPLETE").write_text("ok\n")
+    if out.exists():
+        shutil.rmtree(out)
+    staging.rename(out)
+    shutil.rmtree(work, ignore_errors=True)
+    log.step(f"built {out} in {time.monotonic() - t_start:.1f}s")
+    return out
+
+
+def build_zfs_modules(log: Log, flavour: Flavour, res: Resolved, zroot: Path, build_dir: Path) -> list[Path]:
+    # The compiled modules depend only on the kernel ABI and the zfs-dkms version, so they
+    # are cached apart from the image (editing these scripts must not cost a recompile).
+    mod_cache = cache_root() / "modules" / f"{res.abi}_zfs-{res.zfs_deb_version}"
+    if (mod_cache / "COMPLETE").is_file():
+        kos = sorted(mod_cache.glob("*.ko"))
+        log.step(f"using cached modules {mod_cache}: {' '.join(k.stem for k in kos)}")
+        return kos
+    src = zroot / "usr" / "src" / f"zfs-{flavour.zfs_version}"
+    if not (src / "configure").is_file():
+        raise BuildError(f"no zfs module source in {src}", log.path)
+    shutil.copytree(src, build_dir, symlinks=True)
+    headers_obj = Path(f"/usr/src/linux-headers-{res.abi}")
+    headers_src = Path("/usr/src/linux-headers-" + res.abi.removesuffix("-amd64") + "-common")
+    if not headers_obj.is_dir():
+        raise BuildError(f"kernel headers missing: {headers_obj}", log.path)
+    t0 = time.monotonic()
+    log.step(f"configuring zfs {flavour.zfs_version} modules for {res.abi}")
+    log.run(
+        [
+            "./configure",
+            "--disable-dependency-tracking",
+            "--prefix=/usr",
+            "--with-config=kernel",
+            f"--with-linux={headers_src if headers_src.is_dir() else headers_obj}",
+            f"--with-linux-obj={headers_obj}",
+        ],
+        cwd=build_dir,
+    )
+    log.step(f"configure done in {time.monotonic() - t0:.1f}s; make -j{os.cpu_count() or 2} (several minutes)")
+    t1 = time.monotonic()
+    log.run(["make", f"-j{os.cpu_count() or 2}"], cwd=build_dir)
+    kos = sorted((build_dir / "module").rglob("*.ko"))
+    names = {k.stem for k in kos}
+    if not {"zfs", "spl"} <= names:
+        raise BuildError(f"module build produced {sorted(names)}, expected zfs and spl", log.path)
+    for ko in kos:
+        log.run(["strip", "--strip-debug", ko])
+    log.step(f"modules built in {time.monotonic() - t1:.1f}s: {' '.join(sorted(names))}")
+    if mod_cache.exists():
+        shutil.rmtree(mod_cache)
+    mod_cache.mkdir(parents=True)
+    for ko in kos:
+        shutil.copyfile(ko, mod_cache / ko.name)
+    (mod_cache / "COMPLETE").write_text("ok\n")
+    return sorted(mod_cache.glob("*.ko"))
+
+
+def assemble_image(
+    log: Log,
+    flavour: Flavour,
+    res: Resolved,
+    work: Path,
+    kroot: Path,
+    zroot: Path,
+    uroot: Path,
+    modules: list[Path],
+    keys: Path,
+) -> ImageTree:
+    abi = res.abi
+    tree = ImageTree(work / "initramfs")
+
+    # kernel modules: put the zfs ones into the unpacked kernel tree, depmod it, take the
+    # closure of what the guest needs, then depmod the image.
+    kmods = kroot / "lib" / "modules" / abi
+    extra = kmods / "updates" / "zfs"
+    extra.mkdir(parents=True, exist_ok=True)
+    for ko in modules:
+        shutil.copyfile(ko, extra / ko.name)
+    log.run(["depmod", "-b", kroot, abi])
+    wanted: set[Path] = set()
+    for mod in GUEST_MODULES:
+        out = log.run(["modprobe", "-d", kroot, "-S", abi, "--show-depends", mod], capture=True, check=False)
+        for line in out.splitlines():
+            m = re.match(r"insmod (\S+)", line)
+            if m:
+                wanted.add(Path(m.group(1)))
+    if not any(p.name == "zfs.ko" for p in wanted):
+        raise BuildError("module closure lacks zfs.ko", log.path)
+    for ko in sorted(wanted):
+        rel = ko.resolve().relative_to(kroot.resolve())
+        tree.add_file(ko, "/usr/" + rel.as_posix(), 0o644)
+    for f in ["modules.order", "modules.builtin", "modules.builtin.modinfo"]:
+        if (kmods / f).exists():
+            tree.add_file(kmods / f, f"/usr/lib/modules/{abi}/{f}", 0o644)
+    log.run(["depmod", "-b", tree.root, abi])
+    log.step(f"{len(wanted)} kernel modules in the image")
+
+    # binaries
+    executables: list[tuple[Path, str]] = []
+    for b in HOST_BINARIES:
+        p = Path(b)
+        if not p.exists():
+            raise BuildError(f"host binary missing: {p}", log.path)
+        executables.append((p, "/usr/" + b.removeprefix("/usr/").lstrip("/")))
+    for pkg in HOST_TOOL_PACKAGES:
+        listing = log.run(["dpkg", "-L", pkg], capture=True)
+        for line in listing.splitlines():
+            p = Path(line)
+            if (p.parent.as_posix() in ("/bin", "/sbin", "/usr/bin", "/usr/sbin") and p.is_file()
+                    and not p.is_symlink() and os.access(p, os.X_OK)):
+                dest = "/usr/" + line.removeprefix("/usr/").lstrip("/")
+                if all(d != dest for _, d in executables):
+                    executables.append((p, dest))
+    for rel in ZFS_USERLAND:
+        p = zroot / rel
+        if not p.exists():
+            log.step(f"note: {rel} not in zfsutils-linux {res.zfs_deb_version}")
+            continue
+        executables.append((p, "/usr/" + rel))
+    # systemd-udevd is a symlink to udevadm (which dispatches on its name)
+    executables.append((uroot / "bin/udevadm", "/usr/bin/udevadm"))
+    for src, dest in executables:
+        tree.add_file(src, dest, 0o755)
+    tree.add_file(Path("/usr/bin/busybox"), "/usr/bin/busybox", 0o755)
+
+    # libraries: the unpacked zfs/udev libraries take precedence over the host's
+    lib_dirs = []
+    for r in (zroot, uroot):
+        for d in ["lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu/systemd",
+                  "lib/systemd", "usr/lib/systemd"]:
+            if (r / d).is_dir():
+                lib_dirs.append(str(r / d))
+    libs = ldd_closure([tree.path(d) for _, d in executables], ":".join(lib_dirs))
+    for src, dest in libs:
+        dest_s = str(dest)
+        for r in (zroot, uroot):
+            if dest_s.startswith(str(r) + "/"):
+                dest_s = "/" + dest_s[len(str(r)) + 1:]
+        tree.add_file(src, dest_s, 0o755)
+    libgcc = Path("/usr/lib/x86_64-linux-gnu/libgcc_s.so.1")
+    tree.add_file(libgcc, "/usr/lib/x86_64-linux-gnu/libgcc_s.so.1", 0o644)  # zfs send needs it
+    log.step(f"{len(executables)} executables, {len(libs)} libraries")
+
+    tree.add_symlink("/usr/lib/systemd/systemd-udevd", "../../bin/udevadm")
+    for name in KMOD_LINKS:
+        tree.add_symlink(f"/usr/sbin/{name}", "../bin/kmod", replace=True)
+    tree.add_symlink("/usr/bin/zpool", "../sbin/zpool")
+    tree.add_symlink("/usr/bin/zfs", "../sbin/zfs")
+    tree.add_symlink("/usr/sbin/zstreamdump", "zstream")
+    tree.add_symlink("/usr/bin/sh", "busybox", replace=True)
+    applets = subprocess.run(["/usr/bin/busybox", "--list-full"], stdout=subprocess.PIPE, text=True, check=True)
+    for applet in applets.stdout.split():
+        dest = "/usr/" + applet.removeprefix("usr/")
+        if not tree.path(dest).exists() and not tree.path(dest).is_symlink():
+            depth = dest.count("/") - 1
+            tree.add_symlink(dest, "../" * (depth - 1) + "bin/busybox")
+    tree.add_symlink("/init", "usr/bin/busybox", replace=True)
+    tree.add_symlink("/usr/sbin/init", "../bin/busybox", replace=True)
+
+    # udev rules and config
+    rules_src = {
+        "60-zvol.rules": zroot, "69-vdev.rules": zroot, "90-zfs.rules": zroot,
+    }
+    for rule in UDEV_RULES:
+        base = rules_src.get(rule, uroot)
+        tree.add_file(base / "lib/udev/rules.d" / rule, f"/usr/lib/udev/rules.d/{rule}", 0o644)
+    tree.add_text("/etc/udev/udev.conf", "udev_log=err\n")
+
+    # zfs configuration and zpool.d scripts (zpool status -c)
+    for sub in ["etc/zfs", "usr/lib/zfs-linux/zpool.d", "usr/share/zfs/compatibility.d"]:
+        if (zroot / sub).is_dir():
+            shutil.copytree(zroot / sub, tree.path(sub), symlinks=True, dirs_exist_ok=True)
+
+    # guest scripts and configuration
+    for name, dest, mode in [
+        ("inittab", "/etc/inittab", 0o644),
+        ("rcS", "/etc/init.d/rcS", 0o755),
+        ("rc.shutdown", "/etc/init.d/rc.shutdown", 0o755),
+        ("profile", "/etc/profile", 0o644),
+    ]:
+        tree.add_file(GUEST_DIR / name, dest, mode)
+    tree.add_text("/etc/passwd", "root:x:0:0:root:/root:/bin/bash\nsshd:x:100:65534::/run/sshd:/usr/sbin/nologin\n")
+    tree.add_text("/etc/shadow", "root:*:19000:0:99999:7:::\n", 0o600)
+    tree.add_text("/etc/group", "root:x:0:\ndisk:x:6:\ntty:x:5:\nnogroup:x:65534:\n")
+    tree.add_text("/etc/shells", "/bin/sh\n/bin/bash\n/usr/bin/bash\n")
+    tree.add_text("/etc/hostname", "zfsvm\n")
+    tree.add_text("/etc/hosts", "127.0.0.1 localhost\n127.0.1.1 zfsvm\n")
+    tree.add_text("/etc/nsswitch.conf", "passwd: files\ngroup: files\nshadow: files\nhosts: files\n")
+    tree.add_text("/etc/zfsvm-release",
+                  f"flavour={flavour.name}\nzfs={res.zfs_deb_version}\nkernel={abi}\n")
+    tree.add_symlink("/etc/mtab", "/proc/self/mounts")
+    tree.add_file(keys / "dropbear_ed25519_host_key", "/etc/dropbear/dropbear_ed25519_host_key", 0o600)
+    tree.add_file(keys / "id_ed25519.pub", "/root/.ssh/authorized_keys", 0o600)
+    tree.path("root").chmod(0o700)
+    tree.path("root/.ssh").chmod(0o700)
+    tree.path("tmp").chmod(0o1777)
+    return tree
+
+
+# --------------------------------------------------------------------------- instances
+
+
+def ensure_qemu(log_path: Path | None = None) -> str:
+    """Path of qemu-system-x86_64, installing qemu-system-x86 with apt if missing."""
+    exe = shutil.which("qemu-system-x86_64")
+    if exe:
+        return exe
+    if os.geteuid() != 0:
+        raise VMError("qemu-system-x86_64 not found and not root to install qemu-system-x86")
+    log = Log(log_path or cache_root() / "logs" / "qemu-install.log", quiet=True)
+    try:
+        try:
+            log.run(["apt-get", *APT_OPTS, "install", "-y", "--no-install-recommends", QEMU_PACKAGE], env=APT_ENV)
+        except BuildError:
+            apt_update(log)
+            log.run(["apt-get", *APT_OPTS, "install", "-y", "--no-install-recommends", QEMU_PACKAGE], env=APT_ENV)
+    except BuildError as exc:
+        raise VMError(f"cannot install {QEMU_PACKAGE}: {exc}") from exc
+    finally:
+        log.close()
+    exe = shutil.which("qemu-system-x86_64")
+    if not exe:
+        raise VMError(f"{QEMU_PACKAGE} installed but qemu-system-x86_64 not on PATH")
+    return exe
+
+
+def hardware_kvm() -> bool:
+    """True only for real hardware KVM (kvm_pvm, the nested kind here, fails Debian kernels)."""
+    return (Path("/sys/module/kvm_intel").exists() or Path("/sys/module/kvm_amd").exists()) and os.access(
+        "/dev/kvm", os.R_OK | os.W_OK
+    )
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie child of ours counts as dead
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(") ")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+class Instance:
+    """One guest: its run directory holds disks, sockets, logs, ssh_config and state."""
+
+    def __init__(self, flavour: Flavour, run_dir: Path | None = None) -> None:
+        self.flavour = flavour
+        self.run_dir = (run_dir or default_run_dir(flavour)).resolve()
+        self.disks: dict[str, int] = dict(POOL_DISKS)
+
+    # paths
+    @property
+    def ssh_config(self) -> Path:
+        return self.run_dir / "ssh_config"
+
+    @property
+    def console_log(self) -> Path:
+        return self.run_dir / "console.log"
+
+    @property
+    def qmp_socket(self) -> Path:
+        return self.run_dir / "qmp.sock"
+
+    @property
+    def monitor_socket(self) -> Path:
+        return self.run_dir / "monitor.sock"
+
+    @property
+    def state_file(self) -> Path:
+        return self.run_dir / "instance.json"
+
+    def state(self) -> dict[str, object]:
+        try:
+            return json.loads(self.state_file.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def pid(self) -> int | None:
+        pid = self.state().get("pid")
+        return pid if isinstance(pid, int) and pid_alive(pid) else None
+
+    def running(self) -> bool:
+        return self.pid() is not None
+
+    def console_tail(self, lines: int = 40) -> str:
+        try:
+            text = self.console_log.read_text(errors="replace")
+        except OSError:
+            return "(no console log)"
+        return "\n".join(text.splitlines()[-lines:])
+
+    # lifecycle
+    def start(self, build_dir: Path, *, timeout: float = SSH_READY_TIMEOUT, keep_disks: bool = False) -> float:
+        """Boot the guest from a built cache directory; return seconds until ssh was ready."""
+        if self.running():
+            raise VMError(f"an instance is already running in {self.run_dir} (pid {self.pid()})")
+        qemu = ensure_qemu()
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        for stale in ["qmp.sock", "monitor.sock", "console.sock", "ssh.ctl", "console.log", "qemu.log"]:
+            (self.run_dir / stale).unlink(missing_ok=True)
+        disk_dir = self.run_dir / "disks"
+        disk_dir.mkdir(exist_ok=True)
+        all_disks = [SCRATCH_DISK, *self.disks.items()]
+        for name, size in all_disks:
+            img = disk_dir / f"{name}.img"
+            if not keep_disks:
+                img.unlink(missing_ok=True)
+            if not img.exists():
+                with open(img, "wb") as fh:
+                    fh.truncate(size)
+
+        kvm = hardware_kvm()
+        t0 = time.monotonic()
+        for attempt in range(3):
+            port = free_port()
+            argv = self._qemu_argv(qemu, build_dir, port, kvm)
+            (self.run_dir / "qemu.cmdline").write_text(shlex.join(argv) + "\n")
+            with open(self.run_dir / "qemu.log", "ab") as qlog:
+                proc = subprocess.Popen(
+                    argv, stdin=subprocess.DEVNULL, stdout=qlog, stderr=subprocess.STDOUT, start_new_session=True
+                )
+            time.sleep(0.5)
+            if proc.poll() is None:
+                break
+            qlog_text = (self.run_dir / "qemu.log").read_text(errors="replace")
+            if "hostfwd" not in qlog_text or attempt == 2:
+                raise VMError(f"qemu exited at once (rc {proc.returncode}): {qlog_text[-2000:]}")
+        self._proc = proc
+        state = {
+            "pid": proc.pid,
+            "port": port,
+            "flavour": self.flavour.name,
+            "build_dir": str(build_dir),
+            "accel": "kvm" if kvm else "tcg",
+            "started_at": time.time(),
+        }
+        self.state_file.write_text(json.dumps(state, indent=2) + "\n")
+        self._write_ssh_config(build_dir, port)
+
+        deadline = t0 + timeout
+        while True:
+            if proc.poll() is not None:
+                raise VMError(
+                    f"guest qemu exited (rc {proc.returncode}) before ssh was ready; "
+                    f"console log {self.console_log}:\n{self.console_tail()}"
+                )
+            probe = subprocess.run(
+                ["ssh", "-F", str(self.ssh_config), "-o", "ControlMaster=no", "-o", "ConnectTimeout=5",
+                 ALIAS, "true"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=30,
+            )
+            if probe.returncode == 0:
+                break
+            if time.monotonic() > deadline:
+                self.kill()
+                raise VMError(
+                    f"guest not reachable by ssh after {timeout:.0f}s "
+                    f"(last ssh error: {probe.stderr.decode(errors='replace').strip()}); "
+                    f"console log {self.console_log}:\n{self.console_tail()}"
+                )
+            time.sleep(0.5)
+        ready = time.monotonic() - t0
+        # a persistent master connection, started with stdio detached, so later ssh calls
+        # are fast and nobody's captured pipes get inherited by the master
+        subprocess.run(
+            ["ssh", "-F", str(self.ssh_config), "-o", "ControlMaster=yes", "-o", "ControlPersist=yes",
+             "-f", "-N", ALIAS],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30,
+        )
+        state["ready_seconds"] = round(ready, 1)
+        self.state_file.write_text(json.dumps(state, indent=2) + "\n")
+        return ready
+
+    def _qemu_argv(self, qemu: str, build_dir: Path, port: int, kvm: bool) -> list[str]:
+        r = self.run_dir
+        append = f"console=ttyS0 panic=-1 quiet loglevel=4 zfs.zfs_arc_max={ARC_MAX}"
+        accel = ["-accel", "kvm", "-cpu", "host"] if kvm else [
+            "-accel", "tcg,thread=multi,tb-size=512", "-cpu", "max"]
+        argv = [
+            qemu, "-name", f"zfsvm-{self.flavour.tag}", *accel,
+            "-machine", "pc", "-smp", str(DEFAULT_SMP), "-m", str(DEFAULT_MEM_MB),
+            "-nodefaults", "-display", "none", "-no-reboot", "-no-user-config",
+            "-kernel", str(build_dir / "vmlinux"), "-initrd", str(build_dir / "initrd.img"),
+            "-append", append,
+            "-chardev", f"socket,id=ser0,path={r / 'console.sock'},server=on,wait=off,logfile={r / 'console.log'}",
+            "-serial", "chardev:ser0",
+            "-monitor", f"unix:{r / 'monitor.sock'},server=on,wait=off",
+            "-qmp", f"unix:{r / 'qmp.sock'},server=on,wait=off",
+            "-netdev", f"user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:{port}-:22",
+            "-device", "virtio-net-pci,netdev=n0",
+            "-device", "virtio-rng-pci",
+        ]
+        name, _ = SCRATCH_DISK
+        argv += self._disk_args(name)
+        for name in self.disks:
+            argv += self._disk_args(name)
+        return argv
+
+    def _drive_opts(self, name: str) -> str:
+        img = self.run_dir / "disks" / f"{name}.img"
+        return f"if=none,id=drv-{name},file={img},format=raw,cache=unsafe,discard=unmap"
+
+    def _device_opts(self, name: str) -> str:
+        return f"virtio-blk-pci,drive=drv-{name},serial=zfsvm-{name},id={name}"
+
+    def _disk_args(self, name: str) -> list[str]:
+        return ["-drive", self._drive_opts(name), "-device", self._device_opts(name)]
+
+    def _write_ssh_config(self, build_dir: Path, port: int) -> None:
+        known = self.run_dir / "known_hosts"
+        key_line = (build_dir / "known_host_key").read_text().strip()
+        known.write_text(f"{ALIAS} {key_line}\n")
+        self.ssh_config.write_text(
+            f"""# zconsole test guest ({self.flavour.tag}); use: ssh -F {self.ssh_config} {ALIAS} CMD
+Host {ALIAS}
+    HostName 127.0.0.1
+    Port {port}
+    User root
+    IdentityFile {build_dir / 'id_ed25519'}
+    IdentitiesOnly yes
+    HostKeyAlias {ALIAS}
+    UserKnownHostsFile {known}
+    GlobalKnownHostsFile /dev/null
+    StrictHostKeyChecking yes
+    CheckHostIP no
+    BatchMode yes
+    PasswordAuthentication no
+    KbdInteractiveAuthentication no
+    GSSAPIAuthentication no
+    ControlMaster auto
+    ControlPath {self.run_dir / 'ssh.ctl'}
+    ControlPersist 30m
+    ConnectTimeout 10
+    ServerAliveInterval 10
+    ServerAliveCountMax 6
+    LogLevel ERROR
+"""
+        )
+
+    def stop(self, timeout: float = STOP_TIMEOUT) -> str:
+        """Clean shutdown (the guest exports its pools), then kill if it does not end."""
+        pid = self.pid()
+        if pid is None:
+            self._close_master()
+            return "not running"
+        how = "poweroff"
+        try:
+            self.exec("poweroff", check=False, timeout=10)
+        except (VMError, subprocess.TimeoutExpired):
+            pass
+        if not self._wait_exit(pid, timeout):
+            how = "quit"
+            try:
+                self.monitor("quit")
+            except (OSError, VMError):
+                pass
+            if not self._wait_exit(pid, 5):
+                how = "kill"
+                self.kill()
+        self._close_master()
+        return how
+
+    def kill(self) -> None:
+        pid = self.pid()
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self._wait_exit(pid, 5)
+        self._close_master()
+
+    def _wait_exit(self, pid: int, timeout: float) -> bool:
+        proc = getattr(self, "_proc", None)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc is not None and proc.pid == pid:
+                if proc.poll() is not None:
+                    return True
+            elif not pid_alive(pid):
+                return True
+            time.sleep(0.2)
+        return False
+
+    def _close_master(self) -> None:
+        if (self.run_dir / "ssh.ctl").exists() and self.ssh_config.exists():
+            subprocess.run(["ssh", "-F", str(self.ssh_config), "-O", "exit", ALIAS],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           timeout=10)
+
+    # talking to the guest
+    def exec(
+        self,
+        command: str | Sequence[str],
+        *,
+        check: bool = True,
+        timeout: float | None = 120.0,
+        input: str | bytes | None = None,
+    ) -> subprocess.CompletedProcess[str]:
+        """Run a command in the guest over ssh. A list is quoted for the remote shell."""
+        if not self.ssh_config.exists():
+            raise VMError(f"no ssh_config in {self.run_dir}: is the guest started?")
+        remote = command if isinstance(command, str) else shlex.join(command)
+        argv = ["ssh", "-F", str(self.ssh_config), ALIAS, remote]
+        data = input.decode() if isinstance(input, bytes) else input
+        proc = subprocess.run(
+            argv, input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout,
+            stdin=None if data is not None else subprocess.DEVNULL,
+        )
+        if check and proc.returncode != 0:
+            raise GuestCommandError(proc.returncode, remote, proc.stdout, proc.stderr)
+        return proc
+
+    def qmp(self, command: str, arguments: dict[str, object] | None = None, timeout: float = 30.0) -> object:
+        """One QMP command over the QMP socket; returns its 'return' value."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            s.connect(str(self.qmp_socket))
+            f = s.makefile("rwb")
+
+            def recv() -> dict[str, object]:
+                while True:
+                    line = f.readline()
+                    if not line:
+                        raise VMError("QMP connection closed")
+                    msg = json.loads(line)
+                    if "event" not in msg:
+                        return msg
+
+            recv()  # greeting
+            for cmd, args in [("qmp_capabilities", None), (command, arguments)]:
+                req: dict[str, object] = {"execute": cmd}
+                if args:
+                    req["arguments"] = args
+                f.write(json.dumps(req).encode() + b"\n")
+                f.flush()
+                resp = recv()
+                if "error" in resp:
+                    raise VMError(f"QMP {cmd}: {resp['error']}")
+            return resp.get("return")
+
+    def monitor(self, command: str) -> str:
+        """An HMP (human monitor) command, e.g. 'device_del vdd' or 'info block'."""
+        out = self.qmp("human-monitor-command", {"command-line": command})
+        return out if isinstance(out, str) else json.dumps(out)
+
+    def attached_disks(self) -> set[str]:
+        """Names of the pool disks currently plugged in (QEMU's view)."""
+        out = self.qmp("qom-list", {"path": "/machine/peripheral"})
+        names = {p["name"] for p in out} if isinstance(out, list) else set()
+        return {d for d in self.disks if d in names}
+
+    def replug(self, name: str) -> None:
+        """Re-attach a pool disk removed with device_del (same image, serial, id)."""
+        blocks = self.qmp("query-block")
+        have_drive = isinstance(blocks, list) and any(b.get("device") == f"drv-{name}" for b in blocks)
+        if not have_drive:
+            self.monitor(f"drive_add 0 {self._drive_opts(name)}")
+        out = self.monitor(f"device_add {self._device_opts(name)}")
+        if out.strip():
+            raise VMError(f"device_add {name}: {out.strip()}")
+
+    def reset(self, timeout: float = 120.0) -> None:
+        """Destroy all pools, re-plug unplugged disks, wipe labels on the pool disks."""
+        # A disk whose device_del is still in flight is gone in the guest but still known to
+        # QEMU (the guest ejects it only after tearing the block device down): wait for QEMU.
+        probe = " ".join(f"[ -e /dev/disk/by-id/virtio-zfsvm-{d} ] || echo {d};" for d in self.disks)
+        gone_in_guest = set(self.exec(probe, timeout=30).stdout.split())
+        deadline = time.monotonic() + 30
+        while gone_in_guest & self.attached_disks():
+            if time.monotonic() > deadline:
+                raise VMError(f"unplug of {sorted(gone_in_guest & self.attached_disks())} never completed")
+            time.sleep(0.3)
+        for name in self.disks:
+            if name not in self.attached_disks():
+                self.replug(name)
+        disks = " ".join(self.disks)
+        script = f"""
+set -u
+for i in $(seq 1 100); do
+  missing=""
+  for d in {disks}; do [ -e /dev/disk/by-id/virtio-zfsvm-$d ] || missing="$missing $d"; done
+  [ -z "$missing" ] && break
+  sleep 0.2
+done
+[ -n "$missing" ] && echo "disks not back:$missing" >&2
+for p in $(zpool list -H -o name 2>/dev/null); do zpool destroy -f "$p" || exit 1; done
+for d in {disks}; do
+  dev=$(readlink -f /dev/disk/by-id/virtio-zfsvm-$d) || continue
+  for part in "$dev"?*; do [ -b "$part" ] && zpool labelclear -f "$part" >/dev/null 2>&1; done
+  zpool labelclear -f "$dev" >/dev/null 2>&1
+  wipefs -q -a "$dev" >/dev/null 2>&1 || {{ sleep 1; wipefs -q -a "$dev"; }}
+  blockdev --rereadpt "$dev" 2>/dev/null
+done
+rm -rf /scratch/* 2>/dev/null
+udevadm settle --timeout=30
+[ -z "$(zpool list -H -o name 2>/dev/null)" ] && [ -z "$missing" ]
+"""
+        self.exec(script, timeout=timeout)
+
+
+class GuestCommandError(subprocess.CalledProcessError):
+    def __str__(self) -> str:
+        def tail(s: str | None) -> str:
+            s = (s or "").strip()
+            return s[-2000:] if s else "(empty)"
+
+        return (f"guest command exited {self.returncode}: {self.cmd}\n"
+                f"--- stdout:\n{tail(self.stdout)}\n--- stderr:\n{tail(self.stderr)}")
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="testvm.py", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--flavour", "--flavor", choices=sorted(FLAVOURS), default="2.3")
+        p.add_argument("--run-dir", type=Path, default=None,
+                       help="instance run directory (default $ZCONSOLE_VM_RUN_ROOT or /tmp/zconsole-testvm-UID, /zfsNN)")
+
+    p = sub.add_parser("build", help="build (or reuse) the cached guest image")
+    common(p)
+    p.add_argument("--refresh", action="store_true", help="re-resolve the kernel ABI via apt even if cached")
+    p = sub.add_parser("start", help="boot a guest (building it first if needed)")
+    common(p)
+    p.add_argument("--no-build", action="store_true")
+    p.add_argument("--keep-disks", action="store_true", help="reuse existing disk images")
+    p.add_argument("--timeout", type=float, default=SSH_READY_TIMEOUT)
+    p = sub.add_parser("stop", help="clean shutdown (pools exported), then kill")
+    common(p)
+    p.add_argument("--timeout", type=float, default=STOP_TIMEOUT)
+    p = sub.add_parser("exec", help="run a command in the guest: exec -- CMD ARGS")
+    common(p)
+    p.add_argument("command", nargs=argparse.REMAINDER)
+    p = sub.add_parser("status", help="print instance state as JSON")
+    common(p)
+    p = sub.add_parser("monitor", help="run a QEMU HMP command, e.g. 'device_del vdd'")
+    common(p)
+    p.add_argument("command", nargs="+")
+    p = sub.add_parser("reset", help="destroy pools, wipe disks, re-plug removed disks")
+    common(p)
+
+    args = ap.parse_args(argv)
+    flavour = FLAVOURS[args.flavour]
+    inst = Instance(flavour, args.run_dir)
+    try:
+        if args.cmd == "build":
+            t0 = time.monotonic()
+            out = build(flavour, refresh=args.refresh)
+            print(f"{out}  ({time.monotonic() - t0:.1f}s)")
+        elif args.cmd == "start":
+            t0 = time.monotonic()
+            bdir = find_cached_build(flavour)
+            if bdir is None:
+                if args.no_build:
+                    raise VMError(f"no cached build for {flavour.tag} under {cache_root()}")
+                bdir = build(flavour)
+            ready = inst.start(bdir, timeout=args.timeout, keep_disks=args.keep_disks)
+            print(f"READY {flavour.tag}: boot-to-ssh {ready:.1f}s, start total {time.monotonic() - t0:.1f}s")
+            print(f"  ssh -F {inst.ssh_config} {ALIAS} CMD")
+        elif args.cmd == "stop":
+            t0 = time.monotonic()
+            how = inst.stop(args.timeout)
+            print(f"stopped ({how}) in {time.monotonic() - t0:.1f}s")
+        elif args.cmd == "exec":
+            cmd = args.command[1:] if args.command[:1] == ["--"] else args.command
+            if not cmd:
+                ap.error("exec needs a command")
+            remote = cmd[0] if len(cmd) == 1 else shlex.join(cmd)
+            proc = inst.exec(remote, check=False, timeout=None)
+            sys.stdout.write(proc.stdout)
+            sys.stderr.write(proc.stderr)
+            return proc.returncode
+        elif args.cmd == "status":
+            st = inst.state()
+            st.update(running=inst.running(), run_dir=str(inst.run_dir), ssh_config=str(inst.ssh_config),
+                      cached_build=str(find_cached_build(flavour) or ""))
+            print(json.dumps(st, indent=2))
+            return 0 if st["running"] else 3
+        elif args.cmd == "monitor":
+            print(inst.monitor(" ".join(args.command)), end="")
+        elif args.cmd == "reset":
+            inst.reset()
+    except VMError as exc:
+        print(f"testvm: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
