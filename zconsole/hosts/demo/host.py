@@ -1,0 +1,186 @@
+"""DemoHost: a simulated Linux machine with OpenZFS that answers real commands in the real
+formats of OpenZFS 2.1.11 or 2.3.2 and evolves with its clock.
+
+Time: every answer is computed at `now() = clock() + skew`. `clock` defaults to time.time;
+inject a callable (or a constant lambda for a frozen machine) in tests. `zpool wait` and the
+`-w` flags fast-forward the simulation (they add to `skew`) instead of sleeping; interval
+sampling (`zpool iostat -y 1 3`) is computed from the simulated rates without sleeping.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+from zconsole.hosts.base import (
+    DEFAULT_TIMEOUT,
+    CommandNotFound,
+    CommandTimedOut,
+    PathNotFound,
+    Result,
+    checked,
+    validate_argv,
+)
+from zconsole.hosts.demo import commands, render_block, render_net, render_proc
+from zconsole.hosts.demo.commands import Context, Out
+from zconsole.hosts.demo.render_block import Tree, disk_properties
+from zconsole.hosts.demo.scenarios import build
+
+PROGRAMS = {
+    "zpool": commands.zpool,
+    "zfs": commands.zfs,
+    "udevadm": commands.udevadm,
+    "lsblk": commands.lsblk,
+    "ip": commands.ip,
+    "bridge": commands.bridge,
+    "uname": commands.simple,
+    "hostname": commands.simple,
+    "id": commands.simple,
+    "true": commands.simple,
+}
+SBIN = ("/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/", "/usr/local/sbin/")
+
+
+class DemoHost:
+    kind = "demo"
+
+    def __init__(self, scenario: str = "showcase", zfs_version: str = "2.3",
+                 clock: Callable[[], float] | None = None, seed: int = 0,
+                 root: bool = True) -> None:
+        if zfs_version not in ("2.1", "2.3"):
+            raise ValueError(f"zfs_version must be '2.1' or '2.3', not {zfs_version!r}")
+        self.scenario = scenario
+        self.zfs_version = zfs_version
+        self._clock = clock or time.time
+        self._skew = 0.0
+        self.seed = seed
+        self._root = root
+        start = float(self._clock())
+        self.started = start
+        self.machine = build(scenario, seed, start)
+        self.machine.last = start
+
+    # --- the Host protocol -------------------------------------------------------------
+
+    @property
+    def label(self) -> str:
+        return f"demo: {self.scenario}"
+
+    @property
+    def v23(self) -> bool:
+        return self.zfs_version == "2.3"
+
+    def now(self) -> float:
+        return float(self._clock()) + self._skew
+
+    def is_root(self) -> bool:
+        return self._root
+
+    def _sync(self) -> float:
+        t = self.now()
+        self.machine.advance(t)
+        return max(t, self.machine.last)
+
+    def _fast_forward(self, t: float) -> None:
+        cur = self.now()
+        if t > cur:
+            self._skew += t - cur
+        self.machine.advance(self.now())
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        check: bool = True,
+        stdin: str | None = None,
+    ) -> Result:
+        args = validate_argv(argv)
+        prog = args[0]
+        for prefix in SBIN:
+            if prog.startswith(prefix):
+                prog = prog[len(prefix):]
+                break
+        handler = PROGRAMS.get(prog)
+        if handler is None:
+            raise CommandNotFound(args, self.label)
+        now = self._sync()
+        ctx = Context(machine=self.machine, now=now, v23=self.v23, root=self._root,
+                      fast_forward=self._fast_forward)
+        try:
+            rc, out, err = handler(ctx, [prog, *args[1:]] if handler is commands.simple
+                                   else list(args[1:]))
+        except TimeoutError:
+            raise CommandTimedOut(args, timeout) from None
+        result = Result(args, rc, out, err, 0.0)
+        return checked(result, check)
+
+    # --- files -------------------------------------------------------------------------
+
+    def _tree(self) -> Tree:
+        tree = Tree()
+        render_block.build_tree(self.machine, tree)
+        render_net.build_tree(self.machine, tree)
+        return tree
+
+    def _dynamic(self, path: str) -> str | None:
+        m = self.machine
+        if path == "/proc/spl/kstat/zfs/arcstats":
+            self._sync()
+            return render_proc.arcstats(m, self.now(), self.v23)
+        if path == "/proc/diskstats":
+            self._sync()
+            return render_proc.diskstats(m)
+        if path in ("/proc/mounts", "/proc/self/mounts", "/etc/mtab"):
+            return render_proc.mounts(m)
+        if path == "/proc/swaps":
+            return render_proc.swaps(m)
+        if path == "/proc/mdstat":
+            return render_proc.mdstat()
+        if path in ("/sys/module/zfs/version", "/sys/module/spl/version"):
+            return "2.3.2-2~bpo12+2\n" if self.v23 else "2.1.11-1\n"
+        if path == "/etc/hostname":
+            return m.hostname + "\n"
+        if path == "/proc/sys/kernel/osrelease":
+            return m.kernel + "\n"
+        if path == "/proc/uptime":
+            up = self.now() - m.boot_time
+            return f"{up:.2f} {up * 1.7:.2f}\n"
+        return None
+
+    def read_text(self, path: str) -> str:
+        text = self._dynamic(path)
+        if text is not None:
+            return text
+        tree = self._tree()
+        real = tree.resolve(path)
+        if real in tree.files:
+            return tree.files[real]
+        raise PathNotFound(path)
+
+    def list_dir(self, path: str) -> list[str]:
+        tree = self._tree()
+        real = tree.resolve(path.rstrip("/") or "/")
+        if real in tree.dirs:
+            return sorted(tree.dirs[real])
+        if path.rstrip("/") == "/proc/spl/kstat/zfs":
+            return sorted(["arcstats", "abdstats", "dbufstats", "dmu_tx", "fm", "zil",
+                           *self.machine.pools])
+        raise PathNotFound(path)
+
+    def realpath(self, path: str) -> str:
+        return self._tree().resolve(path)
+
+    def udev_properties(self, devname: str) -> Mapping[str, str] | None:
+        hit = self.machine.disk_by_any(devname)
+        if hit is None:
+            return None
+        d, part = hit
+        pobj = next((x for x in d.partitions if x.number == part), None) if part else None
+        return disk_properties(self.machine, d, pobj)
+
+    # --- conveniences for tests and screenshots ----------------------------------------
+
+    def answer(self, argv: Sequence[str]) -> Out:
+        r = self.run(argv, check=False)
+        return r.returncode, r.stdout, r.stderr
