@@ -215,14 +215,17 @@ def test_demo_showcase_slow_mirror_member_is_found() -> None:
     from zconsole.services.sampling import Sampler
     from zconsole.services.snapshot import collect
 
-    host = demo.DemoHost(scenario="showcase", zfs_version="2.3", seed=0)
+    now = [1_795_302_000.0]
+    host = demo.DemoHost(scenario="showcase", zfs_version="2.3", clock=lambda: now[0], seed=0)
     snap = collect(host)
     pools = snap.pool_status.value or ()
     assert pools
     index = DiskIndex(snap.disks.value.devices if snap.disks.value else ())
     sampler = Sampler()
     for _ in range(5):
-        sampler.tick(host, 1, pools=pools, leaf_disk=index.leaf_disk_name)
+        now[0] += 1.0
+        r = sampler.tick(host, 1, pools=pools, leaf_disk=index.leaf_disk_name)
+        assert r.errors == () and r.latency is not None and r.latency.leaves
     findings = find_slow_disks(pools, sampler.leaf_history)
     assert len(findings) == 1, findings
     f = findings[0]

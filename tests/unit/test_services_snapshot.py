@@ -294,8 +294,8 @@ def test_collect_on_demo_host(version: str) -> None:
     demo = pytest.importorskip("zconsole.hosts.demo")
     if not hasattr(demo, "DemoHost"):
         pytest.skip("zconsole.hosts.demo.DemoHost has not landed yet")
-    host = demo.DemoHost(scenario="showcase", zfs_version=version, clock=1_795_302_000.0,
-                         seed=0)
+    host = demo.DemoHost(scenario="showcase", zfs_version=version,
+                         clock=lambda: 1_795_302_000.0, seed=0)
     snap = collect(host)
     assert snap.zfs.present
     assert snap.zfs.json_status is (version == "2.3")
