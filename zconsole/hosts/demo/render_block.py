@@ -256,7 +256,7 @@ def build_tree(m: Machine, tree: Tree) -> None:
             continue
         dp = "/sys" + devpath(d)
         tree.add_file(f"/dev/{d.name}", "")
-        tree.add_link(f"/sys/class/block/{d.name}", f"../../devices{devpath(d)}")
+        tree.add_link(f"/sys/class/block/{d.name}", f"../..{devpath(d)}")
         tree.add_file(f"{dp}/size", f"{d.size // 512}\n")
         tree.add_file(f"{dp}/dev", f"{d.major}:{d.minor}\n")
         tree.add_file(f"{dp}/ro", "0\n")
@@ -282,7 +282,7 @@ def build_tree(m: Machine, tree: Tree) -> None:
         for p in d.partitions:
             pn = d.part_name(p.number)
             tree.add_file(f"/dev/{pn}", "")
-            tree.add_link(f"/sys/class/block/{pn}", f"../../devices{devpath(d)}/{pn}")
+            tree.add_link(f"/sys/class/block/{pn}", f"../..{devpath(d)}/{pn}")
             tree.add_file(f"{dp}/{pn}/size", f"{p.size // 512}\n")
             tree.add_file(f"{dp}/{pn}/partition", f"{p.number}\n")
             tree.add_file(f"{dp}/{pn}/dev", f"{d.major}:{d.minor + p.number}\n")

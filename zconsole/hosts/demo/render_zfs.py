@@ -161,7 +161,7 @@ def value(m: Machine, row: Row, prop: str, literal: bool) -> tuple[str, str]:
                     "refreservation", "recordsize", "mounted", "sharenfs", "sharesmb"):
             return "-", "-"
         if prop == "clones":
-            return ",".join(m.clones_of(snap.name)), "-"
+            return ",".join(m.clones_of(snap.name)) or "-", "-"
         if prop == "createtxg":
             return str(snap.createtxg), "-"
         if prop == "creation":

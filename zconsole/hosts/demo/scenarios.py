@@ -196,7 +196,7 @@ class Builder:
            days_ago: float = 400, props: dict[str, str] | None = None,
            kind: str = "filesystem", volsize: int = 0) -> Dataset:
         creation = int(self.now - days_ago * 86400)
-        txg = 1000 + int((creation - (self.now - 800 * 86400)) / 5)
+        txg = 1000 + int((creation - (self.now - 3000 * 86400)) / 5)
         ds = Dataset(
             name=name, type=kind, guid=stable_int(self.seed, self.scenario, name, "ds"),
             createtxg=txg, creation=creation, used_self=used,
@@ -209,7 +209,7 @@ class Builder:
     def snap(self, ds: str, short: str, *, used: int, days_ago: float,
              refer: int | None = None) -> Snapshot:
         creation = int(self.now - days_ago * 86400)
-        txg = 1000 + int((creation - (self.now - 800 * 86400)) / 5)
+        txg = 1000 + int((creation - (self.now - 3000 * 86400)) / 5)
         base = self.m.datasets[ds]
         s = Snapshot(name=f"{ds}@{short}",
                      guid=stable_int(self.seed, self.scenario, ds, short),
@@ -223,7 +223,7 @@ class Builder:
                first_days_ago: float) -> SnapshotSeries:
         base = self.m.datasets[ds]
         creation0 = int(self.now - first_days_ago * 86400)
-        txg0 = 1000 + int((creation0 - (self.now - 800 * 86400)) / 5)
+        txg0 = 1000 + int((creation0 - (self.now - 3000 * 86400)) / 5)
         ser = SnapshotSeries(dataset=ds, prefix=prefix, count=count, txg0=txg0,
                              txg_step=max(1, every_s // 5), creation0=creation0,
                              step_s=every_s, used_each=used_each, refer=base.refer,
