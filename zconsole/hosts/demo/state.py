@@ -700,7 +700,14 @@ class Machine:
                 sc.base_issued = float(sc.to_examine - sc.skipped)
                 p.txg += 40
                 if sc.function == "RESILVER":
-                    finish_resilver(p)
+                    for old in finish_resilver(p):
+                        d = self.disks.get(old.disk or "")
+                        for part in d.partitions if d else []:
+                            if part.fs_type == "zfs_member":
+                                part.fs_type, part.fs_label, part.fs_uuid = None, None, None
+                    if p.props.get("autoexpand") == "on":
+                        for top in p.data_vdevs():
+                            top.asize += expand_size(top)
 
 
 def _is_resilver_source(pool: Pool, leaf: Vdev) -> bool:
@@ -710,13 +717,19 @@ def _is_resilver_source(pool: Pool, leaf: Vdev) -> bool:
     return False
 
 
-def finish_resilver(pool: Pool) -> None:
-    """What ZFS does when a resilver completes: replacing-N/spare-N lose their old child."""
+def finish_resilver(pool: Pool) -> list[Vdev]:
+    """What ZFS does when a resilver completes: replacing-N loses its old child.
+    Returns the detached leaves."""
+    gone: list[Vdev] = []
     for top in list(pool.root.walk()):
         for i, child in enumerate(list(top.children)):
             if child.type == "replacing":
                 new = child.children[-1]
                 new.resilvering = False
+                gone.extend(child.children[:-1])
+                if top.type == "root":
+                    new.id, new.asize, new.ms_shift, new.is_log = (
+                        child.id, child.asize, child.ms_shift, child.is_log)
                 top.children[i] = new
             elif child.type == "spare":
                 for c in child.children:
@@ -724,6 +737,7 @@ def finish_resilver(pool: Pool) -> None:
     for v in pool.root.walk():
         v.resilvering = False
     recompute_states(pool)
+    return gone
 
 
 def recompute_states(pool: Pool) -> None:
