@@ -299,6 +299,8 @@ def test_collect_on_demo_host(version: str) -> None:
     snap = collect(host)
     assert snap.zfs.present
     assert snap.zfs.json_status is (version == "2.3")
+    assert snap.pool_status.source == ("zpool status -j --json-int" if version == "2.3"
+                                       else "zpool status -p")
     assert snap.failures == (), snap.failures
     assert snap.pools and all(p.health_known for p in snap.pools)
     assert all(p.status is not None and p.usage is not None for p in snap.pools)
@@ -308,6 +310,8 @@ def test_collect_on_demo_host(version: str) -> None:
     leaves = sum(1 for p in snap.pools for _, _, v in p.status.walk()  # type: ignore[union-attr]
                  if not v.children and v.type == "disk")
     assert len({r.disk for r in in_pool}) >= min(leaves, 1)
+    states = {r.state for r in inv.roles}
+    assert {DiskState.IN_POOL, DiskState.IN_USE, DiskState.FREE} <= states
 
 
 @pytest.mark.parametrize(("state", "status", "healthy"), [
