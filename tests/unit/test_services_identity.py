@@ -6,17 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.unit.test_services_fakehost import FakeHost, fixture
 from zconsole.model.disk import Disk
 from zconsole.model.pool import Pool, Section, Vdev
 from zconsole.model.snapshot import DiskInventory, DiskState
 from zconsole.services import commands as C
 from zconsole.services.identity import DiskIndex, classify, collect_inventory
-
-try:  # tests/ as a package (tests/__init__.py) or as plain rootdir-relative modules
-    from tests.unit.test_services_fakehost import FakeHost, fixture
-except ImportError:  # pragma: no cover
-    from test_services_fakehost import FakeHost, fixture  # type: ignore[no-redef]
-
 
 TOSHIBA = "ata-TOSHIBA_MK4058GSX_Y8UBP1H0T"
 WWN = "wwn-0x50000393d2481234"

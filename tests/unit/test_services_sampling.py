@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from tests.unit.test_services_fakehost import FakeHost, fixture
 from zconsole.model.arc import ArcStats
 from zconsole.model.disk import Disk, DiskStat
 from zconsole.parsers.arcstats import parse_arcstats
@@ -23,12 +24,6 @@ from zconsole.services.sampling import (
     zfs_latency,
 )
 from zconsole.services.slowdisk import find_slow_disks
-
-try:  # tests/ as a package (tests/__init__.py) or as plain rootdir-relative modules
-    from tests.unit.test_services_fakehost import FakeHost, fixture
-except ImportError:  # pragma: no cover
-    from test_services_fakehost import FakeHost, fixture  # type: ignore[no-redef]
-
 
 DS2 = fixture("diskstats/2.3.2-guest-vdb-vdg-ds2.txt")
 DELTAS = fixture("diskstats/2.3.2-guest-awk-deltas.txt")

@@ -13,18 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.test_services_fakehost import FakeHost, fixture
 from zconsole.hosts.base import CommandTimedOut, HostUnreachable, PermissionDenied
 from zconsole.hosts.replay import ReplayHost
 from zconsole.model.snapshot import SKIPPED, DiskState, HostSnapshot, ZfsPresence
 from zconsole.parsers.zfs_list import DEFAULT_COLUMNS
 from zconsole.services import commands as C
 from zconsole.services.snapshot import collect, detect_zfs, list_snapshots, pool_properties
-
-try:  # tests/ as a package (tests/__init__.py) or as plain rootdir-relative modules
-    from tests.unit.test_services_fakehost import FakeHost, fixture
-except ImportError:  # pragma: no cover
-    from test_services_fakehost import FakeHost, fixture  # type: ignore[no-redef]
-
 
 ZFS_VERSION_23 = fixture("version/2.3.2-zfs-version.txt")
 ZFS_MODULE_23 = fixture("version/2.3.2-sys-module-zfs-version.txt")
