@@ -19,3 +19,5 @@ class Finding:
     subject: str  # what it is about: a pool, vdev or disk name
     message: str  # one plain sentence
     evidence: tuple[str, ...] = ()  # the figures behind the sentence
+    pool: str | None = None  # the pool it is about, when it is about one
+    factor: float | None = None  # the headline figure (e.g. 9.8 for "9.8x slower")

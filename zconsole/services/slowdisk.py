@@ -257,5 +257,7 @@ def find_slow_disks(
                     subject=leaf.name,
                     message=sentence(group, leaf.name, factor),
                     evidence=tuple(evidence),
+                    pool=pool.name,
+                    factor=round(factor, 1),
                 ))
     return findings

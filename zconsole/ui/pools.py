@@ -9,9 +9,40 @@ from textual.widgets import DataTable, Static
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import Pool, PoolUsage, ScanState, Section, Vdev
 from zconsole.model.snapshot import HostSnapshot, PoolEntry
-from zconsole.ui.widgets import human_bytes, state_level, state_text
+from zconsole.ui.widgets import human_bytes, human_duration, state_level, state_text
 
 COLUMNS = ("NAME", "STATE", "READ", "WRITE", "CKSUM", "SIZE", "NOTE")
+# Everything but NAME, cell padding (1 each side) included: STATE 12, READ 6, WRITE 7,
+# CKSUM 7, SIZE 8, NOTE 17 (room for "too many errors"), NAME's own padding 2, the screen's
+# margins and scrollbar 3.
+FIXED_COLUMNS_WIDTH = 12 + 6 + 7 + 7 + 8 + 17 + 2 + 3
+MIN_NAME_WIDTH = 18
+
+
+def tree_rows(top: Vdev, last: bool) -> list[tuple[str, int, Vdev]]:
+    """(guide prefix, depth, vdev) for a top-level vdev and its children, drawn like tree(1):
+    the guides survive copy-paste and any renderer, unlike leading spaces."""
+    out: list[tuple[str, int, Vdev]] = []
+
+    def visit(v: Vdev, lead: str, is_last: bool, depth: int) -> None:
+        out.append((lead + ("└─ " if is_last else "├─ "), depth, v))
+        child_lead = lead + ("   " if is_last else "│  ")
+        for j, c in enumerate(v.children):
+            visit(c, child_lead, j == len(v.children) - 1, depth + 1)
+
+    visit(top, "", last, 1)
+    return out
+
+
+def fit_name(indent: str, name: str, width: int) -> str:
+    """Shorten a long by-id name in the middle, keeping its start (bus, model) and its end
+    (the serial, which is what is printed on the disk's label)."""
+    room = width - len(indent)
+    if len(name) <= room or room < 12:
+        return indent + name
+    tail = max(8, room // 2)
+    head = room - tail - 1
+    return indent + name[:head] + "…" + name[-tail:]
 SECTION_TITLE = {Section.LOGS: "logs", Section.CACHE: "cache", Section.SPARES: "spares",
                  Section.SPECIAL: "special", Section.DEDUP: "dedup"}
 
@@ -26,8 +57,7 @@ def scan_sentence(pool: Pool) -> str | None:
         if scan.percent_done is not None:
             s += f", {scan.percent_done:.1f}% done"
         if scan.eta_seconds is not None:
-            h, rem = divmod(scan.eta_seconds, 3600)
-            s += f", zpool estimates {h}:{rem // 60:02d} h left"
+            s += f", about {human_duration(scan.eta_seconds)} left (zpool's estimate)"
         return s
     if scan.state is ScanState.FINISHED:
         return f"last {what} finished" + (f" with {scan.errors} errors"
@@ -44,7 +74,7 @@ def pool_summary(entry: PoolEntry, colours: dict[str, str]) -> Text:
     t.append_text(state_text(entry.health, colours))
     u: PoolUsage | None = entry.usage
     if u is not None and u.size:
-        t.append(f"  {u.capacity if u.capacity is not None else '?'}% used of "
+        t.append(f" · {u.capacity if u.capacity is not None else '?'}% used of "
                  f"{human_bytes(u.size)}")
         if u.fragmentation is not None:
             t.append(f", frag {u.fragmentation}%")
@@ -60,7 +90,7 @@ def pool_summary(entry: PoolEntry, colours: dict[str, str]) -> Text:
     if scan:
         t.append(f"\n  {scan}")
     if entry.status.status:
-        t.append(f"\n  status: {entry.status.status}")
+        t.append(f"\n  status: {' '.join(entry.status.status.split())}")
     if entry.status.errors and entry.status.errors != "No known data errors":
         t.append(f"\n  errors: {entry.status.errors}", style=colours.get("health-bad", ""))
     return t
@@ -72,16 +102,13 @@ class PoolBlock(Vertical):
         self.pool_name = name
         self.summary = Static(classes="pool-summary")
         self.table: DataTable[Text | str] = DataTable(cursor_type="row", zebra_stripes=False,
-                                                      classes="vdevs")
+                                                      show_cursor=False, classes="vdevs")
         self.findings = Static(classes="findings")
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield self.summary
-        yield self.table
         yield self.findings
-
-    def on_mount(self) -> None:
-        self.table.add_columns(*COLUMNS)
+        yield self.table
 
 
 class PoolsView(Vertical):
@@ -105,9 +132,7 @@ class PoolsView(Vertical):
             if block is None:
                 block = PoolBlock(entry.name)
                 self.mount(block)
-                self.call_after_refresh(self._fill, block, entry, findings)
-            else:
-                self._fill(block, entry, findings)
+            self._fill(block, entry, findings)
         for stale in blocks.values():
             stale.remove()
 
@@ -139,8 +164,9 @@ class PoolsView(Vertical):
         if pool is None:
             block.findings.update("")
             return
+        name_width = self._name_width(pool)
         table.add_row(Text(pool.name, style="bold"), state_text(pool.state, colours),
-                      "", "", "", human_bytes(sizes.get(pool.name)),
+                      *self._counters(pool.root), human_bytes(sizes.get(pool.name)),
                       "", key=f"{pool.name}")
         for section in Section:
             tops = pool.section(section)
@@ -149,11 +175,13 @@ class PoolsView(Vertical):
             if section in SECTION_TITLE:
                 table.add_row(Text(SECTION_TITLE[section], style="italic"), "", "", "", "", "",
                               "", key=f"{pool.name}:{section.value}")
-            for top in tops:
-                for depth, v in top.walk(1):
-                    table.add_row(*self._row(v, depth, sizes, slow, colours),
+            for i, top in enumerate(tops):
+                for prefix, depth, v in tree_rows(top, last=(i == len(tops) - 1)):
+                    table.add_row(*self._row(v, prefix, sizes, slow, colours, name_width),
                                   key=f"{pool.name}:{section.value}:{depth}:{v.name}")
-        pool_findings = [f for f in findings if f.subject in {v.name for _, _, v in pool.walk()}]
+        pool_findings = [f for f in findings
+                         if f.pool == pool.name
+                         or (f.pool is None and f.subject in {v.name for _, _, v in pool.walk()})]
         block.findings.update(Text("\n".join(
             f"{'✖' if f.severity is Severity.CRITICAL else '▲'} {f.message}"
             for f in pool_findings), style=colours.get("health-warn", "")))
@@ -169,14 +197,22 @@ class PoolsView(Vertical):
 
         return (c(v.read_errors), c(v.write_errors), c(v.checksum_errors))
 
-    def _row(self, v: Vdev, depth: int, sizes: dict[str, int | None],
-             slow: dict[str, Finding], colours: dict[str, str]) -> tuple[Text | str, ...]:
-        name = Text("  " * depth + v.name)
+    def _name_width(self, pool: Pool) -> int:
+        """Room for the NAME column: the longest indented name, but never so wide that the
+        STATE..NOTE columns fall off an 80-column terminal."""
+        longest = max(len("   " * (d + 1) + v.name) for _, d, v in pool.walk())
+        room = max(MIN_NAME_WIDTH, self.app.size.width - FIXED_COLUMNS_WIDTH)
+        return min(longest, room)
+
+    def _row(self, v: Vdev, prefix: str, sizes: dict[str, int | None],
+             slow: dict[str, Finding], colours: dict[str, str],
+             name_width: int) -> tuple[Text | str, ...]:
+        name = Text(fit_name(prefix, v.name, name_width))
         note = v.note or ""
         if v.name in slow:
             f = slow[v.name]
-            factor = next((e for e in f.evidence if e.endswith("× slower")), "")
-            note = ("▲ SLOW " + factor + " " + note).strip()
+            factor = f"{f.factor:.1f}×" if f.factor is not None else ""
+            note = (f"▲ SLOW {factor} " + note).strip()
         state = state_text(v.state, colours)
         if v.resilvering and "resilvering" not in note:
             note = ("(resilvering) " + note).strip()

@@ -41,6 +41,18 @@ def human_bytes(n: int | None) -> str:
     return f"{value:.1f}E"
 
 
+def human_duration(seconds: int) -> str:
+    """4581 -> '1 h 16 min', 660 -> '11 min', 183845 -> '2 d 3 h'."""
+    s = max(0, int(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min"
+    if s < 86400:
+        return f"{s // 3600} h {s % 3600 // 60:02d} min"
+    return f"{s // 86400} d {s % 86400 // 3600} h"
+
+
 def human_age(seconds: float) -> str:
     s = int(max(0, seconds))
     if s < 60:
@@ -67,7 +79,12 @@ class HeaderBar(Widget):
         parts = [f"zconsole · {host.label}"]
         if snapshot is not None:
             z = snapshot.zfs
-            parts.append(f"OpenZFS {z.userland}" if z.present and z.userland else z.message)
+            if z.present and z.version:
+                parts.append("OpenZFS " + ".".join(str(n) for n in z.version))
+            elif z.present and z.userland:
+                parts.append(f"OpenZFS {z.userland}")
+            else:
+                parts.append(z.message)
             if snapshot.kernel.value:
                 parts.append(f"kernel {snapshot.kernel.value}")
         self.query_one("#facts", Label).update(" · ".join(parts))
