@@ -1,0 +1,38 @@
+"""The README keeps its promises: two commands first, CI runs the test one, the rule quoted
+is the rule implemented."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import zconsole.services.slowdisk as slowdisk
+
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def first_block() -> list[str]:
+    m = re.search(r"```\w*\n(.*?)```", README, re.S)
+    assert m, "README has no command block"
+    return [line.split("#")[0].strip() for line in m.group(1).splitlines() if line.strip()]
+
+
+def test_readme_opens_with_install_run_and_test_commands() -> None:
+    before = README.split("```", 1)[0]
+    assert before.strip().startswith("# zconsole") and len(before.splitlines()) <= 3
+    assert first_block() == ["./dev run", "./dev test"]
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    commands = [line.strip() for line in ci.splitlines()
+                if line.strip() and not line.startswith("#") and not line.startswith("set ")
+                and not line.startswith("cd ")]
+    assert commands == [first_block()[1]]
+
+
+def test_readme_quotes_the_slow_disk_rule_as_implemented() -> None:
+    doc = slowdisk.__doc__ or ""
+    rule = doc.split("The rule (the README quotes this paragraph):")[1].split("Why this shape:")[0]
+    assert " ".join(rule.split()) in " ".join(README.split())
