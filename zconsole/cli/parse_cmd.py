@@ -153,7 +153,7 @@ def render_pools(pools: Sequence[Pool]) -> str:
         width = max([len(pool.name)] + [len(v.name) + 2 * (d + 1) for _, d, v in pool.walk()])
         out.append(f"  {'NAME':<{width}}  {'STATE':<9} {'READ':>5} {'WRITE':>5} {'CKSUM':>5}")
 
-        def row(v: Vdev, depth: int) -> None:
+        def row(v: Vdev, depth: int, width: int = width) -> None:
             name = "  " * depth + v.name
             sym = STATE_SYMBOL.get(v.state, "?")
             line = (f"  {name:<{width}}  {sym} {v.state:<7} {_counter(v.read_errors):>5} "
