@@ -11,10 +11,11 @@ from tests.ui.conftest import FROZEN, frozen, make_app, settle
 from zconsole.hosts.base import CommandTimedOut, Host, Result
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.pools import PoolBlock
+from zconsole.ui.widgets import ProblemsPanel
 
 
 def table_text(app: ZConsoleApp, pool: str) -> str:
-    for block in app.query(PoolBlock):
+    for block in app.screen.query(PoolBlock):
         if block.pool_name == pool:
             t: DataTable[object] = block.table
             rows = []
@@ -119,11 +120,11 @@ async def test_hung_zpool_never_shows_healthy() -> None:
         assert snap is not None
         assert not snap.pool_status.ok
         assert snap.healthy_pools == ()
-        problems = str(app.query_one("#problems").render())
+        problems = str(app.screen.query_one(ProblemsPanel).render())
         assert "pool status" in problems and "no answer after" in problems
         assert "ONLINE" not in " ".join(table_text(app, p.name) for p in snap.pools
                                         if any(b.pool_name == p.name
-                                               for b in app.query(PoolBlock)))
+                                               for b in app.screen.query(PoolBlock)))
 
 
 async def test_refresh_that_raises_is_shown_not_fatal() -> None:
@@ -132,10 +133,12 @@ async def test_refresh_that_raises_is_shown_not_fatal() -> None:
         await settle(app, pilot)
 
         class Boom:
-            def refresh(self) -> None:
+            sampler = None
+
+            def refresh_all(self) -> None:
                 raise RuntimeError("simulated collector crash")
 
-        app._sampler = Boom()
+        app._live = Boom()
         app.action_refresh()
         for _ in range(200):
             if app.last_error:
@@ -144,3 +147,34 @@ async def test_refresh_that_raises_is_shown_not_fatal() -> None:
         assert app.last_error and "simulated collector crash" in app.last_error
         assert "last refresh failed" in str(app.query_one("#refresh", Label).render())
         assert app.snapshot is not None  # the old data stays on screen
+
+
+async def test_number_keys_switch_screens_and_keep_the_frame() -> None:
+    from zconsole.ui.screens.registry import SCREENS
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        for screen in SCREENS:
+            await pilot.press(screen.KEY)
+            await pilot.pause()
+            assert app.current_mode == screen.MODE
+            assert isinstance(app.screen, screen)
+            facts = str(app.screen.query_one("#facts", Label).render())
+            assert screen.TITLE in facts and "demo: showcase" in facts
+            assert app.screen.query_one("#badge-demo").display is True
+
+
+async def test_palette_lists_every_screen_and_theme() -> None:
+    from zconsole.ui.app import ConsoleCommands
+    from zconsole.ui.screens.registry import SCREENS
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)):
+        provider = ConsoleCommands(app.screen)
+        labels = [str(hit.display) async for hit in provider.discover()]
+        labels += [str(hit.text) async for hit in provider.search("Theme")]
+        for screen in SCREENS:
+            assert f"Screen: {screen.TITLE}" in labels
+        for theme in ("dark", "light", "high-contrast"):
+            assert f"Theme: {theme}" in labels

@@ -1,40 +1,39 @@
-"""The zconsole Textual app: header with host facts and badges, the pools view, footer.
+"""The zconsole Textual app: one mode per screen, one refresh loop for all of them.
 
-Data arrives from a worker thread that calls `services.snapshot.collect()`; the worker posts a
-typed message and the handler updates widgets. The next refresh is armed only after the
-previous one completed, so a slow host never piles up refreshes, and a hung command never
-freezes the screen: the panels keep their old data and say how old it is.
+Data arrives from a worker thread that calls `services.live.Live.refresh_all()`; the worker
+posts a typed message and the handler hands a `ViewState` to the active screen. The next
+refresh is armed only after the previous one completed, so a slow host never piles up
+refreshes, and a hung command never freezes the screen: the screens keep their old data and
+say how old it is.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.binding import Binding
-from textual.command import Hit, Hits, Provider
-from textual.containers import VerticalScroll
+from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.message import Message
-from textual.reactive import reactive
-from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding
 from zconsole.model.snapshot import HostSnapshot
-from zconsole.ui.pools import PoolsView
+from zconsole.ui.screens.base import ZScreen
+from zconsole.ui.screens.registry import SCREENS
+from zconsole.ui.state import ViewState
 from zconsole.ui.themes import DEFAULT_THEME, load_themes
-from zconsole.ui.widgets import HeaderBar, ProblemsPanel
 
 
-class SnapshotReady(Message):
-    def __init__(self, snapshot: HostSnapshot, findings: tuple[Finding, ...]) -> None:
+class RefreshDone(Message):
+    def __init__(self, result: Any) -> None:
         super().__init__()
-        self.snapshot = snapshot
-        self.findings = findings
+        self.result = result  # services.live.Refresh
 
 
 class RefreshFailed(Message):
@@ -43,35 +42,47 @@ class RefreshFailed(Message):
         self.error = error
 
 
-class ThemeCommands(Provider):
-    """Command palette: one entry per theme."""
+class ConsoleCommands(Provider):
+    """Command palette: every screen and every theme."""
 
-    async def search(self, query: str) -> Hits:
+    def _entries(self) -> list[tuple[str, Callable[[], object], str]]:
         app = self.app
         assert isinstance(app, ZConsoleApp)
-        matcher = self.matcher(query)
+        out: list[tuple[str, Callable[[], object], str]] = []
+        for screen in SCREENS:
+            out.append((f"Screen: {screen.TITLE}", partial(app.switch_mode, screen.MODE),
+                        f"key {screen.KEY}"))
         for short, theme in app.zthemes.items():
-            label = f"Theme: {short}"
+            out.append((f"Theme: {short}", partial(setattr, app, "theme", theme.name),
+                        f"switch to the {short} theme"))
+        return out
+
+    async def discover(self) -> Hits:
+        for label, action, help_text in self._entries():
+            yield DiscoveryHit(label, action, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for label, action, help_text in self._entries():
             score = matcher.match(label)
             if score > 0:
-                yield Hit(score, matcher.highlight(label),
-                          lambda name=theme.name: setattr(app, "theme", name),
-                          help=f"switch to the {short} theme")
+                yield Hit(score, matcher.highlight(label), action, help=help_text)
 
 
 class ZConsoleApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "zconsole"
-    COMMANDS = App.COMMANDS | {ThemeCommands}
+    COMMANDS = App.COMMANDS | {ConsoleCommands}
+    MODES = {s.MODE: s for s in SCREENS}
+    DEFAULT_MODE = SCREENS[0].MODE
 
     BINDINGS = [
+        *(Binding(s.KEY, f"switch_mode('{s.MODE}')", s.TITLE) for s in SCREENS),
         Binding("r", "refresh", "Refresh"),
         Binding("p", "toggle_pause", "Pause"),
-        Binding("t", "next_theme", "Theme"),
+        Binding("t", "next_theme", "Theme", show=False),
         Binding("q", "quit", "Quit"),
     ]
-
-    paused: reactive[bool] = reactive(False)
 
     def __init__(
         self,
@@ -98,32 +109,57 @@ class ZConsoleApp(App[None]):
         if short not in self.zthemes:
             raise ValueError(f"unknown theme {short!r}; choose from {', '.join(self.zthemes)}")
         self.theme = self.zthemes[short].name
-        self.snapshot: HostSnapshot | None = None
-        self.findings: tuple[Finding, ...] = ()
+        self.paused = False
         self.refresh_started: float | None = None
         self.last_error: str | None = None
-        self._sampler: Any = None
+        self.refreshes = 0
+        self._live: Any = None
+        self._result: Any = None
+        self._timer: Any = None
 
-    def compose(self) -> ComposeResult:
-        yield HeaderBar(id="header")
-        if self.notice:
-            yield Static(self.notice, id="notice")
-        with VerticalScroll(id="main"):
-            yield PoolsView(id="pools")
-            yield ProblemsPanel(id="problems")
-        yield Footer()
+    # -- what screens read -------------------------------------------------------------------
+    @property
+    def snapshot(self) -> HostSnapshot | None:
+        return self._result.snapshot if self._result is not None else None
 
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return self._result.findings if self._result is not None else ()
+
+    def view_state(self) -> ViewState:
+        r = self._result
+        return ViewState(
+            host=self.host,
+            snapshot=r.snapshot if r is not None else None,
+            findings=r.findings if r is not None else (),
+            sample=r.sample if r is not None else None,
+            sampler=self._live.sampler if self._live is not None else None,
+            now=self.clock(),
+            read_only=self.read_only,
+            last_error=self.last_error,
+        )
+
+    @property
+    def active_screen(self) -> ZScreen | None:
+        s = self.screen
+        return s if isinstance(s, ZScreen) else None
+
+    # -- lifecycle ---------------------------------------------------------------------------
     def on_mount(self) -> None:
-        self._update_header()
-        self.set_interval(1.0, self._update_header)
+        self.set_interval(1.0, self._tick_frame)
         self.action_refresh()
+
+    def _tick_frame(self) -> None:
+        screen = self.active_screen
+        if screen is not None:
+            screen.refresh_frame(self.view_state())
 
     # -- refresh cycle -----------------------------------------------------------------------
     def action_refresh(self) -> None:
         if self.refresh_started is not None:
             return  # one refresh at a time; the next is armed when this one ends
         self.refresh_started = self.clock()
-        self._update_header()
+        self._tick_frame()
         self._collect()
 
     @work(thread=True, exclusive=True, group="refresh")
@@ -132,34 +168,38 @@ class ZConsoleApp(App[None]):
 
         worker = get_current_worker()
         try:
-            if self._sampler is None:
-                self._sampler = Live(self.host, iostat_interval=self.iostat_interval)
-            snapshot, findings = self._sampler.refresh()
+            if self._live is None:
+                self._live = Live(self.host, iostat_interval=self.iostat_interval)
+            result = self._live.refresh_all()
         except Exception as e:  # noqa: BLE001 - any failure must reach the screen, not kill the app
             if not worker.is_cancelled:
                 self.post_message(RefreshFailed(f"{type(e).__name__}: {e}"))
             return
         if not worker.is_cancelled:
-            self.post_message(SnapshotReady(snapshot, findings))
+            self.post_message(RefreshDone(result))
 
-    def on_snapshot_ready(self, message: SnapshotReady) -> None:
-        self.snapshot = message.snapshot
-        self.findings = message.findings
+    def on_refresh_done(self, message: RefreshDone) -> None:
+        self._result = message.result
         self.last_error = None
+        self.refreshes += 1
         self._refresh_done()
-        self.query_one(PoolsView).show(message.snapshot, message.findings)
-        self.query_one(ProblemsPanel).show(message.snapshot, None, self.clock())
 
     def on_refresh_failed(self, message: RefreshFailed) -> None:
         self.last_error = message.error
         self._refresh_done()
-        self.query_one(ProblemsPanel).show(self.snapshot, message.error, self.clock())
 
     def _refresh_done(self) -> None:
         self.refresh_started = None
-        self._update_header()
+        screen = self.active_screen
+        if screen is not None:
+            state = self.view_state()
+            screen.refresh_frame(state)
+            screen.show_state(state)
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
         if not self.paused:
-            self.set_timer(self.refresh_interval, self._refresh_tick)
+            self._timer = self.set_timer(self.refresh_interval, self._refresh_tick)
 
     def _refresh_tick(self) -> None:
         if not self.paused:
@@ -169,24 +209,9 @@ class ZConsoleApp(App[None]):
         self.paused = not self.paused
         if not self.paused:
             self.action_refresh()
-        self._update_header()
+        self._tick_frame()
 
     def action_next_theme(self) -> None:
         names = [t.name for t in self.zthemes.values()]
         i = names.index(self.theme) if self.theme in names else -1
         self.theme = names[(i + 1) % len(names)]
-
-    def _update_header(self) -> None:
-        try:
-            header = self.query_one(HeaderBar)
-        except Exception:  # noqa: BLE001 - not mounted yet
-            return
-        header.show(
-            host=self.host,
-            snapshot=self.snapshot,
-            now=self.clock(),
-            refreshing_since=self.refresh_started,
-            paused=self.paused,
-            read_only=self.read_only,
-            error=self.last_error,
-        )

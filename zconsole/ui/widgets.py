@@ -75,8 +75,8 @@ class HeaderBar(Widget):
 
     def show(self, *, host: Host, snapshot: HostSnapshot | None, now: float,
              refreshing_since: float | None, paused: bool, read_only: bool,
-             error: str | None) -> None:
-        parts = [f"zconsole · {host.label}"]
+             error: str | None, title: str = "") -> None:
+        parts = [f"zconsole · {title}" if title else "zconsole", host.label]
         if snapshot is not None:
             z = snapshot.zfs
             if z.present and z.version:

@@ -1,0 +1,1 @@
+"""One screen per area. Each is a `ZScreen`: header, body, problems panel, footer."""

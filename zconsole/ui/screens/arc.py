@@ -1,0 +1,21 @@
+"""ARC: size, target, hit ratio, L2ARC, throttle."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from zconsole.ui.screens.base import ZScreen
+from zconsole.ui.state import ViewState
+
+
+class ArcScreen(ZScreen):
+    MODE = "arc"
+    TITLE = "ARC"
+    KEY = "4"
+
+    def compose_body(self) -> ComposeResult:
+        yield Static("This screen is being built.", classes="placeholder")
+
+    def show_state(self, state: ViewState) -> None:
+        pass
