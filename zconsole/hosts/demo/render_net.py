@@ -1,6 +1,16 @@
 """Network: /sys/class/net and iproute2 JSON (`ip -j -d link show`, `ip -j addr show`,
 `bridge -j vlan show`). A netplan-style layout: eno1 in bridge br0, VLAN br0.100 on br0 as
-the only port of bridge br100."""
+the only port of bridge br100.
+
+Shapes compared with real captures (tests/fixtures/parsers/iproute/, kernel 6.18 and
+iproute2 6.1): `linkmode` follows `operstate` in `ip link` (not in `ip addr`); bridges print
+`txqlen`, VLAN devices (tx_queue_len 0) do not; details end with tso_max_size, tso_max_segs,
+gro_max_size. Carrier is stacked as the kernel does it: a bridge has carrier when one of its
+ports has, a VLAN when its lower device has (otherwise NO-CARRIER and operstate
+LOWERLAYERDOWN). sysfs has `flags` (IFF_* in hex) and `uevent` (DEVTYPE for bridges and
+VLANs). One difference remains: reading `carrier` of an administratively down device fails
+with EINVAL on a real machine; the demo's file tree cannot fail a read, so the file is absent.
+"""
 
 from __future__ import annotations
 
@@ -11,35 +21,68 @@ from zconsole.hosts.demo.render_block import Tree
 from zconsole.hosts.demo.state import Machine, NetLink
 
 
-def _flags(ln: NetLink) -> list[str]:
+def _carrier(m: Machine, ln: NetLink, depth: int = 0) -> bool:
+    """The kernel's stacked carrier: a bridge has it when one of its ports has it, a VLAN
+    when its lower device has it."""
+    if not ln.up:
+        return False
+    if depth > 8:
+        return ln.carrier
+    if ln.kind == "bridge":
+        ports = [p for p in m.links if p.master == ln.name]
+        return any(_carrier(m, p, depth + 1) for p in ports) if ports else ln.carrier
+    if ln.kind == "vlan" and ln.link:
+        lower = next((x for x in m.links if x.name == ln.link), None)
+        return ln.carrier and lower is not None and _carrier(m, lower, depth + 1)
+    return ln.carrier
+
+
+def _flags(m: Machine, ln: NetLink) -> list[str]:
     if ln.name == "lo":
         return ["LOOPBACK", "UP", "LOWER_UP"]
     f = ["BROADCAST", "MULTICAST"]
+    carrier = _carrier(m, ln)
     if ln.up:
         f.append("UP")
-        f.append("LOWER_UP" if ln.carrier else "NO-CARRIER")
-    return f if ln.carrier or not ln.up else ["NO-CARRIER", *f]
+        if carrier:
+            f.append("LOWER_UP")
+    return f if carrier or not ln.up else ["NO-CARRIER", *f]
 
 
-def _operstate(ln: NetLink) -> str:
+def _operstate(m: Machine, ln: NetLink) -> str:
     if ln.name == "lo":
         return "UNKNOWN"
-    return "UP" if ln.up and ln.carrier else "DOWN"
+    if ln.up and _carrier(m, ln):
+        return "UP"
+    if ln.up and ln.kind == "vlan" and ln.carrier:
+        return "LOWERLAYERDOWN"
+    return "DOWN"
 
 
-def _base(ln: NetLink) -> dict[str, Any]:
+def _sys_flags(ln: NetLink) -> str:
+    """/sys/class/net/X/flags: IFF_UP 0x1, IFF_BROADCAST 0x2, IFF_LOOPBACK 0x8,
+    IFF_MULTICAST 0x1000 (a real bridge reads 0x1003, lo 0x9)."""
+    if ln.name == "lo":
+        return "0x9"
+    return hex(0x1002 | (0x1 if ln.up else 0))
+
+
+def _base(m: Machine, ln: NetLink, link_mode: bool = False) -> dict[str, Any]:
     o: dict[str, Any] = {"ifindex": ln.ifindex}
     if ln.link:
         o["link"] = ln.link
     o["ifname"] = ln.name
-    o["flags"] = _flags(ln)
+    o["flags"] = _flags(m, ln)
     o["mtu"] = ln.mtu
     o["qdisc"] = "noqueue" if ln.kind or ln.name == "lo" else "mq"
     if ln.master:
         o["master"] = ln.master
-    o["operstate"] = _operstate(ln)
+    o["operstate"] = _operstate(m, ln)
+    if link_mode:
+        o["linkmode"] = "DEFAULT"
     o["group"] = "default"
-    o["txqlen"] = 1000
+    if ln.kind != "vlan":
+        o["txqlen"] = 1000
     o["link_type"] = "loopback" if ln.name == "lo" else "ether"
     o["address"] = ln.mac
     o["broadcast"] = "00:00:00:00:00:00" if ln.name == "lo" else "ff:ff:ff:ff:ff:ff"
@@ -49,8 +92,7 @@ def _base(ln: NetLink) -> dict[str, Any]:
 def ip_link(m: Machine, details: bool) -> str:
     out = []
     for ln in m.links:
-        o = _base(ln)
-        o.pop("txqlen") if ln.kind else None
+        o = _base(m, ln, link_mode=True)
         if details:
             o["promiscuity"] = 1 if ln.master else 0
             o["allmulti"] = 1 if ln.master else 0
@@ -88,6 +130,9 @@ def ip_link(m: Machine, details: bool) -> str:
             o["num_rx_queues"] = 1 if ln.kind or ln.name == "lo" else 8
             o["gso_max_size"] = 65536
             o["gso_max_segs"] = 65535
+            o["tso_max_size"] = 524280 if ln.kind or ln.name == "lo" else 65536
+            o["tso_max_segs"] = 65535
+            o["gro_max_size"] = 65536
             if ln.name != "lo" and not ln.kind:
                 o["parentbus"] = "pci"
                 o["parentdev"] = f"0000:00:1f.{6 + ln.ifindex}"
@@ -98,7 +143,7 @@ def ip_link(m: Machine, details: bool) -> str:
 def ip_addr(m: Machine) -> str:
     out = []
     for ln in m.links:
-        o = _base(ln)
+        o = _base(m, ln)
         infos = []
         for ip, plen in ln.addrs:
             a: dict[str, Any] = {"family": "inet", "local": ip, "prefixlen": plen}
@@ -152,8 +197,12 @@ def build_tree(m: Machine, tree: Tree) -> None:
         tree.add_file(f"{r}/mtu", f"{ln.mtu}\n")
         tree.add_file(f"{r}/ifindex", f"{ln.ifindex}\n")
         tree.add_file(f"{r}/type", "772\n" if ln.name == "lo" else "1\n")
-        tree.add_file(f"{r}/operstate", _operstate(ln).lower() + "\n")
-        tree.add_file(f"{r}/carrier", "1\n" if ln.carrier and ln.up else "0\n")
+        tree.add_file(f"{r}/operstate", _operstate(m, ln).lower() + "\n")
+        if ln.up:
+            tree.add_file(f"{r}/carrier", "1\n" if _carrier(m, ln) else "0\n")
+        tree.add_file(f"{r}/flags", _sys_flags(ln) + "\n")
+        devtype = f"DEVTYPE={ln.kind}\n" if ln.kind in ("bridge", "vlan") else ""
+        tree.add_file(f"{r}/uevent", f"{devtype}INTERFACE={ln.name}\nIFINDEX={ln.ifindex}\n")
         if ln.kind == "bridge":
             tree.add_file(f"{r}/bridge/stp_state", "0\n")
             tree.add_file(f"{r}/bridge/bridge_id", "8000." + ln.mac.replace(":", "") + "\n")

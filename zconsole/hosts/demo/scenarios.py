@@ -577,3 +577,28 @@ def build(scenario: str, seed: int, now: float) -> Machine:
             f"unknown demo scenario {scenario!r}; choose one of: {', '.join(SCENARIOS)}"
         ) from None
     return builder(seed, now)
+
+
+# --- network variant (appended; the scenarios above are unchanged) ----------------------
+
+
+def _network_ports_down() -> list[NetLink]:
+    """The showcase network with both cables of br0 pulled: eno1 and eno2 are up but have
+    no carrier, so br0, the VLAN br0.100 on it and the bridge br100 on that carry nothing."""
+    links = _network()
+    for ln in links:
+        if ln.name in ("eno1", "eno2"):
+            ln.up, ln.carrier, ln.master = True, False, "br0"
+    return links
+
+
+def build_netdown(seed: int, now: float) -> Machine:
+    m = build_healthy(seed, now)
+    m.hostname = "zdemo-netdown"
+    m.links = _network_ports_down()
+    return m
+
+
+SCENARIOS["netdown"] = ("healthy pools; every port of bridge br0 lacks carrier, so the VLAN "
+                        "br0.100 on it and the bridge br100 on that are down too")
+BUILDERS["netdown"] = build_netdown
