@@ -42,7 +42,11 @@ async def settle(app: ZConsoleApp, pilot: object, refreshes: int = 1) -> None:
         await pilot.pause(0.01)
     else:
         raise AssertionError("the app never finished refreshing")
-    await pilot.pause()
+    # Let layout settle (tables size their columns after rows arrive): a few idle frames,
+    # which matters on a loaded machine.
+    await pilot.wait_for_scheduled_animations()
+    for _ in range(3):
+        await pilot.pause(0.02)
 
 
 @pytest.fixture

@@ -39,3 +39,15 @@ def test_themes_picture(snap_compare: Any, theme: str) -> None:
         await settle(app, pilot, refreshes=6)
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_performance_columns_picture(snap_compare: Any, size: tuple[int, int]) -> None:
+    app = make_app("showcase", "2.3")
+
+    async def run_before(pilot: Any) -> None:
+        await settle(app, pilot, refreshes=6)
+        await pilot.press("m")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

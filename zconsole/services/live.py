@@ -7,14 +7,17 @@ keeps its history across refreshes, so the slow-disk rule sees several samples.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding
 from zconsole.model.snapshot import HostSnapshot
 from zconsole.services.identity import DiskIndex
+from zconsole.services.pool_view import LeafMetrics, leaf_metrics
+from zconsole.services.progress import ScanEstimate, ScanTracker
 from zconsole.services.sampling import Sampler, SampleResult
-from zconsole.services.slowdisk import find_slow_disks
+from zconsole.services.slowdisk import LeafKey, find_slow_disks
 from zconsole.services.snapshot import collect
 
 
@@ -23,6 +26,8 @@ class Refresh:
     snapshot: HostSnapshot
     sample: SampleResult | None
     findings: tuple[Finding, ...]
+    scan_estimates: Mapping[str, ScanEstimate] = field(default_factory=dict)
+    leaves: Mapping[LeafKey, LeafMetrics] = field(default_factory=dict)
 
 
 class Live:
@@ -31,6 +36,7 @@ class Live:
         self.iostat_interval = iostat_interval
         self.timeout = timeout
         self.sampler = Sampler()
+        self.scans = ScanTracker()
 
     def refresh_all(self) -> Refresh:
         snapshot = collect(self.host, timeout=self.timeout)
@@ -45,7 +51,10 @@ class Live:
                 self.host, self.iostat_interval, pools=pools,
                 leaf_disk=index.leaf_disk_name if index is not None else None)
         findings = tuple(find_slow_disks(pools, self.sampler.leaf_history)) if pools else ()
-        return Refresh(snapshot, sample, findings)
+        self.scans.update(pools, snapshot.pool_status.taken_at)
+        estimates = {p.name: e for p in pools if (e := self.scans.estimate(p)) is not None}
+        leaves = leaf_metrics(snapshot, sample, self.sampler.leaf_history)
+        return Refresh(snapshot, sample, findings, estimates, leaves)
 
     def refresh(self) -> tuple[HostSnapshot, tuple[Finding, ...]]:
         r = self.refresh_all()

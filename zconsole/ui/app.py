@@ -137,6 +137,8 @@ class ZConsoleApp(App[None]):
             now=self.clock(),
             read_only=self.read_only,
             last_error=self.last_error,
+            scan_estimates=r.scan_estimates if r is not None else {},
+            leaves=r.leaves if r is not None else {},
         )
 
     @property

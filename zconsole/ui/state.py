@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from zconsole.hosts.base import Host
@@ -10,7 +11,10 @@ from zconsole.model.finding import Finding
 from zconsole.model.snapshot import HostSnapshot
 
 if TYPE_CHECKING:
+    from zconsole.services.pool_view import LeafMetrics
+    from zconsole.services.progress import ScanEstimate
     from zconsole.services.sampling import Sampler, SampleResult
+    from zconsole.services.slowdisk import LeafKey
 
 
 @dataclass(frozen=True)
@@ -29,3 +33,5 @@ class ViewState:
     now: float
     read_only: bool
     last_error: str | None = None
+    scan_estimates: Mapping[str, ScanEstimate] = field(default_factory=dict)
+    leaves: Mapping[LeafKey, LeafMetrics] = field(default_factory=dict)

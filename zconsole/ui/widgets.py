@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -24,7 +26,7 @@ def state_level(state: str) -> str:
     return STATE_LEVEL.get(state.upper(), "warn")
 
 
-def state_text(state: str, colours: dict[str, str]) -> Text:
+def state_text(state: str, colours: Mapping[str, str]) -> Text:
     level = state_level(state)
     symbol = "?" if state == "UNKNOWN" else LEVEL_SYMBOL[level]
     return Text(f"{symbol} {state}", style=colours.get(f"health-{level}", ""))
