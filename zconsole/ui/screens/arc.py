@@ -1,10 +1,12 @@
-"""ARC: size, target, hit ratio, L2ARC, throttle."""
+"""ARC: size vs target vs c_max, hit ratio and its trend, demand vs prefetch, MRU/MFU,
+L2ARC, memory throttle; each with one plain sentence, then the figures."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.widgets import Static
 
+from zconsole.services.arc import ArcReport, ArcWatch
+from zconsole.ui.arc import ArcView
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.state import ViewState
 
@@ -14,8 +16,19 @@ class ArcScreen(ZScreen):
     TITLE = "ARC"
     KEY = "4"
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.arc_watch = ArcWatch()
+        self.report: ArcReport | None = None
+
     def compose_body(self) -> ComposeResult:
-        yield Static("This screen is being built.", classes="placeholder")
+        yield ArcView(classes="arc")
 
     def show_state(self, state: ViewState) -> None:
-        pass
+        snap = state.snapshot
+        history = state.sampler.arc_history if state.sampler is not None else ()
+        pools = (snap.pool_status.value or ()) if snap is not None else ()
+        self.report = self.arc_watch.report(
+            snap.arc if snap is not None else None, history, now=state.now,
+            refresh_interval=self.zapp.refresh_interval, pools=pools)
+        self.query_one(ArcView).show(self.report, self.app.get_css_variables())
