@@ -21,9 +21,10 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterator, NoReturn, Sequence
+from typing import Any, NoReturn
 
 import pytest
 
@@ -58,8 +59,12 @@ def vm_requested(config: pytest.Config) -> bool:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     try:
-        parser.addoption("--vm", action="store_true", default=False,
-                         help="run tests marked zfsvm (boots QEMU guests with real OpenZFS)")
+        parser.addoption(
+            "--vm",
+            action="store_true",
+            default=False,
+            help="run tests marked zfsvm (boots QEMU guests with real OpenZFS)",
+        )
     except ValueError:  # already added by another conftest/plugin
         pass
 
@@ -78,7 +83,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     here = Path(__file__).resolve().parent
     for item in items:
-        if item.get_closest_marker("zfsvm") is not None and here in Path(str(item.path)).resolve().parents:
+        if (
+            item.get_closest_marker("zfsvm") is not None
+            and here in Path(str(item.path)).resolve().parents
+        ):
             item.add_marker(pytest.mark.timeout(VM_TEST_TIMEOUT))
 
 
@@ -96,8 +104,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.section("zfsvm guests UNAVAILABLE", red=True, bold=True)
         verdict = "FAILED (ZCONSOLE_REQUIRE_VM=1)" if vm_required() else "SKIPPED"
         for flavour, reason in _failures.items():
-            terminalreporter.write_line(f"WARNING: OpenZFS {flavour} guest tests {verdict}: {reason}",
-                                        red=True, bold=True)
+            terminalreporter.write_line(
+                f"WARNING: OpenZFS {flavour} guest tests {verdict}: {reason}", red=True, bold=True
+            )
 
 
 def _load_testvm() -> ModuleType:
@@ -163,7 +172,9 @@ class ZfsGuest:
 def _unavailable(flavour: str, reason: str) -> NoReturn:
     _failures[flavour] = reason
     if vm_required():
-        pytest.fail(f"OpenZFS {flavour} guest unavailable (ZCONSOLE_REQUIRE_VM=1): {reason}", pytrace=False)
+        pytest.fail(
+            f"OpenZFS {flavour} guest unavailable (ZCONSOLE_REQUIRE_VM=1): {reason}", pytrace=False
+        )
     pytest.skip(f"OpenZFS {flavour} guest unavailable: {reason}")
 
 
@@ -177,16 +188,21 @@ def _boot(request: pytest.FixtureRequest, flavour: str, kind: str) -> Iterator[Z
     run_root = Path(os.environ.get("ZCONSOLE_VM_RUN_ROOT", f"/tmp/zconsole-testvm-{os.getuid()}"))
     inst = tv.Instance(fl, run_root / f"pytest-{os.getpid()}-{kind}{fl.tag}")
     t0 = time.monotonic()
+    reason = ""
     try:
         build_dir = tv.build(fl, quiet=True)
         t_build = time.monotonic() - t0
         ready = inst.start(build_dir)
     except tv.BuildError as exc:
-        _unavailable(flavour, f"build failed: {exc}")
+        reason = f"build failed: {exc}"
     except (tv.VMError, OSError, subprocess.SubprocessError) as exc:
-        _unavailable(flavour, f"start failed: {exc} (run dir {inst.run_dir})")
-    _timings.append(f"OpenZFS {flavour}: build/cache {t_build:.1f}s, boot-to-ssh {ready:.1f}s "
-                    f"(run dir {inst.run_dir}, console {inst.console_log})")
+        reason = f"start failed: {exc} (run dir {inst.run_dir})"
+    if reason:
+        _unavailable(flavour, reason)
+    _timings.append(
+        f"OpenZFS {flavour}: build/cache {t_build:.1f}s, boot-to-ssh {ready:.1f}s "
+        f"(run dir {inst.run_dir}, console {inst.console_log})"
+    )
     guest = ZfsGuest(flavour, inst)
     try:
         yield guest
@@ -218,4 +234,3 @@ def clean_guest(zfs_guest: ZfsGuest) -> Iterator[ZfsGuest]:
     zfs_guest.reset()
     yield zfs_guest
     zfs_guest.reset()
-

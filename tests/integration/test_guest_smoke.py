@@ -31,8 +31,11 @@ def test_arc_pinned(zfs_guest: ZfsGuest) -> None:
 def test_disks_by_id(zfs_guest: ZfsGuest) -> None:
     zfs_guest.exec(["test", "-b", "/dev/disk/by-id/virtio-zfsvm-vdb"])
     out = zfs_guest.exec(["lsblk", "-b", "-d", "-n", "-o", "NAME,SIZE,SERIAL"]).stdout
-    sizes = {cols[2].removeprefix("zfsvm-"): int(cols[1]) for cols in (l.split() for l in out.splitlines())
-             if len(cols) == 3}
+    sizes = {
+        cols[2].removeprefix("zfsvm-"): int(cols[1])
+        for cols in (line.split() for line in out.splitlines())
+        if len(cols) == 3
+    }
     for name, size in zfs_guest.disks.items():
         assert sizes.get(name) == size, (name, out)
 

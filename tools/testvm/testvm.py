@@ -15,7 +15,7 @@ from the zfs-dkms source of the flavour against that kernel's headers; the userl
 from zfsutils-linux of the same version.  Nothing ZFS-related is installed on the host:
 the .debs are unpacked with ``dpkg -x``.  See README.md beside this file.
 
-Also importable (tests/integration/conftest.py does so): see ``ensure_built``,
+Also importable (tests/integration/conftest.py does so): see ``build``,
 ``Instance`` and ``BuildError``/``VMError``.
 """
 
@@ -36,8 +36,9 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO, Iterable, Sequence
+from typing import IO
 
 HERE = Path(__file__).resolve().parent
 GUEST_DIR = HERE / "guest"
@@ -283,6 +284,8 @@ class Log:
         check: bool = True,
     ) -> str:
         cmd = [str(a) for a in argv]
+        self.fh.flush()
+        start = self.path.stat().st_size
         self.fh.write(f"$ {shlex.join(cmd)}" + (f"   (in {cwd})" if cwd else "") + "\n")
         self.fh.flush()
         full_env = dict(os.environ, **(env or {}))
@@ -292,11 +295,21 @@ class Log:
             )
             out = proc.stdout
         else:
-            proc = subprocess.run(cmd, cwd=cwd, env=full_env, stdout=self.fh, stderr=subprocess.STDOUT)
+            proc = subprocess.run(
+                cmd, cwd=cwd, env=full_env, stdout=self.fh, stderr=subprocess.STDOUT
+            )
             out = ""
         self.fh.flush()
         if check and proc.returncode != 0:
-            raise BuildError(f"command failed (rc {proc.returncode}): {shlex.join(cmd)}", self.path)
+            with open(self.path, "rb") as fh:
+                fh.seek(start)
+                lines = fh.read().decode(errors="replace").splitlines()[1:]
+            tail = " | ".join(line.strip() for line in lines[-4:] if line.strip())
+            raise BuildError(
+                f"command failed (rc {proc.returncode}): {shlex.join(cmd)}"
+                + (f": {tail}" if tail else ""),
+                self.path,
+            )
         return out
 
     def close(self) -> None:
@@ -327,7 +340,9 @@ def apt_install(log: Log, packages: Iterable[str]) -> None:
         return
     apt_update(log)
     log.step("apt-get install " + " ".join(missing))
-    log.run(["apt-get", *APT_OPTS, "install", "-y", "--no-install-recommends", *missing], env=APT_ENV)
+    log.run(
+        ["apt-get", *APT_OPTS, "install", "-y", "--no-install-recommends", *missing], env=APT_ENV
+    )
 
 
 def dpkg_installed(pkg: str) -> bool:
@@ -379,7 +394,9 @@ def resolve_versions(log: Log, flavour: Flavour) -> Resolved:
         deps = parse_depends(apt_show_field(log, "linux-image-amd64", "Depends"))
         names = [n for n, _ in deps if re.fullmatch(r"linux-image-6\.1\.0-\d+-amd64", n)]
         if not names:
-            raise BuildError("cannot find the bookworm 6.1 kernel (linux-image-amd64 depends)", log.path)
+            raise BuildError(
+                "cannot find the bookworm 6.1 kernel (linux-image-amd64 depends)", log.path
+            )
         abi = names[0].removeprefix("linux-image-")
 
     madison = log.run(["apt-cache", "madison", "zfsutils-linux"], capture=True)
@@ -409,7 +426,9 @@ def resolve_versions(log: Log, flavour: Flavour) -> Resolved:
             continue
         seen.add(spec)
         for name, constraint in parse_depends(apt_show_field(log, spec, "Depends")):
-            same_source = bool(constraint and deb_version in constraint) or bool(ZFS_LIB_RE.match(name))
+            same_source = bool(constraint and deb_version in constraint) or bool(
+                ZFS_LIB_RE.match(name)
+            )
             if same_source:
                 if name not in zfs_libs:
                     zfs_libs.append(name)
@@ -424,7 +443,9 @@ def resolve_versions(log: Log, flavour: Flavour) -> Resolved:
     return Resolved(abi, deb_version, zfs_libs, sorted(host_deps), m.group(1))
 
 
-def download_debs(log: Log, dest: Path, specs: list[str], target_release: str | None = None) -> list[Path]:
+def download_debs(
+    log: Log, dest: Path, specs: list[str], target_release: str | None = None
+) -> list[Path]:
     dest.mkdir(parents=True, exist_ok=True)
     need = []
     found: list[Path] = []
@@ -472,7 +493,9 @@ def ldd_closure(paths: Iterable[Path], ld_library_path: str) -> list[tuple[Path,
     result: dict[str, Path] = {}
     env = dict(os.environ, LD_LIBRARY_PATH=ld_library_path)
     for p in paths:
-        proc = subprocess.run(["ldd", str(p)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        proc = subprocess.run(
+            ["ldd", str(p)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+        )
         if "not a dynamic executable" in proc.stdout or "statically linked" in proc.stdout:
             continue
         for line in proc.stdout.splitlines():
@@ -492,10 +515,29 @@ class ImageTree:
         if root.exists():
             shutil.rmtree(root)
         self.root = root
-        for d in ["usr/bin", "usr/sbin", "usr/lib/x86_64-linux-gnu", "usr/lib64", "etc", "root/.ssh",
-                  "proc", "sys", "dev", "run", "tmp", "var", "mnt", "scratch"]:
+        for d in [
+            "usr/bin",
+            "usr/sbin",
+            "usr/lib/x86_64-linux-gnu",
+            "usr/lib64",
+            "etc",
+            "root/.ssh",
+            "proc",
+            "sys",
+            "dev",
+            "run",
+            "tmp",
+            "var",
+            "mnt",
+            "scratch",
+        ]:
             (root / d).mkdir(parents=True, exist_ok=True)
-        for link, target in [("bin", "usr/bin"), ("sbin", "usr/sbin"), ("lib", "usr/lib"), ("lib64", "usr/lib64")]:
+        for link, target in [
+            ("bin", "usr/bin"),
+            ("sbin", "usr/sbin"),
+            ("lib", "usr/lib"),
+            ("lib64", "usr/lib64"),
+        ]:
             (root / link).symlink_to(target)
         (root / "var/run").symlink_to("../run")
         (root / "var/tmp").symlink_to("../tmp")
@@ -509,7 +551,9 @@ class ImageTree:
         if target.exists() or target.is_symlink():
             target.unlink()
         shutil.copyfile(src.resolve(), target)
-        target.chmod(mode if mode is not None else (stat.S_IMODE(src.resolve().stat().st_mode) or 0o644))
+        target.chmod(
+            mode if mode is not None else (stat.S_IMODE(src.resolve().stat().st_mode) or 0o644)
+        )
 
     def add_text(self, dest: str, text: str, mode: int = 0o644) -> None:
         target = self.path(dest)
@@ -532,7 +576,9 @@ def write_cpio(root: Path, out: Path) -> None:
     ino = 1
     with open(out, "wb") as fh:
 
-        def entry(name: str, mode: int, data: bytes = b"", rdev: tuple[int, int] = (0, 0), nlink: int = 1) -> None:
+        def entry(
+            name: str, mode: int, data: bytes = b"", rdev: tuple[int, int] = (0, 0), nlink: int = 1
+        ) -> None:
             nonlocal ino
             nb = name.encode() + b"\0"
             fields = [ino, mode, 0, 0, nlink, 0, len(data), 0, 0, rdev[0], rdev[1], len(nb), 0]
@@ -564,9 +610,13 @@ def build(flavour: Flavour, *, refresh: bool = False, quiet: bool = False) -> Pa
         if cached:
             return cached
     if os.geteuid() != 0:
-        raise BuildError("building the ZFS test guest needs root (apt-get install, dpkg -x as root)")
+        raise BuildError(
+            "building the ZFS test guest needs root (apt-get install, dpkg -x as root)"
+        )
     if shutil.which("apt-get") is None or shutil.which("dpkg") is None:
-        raise BuildError("building the ZFS test guest needs a Debian host (apt-get and dpkg not found)")
+        raise BuildError(
+            "building the ZFS test guest needs a Debian host (apt-get and dpkg not found)"
+        )
 
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
@@ -598,7 +648,9 @@ def _build(flavour: Flavour, log: Log) -> Path:
     if (out / "COMPLETE").is_file():
         log.step(f"already built: {out}")
         return out
-    log.step(f"kernel {res.abi}, zfs {res.zfs_deb_version} ({', '.join(res.zfs_libs)}), udev {res.udev_version}")
+    log.step(
+        f"kernel {res.abi}, zfs {res.zfs_deb_version} ({', '.join(res.zfs_libs)}), udev {res.udev_version}"
+    )
 
     work = cache_root() / "work" / key
     if work.exists():
@@ -610,7 +662,9 @@ def _build(flavour: Flavour, log: Log) -> Path:
     debs = cache_root() / "debs"
     t0 = time.monotonic()
     kernel_debs = download_debs(log, debs, [f"linux-image-{res.abi}"])
-    zfs_specs = [f"{p}={res.zfs_deb_version}" for p in ["zfs-dkms", "zfsutils-linux", *res.zfs_libs]]
+    zfs_specs = [
+        f"{p}={res.zfs_deb_version}" for p in ["zfs-dkms", "zfsutils-linux", *res.zfs_libs]
+    ]
     zfs_debs = download_debs(log, debs, zfs_specs, flavour.target_release)
     udev_debs = download_debs(
         log, debs, [f"{p}={res.udev_version}" for p in ["udev", "libudev1", "libsystemd-shared"]]
@@ -631,10 +685,24 @@ def _build(flavour: Flavour, log: Log) -> Path:
     # -- keys
     ssh_dir = work / "keys"
     ssh_dir.mkdir()
-    log.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"zconsole-testvm-{flavour.tag}",
-             "-f", ssh_dir / "id_ed25519"])
+    log.run(
+        [
+            "ssh-keygen",
+            "-q",
+            "-t",
+            "ed25519",
+            "-N",
+            "",
+            "-C",
+            f"zconsole-testvm-{flavour.tag}",
+            "-f",
+            ssh_dir / "id_ed25519",
+        ]
+    )
     log.run(["dropbearkey", "-t", "ed25519", "-f", ssh_dir / "dropbear_ed25519_host_key"])
-    host_pub = log.run(["dropbearkey", "-y", "-f", ssh_dir / "dropbear_ed25519_host_key"], capture=True)
+    host_pub = log.run(
+        ["dropbearkey", "-y", "-f", ssh_dir / "dropbear_ed25519_host_key"], capture=True
+    )
     m = re.search(r"^(ssh-ed25519 \S+)", host_pub, re.M)
     if not m:
         raise BuildError("cannot read the dropbear host public key", log.path)
@@ -653,8 +721,10 @@ def _build(flavour: Flavour, log: Log) -> Path:
     shutil.copy2(ssh_dir / "id_ed25519.pub", staging / "id_ed25519.pub")
     (staging / "id_ed25519").chmod(0o600)
     (staging / "known_host_key").write_text(host_key_line + "\n")
-    log.step(f"image assembled in {time.monotonic() - t0:.1f}s "
-             f"(initrd {(staging / 'initrd.img').stat().st_size // 1024**2} MiB)")
+    log.step(
+        f"image assembled in {time.monotonic() - t0:.1f}s "
+        f"(initrd {(staging / 'initrd.img').stat().st_size // 1024**2} MiB)"
+    )
     manifest = {
         "key": key,
         "flavour": flavour.name,
@@ -672,11 +742,17 @@ def _build(flavour: Flavour, log: Log) -> Path:
         shutil.rmtree(out)
     staging.rename(out)
     shutil.rmtree(work, ignore_errors=True)
+    for old in cache_root().glob(f"*_zfs-{flavour.zfs_version}_*"):
+        if old != out and old.is_dir() and ".tmp-" not in old.name:
+            log.step(f"pruning superseded build {old.name}")
+            shutil.rmtree(old, ignore_errors=True)
     log.step(f"built {out} in {time.monotonic() - t_start:.1f}s")
     return out
 
 
-def build_zfs_modules(log: Log, flavour: Flavour, res: Resolved, zroot: Path, build_dir: Path) -> list[Path]:
+def build_zfs_modules(
+    log: Log, flavour: Flavour, res: Resolved, zroot: Path, build_dir: Path
+) -> list[Path]:
     # The compiled modules depend only on the kernel ABI and the zfs-dkms version, so they
     # are cached apart from the image (editing these scripts must not cost a recompile).
     mod_cache = cache_root() / "modules" / f"{res.abi}_zfs-{res.zfs_deb_version}"
@@ -705,7 +781,9 @@ def build_zfs_modules(log: Log, flavour: Flavour, res: Resolved, zroot: Path, bu
         ],
         cwd=build_dir,
     )
-    log.step(f"configure done in {time.monotonic() - t0:.1f}s; make -j{os.cpu_count() or 2} (several minutes)")
+    log.step(
+        f"configure done in {time.monotonic() - t0:.1f}s; make -j{os.cpu_count() or 2} (several minutes)"
+    )
     t1 = time.monotonic()
     log.run(["make", f"-j{os.cpu_count() or 2}"], cwd=build_dir)
     kos = sorted((build_dir / "module").rglob("*.ko"))
@@ -748,7 +826,9 @@ def assemble_image(
     log.run(["depmod", "-b", kroot, abi])
     wanted: set[Path] = set()
     for mod in GUEST_MODULES:
-        out = log.run(["modprobe", "-d", kroot, "-S", abi, "--show-depends", mod], capture=True, check=False)
+        out = log.run(
+            ["modprobe", "-d", kroot, "-S", abi, "--show-depends", mod], capture=True, check=False
+        )
         for line in out.splitlines():
             m = re.match(r"insmod (\S+)", line)
             if m:
@@ -775,8 +855,12 @@ def assemble_image(
         listing = log.run(["dpkg", "-L", pkg], capture=True)
         for line in listing.splitlines():
             p = Path(line)
-            if (p.parent.as_posix() in ("/bin", "/sbin", "/usr/bin", "/usr/sbin") and p.is_file()
-                    and not p.is_symlink() and os.access(p, os.X_OK)):
+            if (
+                p.parent.as_posix() in ("/bin", "/sbin", "/usr/bin", "/usr/sbin")
+                and p.is_file()
+                and not p.is_symlink()
+                and os.access(p, os.X_OK)
+            ):
                 dest = "/usr/" + line.removeprefix("/usr/").lstrip("/")
                 if all(d != dest for _, d in executables):
                     executables.append((p, dest))
@@ -795,8 +879,13 @@ def assemble_image(
     # libraries: the unpacked zfs/udev libraries take precedence over the host's
     lib_dirs = []
     for r in (zroot, uroot):
-        for d in ["lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu/systemd",
-                  "lib/systemd", "usr/lib/systemd"]:
+        for d in [
+            "lib/x86_64-linux-gnu",
+            "usr/lib/x86_64-linux-gnu",
+            "usr/lib/x86_64-linux-gnu/systemd",
+            "lib/systemd",
+            "usr/lib/systemd",
+        ]:
             if (r / d).is_dir():
                 lib_dirs.append(str(r / d))
     libs = ldd_closure([tree.path(d) for _, d in executables], ":".join(lib_dirs))
@@ -804,7 +893,7 @@ def assemble_image(
         dest_s = str(dest)
         for r in (zroot, uroot):
             if dest_s.startswith(str(r) + "/"):
-                dest_s = "/" + dest_s[len(str(r)) + 1:]
+                dest_s = "/" + dest_s[len(str(r)) + 1 :]
         tree.add_file(src, dest_s, 0o755)
     libgcc = Path("/usr/lib/x86_64-linux-gnu/libgcc_s.so.1")
     tree.add_file(libgcc, "/usr/lib/x86_64-linux-gnu/libgcc_s.so.1", 0o644)  # zfs send needs it
@@ -817,7 +906,9 @@ def assemble_image(
     tree.add_symlink("/usr/bin/zfs", "../sbin/zfs")
     tree.add_symlink("/usr/sbin/zstreamdump", "zstream")
     tree.add_symlink("/usr/bin/sh", "busybox", replace=True)
-    applets = subprocess.run(["/usr/bin/busybox", "--list-full"], stdout=subprocess.PIPE, text=True, check=True)
+    applets = subprocess.run(
+        ["/usr/bin/busybox", "--list-full"], stdout=subprocess.PIPE, text=True, check=True
+    )
     for applet in applets.stdout.split():
         dest = "/usr/" + applet.removeprefix("usr/")
         if not tree.path(dest).exists() and not tree.path(dest).is_symlink():
@@ -828,7 +919,9 @@ def assemble_image(
 
     # udev rules and config
     rules_src = {
-        "60-zvol.rules": zroot, "69-vdev.rules": zroot, "90-zfs.rules": zroot,
+        "60-zvol.rules": zroot,
+        "69-vdev.rules": zroot,
+        "90-zfs.rules": zroot,
     }
     for rule in UDEV_RULES:
         base = rules_src.get(rule, uroot)
@@ -848,17 +941,25 @@ def assemble_image(
         ("profile", "/etc/profile", 0o644),
     ]:
         tree.add_file(GUEST_DIR / name, dest, mode)
-    tree.add_text("/etc/passwd", "root:x:0:0:root:/root:/bin/bash\nsshd:x:100:65534::/run/sshd:/usr/sbin/nologin\n")
+    tree.add_text(
+        "/etc/passwd",
+        "root:x:0:0:root:/root:/bin/bash\nsshd:x:100:65534::/run/sshd:/usr/sbin/nologin\n",
+    )
     tree.add_text("/etc/shadow", "root:*:19000:0:99999:7:::\n", 0o600)
     tree.add_text("/etc/group", "root:x:0:\ndisk:x:6:\ntty:x:5:\nnogroup:x:65534:\n")
     tree.add_text("/etc/shells", "/bin/sh\n/bin/bash\n/usr/bin/bash\n")
     tree.add_text("/etc/hostname", "zfsvm\n")
     tree.add_text("/etc/hosts", "127.0.0.1 localhost\n127.0.1.1 zfsvm\n")
-    tree.add_text("/etc/nsswitch.conf", "passwd: files\ngroup: files\nshadow: files\nhosts: files\n")
-    tree.add_text("/etc/zfsvm-release",
-                  f"flavour={flavour.name}\nzfs={res.zfs_deb_version}\nkernel={abi}\n")
+    tree.add_text(
+        "/etc/nsswitch.conf", "passwd: files\ngroup: files\nshadow: files\nhosts: files\n"
+    )
+    tree.add_text(
+        "/etc/zfsvm-release", f"flavour={flavour.name}\nzfs={res.zfs_deb_version}\nkernel={abi}\n"
+    )
     tree.add_symlink("/etc/mtab", "/proc/self/mounts")
-    tree.add_file(keys / "dropbear_ed25519_host_key", "/etc/dropbear/dropbear_ed25519_host_key", 0o600)
+    tree.add_file(
+        keys / "dropbear_ed25519_host_key", "/etc/dropbear/dropbear_ed25519_host_key", 0o600
+    )
     tree.add_file(keys / "id_ed25519.pub", "/root/.ssh/authorized_keys", 0o600)
     tree.path("root").chmod(0o700)
     tree.path("root/.ssh").chmod(0o700)
@@ -879,10 +980,16 @@ def ensure_qemu(log_path: Path | None = None) -> str:
     log = Log(log_path or cache_root() / "logs" / "qemu-install.log", quiet=True)
     try:
         try:
-            log.run(["apt-get", *APT_OPTS, "install", "-y", "--no-install-recommends", QEMU_PACKAGE], env=APT_ENV)
+            log.run(
+                ["apt-get", *APT_OPTS, "install", "-y", "--no-install-recommends", QEMU_PACKAGE],
+                env=APT_ENV,
+            )
         except BuildError:
             apt_update(log)
-            log.run(["apt-get", *APT_OPTS, "install", "-y", "--no-install-recommends", QEMU_PACKAGE], env=APT_ENV)
+            log.run(
+                ["apt-get", *APT_OPTS, "install", "-y", "--no-install-recommends", QEMU_PACKAGE],
+                env=APT_ENV,
+            )
     except BuildError as exc:
         raise VMError(f"cannot install {QEMU_PACKAGE}: {exc}") from exc
     finally:
@@ -895,9 +1002,9 @@ def ensure_qemu(log_path: Path | None = None) -> str:
 
 def hardware_kvm() -> bool:
     """True only for real hardware KVM (kvm_pvm, the nested kind here, fails Debian kernels)."""
-    return (Path("/sys/module/kvm_intel").exists() or Path("/sys/module/kvm_amd").exists()) and os.access(
-        "/dev/kvm", os.R_OK | os.W_OK
-    )
+    return (
+        Path("/sys/module/kvm_intel").exists() or Path("/sys/module/kvm_amd").exists()
+    ) and os.access("/dev/kvm", os.R_OK | os.W_OK)
 
 
 def free_port() -> int:
@@ -971,13 +1078,22 @@ class Instance:
         return "\n".join(text.splitlines()[-lines:])
 
     # lifecycle
-    def start(self, build_dir: Path, *, timeout: float = SSH_READY_TIMEOUT, keep_disks: bool = False) -> float:
+    def start(
+        self, build_dir: Path, *, timeout: float = SSH_READY_TIMEOUT, keep_disks: bool = False
+    ) -> float:
         """Boot the guest from a built cache directory; return seconds until ssh was ready."""
         if self.running():
             raise VMError(f"an instance is already running in {self.run_dir} (pid {self.pid()})")
         qemu = ensure_qemu()
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        for stale in ["qmp.sock", "monitor.sock", "console.sock", "ssh.ctl", "console.log", "qemu.log"]:
+        for stale in [
+            "qmp.sock",
+            "monitor.sock",
+            "console.sock",
+            "ssh.ctl",
+            "console.log",
+            "qemu.log",
+        ]:
             (self.run_dir / stale).unlink(missing_ok=True)
         disk_dir = self.run_dir / "disks"
         disk_dir.mkdir(exist_ok=True)
@@ -998,7 +1114,11 @@ class Instance:
             (self.run_dir / "qemu.cmdline").write_text(shlex.join(argv) + "\n")
             with open(self.run_dir / "qemu.log", "ab") as qlog:
                 proc = subprocess.Popen(
-                    argv, stdin=subprocess.DEVNULL, stdout=qlog, stderr=subprocess.STDOUT, start_new_session=True
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=qlog,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
                 )
             time.sleep(0.5)
             if proc.poll() is None:
@@ -1026,9 +1146,21 @@ class Instance:
                     f"console log {self.console_log}:\n{self.console_tail()}"
                 )
             probe = subprocess.run(
-                ["ssh", "-F", str(self.ssh_config), "-o", "ControlMaster=no", "-o", "ConnectTimeout=5",
-                 ALIAS, "true"],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=30,
+                [
+                    "ssh",
+                    "-F",
+                    str(self.ssh_config),
+                    "-o",
+                    "ControlMaster=no",
+                    "-o",
+                    "ConnectTimeout=5",
+                    ALIAS,
+                    "true",
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                timeout=30,
             )
             if probe.returncode == 0:
                 break
@@ -1044,9 +1176,22 @@ class Instance:
         # a persistent master connection, started with stdio detached, so later ssh calls
         # are fast and nobody's captured pipes get inherited by the master
         subprocess.run(
-            ["ssh", "-F", str(self.ssh_config), "-o", "ControlMaster=yes", "-o", "ControlPersist=yes",
-             "-f", "-N", ALIAS],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30,
+            [
+                "ssh",
+                "-F",
+                str(self.ssh_config),
+                "-o",
+                "ControlMaster=yes",
+                "-o",
+                "ControlPersist=yes",
+                "-f",
+                "-N",
+                ALIAS,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=30,
         )
         state["ready_seconds"] = round(ready, 1)
         self.state_file.write_text(json.dumps(state, indent=2) + "\n")
@@ -1055,21 +1200,47 @@ class Instance:
     def _qemu_argv(self, qemu: str, build_dir: Path, port: int, kvm: bool) -> list[str]:
         r = self.run_dir
         append = f"console=ttyS0 panic=-1 quiet loglevel=4 zfs.zfs_arc_max={ARC_MAX}"
-        accel = ["-accel", "kvm", "-cpu", "host"] if kvm else [
-            "-accel", "tcg,thread=multi,tb-size=512", "-cpu", "max"]
+        accel = (
+            ["-accel", "kvm", "-cpu", "host"]
+            if kvm
+            else ["-accel", "tcg,thread=multi,tb-size=512", "-cpu", "max"]
+        )
         argv = [
-            qemu, "-name", f"zfsvm-{self.flavour.tag}", *accel,
-            "-machine", "pc", "-smp", str(DEFAULT_SMP), "-m", str(DEFAULT_MEM_MB),
-            "-nodefaults", "-display", "none", "-no-reboot", "-no-user-config",
-            "-kernel", str(build_dir / "vmlinux"), "-initrd", str(build_dir / "initrd.img"),
-            "-append", append,
-            "-chardev", f"socket,id=ser0,path={r / 'console.sock'},server=on,wait=off,logfile={r / 'console.log'}",
-            "-serial", "chardev:ser0",
-            "-monitor", f"unix:{r / 'monitor.sock'},server=on,wait=off",
-            "-qmp", f"unix:{r / 'qmp.sock'},server=on,wait=off",
-            "-netdev", f"user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:{port}-:22",
-            "-device", "virtio-net-pci,netdev=n0",
-            "-device", "virtio-rng-pci",
+            qemu,
+            "-name",
+            f"zfsvm-{self.flavour.tag}",
+            *accel,
+            "-machine",
+            "pc",
+            "-smp",
+            str(DEFAULT_SMP),
+            "-m",
+            str(DEFAULT_MEM_MB),
+            "-nodefaults",
+            "-display",
+            "none",
+            "-no-reboot",
+            "-no-user-config",
+            "-kernel",
+            str(build_dir / "vmlinux"),
+            "-initrd",
+            str(build_dir / "initrd.img"),
+            "-append",
+            append,
+            "-chardev",
+            f"socket,id=ser0,path={r / 'console.sock'},server=on,wait=off,logfile={r / 'console.log'}",
+            "-serial",
+            "chardev:ser0",
+            "-monitor",
+            f"unix:{r / 'monitor.sock'},server=on,wait=off",
+            "-qmp",
+            f"unix:{r / 'qmp.sock'},server=on,wait=off",
+            "-netdev",
+            f"user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:{port}-:22",
+            "-device",
+            "virtio-net-pci,netdev=n0",
+            "-device",
+            "virtio-rng-pci",
         ]
         name, _ = SCRATCH_DISK
         argv += self._disk_args(name)
@@ -1088,6 +1259,11 @@ class Instance:
         return ["-drive", self._drive_opts(name), "-device", self._device_opts(name)]
 
     def _write_ssh_config(self, build_dir: Path, port: int) -> None:
+        # own copies, so a rebuilt (and pruned) cache entry cannot break a running instance
+        key = self.run_dir / "id_ed25519"
+        key.unlink(missing_ok=True)
+        shutil.copyfile(build_dir / "id_ed25519", key)
+        key.chmod(0o600)
         known = self.run_dir / "known_hosts"
         key_line = (build_dir / "known_host_key").read_text().strip()
         known.write_text(f"{ALIAS} {key_line}\n")
@@ -1097,7 +1273,7 @@ Host {ALIAS}
     HostName 127.0.0.1
     Port {port}
     User root
-    IdentityFile {build_dir / 'id_ed25519'}
+    IdentityFile {key}
     IdentitiesOnly yes
     HostKeyAlias {ALIAS}
     UserKnownHostsFile {known}
@@ -1109,7 +1285,7 @@ Host {ALIAS}
     KbdInteractiveAuthentication no
     GSSAPIAuthentication no
     ControlMaster auto
-    ControlPath {self.run_dir / 'ssh.ctl'}
+    ControlPath {self.run_dir / "ssh.ctl"}
     ControlPersist 30m
     ConnectTimeout 10
     ServerAliveInterval 10
@@ -1165,9 +1341,13 @@ Host {ALIAS}
 
     def _close_master(self) -> None:
         if (self.run_dir / "ssh.ctl").exists() and self.ssh_config.exists():
-            subprocess.run(["ssh", "-F", str(self.ssh_config), "-O", "exit", ALIAS],
-                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           timeout=10)
+            subprocess.run(
+                ["ssh", "-F", str(self.ssh_config), "-O", "exit", ALIAS],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=10,
+            )
 
     # talking to the guest
     def exec(
@@ -1185,14 +1365,20 @@ Host {ALIAS}
         argv = ["ssh", "-F", str(self.ssh_config), ALIAS, remote]
         data = input.decode() if isinstance(input, bytes) else input
         proc = subprocess.run(
-            argv, input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout,
+            argv,
+            input=data,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
             stdin=None if data is not None else subprocess.DEVNULL,
         )
         if check and proc.returncode != 0:
             raise GuestCommandError(proc.returncode, remote, proc.stdout, proc.stderr)
         return proc
 
-    def qmp(self, command: str, arguments: dict[str, object] | None = None, timeout: float = 30.0) -> object:
+    def qmp(
+        self, command: str, arguments: dict[str, object] | None = None, timeout: float = 30.0
+    ) -> object:
         """One QMP command over the QMP socket; returns its 'return' value."""
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(timeout)
@@ -1234,7 +1420,9 @@ Host {ALIAS}
     def replug(self, name: str) -> None:
         """Re-attach a pool disk removed with device_del (same image, serial, id)."""
         blocks = self.qmp("query-block")
-        have_drive = isinstance(blocks, list) and any(b.get("device") == f"drv-{name}" for b in blocks)
+        have_drive = isinstance(blocks, list) and any(
+            b.get("device") == f"drv-{name}" for b in blocks
+        )
         if not have_drive:
             self.monitor(f"drive_add 0 {self._drive_opts(name)}")
         out = self.monitor(f"device_add {self._device_opts(name)}")
@@ -1245,12 +1433,16 @@ Host {ALIAS}
         """Destroy all pools, re-plug unplugged disks, wipe labels on the pool disks."""
         # A disk whose device_del is still in flight is gone in the guest but still known to
         # QEMU (the guest ejects it only after tearing the block device down): wait for QEMU.
-        probe = " ".join(f"[ -e /dev/disk/by-id/virtio-zfsvm-{d} ] || echo {d};" for d in self.disks)
+        probe = " ".join(
+            f"[ -e /dev/disk/by-id/virtio-zfsvm-{d} ] || echo {d};" for d in self.disks
+        )
         gone_in_guest = set(self.exec(probe, timeout=30).stdout.split())
         deadline = time.monotonic() + 30
         while gone_in_guest & self.attached_disks():
             if time.monotonic() > deadline:
-                raise VMError(f"unplug of {sorted(gone_in_guest & self.attached_disks())} never completed")
+                raise VMError(
+                    f"unplug of {sorted(gone_in_guest & self.attached_disks())} never completed"
+                )
             time.sleep(0.3)
         for name in self.disks:
             if name not in self.attached_disks():
@@ -1286,8 +1478,10 @@ class GuestCommandError(subprocess.CalledProcessError):
             s = (s or "").strip()
             return s[-2000:] if s else "(empty)"
 
-        return (f"guest command exited {self.returncode}: {self.cmd}\n"
-                f"--- stdout:\n{tail(self.stdout)}\n--- stderr:\n{tail(self.stderr)}")
+        return (
+            f"guest command exited {self.returncode}: {self.cmd}\n"
+            f"--- stdout:\n{tail(self.stdout)}\n--- stderr:\n{tail(self.stderr)}"
+        )
 
 
 # --------------------------------------------------------------------------- CLI
@@ -1299,12 +1493,18 @@ def main(argv: list[str] | None = None) -> int:
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--flavour", "--flavor", choices=sorted(FLAVOURS), default="2.3")
-        p.add_argument("--run-dir", type=Path, default=None,
-                       help="instance run directory (default $ZCONSOLE_VM_RUN_ROOT or /tmp/zconsole-testvm-UID, /zfsNN)")
+        p.add_argument(
+            "--run-dir",
+            type=Path,
+            default=None,
+            help="instance run directory (default $ZCONSOLE_VM_RUN_ROOT or /tmp/zconsole-testvm-UID, /zfsNN)",
+        )
 
     p = sub.add_parser("build", help="build (or reuse) the cached guest image")
     common(p)
-    p.add_argument("--refresh", action="store_true", help="re-resolve the kernel ABI via apt even if cached")
+    p.add_argument(
+        "--refresh", action="store_true", help="re-resolve the kernel ABI via apt even if cached"
+    )
     p = sub.add_parser("start", help="boot a guest (building it first if needed)")
     common(p)
     p.add_argument("--no-build", action="store_true")
@@ -1340,7 +1540,9 @@ def main(argv: list[str] | None = None) -> int:
                     raise VMError(f"no cached build for {flavour.tag} under {cache_root()}")
                 bdir = build(flavour)
             ready = inst.start(bdir, timeout=args.timeout, keep_disks=args.keep_disks)
-            print(f"READY {flavour.tag}: boot-to-ssh {ready:.1f}s, start total {time.monotonic() - t0:.1f}s")
+            print(
+                f"READY {flavour.tag}: boot-to-ssh {ready:.1f}s, start total {time.monotonic() - t0:.1f}s"
+            )
             print(f"  ssh -F {inst.ssh_config} {ALIAS} CMD")
         elif args.cmd == "stop":
             t0 = time.monotonic()
@@ -1357,8 +1559,12 @@ def main(argv: list[str] | None = None) -> int:
             return proc.returncode
         elif args.cmd == "status":
             st = inst.state()
-            st.update(running=inst.running(), run_dir=str(inst.run_dir), ssh_config=str(inst.ssh_config),
-                      cached_build=str(find_cached_build(flavour) or ""))
+            st.update(
+                running=inst.running(),
+                run_dir=str(inst.run_dir),
+                ssh_config=str(inst.ssh_config),
+                cached_build=str(find_cached_build(flavour) or ""),
+            )
             print(json.dumps(st, indent=2))
             return 0 if st["running"] else 3
         elif args.cmd == "monitor":
