@@ -98,3 +98,17 @@ def test_files_and_dirs(host: LocalHost, tmp_path) -> None:  # type: ignore[no-u
 def test_reads_proc_diskstats(host: LocalHost) -> None:
     text = host.read_text("/proc/diskstats")
     assert text.strip(), "the kernel always has block devices"
+
+
+def test_pipeline_without_a_shell(host: LocalHost) -> None:
+    r = host.run_pipeline([["printf", "b\\na\\n$(id)\\n"], ["sort"]])
+    assert r.stdout == "$(id)\na\nb\n"
+    assert r.argv == ("printf", "b\\na\\n$(id)\\n")
+
+
+def test_pipeline_failure_is_typed(host: LocalHost) -> None:
+    with pytest.raises(CommandFailed) as e:
+        host.run_pipeline([[sys.executable, "-c", "import sys; sys.exit(4)"], ["cat"]])
+    assert e.value.returncode == 4
+    with pytest.raises(CommandTimedOut):
+        host.run_pipeline([["sleep", "5"], ["cat"]], timeout=0.3)

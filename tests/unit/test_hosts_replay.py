@@ -71,3 +71,14 @@ def test_unknown_format_is_refused(tmp_path: Path) -> None:
     (tmp_path / "manifest.json").write_text('{"format": 99}')
     with pytest.raises(HostError, match="unknown capture format"):
         ReplayHost(str(tmp_path))
+
+
+def test_model_command_pipeline_display() -> None:
+    from zconsole.model.command import Command
+
+    c = Command(("zfs", "send", "-R", "tank/vm@x"), "copy", writes=True,
+                then=(("zfs", "receive", "tank/vm new"),))
+    assert c.display() == "zfs send -R tank/vm@x | zfs receive 'tank/vm new'"
+    assert c.pipeline[1] == ("zfs", "receive", "tank/vm new")
+    with pytest.raises(ValueError):
+        Command(("zfs",), "x", then=((),))

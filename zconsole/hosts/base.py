@@ -103,6 +103,17 @@ class Host(Protocol):
         CommandFailed (or PermissionDenied when stderr says so)."""
         ...
 
+    def run_pipeline(
+        self,
+        argvs: Sequence[Sequence[str]],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        check: bool = True,
+    ) -> Result:
+        """Run argvs[0] | argvs[1] | ... without a shell. The Result's argv is the first
+        command's, returncode the first non-zero exit (or 0), stderr all of theirs."""
+        ...
+
     def read_text(self, path: str) -> str:
         """Read a (small, text) file such as /proc/diskstats. Raises PathNotFound."""
         ...

@@ -82,6 +82,28 @@ class LocalHost:
         result = Result(args, int(rc), str(out), str(err), time.monotonic() - started)
         return checked(result, check)
 
+    def run_pipeline(
+        self,
+        argvs: Sequence[Sequence[str]],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        check: bool = True,
+    ) -> Result:
+        stages = [validate_argv(a) for a in argvs]
+        if not stages:
+            raise TypeError("a pipeline needs at least one command")
+        pipeline = None
+        for args in stages:
+            cmd = self._which(args[0])[args[1:]]  # type: ignore[index]
+            pipeline = cmd if pipeline is None else pipeline | cmd
+        started = time.monotonic()
+        try:
+            rc, out, err = pipeline.run(retcode=None, timeout=timeout)  # type: ignore[union-attr]
+        except ProcessTimedOut:
+            raise CommandTimedOut(stages[0], timeout) from None
+        result = Result(stages[0], int(rc), str(out), str(err), time.monotonic() - started)
+        return checked(result, check)
+
     def read_text(self, path: str) -> str:
         try:
             with open(path, encoding="utf-8", errors="replace") as f:

@@ -119,6 +119,15 @@ class ReplayHost:
         c = answers[min(i, len(answers) - 1)]
         return checked(Result(args, c.returncode, c.stdout, c.stderr, c.duration), check)
 
+    def run_pipeline(
+        self,
+        argvs: Sequence[Sequence[str]],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        check: bool = True,
+    ) -> Result:
+        raise ReplayMiss("a capture holds no pipelines (they write)")
+
     def read_text(self, path: str) -> str:
         rel = self.manifest.get("files", {}).get(path)
         if rel is None:

@@ -8,14 +8,24 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Command:
+    """`argv` runs; with `then`, its output is piped into each following argv in turn
+    (`zfs send ... | zfs receive ...`), still without any shell: the host connects the
+    processes itself."""
+
     argv: tuple[str, ...]
     purpose: str
     writes: bool = False
+    then: tuple[tuple[str, ...], ...] = ()
 
     def __post_init__(self) -> None:
-        if not self.argv or not all(isinstance(a, str) for a in self.argv):
-            raise ValueError(f"a command is a non-empty tuple of strings, got {self.argv!r}")
+        for argv in (self.argv, *self.then):
+            if not argv or not all(isinstance(a, str) for a in argv):
+                raise ValueError(f"a command is a non-empty tuple of strings, got {argv!r}")
+
+    @property
+    def pipeline(self) -> tuple[tuple[str, ...], ...]:
+        return (self.argv, *self.then)
 
     def display(self) -> str:
         """How the operator sees it: exactly what will run, quoted as a shell would need."""
-        return shlex.join(self.argv)
+        return " | ".join(shlex.join(a) for a in self.pipeline)
