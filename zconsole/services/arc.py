@@ -131,13 +131,13 @@ class ArcWatch:
         return self._readings[-2] if len(self._readings) >= 2 else None
 
     def report(self, part: Part[ArcStats] | None, history: Sequence[ArcDelta], *,
-               now: float, refresh_interval: float,
-               pools: Sequence[Pool] = ()) -> ArcReport:
+               now: float, refresh_interval: float, pools: Sequence[Pool] = (),
+               zfs_version: tuple[int, int, int] | None = None) -> ArcReport:
         """Observe `part`, then build the report (see `build_report`)."""
         self.observe(part)
         return build_report(part=part, latest=self.latest, previous=self.previous,
                             history=history, now=now, refresh_interval=refresh_interval,
-                            pools=pools)
+                            pools=pools, zfs_version=zfs_version)
 
 
 # ----------------------------------------------------------------------------- the report
@@ -192,7 +192,7 @@ class ArcReport:
     """
 
     readable: bool
-    family: str | None = None
+    family: str | None = None  # "2.1", "2.2+", or None when the fields do not tell
     error: str | None = None
     error_age: float | None = None
     stale: bool = False
@@ -272,12 +272,26 @@ def _efficiency(prev: ArcStats, cur: ArcStats, cls: str) -> Efficiency | None:
 
 
 def _waiting(refresh_interval: float) -> str:
-    return f"appears after the second refresh (in about {fmt_interval(refresh_interval)})"
+    return f"after the second refresh (in about {fmt_interval(refresh_interval)})"
+
+
+def arc_family(stats: ArcStats, zfs_version: tuple[int, int, int] | None = None) -> str | None:
+    """"2.2+" or "2.1" from the fields the running module prints (`iohits` is 2.2+, `p` and
+    `arc_meta_limit` are 2.1 and older); only when neither shows (an excerpt), from the
+    version zconsole detected. None when nothing tells."""
+    if stats.has_iohits:
+        return FAMILY_22
+    if stats.get("p") is not None or stats.get("arc_meta_limit") is not None:
+        return FAMILY_21
+    if zfs_version is not None:
+        return FAMILY_22 if zfs_version[:2] >= (2, 2) else FAMILY_21
+    return None
 
 
 def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
                  previous: ArcReading | None, history: Sequence[ArcDelta], now: float,
-                 refresh_interval: float, pools: Sequence[Pool] = ()) -> ArcReport:
+                 refresh_interval: float, pools: Sequence[Pool] = (),
+                 zfs_version: tuple[int, int, int] | None = None) -> ArcReport:
     """The ARC report from the snapshot's arcstats part and the readings/deltas known so far.
 
     `latest`/`previous`: the last two good readings (ArcWatch). `history`: the sampler's
@@ -298,8 +312,8 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
 
     cur = latest.stats
     stale = part is None or not part.ok or part.taken_at > latest.taken_at
-    v22 = cur.has_iohits
-    family = FAMILY_22 if v22 else FAMILY_21
+    family = arc_family(cur, zfs_version)
+    v22 = family == FAMILY_22
 
     # -- size --------------------------------------------------------------------------
     size, target, c_min, c_max = cur.size, cur.target, cur.c_min, cur.c_max
@@ -329,7 +343,7 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
     reads: int | None = None
     hit_interval = None
     if last is None:
-        hit_sentence = f"Hit ratio {_waiting(refresh_interval)}."
+        hit_sentence = f"Hit ratio appears {_waiting(refresh_interval)}."
     else:
         hit_interval = last.interval_s
         reads = last.hits + last.misses + (last.iohits or 0)
@@ -382,15 +396,18 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
     if prev is None:
         detail_wait = _waiting(refresh_interval)
     elif counters_reset:
-        detail_wait = ("the ARC counters restarted (zfs module reloaded); figures appear "
-                       "after the next refresh")
+        detail_wait = ("after the next refresh: the ARC counters restarted (zfs module "
+                       "reloaded)")
     else:
         detail_wait = ""
     span_d = fmt_interval(detail_interval) if detail_interval is not None else ""
 
     # demand vs prefetch
+    classes = (dd, dm, pd, pm)
     if detail_wait:
-        demand_sentence = f"Demand and prefetch efficiency {detail_wait}."
+        demand_sentence = f"Demand and prefetch efficiency appear {detail_wait}."
+    elif all(e is None for e in classes):
+        demand_sentence = "arcstats has no demand_* or prefetch_* counters."
     elif demand_share is None:
         demand_sentence = f"No demand or prefetch reads in the last {span_d}."
     else:
@@ -411,9 +428,12 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
     held = (f"MRU holds {fmt_bytes(mru_size)}, MFU {fmt_bytes(mfu_size)}"
             if mru_size is not None and mfu_size is not None else "")
     if detail_wait:
-        lists_sentence = (held + ". " if held else "") + f"MRU/MFU hit shares {detail_wait}."
+        lists_sentence = ((held + ". " if held else "")
+                          + f"MRU/MFU hit shares appear {detail_wait}.")
     else:
-        if mru_share is not None:
+        if mru_hits is None or mfu_hits is None:
+            lists_sentence = "arcstats has no mru_hits/mfu_hits counters"
+        elif mru_share is not None:
             lists_sentence = (f"In the last {span_d}, {fmt_pct(mru_share)} of hits came from "
                               f"MRU (recently used), {fmt_pct(1 - mru_share)} from MFU "
                               "(frequently used)")
@@ -427,7 +447,7 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
                                "): recently evicted blocks that a larger ARC would have "
                                "served.")
         elif ghost == 0:
-            lists_sentence += " No ghost hits: a larger ARC would not have served more reads."
+            lists_sentence += " No ghost hits (no recently evicted block was read again)."
     lists_area = ArcArea("lists", "MRU / MFU", "", "off", lists_sentence)
 
     # L2ARC
@@ -447,7 +467,7 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
         else:
             l2_sentence = "L2ARC cache device present but still empty"
         if detail_wait:
-            l2_sentence += f"; its hit ratio {detail_wait}."
+            l2_sentence += f"; its hit ratio appears {detail_wait}."
         elif l2_ratio is None:
             l2_sentence += f"; no L2ARC lookups in the last {span_d}."
         else:
@@ -460,26 +480,28 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
     # throttle
     count = cur.get("memory_throttle_count")
     throttled_intervals = sum(1 for d in history if d.throttled)
-    throttled: bool | None
+    throttled: bool | None = None
+    span_t = ""
     if throttle_delta is not None:
-        throttled = throttle_delta > 0
-    elif last is not None and prev is None:
-        throttled = last.throttled
-    else:
-        throttled = None
+        throttled, span_t = throttle_delta > 0, span_d
+    elif last is not None and prev is None:  # the screen just opened: the sampler's interval
+        throttled, span_t = last.throttled, fmt_interval(last.interval_s)
     lifetime = (f"memory_throttle_count is {count:,} since the zfs module loaded"
-                if count is not None else "arcstats has no memory_throttle_count")
-    if throttled:
-        span_t = span_d or fmt_interval(last.interval_s if last is not None else 0)
+                if count is not None else "")
+    if count is None:
+        throttle_sentence = "arcstats has no memory_throttle_count: throttling cannot be told."
+        t_state, t_level = "UNKNOWN", "off"
+    elif throttled:
         times = f"{throttle_delta:,} times " if throttle_delta else ""
         throttle_sentence = (f"THROTTLED: the ARC made writers wait for memory {times}in the "
                              f"last {span_t}; {lifetime}.")
         t_state, t_level = "THROTTLED", "warn"
     elif throttled is None:
-        throttle_sentence = f"Throttling {_waiting(refresh_interval)}; {lifetime}."
+        throttle_sentence = (f"Whether the ARC is throttling now shows "
+                             f"{detail_wait or _waiting(refresh_interval)}; {lifetime}.")
         t_state, t_level = "WAITING", "off"
     else:
-        throttle_sentence = f"Not throttled in the last {span_d or '-'}; {lifetime}."
+        throttle_sentence = f"Not throttled in the last {span_t}; {lifetime}."
         t_state, t_level = "NOT THROTTLED", "ok"
     if throttled_intervals and not throttled:
         throttle_sentence += (f" It grew in {throttled_intervals} of the last "
@@ -546,7 +568,8 @@ def _rows(cur: ArcStats, v22: bool, last: ArcDelta | None, dd: Efficiency | None
     for eff, label in ((dd, "demand data hit"), (dm, "demand metadata hit"),
                        (pd, "prefetch data hit"), (pm, "prefetch metadata hit")):
         if eff is not None:
-            rows.append(ArcRow(label, fmt_pct(eff.ratio)))
+            rows.append(ArcRow(label, fmt_pct(eff.ratio) if eff.ratio is not None
+                               else "no reads"))
     if l2_present:
         b("L2ARC size", "l2_size")
         b("L2ARC on disk", "l2_asize")

@@ -197,7 +197,7 @@ class ArcView(Container):
             elif area.key == "hits":
                 picture = self._hits_picture(report, colours)
             self.query_one(f"#arc-{area.key}", ArcPanel).show(area, colours, picture)
-        caption = f"ARC figures · field set {report.family}"
+        caption = f"ARC figures · field set {report.family or 'unknown'}"
         if report.stale and report.data_age is not None:
             caption += " · from an older reading"
         self.query_one("#arc-figures-caption", Static).update(caption)

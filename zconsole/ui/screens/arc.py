@@ -30,5 +30,6 @@ class ArcScreen(ZScreen):
         pools = (snap.pool_status.value or ()) if snap is not None else ()
         self.report = self.arc_watch.report(
             snap.arc if snap is not None else None, history, now=state.now,
-            refresh_interval=self.zapp.refresh_interval, pools=pools)
+            refresh_interval=self.zapp.refresh_interval, pools=pools,
+            zfs_version=snap.zfs.version if snap is not None else None)
         self.query_one(ArcView).show(self.report, self.app.get_css_variables())
