@@ -73,7 +73,8 @@ def kind_of(obj: Mapping[str, Any]) -> tuple[IfKind, str | None]:
     """The device kind from one `ip -j -d link` object, and the kernel's own kind word."""
     info = obj.get("linkinfo")
     raw = _str(info.get("info_kind")) if isinstance(info, dict) else None
-    if obj.get("link_type") == "loopback" or "LOOPBACK" in (obj.get("flags") or ()):
+    flags = obj.get("flags")
+    if obj.get("link_type") == "loopback" or (isinstance(flags, list) and "LOOPBACK" in flags):
         return IfKind.LOOPBACK, raw
     if raw is not None:
         return _KINDS.get(raw, IfKind.OTHER), raw
