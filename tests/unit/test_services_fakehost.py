@@ -76,6 +76,13 @@ class FakeHost:
             rc, out, err = 0, answer, ""
         return checked(Result(args, rc, out, err, 0.01), check)
 
+    def run_pipeline(self, argvs: Sequence[Sequence[str]], *,
+                     timeout: float = DEFAULT_TIMEOUT, check: bool = True) -> Result:
+        results = [self.run(a, timeout=timeout, check=False) for a in argvs]
+        rc = next((r.returncode for r in results if r.returncode), 0)
+        err = "".join(r.stderr for r in results)
+        return checked(Result(results[0].argv, rc, results[-1].stdout, err, 0.01), check)
+
     def read_text(self, path: str) -> str:
         v = self.files.get(path)
         if v is None:

@@ -115,6 +115,28 @@ class DemoHost:
         result = Result(args, rc, out, err, 0.0)
         return checked(result, check)
 
+    def run_pipeline(
+        self,
+        argvs: Sequence[Sequence[str]],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        check: bool = True,
+    ) -> Result:
+        """Stages run one after the other (the simulation has no byte streams); each stage
+        sees the previous one's output as stdin. Result as a real pipeline: first non-zero
+        exit, every stage's stderr."""
+        stages = [validate_argv(a) for a in argvs]
+        if not stages:
+            raise TypeError("a pipeline needs at least one command")
+        rc, out, errs = 0, "", []
+        for args in stages:
+            r = self.run(args, timeout=timeout, check=False, stdin=out)
+            errs.append(r.stderr)
+            out = r.stdout
+            if r.returncode != 0 and rc == 0:
+                rc = r.returncode
+        return checked(Result(stages[0], rc, out, "".join(errs), 0.0), check)
+
     # --- files -------------------------------------------------------------------------
 
     def _tree(self) -> Tree:
