@@ -58,7 +58,8 @@ def size_bar(size_of_max: float | None, target_of_max: float | None,
 
 
 def area_title(area: ArcArea, colours: Mapping[str, str]) -> Text:
-    t = Text(area.title, style="bold")
+    t = Text()
+    t.append(area.title, style="bold")
     if area.state:
         symbol = LEVEL_SYMBOL.get(area.level, "?")
         t.append("  ")
