@@ -51,6 +51,16 @@ def addresses(i: Interface, limit: int | None = None) -> str:
     return ", ".join(addrs)
 
 
+def fit_addresses(i: Interface, room: int) -> str:
+    """As many whole addresses as fit in `room` columns, then "+N more"."""
+    addrs = [str(a) for a in i.addresses]
+    for n in range(len(addrs), 0, -1):
+        text = ", ".join(addrs[:n]) + (f", +{len(addrs) - n} more" if n < len(addrs) else "")
+        if len(text) <= room:
+            return text
+    return _fit(addrs[0], room) if addrs else ""
+
+
 def _fit(s: str, width: int) -> str:
     return s if len(s) <= width else s[: max(1, width - 1)] + "…"
 
@@ -168,7 +178,7 @@ def others_text(view: NetworkView, colours: Mapping[str, str], width: int) -> Te
         if wide:
             t.append(i.operstate.ljust(15))
             t.append((i.mac or "-").ljust(18))
-        t.append(_fit(addresses(i) or "-", max(10, width - used - 4)))
+        t.append(fit_addresses(i, max(10, width - used - 2)) or "-")
     return t
 
 
