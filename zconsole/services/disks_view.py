@@ -28,8 +28,8 @@ from zconsole.model.snapshot import DiskInventory, DiskRole, DiskState
 
 SLOW_KIND = "slow-disk"
 
-BUSY_FOOTNOTE = ("busy = time with a request outstanding (%util); on SSD/NVMe that is "
-                 "not saturation")
+BUSY_FOOTNOTE = ("busy = time with a request outstanding (%util); on SSD/NVMe not "
+                 "saturation")
 
 # Role word, symbol and level (for colour; the word and symbol carry the meaning).
 ROLE_LOOK: dict[DiskState | None, tuple[str, str, str]] = {
@@ -99,12 +99,13 @@ class PartitionRow:
     def use(self) -> str:
         """What is on the partition, in words ("ext4 mounted at /srv/backup")."""
         bits: list[str] = []
+        swap = [m for m in self.mountpoints if m == "[SWAP]"]
+        mounts = [m for m in self.mountpoints if m != "[SWAP]"]
         what = self.fs_type or "no filesystem signature seen"
         if self.fs_type == "zfs_member":
             what = f"ZFS label of pool {self.fs_label}" if self.fs_label else "ZFS label"
-        bits.append(what)
-        swap = [m for m in self.mountpoints if m == "[SWAP]"]
-        mounts = [m for m in self.mountpoints if m != "[SWAP]"]
+        if not (swap and self.fs_type == "swap"):
+            bits.append(what)
         if swap:
             bits.append("active swap")
         if mounts:

@@ -103,6 +103,7 @@ class DiskDetail(VerticalScroll, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-head")
+        yield Label("", id="spark-empty", classes="spark-note")
         with Horizontal(classes="spark-row"):
             yield Label("busy %", classes="spark-label")
             yield Sparkline([], id="spark-busy")
@@ -142,7 +143,7 @@ def detail_head(row: DiskRow, colours: dict[str, str]) -> Text:
     io = row.io
     t.append("\nI/O        ", style=muted)
     if io is None:
-        t.append(f"- ({row.io_missing})")
+        t.append(f"- ({(row.io_missing or 'unknown').split(':')[0]})")
     else:
         t.append(f"over {io.interval_s:.0f} s: busy {io.util_pct:.0f}%  r_await "
                  f"{ms(io.r_await_ms)} ms  w_await {ms(io.w_await_ms)} ms  "
@@ -195,9 +196,9 @@ def detail_text(row: DiskRow, colours: dict[str, str], source: str) -> Text:
     if row.state is DiskState.IN_POOL and row.leaf:
         line("zpool name", row.leaf)
     if row.partitions:
-        t.append("partitions\n", style=colours.get("muted", ""))
-        for p in row.partitions:
-            t.append(f"  {p.name:<11} {human_bytes(p.size_bytes):>7}  {p.use}\n")
+        for i, p in enumerate(row.partitions):
+            line("partitions" if i == 0 else "",
+                 f"{p.name:<10} {human_bytes(p.size_bytes):>7}  {p.use}")
     else:
         line("partitions", "none")
     own = []
@@ -229,6 +230,8 @@ class DisksView(Vertical):
         self._wide: bool | None = None
         self._keys: list[str] = []
         self._selected: str | None = None
+        self._error: str | None = None
+        self._inventory: DiskInventory | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="disks-summary")
@@ -245,13 +248,13 @@ class DisksView(Vertical):
             return
         part = snap.disks
         inv: DiskInventory | None = part.value
-        summary = self.query_one("#disks-summary", Static)
         if inv is None:
             self.rows = []
-            summary.update(Text(f"✖ Disks could not be listed: {part.error} "
-                                f"(tried {human_age(part.age(state.now))} ago)"))
+            self._error = (f"✖ Disks could not be listed: {part.error} "
+                           f"(tried {human_age(part.age(state.now))} ago)")
             self._render_rows()
             return
+        self._error = None
         self.source = inv.source
         sample = state.sample
         diskstats_error = snap.diskstats.error if not snap.diskstats.ok else None
@@ -278,7 +281,7 @@ class DisksView(Vertical):
         if wide != self._wide:
             table.clear(columns=True)
             self._keys = []
-            cols = ["DISK", "ROLE", "SIZE", "TYPE", "BUSY", "AWAIT ms r/w", "AQU"]
+            cols = ["DISK", "ROLE", "SIZE", "TYPE", "BUSY", "AWAIT r/w", "AQU"]
             if wide:
                 cols += ["R/S", "W/S", "BUSY HISTORY"]
             for c in cols:
@@ -315,18 +318,33 @@ class DisksView(Vertical):
             self._keys = keys
             if selected in keys:
                 table.move_cursor(row=keys.index(selected), animate=False)
+        self._fit_height(table, len(keys))
         self._io_note(colours)
         self._show_detail()
 
+    def _fit_height(self, table: DisksTable, rows: int) -> None:
+        """Half the body for the table on tall terminals, a bit less on 24 lines; the
+        detail panel takes the rest."""
+        body = self.app.size.height - 3  # header 2, footer 1
+        limit = max(6, int(body * (0.5 if body >= 33 else 0.45)))
+        height = min(rows + 1, limit)
+        current = table.styles.height
+        if current is None or current.value != height:
+            table.styles.height = height
+
     def _role_width(self, wide: bool) -> int:
-        # Cells plus 2 padding each: DISK 9, SIZE 6, TYPE 4, BUSY 4, AWAIT 12, AQU 4; ROLE's
+        # Cells plus 2 padding each: DISK 9, SIZE 6, TYPE 4, BUSY 4, AWAIT 9, AQU 4; ROLE's
         # own padding 2; body padding and scrollbars 4. Wide adds R/S 5, W/S 5, history 12.
-        fixed = (9 + 6 + 4 + 4 + 12 + 4) + 6 * 2 + 2 + 4
+        fixed = (9 + 6 + 4 + 4 + 9 + 4) + 6 * 2 + 2 + 4
         if wide:
             fixed += 5 + 5 + 12 + 3 * 2
         return max(20, min(48, self.app.size.width - fixed))
 
     def _summary(self, colours: dict[str, str]) -> None:
+        if self._error is not None:
+            self.query_one("#disks-summary", Static).update(
+                Text(self._error, style=colours.get("health-bad", "")))
+            return
         counts: dict[DiskState | None, int] = {}
         for r in self.rows:
             counts[r.state] = counts.get(r.state, 0) + 1
@@ -340,7 +358,7 @@ class DisksView(Vertical):
                 t.append(" · ")
                 t.append(f"{symbol} {n} {word.lower()}",
                          style=colours.get(LEVEL_VAR.get(level, ""), ""))
-        inv = getattr(self, "_inventory", None)
+        inv = self._inventory
         extra = [f"filter: {self.filter.value} (f)", f"sort: {self.sort.value} (s)",
                  "enter: partitions"]
         if inv is not None:
@@ -384,6 +402,12 @@ class DisksView(Vertical):
         self.query_one("#detail-head", Static).update(detail_head(row, colours))
         self.query_one("#detail-text", Static).update(
             detail_text(row, colours, self.source or "the host"))
+        empty = not (row.busy_series or row.r_await_series or row.w_await_series)
+        self.query_one("#spark-empty", Label).update(
+            "history    - (no intervals yet)" if empty else "")
+        self.query_one("#spark-empty", Label).display = empty
+        for spark_row in self.query(".spark-row"):
+            spark_row.display = not empty
         for sid, series, unit in (("spark-busy", row.busy_series, "%"),
                                   ("spark-r", row.r_await_series, " ms"),
                                   ("spark-w", row.w_await_series, " ms")):
@@ -436,5 +460,5 @@ class DisksView(Vertical):
 
     def relayout(self) -> None:
         """Size the table and the detail panel to the terminal (called on resize)."""
-        if self._wide is not None and (self.app.size.width >= WIDE) != self._wide:
+        if self._wide is not None:
             self._render_rows()

@@ -36,7 +36,6 @@ class DisksScreen(ZScreen):
     }
     DisksView #disks-table {
         height: auto;
-        max-height: 45%;
         overflow-x: hidden;
     }
     DisksView #disks-io-note {
