@@ -421,11 +421,11 @@ def names_sentence(names: Sequence[str], limit: int = MAX_NAMES) -> str:
 
 
 def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def _dataset_word(n: int) -> str:
-    return f"{n} filesystem{'' if n == 1 else 's'}/volume{'' if n == 1 else 's'}"
+    return f"{n:,} filesystem{'' if n == 1 else 's'}/volume{'' if n == 1 else 's'}"
 
 
 def _unknown_tail(r: BlastRadius) -> str:
@@ -444,7 +444,11 @@ def _unknown_tail(r: BlastRadius) -> str:
 
 def refusal_sentence(r: BlastRadius) -> str:
     held = list(r.blockers.items())
-    if len(held) == 1:
+    if len(held) == 1 and held[0][0] == r.target:
+        clones = held[0][1]
+        why = (f"{plural(len(clones), 'clone')} depend{'s' if len(clones) == 1 else ''} on it "
+               f"({names_sentence(clones)})")
+    elif len(held) == 1:
         snap, clones = held[0]
         why = (f"{snap} cannot be destroyed: {plural(len(clones), 'clone')} "
                f"depend{'s' if len(clones) == 1 else ''} on it: {names_sentence(clones)}")
@@ -458,9 +462,14 @@ def refusal_sentence(r: BlastRadius) -> str:
             + (" and their snapshots." if r.use_R else "."))
 
 
-def destroy_sentence(r: BlastRadius) -> str:
+def destroy_sentence(r: BlastRadius, small: BlastRadius | None = None) -> str:
     """'zfs destroy -R tank/a@s1 would also destroy: ...' for a snapshot, or the full list
-    for a dataset. Plain words, counts first, names after."""
+    for a dataset. Plain words, counts first, names after. With `small` (the -r radius of
+    the same target, not refused), an -R radius that adds nothing says so in one line."""
+    if (small is not None and not small.refused and r.mode == "-R" and not r.clones
+            and r.datasets == small.datasets and r.snapshots == small.snapshots):
+        return (f"zfs destroy -R {r.target} would destroy the same: no clone outside it "
+                "depends on it.")
     if "@" in r.target:
         others = [s for s in r.snapshots if s != r.target]
         if r.mode == "-r":

@@ -170,7 +170,10 @@ class DatasetsScreen(ZScreen):
             else:
                 kept = (f" Showing the list read {human_age(state.now - self._list_time)} ago."
                         if self.dtree is not None else "")
-                message.update(f"✖ Could not list the datasets ({part.source}): {part.error} "
+                error = part.error or "unknown error"
+                what = error if part.source and error.startswith(part.source) \
+                    else f"{part.source}: {error}"
+                message.update(f"✖ Could not list the datasets: {what} "
                                f"(tried {human_age(part.age(state.now))} ago).{kept}")
         else:
             message.update("")
@@ -338,7 +341,7 @@ class DatasetsScreen(ZScreen):
             lines.append(("bad", refusal_sentence(small)))
         else:
             lines.append(("warn", destroy_sentence(small)))
-        lines.append(("warn", destroy_sentence(big)))
+        lines.append(("warn", destroy_sentence(big, small)))
         missing = [d for d in dict.fromkeys(big.unlisted + big.maybe)
                    if d not in self._radius_asked]
         if missing and len(missing) <= RADIUS_AUTOLOAD:

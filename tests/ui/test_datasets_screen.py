@@ -1,0 +1,317 @@
+"""The Datasets screen: lazy snapshot loading, clones, blast radius, the background scan,
+failures, and pictures at 80x24 and 120x40 (frozen clock)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from tests.ui.conftest import FROZEN, frozen, make_app, settle
+from zconsole.hosts.base import CommandTimedOut, Host, Result
+from zconsole.hosts.demo import DemoHost
+from zconsole.ui.app import ZConsoleApp
+from zconsole.ui.datasets import RadiusPanel, TreeTable
+from zconsole.ui.screens.datasets import DatasetsScreen
+from zconsole.ui.widgets import human_bytes
+
+SIZES = [(80, 24), (120, 40)]
+
+
+class WrappedHost:
+    """A demo host whose commands can be slowed down or made to time out."""
+
+    kind = "demo"
+
+    def __init__(self, inner: Host, *, fails: Callable[[Sequence[str]], bool] = lambda a: False,
+                 delay: Callable[[Sequence[str]], float] = lambda a: 0.0) -> None:
+        self.inner = inner
+        self.fails = fails
+        self.delay = delay
+        self.calls: list[tuple[str, ...]] = []
+
+    @property
+    def label(self) -> str:
+        return "wrapped-demo"
+
+    def run(self, argv: Sequence[str], *, timeout: float = 30.0, check: bool = True,
+            stdin: str | None = None) -> Result:
+        self.calls.append(tuple(argv))
+        if self.fails(argv):
+            raise CommandTimedOut(argv, timeout)
+        pause = self.delay(argv)
+        if pause:
+            time.sleep(pause)
+        return self.inner.run(argv, timeout=timeout, check=check, stdin=stdin)
+
+    def read_text(self, path: str) -> str:
+        return self.inner.read_text(path)
+
+    def list_dir(self, path: str) -> list[str]:
+        return self.inner.list_dir(path)
+
+    def realpath(self, path: str) -> str:
+        return self.inner.realpath(path)
+
+    def now(self) -> float:
+        return FROZEN
+
+    def is_root(self) -> bool:
+        return True
+
+    def udev_properties(self, devname: str) -> Mapping[str, str] | None:
+        return None
+
+
+def wrapped_app(scenario: str = "snapshots", **kwargs: Any) -> tuple[ZConsoleApp, WrappedHost]:
+    host = WrappedHost(DemoHost(scenario, clock=frozen, seed=0), **kwargs)
+    return ZConsoleApp(host, clock=frozen, refresh_interval=3600), host  # type: ignore[arg-type]
+
+
+async def wait_for(pilot: Pilot[Any], cond: Callable[[], bool], what: str,
+                   seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.01)
+
+
+async def open_screen(app: ZConsoleApp, pilot: Pilot[Any]) -> DatasetsScreen:
+    await settle(app, pilot)
+    await pilot.press("3")
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, DatasetsScreen)
+    await wait_for(pilot, lambda: bool(screen.query_one(TreeTable).rows), "the tree")
+    return screen
+
+
+async def quiet(app: ZConsoleApp, pilot: Pilot[Any]) -> None:
+    """Let the radius timer fire and every worker finish."""
+    await pilot.pause(0.5)
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def panel_text(screen: DatasetsScreen) -> str:
+    return str(screen.query_one(RadiusPanel).render())
+
+
+def status_text(screen: DatasetsScreen) -> str:
+    return str(screen.query_one("#ds-status", Static).render())
+
+
+async def open_dataset(pilot: Pilot[Any], screen: DatasetsScreen, name: str) -> TreeTable:
+    table = screen.query_one(TreeTable)
+    assert table.move_to(name)
+    await pilot.pause()
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: any(r.kind == "snapshot" for r in table.rows),
+                   f"the snapshots of {name}")
+    return table
+
+
+async def test_tree_from_the_cheap_list_and_no_snapshot_listing_at_start() -> None:
+    app, host = wrapped_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(app, pilot)
+        table = screen.query_one(TreeTable)
+        names = [r.key for r in table.rows]
+        assert names[:3] == ["tank", "tank/clones", "tank/clones/c1"]
+        assert len(names) == 27 and all(r.kind == "dataset" for r in table.rows)
+        c1 = table.rows[2]
+        assert c1.note.startswith("clone of tank/proj/p01@auto-00100")
+        assert status_text(screen).startswith("27 datasets · 4 clones · 4 snapshots held")
+        # nothing listed every snapshot; only the cheap filesystem/volume list ran
+        assert not any("snapshot" in a and "-d" not in a for a in host.calls)
+
+
+async def test_opening_a_dataset_loads_its_snapshots_in_a_worker() -> None:
+    app, host = wrapped_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(app, pilot)
+        table = await open_dataset(pilot, screen, "tank/proj/p01")
+        snaps = [r for r in table.rows if r.kind == "snapshot"]
+        assert len(snaps) == 500
+        assert snaps[0].key == "tank/proj/p01@auto-00000"
+        assert ("zfs", "list", "-H", "-p", "-t", "snapshot", "-d", "1", "-o",
+                "name,used,refer,createtxg,creation,clones", "tank/proj/p01") in host.calls
+        # the values on screen are zfs's own numbers
+        raw = DemoHost("snapshots", clock=frozen).run(
+            ["zfs", "list", "-H", "-p", "-t", "snapshot", "-d", "1", "-o", "name,used",
+             "tank/proj/p01"]).stdout.splitlines()[0].split("\t")
+        line = next(x for x in table.visible_text() if "@auto-00000" in x)
+        assert human_bytes(int(raw[1])) in line
+        assert "open: p01 (500 snapshots)" in status_text(screen)
+        # a clone row sits right under its origin snapshot
+        i = table.index_of("tank/proj/p01@auto-00100")
+        assert i is not None
+        assert table.rows[i + 1].label == ("⤷ clone tank/clones/c1 "
+                                           "(origin tank/proj/p01@auto-00100)")
+        # closing with Enter again removes the rows
+        table.move_to("tank/proj/p01")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not any(r.kind == "snapshot" for r in table.rows)
+
+
+async def test_snapshot_with_clones_names_its_blast_radius() -> None:
+    app = make_app("snapshots")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(app, pilot)
+        table = await open_dataset(pilot, screen, "tank/proj/p01")
+        table.move_to("tank/proj/p01@auto-00100")
+        await quiet(app, pilot)
+        text = " ".join(panel_text(screen).split())
+        assert "cannot destroy: 1 clone depends on it: tank/clones/c1" in text
+        assert ("zfs destroy -r tank/proj/p01@auto-00100 would be refused: 1 clone depends "
+                "on it (tank/clones/c1)") in text
+        assert ("zfs destroy -R tank/proj/p01@auto-00100 would also destroy: 3 "
+                "filesystems/volumes made from it (tank/clones/c1, tank/clones/c1-1, "
+                "tank/clones/c1-1-1) and 2 snapshots (tank/clones/c1@s1, "
+                "tank/clones/c1-1@s1).") in text
+        # Enter on the clone row jumps to the clone's own dataset row
+        await pilot.press("down")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert table.current is not None and table.current.key == "tank/clones/c1"
+
+
+async def test_dataset_radius_counts_after_a_scan() -> None:
+    app = make_app("snapshots")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(app, pilot)
+        table = screen.query_one(TreeTable)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: "Snapshot scan done" in status_text(screen), "the scan")
+        table.move_to("tank/proj")
+        await quiet(app, pilot)
+        text = " ".join(panel_text(screen).split())
+        assert ("zfs destroy -r tank/proj would be refused: 2 snapshots cannot be destroyed "
+                "because clones depend on them: tank/proj/p01@auto-00100 (tank/clones/c1); "
+                "tank/proj/p02@auto-00498 (tank/clones/c2)") in text
+        assert ("zfs destroy -R tank/proj would destroy 25 filesystems/volumes and 10,002 "
+                "snapshots") in text
+        assert ("through clones also tank/clones/c1, tank/clones/c2, tank/clones/c1-1, "
+                "tank/clones/c1-1-1") in text
+
+
+async def test_scan_shows_progress_and_a_final_count() -> None:
+    app, _ = wrapped_app(delay=lambda a: 0.25 if "name,createtxg" in a else 0.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(app, pilot)
+        seen: list[str] = []
+        await pilot.press("a")
+        deadline = time.monotonic() + 20
+        while "Snapshot scan done" not in status_text(screen):
+            seen.append(status_text(screen))
+            assert time.monotonic() < deadline
+            await pilot.pause(0.01)
+        progress = [s for s in seen if "Scanning snapshot names" in s]
+        assert progress, "no progress line was shown"
+        assert any("snapshots so far (a cancels)" in s and "/27 datasets" in s
+                   for s in progress)
+        assert "Snapshot scan done: 10,002 snapshots in 27/27 datasets" in status_text(screen)
+
+
+async def test_scan_can_be_cancelled() -> None:
+    app, _ = wrapped_app(delay=lambda a: 0.2 if "name,createtxg" in a else 0.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(app, pilot)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: "Scanning" in status_text(screen), "the scan to start")
+        await pilot.press("a")
+        await wait_for(pilot, lambda: "Snapshot scan stopped" in status_text(screen),
+                       "the scan to stop")
+        assert "/27 datasets" in status_text(screen)
+        assert "27/27" not in status_text(screen)
+
+
+async def test_failing_snapshot_listing_is_shown_not_crashed() -> None:
+    app, _ = wrapped_app(fails=lambda a: "snapshot" in list(a))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(app, pilot)
+        table = screen.query_one(TreeTable)
+        table.move_to("tank/proj/p01")
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(r.kind == "note" and r.level == "bad"
+                                          for r in table.rows), "the failure row")
+        note = next(r for r in table.rows if r.kind == "note")
+        assert note.label.startswith("✖ could not list the snapshots: zfs list -H -p -t "
+                                     "snapshot -d 1")
+        assert "no answer after 120 s (stopped)" in note.label
+        assert "✖ p01: listing failed" in status_text(screen)
+        await pilot.press("down")
+        await quiet(app, pilot)
+        text = " ".join(panel_text(screen).split())
+        assert "Could not list the snapshots of tank/proj/p01: zfs list" in text
+        assert "no answer after 120 s" in text
+        # the scan fails the same way and says so
+        await pilot.press("a")
+        await wait_for(pilot, lambda: "Snapshot scan done" in status_text(screen), "the scan")
+        assert "0 snapshots in 27/27 datasets" in status_text(screen)
+        assert "✖ 27 failed: zfs list" in status_text(screen)
+
+
+async def test_failing_dataset_list_is_shown() -> None:
+    app, _ = wrapped_app(fails=lambda a: "filesystem,volume" in list(a))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("3")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, DatasetsScreen)
+        message = str(screen.query_one("#ds-message", Static).render())
+        assert message.startswith("✖ Could not list the datasets: zfs list -H -p -t "
+                                  "filesystem,volume")
+        assert "no answer after" in message and message.count("zfs list") == 1
+        assert screen.query_one(TreeTable).rows == []
+
+
+async def test_ten_thousand_snapshots_do_not_stall() -> None:
+    from zconsole.hosts.demo.scenarios import build_snapshots
+
+    host = DemoHost("snapshots", clock=frozen, seed=0)
+    host.machine = build_snapshots(0, FROZEN, datasets=3, per=10_000)
+    host.machine.last = FROZEN
+    app = ZConsoleApp(host, clock=frozen, refresh_interval=3600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(app, pilot)
+        t0 = time.perf_counter()
+        table = await open_dataset(pilot, screen, "tank/proj/p01")
+        opened = time.perf_counter() - t0
+        assert sum(r.kind == "snapshot" for r in table.rows) == 10_000
+        t1 = time.perf_counter()
+        await pilot.press("end")
+        await pilot.press("pageup")
+        await pilot.pause()
+        moved = time.perf_counter() - t1
+        assert opened < 3.0 and moved < 1.0, (opened, moved)
+
+
+# -- pictures -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("scenario,opened,selected", [
+    ("snapshots", "tank/proj/p01", "tank/proj/p01@auto-00100"),
+    ("showcase", "tank/vm/debian12", "tank/vm/debian12@golden"),
+], ids=["snapshots", "showcase"])
+def test_datasets_pictures(snap_compare: Any, size: tuple[int, int], scenario: str,
+                           opened: str, selected: str) -> None:
+    app = make_app(scenario)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        screen = await open_screen(app, pilot)
+        table = await open_dataset(pilot, screen, opened)
+        table.move_to(selected)
+        await quiet(app, pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
