@@ -349,7 +349,8 @@ class DisksView(Vertical):
         for r in self.rows:
             counts[r.state] = counts.get(r.state, 0) + 1
         t = Text()
-        t.append(f"{len(self.rows)} disks", style="bold")
+        n_rows = len(self.rows)
+        t.append(f"{n_rows} disk{'' if n_rows == 1 else 's'}", style="bold")
         for state in (DiskState.IN_POOL, DiskState.FREE, DiskState.IN_USE, DiskState.HAS_DATA,
                       None):
             n = counts.get(state)
@@ -362,7 +363,8 @@ class DisksView(Vertical):
         extra = [f"filter: {self.filter.value} (f)", f"sort: {self.sort.value} (s)",
                  "enter: partitions"]
         if inv is not None:
-            extra.append(f"identity from {inv.source}")
+            if not any("identity from" in note for note in inv.notes):
+                extra.append(f"identity from {inv.source}")
             extra.extend(inv.notes)
             ign = ignored_summary(inv)
             if ign:
