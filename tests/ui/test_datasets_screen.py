@@ -3,6 +3,7 @@ failures, and pictures at 80x24 and 120x40 (frozen clock)."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -128,7 +129,7 @@ async def test_tree_from_the_cheap_list_and_no_snapshot_listing_at_start() -> No
         assert len(names) == 27 and all(r.kind == "dataset" for r in table.rows)
         c1 = table.rows[2]
         assert c1.note.startswith("clone of tank/proj/p01@auto-00100")
-        assert status_text(screen).startswith("27 datasets · 4 clones · 4 snapshots held")
+        assert status_text(screen).startswith("27 datasets · 4 clones (4 snapshots held)")
         # nothing listed every snapshot; only the cheap filesystem/volume list ran
         assert not any("snapshot" in a and "-d" not in a for a in host.calls)
 
@@ -171,8 +172,9 @@ async def test_snapshot_with_clones_names_its_blast_radius() -> None:
         await quiet(app, pilot)
         text = " ".join(panel_text(screen).split())
         assert "cannot destroy: 1 clone depends on it: tank/clones/c1" in text
-        assert ("zfs destroy -r tank/proj/p01@auto-00100 would be refused: 1 clone depends "
-                "on it (tank/clones/c1)") in text
+        assert ("zfs destroy -r tank/proj/p01@auto-00100 would be refused; zfs would ask "
+                "for -R to also destroy tank/clones/c1, tank/clones/c1-1, tank/clones/c1-1-1 "
+                "and their snapshots.") in text
         assert ("zfs destroy -R tank/proj/p01@auto-00100 would also destroy: 3 "
                 "filesystems/volumes made from it (tank/clones/c1, tank/clones/c1-1, "
                 "tank/clones/c1-1-1) and 2 snapshots (tank/clones/c1@s1, "
@@ -216,8 +218,11 @@ async def test_scan_shows_progress_and_a_final_count() -> None:
             await pilot.pause(0.01)
         progress = [s for s in seen if "Scanning snapshot names" in s]
         assert progress, "no progress line was shown"
-        assert any("snapshots so far (a cancels)" in s and "/27 datasets" in s
+        assert any(", " in s and "so far (a cancels)" in s and "/27 datasets" in s
                    for s in progress)
+        counts = {int(m.group(1)) for s in progress
+                  for m in [re.search(r" (\d+)/27 datasets", s)] if m}
+        assert any(0 < c < 27 for c in counts), counts  # it moved while running
         assert "Snapshot scan done: 10,002 snapshots in 27/27 datasets" in status_text(screen)
 
 

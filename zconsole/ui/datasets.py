@@ -444,11 +444,14 @@ def _unknown_tail(r: BlastRadius) -> str:
 
 def refusal_sentence(r: BlastRadius) -> str:
     held = list(r.blockers.items())
+    extra = [x for x in r.use_R if "@" not in x]
+    ask = (f"zfs would ask for -R to also destroy {names_sentence(extra)}"
+           + ((" and its snapshots." if len(extra) == 1 else " and their snapshots.")
+              if extra else "."))
     if len(held) == 1 and held[0][0] == r.target:
-        clones = held[0][1]
-        why = (f"{plural(len(clones), 'clone')} depend{'s' if len(clones) == 1 else ''} on it "
-               f"({names_sentence(clones)})")
-    elif len(held) == 1:
+        # the snapshot's own line already names the clones that hold it
+        return f"zfs destroy -r {r.target} would be refused; {ask}"
+    if len(held) == 1:
         snap, clones = held[0]
         why = (f"{snap} cannot be destroyed: {plural(len(clones), 'clone')} "
                f"depend{'s' if len(clones) == 1 else ''} on it: {names_sentence(clones)}")
@@ -457,9 +460,7 @@ def refusal_sentence(r: BlastRadius) -> str:
         more = f" and {len(held) - 3} more" if len(held) > 3 else ""
         why = (f"{plural(len(held), 'snapshot')} cannot be destroyed because clones depend "
                f"on them: " + "; ".join(parts) + more)
-    return (f"zfs destroy -r {r.target} would be refused: {why}. zfs would ask for -R to also "
-            f"destroy {names_sentence([x for x in r.use_R if '@' not in x])}"
-            + (" and their snapshots." if r.use_R else "."))
+    return f"zfs destroy -r {r.target} would be refused: {why}. {ask}"
 
 
 def destroy_sentence(r: BlastRadius, small: BlastRadius | None = None) -> str:
@@ -468,6 +469,8 @@ def destroy_sentence(r: BlastRadius, small: BlastRadius | None = None) -> str:
     the same target, not refused), an -R radius that adds nothing says so in one line."""
     if (small is not None and not small.refused and r.mode == "-R" and not r.clones
             and r.datasets == small.datasets and r.snapshots == small.snapshots):
+        if "@" in r.target:
+            return f"zfs destroy -R {r.target} would destroy the same: no clone depends on it."
         return (f"zfs destroy -R {r.target} would destroy the same: no clone outside it "
                 "depends on it.")
     if "@" in r.target:
@@ -505,7 +508,7 @@ class RadiusPanel(Static):
     DEFAULT_CSS = """
     RadiusPanel {
         height: auto;
-        max-height: 10;
+        max-height: 9;
         border-top: solid $panel;
         padding: 0 0;
         overflow-y: auto;

@@ -482,7 +482,7 @@ class DatasetsScreen(ZScreen):
         held = len(tree.clones_of)
         first = f"{plural(n, 'dataset')} · {plural(clones, 'clone')}"
         if held:
-            first += f" · {plural(held, 'snapshot')} held by clones"
+            first += f" ({plural(held, 'snapshot')} held)"
         if self.opened is not None:
             part = self.opened.part
             short = self.opened.dataset.rsplit("/", 1)[-1]
@@ -495,8 +495,7 @@ class DatasetsScreen(ZScreen):
         s = self.scan
         if s.running:
             second = (f"Scanning snapshot names {progress_bar(s.done, s.total)} "
-                      f"{s.done}/{s.total} datasets · {s.snapshots:,} snapshots so far "
-                      "(a cancels)")
+                      f"{s.done}/{s.total} datasets, {s.snapshots:,} so far (a cancels)")
         elif s.result is not None:
             r = s.result
             word = "stopped" if r.cancelled else "done"
