@@ -1,0 +1,208 @@
+"""zconsole's own local files: the audit log and the saved progress of plans.
+
+This is the only code that writes files on the operator's machine (never on the host being
+looked at: a plan run over SSH keeps its journal where zconsole runs).
+
+* `state_dir()`: `$ZCONSOLE_STATE_DIR`, else `$XDG_STATE_HOME/zconsole`, else
+  `~/.local/state/zconsole`.
+* `AuditLog`: append-only JSON lines. Each record is one `write()` on a descriptor opened with
+  O_APPEND (mode 0600), under an exclusive `flock`, then `fsync`: a record is either complete
+  on disk or absent, earlier bytes are never rewritten, and two consoles appending at once do
+  not interleave.
+* `PlanStore`: one JSON document per plan in flight (`<dir>/<plan id>.json`), replaced
+  atomically (temp file, fsync, rename, fsync of the directory) after every step;
+  `finish()` moves it to `<dir>/done/`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+AUDIT_FILE = "audit.jsonl"
+PLANS_DIR = "plans"
+DONE_DIR = "done"
+FORMAT = 1
+
+_PLAN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def state_dir() -> Path:
+    """Where zconsole keeps its own state (created on first write, not here)."""
+    override = os.environ.get("ZCONSOLE_STATE_DIR", "").strip()
+    if override:
+        return Path(override).expanduser()
+    xdg = os.environ.get("XDG_STATE_HOME", "").strip()
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "zconsole"
+    return Path.home() / ".local" / "state" / "zconsole"
+
+
+def _ensure_dir(path: Path) -> None:
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+class AuditLog:
+    """Append-only JSON lines, one record per executed command (and per plan event)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+
+    @classmethod
+    def default(cls) -> AuditLog:
+        return cls(state_dir() / AUDIT_FILE)
+
+    def append(self, record: Mapping[str, object]) -> None:
+        """Write one record as one line, then fsync. Raises OSError when it cannot: an
+        operation whose command could not be recorded must not go on silently."""
+        line = json.dumps(dict(record), ensure_ascii=False, separators=(",", ":"),
+                          default=str)
+        if "\n" in line:  # json.dumps escapes newlines in strings; keep the guarantee explicit
+            raise ValueError("an audit record must serialise to one line")
+        data = (line + "\n").encode("utf-8")
+        with self._lock:
+            created = not self.path.exists()
+            _ensure_dir(self.path.parent)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
+                         0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                try:
+                    _write_all(fd, data)
+                    os.fsync(fd)
+                finally:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+            if created:
+                _fsync_dir(self.path.parent)
+
+    def records(self) -> Iterator[dict[str, object]]:
+        """Every complete record, oldest first (a torn last line, impossible by construction
+        but possible after a disk fault, is skipped)."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return
+        for line in text.splitlines():
+            if not line.strip():
+                continue
+            try:
+                doc = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(doc, dict):
+                yield doc
+
+
+class PlanStore:
+    """Saved progress of plans in flight, one JSON file per plan id."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self.problems: list[str] = []  # files in_flight() could not read, with the reason
+        self._lock = threading.Lock()
+
+    @classmethod
+    def default(cls) -> PlanStore:
+        return cls(state_dir() / PLANS_DIR)
+
+    @property
+    def done_directory(self) -> Path:
+        return self.directory / DONE_DIR
+
+    def _file(self, plan_id: str) -> Path:
+        if not _PLAN_ID.match(plan_id):
+            raise ValueError(f"not a plan id: {plan_id!r}")
+        return self.directory / f"{plan_id}.json"
+
+    def save(self, plan_doc: dict[str, object], outcomes: list[dict[str, object]]) -> None:
+        plan_id = str(plan_doc.get("id", ""))
+        target = self._file(plan_id)
+        doc = {"format": FORMAT, "saved_at": time.time(), "plan": plan_doc,
+               "outcomes": list(outcomes)}
+        data = json.dumps(doc, ensure_ascii=False, indent=1, default=str).encode("utf-8")
+        with self._lock:
+            _ensure_dir(self.directory)
+            fd, tmp = tempfile.mkstemp(prefix=f".{plan_id}.", suffix=".tmp",
+                                       dir=self.directory)
+            try:
+                try:
+                    _write_all(fd, data)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                os.chmod(tmp, 0o600)
+                os.replace(tmp, target)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except FileNotFoundError:
+                    pass
+                raise
+            _fsync_dir(self.directory)
+
+    @staticmethod
+    def _read(path: Path) -> tuple[dict[str, object], list[dict[str, object]]]:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(doc, dict) or not isinstance(doc.get("plan"), dict) \
+                or not isinstance(doc.get("outcomes"), list):
+            raise ValueError(f"{path}: not a saved plan")
+        return doc["plan"], [o for o in doc["outcomes"] if isinstance(o, dict)]
+
+    def load(self, plan_id: str) -> tuple[dict[str, object], list[dict[str, object]]]:
+        """(plan document, outcome documents). Raises FileNotFoundError when the plan is not
+        in flight (finished plans are under done/)."""
+        return self._read(self._file(plan_id))
+
+    def in_flight(self) -> list[tuple[dict[str, object], list[dict[str, object]]]]:
+        """Every saved plan not finished, oldest save first. Unreadable files are skipped and
+        named in `problems` (never deleted)."""
+        self.problems = []
+        if not self.directory.is_dir():
+            return []
+        found: list[tuple[float, dict[str, object], list[dict[str, object]]]] = []
+        for path in sorted(self.directory.glob("*.json")):
+            try:
+                plan, outcomes = self._read(path)
+                mtime = path.stat().st_mtime
+            except (OSError, ValueError) as e:
+                self.problems.append(f"{path}: {e}")
+                continue
+            found.append((mtime, plan, outcomes))
+        found.sort(key=lambda x: x[0])
+        return [(p, o) for _, p, o in found]
+
+    def finish(self, plan_id: str) -> None:
+        """Move the plan to done/ (kept as a record; no longer offered for resume)."""
+        src = self._file(plan_id)
+        with self._lock:
+            if not src.exists():
+                return
+            _ensure_dir(self.done_directory)
+            os.replace(src, self.done_directory / src.name)
+            _fsync_dir(self.done_directory)
+            _fsync_dir(self.directory)
