@@ -35,8 +35,8 @@ RULES: tuple[_Rule, ...] = (
     _r(r"device is too small",
        "The new disk is smaller than the smallest member of this vdev, counted the way ZFS "
        "counts it: a whole disk loses 1 MiB before partition 1 and an 8 MiB partition 9, so a "
-       "\"same size\" disk of another model can be a little too small. Use a disk at least as "
-       "large as the largest member would need; nothing was changed."),
+       "\"same size\" disk of another model can be a little too small. Use a larger disk. "
+       "Nothing was changed."),
     _r(r"can only attach to mirrors and top-level disks",
        "zpool attach adds a copy to a single-disk vdev or to a mirror. This target is neither "
        "(a raidz member, a spare, a log or a container row such as mirror-0). To replace a "
@@ -115,7 +115,7 @@ RULES: tuple[_Rule, ...] = (
        "changed."),
     _r(r"onlined, but remains in faulted state",
        "ZFS brought the device online but it is still faulted (the disk is missing or "
-       "unreadable). Replace it with `zpool replace`."),
+       "unreadable). Replace it with `zpool replace`. Nothing else was changed."),
     # --- scrub / resilver -----------------------------------------------------------------
     _r(r"currently resilvering",
        "A resilver is running in this pool; a scrub cannot start or be cancelled until it "
@@ -123,7 +123,7 @@ RULES: tuple[_Rule, ...] = (
     _r(r"currently scrubbing",
        "A scrub is already running. Nothing was changed."),
     _r(r"there is no active scrub",
-       "No scrub is running, so there is nothing to cancel or pause."),
+       "No scrub is running, so there is nothing to cancel or pause. Nothing was changed."),
     # --- pools and datasets ---------------------------------------------------------------
     _r(r"cannot open '([^']*)': no such pool",
        lambda m: (f"No pool named {m.group(1)} is imported on this host (exported, destroyed "
