@@ -5,6 +5,7 @@
     zconsole --host user@box         the console on a remote host over ssh
     zconsole parse KIND [FILE|-]     render output pasted from another host (--json: the model)
     zconsole capture --host H DIR    record every read command's output into a fixture dir
+    zconsole plan KIND POOL ... --dry-run   print a disk operation's plan (nothing runs)
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     pp.add_argument("--zfs-version", dest="parse_zfs_version", choices=("2.1", "2.3"),
                     default=None,
                     help="zpool-status -D: version that produced it (DDT size semantics)")
+
+    from zconsole.cli.plan_cmd import add_parser as add_plan_parser
+
+    add_plan_parser(sub)
 
     cp = sub.add_parser("capture", help="record the output of every read command into DIR")
     cp.add_argument("directory", metavar="DIR")
@@ -112,6 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_parse(args.kind, args.file, as_json=args.json, columns=args.columns,
                          zfs_version=args.parse_zfs_version)
+    if args.command == "plan":
+        from zconsole.cli.plan_cmd import run_plan
+
+        return run_plan(args)
     if args.command == "capture":
         from zconsole.cli.capture_cmd import run_capture
 

@@ -277,11 +277,23 @@ def disk_name(disk: Disk) -> DiskName:
     return DiskName("/dev/" + disk.name, disk.name, False, "kernel name")
 
 
+def who(disk: Disk) -> str:
+    """How plans and checks name a disk: its stable name, with today's kernel name beside it
+    ('ata-WDC_WD80EFZX-68UW8N0_VK1ABCDE (sdh now)'): a saved plan read after a reboot must not
+    point at whatever disk is called sdh then."""
+    dn = disk_name(disk)
+    return dn.zpool_name if dn.zpool_name == disk.name else f"{dn.zpool_name} ({disk.name} now)"
+
+
 def describe_disk(disk: Disk) -> str:
-    """'sdh (WDC WD80EFZX-68UW8N0, serial VK1ABCDE, 7.3 TiB)'."""
+    """'ata-WDC_WD80EFZX-68UW8N0_VK1ABCDE (sdh now; WDC WD80EFZX-68UW8N0, serial VK1ABCDE,
+    7.3 TiB)'."""
     bits = [b for b in (disk.model, f"serial {disk.serial}" if disk.serial else None,
                         fmt_bytes(disk.size_bytes) if disk.size_bytes else None) if b]
-    return f"{disk.name} ({', '.join(bits)})" if bits else disk.name
+    dn = disk_name(disk)
+    now = [] if dn.zpool_name == disk.name else [f"{disk.name} now"]
+    inside = "; ".join(x for x in (", ".join(now), ", ".join(bits)) if x)
+    return f"{dn.zpool_name} ({inside})" if inside else dn.zpool_name
 
 
 def usable_bytes(disk: Disk) -> int | None:
@@ -442,6 +454,7 @@ def check_new_disk(snapshot: HostSnapshot, pool: str, target: str, disk: str, *,
         return [_check(TARGET, False, CheckLevel.BLOCK, f"{target} is not in pool {pool}.")]
     _, top = found
     name = describe_disk(dev)
+    me = who(dev)
 
     # --- in a pool, or busy: never
     imported = {p.name for p in snapshot.pools}
@@ -453,7 +466,7 @@ def check_new_disk(snapshot: HostSnapshot, pool: str, target: str, disk: str, *,
                              f"{name} is already in use by ZFS: {where}."))
     else:
         checks.append(_check(IN_POOL, True, CheckLevel.INFO,
-                             f"{dev.name} is not part of any imported pool."))
+                             f"{me} is not part of any imported pool."))
     never, labels, data, bare = _usage_analysis(dev if dev.kind == "part" else whole, inv,
                                                 imported)
     if in_pool:
@@ -464,7 +477,7 @@ def check_new_disk(snapshot: HostSnapshot, pool: str, target: str, disk: str, *,
                              "even with -f; free it first."))
     else:
         checks.append(_check(IN_USE, True, CheckLevel.INFO,
-                             f"{dev.name} is not mounted, not swap, not under md or "
+                             f"{me} is not mounted, not swap, not under md or "
                              "device-mapper."))
     if labels:
         checks.append(_check(FOREIGN_LABEL, False, CheckLevel.CONFIRM,
@@ -477,11 +490,11 @@ def check_new_disk(snapshot: HostSnapshot, pool: str, target: str, disk: str, *,
     if not labels and not data and not never and not in_pool:
         if bare:
             checks.append(_check(PARTITIONS, False, CheckLevel.WARN,
-                                 f"{dev.name} has partitions without any filesystem "
+                                 f"{me} has partitions without any filesystem "
                                  f"({', '.join(bare)}); zpool replaces the partition table."))
         else:
             checks.append(_check(PARTITIONS, True, CheckLevel.INFO,
-                                 f"{dev.name} is clean: no partitions, no filesystem or pool "
+                                 f"{me} is clean: no partitions, no filesystem or pool "
                                  "signature."))
 
     # --- size
@@ -489,17 +502,17 @@ def check_new_disk(snapshot: HostSnapshot, pool: str, target: str, disk: str, *,
     small_leaf, small, source = smallest_member(snapshot, pool, top, index)
     if new_size is None:
         checks.append(_check(SIZE, False, CheckLevel.BLOCK,
-                             f"The size of {dev.name} is unknown: zconsole cannot check it "
+                             f"The size of {me} is unknown: zconsole cannot check it "
                              "against the members."))
     elif small is None or small_leaf is None:
         checks.append(_check(SIZE, False, CheckLevel.WARN,
-                             f"{dev.name} gives {fmt_bytes(new_size)}; the members' sizes of "
+                             f"{me} gives {fmt_bytes(new_size)}; the members' sizes of "
                              f"{top.name} could not be read, so ZFS itself will judge "
                              "('device is too small')."))
     else:
         how = ("after ZFS's 10 MiB whole-disk reserve (partition 1 starts at 1 MiB, "
                "partition 9 takes 8 MiB)" if dev.kind == "disk" else "(a partition, used as is)")
-        figures = (f"{dev.name} gives {fmt_bytes(new_size)} ({new_size} bytes) {how}; the "
+        figures = (f"{me} gives {fmt_bytes(new_size)} ({new_size} bytes) {how}; the "
                    f"smallest member of {top.name}, {small_leaf.name}, has "
                    f"{fmt_bytes(small)} ({small} bytes, {source})")
         if new_size < small:
@@ -518,15 +531,15 @@ def check_new_disk(snapshot: HostSnapshot, pool: str, target: str, disk: str, *,
     dn = disk_name(dev)
     if dn.via == "by-id":
         checks.append(_check(NAMING, True, CheckLevel.INFO,
-                             f"{dev.name} will be named {dn.path} (model and serial: stable "
+                             f"{me} will be named {dn.path} (model and serial: stable "
                              "across reboots and controller changes)."))
     elif dn.stable:
         checks.append(_check(NAMING, False, CheckLevel.WARN,
-                             f"{dev.name} has no /dev/disk/by-id link; it will be named "
+                             f"{me} has no /dev/disk/by-id link; it will be named "
                              f"{dn.path}, which changes if the disk moves to another port."))
     else:
         checks.append(_check(NAMING, False, CheckLevel.BLOCK,
-                             f"{dev.name} has neither a /dev/disk/by-id nor a by-path link; "
+                             f"{me} has neither a /dev/disk/by-id nor a by-path link; "
                              "zconsole never puts a kernel name (sdX) in a pool: it can "
                              "change at the next boot."))
 
@@ -537,12 +550,12 @@ def check_new_disk(snapshot: HostSnapshot, pool: str, target: str, disk: str, *,
     if ashift is None or logical is None:
         checks.append(_check(SECTOR, False, CheckLevel.WARN,
                              f"Sector sizes could not be compared (ashift {how_known}; "
-                             f"{dev.name} logical sector {logical or 'unknown'}): ZFS will "
+                             f"{me} logical sector {logical or 'unknown'}): ZFS will "
                              "refuse if they do not fit."))
     elif _exp(logical) > ashift:
         checks.append(_check(
             SECTOR, False, CheckLevel.BLOCK,
-            f"{dev.name} has {logical}-byte logical sectors (ashift {_exp(logical)}) but "
+            f"{me} has {logical}-byte logical sectors (ashift {_exp(logical)}) but "
             f"{top.name} was created with ashift {ashift} ({2 ** ashift}-byte blocks; "
             f"{how_known}). zpool would refuse: \"new device has a different optimal sector "
             "size; use the option '-o ashift=N' to override the optimal size\". That "
@@ -552,14 +565,14 @@ def check_new_disk(snapshot: HostSnapshot, pool: str, target: str, disk: str, *,
     elif physical is not None and _exp(physical) > ashift:
         checks.append(_check(
             SECTOR, False, CheckLevel.WARN,
-            f"{dev.name} has {physical}-byte physical sectors but {top.name} writes "
+            f"{me} has {physical}-byte physical sectors but {top.name} writes "
             f"{2 ** ashift}-byte blocks (ashift {ashift}, {how_known}): ZFS accepts it "
             f"(logical {logical} bytes), but small writes become read-modify-write inside "
             f"the disk and `zpool status` will note 'block size: {2 ** ashift}B configured, "
             f"{physical}B native'."))
     else:
         checks.append(_check(SECTOR, True, CheckLevel.INFO,
-                             f"Sectors fit: {dev.name} {logical}/{physical or logical} bytes "
+                             f"Sectors fit: {me} {logical}/{physical or logical} bytes "
                              f"(logical/physical), {top.name} ashift {ashift} ({how_known})."))
     return checks
 
