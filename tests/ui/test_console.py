@@ -210,3 +210,16 @@ async def test_performance_columns_show_the_slow_disks_figures() -> None:
         await pilot.press("m")
         headers = [str(c.label) for c in block.table.columns.values()]
         assert headers == ["NAME", "STATE", "READ", "WRITE", "CKSUM", "SIZE", "NOTE"]
+
+
+@pytest.mark.parametrize("width", [80, 120])
+async def test_header_drops_whole_facts_when_narrow(width: int) -> None:
+    app = make_app("showcase")
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(app, pilot)
+        facts = str(app.screen.query_one("#facts", Label).render())
+        kernel = app.snapshot.kernel.value  # type: ignore[union-attr]
+        assert kernel
+        assert "OpenZFS 2.3.2" in facts
+        assert (f"kernel {kernel}" in facts) == (width == 120)
+        assert not facts.rstrip().endswith("kernel")

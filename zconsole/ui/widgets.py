@@ -89,6 +89,14 @@ class HeaderBar(Widget):
                 parts.append(z.message)
             if snapshot.kernel.value:
                 parts.append(f"kernel {snapshot.kernel.value}")
+        badges = (len(" DEMO ") + 1 if host.kind == "demo" else 0) + \
+            (len(" READ-ONLY ") + 1 if read_only else 0) + \
+            (len(" NOT ROOT ") + 1 if snapshot is not None and not snapshot.is_root else 0)
+        room = self.app.size.width - 2 - badges
+        # Drop whole facts from the end rather than cut one in the middle (a truncated
+        # "kernel 6.1.0-2" reads like a different version).
+        while len(parts) > 2 and len(" · ".join(parts)) > room:
+            parts.pop()
         self.query_one("#facts", Label).update(" · ".join(parts))
         self.query_one("#badge-demo").display = host.kind == "demo"
         self.query_one("#badge-ro").display = read_only
