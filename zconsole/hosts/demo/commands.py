@@ -78,6 +78,12 @@ USAGE_ZFS = {
                "\tdestroy <filesystem|volume>#<bookmark>\n",
     "clone": "\tclone [-p] [-o property=value] ... <snapshot> <filesystem|volume>\n",
     "promote": "\tpromote <clone-filesystem>\n",
+    "send": "\tsend [-DLPbcehnpsvw] [-i|-I snapshot] <snapshot>\n",
+    "receive": "\treceive [-FhMnsuv] [-o <property>=<value>] ... [-x <property>] ...\n"
+               "\t    <filesystem|volume|snapshot>\n",
+    "rename": "\trename [-f] <filesystem|volume|snapshot> <filesystem|volume|snapshot>\n",
+    "mount": "\tmount [-flvO] [-o opts] <-a | filesystem>\n",
+    "unmount": "\tunmount [-fu] <-a | filesystem|mountpoint>\n",
     "version": "\tversion [-j]\n",
 }
 ACTIVITIES = ("discard", "free", "initialize", "replace", "remove", "resilver", "scrub",
@@ -91,6 +97,7 @@ class Context:
     v23: bool
     root: bool
     fast_forward: Callable[[float], None]  # move the simulation to an absolute time
+    stdin: str | None = None  # what a pipeline's previous stage wrote (zfs receive reads it)
 
 
 def _usage(tool: str, sub: str, v23: bool, msg: str = "") -> Out:
@@ -514,7 +521,7 @@ def zfs(ctx: Context, argv: list[str]) -> Out:
     if not argv:
         return 2, "", "usage: zfs command args ...\nwhere 'command' is one of the following:\n"
     sub, rest = argv[0], argv[1:]
-    aliases = {"snap": "snapshot"}
+    aliases = {"snap": "snapshot", "recv": "receive", "umount": "unmount"}
     handler = ZFS.get(aliases.get(sub, sub))
     if handler is None:
         return 2, "", (f"unrecognized command '{sub}'\nusage: zfs command args ...\n"
@@ -733,6 +740,84 @@ def zfs_promote(ctx: Context, argv: list[str]) -> Out:
     return 0, "", ""
 
 
+def zfs_send(ctx: Context, argv: list[str]) -> Out:
+    p = _opts("zfs", "send", argv, "pvnPLecwbhDRi:I:t:", ctx)
+    if not isinstance(p, Parsed):
+        return p
+    if len(p.args) != 1:
+        return _usage("zfs", "send", ctx.v23, "missing snapshot argument" if not p.args
+                      else "too many arguments")
+    unsupported = [o for o in "RiIDt" if p.has(o)]
+    if unsupported:
+        return 1, "", (f"zfs send -{unsupported[0]}: not simulated by the demo host (full "
+                       "streams of one snapshot only)\n")
+    return 0, ops.send(ctx.machine, p.args[0], p.has("p")), ""
+
+
+def zfs_receive(ctx: Context, argv: list[str]) -> Out:
+    p = _opts("zfs", "receive", argv, "uvnFsdeAhMo:x:", ctx)
+    if not isinstance(p, Parsed):
+        return p
+    if len(p.args) != 1:
+        return _usage("zfs", "receive", ctx.v23, "missing snapshot argument" if not p.args
+                      else "too many arguments")
+    overrides: dict[str, str] = {}
+    for v in p.values("o"):
+        if "=" not in v:
+            return _usage("zfs", "receive", ctx.v23, "missing '=' for -o option")
+        k, _, val = v.partition("=")
+        overrides[k] = val
+    denied = _deny(ctx, f"cannot receive new filesystem stream into '{p.args[0]}'")
+    if denied:
+        return denied
+    ops.receive(ctx.machine, p.args[0], ctx.stdin, unmounted=p.has("u"),
+                overrides=overrides, now=ctx.now)
+    return 0, "", ""
+
+
+def zfs_rename(ctx: Context, argv: list[str]) -> Out:
+    p = _opts("zfs", "rename", argv, "fpur", ctx)
+    if not isinstance(p, Parsed):
+        return p
+    if len(p.args) != 2:
+        return _usage("zfs", "rename", ctx.v23, "missing source dataset argument"
+                      if not p.args else "missing target dataset argument"
+                      if len(p.args) == 1 else "too many arguments")
+    denied = _deny(ctx, f"cannot rename '{p.args[0]}'")
+    if denied:
+        return denied
+    ops.rename(ctx.machine, p.args[0], p.args[1])
+    return 0, "", ""
+
+
+def zfs_mount(ctx: Context, argv: list[str]) -> Out:
+    p = _opts("zfs", "mount", argv, "Olo:af", ctx)
+    if not isinstance(p, Parsed):
+        return p
+    if len(p.args) != 1:
+        return _usage("zfs", "mount", ctx.v23, "missing filesystem argument" if not p.args
+                      else "too many arguments")
+    denied = _deny(ctx, f"cannot mount '{p.args[0]}'")
+    if denied:
+        return denied
+    ops.mount(ctx.machine, p.args[0])
+    return 0, "", ""
+
+
+def zfs_unmount(ctx: Context, argv: list[str]) -> Out:
+    p = _opts("zfs", "unmount", argv, "fau", ctx)
+    if not isinstance(p, Parsed):
+        return p
+    if len(p.args) != 1:
+        return _usage("zfs", "unmount", ctx.v23, "missing filesystem argument" if not p.args
+                      else "too many arguments")
+    denied = _deny(ctx, f"cannot unmount '{p.args[0]}'")
+    if denied:
+        return denied
+    ops.unmount(ctx.machine, p.args[0])
+    return 0, "", ""
+
+
 ZFS: dict[str, Callable[[Context, list[str]], Out]] = {
     "version": zfs_version,
     "list": zfs_list,
@@ -742,6 +827,11 @@ ZFS: dict[str, Callable[[Context, list[str]], Out]] = {
     "destroy": zfs_destroy,
     "clone": zfs_clone,
     "promote": zfs_promote,
+    "send": zfs_send,
+    "receive": zfs_receive,
+    "rename": zfs_rename,
+    "mount": zfs_mount,
+    "unmount": zfs_unmount,
 }
 
 
@@ -826,6 +916,26 @@ def bridge(ctx: Context, argv: list[str]) -> Out:
     if "-j" in flags and words[:1] == ["vlan"] and words[1:] in ([], ["show"]):
         return 0, bridge_vlan(ctx.machine), ""
     return 255, "", f'Command "{" ".join(words)}" is unknown, try "bridge help".\n'
+
+
+def dd(ctx: Context, argv: list[str]) -> Out:
+    """Only the read-only form zconsole uses to blink a disk's LED:
+    dd if=/dev/... of=/dev/null bs=1M count=N iflag=direct."""
+    args = dict(a.partition("=")[::2] for a in argv[1:])
+    src = args.get("if", "")
+    if args.get("of") != "/dev/null":
+        return 1, "", "dd: the demo host only reads (of=/dev/null)\n"
+    hit = ctx.machine.disk_by_any(src)
+    if hit is None:
+        return 1, "", f"dd: failed to open '{src}': No such file or directory\n"
+    disk, _ = hit
+    bs = 1 << 20 if args.get("bs", "1M") in ("1M", "1048576") else 512
+    count = int(args.get("count", "0") or 0)
+    blocks = min(count, disk.size // bs) if count else disk.size // bs
+    n = blocks * bs
+    secs = max(n / (165 * (1 << 20)), 0.001)
+    return 0, "", (f"{blocks}+0 records in\n{blocks}+0 records out\n{n} bytes copied, "
+                   f"{secs:.1f} s, {n / secs / 1e6:.0f} MB/s\n")
 
 
 def simple(ctx: Context, argv: list[str]) -> Out:

@@ -37,6 +37,7 @@ PROGRAMS = {
     "hostname": commands.simple,
     "id": commands.simple,
     "true": commands.simple,
+    "dd": commands.dd,
 }
 SBIN = ("/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/", "/usr/local/sbin/")
 
@@ -106,10 +107,10 @@ class DemoHost:
             raise CommandNotFound(args, self.label)
         now = self._sync()
         ctx = Context(machine=self.machine, now=now, v23=self.v23, root=self._root,
-                      fast_forward=self._fast_forward)
+                      fast_forward=self._fast_forward, stdin=stdin)
         try:
-            rc, out, err = handler(ctx, [prog, *args[1:]] if handler is commands.simple
-                                   else list(args[1:]))
+            whole = handler in (commands.simple, commands.dd)
+            rc, out, err = handler(ctx, [prog, *args[1:]] if whole else list(args[1:]))
         except TimeoutError:
             raise CommandTimedOut(args, timeout) from None
         result = Result(args, rc, out, err, 0.0)

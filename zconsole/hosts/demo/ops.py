@@ -617,6 +617,7 @@ def _do_destroy(m: Machine, doomed: list[str], dry: bool, verbose: bool,
                 m.snapshots.pop(name, None)
                 m.series.pop(name, None)
                 if ds is not None:
+                    release_dedup(m, ds)
                     pool = m.pools.get(ds.pool)
                     if pool is not None:
                         pool.alloc = max(0, pool.alloc - ds.used_self)
@@ -756,6 +757,10 @@ def zfs_set(m: Machine, name: str, prop: str, val: str) -> None:
         ds.volsize = _size(val)
         return
     ds.props[prop] = val
+    if ds.type == "filesystem" and prop == "mountpoint":
+        ds.mounted = val not in ("none", "legacy")  # zfs unmounts / remounts at once
+    if ds.type == "filesystem" and prop == "canmount" and val == "off":
+        ds.mounted = False
 
 
 def _is_size(v: str) -> bool:
@@ -775,3 +780,143 @@ def _size(v: str) -> int:
     if not num or unit not in units:
         raise ValueError(v)
     return int(float(num) * units[unit])
+
+
+# ------------------------------------------------------------ send / receive / rename / mount
+
+STREAM_MAGIC = "ZCONSOLE-DEMO-ZFS-STREAM"
+
+
+def send(m: Machine, snap: str, with_props: bool) -> str:
+    """`zfs send [-p] SNAP`: the simulation has no byte streams; the "stream" is one line
+    naming the snapshot, read back by `receive`."""
+    if "@" not in snap:
+        raise CmdError(1, f"cannot open '{snap}': operation not applicable to datasets of "
+                          "this type")
+    if m.find_snapshot(snap) is None:
+        raise CmdError(1, f"cannot open '{snap}': dataset does not exist")
+    return f"{STREAM_MAGIC}\t{snap}\t{'props' if with_props else 'noprops'}\n"
+
+
+def receive(m: Machine, target: str, stream: str | None, *, unmounted: bool,
+            overrides: dict[str, str], now: float) -> None:
+    """`zfs receive [-u] [-o prop=value]... TARGET` of a full stream from `send`."""
+    parts = (stream or "").rstrip("\n").split("\t")
+    if len(parts) != 3 or parts[0] != STREAM_MAGIC:
+        raise CmdError(1, "cannot receive: invalid stream (bad magic number)")
+    _, snap_name, flags = parts
+    if "@" in target:
+        raise CmdError(1, f"cannot receive new filesystem stream: invalid name '{target}'")
+    if target in m.datasets:
+        raise CmdError(1, "cannot receive new filesystem stream: destination "
+                          f"'{target}' exists\nmust specify -F to overwrite it")
+    parent = target.rsplit("/", 1)[0] if "/" in target else None
+    if parent is None or parent not in m.datasets:
+        raise CmdError(1, f"cannot receive new filesystem stream: parent of '{target}' does "
+                          "not exist")
+    snap = m.find_snapshot(snap_name)
+    src = m.datasets.get(snap_name.split("@", 1)[0])
+    if snap is None or src is None:
+        raise CmdError(1, "cannot receive: invalid stream (source snapshot vanished)")
+    props = dict(src.props) if flags == "props" else {}
+    props.update(overrides)
+    ds = Dataset(name=target, type=src.type, guid=stable_int(m.seed, target, "recv"),
+                 createtxg=m.next_txg(), creation=int(now), used_self=snap.refer,
+                 refer=snap.refer, props=props, logicalref=int(snap.refer * 1.31),
+                 volsize=src.volsize, mounted=not unmounted)
+    if src.type == "volume" and "volblocksize" in src.props:
+        ds.props["volblocksize"] = src.props["volblocksize"]
+    m.datasets[target] = ds
+    short = snap_name.split("@", 1)[1]
+    m.snapshots.setdefault(target, []).append(Snapshot(
+        name=f"{target}@{short}", guid=snap.guid, createtxg=m.next_txg(), creation=int(now),
+        used=0, refer=snap.refer))
+    pool = m.pools.get(ds.pool)
+    if pool is not None:
+        pool.alloc += snap.refer
+
+
+def rename(m: Machine, src: str, dst: str) -> None:
+    if "@" in src:
+        raise CmdError(1, "cannot rename snapshots here (the demo renames datasets only)")
+    if src not in m.datasets:
+        raise CmdError(1, f"cannot open '{src}': dataset does not exist")
+    if dst.split("/", 1)[0] != src.split("/", 1)[0]:
+        raise CmdError(1, f"cannot rename to '{dst}': datasets must be within same pool")
+    if dst in m.datasets:
+        raise CmdError(1, f"cannot rename to '{dst}': dataset already exists")
+    parent = dst.rsplit("/", 1)[0] if "/" in dst else None
+    if parent is None or parent not in m.datasets:
+        raise CmdError(1, f"cannot rename to '{dst}': parent does not exist")
+    if dst.startswith(src + "/"):
+        raise CmdError(1, f"cannot rename to '{dst}': New dataset name cannot be a "
+                          "descendant of current dataset name")
+    moving = [n for n in m.datasets if n == src or n.startswith(src + "/")]
+    for old in sorted(moving):
+        new = dst + old[len(src):]
+        ds = m.datasets.pop(old)
+        ds.name = new
+        m.datasets[new] = ds
+        for key in (old,):
+            snaps = m.snapshots.pop(key, None)
+            if snaps is not None:
+                for s in snaps:
+                    s.name = new + "@" + s.short
+                m.snapshots[new] = snaps
+            series = m.series.pop(key, None)
+            if series is not None:
+                for ser in series:
+                    ser.dataset = new
+                m.series[new] = series
+    for other in m.datasets.values():
+        if other.origin and (other.origin.split("@", 1)[0] == src
+                             or other.origin.startswith(src + "/")):
+            other.origin = dst + other.origin[len(src):]
+    m.next_txg()
+
+
+def mount(m: Machine, name: str) -> None:
+    from zconsole.hosts.demo.render_zfs import Row, value
+
+    ds = m.datasets.get(name)
+    if ds is None:
+        raise CmdError(1, f"cannot open '{name}': dataset does not exist")
+    if ds.type != "filesystem":
+        raise CmdError(1, f"cannot mount '{name}': operation not applicable to datasets of "
+                          "this type")
+    mp = value(m, Row(name=name, type=ds.type, ds=ds), "mountpoint", True)[0]
+    if mp in ("none", "legacy"):
+        raise CmdError(1, f"cannot mount '{name}': no mountpoint set")
+    if ds.mounted:
+        raise CmdError(1, f"cannot mount '{name}': filesystem already mounted")
+    ds.mounted = True
+
+
+def unmount(m: Machine, name: str) -> None:
+    ds = m.datasets.get(name)
+    if ds is None:
+        raise CmdError(1, f"cannot open '{name}': dataset does not exist")
+    if ds.type != "filesystem":
+        raise CmdError(1, f"cannot unmount '{name}': operation not applicable to datasets "
+                          "of this type")
+    if not ds.mounted or ds.props.get("mountpoint") in ("none", "legacy"):
+        raise CmdError(1, f"cannot unmount '{name}': not currently mounted")
+    ds.mounted = False
+
+
+def release_dedup(m: Machine, ds: Dataset) -> None:
+    """A destroyed dataset frees its deduplicated blocks: its share of the DDT goes."""
+    pool = m.pools.get(ds.pool)
+    if pool is None or pool.ddt is None or ds.dedup_written <= 0:
+        return
+    total = ds.dedup_written + sum(d.dedup_written for d in m.datasets.values()
+                                   if d.pool == ds.pool and d is not ds)
+    keep = 1.0 - ds.dedup_written / total
+    for c in pool.ddt.histogram:
+        c.blocks = int(round(c.blocks * keep))
+        c.lsize = int(round(c.lsize * keep))
+        c.psize = int(round(c.psize * keep))
+        c.dsize = int(round(c.dsize * keep))
+    pool.ddt.histogram = [c for c in pool.ddt.histogram if c.blocks > 0]
+    pool.ddt.entries = sum(c.blocks for c in pool.ddt.histogram)
+    ds.dedup_written = 0

@@ -161,7 +161,7 @@ def mounts(m: Machine) -> str:
                 out.append(f"/dev/{d.part_name(p.number)} {p.mountpoint} {p.fs_type} {opts} 0 0")
     out.append("tmpfs /run tmpfs rw,nosuid,nodev,noexec,relatime,size=6566296k,mode=755 0 0")
     for name, ds in sorted(m.datasets.items()):
-        if ds.type != "filesystem":
+        if ds.type != "filesystem" or not ds.mounted:
             continue
         mp = ds.props.get("mountpoint", "/" + name)
         if mp in ("none", "legacy"):

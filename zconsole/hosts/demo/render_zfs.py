@@ -237,7 +237,8 @@ def value(m: Machine, row: Row, prop: str, literal: bool) -> tuple[str, str]:
     if prop == "volsize":
         return "-", "-"
     if prop == "mounted":
-        return "yes", "-"
+        mountpoint = value(m, row, "mountpoint", literal)[0]
+        return ("yes" if ds.mounted and mountpoint not in ("none", "legacy") else "no"), "-"
     if prop == "mountpoint":
         if "mountpoint" in ds.props:
             return ds.props["mountpoint"], "local"

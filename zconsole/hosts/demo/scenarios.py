@@ -576,7 +576,22 @@ def build(scenario: str, seed: int, now: float) -> Machine:
         raise ValueError(
             f"unknown demo scenario {scenario!r}; choose one of: {', '.join(SCENARIOS)}"
         ) from None
-    return builder(seed, now)
+    m = builder(seed, now)
+    _mark_dedup_owners(m)
+    return m
+
+
+def _mark_dedup_owners(m: Machine) -> None:
+    """Datasets whose data was written with dedup on own the pool's dedup table (in
+    proportion to their size): destroying one shrinks the table, like freeing its blocks."""
+    from zconsole.hosts.demo.render_zfs import inherited
+
+    for ds in m.datasets.values():
+        pool = m.pools.get(ds.pool)
+        if pool is None or pool.ddt is None or pool.ddt.entries == 0:
+            continue
+        if inherited(m, ds, "dedup")[0] != "off":
+            ds.dedup_written = ds.used_self + ds.snap_used
 
 
 # --- network variant (appended; the scenarios above are unchanged) ----------------------

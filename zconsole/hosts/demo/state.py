@@ -360,6 +360,10 @@ class Dataset:
     props: dict[str, str] = field(default_factory=dict)  # local properties
     logicalref: int = 0
     volsize: int = 0
+    mounted: bool = True  # filesystems: `zfs mount`/`zfs unmount`, mountpoint=none
+    # Bytes this dataset (with its snapshots) wrote while dedup was on: its share of the
+    # pool's dedup table, released when it is destroyed.
+    dedup_written: int = 0
 
     @property
     def pool(self) -> str:
