@@ -210,3 +210,15 @@ def test_unreadable_zfs_never_concludes(tmp_path: Path) -> None:
     (res,) = find_resumable(blind, store)
     assert res.phase == "unknown" and "could not look at ZFS" in res.sentence
     assert res.outcomes[0].status is StepStatus.RUNNING
+
+
+def test_wait_step_killed_before_it_started_watching_resumes_the_wait(tmp_path: Path) -> None:
+    host, clock = demo()
+    plan = replace_plan(host)
+    store = PlanStore(tmp_path / "plans")
+    host.run(list(plan.steps[0].command.argv))  # type: ignore[union-attr]
+    _save(store, plan, [StepOutcome("replace-0", StepStatus.DONE),
+                        StepOutcome("wait-0", StepStatus.RUNNING)])
+    (res,) = find_resumable(host, store)
+    assert res.phase == "wait" and res.next_index == 1
+    assert "resilver in progress (" in res.sentence

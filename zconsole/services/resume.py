@@ -123,8 +123,16 @@ class _Reconciler:
             if o.status is StepStatus.PENDING:
                 return self._make(i, "next", f"{title}: stopped before \"{step.title}\" "
                                              "(not started). Continue?")
-            if o.status is StepStatus.WAITING and step.wait is not None:
+            watching = step.wait is not None and (
+                o.status is StepStatus.WAITING or step.command is None)
+            if watching and step.wait is not None:
                 state, words, pct = self.wait_state(step)
+                if state == "over" and step.command is None and step.postchecks:
+                    held, why = self.postchecks_hold(step)
+                    if held is None:
+                        state, words = "unknown", why
+                    elif not held:
+                        state, words = "stuck", why
                 if state == "running":
                     return self._make(i, "wait", f"{title}: {words}, continue watching?",
                                       percent=pct)

@@ -10,8 +10,9 @@ For each step from `start_at`:
    an audit record (JSON line, fsynced) holds the argv, exit code, stdout, stderr, duration,
    host, plan, step and operator; a non-zero exit stops the run with ZFS's stderr verbatim and
    `services.refusals.explain` beside it;
-3. post-checks, retried briefly (ZFS may take a moment to show a change); if the step also
-   waits and the wait's end conditions already hold (a tiny resilver finished before the first
+3. post-checks, retried briefly (ZFS may take a moment to show a change). A step with a
+   command checks them right after it; a step without one (a wait step) checks them at the
+   end of its wait. If a command's step also waits and the wait's end conditions already hold (a tiny resilver finished before the first
    look), a post-check about the intermediate state is reported as overtaken, not failed;
 4. the wait: `zpool status` every `poll_interval` seconds, a `WaitProgress` per reading (percent,
    bytes, zpool's ETA and zconsole's own from `services.progress.ScanTracker`); it ends when no
@@ -355,11 +356,10 @@ class PlanRunner:
                       returncode=None, stderr="", message="")
             self._save()
             self._prechecks(i, step)
-            if cmd is not None:
-                self._command(i, step, cmd)
-            overtaken = self._postchecks(i, step)
-        else:
-            overtaken = False
+        overtaken = False
+        if cmd is not None and not resume_wait:
+            self._command(i, step, cmd)
+            overtaken = self._postchecks(i, step, after_wait=False)
         message = self._post_message(step)
         if step.wait is not None and not overtaken:
             self._set(i, status=StepStatus.WAITING, message=f"watching: {step.wait.description}")
@@ -367,6 +367,11 @@ class PlanRunner:
             message = self._wait(i, step, step.wait)
         elif step.wait is not None:
             message = f"{step.wait.description}: already over when first looked at"
+        if cmd is None and step.postchecks:
+            # a wait (or pure check) step: its post-checks are the state at the end
+            self._postchecks(i, step, after_wait=True)
+            if step.wait is None:
+                message = self._post_message(step)
         done = self._set(i, status=StepStatus.DONE, ended_at=self._now(), message=message)
         self._save()
         self._emit(StepDone(done))
@@ -399,8 +404,9 @@ class PlanRunner:
             why = "; ".join(f"{o.predicate.description}: {o.detail}" for o in bad)
             raise self._fail(i, f"not run, a pre-check does not hold: {why}")
 
-    def _postchecks(self, i: int, step: Step) -> bool:
-        """True when the post-checks were overtaken by the end of the step's wait."""
+    def _postchecks(self, i: int, step: Step, *, after_wait: bool) -> bool:
+        """Post-checks of a command (after_wait False), or of a wait step at its end.
+        True when a command's post-checks were overtaken by the end of the step's wait."""
         if not step.postchecks:
             return False
         outs: list[Outcome] = []
@@ -412,7 +418,8 @@ class PlanRunner:
             if attempt + 1 < self.postcheck_attempts:
                 self._pause_uncancellable(self.postcheck_delay)
         bad = [o for o in outs if not o.ok]
-        if bad and step.wait is not None and not any(o.unknown for o in bad):
+        if bad and not after_wait and step.wait is not None and \
+                not any(o.unknown for o in bad):
             pool = self.evaluator.pool(step.wait.pool) if self._readable() else None
             until = self.evaluator.check_all(step.wait.until)
             if pool is not None and not running_scans(pool) and until and \
@@ -427,6 +434,8 @@ class PlanRunner:
         self._emit_checks(step, "post", outs)
         if bad:
             why = "; ".join(f"{o.predicate.description}: {o.detail}" for o in bad)
+            if after_wait:
+                raise self._fail(i, f"ZFS does not show the expected end state: {why}")
             raise self._fail(i, "the command ran (exit 0) but ZFS does not show the expected "
                                 f"result: {why}")
         return False
