@@ -137,11 +137,13 @@ def verdict(plan: Plan) -> str:
 
 
 def _step_lines(n: int, step: Step) -> list[str]:
-    kind = ("runs" if step.command is not None else "waits" if step.wait is not None
-            else "operator" if step.operator_action else "checks")
+    kind = ("operator" if step.operator_action else "runs" if step.command is not None
+            else "waits" if step.wait is not None else "checks")
     out = [f"{n}. {step.title}  [{step.id}, {kind}]", f"   {step.explanation}"]
     if step.command is not None:
         rw = "writes" if step.command.writes else "read-only"
+        if step.operator_action:
+            rw += ", runs only on request (identify)"
         out.append(f"   $ {step.command.display()}    # {rw}")
     for p in step.prechecks:
         out.append(f"   before: {p.description}")

@@ -334,6 +334,9 @@ def _replace_steps(pool: str, old: Vdev, dn: guards.DiskName, dev: Disk | None,
 
 
 def _on_site_steps(old: Vdev, old_dev: Disk | None, suffix: str) -> tuple[Step, ...]:
+    """The operator pulls the old disk once it has left the pool. The step's command is an
+    optional read-only helper ("identify", run only on request): steady reads from the old
+    disk so its activity LED shows which one to pull."""
     if old_dev is None:
         return (Step(
             id=f"pull{suffix}",
@@ -345,26 +348,21 @@ def _on_site_steps(old: Vdev, old_dev: Disk | None, suffix: str) -> tuple[Step, 
     name = guards.disk_name(old_dev)
     serial = old_dev.serial or "unknown"
     slot = _slot(old_dev)
-    identify = Step(
-        id=f"identify{suffix}",
-        title=f"Identify {old.name}: blink its activity LED",
-        explanation=(f"Reads {IDENTIFY_COUNT_MIB} MiB from {name.path} (read-only, bypassing "
-                     "the page cache) so its activity LED stays lit for a while: the disk "
-                     "to pull is the busy one."),
-        command=Command(("dd", f"if={name.path}", "of=/dev/null", "bs=1M",
-                         f"count={IDENTIFY_COUNT_MIB}", "iflag=direct"),
-                        f"steady reads from {name.zpool_name} so its LED blinks",
-                        writes=False),
-    )
-    pull = Step(
+    return (Step(
         id=f"pull{suffix}",
         title=f"Pull the old disk, serial {serial}",
-        explanation="It has left the pool; pulling it now loses nothing.",
+        explanation=(f"{name.zpool_name} has left the pool; pulling it now loses nothing. "
+                     f"Identify (on request) reads {IDENTIFY_COUNT_MIB} MiB from it "
+                     "(read-only, bypassing the page cache) so its activity LED stays lit "
+                     "for a while: the disk to pull is the busy one."),
+        command=Command(("dd", f"if={name.path}", "of=/dev/null", "bs=1M",
+                         f"count={IDENTIFY_COUNT_MIB}", "iflag=direct"),
+                        f"identify: steady reads from {name.zpool_name} so its LED blinks",
+                        writes=False),
         operator_action=(f"Pull the disk with serial {serial} ({old_dev.model or 'model unknown'}"
                          f", {slot}). It is no longer part of the pool. Check the serial on "
                          "its label before pulling."),
-    )
-    return (identify, pull)
+    ),)
 
 
 def build_replace(snapshot: HostSnapshot, pool: str, old: str, new: str, *,
