@@ -42,6 +42,15 @@ class RefreshFailed(Message):
         self.error = error
 
 
+class ResumeFound(Message):
+    """Plans left in flight on this host (services.resume), found at start-up."""
+
+    def __init__(self, found: list[Any], problems: list[str]) -> None:
+        super().__init__()
+        self.found = found
+        self.problems = problems
+
+
 class ConsoleCommands(Provider):
     """Command palette: every screen and every theme."""
 
@@ -94,8 +103,17 @@ class ZConsoleApp(App[None]):
         refresh_interval: float = 5.0,
         clock: Callable[[], float] | None = None,
         iostat_interval: int = 1,
+        state_directory: str | None = None,
+        offer_resume: bool | None = None,
     ) -> None:
+        """`state_directory`: where the wizards keep the audit log and saved plans (default
+        `hosts.journal.state_dir()`, under `demo/` for the demo host). `offer_resume`: look
+        for plans left in flight at start-up (default: yes, except on the demo host without
+        an explicit state directory: a fresh demo machine has nothing in flight)."""
         super().__init__()
+        self.state_directory = state_directory
+        self.offer_resume = (offer_resume if offer_resume is not None
+                             else host.kind != "demo" or state_directory is not None)
         self.host = host
         self.notice = notice
         self.read_only = read_only
@@ -150,6 +168,33 @@ class ZConsoleApp(App[None]):
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick_frame)
         self.action_refresh()
+        if self.offer_resume:
+            self._find_resumable()
+
+    # -- plans left in flight (wizards) ------------------------------------------------------
+    @work(thread=True, exclusive=True, group="resume")
+    def _find_resumable(self) -> None:
+        from zconsole.ui.wizards.resume import find
+
+        try:
+            found, problems = find(self)
+        except Exception as e:  # noqa: BLE001 - never block the console over this
+            self.post_message(ResumeFound([], [f"could not look for plans in flight: {e}"]))
+            return
+        self.post_message(ResumeFound(found, problems))
+
+    def on_resume_found(self, message: ResumeFound) -> None:
+        if message.found and self.read_only:
+            self.notify(f"{len(message.found)} operation(s) in flight on this host "
+                        "(started by zconsole). Start without --read-only to continue them.",
+                        title="In flight", severity="warning", timeout=15)
+            return
+        if message.found:
+            from zconsole.ui.wizards.resume import offer
+
+            offer(self, message.found, message.problems)
+        elif message.problems:
+            self.notify("; ".join(message.problems), title="Saved plans", severity="warning")
 
     def _tick_frame(self) -> None:
         screen = self.active_screen

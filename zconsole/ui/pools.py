@@ -146,6 +146,16 @@ def pool_summary(entry: PoolEntry, colours: Mapping[str, str],
     return t
 
 
+def _cursor_key(table: DataTable[Text | str]) -> str | None:
+    if table.row_count == 0:
+        return None
+    try:
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+    except Exception:  # noqa: BLE001 - no cursor row (empty or being rebuilt)
+        return None
+    return str(key) if key is not None else None
+
+
 def _ms(v: float | None) -> str:
     if v is None:
         return "-"
@@ -168,12 +178,34 @@ class PoolBlock(Vertical):
 
 
 class PoolsView(Vertical):
-    """One block per pool. Blocks are kept and updated in place across refreshes."""
+    """One block per pool. Blocks are kept and updated in place across refreshes.
+
+    Unless the console is read-only, each table shows a row cursor (Tab moves between
+    pools): the wizards act on the row it selects, and the cursor stays on the same vdev
+    across refreshes (rows are found again by key, not by position).
+    """
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.performance = False
         self._state: ViewState | None = None
+        self._last_key: str | None = None  # row key of the last selected row
+
+    def selected_key(self) -> str | None:
+        """Row key under the cursor of the focused pool table (or the last one focused)."""
+        focused = self.screen.focused
+        for block in self.query(PoolBlock):
+            if block.table is focused:
+                key = _cursor_key(block.table)
+                if key is not None:
+                    self._last_key = key
+                return key
+        if self._last_key is not None:
+            for block in self.query(PoolBlock):
+                if self._last_key in {k.value for k in block.table.rows}:
+                    return self._last_key
+        blocks = list(self.query(PoolBlock))
+        return _cursor_key(blocks[0].table) if blocks else None
 
     def toggle_columns(self) -> None:
         self.performance = not self.performance
@@ -231,6 +263,8 @@ class PoolsView(Vertical):
         findings = state.findings
         block.summary.update(pool_summary(entry, colours, state.scan_estimates.get(entry.name)))
         table = block.table
+        table.show_cursor = not state.read_only
+        keep = _cursor_key(table)
         columns, fixed = self._columns()
         table.clear(columns=True)
         table.add_columns(*columns)
@@ -270,6 +304,8 @@ class PoolsView(Vertical):
                              else self._health_cells(v, sizes, slow, colours))
                     table.add_row(name, state_text(v.state, colours), *cells,
                                   key=f"{pool.name}:{section.value}:{'/'.join(path)}")
+        if keep is not None and keep in {k.value for k in table.rows}:
+            table.move_cursor(row=table.get_row_index(keep), animate=False)
         pool_findings = [f for f in findings
                          if f.pool == pool.name
                          or (f.pool is None and f.subject in {v.name for _, _, v in pool.walk()})]

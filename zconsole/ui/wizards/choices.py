@@ -1,0 +1,349 @@
+"""What a wizard offers to choose from, read from the latest HostSnapshot.
+
+Pure (no Textual, no host): the wizard screen shows these as lists, best candidates first, and
+the plan builders (`services.plans`) re-check everything against a fresh reading before a plan
+exists. A candidate that cannot be used is still listed, disabled, with the reason: an operator
+looking for "the new 4 TB disk" must see why it is not offered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from zconsole.model.disk import Disk
+from zconsole.model.pool import Pool, Section, Vdev
+from zconsole.model.snapshot import DiskInventory, DiskState, HostSnapshot
+from zconsole.services.identity import DiskIndex
+from zconsole.ui.widgets import human_bytes
+
+# `zpool create`/`attach` on a whole disk: partition 1 starts at 1 MiB, partition 9 is 8 MiB.
+WHOLE_DISK_RESERVE = 10 * 1024 * 1024
+ATTACHABLE_SECTIONS = (Section.DATA, Section.LOGS, Section.SPECIAL, Section.DEDUP)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the Pools screen's cursor points at: a pool row, a top-level vdev or a leaf.
+    `path` runs from the top-level vdev to the row (empty for the pool row)."""
+
+    pool: str
+    section: Section = Section.DATA
+    path: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str | None:
+        return self.path[-1] if self.path else None
+
+    @staticmethod
+    def from_row_key(key: str) -> Selection | None:
+        """Parse a Pools table row key: `pool`, `pool:section` or `pool:section:a/b/c`."""
+        parts = key.split(":", 2)
+        if not parts[0]:
+            return None
+        if len(parts) == 1:
+            return Selection(parts[0])
+        try:
+            section = Section(parts[1])
+        except ValueError:
+            return None
+        path = tuple(parts[2].split("/")) if len(parts) == 3 and parts[2] else ()
+        return Selection(parts[0], section, path)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One line of a choice list. `value` is what the plan builder receives (a vdev name as
+    zpool prints it, a kernel disk name resolved to by-id by the builder, a dataset)."""
+
+    value: str
+    label: str
+    detail: str = ""
+    enabled: bool = True
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+def _pools(snapshot: HostSnapshot | None) -> tuple[Pool, ...]:
+    if snapshot is None:
+        return ()
+    return snapshot.pool_status.value or ()
+
+
+def _inventory(snapshot: HostSnapshot | None) -> DiskInventory | None:
+    return snapshot.disks.value if snapshot is not None else None
+
+
+def _index(snapshot: HostSnapshot | None) -> DiskIndex | None:
+    inv = _inventory(snapshot)
+    return DiskIndex(inv.devices) if inv is not None else None
+
+
+def find_pool(snapshot: HostSnapshot | None, name: str) -> Pool | None:
+    for p in _pools(snapshot):
+        if p.name == name:
+            return p
+    return None
+
+
+def disk_identity(d: Disk) -> str:
+    """`sdk · 4.0 TB · WDC WD80EFZX · serial VK1ABCDE · by-id ata-…` in one line."""
+    bits = [d.name, tb(d.size_bytes)]
+    if d.model:
+        bits.append(d.model)
+    if d.serial:
+        bits.append(f"serial {d.serial}")
+    return " · ".join(bits)
+
+
+def tb(n: int | None) -> str:
+    """Sizes the way drives are sold (decimal) and the way ZFS prints them (binary)."""
+    if n is None:
+        return "size unknown"
+    return f"{n / 1e12:.2f} TB ({human_bytes(n)})" if n >= 1e11 else human_bytes(n)
+
+
+def leaf_disk(snapshot: HostSnapshot | None, leaf: Vdev) -> Disk | None:
+    index = _index(snapshot)
+    return index.leaf_disk(leaf) if index is not None else None
+
+
+def member_size(snapshot: HostSnapshot | None, leaf: Vdev) -> int | None:
+    d = leaf_disk(snapshot, leaf)
+    return d.size_bytes if d is not None else None
+
+
+def _tops(pool: Pool) -> Iterator[tuple[Section, Vdev]]:
+    for section in ATTACHABLE_SECTIONS:
+        for top in pool.section(section):
+            yield section, top
+
+
+def leaf_label(snapshot: HostSnapshot | None, leaf: Vdev) -> str:
+    d = leaf_disk(snapshot, leaf)
+    if d is None:
+        return f"{leaf.name} ({leaf.state})"
+    serial = f", serial {d.serial}" if d.serial else ""
+    return f"{leaf.name} ({leaf.state}; {d.name}, {tb(d.size_bytes)}{serial})"
+
+
+# --- attach --------------------------------------------------------------------------------
+
+def attach_targets(snapshot: HostSnapshot | None, selection: Selection | None = None
+                   ) -> list[Choice]:
+    """Where a disk can be attached: a single-disk top-level vdev (becomes a mirror) or a
+    mirror (gets one more copy). The value is the existing leaf `zpool attach` names."""
+    out: list[Choice] = []
+    for pool in _pools(snapshot):
+        if selection is not None and pool.name != selection.pool:
+            continue
+        for section, top in _tops(pool):
+            where = "" if section is Section.DATA else f" ({section.value})"
+            if top.type == "mirror":
+                online = [c for c in top.children if c.state == "ONLINE" and not c.children]
+                if not online:
+                    out.append(Choice("", f"{pool.name} {top.name}{where}",
+                                      "no ONLINE member to attach to", enabled=False))
+                    continue
+                n = len(top.children)
+                out.append(Choice(
+                    f"{pool.name}\t{online[0].name}",
+                    f"{pool.name} {top.name}{where}: {n} copies → {n + 1}",
+                    "attach beside " + leaf_label(snapshot, online[0])))
+            elif top.is_leaf:
+                out.append(Choice(
+                    f"{pool.name}\t{top.name}",
+                    f"{pool.name} {top.name}{where}: single disk → 2-way mirror",
+                    leaf_label(snapshot, top), enabled=top.state == "ONLINE"))
+            else:
+                out.append(Choice("", f"{pool.name} {top.name}{where}",
+                                  f"{top.type}: the attach wizard makes or widens mirrors only",
+                                  enabled=False))
+    return out
+
+
+def selected_attach_target(snapshot: HostSnapshot | None, selection: Selection | None
+                           ) -> str | None:
+    """The target value for the Pools cursor, when it points at something attachable."""
+    if selection is None or not selection.path:
+        return None
+    pool = find_pool(snapshot, selection.pool)
+    if pool is None or selection.section not in ATTACHABLE_SECTIONS:
+        return None
+    top = pool.find(selection.path[0])
+    if top is None:
+        return None
+    if top.type == "mirror":
+        if len(selection.path) >= 2:
+            leaf = pool.find(selection.path[1])
+            if leaf is not None and leaf.state == "ONLINE" and not leaf.children:
+                return f"{pool.name}\t{leaf.name}"
+        online = [c for c in top.children if c.state == "ONLINE" and not c.children]
+        return f"{pool.name}\t{online[0].name}" if online else None
+    if top.is_leaf and len(selection.path) == 1 and top.state == "ONLINE":
+        return f"{pool.name}\t{top.name}"
+    return None
+
+
+def smallest_member(snapshot: HostSnapshot | None, pool_name: str, leaf_name: str
+                    ) -> int | None:
+    """Size of the smallest whole disk in the leaf's top-level vdev."""
+    pool = find_pool(snapshot, pool_name)
+    if pool is None:
+        return None
+    for _, top in _tops(pool):
+        names = {v.name for _, v in top.walk()}
+        if leaf_name in names:
+            sizes = [s for s in (member_size(snapshot, lf) for lf in top.leaves()) if s]
+            return min(sizes) if sizes else None
+    return None
+
+
+def new_disk_choices(snapshot: HostSnapshot | None, *, at_least: int | None,
+                     exclude: Sequence[str] = ()) -> list[Choice]:
+    """Whole disks that could become a new member, best first: clean ones large enough
+    (closest in size first, so a 4 TB slot does not eat the 8 TB disk), then disks holding
+    data nobody uses (a second confirmation will be needed), then the ones that cannot be
+    used, disabled with the reason."""
+    inv = _inventory(snapshot)
+    if inv is None:
+        return []
+    ranked: list[tuple[tuple[int, int], Choice]] = []
+    for d in inv.whole_disks():
+        if d.name in exclude:
+            continue
+        role = inv.role(d.name)
+        state = role.state if role is not None else DiskState.FREE
+        reasons = "; ".join(role.reasons) if role is not None and role.reasons else ""
+        if state is DiskState.IGNORED:
+            continue
+        size = d.size_bytes or 0
+        ident = disk_identity(d)
+        by_id = d.preferred_id
+        where = f"by-id {by_id}" if by_id else "no by-id name (by-path will be used)"
+        if state is DiskState.IN_POOL:
+            pool = role.pool if role is not None else "?"
+            ranked.append(((4, 0), Choice(d.name, ident, f"in pool {pool}", enabled=False)))
+            continue
+        if state is DiskState.IN_USE:
+            ranked.append(((4, 0), Choice(d.name, ident, f"in use: {reasons or 'busy'}",
+                                          enabled=False)))
+            continue
+        if at_least is not None and size and size < at_least:
+            ranked.append(((3, -size), Choice(
+                d.name, ident, f"too small: the smallest member is {tb(at_least)}",
+                enabled=False)))
+            continue
+        waste = size - at_least if at_least is not None and size else 0
+        if state is DiskState.HAS_DATA:
+            ranked.append(((1, waste), Choice(
+                d.name, ident, f"has data ({reasons or 'partitions or a signature'}): "
+                f"needs a second confirmation · {where}")))
+        else:
+            ranked.append(((0, waste), Choice(d.name, ident, f"clean · {where}")))
+    ranked.sort(key=lambda rc: rc[0])
+    return [c for _, c in ranked]
+
+
+# --- detach --------------------------------------------------------------------------------
+
+def detach_members(snapshot: HostSnapshot | None, selection: Selection | None = None
+                   ) -> list[Choice]:
+    """Leaves of mirrors (and of replacing/spare containers: the old half of a finished
+    replace). The guards decide whether detaching leaves a valid replica; a lone copy is
+    listed here anyway so the refusal is explained, not hidden."""
+    out: list[Choice] = []
+    for pool in _pools(snapshot):
+        if selection is not None and pool.name != selection.pool:
+            continue
+        for _, _, v in pool.walk():
+            if v.type not in ("mirror", "replacing", "spare") or not v.children:
+                continue
+            for c in v.children:
+                if c.children:
+                    continue
+                others = [o for o in v.children if o is not c]
+                good = [o for o in others if o.state == "ONLINE" and not o.resilvering]
+                note = (f"{len(good)} other ONLINE cop{'y' if len(good) == 1 else 'ies'} "
+                        f"in {v.name}" if good else f"the only good copy in {v.name}")
+                out.append(Choice(f"{pool.name}\t{c.name}",
+                                  f"{pool.name} {v.name}: {leaf_label(snapshot, c)}", note))
+    return out
+
+
+def selected_detach_member(snapshot: HostSnapshot | None, selection: Selection | None
+                           ) -> str | None:
+    if selection is None or len(selection.path) < 2:
+        return None
+    pool = find_pool(snapshot, selection.pool)
+    if pool is None:
+        return None
+    leaf = pool.find(selection.path[-1])
+    parent = pool.parent_of(selection.path[-1])
+    if leaf is None or leaf.children or parent is None or parent.type not in (
+            "mirror", "replacing", "spare"):
+        return None
+    return f"{pool.name}\t{leaf.name}"
+
+
+# --- replace to grow -----------------------------------------------------------------------
+
+def grow_vdevs(snapshot: HostSnapshot | None, selection: Selection | None = None
+               ) -> list[Choice]:
+    """Data vdevs whose members can each be replaced by a larger disk."""
+    out: list[Choice] = []
+    for pool in _pools(snapshot):
+        if selection is not None and pool.name != selection.pool:
+            continue
+        for top in pool.vdevs:
+            members = list(top.leaves())
+            sizes = [s for s in (member_size(snapshot, m) for m in members) if s]
+            size = f"members {tb(min(sizes))}" if sizes else "member size unknown"
+            busy = [m.name for m in members if m.state != "ONLINE"]
+            detail = f"{len(members)} member{'s' if len(members) != 1 else ''}, {size}"
+            if busy:
+                detail += f"; not ONLINE: {', '.join(busy)} (replace that first)"
+            out.append(Choice(f"{pool.name}\t{top.name}", f"{pool.name} {top.name}", detail,
+                              enabled=not busy and top.type != "replacing"))
+    return out
+
+
+def selected_grow_vdev(snapshot: HostSnapshot | None, selection: Selection | None
+                       ) -> str | None:
+    if selection is None or not selection.path or selection.section is not Section.DATA:
+        return None
+    pool = find_pool(snapshot, selection.pool)
+    if pool is None or pool.find(selection.path[0]) is None:
+        return None
+    return f"{pool.name}\t{selection.path[0]}"
+
+
+def grow_members(snapshot: HostSnapshot | None, pool_name: str, vdev: str) -> list[Vdev]:
+    pool = find_pool(snapshot, pool_name)
+    if pool is None:
+        return []
+    top = pool.find(vdev)
+    return list(top.leaves()) if top is not None else []
+
+
+# --- dedup off -----------------------------------------------------------------------------
+
+DEDUP_OFF_VALUES = ("off", "-", "")
+
+
+def dedup_datasets(snapshot: HostSnapshot | None, pool: str | None = None) -> list[Choice]:
+    """Filesystems and volumes with dedup set (locally: inherited ones follow their parent)."""
+    if snapshot is None or snapshot.datasets.value is None:
+        return []
+    out: list[Choice] = []
+    for ds in snapshot.datasets.value:
+        if ds.is_snapshot or ds.type not in ("filesystem", "volume"):
+            continue
+        if pool is not None and ds.pool != pool:
+            continue
+        value = (ds.dedup or ds.props.get("dedup") or "").strip()
+        if value in DEDUP_OFF_VALUES:
+            continue
+        out.append(Choice(ds.name, f"{ds.name}  dedup={value}",
+                          f"{ds.type}, {human_bytes(ds.used)} used"))
+    return out

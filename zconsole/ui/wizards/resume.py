@@ -1,0 +1,107 @@
+"""At start-up: plans left in flight on this host (the console was closed or killed mid-way),
+offered for continuing. Reconciling saved progress with what ZFS shows now is
+`services.resume.find_resumable`; this is only the question and the answer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+if TYPE_CHECKING:
+    from zconsole.services.resume import Resumable
+    from zconsole.ui.app import ZConsoleApp
+
+
+class ResumeScreen(ModalScreen[int | None]):
+    """Dismisses with the index of the plan to continue, or None (not now: it stays saved
+    and is offered again next time)."""
+
+    DEFAULT_CSS = """
+    ResumeScreen { align: center middle; }
+    ResumeScreen > Vertical {
+        width: 90%; max-width: 110; height: auto; max-height: 90%;
+        border: round $health-warn; background: $panel; padding: 0 1;
+    }
+    ResumeScreen .rs-title { text-style: bold; color: $health-warn; }
+    ResumeScreen OptionList { height: auto; max-height: 12; }
+    ResumeScreen .rs-note { color: $muted; }
+    """
+
+    BINDINGS = [Binding("escape", "not_now", "Not now")]
+
+    def __init__(self, found: list[Resumable], problems: list[str] | None = None) -> None:
+        super().__init__()
+        self.found = found
+        self.problems = problems or []
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            n = len(self.found)
+            yield Static(f"▲ {n} operation{'s' if n != 1 else ''} in flight on this host",
+                         classes="rs-title")
+            yield Static("zconsole was closed or stopped while a plan ran. ZFS carried on "
+                         "by itself; here is what it shows now.", classes="rs-note")
+            ol = OptionList(id="rs-list")
+            for i, r in enumerate(self.found):
+                prompt = Text(r.sentence, style="bold")
+                prompt.append(f"\n   {r.plan.title} · plan {r.plan.id[:8]} · "
+                              f"step {min(r.next_index + 1, len(r.plan.steps))} of "
+                              f"{len(r.plan.steps)}", style="dim")
+                ol.add_option(Option(prompt, id=f"r{i}"))
+            yield ol
+            if self.problems:
+                yield Static("Saved plans zconsole could not read (left in place): " +
+                             "; ".join(self.problems), classes="rs-note")
+            yield Static("Enter: continue (you see the plan first) · Escape: not now (it is "
+                         "offered again at the next start)", classes="rs-note")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        ol = self.query_one(OptionList)
+        ol.highlighted = 0
+        ol.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option_index)
+
+    def action_not_now(self) -> None:
+        self.dismiss(None)
+
+
+def offer(app: ZConsoleApp, found: list[Resumable], problems: list[str]) -> None:
+    """Push the question; on "continue", open the wizard on the saved plan."""
+
+    def answered(index: int | None) -> None:
+        if index is None:
+            return
+        continue_plan(app, found[index])
+
+    app.push_screen(ResumeScreen(found, problems), answered)
+
+
+def continue_plan(app: ZConsoleApp, r: Resumable, **kwargs: Any) -> None:
+    from zconsole.ui.wizards.screen import WizardScreen
+
+    screen = WizardScreen(host=app.host, snapshot=app.snapshot,
+                          resume=(r.plan, r.outcomes, r.next_index, r.sentence),
+                          resume_operator=(r.next_index - 1 if r.phase == "operator"
+                                           else None), **kwargs)
+    app.push_screen(screen)
+
+
+def find(app: ZConsoleApp) -> tuple[list[Resumable], list[str]]:
+    """Worker-thread side: read the saved plans and reconcile them with the host."""
+    from zconsole.services.resume import find_resumable
+    from zconsole.ui.wizards.backend import store_for
+
+    store = store_for(app)
+    found = find_resumable(app.host, store)
+    return found, list(store.problems)
