@@ -1,0 +1,103 @@
+"""`zconsole plan KIND POOL ... --dry-run` on the demo host: the printed plan (redundancy,
+checks as word + symbol, every command exactly), exit statuses, JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from zconsole.cli.main import main
+
+BYID = "/dev/disk/by-id/"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, re.sub(r"id [0-9a-f]{32}", "id <id>", out), err
+
+
+def commands(out: str) -> list[str]:
+    return [line.strip()[2:].split("    #")[0] for line in out.splitlines()
+            if line.strip().startswith("$ ")]
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.3"])
+def test_attach_dry_run(capsys: pytest.CaptureFixture[str], version: str) -> None:
+    rc, out, _ = run(capsys, "--demo", "showcase", "--zfs-version", version, "plan", "attach",
+                     "tank", "mirror-1", "sdh", "--dry-run")
+    assert rc == 0
+    assert out.startswith("Plan: Attach ata-WDC_WD80EFZX-68UW8N0_VK1ABCDE to mirror-1 in tank "
+                          "(next to ata-HGST_HUS724040ALE640_PN2334PBJ9M3QT)\n"
+                          "  kind attach, host demo: showcase, pool tank, id <id>\n")
+    assert commands(out) == [
+        "zpool attach tank ata-HGST_HUS724040ALE640_PN2334PBJ9M3QT "
+        f"{BYID}ata-WDC_WD80EFZX-68UW8N0_VK1ABCDE"]
+    assert "  ! WARN    sector-size: " in out
+    assert "  ✓ ok      size: Large enough:" in out
+    assert "     type:   'VK1ABCDE' (" in out
+    assert out.rstrip().endswith("READY after acknowledging 1 warning(s).")
+
+
+def test_blocked_plan_exit_status(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "--demo", "showcase", "plan", "attach", "tank", "mirror-0", "sdi",
+                     "--dry-run")
+    assert rc == 3
+    assert "  ✗ BLOCK   size: Too small:" in out
+    assert out.rstrip().endswith("BLOCKED: 1 blocking check(s) failed (size); nothing may run.")
+
+
+def test_confirm_and_force(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "plan", "attach", "tank", "mirror-0", "sdl", "--demo", "showcase",
+                     "--dry-run")
+    assert rc == 0
+    assert "  ? CONFIRM foreign-label:" in out
+    assert "[needs -f after a second confirmation]" in out
+    assert "NEEDS CONFIRMATION: foreign-label must be confirmed a second time" in out
+    assert "-f" not in commands(out)[0].split()
+    rc, out, _ = run(capsys, "plan", "attach", "tank", "mirror-0", "sdl", "--demo", "showcase",
+                     "--dry-run", "--force")
+    assert commands(out)[0].split()[:3] == ["zpool", "attach", "-f"]
+
+
+def test_replace_grow_dry_run(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "--demo", "grow", "plan", "replace-grow", "tank", "mirror-0",
+                     "sdc", "sdd", "--dry-run")
+    assert rc == 0
+    g = "ata-WDC_WD10EFRX-68FYTN0_WD-WCC4J1GROW0"
+    n = "ata-WDC_WD20EFZX-68AWUN0_WD-WX12D3GROW0"
+    assert commands(out) == [
+        f"zpool replace tank {g}1 {BYID}{n}3",
+        f"dd if={BYID}{g}1 of=/dev/null bs=1M count=2000 iflag=direct",
+        f"zpool replace tank {g}2 {BYID}{n}4",
+        f"dd if={BYID}{g}2 of=/dev/null bs=1M count=2000 iflag=direct",
+        f"zpool online -e tank {n}3",
+        f"zpool online -e tank {n}4",
+        "zpool list -v -H -p tank"]
+    assert "# read-only, runs only on request (identify)" in out
+    assert "operator: Pull the disk with serial WD-WCC4J1GROW01" in out
+    assert "proves: tank SIZE is at least 1496529436672 bytes (was 996432412672)" in out
+
+
+def test_dedup_off_dry_run_shows_the_pipeline(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "--demo", "dedup", "--zfs-version", "2.1", "plan", "dedup-off",
+                     "tank", "--rewrite", "tank/backup", "--dry-run")
+    assert rc == 0
+    assert "  ✓ ok      rewrite-space: The copy of tank/backup needs about 900.0 GiB" in out
+    assert "Dedup table (DDT) of tank: 9,413,880 entries" in out
+    assert ("zfs send -p tank/backup@zconsole-rewrite | zfs receive -u -o dedup=off -o "
+            "readonly=off tank/backup.nodedup") in commands(out)
+
+
+def test_json_and_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "--demo", "showcase", "plan", "detach", "tank",
+                     "ata-HGST_HUS724040ALE640_PN2334PBJ2C8WT", "--dry-run", "--json")
+    assert rc == 0
+    doc = json.loads(out)
+    assert doc["kind"] == "detach" and doc["pool"] == "tank"
+    rc, _, err = run(capsys, "--demo", "showcase", "plan", "detach", "tank", "x")
+    assert rc == 2 and "pass --dry-run" in err
+    rc, _, err = run(capsys, "--demo", "showcase", "plan", "attach", "tank", "x", "--dry-run")
+    assert rc == 2 and "needs POOL TARGET DISK" in err
