@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -66,7 +67,8 @@ class ZScreen(Screen[None]):
         try:
             header = self.query_one(HeaderBar)
             problems = self.query_one(ProblemsPanel)
-        except Exception:  # noqa: BLE001 - not composed yet
+            header.query_one("#facts")  # HeaderBar composes its labels after mounting
+        except NoMatches:  # not composed yet: the next tick will do it
             return
         header.show(host=app.host, snapshot=state.snapshot, now=state.now,
                     refreshing_since=app.refresh_started, paused=app.paused,
