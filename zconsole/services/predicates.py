@@ -222,7 +222,7 @@ class Evaluator:
                     (False, f"{short} is not in {pool.name}")
             if k == "vdev_absent":
                 return (False, f"{short} is still in {pool.name} ({v.state})") if v else \
-                    (True, f"{short} is no longer in {pool.name}")
+                    (True, f"{short} is not in {pool.name}")
             want = p.param("state").upper()
             if v is None:
                 return False, f"{short} is not in {pool.name} (expected {want})"
