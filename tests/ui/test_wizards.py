@@ -183,7 +183,13 @@ async def test_zfs_refusal_is_shown_verbatim_with_its_explanation(tmp_path: Path
     app = wizard_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        screen = await open_hand_attach(app, pilot, "sdj")
+        # The guards already disable sdj in the list; a hand-built plan skips them so that
+        # ZFS itself refuses.
+        flow = hand_flow(AttachFlow(preset={"target": f"tank\t{TANK_A0}", "disk": "sdj"}),
+                         hand_attach)
+        screen = WizardScreen(flow, host=app.host, snapshot=app.snapshot)
+        await app.push_screen(screen)
+        await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview")
         await pilot.press("enter", *"tank", "enter")
         await until(pilot, lambda: screen.phase is Phase.RESULT, "the result")
         refusal = str(screen.query_one("#wz-refusal", Static).render())
@@ -415,3 +421,163 @@ async def test_writable_console_has_the_wizard_keys_and_palette_entries(tmp_path
         assert {keys.get(k) for k in ("a", "d", "g", "D")} == set(WIZARD_ACTIONS)
         labels = [str(h.prompt) async for h in WizardCommands(app.screen).discover()]
         assert labels == [label for _, label in WIZARD_ACTIONS.values()]
+
+
+# --- the four wizards with their real plan builders (services.plans) ----------------------------
+
+async def drive(app: ZConsoleApp, pilot: Any, kind: str, selection: Selection | None,
+                picks: list[str], *, preview: bool = True) -> WizardScreen:
+    from zconsole.ui.wizards import open_wizard
+
+    screen = open_wizard(app, kind, selection)
+    await pilot.pause()
+    for value in picks:
+        await until(pilot, lambda: screen.phase is Phase.CHOOSE, f"the choice of {value!r}")
+        screen.choose(value)
+        await pilot.pause()
+    if preview:
+        await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview", tries=1500)
+    return screen
+
+
+async def confirm_all(screen: WizardScreen, pilot: Any) -> list[str]:
+    asked = []
+    await pilot.press("enter")
+    while screen.phase is Phase.CONFIRM:
+        expected = screen.pending[0].expected
+        asked.append(expected)
+        await pilot.press(*expected, "enter")
+        await pilot.pause()
+    return asked
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.3"])
+async def test_attach_wizard_with_the_real_builder(tmp_path: Path, version: str) -> None:
+    app = wizard_app(tmp_path, version=version)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await drive(app, pilot, "attach", Selection("tank", path=("mirror-0",)), [],
+                             preview=False)
+        assert screen.stage is not None and screen.stage.key == "disk"
+        options = {c.value: c for c in screen.stage.options}
+        # the guards' verdicts, in the list: sdj's 4 KiB logical sectors cannot join ashift 9;
+        # sdl carries a label of the exported pool oldpool (a second confirmation); the
+        # mounted disk is refused
+        assert not options["sdj"].enabled and "✖" in options["sdj"].detail
+        assert options["sdl"].enabled and "second confirmation" in options["sdl"].detail
+        assert not options["sdk"].enabled
+        assert screen.stage.options[0].value == "sdh"  # the clean one first
+        screen.choose("sdh")
+        await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview", tries=1500)
+        assert screen.plan is not None and screen.plan.kind == "attach"
+        assert screen.plan.argv_list() == [(
+            "zpool", "attach", "tank", TANK_A0,
+            "/dev/disk/by-id/ata-WDC_WD80EFZX-68UW8N0_VK1ABCDE")]
+        text = body_text(screen)
+        assert "Redundancy now, during and after" in text and "3 copies after" in text
+        assert await confirm_all(screen, pilot) == ["VK1ABCDE"]  # the serial, typed
+        await until(pilot, lambda: screen.phase is Phase.RESULT, "the result", tries=1500)
+        assert "✔ Done." in body_text(screen)
+        assert [r["exit_code"] for r in audit(tmp_path) if r["event"] == "command"] == [0]
+
+
+async def test_attach_with_an_exported_pool_label_needs_force(tmp_path: Path) -> None:
+    app = wizard_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await drive(app, pilot, "attach", Selection("tank", path=("mirror-0",)),
+                             ["sdl"])
+        assert screen.plan is not None and screen.plan.needs_force
+        assert "-f" not in screen.plan.argv_list()[0]
+        await pilot.press("enter")
+        assert screen.phase is Phase.FORCE and "oldpool" in body_text(screen)
+        await pilot.press("f")
+        await until(pilot, lambda: screen.phase is Phase.PREVIEW and screen.force,
+                    "the plan with -f", tries=1500)
+        argv = screen.plan.argv_list()[0]
+        assert argv[:3] == ("zpool", "attach", "-f")
+        assert "zpool attach -f tank" in body_text(screen)
+
+
+async def test_detach_of_the_last_good_copy_is_blocked_before_zfs_says_it(
+        tmp_path: Path) -> None:
+    """degraded: mirror-0 = ZGY8A1B2 (ONLINE) + ZGY8C3D4 (FAULTED); detaching the good one
+    would leave no valid replica."""
+    app = wizard_app(tmp_path, "degraded")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        snap = app.snapshot
+        assert snap is not None
+        pool = next(p for p in snap.pool_status.value or () if p.name == "tank")
+        good = next(c.name for c in pool.vdevs[0].children if c.state == "ONLINE")
+        screen = await drive(app, pilot, "detach", Selection("tank", path=("mirror-0", good)),
+                             [])
+        assert screen.plan is not None and screen.plan.blocked
+        text = body_text(screen)
+        assert "✖ BLOCKS" in text and "This plan cannot run" in text
+        await pilot.press("enter")
+        assert screen.phase is Phase.PREVIEW and screen.runner is None
+
+
+async def test_detach_wizard_runs(tmp_path: Path) -> None:
+    app = wizard_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        member = "ata-HGST_HUS724040ALE640_PN2334PBJ4K7XT"
+        screen = await drive(app, pilot, "detach", None, [f"tank\t{member}"])
+        assert "keeps 1 copy" in body_text(screen)
+        assert await confirm_all(screen, pilot) == ["tank"]
+        await until(pilot, lambda: screen.phase is Phase.RESULT, "the result", tries=1500)
+        assert f"{member} is no longer in tank" in body_text(screen)
+        assert member not in app.host.run(["zpool", "status", "tank"]).stdout
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.3"])
+async def test_replace_to_grow_on_site_with_identify(tmp_path: Path, version: str) -> None:
+    app = wizard_app(tmp_path, "grow", version)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        size_before = app.host.run(["zpool", "list", "-H", "-p", "-o", "size", "tank"]).stdout
+        screen = await drive(app, pilot, "replace-grow", Selection("tank", path=("mirror-0",)),
+                             ["sdc", "sdd", "online-e", "on-site"])
+        assert await confirm_all(screen, pilot) == ["WD-WX12D3GROW03", "WD-WX12D3GROW04"]
+        await until(pilot, lambda: screen.operator_step is not None, "the first pull",
+                    tries=1500)
+        op = str(screen.query_one("#wz-operator", Static).render())
+        assert "Pull the disk with serial WD-WCC4J1GROW01" in op and "Press i" in op
+        await pilot.press("i")
+        await until(pilot, lambda: any(r["event"] == "command" and r["argv"][0] == "dd"
+                                       for r in audit(tmp_path)), "identify")
+        await pilot.press("o")
+        await until(pilot, lambda: screen.operator_step is not None
+                    and "GROW02" in str(screen.query_one("#wz-operator", Static).render()),
+                    "the second pull", tries=1500)
+        await pilot.press("o")
+        await until(pilot, lambda: screen.phase is Phase.RESULT, "the result", tries=1500)
+        text = body_text(screen)
+        assert "✔ Done." in text and "tank SIZE is" in text
+        size_after = app.host.run(["zpool", "list", "-H", "-p", "-o", "size", "tank"]).stdout
+        assert int(size_after) > int(size_before)
+        argvs = [r["argv"] for r in audit(tmp_path) if r["event"] == "command"]
+        assert ["zpool", "online", "-e", "tank",
+                "ata-WDC_WD20EFZX-68AWUN0_WD-WX12D3GROW04"] in argvs
+        # the proof is on screen: the read-only `zpool list` output after the growth
+        assert "zpool list" in text
+
+
+async def test_dedup_off_with_a_send_receive_rewrite(tmp_path: Path) -> None:
+    app = wizard_app(tmp_path, "dedup")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await drive(app, pilot, "dedup-off", None, ["tank/vm", "tank/vm"])
+        text = body_text(screen)
+        assert "Dedup table (DDT) of tank" in text and "in core" in text
+        assert "affects NEW writes only" in text
+        assert "zfs set dedup=off tank/vm" in text
+        assert " | zfs receive" in text  # the pipeline, shown exactly
+        await confirm_all(screen, pilot)
+        await until(pilot, lambda: screen.phase is Phase.RESULT, "the result", tries=3000)
+        assert "✔ Done." in body_text(screen), body_text(screen)
+        got = app.host.run(["zfs", "get", "-H", "-o", "value", "dedup", "tank/vm"]).stdout
+        assert got.strip() == "off"
+        assert "dedup: DDT entries" in body_text(screen)  # zpool status -D after, shown

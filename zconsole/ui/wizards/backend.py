@@ -76,6 +76,46 @@ def runner_factory(app: ZConsoleApp) -> RunnerFactory:
     return make
 
 
+def _split(value: str) -> tuple[str, str]:
+    pool, _, name = value.partition("\t")
+    return pool, name
+
+
 def build_plan(kind: str, host: Host, snapshot: HostSnapshot | None,
                chosen: Mapping[str, str], force: bool) -> Plan:
-    raise NotImplementedError(f"the {kind} plan builder (services.plans) is not there yet")
+    """Read the host afresh (blocking: a worker calls this) and build the plan with
+    services.plans from what the wizard chose. `snapshot` is the one the choices were made
+    on; the guards judge the fresh reading, never the screen's."""
+    from zconsole.services import plans
+
+    if kind == "dedup-off":
+        from zconsole.services.dedup import read_dedup
+        from zconsole.services.snapshot import collect
+
+        pool = chosen["pool"]
+        snap = collect(host)
+        report = read_dedup(host, pool, zfs=snap.zfs)
+        datasets = [d for d in chosen.get("datasets", "").split("\n") if d]
+        rewrite = [d for d in chosen.get("rewrite", "").split("\n") if d]
+        return plans.build_dedup_off(report, datasets or None, rewrite=rewrite, snapshot=snap)
+    if kind == "attach":
+        pool, target = _split(chosen["target"])
+        inputs = plans.read_inputs(host, pool)
+        return plans.build_attach(inputs.snapshot, pool, target, chosen["disk"],
+                                  props=inputs.props, force=force)
+    if kind == "detach":
+        pool, leaf = _split(chosen["member"])
+        inputs = plans.read_inputs(host, pool)
+        return plans.build_detach(inputs.snapshot, pool, leaf)
+    if kind == "replace-grow":
+        from zconsole.ui.wizards.choices import grow_members
+
+        pool, vdev = _split(chosen["vdev"])
+        inputs = plans.read_inputs(host, pool)
+        members = grow_members(inputs.snapshot, pool, vdev)
+        new = [chosen.get(f"new:{m.name}", "") for m in members]
+        return plans.build_replace_grow(
+            inputs.snapshot, pool, vdev, [n for n in new if n], props=inputs.props,
+            expand=chosen.get("expand", "online-e"),
+            on_site=chosen.get("site", "on-site") == "on-site", force=force)
+    raise ValueError(f"unknown wizard {kind!r}")

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from zconsole.model.disk import Disk
+from zconsole.model.plan import CheckLevel
 from zconsole.model.pool import Pool, Section, Vdev
 from zconsole.model.snapshot import DiskInventory, DiskState, HostSnapshot
 from zconsole.services.identity import DiskIndex
@@ -200,13 +201,19 @@ def smallest_member(snapshot: HostSnapshot | None, pool_name: str, leaf_name: st
 
 
 def new_disk_choices(snapshot: HostSnapshot | None, *, at_least: int | None,
-                     exclude: Sequence[str] = ()) -> list[Choice]:
-    """Whole disks that could become a new member, best first: clean ones large enough
-    (closest in size first, so a 4 TB slot does not eat the 8 TB disk), then disks holding
-    data nobody uses (a second confirmation will be needed), then the ones that cannot be
-    used, disabled with the reason."""
+                     exclude: Sequence[str] = (), pool: str | None = None,
+                     target: str | None = None, replacing: bool = False) -> list[Choice]:
+    """Whole disks that could become a new member, best first: the ones the guards pass
+    (closest in size first, so a 4 TB slot does not eat the 8 TB disk), then the ones that
+    need a second confirmation (old data, a label of an exported pool), then the ones that
+    cannot be used, disabled with the guard's own sentence.
+
+    With `pool` and `target` the verdict is `services.guards.check_new_disk`'s, the same the
+    plan will show; `at_least` additionally disables disks that would not grow anything."""
+    from zconsole.services import guards
+
     inv = _inventory(snapshot)
-    if inv is None:
+    if inv is None or snapshot is None:
         return []
     ranked: list[tuple[tuple[int, int], Choice]] = []
     for d in inv.whole_disks():
@@ -214,7 +221,6 @@ def new_disk_choices(snapshot: HostSnapshot | None, *, at_least: int | None,
             continue
         role = inv.role(d.name)
         state = role.state if role is not None else DiskState.FREE
-        reasons = "; ".join(role.reasons) if role is not None and role.reasons else ""
         if state is DiskState.IGNORED:
             continue
         size = d.size_bytes or 0
@@ -222,20 +228,39 @@ def new_disk_choices(snapshot: HostSnapshot | None, *, at_least: int | None,
         by_id = d.preferred_id
         where = f"by-id {by_id}" if by_id else "no by-id name (by-path will be used)"
         if state is DiskState.IN_POOL:
-            pool = role.pool if role is not None else "?"
-            ranked.append(((4, 0), Choice(d.name, ident, f"in pool {pool}", enabled=False)))
+            in_pool = role.pool if role is not None else "?"
+            ranked.append(((4, 0), Choice(d.name, ident, f"in pool {in_pool}", enabled=False)))
             continue
-        if state is DiskState.IN_USE:
-            ranked.append(((4, 0), Choice(d.name, ident, f"in use: {reasons or 'busy'}",
-                                          enabled=False)))
-            continue
-        if at_least is not None and size and size < at_least:
+        if at_least is not None and size and size <= at_least:
             ranked.append(((3, -size), Choice(
-                d.name, ident, f"too small: the smallest member is {tb(at_least)}",
+                d.name, ident, f"not larger than the members ({tb(at_least)})",
                 enabled=False)))
             continue
         waste = size - at_least if at_least is not None and size else 0
-        if state is DiskState.HAS_DATA:
+        if pool is not None and target is not None:
+            checks = guards.check_new_disk(snapshot, pool, target, d.name,
+                                           replacing=replacing)
+            blocking = [c for c in checks if c.blocking]
+            if blocking:
+                ranked.append(((3, -size), Choice(d.name, ident, "✖ " + blocking[0].detail,
+                                                  enabled=False)))
+                continue
+            force = [c for c in checks if c.needs_force]
+            warn = [c for c in checks if not c.passed and c.level is CheckLevel.WARN]
+            if force:
+                ranked.append(((2, waste), Choice(
+                    d.name, ident, "▲ needs a second confirmation: " + force[0].detail)))
+                continue
+            detail = f"✔ clean · {where}"
+            if warn:
+                detail += f" · ▲ {len(warn)} warning{'s' if len(warn) > 1 else ''}"
+            ranked.append(((0 if not warn else 1, waste), Choice(d.name, ident, detail)))
+            continue
+        reasons = "; ".join(role.reasons) if role is not None and role.reasons else ""
+        if state is DiskState.IN_USE:
+            ranked.append(((4, 0), Choice(d.name, ident, f"in use: {reasons or 'busy'}",
+                                          enabled=False)))
+        elif state is DiskState.HAS_DATA:
             ranked.append(((1, waste), Choice(
                 d.name, ident, f"has data ({reasons or 'partitions or a signature'}): "
                 f"needs a second confirmation · {where}")))

@@ -34,6 +34,7 @@ class EventView:
     explanation: str | None = None
     outcome: StepOutcome | None = None
     helper: str | None = None
+    output: str = ""  # a command's stdout (shown for read-only commands: the proof)
 
 
 def view(ev: object) -> EventView:
@@ -46,7 +47,7 @@ def view(ev: object) -> EventView:
         r = ev.result
         took = f" in {r.duration:.1f} s" if r.duration else ""
         return EventView("command", ev.step_id, f"$ {ev.command}  → exit {r.returncode}{took}",
-                         ok=r.returncode == 0)
+                         ok=r.returncode == 0, output=r.stdout)
     if isinstance(ev, CheckResult):
         when = PHASE_WORD.get(ev.phase, ev.phase)
         return EventView("check", ev.step_id,

@@ -19,13 +19,17 @@ from zconsole.ui.wizards.choices import Choice, Selection
 # (host, snapshot the choices were made on, choices, force) -> Plan
 Builder = Callable[[Host, HostSnapshot | None, Mapping[str, str], bool], Plan]
 
-REWRITE_CHOICES = (
-    Choice("none", "Only turn dedup off",
-           "new writes are not deduplicated; existing blocks stay in the DDT until rewritten"),
-    Choice("send-receive", "Turn dedup off, then rewrite by send/receive and swap",
-           "copies the data to a new dataset (needs free space for a full copy), then renames"),
-    Choice("copy", "Turn dedup off, then rewrite in place (copy each file)",
-           "filesystems only; snapshots keep the old blocks alive until they are destroyed"),
+EXPAND_CHOICES = (
+    Choice("online-e", "At the end: zpool online -e for each new disk",
+           "claims the new space explicitly, disk by disk, once every member is larger"),
+    Choice("autoexpand", "Before the first replace: zpool set autoexpand=on",
+           "the pool grows by itself when the last member is larger (the property stays on)"),
+)
+SITE_CHOICES = (
+    Choice("on-site", "I am at the machine: after each resilver, pull the old disk",
+           "shows the disk to pull by serial, by-path and slot; i makes its LED blink"),
+    Choice("remote", "Remote: leave the old disks in place",
+           "they leave the pool; pull them later"),
 )
 
 
@@ -95,7 +99,8 @@ class AttachFlow(Flow):
             smallest = ch.smallest_member(snapshot, pool, leaf)
             size = f" (members: {ch.tb(smallest)})" if smallest else ""
             return Stage("disk", f"Which disk becomes the new copy of {leaf} in {pool}{size}?",
-                         tuple(ch.new_disk_choices(snapshot, at_least=smallest)),
+                         tuple(ch.new_disk_choices(snapshot, at_least=None, pool=pool,
+                                                   target=leaf)),
                          "No whole disk is free on this host.")
         return None
 
@@ -147,11 +152,16 @@ class GrowFlow(Flow):
             if key in chosen:
                 continue
             old = ch.leaf_label(snapshot, m)
-            opts = ch.new_disk_choices(snapshot, at_least=largest, exclude=taken)
+            opts = ch.new_disk_choices(snapshot, at_least=largest, exclude=taken, pool=pool,
+                                       target=m.name, replacing=True)
             return Stage(key, f"Member {i + 1} of {len(members)}: which larger disk replaces "
                          f"{old}?", tuple(opts),
-                         "No free disk larger than the members: insert the new disks first "
-                         "(or replace on site: the plan can ask you to swap each disk).")
+                         "No free disk larger than the members: connect the new disks "
+                         "first (each new disk must be in the machine beside the old one).")
+        if "expand" not in chosen:
+            return Stage("expand", "How should the pool claim the new space?", EXPAND_CHOICES)
+        if "site" not in chosen:
+            return Stage("site", "Are you at the machine?", SITE_CHOICES)
         return None
 
 
@@ -159,22 +169,46 @@ class DedupOffFlow(Flow):
     KIND = "dedup-off"
     TITLE = "Turn dedup off"
 
+    def start(self, snapshot: HostSnapshot | None) -> dict[str, str]:
+        out = dict(self.preset)
+        if self.selection is not None and "pool" not in out:
+            out["pool"] = self.selection.pool
+        elif "pool" not in out:
+            pools = sorted({c.value.split("/", 1)[0] for c in ch.dedup_datasets(snapshot)})
+            if len(pools) == 1:
+                out["pool"] = pools[0]
+        return out
+
     def next_stage(self, snapshot: HostSnapshot | None, chosen: Mapping[str, str]
                    ) -> Stage | None:
-        pool = self.selection.pool if self.selection is not None else None
+        if "pool" not in chosen:
+            found = ch.dedup_datasets(snapshot)
+            pools = sorted({c.value.split("/", 1)[0] for c in found})
+            return Stage("pool", "Turn dedup off in which pool?",
+                         tuple(Choice(p, p, ", ".join(c.value for c in found
+                                                      if c.value.split("/", 1)[0] == p))
+                               for p in pools), "No dataset has dedup on.")
+        pool = chosen["pool"]
+        found = ch.dedup_datasets(snapshot, pool)
         if "datasets" not in chosen:
-            found = ch.dedup_datasets(snapshot, pool)
-            opts: list[Choice] = []
-            if len(found) > 1:
-                opts.append(Choice("\n".join(c.value for c in found),
-                                   f"all {len(found)} datasets with dedup on",
-                                   ", ".join(c.value for c in found)))
+            opts = [Choice("", f"every dataset of {pool} where dedup is set",
+                           "the ones inheriting it follow: " +
+                           ", ".join(c.value for c in found))] if found else []
             opts.extend(found)
-            return Stage("datasets", "Turn dedup off on which datasets?", tuple(opts),
-                         "No dataset has dedup on.")
+            return Stage("datasets", f"Turn dedup off on which datasets of {pool}?",
+                         tuple(opts), f"No dataset of {pool} has dedup on.")
         if "rewrite" not in chosen:
+            picked = [d for d in chosen["datasets"].split("\n") if d] or [
+                c.value for c in found]
+            opts = [Choice("", "Only turn dedup off",
+                           "new writes are not deduplicated; blocks already written keep "
+                           "their table entries until rewritten or freed")]
+            opts.extend(Choice(d, f"Also rewrite {d} (send/receive into a copy, then swap)",
+                               "the table shrinks as the old copy is destroyed; needs free "
+                               "space for a full copy and no writers meanwhile")
+                        for d in picked)
             return Stage("rewrite", "Existing blocks stay deduplicated until they are "
-                         "rewritten. Rewrite them now?", REWRITE_CHOICES)
+                         "rewritten. Rewrite one now?", tuple(opts))
         return None
 
 

@@ -13,6 +13,8 @@ from rich.text import Text
 from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Step, StepStatus
 from zconsole.ui.widgets import human_bytes, human_duration
 
+DISK_KINDS = ("attach", "detach", "replace", "replace-grow")
+
 
 def check_label(check: Check) -> tuple[str, str]:
     """(symbol + word, level for colour) for one plan-time check."""
@@ -58,7 +60,9 @@ def preview_text(plan: Plan, colours: Mapping[str, str], *, start_at: int = 0) -
     t.append(plan.title, style="bold")
     t.append(f"  on {plan.host}\n")
     if plan.preview:
-        t.append("\nRedundancy and what will happen\n", style="bold")
+        heading = ("Redundancy now, during and after" if plan.kind in DISK_KINDS
+                   else "Before anything runs")
+        t.append(f"\n{heading}\n", style="bold")
         for line in plan.preview:
             t.append(f"  {line}\n")
     if plan.checks:

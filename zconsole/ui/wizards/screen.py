@@ -34,6 +34,9 @@ from zconsole.ui.state import ViewState
 from zconsole.ui.wizards import render
 from zconsole.ui.wizards.flows import Flow, Stage
 
+OUTPUT_LINES = 24  # of a read-only command's output (the proof: zpool list, status -D)
+LOG_LINES = 40  # log lines kept on screen (everything is in the audit log)
+
 
 class Phase(str, Enum):
     CHOOSE = "choose"
@@ -492,7 +495,7 @@ class WizardScreen(ZScreen):
             return
         self.query_one("#wz-text", Static).update(
             render.steps_text(self.plan, self.status, self.step_msgs, self.colours))
-        log = Text("\n").join(self.log_lines[-12:]) if self.log_lines else Text("")
+        log = Text("\n").join(self.log_lines[-LOG_LINES:]) if self.log_lines else Text("")
         self.query_one("#wz-log", Static).update(log)
 
     def _log(self, line: str, level: str = "") -> None:
@@ -507,6 +510,15 @@ class WizardScreen(ZScreen):
             self.status[ev.step_id] = StepStatus.RUNNING
         elif ev.kind == "command":
             self._log(ev.text, "ok" if ev.ok else "bad")
+            found = render.step_by_id(self.plan, ev.step_id) if self.plan and ev.step_id \
+                else None
+            cmd = found[1].command if found else None
+            if cmd is not None and not cmd.writes and ev.output.strip():
+                lines = ev.output.rstrip().splitlines()
+                shown = lines[:OUTPUT_LINES]
+                if len(lines) > OUTPUT_LINES:
+                    shown.append(f"… {len(lines) - OUTPUT_LINES} more lines in the audit log")
+                self.log_lines.append(Text("\n".join(shown), style="dim"))
         elif ev.kind == "check":
             self._log(("✔ " if ev.ok else "✖ ") + ev.text, "ok" if ev.ok else "warn")
         elif ev.kind == "progress":
