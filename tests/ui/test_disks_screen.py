@@ -43,10 +43,35 @@ def service_rows(app: ZConsoleApp) -> dict[str, DiskRow]:
     return {r.name: r for r in build_rows(snap.disks.value, findings=app.findings)}
 
 
+async def screen_ready(app: ZConsoleApp, pilot: Any) -> None:
+    """The Disks screen is active, its table focused and drawn (a loaded machine is slow)."""
+    for _ in range(200):
+        if isinstance(app.screen, DisksScreen) and isinstance(app.focused, DisksTable) \
+                and app.screen.query_one(DisksTable).row_count:
+            break
+        await pilot.pause(0.02)
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+
+
+async def select(app: ZConsoleApp, pilot: Any, name: str) -> None:
+    """Move the cursor down to `name` and wait until the detail panel shows it."""
+    for _ in range(len(table_order(app))):
+        table = app.screen.query_one(DisksTable)
+        if table_order(app)[table.cursor_row] == name:
+            break
+        await pilot.press("down")
+    for _ in range(200):
+        if detail(app).startswith(f"{name} ") or detail(app).startswith(f"{name}\n"):
+            break
+        await pilot.pause(0.02)
+    assert detail(app).split()[0] == name, detail(app)[:80]
+
+
 async def open_disks(app: ZConsoleApp, pilot: Any, refreshes: int = 1) -> None:
     await settle(app, pilot, refreshes=refreshes)
     await pilot.press("2")
-    await pilot.pause()
+    await screen_ready(app, pilot)
     assert isinstance(app.screen, DisksScreen)
 
 
@@ -70,9 +95,7 @@ async def test_table_lists_service_rows_and_detail_follows_cursor() -> None:
         assert "512 B logical / 512 B physical (512n)" in text
         assert "IN POOL" in text and "tank, mirror-0" in text
         # move to sdj (the 4Kn disk)
-        for _ in range(table_order(app).index("sdj")):
-            await pilot.press("down")
-        await pilot.pause()
+        await select(app, pilot, "sdj")
         text = detail(app)
         sdj = expected["sdj"]
         assert text.startswith(f"sdj ({sdj.preferred_id})")
@@ -105,10 +128,12 @@ async def test_partitions_expand_under_their_disk() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await open_disks(app, pilot)
         assert not any(k.startswith("part:") for k in table_rows(app))  # collapsed
-        for _ in range(table_order(app).index("sdk")):
-            await pilot.press("down")
+        await select(app, pilot, "sdk")
         await pilot.press("enter")
-        await pilot.pause()
+        for _ in range(200):
+            if "part:sdk1" in table_rows(app):
+                break
+            await pilot.pause(0.02)
         order = table_order(app)
         assert order[order.index("sdk") + 1] == "part:sdk1"
         assert "ext4, mounted at /srv/backup" in table_rows(app)["part:sdk1"]
@@ -116,7 +141,10 @@ async def test_partitions_expand_under_their_disk() -> None:
         assert "sdk1" not in table_rows(app)["sdk"]
         assert "sdk1" in detail(app) and "/srv/backup" in detail(app)
         await pilot.press("x")
-        await pilot.pause()
+        for _ in range(200):
+            if "part:sdk1" not in table_rows(app):
+                break
+            await pilot.pause(0.02)
         assert "part:sdk1" not in table_rows(app)
 
 
@@ -129,9 +157,7 @@ async def test_slow_disk_marked_with_its_sentence() -> None:
         rows = service_rows(app)
         (name,) = [n for n, r in rows.items() if r.slow is not None]
         assert "SLOW" in table_rows(app)[name] and "×" in table_rows(app)[name]
-        for _ in range(table_order(app).index(name)):
-            await pilot.press("down")
-        await pilot.pause()
+        await select(app, pilot, name)
         assert slow[0].message in " ".join(detail(app).split())
 
 
@@ -279,6 +305,6 @@ def test_disks_pictures(snap_compare: Any, size: tuple[int, int], scenario: str)
     async def run_before(pilot: Any) -> None:
         await settle(app, pilot, refreshes=6)
         await pilot.press("2")
-        await pilot.pause()
+        await screen_ready(app, pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
