@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.css.query import NoMatches
 from textual.events import Resize
 
 from zconsole.ui.disks import DisksView
@@ -84,14 +83,6 @@ class DisksScreen(ZScreen):
     def show_state(self, state: ViewState) -> None:
         if state.snapshot is not None:
             self.query_one(DisksView).show(state)
-
-    def refresh_frame(self, state: ViewState) -> None:
-        # The app's 1 s tick can reach a screen whose header is mounted but not composed yet
-        # (ZScreen.refresh_frame guards only the HeaderBar query, not its #facts label).
-        try:
-            super().refresh_frame(state)
-        except NoMatches:
-            pass
 
     def on_resize(self, event: Resize) -> None:
         self.query_one(DisksView).relayout()
