@@ -93,10 +93,11 @@ async def open_screen(app: ZConsoleApp, pilot: Pilot[Any]) -> DatasetsScreen:
 
 
 async def quiet(app: ZConsoleApp, pilot: Pilot[Any]) -> None:
-    """Let the radius timer fire and every worker finish."""
-    await pilot.pause(0.5)
-    await app.workers.wait_for_complete()
+    """Let the panel's pending listing (after its timer) and every worker finish."""
+    screen = app.screen
+    assert isinstance(screen, DatasetsScreen)
     await pilot.pause()
+    await wait_for(pilot, lambda: not screen.busy, "the screen to settle")
     await app.workers.wait_for_complete()
     await pilot.pause()
 
@@ -161,6 +162,28 @@ async def test_opening_a_dataset_loads_its_snapshots_in_a_worker() -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert not any(r.kind == "snapshot" for r in table.rows)
+
+
+async def test_a_refresh_relists_the_opened_dataset_only() -> None:
+    app, host = wrapped_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(app, pilot)
+        table = await open_dataset(pilot, screen, "tank/proj/p01")
+        listing = [a for a in host.calls if a[-1] == "tank/proj/p01"]
+        assert len(listing) == 1
+        before, refreshes = len(host.calls), app.refreshes
+        for _ in range(2):
+            app.action_refresh()
+            await wait_for(pilot, lambda: app.refresh_started is None, "a refresh")
+            await quiet(app, pilot)
+        again = [a for a in host.calls[before:] if "snapshot" in a]
+        # the opened dataset, once per refresh; besides it only the names of the few
+        # clones the panel's -R radius needs (never a listing of every snapshot)
+        assert app.refreshes == refreshes + 2
+        assert [a for a in again if "name,createtxg" not in a] == listing * 2
+        names = {d for a in again if "name,createtxg" in a for d in a[a.index("name,createtxg") + 1:]}
+        assert names == {"tank/clones/c1", "tank/clones/c1-1", "tank/clones/c1-1-1"}
+        assert sum(r.kind == "snapshot" for r in table.rows) == 500
 
 
 async def test_snapshot_with_clones_names_its_blast_radius() -> None:

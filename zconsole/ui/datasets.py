@@ -315,9 +315,14 @@ class TreeTable(ScrollView, can_focus=True):
         return self._index.get(key)
 
     def move_to(self, key: str) -> bool:
+        """Jump to a row; a jump out of view puts it mid-screen, with what is under it."""
         i = self._index.get(key)
         if i is None:
             return False
+        top = int(self.scroll_y)
+        h = self._body_height()
+        if not top + 1 <= i < top + h - 1:
+            self.scroll_to(y=max(0, i - h // 2), animate=False, force=True)
         self.cursor = i
         return True
 
@@ -331,12 +336,15 @@ class TreeTable(ScrollView, can_focus=True):
         return max(1, self.scrollable_content_region.height - 1)
 
     def _scroll_cursor_into_view(self) -> None:
+        """Keep the cursor on screen with one row of context above and below it (what a
+        snapshot's clone row, right under it, says matters)."""
         top = int(self.scroll_y)
         h = self._body_height()
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, force=True)
-        elif self.cursor >= top + h:
-            self.scroll_to(y=self.cursor - h + 1, animate=False, force=True)
+        margin = 1 if h >= 5 else 0
+        if self.cursor < top + margin:
+            self.scroll_to(y=max(0, self.cursor - margin), animate=False, force=True)
+        elif self.cursor >= top + h - margin:
+            self.scroll_to(y=self.cursor - h + 1 + margin, animate=False, force=True)
 
     def action_move(self, delta: int) -> None:
         if self.rows:

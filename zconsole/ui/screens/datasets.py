@@ -139,6 +139,8 @@ class DatasetsScreen(ZScreen):
         self._radius_wanted: list[str] = []
         self._radius_timer: Timer | None = None
         self._radius_running = False
+        self._loading: str | None = None
+        self._reload_due = False
 
     def compose_body(self) -> ComposeResult:
         yield Static("reading the host…", id="ds-status")
@@ -157,10 +159,20 @@ class DatasetsScreen(ZScreen):
             return
         part = snap.datasets
         if snap is not self._source:
+            # A new refresh: listings are per refresh. The opened dataset keeps its rows
+            # (their age is shown) until its new listing arrives.
             self._source = snap
             self.generation += 1
+            keep = self.opened.dataset if self.opened is not None else None
+            kept = self.loaded.get(keep) if keep is not None else None
+            kept_names = self._loaded_names.get(keep) if keep is not None else None
             self.loaded.clear()
             self._loaded_names.clear()
+            if keep is not None and kept is not None:
+                self.loaded[keep] = kept
+                if kept_names is not None:
+                    self._loaded_names[keep] = kept_names
+            self._reload_due = True
             self.radius_names.clear()
             self.radius_errors = ()
             self._radius_asked.clear()
@@ -168,13 +180,13 @@ class DatasetsScreen(ZScreen):
             if part.skipped:
                 message.update(f"No datasets: {part.error}")
             else:
-                kept = (f" Showing the list read {human_age(state.now - self._list_time)} ago."
-                        if self.dtree is not None else "")
+                shown = (f" Showing the list read {human_age(state.now - self._list_time)} ago."
+                         if self.dtree is not None else "")
                 error = part.error or "unknown error"
                 what = error if part.source and error.startswith(part.source) \
                     else f"{part.source}: {error}"
                 message.update(f"✖ Could not list the datasets: {what} "
-                               f"(tried {human_age(part.age(state.now))} ago).{kept}")
+                               f"(tried {human_age(part.age(state.now))} ago).{shown}")
         else:
             message.update("")
             if part.value != self._datasets:
@@ -188,7 +200,7 @@ class DatasetsScreen(ZScreen):
         if self.opened is not None:
             if self.opened.dataset not in self.dtree:
                 self.opened = None
-            elif self.opened.dataset not in self.loaded:
+            elif self._reload_due and self._loading is None:
                 self._load(self.opened.dataset, keep_rows=True)
         self._render_tree()
 
@@ -204,6 +216,13 @@ class DatasetsScreen(ZScreen):
 
     def _now(self) -> float:
         return self._state.now if self._state is not None else self.zapp.clock()
+
+    @property
+    def busy(self) -> bool:
+        """True while a listing, the panel's pending name listing or a scan is under way."""
+        loading = self.opened is not None and self.opened.part is None
+        return (loading or self._radius_timer is not None or self._radius_running
+                or bool(self._radius_wanted) or self.scan.running)
 
     # -- opening a dataset -----------------------------------------------------------------
     def on_tree_table_activated(self, event: TreeTable.Activated) -> None:
@@ -253,6 +272,8 @@ class DatasetsScreen(ZScreen):
     def _load(self, name: str, *, keep_rows: bool) -> None:
         host = self.zapp.host
         generation = self.generation
+        self._loading = name
+        self._reload_due = False
         if not keep_rows:
             self.opened = OpenState(name, None)
 
@@ -265,10 +286,14 @@ class DatasetsScreen(ZScreen):
                         name=f"snapshots of {name}")
 
     def on_snapshots_loaded(self, message: SnapshotsLoaded) -> None:
-        if message.generation == self.generation:
-            self.loaded[message.dataset] = message.part
-            if message.part.ok and message.part.value is not None:
-                self._loaded_names[message.dataset] = tuple(s.name for s in message.part.value)
+        # kept even when a refresh came in meanwhile: the listing is newer than that refresh
+        # began, and dropping it would never let a slow listing land
+        if self._loading == message.dataset:
+            self._loading = None
+        self.loaded[message.dataset] = message.part
+        self._loaded_names.pop(message.dataset, None)
+        if message.part.ok and message.part.value is not None:
+            self._loaded_names[message.dataset] = tuple(s.name for s in message.part.value)
         if self.opened is not None and self.opened.dataset == message.dataset:
             self.opened = OpenState(message.dataset, message.part)
             self._render_tree()
@@ -401,10 +426,12 @@ class DatasetsScreen(ZScreen):
 
     def _start_radius(self) -> None:
         self._radius_timer = None
+        if self._radius_running:
+            return  # started again when the running listing lands
         datasets = [d for d in self._radius_wanted if d not in self._radius_asked]
-        if not datasets or self._radius_running:
-            return
         self._radius_wanted = []
+        if not datasets:
+            return
         self._radius_asked.update(datasets)
         self._radius_running = True
         host = self.zapp.host
@@ -419,10 +446,9 @@ class DatasetsScreen(ZScreen):
 
     def on_radius_names_loaded(self, message: RadiusNamesLoaded) -> None:
         self._radius_running = False
-        if message.generation == self.generation:
-            self.radius_names.update(message.result.names)
-            self.radius_errors = self.radius_errors + message.result.errors
-            self._update_panel()
+        self.radius_names.update(message.result.names)
+        self.radius_errors = self.radius_errors + message.result.errors
+        self._update_panel()
         if self._radius_wanted:
             self._start_radius()
 
