@@ -104,6 +104,14 @@ def tb(n: int | None) -> str:
     return f"{n / 1e12:.2f} TB ({human_bytes(n)})" if n >= 1e11 else human_bytes(n)
 
 
+def first_sentence(text: str, limit: int = 160) -> str:
+    """The first sentence of a guard's explanation, for a one-glance list (the plan preview
+    shows it whole)."""
+    cut = text.find(". ")
+    out = text if cut < 0 else text[:cut + 1]
+    return out if len(out) <= limit else out[:limit - 1] + "…"
+
+
 def leaf_disk(snapshot: HostSnapshot | None, leaf: Vdev) -> Disk | None:
     index = _index(snapshot)
     return index.leaf_disk(leaf) if index is not None else None
@@ -242,14 +250,16 @@ def new_disk_choices(snapshot: HostSnapshot | None, *, at_least: int | None,
                                            replacing=replacing)
             blocking = [c for c in checks if c.blocking]
             if blocking:
-                ranked.append(((3, -size), Choice(d.name, ident, "✖ " + blocking[0].detail,
+                ranked.append(((3, -size), Choice(d.name, ident,
+                                                  "✖ " + first_sentence(blocking[0].detail),
                                                   enabled=False)))
                 continue
             force = [c for c in checks if c.needs_force]
             warn = [c for c in checks if not c.passed and c.level is CheckLevel.WARN]
             if force:
                 ranked.append(((2, waste), Choice(
-                    d.name, ident, "▲ needs a second confirmation: " + force[0].detail)))
+                    d.name, ident,
+                    "▲ needs a second confirmation: " + first_sentence(force[0].detail))))
                 continue
             detail = f"✔ clean · {where}"
             if warn:

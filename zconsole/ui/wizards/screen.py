@@ -712,6 +712,9 @@ def _Operator(step_id: str, text: str, helper: str | None) -> object:
 def refusal_text(message: str, stderr: str, explanation: str | None) -> Text:
     """ZFS's words verbatim, then what they mean."""
     t = Text()
+    first = next((ln.strip() for ln in stderr.splitlines() if ln.strip()), "")
+    if first and first in message:  # the runner quotes ZFS's first line: show it once
+        message = message.split(first, 1)[0].rstrip(" :") + ", ZFS's own words:"
     if message:
         t.append(message + "\n", style="bold")
     if stderr.strip():

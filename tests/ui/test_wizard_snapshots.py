@@ -1,0 +1,154 @@
+"""Pictures of each wizard step on the demo host, at 80x24 and 120x40, frozen clock.
+
+The journal lives under a temporary HOME, so the audit path on the result screen reads
+`~/.local/state/zconsole/demo/audit.jsonl` in every run. Regenerate deliberately with
+`pytest tests/ui/test_wizard_snapshots.py --snapshot-update` and look at the pictures.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.ui.conftest import frozen, settle
+from tests.ui.test_wizards import TANK_A0, confirm_all, hand_attach, hand_flow, until
+from zconsole.hosts.demo import DemoHost
+from zconsole.ui.app import ZConsoleApp
+from zconsole.ui.wizards import open_wizard
+from zconsole.ui.wizards.choices import Selection
+from zconsole.ui.wizards.flows import AttachFlow
+from zconsole.ui.wizards.screen import Phase, WizardScreen
+
+SIZES = [(80, 24), (120, 40)]
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("ZCONSOLE_STATE_DIR", raising=False)
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    return tmp_path
+
+
+def app_for(scenario: str = "showcase", version: str = "2.3", *,
+            host: DemoHost | None = None, state: str | None = None) -> ZConsoleApp:
+    host = host or DemoHost(scenario, zfs_version=version, clock=frozen, seed=0)
+    app = ZConsoleApp(host, clock=frozen, refresh_interval=3600, state_directory=state)
+    app.wizard_poll_interval = 0.01  # type: ignore[attr-defined]
+    return app
+
+
+async def to_phase(app: ZConsoleApp, pilot: Any, kind: str, selection: Selection | None,
+                   picks: list[str], phase: Phase) -> WizardScreen:
+    await settle(app, pilot)
+    screen = open_wizard(app, kind, selection)
+    await pilot.pause()
+    for value in picks:
+        await until(pilot, lambda: screen.phase is Phase.CHOOSE, "a choice")
+        screen.choose(value)
+        await pilot.pause()
+    if phase is Phase.CHOOSE:
+        await until(pilot, lambda: screen.phase is Phase.CHOOSE, "the choice")
+    else:
+        await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview", tries=1500)
+    await pilot.pause(0.05)
+    return screen
+
+
+ATTACH = ("attach", Selection("tank", path=("mirror-0",)))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("step", ["choose", "preview", "confirm", "result"])
+def test_attach_steps(snap_compare: Any, size: tuple[int, int], step: str) -> None:
+    app = app_for()
+
+    async def run_before(pilot: Any) -> None:
+        kind, sel = ATTACH
+        picks = [] if step == "choose" else ["sdh"]
+        screen = await to_phase(app, pilot, kind, sel, picks,
+                                Phase.CHOOSE if step == "choose" else Phase.PREVIEW)
+        if step == "confirm":
+            await pilot.press("enter")
+            await pilot.press(*"VK1ABCD")  # one character short of the serial
+        if step == "result":
+            await confirm_all(screen, pilot)
+            await until(pilot, lambda: screen.phase is Phase.RESULT, "the result", tries=1500)
+        await pilot.pause(0.05)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("case", ["detach-preview", "grow-vdev", "grow-pull", "dedup-preview",
+                                  "refusal", "resume-offer"])
+def test_wizard_pictures(snap_compare: Any, size: tuple[int, int], case: str,
+                         home: Path) -> None:
+    host = None
+    state = None
+    if case == "resume-offer":
+        host, state = _in_flight(home)
+    scenario = {"grow-vdev": "grow", "grow-pull": "grow", "dedup-preview": "dedup"}.get(
+        case, "showcase")
+    app = app_for(scenario, host=host, state=state)
+
+    async def run_before(pilot: Any) -> None:
+        if case == "detach-preview":
+            await to_phase(app, pilot, "detach",
+                           Selection("tank", path=("mirror-0", TANK_A0)), [], Phase.PREVIEW)
+        elif case == "grow-vdev":
+            await to_phase(app, pilot, "replace-grow", Selection("tank"), [], Phase.CHOOSE)
+        elif case == "grow-pull":
+            screen = await to_phase(app, pilot, "replace-grow",
+                                    Selection("tank", path=("mirror-0",)),
+                                    ["sdc", "sdd", "online-e", "on-site"], Phase.PREVIEW)
+            await confirm_all(screen, pilot)
+            await until(pilot, lambda: screen.operator_step is not None, "the pull",
+                        tries=1500)
+        elif case == "dedup-preview":
+            await to_phase(app, pilot, "dedup-off", None, ["", ""], Phase.PREVIEW)
+        elif case == "refusal":
+            await settle(app, pilot)
+            flow = hand_flow(AttachFlow(preset={"target": f"tank\t{TANK_A0}",
+                                                "disk": "sdj"}), hand_attach)
+            screen = WizardScreen(flow, host=app.host, snapshot=app.snapshot)
+            await app.push_screen(screen)
+            await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview")
+            await pilot.press("enter", *"tank", "enter")
+            await until(pilot, lambda: screen.phase is Phase.RESULT, "the result")
+        elif case == "resume-offer":
+            from zconsole.ui.wizards.resume import ResumeScreen
+
+            await settle(app, pilot)
+            await until(pilot, lambda: isinstance(app.screen, ResumeScreen), "the offer")
+        await pilot.pause(0.05)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def _in_flight(home: Path) -> tuple[DemoHost, str]:
+    """A replace-to-grow plan stopped mid-resilver, as a killed console leaves it."""
+    from zconsole.hosts.journal import AuditLog, PlanStore
+    from zconsole.services import plans
+    from zconsole.services.runner import PlanRunner, WaitProgress
+
+    host = DemoHost("grow", zfs_version="2.3", clock=frozen, seed=0)
+    state = home / "state"
+    inputs = plans.read_inputs(host, "tank")
+    plan = plans.build_replace_grow(inputs.snapshot, "tank", "mirror-0", ["sdc", "sdd"],
+                                    props=inputs.props, on_site=False, plan_id="f" * 32)
+    cancel = threading.Event()
+
+    def on_event(ev: object) -> None:
+        if isinstance(ev, WaitProgress) and ev.scanning:
+            cancel.set()
+
+    runner = PlanRunner(host, plan, audit=AuditLog(state / "audit.jsonl"),
+                        store=PlanStore(state / "plans"), operator="test",
+                        poll_interval=0.01, fast_forward=False)
+    result = runner.run(on_event, cancel=cancel)
+    assert result.status == "cancelled", result
+    return host, str(state)
