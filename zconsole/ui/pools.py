@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from rich.text import Text
+from textual import events
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
@@ -237,6 +238,22 @@ class PoolsView(Vertical):
             self._fill(block, entry, state)
         for stale in blocks.values():
             stale.remove()
+        self._show_cursor()
+
+    def _show_cursor(self) -> None:
+        """One cursor on screen: on the focused pool table (the first one when none has
+        the focus); none at all when read-only (no wizard acts on a selection then)."""
+        read_only = self._state is None or self._state.read_only
+        tables = [b.table for b in self.query(PoolBlock)]
+        focused = next((t for t in tables if t.has_focus), None)
+        for i, t in enumerate(tables):
+            t.show_cursor = not read_only and (t is focused or (focused is None and i == 0))
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self._show_cursor()
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self._show_cursor()
 
     def _message(self, text: str | None) -> None:
         existing = self.query("#pools-message")
@@ -263,7 +280,6 @@ class PoolsView(Vertical):
         findings = state.findings
         block.summary.update(pool_summary(entry, colours, state.scan_estimates.get(entry.name)))
         table = block.table
-        table.show_cursor = not state.read_only
         keep = _cursor_key(table)
         columns, fixed = self._columns()
         table.clear(columns=True)
