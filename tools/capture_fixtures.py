@@ -1,0 +1,468 @@
+#!/usr/bin/env python3
+"""Capture real pool states from the QEMU test guest into tests/fixtures/capture/.
+
+For one OpenZFS flavour (2.1 or 2.3) this boots (or reuses) the guest of tools/testvm, puts it
+into each pool state by running ZFS commands INSIDE the guest, records everything zconsole
+reads with `zconsole.services.capture.capture` (the code behind `zconsole capture`) into
+`tests/fixtures/capture/zfs-<ver>/<state>/`, and resets the guest between states.
+
+    python3 tools/capture_fixtures.py --flavour 2.3            # every state
+    python3 tools/capture_fixtures.py --flavour 2.1 --state removed --state dedup
+    python3 tools/capture_fixtures.py --flavour 2.3 --keep-running   # leave the guest up
+
+Each state directory also gets `setup.sh`: the exact guest commands (and QEMU monitor commands,
+as comments) that produced the state, in order. `SOURCES.md` one level up is regenerated from
+all state directories of both flavours.
+
+ZFS only ever runs inside the guest: nothing here touches the host's disks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib.util
+import json
+import re
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from zconsole.hosts.ssh import SshHost  # noqa: E402
+from zconsole.services.capture import capture  # noqa: E402
+
+TESTVM_PY = REPO / "tools" / "testvm" / "testvm.py"
+OUT = REPO / "tests" / "fixtures" / "capture"
+PARAMS = "/sys/module/zfs/parameters"
+# Tunables a state may change; restored to the values read at boot before every state.
+TUNABLES = (
+    "zfs_scan_suspend_progress",
+    "zfs_resilver_min_time_ms",
+    "zfs_scan_vdev_limit",
+    "zfs_vdev_scrub_max_active",
+)
+MANY_SNAPSHOTS = {"tank/projects": 400, "tank/home": 250, "tank/projects/web": 100}
+SNAP_BATCH = 50
+DEFAULTS_FILE = "/tmp/zcap-tunable-defaults"
+
+
+def load_testvm() -> ModuleType:
+    name = "zconsole_testvm"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, TESTVM_PY)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@dataclass
+class Guest:
+    """The guest instance plus the log of what was done to it for the current state."""
+
+    inst: Any
+    flavour: str
+    steps: list[str] = field(default_factory=list)
+    defaults: dict[str, str] = field(default_factory=dict)
+    after_capture: list[str] = field(default_factory=list)
+
+    def sh(self, cmd: str, *, log: bool = True, check: bool = True, timeout: float = 600
+           ) -> str:
+        if log:
+            self.steps.append(cmd)
+        proc = self.inst.exec(cmd, check=check, timeout=timeout)
+        return str(proc.stdout)
+
+    def quiet(self, cmd: str, timeout: float = 120) -> str:
+        """A read/poll command that is not part of the recipe."""
+        return self.sh(cmd, log=False, check=False, timeout=timeout)
+
+    def monitor(self, cmd: str) -> str:
+        self.steps.append(f"# QEMU monitor (host side): {cmd}")
+        return str(self.inst.monitor(cmd))
+
+    def note(self, text: str) -> None:
+        self.steps.append(f"# {text}")
+
+    def has_param(self, name: str) -> bool:
+        return name in self.defaults
+
+    def set_param(self, name: str, value: int) -> None:
+        if self.has_param(name):
+            self.sh(f"echo {value} > {PARAMS}/{name}")
+        else:
+            self.note(f"{PARAMS}/{name} does not exist in OpenZFS {self.flavour}: not set")
+
+    def restore_params(self) -> None:
+        for name, value in self.defaults.items():
+            self.quiet(f"echo {value} > {PARAMS}/{name}")
+
+
+# -- states ----------------------------------------------------------------------------------
+
+def random_file(g: Guest, path: str, mib: int) -> None:
+    # Random data: compression (lz4 by default) makes zero-filled files cost no I/O.
+    g.sh(f"head -c {mib}M /dev/urandom > {path}")
+
+
+def pool_percent(g: Guest) -> float | None:
+    out = g.quiet("zpool status -p tank")
+    m = re.search(r"([\d.]+)% done", out)
+    return float(m.group(1)) if m else None
+
+
+def freeze_resilver(g: Guest, start: str, *, at_least: float = 20.0) -> None:
+    """Run `start` (an attach/replace), then stop the resilver's progress part-way.
+
+    The scan is slowed first (fewer bytes in flight, one scrub I/O per vdev, 1 ms per txg)
+    and, once zpool reports `at_least` percent, frozen with zfs_scan_suspend_progress so the
+    whole capture sees one steady mid-resilver state (unfrozen after the capture).
+    """
+    g.set_param("zfs_scan_vdev_limit", 65536)
+    g.set_param("zfs_vdev_scrub_max_active", 1)
+    g.set_param("zfs_resilver_min_time_ms", 1)
+    g.sh(start)
+    suspend = g.has_param("zfs_scan_suspend_progress")
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        pct = pool_percent(g)
+        if pct is not None and pct >= at_least:
+            break
+        time.sleep(0.3)
+    else:
+        raise RuntimeError("resilver never reached the wanted percentage")
+    if suspend:
+        g.note(f"polled `zpool status -p tank` until at least {at_least:g}% done")
+        g.set_param("zfs_scan_suspend_progress", 1)
+        g.after_capture.append(f"echo 0 > {PARAMS}/zfs_scan_suspend_progress")
+    time.sleep(2)
+    pct = pool_percent(g)
+    if pct is None or pct >= 100:
+        raise RuntimeError(f"resilver not caught mid-way ({pct}%)")
+    g.note(f"frozen at {pct:g}% done")
+
+
+def st_healthy(g: Guest) -> str:
+    g.sh("zpool create tank mirror vdb vdc")
+    g.sh("zfs create tank/home")
+    g.sh("zfs create tank/home/alice")
+    g.sh("zfs create -o compression=zstd -o recordsize=1M tank/media")
+    g.sh("zfs create -V 64M tank/vol1")
+    random_file(g, "/tank/home/alice/notes.bin", 16)
+    random_file(g, "/tank/media/clip.bin", 48)
+    g.sh("zfs snapshot -r tank@nightly-1")
+    random_file(g, "/tank/home/alice/more.bin", 8)
+    g.sh("zfs snapshot tank/home/alice@before-upgrade")
+    g.sh("zfs clone tank/home/alice@nightly-1 tank/alice-restore")
+    g.sh("sync")
+    # Something for the one-second iostat reports to see (killed after the capture).
+    g.sh("nohup sh -c 'while :; do head -c 32M /dev/urandom > /tank/media/load.bin; sync; "
+         "done' >/dev/null 2>&1 & echo $! > /tmp/load.pid")
+    g.after_capture.append("kill $(cat /tmp/load.pid)")
+    return ("healthy: mirror-0 (vdb, vdc) ONLINE; datasets tank/home, tank/home/alice, "
+            "tank/media (zstd, 1M records), zvol tank/vol1; snapshots @nightly-1 (recursive) and "
+            "tank/home/alice@before-upgrade; clone tank/alice-restore of "
+            "tank/home/alice@nightly-1; a writer loop on tank/media during the capture")
+
+
+def st_degraded_offline(g: Guest) -> str:
+    g.sh("zpool create tank mirror vdb vdc")
+    random_file(g, "/tank/data.bin", 32)
+    g.sh("sync")
+    g.sh("zpool offline tank vdc")
+    random_file(g, "/tank/after-offline.bin", 8)
+    g.sh("sync")
+    return "degraded-offline: mirror-0 DEGRADED, vdc OFFLINE (zpool offline), vdb ONLINE"
+
+
+def st_removed(g: Guest) -> str:
+    g.sh("zpool create tank mirror vdb vdc")
+    random_file(g, "/tank/data.bin", 32)
+    g.sh("sync")
+    g.monitor("device_del vdc")
+    deadline = time.monotonic() + 60
+    while g.quiet("test -e /dev/disk/by-id/virtio-zfsvm-vdc && echo present").strip():
+        if time.monotonic() > deadline:
+            raise RuntimeError("vdc still present 60 s after device_del")
+        time.sleep(0.5)
+    g.note("waited until /dev/disk/by-id/virtio-zfsvm-vdc was gone")
+    # ZFS (no zed in the guest) notices the missing disk on the next I/O.
+    deadline = time.monotonic() + 60
+    while "REMOVED" not in g.quiet("zpool status tank"):
+        if time.monotonic() > deadline:
+            raise RuntimeError("vdc never became REMOVED")
+        random_file(g, "/tank/after-unplug.bin", 4)
+        g.sh("sync")
+        time.sleep(1)
+    g.note("the guest reset re-plugs vdc afterwards (same image, serial and id)")
+    return ("removed: vdc hot-unplugged with QEMU device_del; mirror-0 DEGRADED, vdc REMOVED; "
+            "vdc is gone from /dev, sysfs and the udev database")
+
+
+def st_resilver(g: Guest) -> str:
+    g.sh("zpool create tank vdb")
+    random_file(g, "/tank/data.bin", 320)
+    g.sh("sync")
+    freeze_resilver(g, "zpool attach tank vdb vdc")
+    return ("resilver-in-progress: `zpool attach tank vdb vdc` turned vdb into mirror-0 "
+            "(vdb, vdc resilvering); 320 MiB of random data; resilver frozen part-way")
+
+
+def st_replacing(g: Guest) -> str:
+    g.sh("zpool create tank mirror vdb vdc")
+    random_file(g, "/tank/data.bin", 320)
+    g.sh("sync")
+    freeze_resilver(g, "zpool replace tank vdc vdf")
+    return ("replacing-mid-resilver: `zpool replace tank vdc vdf` (1 GiB -> 2 GiB disk); "
+            "mirror-0 > replacing-1 (vdc, vdf resilvering); resilver frozen part-way")
+
+
+def st_spare(g: Guest) -> str:
+    g.sh("zpool create tank mirror vdb vdc spare vdd")
+    random_file(g, "/tank/data.bin", 32)
+    g.sh("sync")
+    g.sh("zpool offline tank vdc")
+    g.sh("zpool replace tank vdc vdd")
+    g.sh("zpool wait -t resilver tank")
+    return ("spare-in-use: vdc offlined and replaced by hot spare vdd; mirror-0 > spare-1 "
+            "(vdc OFFLINE, vdd ONLINE); spares: vdd INUSE; resilver finished")
+
+
+def st_classes(g: Guest) -> str:
+    for d in ("vdd", "vde"):
+        g.sh(f"sgdisk -n1:0:+200M -c1:log -n2:0:+400M -c2:special -n3:0:0 -c3:dedup /dev/{d}")
+    g.sh("udevadm settle")
+    g.sh("zpool create tank mirror vdb vdc log mirror vdd1 vde1 special mirror vdd2 vde2 "
+         "dedup mirror vdd3 vde3 cache vdf")
+    g.sh("zfs create -o sync=always tank/db")
+    g.sh("zfs create -o special_small_blocks=64K -o recordsize=128K tank/small")
+    g.sh("zfs create -o dedup=on tank/dd")
+    random_file(g, "/tank/db/wal.bin", 16)
+    g.sh("for i in $(seq 1 200); do head -c 8K /dev/urandom > /tank/small/f$i; done")
+    random_file(g, "/tank/dd/a.bin", 8)
+    g.sh("cp /tank/dd/a.bin /tank/dd/b.bin")
+    g.sh("sync")
+    g.sh("cat /tank/db/wal.bin /tank/dd/a.bin > /dev/null")
+    return ("logs-cache-special: data mirror-0 (vdb, vdc); log mirror (vdd1, vde1); special "
+            "mirror (vdd2, vde2); dedup mirror (vdd3, vde3); cache vdf; GPT partitions by "
+            "sgdisk; sync=always dataset, small blocks on special, a dedup=on dataset")
+
+
+def st_dedup(g: Guest) -> str:
+    g.sh("zpool create tank mirror vdb vdc")
+    g.sh("zfs create -o dedup=on -o compression=off tank/dd")
+    random_file(g, "/tank/dd/base.bin", 24)
+    for i in range(1, 5):
+        g.sh(f"cp /tank/dd/base.bin /tank/dd/copy{i}.bin")
+    random_file(g, "/tank/dd/unique.bin", 8)
+    g.sh("sync")
+    return ("dedup: tank/dd with dedup=on, compression=off; a 24 MiB random file and 4 copies "
+            "plus 8 MiB unique data (DDT entries, dedup ratio > 1; `zpool status -D`)")
+
+
+def st_many_snapshots(g: Guest) -> str:
+    g.sh("zpool create tank mirror vdb vdc")
+    for ds in MANY_SNAPSHOTS:
+        g.sh(f"zfs create {ds}")
+    # One `zfs snapshot` per round, naming one snapshot of EACH dataset still short of its
+    # count (atomic, one txg). Several snapshots of the SAME dataset in one call (or in one
+    # channel program) are refused: "multiple snapshots of same fs not allowed" / EAGAIN.
+    # Every SNAP_BATCH rounds each dataset gets 256 KiB of new random data, so the
+    # snapshots differ in `used`.
+    most = max(MANY_SNAPSHOTS.values())
+    script = [f"for i in $(seq 1 {most}); do", "  n=$(printf %04d $i); set --"]
+    for ds, count in MANY_SNAPSHOTS.items():
+        script.append(f"  [ $i -le {count} ] && set -- \"$@\" {ds}@auto-$n")
+    script.append('  zfs snapshot "$@" || exit 1')
+    script.append(f"  if [ $((i % {SNAP_BATCH})) -eq 0 ]; then")
+    for ds in MANY_SNAPSHOTS:
+        script.append(f"    head -c 256K /dev/urandom > /{ds}/batch-$i.bin")
+    script += ["  fi", "done"]
+    g.sh("\n".join(script), timeout=1800)
+    g.sh("zfs clone tank/projects@auto-0100 tank/projects-old")
+    g.sh("head -c 256K /dev/urandom > /tank/projects-old/changed.bin")
+    g.sh("zfs snapshot tank/projects-old@fork")
+    g.sh("zfs clone tank/projects-old@fork tank/projects-older")
+    g.sh("zfs clone tank/home@auto-0250 tank/home-restore")
+    total = sum(MANY_SNAPSHOTS.values()) + 1
+    return (f"many-snapshots: {total} snapshots ("
+            + ", ".join(f"{ds} {n}" for ds, n in MANY_SNAPSHOTS.items())
+            + f", tank/projects-old 1), {most} `zfs snapshot` calls of one snapshot per "
+            "dataset each; clones tank/projects-old (of tank/projects@auto-0100), "
+            "tank/projects-older (a clone of that clone) and tank/home-restore")
+
+
+STATES: dict[str, Callable[[Guest], str]] = {
+    "healthy": st_healthy,
+    "degraded-offline": st_degraded_offline,
+    "removed": st_removed,
+    "resilver-in-progress": st_resilver,
+    "replacing-mid-resilver": st_replacing,
+    "spare-in-use": st_spare,
+    "logs-cache-special": st_classes,
+    "dedup": st_dedup,
+    "many-snapshots": st_many_snapshots,
+}
+
+
+# -- driver ----------------------------------------------------------------------------------
+
+def capture_state(g: Guest, name: str, out: Path) -> dict[str, Any]:
+    g.steps = []
+    g.after_capture = []
+    t0 = time.monotonic()
+    g.inst.reset()
+    g.restore_params()
+    description = STATES[name](g)
+    t_setup = time.monotonic() - t0
+    target = out / name
+    if target.exists():
+        shutil.rmtree(target)
+    host = SshHost("zfsvm", ssh_config=str(g.inst.ssh_config))
+    t1 = time.monotonic()
+    try:
+        report = capture(host, str(target), state=description,
+                         source=f"tools/capture_fixtures.py, QEMU guest (tools/testvm), "
+                                f"flavour {g.flavour}, state {name}")
+    finally:
+        host.close()
+        for cmd in g.after_capture:
+            g.quiet(cmd)
+    t_capture = time.monotonic() - t1
+    (target / "setup.sh").write_text(
+        "# Guest commands that produced this state (tools/capture_fixtures.py), in order,\n"
+        "# run on a freshly reset guest (no pools, blank disks). Not executable as is:\n"
+        "# lines starting with '#' were done from the host side or are notes.\n"
+        + "\n".join(g.steps + [f"# after the capture: {c}" for c in g.after_capture])
+        + "\n")
+    size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
+    print(f"  {name}: {report.commands} commands, {report.files} files, {size // 1024} KiB, "
+          f"setup {t_setup:.0f}s, capture {t_capture:.0f}s"
+          + (f"; non-zero exits: {report.failed}" if report.failed else ""), flush=True)
+    return {"state": name, "commands": report.commands, "bytes": size,
+            "setup_s": round(t_setup, 1), "capture_s": round(t_capture, 1)}
+
+
+def _package(m: dict[str, Any], sdir: Path) -> str:
+    """`zfs-2.3.2-2~bpo12+2` as `zfs version` printed it in that capture."""
+    for c in m.get("commands", []):
+        if c["argv"] == ["zfs", "version"] and c.get("stdout"):
+            first = (sdir / c["stdout"]).read_text().split()
+            return first[0] if first else ""
+    return str(m.get("zfs_version"))
+
+
+def write_sources(root: Path) -> None:
+    lines = [
+        "# Real captures from the QEMU test guest",
+        "",
+        "Every directory `zfs-<version>/<state>/` is a `ReplayHost` capture (format in",
+        "`zconsole/hosts/replay.py`) written by `tools/capture_fixtures.py`, which puts the",
+        "guest of `tools/testvm` (Debian 12 userland, kernel 6.1, OpenZFS from Debian packages)",
+        "into each state with real ZFS commands run inside the guest and then records",
+        "everything zconsole reads with `zconsole.services.capture.capture` (the code behind",
+        "`zconsole capture`; read-only commands only). Nothing in these files is invented or",
+        "edited by hand. Regenerate with `python3 tools/capture_fixtures.py --flavour 2.1`",
+        "(and `--flavour 2.3`); the guest is reset (pools destroyed, disks wiped, unplugged",
+        "disks re-plugged, ZFS tunables restored) before every state.",
+        "",
+        "Guest disks: vdb vdc vdd vde 1 GiB, vdf vdg 2 GiB (virtio, serial `zfsvm-<name>`).",
+        "The exact guest commands of each state are in its `setup.sh` and repeated below.",
+        "",
+    ]
+    entries: list[tuple[str, str, dict[str, Any], Path]] = []
+    for vdir in sorted(root.glob("zfs-*")):
+        for name in STATES:
+            sdir = vdir / name
+            if (sdir / "manifest.json").exists():
+                m = json.loads((sdir / "manifest.json").read_text())
+                entries.append((vdir.name, name, m, sdir))
+    lines += ["| directory | OpenZFS (Debian package) | captured (UTC) | commands | size |",
+              "|---|---|---|---|---|"]
+    for vname, name, m, sdir in entries:
+        size = sum(p.stat().st_size for p in sdir.rglob("*") if p.is_file())
+        lines.append(f"| `{vname}/{name}` | {_package(m, sdir)} | "
+                     f"{str(m.get('captured_at', ''))[:16].replace('T', ' ')} | "
+                     f"{len(m.get('commands', []))} | {size // 1024} KiB |")
+    lines.append("")
+    for vname, name, m, sdir in entries:
+        lines += [
+            f"## {vname}/{name}",
+            "",
+            f"- OpenZFS {m.get('zfs_version')}, kernel {m.get('kernel')}, captured "
+            f"{m.get('captured_at')}",
+            f"- {m.get('state')}",
+            "",
+            "```sh",
+            (sdir / "setup.sh").read_text().split("\n", 3)[3].rstrip(),
+            "```",
+            "",
+        ]
+    (root / "SOURCES.md").write_text("\n".join(lines))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--flavour", choices=("2.1", "2.3"), required=True)
+    ap.add_argument("--state", action="append", choices=sorted(STATES),
+                    help="capture only these states (repeatable; default all)")
+    ap.add_argument("--run-dir", type=Path, default=None,
+                    help="guest run directory (a running guest there is reused)")
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--keep-running", action="store_true",
+                    help="leave the guest running (it is stopped only if this tool started it)")
+    args = ap.parse_args(argv)
+
+    tv = load_testvm()
+    fl = tv.FLAVOURS[args.flavour]
+    run_dir = args.run_dir or Path(f"/tmp/zcap{fl.tag[3:]}")
+    inst = tv.Instance(fl, run_dir)
+    started = False
+    t0 = time.monotonic()
+    if inst.running():
+        print(f"reusing the running {fl.tag} guest in {inst.run_dir}", flush=True)
+    else:
+        ready = inst.start(tv.build(fl, quiet=True))
+        started = True
+        print(f"booted {fl.tag} in {inst.run_dir}: ssh after {ready:.1f}s", flush=True)
+    g = Guest(inst, args.flavour)
+    try:
+        # The values at boot, kept in the guest's /tmp (gone at the next boot) so a reused
+        # guest restores the boot values, not what an interrupted run left behind.
+        saved = inst.exec(f"cat {DEFAULTS_FILE}", check=False).stdout
+        if not saved.strip():
+            for name in TUNABLES:
+                r = inst.exec(f"cat {PARAMS}/{name}", check=False)
+                if r.returncode == 0:
+                    saved += f"{name}={r.stdout.strip()}\n"
+            inst.exec(f"cat > {DEFAULTS_FILE}", input=saved)
+        g.defaults = dict(line.split("=", 1) for line in saved.split())
+        print(f"tunables present: {g.defaults}", flush=True)
+        version = inst.exec("zfs version").stdout.split()[0].removeprefix("zfs-")
+        out = args.out / f"zfs-{version.split('-')[0]}"
+        out.mkdir(parents=True, exist_ok=True)
+        results = [capture_state(g, s, out) for s in (args.state or list(STATES))]
+        inst.reset()
+        g.restore_params()
+    finally:
+        if started and not args.keep_running:
+            inst.stop()
+    write_sources(args.out)
+    total = sum(r["bytes"] for r in results)
+    print(f"done: {len(results)} states, {total // 1024} KiB, {time.monotonic() - t0:.0f}s "
+          f"({dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
