@@ -210,14 +210,16 @@ def smallest_member(snapshot: HostSnapshot | None, pool_name: str, leaf_name: st
 
 def new_disk_choices(snapshot: HostSnapshot | None, *, at_least: int | None,
                      exclude: Sequence[str] = (), pool: str | None = None,
-                     target: str | None = None, replacing: bool = False) -> list[Choice]:
+                     target: str | None = None, replacing: bool = False,
+                     near: int | None = None) -> list[Choice]:
     """Whole disks that could become a new member, best first: the ones the guards pass
     (closest in size first, so a 4 TB slot does not eat the 8 TB disk), then the ones that
     need a second confirmation (old data, a label of an exported pool), then the ones that
     cannot be used, disabled with the guard's own sentence.
 
     With `pool` and `target` the verdict is `services.guards.check_new_disk`'s, the same the
-    plan will show; `at_least` additionally disables disks that would not grow anything."""
+    plan will show; `at_least` additionally disables disks that would not grow anything.
+    Among equals, the disk closest in size to `near` (or `at_least`) comes first."""
     from zconsole.services import guards
 
     inv = _inventory(snapshot)
@@ -244,7 +246,8 @@ def new_disk_choices(snapshot: HostSnapshot | None, *, at_least: int | None,
                 d.name, ident, f"not larger than the members ({tb(at_least)})",
                 enabled=False)))
             continue
-        waste = size - at_least if at_least is not None and size else 0
+        ref = at_least if at_least is not None else near
+        waste = abs(size - ref) if ref is not None and size else 0
         if pool is not None and target is not None:
             checks = guards.check_new_disk(snapshot, pool, target, d.name,
                                            replacing=replacing)

@@ -100,7 +100,7 @@ class AttachFlow(Flow):
             size = f" (members: {ch.tb(smallest)})" if smallest else ""
             return Stage("disk", f"Which disk becomes the new copy of {leaf} in {pool}{size}?",
                          tuple(ch.new_disk_choices(snapshot, at_least=None, pool=pool,
-                                                   target=leaf)),
+                                                   target=leaf, near=smallest)),
                          "No whole disk is free on this host.")
         return None
 
