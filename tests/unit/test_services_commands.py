@@ -71,3 +71,16 @@ def test_option_like_names_are_refused(name: str) -> None:
 def test_iostat_interval_must_be_positive() -> None:
     with pytest.raises(ValueError):
         C.zpool_iostat_latency(0)
+
+
+def test_snapshot_name_scan_is_in_the_read_only_catalogue() -> None:
+    from zconsole.services import commands as C
+
+    argv = C.zfs_list_snapshot_names(["tank/a", "tank/b"])
+    assert argv[-2:] == ("tank/a", "tank/b") and "used" not in argv[9]
+    assert C.is_read_only(argv)
+    assert not C.is_read_only(("zfs", "destroy", "-r", "tank/a"))
+    import pytest
+
+    with pytest.raises(ValueError):
+        C.zfs_list_snapshot_names(["-r"])

@@ -77,6 +77,20 @@ def zfs_list_snapshots(dataset: str) -> tuple[str, ...]:
             ",".join(SNAPSHOT_COLUMNS), dataset)
 
 
+SNAPSHOT_NAME_COLUMNS = ("name", "createtxg")
+
+
+def zfs_list_snapshot_names(datasets: Sequence[str]) -> tuple[str, ...]:
+    """Snapshot names of some datasets, no space columns (per-snapshot `used` is the
+    expensive part): the background scan runs this a batch of datasets at a time."""
+    if not datasets:
+        raise ValueError("name at least one dataset")
+    for d in datasets:
+        _check_name(d)
+    return ("zfs", "list", "-H", "-p", "-t", "snapshot", "-d", "1", "-o",
+            ",".join(SNAPSHOT_NAME_COLUMNS), *datasets)
+
+
 def zpool_get_all(pool: str) -> tuple[str, ...]:
     _check_name(pool)
     return ("zpool", "get", "-H", "-p", "all", pool)

@@ -41,6 +41,7 @@ from zconsole.model.dataset import Dataset
 from zconsole.model.snapshot import Part
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zfs_list import parse_zfs_list
+from zconsole.services import commands
 from zconsole.services.snapshot import list_snapshots
 
 Mode = Literal["-r", "-R"]
@@ -49,7 +50,7 @@ Mode = Literal["-r", "-R"]
 # test guest); give it more than the default 30 s before calling it hung.
 SNAPSHOT_LIST_TIMEOUT = 120.0
 
-SCAN_COLUMNS: tuple[str, ...] = ("name", "createtxg")
+SCAN_COLUMNS: tuple[str, ...] = commands.SNAPSHOT_NAME_COLUMNS
 
 
 def dataset_of(snapshot: str) -> str:
@@ -325,13 +326,8 @@ def load_snapshots(host: Host, dataset: str, *, timeout: float = SNAPSHOT_LIST_T
 
 
 def snapshot_names_argv(datasets: Sequence[str]) -> tuple[str, ...]:
-    """`zfs list -H -p -t snapshot -d 1 -o name,createtxg DS...`: names only, no space
-    columns (per-snapshot `used` is the expensive part)."""
-    for d in datasets:
-        if not d or d.startswith("-"):
-            raise ValueError(f"not a dataset name: {d!r}")
-    return ("zfs", "list", "-H", "-p", "-t", "snapshot", "-d", "1", "-o",
-            ",".join(SCAN_COLUMNS), *datasets)
+    """The scan's command, from the catalogue (`commands.zfs_list_snapshot_names`)."""
+    return commands.zfs_list_snapshot_names(datasets)
 
 
 @dataclass
