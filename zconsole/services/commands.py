@@ -180,5 +180,8 @@ def is_read_only(argv: Sequence[str]) -> bool:
         return True
     if len(args) == 6 and args[:5] == ("zpool", "get", "-H", "-p", "all"):
         return not args[5].startswith("-")
+    names = zfs_list_snapshot_names(["x"])
+    if len(args) >= len(names) and args[:len(names) - 1] == names[:-1]:
+        return all(not a.startswith("-") for a in args[len(names) - 1:])
     snaps = zfs_list_snapshots("x")
     return len(args) == len(snaps) and args[:-1] == snaps[:-1] and not args[-1].startswith("-")
