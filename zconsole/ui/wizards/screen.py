@@ -551,6 +551,7 @@ class WizardScreen(ZScreen):
                 hint += (f"\nPress i to identify the disk: steady reads make its activity LED "
                          f"blink ({self._identify_command_display()}; reads only).")
             op.update(Text.assemble(("✋ On site: ", "bold"), ev.text, hint))
+            self.call_after_refresh(op.scroll_visible, animate=False)
             op.display = True
             self.refresh_bindings()
         elif ev.kind == "failed":
@@ -575,7 +576,12 @@ class WizardScreen(ZScreen):
                 if o.status is not StepStatus.PENDING:
                     self.status[o.step_id] = o.status
         if status == "awaiting-operator":
-            self._message("Waiting for you on site. ZFS is not waiting for anything.")
+            step = (self.plan.steps[self.operator_step]
+                    if self.plan is not None and self.operator_step is not None else None)
+            what = step.title if step is not None else "the step above"
+            self._message(f"✋ Waiting for you on site: {what}. o: done"
+                          + (" · i: identify" if self._identify_command() else "")
+                          + ". ZFS is not waiting for anything.")
             return
         if self.leaving:
             return
@@ -602,6 +608,7 @@ class WizardScreen(ZScreen):
         self.query_one("#wz-text", Static).update(t)
         self.query_one("#wz-refusal", Static).update(self.failure or "")
         self._message("Enter or Escape: close")
+        self.query_one(".body").scroll_home(animate=False)
 
     def _audit_from_app(self) -> str | None:
         from zconsole.ui.wizards import backend
