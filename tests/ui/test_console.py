@@ -223,3 +223,20 @@ async def test_header_drops_whole_facts_when_narrow(width: int) -> None:
         assert "OpenZFS 2.3.2" in facts
         assert (f"kernel {kernel}" in facts) == (width == 120)
         assert not facts.rstrip().endswith("kernel")
+
+
+async def test_tab_strip_names_every_screen_and_footer_fits_80_columns() -> None:
+    from zconsole.ui.screens.registry import SCREENS
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        tabs = str(app.screen.query_one("#tabs", Label).render())
+        for s in SCREENS:
+            assert f"{s.KEY} {s.TITLE}" in tabs
+        shown = [b.key for b in app.screen.active_bindings.values() if b.binding.show]
+        assert not {s.KEY for s in SCREENS} & set(shown)
+        assert {"r", "p", "q"} <= set(shown)
+        footer_text = " ".join(f"{b.binding.key_display or b.key} {b.binding.description}"
+                               for b in app.screen.active_bindings.values() if b.binding.show)
+        assert len(footer_text) + len("^p palette") + 2 <= 80, footer_text

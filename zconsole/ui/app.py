@@ -86,7 +86,8 @@ class ZConsoleApp(App[None]):
     DEFAULT_MODE = SCREENS[0].MODE
 
     BINDINGS = [
-        *(Binding(s.KEY, f"switch_mode('{s.MODE}')", s.TITLE) for s in SCREENS),
+        # Screen keys are shown in the header's tab strip, not in the footer (room at 80 cols).
+        *(Binding(s.KEY, f"switch_mode('{s.MODE}')", s.TITLE, show=False) for s in SCREENS),
         Binding("r", "refresh", "Refresh"),
         Binding("p", "toggle_pause", "Pause"),
         Binding("t", "next_theme", "Theme", show=False),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -73,11 +73,14 @@ class HeaderBar(Widget):
             yield Label("DEMO", id="badge-demo", classes="badge")
             yield Label("READ-ONLY", id="badge-ro", classes="badge")
             yield Label("NOT ROOT", id="badge-notroot", classes="badge")
-        yield Label("", id="refresh")
+        with Horizontal(classes="second"):
+            yield Label("", id="refresh")
+            yield Label("", id="tabs")
 
     def show(self, *, host: Host, snapshot: HostSnapshot | None, now: float,
              refreshing_since: float | None, paused: bool, read_only: bool,
-             error: str | None, title: str = "") -> None:
+             error: str | None, title: str = "",
+             tabs: Sequence[tuple[str, str]] = ()) -> None:
         parts = [f"zconsole · {title}" if title else "zconsole", host.label]
         if snapshot is not None:
             z = snapshot.zfs
@@ -115,6 +118,11 @@ class HeaderBar(Widget):
         if snapshot is not None and not snapshot.is_root and snapshot.limitations:
             status += " · not root: " + "; ".join(snapshot.limitations)
         self.query_one("#refresh", Label).update(status)
+        strip = Text()
+        for key, name in tabs:
+            strip.append(" ")
+            strip.append(f" {key} {name} ", style="reverse bold" if name == title else "")
+        self.query_one("#tabs", Label).update(strip)
 
 
 class ProblemsPanel(Static):

@@ -17,6 +17,12 @@ if TYPE_CHECKING:
     from zconsole.ui.app import ZConsoleApp
 
 
+def screen_tabs() -> list[tuple[str, str]]:
+    from zconsole.ui.screens.registry import SCREENS  # the registry imports this module
+
+    return [(s.KEY, s.TITLE) for s in SCREENS]
+
+
 class ZScreen(Screen[None]):
     """Header (host, versions, age, badges), the screen's body, problems panel, footer.
 
@@ -72,5 +78,6 @@ class ZScreen(Screen[None]):
             return
         header.show(host=app.host, snapshot=state.snapshot, now=state.now,
                     refreshing_since=app.refresh_started, paused=app.paused,
-                    read_only=app.read_only, error=state.last_error, title=self.TITLE)
+                    read_only=app.read_only, error=state.last_error, title=self.TITLE,
+                    tabs=screen_tabs())
         problems.show(state.snapshot, state.last_error, state.now)

@@ -62,11 +62,11 @@ class PoolsScreen(ZScreen):
 
     COMMANDS = {WizardCommands}
     BINDINGS = [
-        Binding("m", "toggle_columns", "Health/Perf"),
+        Binding("m", "toggle_columns", "Columns"),
         Binding("a", "wizard_attach", "Attach"),
         Binding("d", "wizard_detach", "Detach"),
         Binding("g", "wizard_grow", "Grow"),
-        Binding("D", "wizard_dedup", "Dedup off"),
+        Binding("D", "wizard_dedup", "Dedup"),
     ]
 
     def compose_body(self) -> ComposeResult:
