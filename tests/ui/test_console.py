@@ -234,9 +234,9 @@ async def test_tab_strip_names_every_screen_and_footer_fits_80_columns() -> None
         tabs = str(app.screen.query_one("#tabs", Label).render())
         for s in SCREENS:
             assert f"{s.KEY} {s.TITLE}" in tabs
-        shown = [b.key for b in app.screen.active_bindings.values() if b.binding.show]
+        shown = [b.binding.key for b in app.screen.active_bindings.values() if b.binding.show]
         assert not {s.KEY for s in SCREENS} & set(shown)
         assert {"r", "p", "q"} <= set(shown)
-        footer_text = " ".join(f"{b.binding.key_display or b.key} {b.binding.description}"
+        footer_text = " ".join(f"{b.binding.key_display or b.binding.key} {b.binding.description}"
                                for b in app.screen.active_bindings.values() if b.binding.show)
         assert len(footer_text) + len("^p palette") + 2 <= 80, footer_text
