@@ -52,6 +52,7 @@ TUNABLES = (
 MANY_SNAPSHOTS = {"tank/projects": 400, "tank/home": 250, "tank/projects/web": 100}
 SNAP_BATCH = 50
 DEFAULTS_FILE = "/tmp/zcap-tunable-defaults"
+THROTTLE_BPS = 8 * 1024 * 1024  # QEMU I/O limit on the disk being resilvered onto
 
 
 def load_testvm() -> ModuleType:
@@ -75,6 +76,7 @@ class Guest:
     steps: list[str] = field(default_factory=list)
     defaults: dict[str, str] = field(default_factory=dict)
     after_capture: list[str] = field(default_factory=list)
+    throttled: list[str] = field(default_factory=list)  # disks QEMU is throttling
 
     def sh(self, cmd: str, *, log: bool = True, check: bool = True, timeout: float = 600
            ) -> str:
@@ -93,6 +95,10 @@ class Guest:
 
     def note(self, text: str) -> None:
         self.steps.append(f"# {text}")
+
+    def unthrottle(self) -> None:
+        while self.throttled:
+            self.monitor(f"block_set_io_throttle drv-{self.throttled.pop()} 0 0 0 0 0 0")
 
     def has_param(self, name: str) -> bool:
         return name in self.defaults
@@ -121,16 +127,21 @@ def pool_percent(g: Guest) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def freeze_resilver(g: Guest, start: str, *, at_least: float = 20.0) -> None:
-    """Run `start` (an attach/replace), then stop the resilver's progress part-way.
+def freeze_resilver(g: Guest, start: str, new_disk: str, *, at_least: float = 30.0) -> None:
+    """Run `start` (an attach/replace onto `new_disk`), then stop the resilver part-way.
 
-    The scan is slowed first (fewer bytes in flight, one scrub I/O per vdev, 1 ms per txg)
-    and, once zpool reports `at_least` percent, frozen with zfs_scan_suspend_progress so the
-    whole capture sees one steady mid-resilver state (unfrozen after the capture).
+    The scan is slowed first: fewer bytes in flight, one scrub I/O per vdev, 1 ms per txg,
+    and - because those tunables alone left OpenZFS 2.1 resilvering at ~60 MB/s, done before
+    the freeze took hold - the new disk itself is throttled by QEMU to THROTTLE_BPS. Once
+    zpool reports `at_least` percent the scan is frozen with zfs_scan_suspend_progress; when
+    the figure holds, the QEMU throttle is lifted, so the whole capture sees one steady
+    mid-resilver state (unfrozen after the capture).
     """
     g.set_param("zfs_scan_vdev_limit", 65536)
     g.set_param("zfs_vdev_scrub_max_active", 1)
     g.set_param("zfs_resilver_min_time_ms", 1)
+    g.monitor(f"block_set_io_throttle drv-{new_disk} {THROTTLE_BPS} 0 0 0 0 0")
+    g.throttled.append(new_disk)
     g.sh(start)
     suspend = g.has_param("zfs_scan_suspend_progress")
     deadline = time.monotonic() + 300
@@ -145,11 +156,15 @@ def freeze_resilver(g: Guest, start: str, *, at_least: float = 20.0) -> None:
         g.note(f"polled `zpool status -p tank` until at least {at_least:g}% done")
         g.set_param("zfs_scan_suspend_progress", 1)
         g.after_capture.append(f"echo 0 > {PARAMS}/zfs_scan_suspend_progress")
-    time.sleep(2)
-    pct = pool_percent(g)
-    if pct is None or pct >= 100:
+    # I/O already issued still completes after the suspend: wait until the figure holds.
+    last, pct = None, pool_percent(g)
+    while pct != last:
+        time.sleep(3)
+        last, pct = pct, pool_percent(g)
+    if pct is None or pct >= 100 or "resilver in progress" not in g.quiet("zpool status tank"):
         raise RuntimeError(f"resilver not caught mid-way ({pct}%)")
-    g.note(f"frozen at {pct:g}% done")
+    g.note(f"waited until the figure held: frozen at {pct:g}% done")
+    g.unthrottle()
 
 
 def st_healthy(g: Guest) -> str:
@@ -213,7 +228,7 @@ def st_resilver(g: Guest) -> str:
     g.sh("zpool create tank vdb")
     random_file(g, "/tank/data.bin", 320)
     g.sh("sync")
-    freeze_resilver(g, "zpool attach tank vdb vdc")
+    freeze_resilver(g, "zpool attach tank vdb vdc", "vdc")
     return ("resilver-in-progress: `zpool attach tank vdb vdc` turned vdb into mirror-0 "
             "(vdb, vdc resilvering); 320 MiB of random data; resilver frozen part-way")
 
@@ -222,7 +237,7 @@ def st_replacing(g: Guest) -> str:
     g.sh("zpool create tank mirror vdb vdc")
     random_file(g, "/tank/data.bin", 320)
     g.sh("sync")
-    freeze_resilver(g, "zpool replace tank vdc vdf")
+    freeze_resilver(g, "zpool replace tank vdc vdf", "vdf")
     return ("replacing-mid-resilver: `zpool replace tank vdc vdf` (1 GiB -> 2 GiB disk); "
             "mirror-0 > replacing-1 (vdc, vdf resilvering); resilver frozen part-way")
 
@@ -323,7 +338,10 @@ def capture_state(g: Guest, name: str, out: Path) -> dict[str, Any]:
     t0 = time.monotonic()
     g.inst.reset()
     g.restore_params()
-    description = STATES[name](g)
+    try:
+        description = STATES[name](g)
+    finally:
+        g.unthrottle()
     t_setup = time.monotonic() - t0
     target = out / name
     if target.exists():
