@@ -7,7 +7,9 @@ refresh makes cost one TCP/SSH handshake, not one each.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -15,7 +17,7 @@ from typing import Any
 
 from plumbum import SshMachine
 from plumbum.commands.processes import CommandNotFound as PlumbumCommandNotFound
-from plumbum.commands.processes import ProcessExecutionError, ProcessTimedOut
+from plumbum.commands.processes import ProcessTimedOut
 
 from zconsole.hosts.base import (
     DEFAULT_TIMEOUT,
@@ -38,6 +40,26 @@ def control_dir() -> str:
     path = os.path.join(base, f"zconsole-ssh-{os.getuid()}")
     os.makedirs(path, mode=0o700, exist_ok=True)
     return path
+
+
+def _text(proc: Any, data: bytes | str | None) -> str:
+    if data is None:
+        return ""
+    if isinstance(data, bytes):
+        return data.decode(getattr(proc, "custom_encoding", None) or "utf-8", "replace")
+    return data
+
+
+def _abandon(proc: Any) -> None:
+    """Kill the local ssh client and drop our ends of its pipes without waiting for EOF."""
+    with contextlib.suppress(OSError):
+        proc.kill()
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
 
 
 class SshHost:
@@ -132,23 +154,28 @@ class SshHost:
         stdin: str | None = None,
     ) -> Result:
         args = validate_argv(argv)
-        cmd = self._program(args[0])
+        cmd = self._program(args[0])[list(args[1:])]
         started = time.monotonic()
-        kwargs: dict[str, Any] = {"retcode": None, "timeout": timeout}
-        if stdin is not None:
-            kwargs["stdin"] = stdin
         try:
-            rc, out, err = cmd[list(args[1:])].run(**kwargs)
-        except ProcessTimedOut:
+            proc = cmd.popen()
+        except OSError as e:
+            raise HostUnreachable(f"{self.destination}: cannot start ssh: {e}") from None
+        # Not plumbum's run(timeout=): it kills the local ssh client and then waits for EOF,
+        # but with a ControlMaster the client has handed its pipes to the master, which keeps
+        # them open until the REMOTE command ends (`sleep 30` with timeout 1 took 30 s).
+        try:
+            out, err = proc.communicate(
+                input=stdin.encode() if stdin is not None else None, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _abandon(proc)
             raise CommandTimedOut(args, timeout) from None
-        except ProcessExecutionError as e:
-            raise HostUnreachable(f"{self.destination}: {e}") from None
-        rc = int(rc)
+        rc = int(proc.returncode)
+        out, err = _text(proc, out), _text(proc, err)
         if rc == SSH_UNREACHABLE and not out and ("ssh:" in err or "Connection" in err):
             raise HostUnreachable(f"{self.destination}: {err.strip()}")
         if rc == 127 and "not found" in err:
             raise CommandNotFound(args, self.destination)
-        result = Result(args, rc, str(out), str(err), time.monotonic() - started)
+        result = Result(args, rc, out, err, time.monotonic() - started)
         return checked(result, check)
 
     def run_pipeline(
