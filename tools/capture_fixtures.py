@@ -397,6 +397,20 @@ def write_sources(root: Path) -> None:
         "Guest disks: vdb vdc vdd vde 1 GiB, vdf vdg 2 GiB (virtio, serial `zfsvm-<name>`).",
         "The exact guest commands of each state are in its `setup.sh` and repeated below.",
         "",
+        "Notes:",
+        "- On 2.1 the three `zpool status -j ...` reads are recorded with the refusal 2.1 gives",
+        "  (exit 2, `invalid option 'j'` and the usage on stderr): no JSON status before 2.3.",
+        "- Resilvers are caught part-way: the scan tunables are lowered, QEMU throttles the",
+        "  disk being resilvered onto (`block_set_io_throttle`, 8 MiB/s), and past the wanted",
+        "  percentage `zfs_scan_suspend_progress=1` freezes the scan; the capture starts once",
+        "  the figure holds (the ETA then reads `no estimated completion time`).",
+        "- `removed`: QEMU `device_del vdc`; ZFS marks vdc REMOVED on the next write (the",
+        "  guest runs no zed). vdc is absent from /dev, /sys and the udev database.",
+        "- `many-snapshots`: `zfs snapshot a@x a@y` is refused (\"multiple snapshots of same",
+        "  fs not allowed\"), as is a channel program taking two snapshots of one dataset",
+        "  (EAGAIN): each `zfs snapshot` call names one snapshot per dataset.",
+        "- Dates are the capture machine's clock.",
+        "",
     ]
     entries: list[tuple[str, str, dict[str, Any], Path]] = []
     for vdir in sorted(root.glob("zfs-*")):
