@@ -135,10 +135,10 @@ def guest_setup(exec_: Callable[[str], str], datasets: int, per_dataset: int) ->
     exec_("zpool create -f -o ashift=12 bench mirror vdb vdc")
     for d in range(datasets):
         exec_(f"zfs create -p bench/fs{d:02d}")
-        for start in range(0, per_dataset, 250):
-            names = " ".join(f"bench/fs{d:02d}@s{i:04d}"
-                             for i in range(start, min(per_dataset, start + 250)))
-            exec_(f"zfs snapshot {names}")
+    # One `zfs snapshot` may take one snapshot per filesystem ("multiple snapshots of same fs
+    # not allowed"), so each call snapshots every dataset once, in one transaction group.
+    for i in range(per_dataset if datasets else 0):
+        exec_("zfs snapshot " + " ".join(f"bench/fs{d:02d}@s{i:04d}" for d in range(datasets)))
     exec_("zfs clone bench/fs00@s0000 bench/clone0")
 
 
@@ -228,7 +228,7 @@ def main() -> int:
     ap.add_argument("--ssh-config")
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--datasets", type=int, default=20)
-    ap.add_argument("--per-dataset", type=int, default=500)
+    ap.add_argument("--per-dataset", type=int, default=250)
     ap.add_argument("--out", default=None, help="write the results as JSON here")
     args = ap.parse_args()
     if args.guest:

@@ -150,3 +150,13 @@ def test_permission_denied_as_non_root(unprivileged: SshHost) -> None:
     # a write zpool refuses to a non-root user is a PermissionDenied as well
     with pytest.raises(PermissionDenied):
         unprivileged.run(["zpool", "create", "zcnope", "vdg"])
+
+
+@pytest.mark.zfsvm
+def test_pipeline_over_ssh_and_its_timeout(host: SshHost) -> None:
+    r = host.run_pipeline([["printf", "b\\na\\n$(id)\\n"], ["sort"]], timeout=30)
+    assert r.stdout == "$(id)\na\nb\n"
+    t0 = time.monotonic()
+    with pytest.raises(CommandTimedOut):
+        host.run_pipeline([["sleep", "30"], ["cat"]], timeout=1)
+    assert time.monotonic() - t0 < 10

@@ -115,3 +115,20 @@ def test_other_kinds_render_and_json(capsys: pytest.CaptureFixture[str], kind: s
     rc, out, _ = run(capsys, "parse", kind, str(FIX / fixture), "--json", *extra)
     assert rc == 0
     assert json.loads(out)
+
+
+def test_capture_accepts_host_before_or_after_the_subcommand(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    seen: list[tuple[str, str, str | None]] = []
+
+    def fake(dest: str, directory: str, *, ssh_config: str | None = None,
+             state: str = "") -> int:
+        seen.append((dest, directory, ssh_config))
+        return 0
+
+    monkeypatch.setattr("zconsole.cli.capture_cmd.run_capture", fake)
+    assert main(["capture", "--host", "root@box", "--ssh-config", "cfg", "out"]) == 0
+    assert main(["--host", "root@box", "--ssh-config", "cfg", "capture", "out"]) == 0
+    assert seen == [("root@box", "out", "cfg"), ("root@box", "out", "cfg")]
+    assert main(["capture", "out"]) == 2
+    assert "--host is required" in capsys.readouterr().err

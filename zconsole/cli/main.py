@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     cp = sub.add_parser("capture", help="record the output of every read command into DIR")
     cp.add_argument("directory", metavar="DIR")
+    # Accepted after the subcommand too (`zconsole capture --host H DIR`), as operators type it.
+    cp.add_argument("--host", dest="capture_host", metavar="[USER@]HOST", default=None)
+    cp.add_argument("--ssh-config", dest="capture_ssh_config", metavar="FILE", default=None)
     cp.add_argument("--state", default="", help="a short description of the pool state")
     return p
 
@@ -124,11 +127,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "capture":
         from zconsole.cli.capture_cmd import run_capture
 
-        if not args.host:
+        host = args.capture_host or args.host
+        if not host:
             print("zconsole capture: --host is required (capture is for real hosts)",
                   file=sys.stderr)
             return EXIT_USAGE
-        return run_capture(args.host, args.directory, ssh_config=args.ssh_config,
+        return run_capture(host, args.directory,
+                           ssh_config=args.capture_ssh_config or args.ssh_config,
                            state=args.state)
     if args.demo == "list":
         from zconsole.hosts.demo import list_scenarios
