@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import pytest
 from textual.widgets import DataTable, Label
 
-from tests.ui.conftest import FROZEN, frozen, make_app, settle
+from tests.fakes import DelegatingHost
+from tests.ui.conftest import frozen, make_app, settle
 from zconsole.hosts.base import CommandTimedOut, Host, Result
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.pools import PoolBlock
@@ -75,7 +76,7 @@ async def test_theme_cycles_through_theme_files() -> None:
         assert app.theme != first and app.theme.startswith("zconsole-")
 
 
-class HungZpool:
+class HungZpool(DelegatingHost):
     """A host whose zpool never answers: every zpool command times out."""
 
     kind = "local"
@@ -89,24 +90,6 @@ class HungZpool:
         if argv[0] == "zpool":
             raise CommandTimedOut(argv, timeout)
         return self.inner.run(argv, timeout=timeout, check=check, stdin=stdin)
-
-    def read_text(self, path: str) -> str:
-        return self.inner.read_text(path)
-
-    def list_dir(self, path: str) -> list[str]:
-        return self.inner.list_dir(path)
-
-    def realpath(self, path: str) -> str:
-        return self.inner.realpath(path)
-
-    def now(self) -> float:
-        return FROZEN
-
-    def is_root(self) -> bool:
-        return True
-
-    def udev_properties(self, devname: str) -> Mapping[str, str] | None:
-        return None
 
 
 async def test_hung_zpool_never_shows_healthy() -> None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from tests.fakes import DelegatingHost
 from tests.ui.conftest import FROZEN, frozen, make_app, settle
 from zconsole.hosts.base import CommandTimedOut, Host, Result
 from zconsole.hosts.demo import DemoHost
@@ -23,7 +24,7 @@ from zconsole.ui.widgets import human_bytes
 SIZES = [(80, 24), (120, 40)]
 
 
-class WrappedHost:
+class WrappedHost(DelegatingHost):
     """A demo host whose commands can be slowed down or made to time out."""
 
     kind = "demo"
@@ -48,24 +49,6 @@ class WrappedHost:
         if pause:
             time.sleep(pause)
         return self.inner.run(argv, timeout=timeout, check=check, stdin=stdin)
-
-    def read_text(self, path: str) -> str:
-        return self.inner.read_text(path)
-
-    def list_dir(self, path: str) -> list[str]:
-        return self.inner.list_dir(path)
-
-    def realpath(self, path: str) -> str:
-        return self.inner.realpath(path)
-
-    def now(self) -> float:
-        return FROZEN
-
-    def is_root(self) -> bool:
-        return True
-
-    def udev_properties(self, devname: str) -> Mapping[str, str] | None:
-        return None
 
 
 def wrapped_app(scenario: str = "snapshots", **kwargs: Any) -> tuple[ZConsoleApp, WrappedHost]:

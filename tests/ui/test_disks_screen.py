@@ -3,12 +3,13 @@ detail panel, sparklines fed by the sampler, a host without udevadm/lsblk, and p
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from textual.widgets import Sparkline, Static
 
+from tests.fakes import DelegatingHost
 from tests.ui.conftest import FROZEN, frozen, make_app, settle
 from zconsole.hosts.base import CommandNotFound, Host, Result
 from zconsole.model.snapshot import DiskState
@@ -223,7 +224,7 @@ async def test_sampler_history_reaches_sparklines_and_sorting() -> None:
         assert "sort: await" in str(app.screen.query_one("#disks-summary", Static).render())
 
 
-class NoUdevNoLsblk:
+class NoUdevNoLsblk(DelegatingHost):
     """A host without udevadm and lsblk (containers, minimal systems): only sysfs."""
 
     kind = "local"
@@ -237,24 +238,6 @@ class NoUdevNoLsblk:
         if argv[0] in ("udevadm", "lsblk"):
             raise CommandNotFound(argv, self.label)
         return self.inner.run(argv, timeout=timeout, check=check, stdin=stdin)
-
-    def read_text(self, path: str) -> str:
-        return self.inner.read_text(path)
-
-    def list_dir(self, path: str) -> list[str]:
-        return self.inner.list_dir(path)
-
-    def realpath(self, path: str) -> str:
-        return self.inner.realpath(path)
-
-    def now(self) -> float:
-        return FROZEN
-
-    def is_root(self) -> bool:
-        return True
-
-    def udev_properties(self, devname: str) -> Mapping[str, str] | None:
-        return None
 
 
 async def test_host_without_udevadm_or_lsblk_lists_disks_from_sysfs() -> None:

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from zconsole.model.pool import Pool, Vdev
 from zconsole.model.snapshot import HostSnapshot
 from zconsole.services.identity import DiskIndex
-from zconsole.services.sampling import SampleResult
+from zconsole.services.sampling import SampleResult, leaf_paths
 from zconsole.services.slowdisk import Figures, LeafKey, Sample
 
 TREND_POINTS = 20
@@ -40,22 +39,6 @@ class LeafMetrics:
     trend: tuple[float, ...] = ()
 
 
-def _leaves(pool: Pool) -> list[tuple[tuple[str, ...], Vdev]]:
-    out: list[tuple[tuple[str, ...], Vdev]] = []
-
-    def visit(v: Vdev, path: tuple[str, ...]) -> None:
-        here = (*path, v.name)
-        if not v.children:
-            out.append((here, v))
-        for c in v.children:
-            visit(c, here)
-
-    for tops in (pool.vdevs, pool.logs, pool.special, pool.dedup, pool.cache, pool.spares):
-        for top in tops:
-            visit(top, ())
-    return out
-
-
 def _worst(f: Figures | None) -> float | None:
     if f is None:
         return None
@@ -74,7 +57,7 @@ def leaf_metrics(snapshot: HostSnapshot, sample: SampleResult | None,
     out: dict[LeafKey, LeafMetrics] = {}
     recent = list(history[-TREND_POINTS:])
     for pool in pools:
-        for path, v in _leaves(pool):
+        for path, v in leaf_paths(pool, spares=True):
             key: LeafKey = (pool.name, path)
             disk = index.leaf_disk(v) if index is not None else None
             io = disks.get(disk.name) if disk is not None else None

@@ -85,7 +85,9 @@ class SampleResult:
     errors: tuple[str, ...] = ()
 
 
-def _leaf_paths(pool: Pool) -> list[tuple[tuple[str, ...], Vdev]]:
+def leaf_paths(pool: Pool, *, spares: bool = False) -> list[tuple[tuple[str, ...], Vdev]]:
+    """(path from the top-level vdev, leaf) for every leaf, in zpool's order; spares (which
+    carry no I/O in `zpool iostat`) only when asked."""
     out: list[tuple[tuple[str, ...], Vdev]] = []
 
     def visit(v: Vdev, path: tuple[str, ...]) -> None:
@@ -95,7 +97,10 @@ def _leaf_paths(pool: Pool) -> list[tuple[tuple[str, ...], Vdev]]:
         for c in v.children:
             visit(c, here)
 
-    for section_vdevs in (pool.vdevs, pool.logs, pool.special, pool.dedup, pool.cache):
+    sections = [pool.vdevs, pool.logs, pool.special, pool.dedup, pool.cache]
+    if spares:
+        sections.append(pool.spares)
+    for section_vdevs in sections:
         for top in section_vdevs:
             visit(top, ())
     return out
@@ -114,7 +119,7 @@ def map_leaves(reports: Sequence[PoolIostat], pools: Sequence[Pool] | None = Non
         rows = {r.vdev_path: r for r in rep.rows}
         tree = by_name.get(rep.pool)
         if tree is not None:
-            for path, _ in _leaf_paths(tree):
+            for path, _ in leaf_paths(tree):
                 row = rows.get(path)
                 if row is not None:
                     out[(rep.pool, path)] = row
@@ -169,7 +174,7 @@ def leaf_samples(
     """
     out: dict[LeafKey, LeafSample] = {}
     for pool in pools:
-        for path, v in _leaf_paths(pool):
+        for path, v in leaf_paths(pool):
             key: LeafKey = (pool.name, path)
             zrow = latency.leaves.get(key) if latency is not None else None
             zfs = figures_from_row(zrow, latency.interval_s) if zrow is not None and \

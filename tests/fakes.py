@@ -1,0 +1,44 @@
+"""Test doubles shared by the test modules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from zconsole.hosts.base import DEFAULT_TIMEOUT, Host, Result
+
+
+class DelegatingHost:
+    """Passes every Host call to `inner`; a test subclasses it and overrides `run` to inject
+    a fault (a hung zpool, a missing udevadm, a slow command)."""
+
+    kind = "local"
+    label = "wrapped-host"
+
+    def __init__(self, inner: Host) -> None:
+        self.inner = inner
+
+    def run(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, check: bool = True,
+            stdin: str | None = None) -> Result:
+        return self.inner.run(argv, timeout=timeout, check=check, stdin=stdin)
+
+    def run_pipeline(self, argvs: Sequence[Sequence[str]], *, timeout: float = DEFAULT_TIMEOUT,
+                     check: bool = True) -> Result:
+        return self.inner.run_pipeline(argvs, timeout=timeout, check=check)
+
+    def read_text(self, path: str) -> str:
+        return self.inner.read_text(path)
+
+    def list_dir(self, path: str) -> list[str]:
+        return self.inner.list_dir(path)
+
+    def realpath(self, path: str) -> str:
+        return self.inner.realpath(path)
+
+    def now(self) -> float:
+        return self.inner.now()
+
+    def is_root(self) -> bool:
+        return True
+
+    def udev_properties(self, devname: str) -> Mapping[str, str] | None:
+        return None
