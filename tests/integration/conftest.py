@@ -76,18 +76,27 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+# One rerun for guest tests, on a freshly reset guest: the guest is emulated (TCG) and shares
+# two cores with the rest of the suite, and one full CI run saw a `zfs set` over ssh end with
+# exit 255 and no output (a signal in the guest) that never reproduced alone. A rerun is
+# reported in the summary ("R" / "rerun"), so a flake stays visible; a real bug fails twice.
+VM_RERUNS = int(os.environ.get("ZCONSOLE_VM_RERUNS", "1"))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # The first VM test may build a guest (~5 min per flavour cold): lift pytest-timeout's
     # per-test limit for the VM tests of this directory only.
-    if not config.pluginmanager.hasplugin("timeout"):
-        return
     here = Path(__file__).resolve().parent
+    reruns = VM_RERUNS if config.pluginmanager.hasplugin("rerunfailures") else 0
     for item in items:
         if (
             item.get_closest_marker("zfsvm") is not None
             and here in Path(str(item.path)).resolve().parents
         ):
-            item.add_marker(pytest.mark.timeout(VM_TEST_TIMEOUT))
+            if config.pluginmanager.hasplugin("timeout"):
+                item.add_marker(pytest.mark.timeout(VM_TEST_TIMEOUT))
+            if reruns:
+                item.add_marker(pytest.mark.flaky(reruns=reruns, reruns_delay=2))
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
