@@ -139,7 +139,8 @@ def guest_setup(exec_: Callable[[str], str], datasets: int, per_dataset: int) ->
     # not allowed"), so each call snapshots every dataset once, in one transaction group.
     for i in range(per_dataset if datasets else 0):
         exec_("zfs snapshot " + " ".join(f"bench/fs{d:02d}@s{i:04d}" for d in range(datasets)))
-    exec_("zfs clone bench/fs00@s0000 bench/clone0")
+    if datasets and per_dataset:
+        exec_("zfs clone bench/fs00@s0000 bench/clone0")
 
 
 def run_guest(flavour: str, repeat: int, datasets: int, per_dataset: int) -> dict[str, Any]:
