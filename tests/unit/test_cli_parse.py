@@ -132,3 +132,18 @@ def test_capture_accepts_host_before_or_after_the_subcommand(
     assert seen == [("root@box", "out", "cfg"), ("root@box", "out", "cfg")]
     assert main(["capture", "out"]) == 2
     assert "--host is required" in capsys.readouterr().err
+
+
+def test_host_choice_without_zfs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from zconsole.cli.main import build_parser, choose_host
+
+    # `zconsole.cli.main` as an attribute is the re-exported function; patch the module.
+    monkeypatch.setattr(sys.modules["zconsole.cli.main"], "has_zfs", lambda host: False)
+    host, notice = choose_host(build_parser().parse_args([]))
+    assert host.kind == "demo" and notice and "--local" in notice
+    host, notice = choose_host(build_parser().parse_args(["--local"]))
+    assert host.kind == "local" and notice is None
+    host, _ = choose_host(build_parser().parse_args(["--demo", "degraded"]))
+    assert host.kind == "demo" and "degraded" in host.label

@@ -34,6 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="look at a remote host over ssh (your ~/.ssh/config applies)")
     where.add_argument("--demo", metavar="SCENARIO", nargs="?", const="showcase",
                        help="use the built-in demo host; SCENARIO 'list' lists them")
+    where.add_argument("--local", action="store_true",
+                       help="look at this machine even without OpenZFS (its disks and network "
+                            "are real; the ZFS screens say ZFS is missing)")
     p.add_argument("--ssh-config", metavar="FILE", help="extra ssh config file for --host")
     p.add_argument("--zfs-version", choices=("2.1", "2.3"), default="2.3",
                    help="OpenZFS version the demo host imitates (default 2.3)")
@@ -84,12 +87,13 @@ def choose_host(args: argparse.Namespace) -> tuple[Host, str | None]:
     from zconsole.hosts.local import LocalHost
 
     local = LocalHost()
-    if has_zfs(local):
+    if getattr(args, "local", False) or has_zfs(local):
         return local, None
     from zconsole.hosts.demo import DemoHost
 
     return (DemoHost("showcase", zfs_version=args.zfs_version),
-            "No OpenZFS on this machine: showing the built-in demo host.")
+            "No OpenZFS on this machine: showing the built-in demo host "
+            "(zconsole --local shows this machine's own disks and network).")
 
 
 def has_zfs(host: Host) -> bool:
