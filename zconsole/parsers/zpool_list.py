@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TypedDict
 
 from zconsole.model.pool import PoolUsage, Section, VdevUsage
 from zconsole.parsers.errors import ParseError
@@ -87,6 +88,29 @@ def _class_header(line: str) -> Section | None:
     return _CLASS_HEADERS[words[0]]
 
 
+class _Space(TypedDict):
+    size: int | None
+    alloc: int | None
+    free: int | None
+    checkpoint: int | None
+    expandsize: int | None
+    fragmentation: int | None
+    capacity: int | None
+
+
+def _space_columns(fields: Sequence[str], line_no: int, line: str) -> _Space:
+    """SIZE ALLOC FREE CKPOINT EXPANDSZ FRAG CAP: the columns pool and vdev rows share."""
+    return {
+        "size": _size(fields[1], line_no, line),
+        "alloc": _size(fields[2], line_no, line),
+        "free": _size(fields[3], line_no, line),
+        "checkpoint": _size(fields[4], line_no, line),
+        "expandsize": _size(fields[5], line_no, line),
+        "fragmentation": _percent(fields[6], line_no, line),
+        "capacity": _percent(fields[7], line_no, line),
+    }
+
+
 def parse_zpool_list(text: str) -> list[PoolUsage]:
     """Parse `zpool list -H -p` or `zpool list -H -p -v` (default columns)."""
     pools: list[PoolUsage] = []
@@ -120,13 +144,7 @@ def parse_zpool_list(text: str) -> list[PoolUsage]:
             vdevs.append(VdevUsage(
                 name=fields[0],
                 section=section,
-                size=_size(fields[1], line_no, line),
-                alloc=_size(fields[2], line_no, line),
-                free=_size(fields[3], line_no, line),
-                checkpoint=_size(fields[4], line_no, line),
-                expandsize=_size(fields[5], line_no, line),
-                fragmentation=_percent(fields[6], line_no, line),
-                capacity=_percent(fields[7], line_no, line),
+                **_space_columns(fields, line_no, line),
                 health=None if fields[9] == "-" else fields[9],
             ))
             # fields[8] (DEDUP) is always `-` for vdevs
@@ -144,13 +162,7 @@ def parse_zpool_list(text: str) -> list[PoolUsage]:
         section = Section.DATA
         current = PoolUsage(
             name=fields[0],
-            size=_size(fields[1], line_no, line),
-            alloc=_size(fields[2], line_no, line),
-            free=_size(fields[3], line_no, line),
-            checkpoint=_size(fields[4], line_no, line),
-            expandsize=_size(fields[5], line_no, line),
-            fragmentation=_percent(fields[6], line_no, line),
-            capacity=_percent(fields[7], line_no, line),
+            **_space_columns(fields, line_no, line),
             dedupratio=_ratio(fields[8], line_no, line),
             health=fields[9],
             altroot=None if fields[10] == "-" else fields[10],
