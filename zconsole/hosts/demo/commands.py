@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from zconsole.hosts.demo import ops
 from zconsole.hosts.demo.getopt import OptError, Parsed, getopt
@@ -790,32 +791,28 @@ def zfs_rename(ctx: Context, argv: list[str]) -> Out:
     return 0, "", ""
 
 
-def zfs_mount(ctx: Context, argv: list[str]) -> Out:
-    p = _opts("zfs", "mount", argv, "Olo:af", ctx)
+def _one_filesystem(ctx: Context, argv: list[str], sub: str, optstring: str,
+                    op: Callable[[Any, str], None]) -> Out:
+    """`zfs mount|unmount [opts] FS`: one filesystem argument, root only."""
+    p = _opts("zfs", sub, argv, optstring, ctx)
     if not isinstance(p, Parsed):
         return p
     if len(p.args) != 1:
-        return _usage("zfs", "mount", ctx.v23, "missing filesystem argument" if not p.args
+        return _usage("zfs", sub, ctx.v23, "missing filesystem argument" if not p.args
                       else "too many arguments")
-    denied = _deny(ctx, f"cannot mount '{p.args[0]}'")
+    denied = _deny(ctx, f"cannot {sub} '{p.args[0]}'")
     if denied:
         return denied
-    ops.mount(ctx.machine, p.args[0])
+    op(ctx.machine, p.args[0])
     return 0, "", ""
+
+
+def zfs_mount(ctx: Context, argv: list[str]) -> Out:
+    return _one_filesystem(ctx, argv, "mount", "Olo:af", ops.mount)
 
 
 def zfs_unmount(ctx: Context, argv: list[str]) -> Out:
-    p = _opts("zfs", "unmount", argv, "fau", ctx)
-    if not isinstance(p, Parsed):
-        return p
-    if len(p.args) != 1:
-        return _usage("zfs", "unmount", ctx.v23, "missing filesystem argument" if not p.args
-                      else "too many arguments")
-    denied = _deny(ctx, f"cannot unmount '{p.args[0]}'")
-    if denied:
-        return denied
-    ops.unmount(ctx.machine, p.args[0])
-    return 0, "", ""
+    return _one_filesystem(ctx, argv, "unmount", "fau", ops.unmount)
 
 
 ZFS: dict[str, Callable[[Context, list[str]], Out]] = {
