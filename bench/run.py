@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT))
 
 from zconsole.hosts.base import Host  # noqa: E402
 from zconsole.parsers.zfs_list import SNAPSHOT_COLUMNS, parse_zfs_list  # noqa: E402
-from zconsole.services import commands as C  # noqa: E402
-from zconsole.services.snapshot import collect, detect_zfs  # noqa: E402
+from zconsole.services.read import catalogue as C  # noqa: E402
+from zconsole.services.read.collect import collect, detect_zfs  # noqa: E402
 
 TARGETS = {
     "parse_overhead_max": 1.25,

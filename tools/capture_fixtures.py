@@ -3,7 +3,7 @@
 
 For one OpenZFS flavour (2.1 or 2.3) this boots (or reuses) the guest of tools/testvm, puts it
 into each pool state by running ZFS commands INSIDE the guest, records everything zconsole
-reads with `zconsole.services.capture.capture` (the code behind `zconsole capture`) into
+reads with `zconsole.services.read.capture.capture` (the code behind `zconsole capture`) into
 `tests/fixtures/capture/zfs-<ver>/<state>/`, and resets the guest between states.
 
     python3 tools/capture_fixtures.py --flavour 2.3            # every state
@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from zconsole.hosts.ssh import SshHost  # noqa: E402
-from zconsole.services.capture import capture  # noqa: E402
+from zconsole.services.read.capture import capture  # noqa: E402
 
 TESTVM_PY = REPO / "tools" / "testvm" / "testvm.py"
 OUT = REPO / "tests" / "fixtures" / "capture"
@@ -388,7 +388,7 @@ def write_sources(root: Path) -> None:
         "`zconsole/hosts/replay.py`) written by `tools/capture_fixtures.py`, which puts the",
         "guest of `tools/testvm` (Debian 12 userland, kernel 6.1, OpenZFS from Debian packages)",
         "into each state with real ZFS commands run inside the guest and then records",
-        "everything zconsole reads with `zconsole.services.capture.capture` (the code behind",
+        "everything zconsole reads with `zconsole.services.read.capture.capture` (the code behind",
         "`zconsole capture`; read-only commands only). Nothing in these files is invented or",
         "edited by hand. Regenerate with `python3 tools/capture_fixtures.py --flavour 2.1`",
         "(and `--flavour 2.3`); the guest is reset (pools destroyed, disks wiped, unplugged",

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from zconsole.hosts.base import DEFAULT_TIMEOUT, HostError, Result
 from zconsole.hosts.local import LocalHost
 from zconsole.hosts.replay import CaptureWriter
-from zconsole.services.network import collect_network
+from zconsole.services.read.network import collect_network
 
 
 class RecordingHost:

@@ -11,8 +11,8 @@ import pytest
 
 from zconsole.cli.main import main
 from zconsole.hosts.replay import ReplayHost
-from zconsole.model.snapshot import HostSnapshot
-from zconsole.services.snapshot import collect, list_snapshots, pool_properties
+from zconsole.model.reading import HostReading
+from zconsole.services.read.collect import collect, list_snapshots, pool_properties
 
 if TYPE_CHECKING:
     from conftest import ZfsGuest
@@ -29,7 +29,7 @@ def _make_state(g: ZfsGuest) -> None:
            "zfs clone tank/home@one tank/home-clone && zpool offline tank vdc && sync")
 
 
-def _stable(snap: HostSnapshot) -> dict[str, object]:
+def _stable(snap: HostReading) -> dict[str, object]:
     """What must be identical between the live read and the replay of its capture."""
     pools = snap.pool_status.value or ()
     usage = snap.pool_usage.value or ()

@@ -26,7 +26,7 @@ from zconsole.parsers.zpool_iostat import latency_column_count, parse_zpool_iost
 from zconsole.parsers.zpool_list import parse_zpool_list
 from zconsole.parsers.zpool_status import parse_zpool_status
 from zconsole.parsers.zpool_status_json import parse_zpool_status_json
-from zconsole.services import commands as C
+from zconsole.services.read import catalogue as C
 
 if TYPE_CHECKING:
     from conftest import ZfsGuest

@@ -16,9 +16,9 @@ import pytest
 
 from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.plan import CheckLevel, Plan
-from zconsole.services import guards, plans
-from zconsole.services.dedup import read_dedup
-from zconsole.services.runner import PlanRunner, RunEvent
+from zconsole.services.ops.engine.runner import PlanRunner, RunEvent
+from zconsole.services.ops.zfs import guards, plans
+from zconsole.services.read.dedup import read_dedup
 
 if TYPE_CHECKING:
     from conftest import ZfsGuest
@@ -72,7 +72,7 @@ def test_too_small_disk_guard_agrees_with_zpool(clean_guest: ZfsGuest) -> None:
     g = clean_guest
     g.exec(["zpool", "create", "tank", "mirror", "vdf", "vdg"])
     i = inputs(g)
-    plan = plans.build_attach(i.snapshot, "tank", "vdf", "vdb", props=i.props)
+    plan = plans.build_attach(i.reading, "tank", "vdf", "vdb", props=i.props)
     assert failing(plan.checks).get("size") is CheckLevel.BLOCK
     size = [c for c in plan.checks if c.name == "size"][0]
     # 1 GiB disk -> 1063256064-byte leaf; the 2 GiB members have 2136997888
@@ -84,7 +84,7 @@ def test_too_small_disk_guard_agrees_with_zpool(clean_guest: ZfsGuest) -> None:
     # accepts a 1 GiB disk exactly (the reserve is the same on both sides)
     g.exec(["zpool", "create", "small", "vdc"])
     i = inputs(g, "small")
-    ok = plans.build_attach(i.snapshot, "small", "vdc", "vdd", props=i.props)
+    ok = plans.build_attach(i.reading, "small", "vdc", "vdd", props=i.props)
     assert [c for c in ok.checks if c.name == "size"][0].passed
 
 
@@ -94,7 +94,7 @@ def test_mounted_disk_guard_agrees_with_zpool(clean_guest: ZfsGuest) -> None:
     g.exec("mke2fs -q -F -t ext4 /dev/vdc && mkdir -p /mnt/busy && mount /dev/vdc /mnt/busy")
     try:
         i = inputs(g)
-        plan = plans.build_attach(i.snapshot, "tank", "vdb", "vdc", props=i.props)
+        plan = plans.build_attach(i.reading, "tank", "vdb", "vdc", props=i.props)
         in_use = [c for c in plan.checks if c.name == "in-use"][0]
         assert (in_use.passed, in_use.level) == (False, CheckLevel.BLOCK)
         assert "mounted at /mnt/busy" in in_use.detail
@@ -106,7 +106,7 @@ def test_mounted_disk_guard_agrees_with_zpool(clean_guest: ZfsGuest) -> None:
         g.exec("umount /mnt/busy", check=False)
     # unmounted, the ext4 filesystem is old data: a second confirmation and -f
     i = inputs(g)
-    plan = plans.build_attach(i.snapshot, "tank", "vdb", "vdc", props=i.props)
+    plan = plans.build_attach(i.reading, "tank", "vdb", "vdc", props=i.props)
     assert failing(plan.checks).get("old-data") is CheckLevel.CONFIRM
 
 
@@ -117,14 +117,14 @@ def test_exported_pool_label_needs_confirmation_and_f(clean_guest: ZfsGuest, tmp
     g.exec(["zpool", "create", "old", "vdd"])
     g.exec(["zpool", "export", "old"])
     i = inputs(g)
-    plan = plans.build_attach(i.snapshot, "tank", "vdb", "vdd", props=i.props)
+    plan = plans.build_attach(i.reading, "tank", "vdb", "vdd", props=i.props)
     label = [c for c in plan.checks if c.name == "foreign-label"][0]
     assert (label.passed, label.level, label.force_flag) == (False, CheckLevel.CONFIRM, "-f")
     assert "pool old" in label.detail
     assert not plan.blocked and plan.needs_force
     r = g.exec(list(plan.argv_list()[0]), check=False)
     assert r.returncode != 0 and "exported pool 'old'" in r.stderr, r.stderr
-    forced = plans.build_attach(i.snapshot, "tank", "vdb", "vdd", props=i.props, force=True)
+    forced = plans.build_attach(i.reading, "tank", "vdb", "vdd", props=i.props, force=True)
     assert forced.argv_list()[0][:3] == ("zpool", "attach", "-f")
     status, _, _ = run_plan(g, forced, tmp_path)
     assert status == "done"
@@ -136,14 +136,14 @@ def test_detach_guards_agree_with_zpool(clean_guest: ZfsGuest) -> None:
     g.exec(["zpool", "create", "solo", "vde"])
     g.exec(["zpool", "create", "tank", "mirror", "vdb", "vdc"])
     i = inputs(g)
-    solo = i.snapshot.pool("solo")
+    solo = i.reading.pool("solo")
     assert solo is not None and solo.status is not None
     c = guards.check_detach(solo.status, "vde")[0]
     assert (c.name, c.passed, c.level) == ("detach-target", False, CheckLevel.BLOCK)
     r = g.exec(["zpool", "detach", "solo", "vde"], check=False)
     assert r.returncode != 0 and "only applicable to mirror and replacing vdevs" in r.stderr
 
-    tank = i.snapshot.pool("tank")
+    tank = i.reading.pool("tank")
     assert tank is not None and tank.status is not None
     warn = [c for c in guards.check_detach(tank.status, "vdb") if not c.passed]
     assert [(c.name, c.level) for c in warn] == [("redundancy-after", CheckLevel.WARN)]
@@ -151,7 +151,7 @@ def test_detach_guards_agree_with_zpool(clean_guest: ZfsGuest) -> None:
     g.exec(["zpool", "offline", "tank", "vdc"])
     random_data(g, "/tank/f", 16)
     i = inputs(g)
-    plan = plans.build_detach(i.snapshot, "tank", "vdb")
+    plan = plans.build_detach(i.reading, "tank", "vdb")
     last = [c for c in plan.checks if c.name == "last-replica"][0]
     assert (last.passed, last.level) == (False, CheckLevel.BLOCK)
     assert "cannot detach vdb: no valid replicas" in last.detail
@@ -168,7 +168,7 @@ def test_attach_then_detach_plans_run(clean_guest: ZfsGuest, tmp_path: Path) -> 
     g.exec(["zpool", "create", "-O", "compression=off", "tank", "vdb"])
     random_data(g, "/tank/f", 64)
     i = inputs(g)
-    plan = plans.build_attach(i.snapshot, "tank", "vdb", "vdc", props=i.props)
+    plan = plans.build_attach(i.reading, "tank", "vdb", "vdc", props=i.props)
     assert plan.argv_list() == [("zpool", "attach", "tank", "vdb", BYID + "vdc")]
     assert not plan.blocked and not plan.needs_force, plan.checks
     t0 = time.monotonic()
@@ -177,7 +177,7 @@ def test_attach_then_detach_plans_run(clean_guest: ZfsGuest, tmp_path: Path) -> 
     out = g.exec(["zpool", "status", "tank"]).stdout
     assert "mirror-0" in out and "virtio-zfsvm-vdc" in out
     i = inputs(g)
-    plan = plans.build_detach(i.snapshot, "tank", "virtio-zfsvm-vdc")
+    plan = plans.build_detach(i.reading, "tank", "virtio-zfsvm-vdc")
     assert plan.argv_list() == [("zpool", "detach", "tank", "virtio-zfsvm-vdc")]
     status, _, _ = run_plan(g, plan, tmp_path / "d")
     assert status == "done"
@@ -190,7 +190,7 @@ def test_replace_grow_plan_runs_and_grows(clean_guest: ZfsGuest, tmp_path: Path)
     g.exec(["zpool", "create", "-O", "compression=off", "tank", "mirror", "vdb", "vdc"])
     random_data(g, "/tank/f", 64)
     i = inputs(g)
-    plan = plans.build_replace_grow(i.snapshot, "tank", "mirror-0", ["vdf", "vdg"],
+    plan = plans.build_replace_grow(i.reading, "tank", "mirror-0", ["vdf", "vdg"],
                                     props=i.props)
     assert plan.argv_list() == [
         ("zpool", "replace", "tank", "vdb", BYID + "vdf"),
@@ -226,7 +226,7 @@ def test_dedup_off_plan_rewrites_and_the_table_empties(clean_guest: ZfsGuest,
     assert before.ddt is not None and before.ddt.sizes_are_totals is (g.flavour == "2.3")
     assert [d.name for d in before.datasets] == ["tank/dd"]
     i = inputs(g)
-    plan = plans.build_dedup_off(before, None, rewrite=["tank/dd"], snapshot=i.snapshot)
+    plan = plans.build_dedup_off(before, None, rewrite=["tank/dd"], reading=i.reading)
     assert not plan.blocked, plan.checks
     t0 = time.monotonic()
     status, events, _ = run_plan(g, plan, tmp_path)

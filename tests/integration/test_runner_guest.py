@@ -47,8 +47,8 @@ CHILD = r"""
 import json, sys
 from zconsole.hosts.ssh import SshHost
 from zconsole.hosts.journal import AuditLog, PlanStore
-from zconsole.services.plan_io import plan_from_dict
-from zconsole.services.runner import PlanRunner, WaitProgress
+from zconsole.services.ops.engine.plan_io import plan_from_dict
+from zconsole.services.ops.engine.runner import PlanRunner, WaitProgress
 
 ssh_config, state, plan_file = sys.argv[1:4]
 with open(plan_file) as f:
@@ -87,11 +87,11 @@ def test_replace_killed_mid_resilver_then_resumed(clean_guest: ZfsGuest, tmp_pat
                                                   ) -> None:
     from zconsole.hosts.journal import AuditLog, PlanStore
     from zconsole.model.plan import StepStatus
-    from zconsole.services import plans
-    from zconsole.services.plan_io import plan_to_dict
-    from zconsole.services.resume import find_resumable
-    from zconsole.services.runner import PlanRunner, RunEvent, WaitProgress
-    from zconsole.services.snapshot import collect
+    from zconsole.services.ops.engine.plan_io import plan_to_dict
+    from zconsole.services.ops.engine.resume import find_resumable
+    from zconsole.services.ops.engine.runner import PlanRunner, RunEvent, WaitProgress
+    from zconsole.services.ops.zfs import plans
+    from zconsole.services.read.collect import collect
 
     g = clean_guest
     times: dict[str, float] = {}

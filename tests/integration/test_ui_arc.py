@@ -12,9 +12,9 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from zconsole.parsers.arcstats import parse_arcstats
-from zconsole.services.arc import fmt_bytes
+from zconsole.services.read.arc import fmt_bytes
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.screens.arc import ArcScreen
+from zconsole.ui.screens.arc.screen import ArcScreen
 
 if TYPE_CHECKING:
     from tests.integration.conftest import ZfsGuest

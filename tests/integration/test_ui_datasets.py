@@ -77,15 +77,15 @@ async def _wait(pilot: Any, cond: Callable[[], bool], what: str, seconds: float 
 async def test_datasets_screen_on_the_guest(clone_chain: ZfsGuest) -> None:
     from textual.widgets import Static
 
-    from zconsole.services.datasets import blast_radius
+    from zconsole.services.read.datasets import blast_radius
     from zconsole.ui.app import ZConsoleApp
-    from zconsole.ui.datasets import TreeTable
-    from zconsole.ui.screens.datasets import DatasetsScreen
+    from zconsole.ui.screens.datasets.screen import DatasetsScreen
+    from zconsole.ui.screens.datasets.view import TreeTable
 
     g = clone_chain
     app = ZConsoleApp(g.host(), refresh_interval=3600)
     async with app.run_test(size=(120, 40)) as pilot:
-        await _wait(pilot, lambda: app.snapshot is not None and app.refresh_started is None,
+        await _wait(pilot, lambda: app.reading is not None and app.refresh_started is None,
                     "the first refresh", 300)
         await pilot.press("3")
         await pilot.pause()

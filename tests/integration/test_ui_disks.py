@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from zconsole.model.snapshot import DiskState
-from zconsole.services.disks_view import build_rows
+from zconsole.model.reading import DiskState
+from zconsole.services.read.disks import build_rows
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.disks import DisksTable, DisksView
-from zconsole.ui.screens.disks import DisksScreen
+from zconsole.ui.screens.disks.screen import DisksScreen
+from zconsole.ui.screens.disks.view import DisksTable, DisksView
 
 if TYPE_CHECKING:
     from tests.integration.conftest import ZfsGuest
@@ -60,7 +60,7 @@ async def test_disks_screen_on_guest(clean_guest: ZfsGuest) -> None:
         await refreshed(app, pilot, 1)
         screen = app.screen
         assert isinstance(screen, DisksScreen)
-        snap = app.snapshot
+        snap = app.reading
         assert snap is not None and snap.disks.value is not None, snap and snap.disks.error
         rows = {r.name: r for r in build_rows(snap.disks.value, findings=app.findings)}
         view = screen.query_one(DisksView)

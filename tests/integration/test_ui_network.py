@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from textual.widgets import Static
 
-from zconsole.services.network import collect_network
+from zconsole.services.read.network import collect_network
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.screens.network import NetworkScreen
+from zconsole.ui.screens.network.screen import NetworkScreen
 
 if TYPE_CHECKING:
     from conftest import ZfsGuest

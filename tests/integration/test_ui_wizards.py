@@ -18,7 +18,7 @@ import pytest
 from textual.widgets import Static
 
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.pools import PoolBlock, PoolsView
+from zconsole.ui.screens.pools.view import PoolBlock, PoolsView
 from zconsole.ui.wizards.screen import Phase, WizardScreen
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ async def test_attach_wizard_on_the_guest(clean_guest: ZfsGuest, tmp_path: Path)
     app.wizard_poll_interval = 0.5  # type: ignore[attr-defined]
     t0 = time.monotonic()
     async with app.run_test(size=(120, 40)) as pilot:
-        await _until(pilot, lambda: app.snapshot is not None and app.refresh_started is None,
+        await _until(pilot, lambda: app.reading is not None and app.refresh_started is None,
                      "the first refresh", 120)
         await pilot.pause(0.3)
         view = app.screen.query_one(PoolsView)
@@ -82,7 +82,7 @@ async def test_attach_wizard_on_the_guest(clean_guest: ZfsGuest, tmp_path: Path)
         await pilot.press("enter")
         assert screen.phase is Phase.CONFIRM
         expected = screen.pending[0].expected
-        snap = app.snapshot
+        snap = app.reading
         assert snap is not None and snap.disks.value is not None
         disk = snap.disks.value.device(first.value)
         assert disk is not None and disk.serial and expected == disk.serial  # the serial

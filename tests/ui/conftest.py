@@ -33,8 +33,8 @@ async def settle(app: ZConsoleApp, pilot: object, refreshes: int = 1) -> None:
     done = 0
     seen = None
     for _ in range(2000):
-        if app.snapshot is not None and app.snapshot is not seen and app.refresh_started is None:
-            seen = app.snapshot
+        if app.reading is not None and app.reading is not seen and app.refresh_started is None:
+            seen = app.reading
             done += 1
             if done >= refreshes:
                 break

@@ -19,11 +19,11 @@ from tests.ui.conftest import FROZEN, settle
 from zconsole.hosts.base import PermissionDenied
 from zconsole.hosts.demo import DemoHost
 from zconsole.parsers.arcstats import parse_arcstats
-from zconsole.services import commands
-from zconsole.services.arc import ArcReport, fmt_bytes
+from zconsole.services.read import catalogue
+from zconsole.services.read.arc import ArcReport, fmt_bytes
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.arc import ArcPanel, ArcView, spark
-from zconsole.ui.screens.arc import ArcScreen
+from zconsole.ui.screens.arc.screen import ArcScreen
+from zconsole.ui.screens.arc.view import ArcPanel, ArcView, spark
 
 STEP = 5.0
 
@@ -50,7 +50,7 @@ class ArcDeniedHost(DemoHost):
     deny = False
 
     def read_text(self, path: str) -> str:
-        if self.deny and path == commands.ARCSTATS:
+        if self.deny and path == catalogue.ARCSTATS:
             raise PermissionDenied(None, f"cannot open {path}: Permission denied")
         return super().read_text(path)
 
@@ -97,7 +97,7 @@ async def test_shown_values_equal_the_report(version: str) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await open_arc(app, pilot, refreshes=4)
         report = report_of(app)
-        snap = app.snapshot
+        snap = app.reading
         assert snap is not None and snap.arc.value is not None
         arc = snap.arc.value
         # the figures are the snapshot's arcstats, not something else
@@ -209,7 +209,7 @@ async def test_demo_figures_match_arcstats_read_at_the_same_moment() -> None:
         await open_arc(app, pilot, refreshes=2)
         report = report_of(app)
         # the clock does not move between refreshes: a read now is "the same moment"
-        now = parse_arcstats(app.host.read_text(commands.ARCSTATS))
+        now = parse_arcstats(app.host.read_text(catalogue.ARCSTATS))
         assert (report.size, report.target, report.c_max) == (now.size, now.target, now.c_max)
 
 

@@ -11,8 +11,8 @@ from tests.fakes import DelegatingHost
 from tests.ui.conftest import frozen, make_app, settle
 from zconsole.hosts.base import CommandTimedOut, Host, Result
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.pools import PoolBlock
-from zconsole.ui.widgets import ProblemsPanel
+from zconsole.ui.kit.widgets import ProblemsPanel
+from zconsole.ui.screens.pools.view import PoolBlock
 
 
 def table_text(app: ZConsoleApp, pool: str) -> str:
@@ -31,7 +31,7 @@ async def test_pools_tree_from_demo_host(version: str) -> None:
     app = make_app("showcase", version)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        snap = app.snapshot
+        snap = app.reading
         assert snap is not None and snap.pool_status.ok
         names = [p.name for p in snap.pools]
         assert "tank" in names
@@ -99,7 +99,7 @@ async def test_hung_zpool_never_shows_healthy() -> None:
     app = ZConsoleApp(host, clock=frozen, refresh_interval=3600)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        snap = app.snapshot
+        snap = app.reading
         assert snap is not None
         assert not snap.pool_status.ok
         assert snap.healthy_pools == ()
@@ -129,7 +129,7 @@ async def test_refresh_that_raises_is_shown_not_fatal() -> None:
             await pilot.pause(0.01)
         assert app.last_error and "simulated collector crash" in app.last_error
         assert "last refresh failed" in str(app.query_one("#refresh", Label).render())
-        assert app.snapshot is not None  # the old data stays on screen
+        assert app.reading is not None  # the old data stays on screen
 
 
 async def test_number_keys_switch_screens_and_keep_the_frame() -> None:
@@ -201,7 +201,7 @@ async def test_header_drops_whole_facts_when_narrow(width: int) -> None:
     async with app.run_test(size=(width, 24)) as pilot:
         await settle(app, pilot)
         facts = str(app.screen.query_one("#facts", Label).render())
-        kernel = app.snapshot.kernel.value  # type: ignore[union-attr]
+        kernel = app.reading.kernel.value  # type: ignore[union-attr]
         assert kernel
         assert "OpenZFS 2.3.2" in facts
         assert (f"kernel {kernel}" in facts) == (width == 120)

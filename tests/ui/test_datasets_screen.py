@@ -17,9 +17,9 @@ from tests.ui.conftest import FROZEN, frozen, make_app, settle
 from zconsole.hosts.base import CommandTimedOut, Host, Result
 from zconsole.hosts.demo import DemoHost
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.datasets import RadiusPanel, TreeTable
-from zconsole.ui.screens.datasets import DatasetsScreen
-from zconsole.ui.widgets import human_bytes
+from zconsole.ui.kit.widgets import human_bytes
+from zconsole.ui.screens.datasets.screen import DatasetsScreen
+from zconsole.ui.screens.datasets.view import RadiusPanel, TreeTable
 
 SIZES = [(80, 24), (120, 40)]
 

@@ -12,11 +12,11 @@ from textual.widgets import Sparkline, Static
 from tests.fakes import DelegatingHost
 from tests.ui.conftest import FROZEN, frozen, make_app, settle
 from zconsole.hosts.base import CommandNotFound, Host, Result
-from zconsole.model.snapshot import DiskState
-from zconsole.services.disks_view import DiskRow, build_rows
+from zconsole.model.reading import DiskState
+from zconsole.services.read.disks import DiskRow, build_rows
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.disks import DisksTable, DisksView
-from zconsole.ui.screens.disks import DisksScreen
+from zconsole.ui.screens.disks.screen import DisksScreen
+from zconsole.ui.screens.disks.view import DisksTable, DisksView
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -39,7 +39,7 @@ def detail(app: ZConsoleApp) -> str:
 
 
 def service_rows(app: ZConsoleApp) -> dict[str, DiskRow]:
-    snap = app.snapshot
+    snap = app.reading
     assert snap is not None and snap.disks.value is not None
     return {r.name: r for r in build_rows(snap.disks.value, findings=app.findings)}
 
@@ -254,7 +254,7 @@ async def test_host_without_udevadm_or_lsblk_lists_disks_from_sysfs() -> None:
         assert "identity from sysfs" in summary
         assert "udevadm: command not found" in summary
         assert "lsblk unavailable" in summary
-        inv = app.snapshot.disks.value if app.snapshot else None
+        inv = app.reading.disks.value if app.reading else None
         assert inv is not None
         sda = inv.device("sda")
         assert sda is not None and f"{sda.size_bytes:,} bytes" in detail(app)

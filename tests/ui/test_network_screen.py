@@ -12,7 +12,7 @@ from textual.widgets import Static
 from tests.ui.conftest import make_app, settle
 from zconsole.hosts.replay import ReplayHost
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.screens.network import NetworkReadFailed, NetworkScreen
+from zconsole.ui.screens.network.screen import NetworkReadFailed, NetworkScreen
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "iproute"
 SIZES = [(80, 24), (120, 40)]

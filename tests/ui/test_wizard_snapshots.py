@@ -114,7 +114,7 @@ def test_wizard_pictures(snap_compare: Any, size: tuple[int, int], case: str,
             await settle(app, pilot)
             flow = hand_flow(AttachFlow(preset={"target": f"tank\t{TANK_A0}",
                                                 "disk": "sdj"}), hand_attach)
-            screen = WizardScreen(flow, host=app.host, snapshot=app.snapshot)
+            screen = WizardScreen(flow, host=app.host, reading=app.reading)
             await app.push_screen(screen)
             await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview")
             await pilot.press("enter", *"tank", "enter")
@@ -132,13 +132,13 @@ def test_wizard_pictures(snap_compare: Any, size: tuple[int, int], case: str,
 def _in_flight(home: Path) -> tuple[DemoHost, str]:
     """A replace-to-grow plan stopped mid-resilver, as a killed console leaves it."""
     from zconsole.hosts.journal import AuditLog, PlanStore
-    from zconsole.services import plans
-    from zconsole.services.runner import PlanRunner, WaitProgress
+    from zconsole.services.ops.engine.runner import PlanRunner, WaitProgress
+    from zconsole.services.ops.zfs import plans
 
     host = DemoHost("grow", zfs_version="2.3", clock=frozen, seed=0)
     state = home / "state"
     inputs = plans.read_inputs(host, "tank")
-    plan = plans.build_replace_grow(inputs.snapshot, "tank", "mirror-0", ["sdc", "sdd"],
+    plan = plans.build_replace_grow(inputs.reading, "tank", "mirror-0", ["sdc", "sdd"],
                                     props=inputs.props, on_site=False, plan_id="f" * 32)
     cancel = threading.Event()
 

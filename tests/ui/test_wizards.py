@@ -32,9 +32,9 @@ from zconsole.model.plan import (
     Wait,
     predicate,
 )
-from zconsole.model.snapshot import HostSnapshot
+from zconsole.model.reading import HostReading
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.pools import PoolsView
+from zconsole.ui.screens.pools.view import PoolsView
 from zconsole.ui.wizards.choices import Selection
 from zconsole.ui.wizards.flows import AttachFlow, Flow
 from zconsole.ui.wizards.screen import Phase, WizardScreen
@@ -76,12 +76,12 @@ def audit(tmp: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def hand_attach(host: Host, snapshot: HostSnapshot | None, chosen: Mapping[str, str],
+def hand_attach(host: Host, reading: HostReading | None, chosen: Mapping[str, str],
                 force: bool) -> Plan:
     """An attach plan as services.plans builds one: by-id path, confirmation, wait."""
     pool, leaf = chosen["target"].split("\t")
-    assert snapshot is not None and snapshot.disks.value is not None
-    disk = snapshot.disks.value.device(chosen["disk"])
+    assert reading is not None and reading.disks.value is not None
+    disk = reading.disks.value.device(chosen["disk"])
     assert disk is not None and disk.preferred_id
     new = disk.preferred_id
     return Plan(
@@ -111,7 +111,7 @@ def hand_flow(flow: Flow, builder: Any) -> Flow:
 async def open_hand_attach(app: ZConsoleApp, pilot: Any, disk: str) -> WizardScreen:
     screen = WizardScreen(hand_flow(AttachFlow(selection=Selection("tank", path=("mirror-0",))),
                                     hand_attach),
-                          host=app.host, snapshot=app.snapshot)
+                          host=app.host, reading=app.reading)
     await app.push_screen(screen)
     await pilot.pause()
     assert screen.phase is Phase.CHOOSE and screen.stage is not None
@@ -178,7 +178,7 @@ async def test_typed_confirmation_mismatch_runs_nothing(tmp_path: Path) -> None:
 
 async def test_zfs_refusal_is_shown_verbatim_with_its_explanation(tmp_path: Path) -> None:
     """sdj has 4096-byte logical sectors; tank's mirrors are ashift 9: ZFS refuses."""
-    from zconsole.services.refusals import explain
+    from zconsole.services.ops.zfs.refusals import explain
 
     app = wizard_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -187,7 +187,7 @@ async def test_zfs_refusal_is_shown_verbatim_with_its_explanation(tmp_path: Path
         # ZFS itself refuses.
         flow = hand_flow(AttachFlow(preset={"target": f"tank\t{TANK_A0}", "disk": "sdj"}),
                          hand_attach)
-        screen = WizardScreen(flow, host=app.host, snapshot=app.snapshot)
+        screen = WizardScreen(flow, host=app.host, reading=app.reading)
         await app.push_screen(screen)
         await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview")
         await pilot.press("enter", *"tank", "enter")
@@ -222,7 +222,7 @@ async def test_blocked_plan_cannot_run(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         screen = WizardScreen(hand_flow(AttachFlow(preset={"target": "x", "disk": "y"}),
-                                        lambda *a: plan), host=app.host, snapshot=app.snapshot)
+                                        lambda *a: plan), host=app.host, reading=app.reading)
         await app.push_screen(screen)
         await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview")
         text = body_text(screen)
@@ -237,7 +237,7 @@ async def test_blocked_plan_cannot_run(tmp_path: Path) -> None:
 async def test_confirm_check_needs_an_explicit_second_confirmation(tmp_path: Path) -> None:
     built: list[bool] = []
 
-    def builder(host: Host, snap: HostSnapshot | None, chosen: Mapping[str, str],
+    def builder(host: Host, snap: HostReading | None, chosen: Mapping[str, str],
                 force: bool) -> Plan:
         built.append(force)
         argv = ("zpool", "set", "autoexpand=on", "tank")
@@ -249,7 +249,7 @@ async def test_confirm_check_needs_an_explicit_second_confirmation(tmp_path: Pat
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         screen = WizardScreen(hand_flow(AttachFlow(preset={"target": "x", "disk": "y"}),
-                                        builder), host=app.host, snapshot=app.snapshot)
+                                        builder), host=app.host, reading=app.reading)
         await app.push_screen(screen)
         await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview")
         assert "▲ NEEDS -f" in body_text(screen)
@@ -329,7 +329,7 @@ async def test_operator_step_with_identify_then_done(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         screen = WizardScreen(hand_flow(AttachFlow(preset={"target": "x", "disk": "y"}),
-                                        lambda *a: plan), host=app.host, snapshot=app.snapshot)
+                                        lambda *a: plan), host=app.host, reading=app.reading)
         await app.push_screen(screen)
         await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview")
         assert "✋ on site: Pull the disk with serial PN2334PBJ4K7XT" in body_text(screen)
@@ -355,7 +355,7 @@ async def test_pools_cursor_selects_a_member_and_d_opens_detach_on_it(tmp_path: 
     app = wizard_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        from zconsole.ui.pools import PoolBlock
+        from zconsole.ui.screens.pools.view import PoolBlock
 
         view = app.screen.query_one(PoolsView)
         assert view.selected_key() == "fast"  # the first pool's table
@@ -396,7 +396,7 @@ async def test_pools_cursor_selects_a_member_and_d_opens_detach_on_it(tmp_path: 
 @pytest.mark.parametrize("key", ["a", "d", "g", "D"])
 async def test_read_only_has_no_wizard_key_footer_or_palette_entry(tmp_path: Path,
                                                                    key: str) -> None:
-    from zconsole.ui.screens.pools import WIZARD_ACTIONS, WizardCommands
+    from zconsole.ui.screens.pools.screen import WIZARD_ACTIONS, WizardCommands
 
     app = wizard_app(tmp_path, read_only=True)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -412,7 +412,7 @@ async def test_read_only_has_no_wizard_key_footer_or_palette_entry(tmp_path: Pat
 
 
 async def test_writable_console_has_the_wizard_keys_and_palette_entries(tmp_path: Path) -> None:
-    from zconsole.ui.screens.pools import WIZARD_ACTIONS, WizardCommands
+    from zconsole.ui.screens.pools.screen import WIZARD_ACTIONS, WizardCommands
 
     app = wizard_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -506,7 +506,7 @@ async def test_detach_of_the_last_good_copy_is_blocked_before_zfs_says_it(
     app = wizard_app(tmp_path, "degraded")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        snap = app.snapshot
+        snap = app.reading
         assert snap is not None
         pool = next(p for p in snap.pool_status.value or () if p.name == "tank")
         good = next(c.name for c in pool.vdevs[0].children if c.state == "ONLINE")

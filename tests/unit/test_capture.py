@@ -10,9 +10,9 @@ import pytest
 
 from zconsole.hosts.base import CommandNotFound, Result
 from zconsole.hosts.replay import ReplayHost
-from zconsole.services import commands as C
-from zconsole.services.capture import capture
-from zconsole.services.snapshot import collect
+from zconsole.services.read import catalogue as C
+from zconsole.services.read.capture import capture
+from zconsole.services.read.collect import collect
 
 FROZEN = 1795302010.0
 

@@ -126,7 +126,7 @@ def test_capture_accepts_host_before_or_after_the_subcommand(
         seen.append((dest, directory, ssh_config))
         return 0
 
-    monkeypatch.setattr("zconsole.cli.capture_cmd.run_capture", fake)
+    monkeypatch.setattr("zconsole.cli.commands.capture.run_capture", fake)
     assert main(["capture", "--host", "root@box", "--ssh-config", "cfg", "out"]) == 0
     assert main(["--host", "root@box", "--ssh-config", "cfg", "capture", "out"]) == 0
     assert seen == [("root@box", "out", "cfg"), ("root@box", "out", "cfg")]

@@ -11,7 +11,7 @@ import pytest
 from zconsole.hosts.base import CommandFailed, Result
 from zconsole.hosts.demo import DemoHost
 from zconsole.parsers.zpool_status import parse_zpool_status
-from zconsole.services.dedup import followers, read_dedup, roots, shrink_sentence
+from zconsole.services.read.dedup import followers, read_dedup, roots, shrink_sentence
 
 T0 = 1795302000.0
 

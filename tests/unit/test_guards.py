@@ -11,9 +11,9 @@ from zconsole.hosts.demo import DemoHost
 from zconsole.model.disk import Disk
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.plan import Check, CheckLevel
-from zconsole.model.snapshot import HostSnapshot, Part
-from zconsole.services import guards as G
-from zconsole.services.snapshot import collect
+from zconsole.model.reading import HostReading, Part
+from zconsole.services.ops.zfs import guards as G
+from zconsole.services.read.collect import collect
 
 T0 = 1795302000.0
 A0 = "ata-HGST_HUS724040ALE640_PN2334PBJ1A2BT"  # showcase tank mirror-0
@@ -26,7 +26,7 @@ D_BAD = "ata-ST4000VN008-2DR166_ZGY8C3D4"  # degraded tank mirror-0, FAULTED
 MEMBER_4T = 4000787030016 - 10 * (1 << 20)  # a 4 TB member's leaf: disk minus 10 MiB
 
 
-def snap(scenario: str = "showcase", version: str = "2.3") -> HostSnapshot:
+def snap(scenario: str = "showcase", version: str = "2.3") -> HostReading:
     return collect(DemoHost(scenario, version, clock=lambda: T0))
 
 
@@ -36,7 +36,7 @@ def by_name(checks: list[Check], name: str) -> Check:
     return hits[0]
 
 
-def with_disk(s: HostSnapshot, name: str, **changes: object) -> HostSnapshot:
+def with_disk(s: HostReading, name: str, **changes: object) -> HostReading:
     """The snapshot with one inventory device changed (size, holders, mounts, links...)."""
     inv = s.disks.value
     assert inv is not None

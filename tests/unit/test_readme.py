@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import zconsole.services.slowdisk as slowdisk
+import zconsole.services.health.slowdisk as slowdisk
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -20,15 +20,15 @@ from zconsole.cli.main import main
 from zconsole.hosts.base import HostError
 from zconsole.hosts.replay import ReplayHost
 from zconsole.model.pool import Pool, ScanFunction, ScanState, Section, Vdev
-from zconsole.model.snapshot import DiskState, HostSnapshot
+from zconsole.model.reading import DiskState, HostReading
 from zconsole.parsers.zpool_iostat import latency_column_count
 from zconsole.parsers.zpool_status import parse_zpool_status
-from zconsole.services import commands as C
-from zconsole.services.capture import _is_allowed
-from zconsole.services.live import Live
-from zconsole.services.network import collect_network
-from zconsole.services.sampling import zfs_latency
-from zconsole.services.snapshot import collect, list_snapshots, pool_properties
+from zconsole.services.read import catalogue as C
+from zconsole.services.read.capture import _is_allowed
+from zconsole.services.read.collect import collect, list_snapshots, pool_properties
+from zconsole.services.read.network import collect_network
+from zconsole.services.read.refresh import Live
+from zconsole.services.read.sampling import zfs_latency
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "capture"
 VERSIONS = {"2.1": "2.1.11", "2.3": "2.3.2"}
@@ -50,7 +50,7 @@ def manifest(flavour: str, state: str) -> dict[str, Any]:
 
 
 @functools.cache
-def snap(flavour: str, state: str) -> HostSnapshot:
+def snap(flavour: str, state: str) -> HostReading:
     return collect(ReplayHost(str(state_dir(flavour, state))))
 
 
@@ -154,7 +154,7 @@ def test_capture_answers_every_read_of_a_refresh(flavour: str, state: str) -> No
     live = Live(host)
     first = live.refresh_all()
     second = live.refresh_all()
-    for ds in first.snapshot.datasets.value or ():
+    for ds in first.reading.datasets.value or ():
         assert list_snapshots(host, ds.name).ok
     assert pool_properties(host, "tank").ok
     net = collect_network(host)

@@ -24,7 +24,7 @@ from zconsole.model.plan import (
     Wait,
     predicate,
 )
-from zconsole.services.runner import (
+from zconsole.services.ops.engine.runner import (
     CheckResult,
     CommandFinished,
     NeedsOperator,

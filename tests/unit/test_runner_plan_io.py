@@ -18,7 +18,7 @@ from zconsole.model.plan import (
     Wait,
     predicate,
 )
-from zconsole.services.plan_io import (
+from zconsole.services.ops.engine.plan_io import (
     PlanFormatError,
     outcome_from_dict,
     outcome_to_dict,

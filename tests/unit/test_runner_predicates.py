@@ -10,7 +10,7 @@ from tests.unit.test_services_fakehost import FakeHost
 from zconsole.hosts.base import CommandFailed, Result
 from zconsole.hosts.demo import DemoHost
 from zconsole.model.plan import predicate
-from zconsole.services.predicates import Evaluator, evaluate
+from zconsole.services.ops.engine.predicates import Evaluator, evaluate
 
 T0 = 1795302000.0
 A0 = "ata-HGST_HUS724040ALE640_PN2334PBJ1A2BT"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from zconsole.hosts.demo import DemoHost
-from zconsole.services.refusals import explain
+from zconsole.services.ops.zfs.refusals import explain
 
 T0 = 1795302000.0
 A0 = "ata-HGST_HUS724040ALE640_PN2334PBJ1A2BT"

@@ -22,9 +22,9 @@ from tests.unit.test_runner import (
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.journal import PlanStore
 from zconsole.model.plan import StepOutcome, StepStatus
-from zconsole.services.plan_io import outcome_to_dict, plan_to_dict
-from zconsole.services.resume import find_resumable
-from zconsole.services.runner import (
+from zconsole.services.ops.engine.plan_io import outcome_to_dict, plan_to_dict
+from zconsole.services.ops.engine.resume import find_resumable
+from zconsole.services.ops.engine.runner import (
     CommandFinished,
     RunEvent,
     StepStarted,

@@ -11,9 +11,9 @@ import pytest
 from tests.unit.test_runner import DdHost, Events, SimClock, audit_records, runner
 from zconsole.hosts.demo import DemoHost
 from zconsole.model.plan import Plan, StepStatus
-from zconsole.services import plans
-from zconsole.services.runner import NeedsOperator, PlanRunner, RunResult, WaitProgress
-from zconsole.services.snapshot import collect
+from zconsole.services.ops.engine.runner import NeedsOperator, PlanRunner, RunResult, WaitProgress
+from zconsole.services.ops.zfs import plans
+from zconsole.services.read.collect import collect
 
 A0 = "ata-HGST_HUS724040ALE640_PN2334PBJ1A2BT"
 A1 = "ata-HGST_HUS724040ALE640_PN2334PBJ4K7XT"
@@ -101,12 +101,12 @@ def test_replace_to_grow(tmp_path: Path, version: str, expand: str) -> None:
 def test_dedup_off_with_a_rewrite(tmp_path: Path, version: str) -> None:
     """dedup=off everywhere, tank/vm rewritten by zfs send | zfs receive (a pipeline, no
     shell) and swapped in; the dedup table shrinks."""
-    from zconsole.services import dedup
+    from zconsole.services.read import dedup
 
     clock = SimClock()
     host = DemoHost("dedup", version, clock)
     before = dedup.read_dedup(host, "tank")
-    plan: Plan = plans.build_dedup_off(before, snapshot=collect(host), rewrite=["tank/vm"])
+    plan: Plan = plans.build_dedup_off(before, reading=collect(host), rewrite=["tank/vm"])
     ev = Events()
     res = run_through(runner(host, plan, tmp_path, clock), ev)
     assert res.status == "done", res.message

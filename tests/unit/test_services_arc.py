@@ -13,14 +13,14 @@ import pytest
 from zconsole.hosts.demo import DemoHost
 from zconsole.model.arc import ArcStats
 from zconsole.model.pool import Pool, Vdev
-from zconsole.model.snapshot import Part
+from zconsole.model.reading import Part
 from zconsole.parsers.arcstats import (
     arc_hit_ratio,
     arc_iohit_ratio,
     demand_data_efficiency,
     parse_arcstats,
 )
-from zconsole.services.arc import (
+from zconsole.services.read.arc import (
     FAMILY_21,
     FAMILY_22,
     ONLY_21,
@@ -34,8 +34,8 @@ from zconsole.services.arc import (
     fmt_pct,
     fmt_rate,
 )
-from zconsole.services.live import Live
-from zconsole.services.sampling import Sampler
+from zconsole.services.read.refresh import Live
+from zconsole.services.read.sampling import Sampler
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "arcstats"
 T0 = 1_795_302_010.0
@@ -282,12 +282,12 @@ def test_demo_host_over_clock_steps(version: str, family: str) -> None:
     reports: list[ArcReport] = []
     for _ in range(4):
         r = live.refresh_all()
-        assert r.snapshot.arc.value is not None
-        arcs.append(r.snapshot.arc.value)
-        reports.append(watch.report(r.snapshot.arc, live.sampler.arc_history, now=clock.t,
+        assert r.reading.arc.value is not None
+        arcs.append(r.reading.arc.value)
+        reports.append(watch.report(r.reading.arc, live.sampler.arc_history, now=clock.t,
                                     refresh_interval=5.0,
-                                    pools=r.snapshot.pool_status.value or (),
-                                    zfs_version=r.snapshot.zfs.version))
+                                    pools=r.reading.pool_status.value or (),
+                                    zfs_version=r.reading.zfs.version))
         clock.t += 5.0
     first, last = reports[0], reports[-1]
     assert first.hit_ratio is None and "after the second refresh" in first.area("hits").sentence

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from zconsole.parsers.zfs_list import DEFAULT_COLUMNS, SNAPSHOT_COLUMNS
-from zconsole.services import commands as C
+from zconsole.services.read import catalogue as C
 
 
 def test_exact_argv() -> None:
@@ -74,7 +74,7 @@ def test_iostat_interval_must_be_positive() -> None:
 
 
 def test_snapshot_name_scan_is_in_the_read_only_catalogue() -> None:
-    from zconsole.services import commands as C
+    from zconsole.services.read import catalogue as C
 
     argv = C.zfs_list_snapshot_names(["tank/a", "tank/b"])
     assert argv[-2:] == ("tank/a", "tank/b") and "used" not in argv[9]

@@ -13,7 +13,8 @@ from zconsole.hosts.base import CommandTimedOut, Result
 from zconsole.hosts.demo import DemoHost
 from zconsole.model.dataset import Dataset
 from zconsole.parsers.zfs_list import parse_zfs_list
-from zconsole.services.datasets import (
+from zconsole.services.read.collect import collect
+from zconsole.services.read.datasets import (
     BlastRadius,
     DatasetTree,
     blast_radius,
@@ -21,7 +22,6 @@ from zconsole.services.datasets import (
     scan_snapshot_names,
     snapshot_names_argv,
 )
-from zconsole.services.snapshot import collect
 
 FROZEN = 1795302010.0
 FIXTURE = (Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "zfs-list"

@@ -10,8 +10,9 @@ import pytest
 from zconsole.hosts.demo import DemoHost
 from zconsole.model.disk import Disk, DiskIo
 from zconsole.model.finding import Finding, Severity
-from zconsole.model.snapshot import DiskInventory, DiskState
-from zconsole.services.disks_view import (
+from zconsole.model.reading import DiskInventory, DiskState
+from zconsole.services.read.collect import collect
+from zconsole.services.read.disks import (
     RoleFilter,
     SortKey,
     build_rows,
@@ -21,8 +22,7 @@ from zconsole.services.disks_view import (
     natural_key,
     sort_rows,
 )
-from zconsole.services.identity import classify
-from zconsole.services.snapshot import collect
+from zconsole.services.read.identity import classify
 
 FROZEN = 1795302010.0
 

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from tests.unit.test_services_fakehost import FakeHost, fixture
 from zconsole.model.disk import Disk
 from zconsole.model.pool import Pool, Section, Vdev
-from zconsole.model.snapshot import DiskInventory, DiskState
-from zconsole.services import commands as C
-from zconsole.services.identity import DiskIndex, classify, collect_inventory
+from zconsole.model.reading import DiskInventory, DiskState
+from zconsole.services.read import catalogue as C
+from zconsole.services.read.identity import DiskIndex, classify, collect_inventory
 
 TOSHIBA = "ata-TOSHIBA_MK4058GSX_Y8UBP1H0T"
 WWN = "wwn-0x50000393d2481234"

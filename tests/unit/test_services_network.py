@@ -15,7 +15,7 @@ from zconsole.hosts.local import LocalHost
 from zconsole.hosts.replay import ReplayHost
 from zconsole.model.finding import Severity
 from zconsole.model.network import IfKind
-from zconsole.services.network import (
+from zconsole.services.read.network import (
     BRIDGE_VLAN,
     IP_ADDR,
     IP_LINK,

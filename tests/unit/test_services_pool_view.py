@@ -4,7 +4,7 @@ that moves as a real one would between refreshes."""
 from __future__ import annotations
 
 from zconsole.hosts.demo import DemoHost
-from zconsole.services.live import Live
+from zconsole.services.read.refresh import Live
 
 
 class StepClock:
@@ -38,7 +38,7 @@ def test_leaf_metrics_and_scan_estimate_over_refreshes() -> None:
     assert est.samples == 6 and est.span_s == 25.0
     assert est.pace_pct_per_min is not None and est.pace_pct_per_min > 0
     assert est.eta_seconds is not None
-    first_pct = results[0].snapshot.pool("fast").status.scan.percent_done  # type: ignore[union-attr]
+    first_pct = results[0].reading.pool("fast").status.scan.percent_done  # type: ignore[union-attr]
     assert est.percent_done > first_pct
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from zconsole.model.pool import Pool, ScanFunction, ScanInfo, ScanState
-from zconsole.services.progress import ScanTracker
+from zconsole.services.read.progress import ScanTracker
 
 
 def pool(pct: float | None, start: int = 100, state: ScanState = ScanState.IN_PROGRESS,

@@ -12,9 +12,10 @@ from zconsole.model.disk import Disk, DiskStat
 from zconsole.parsers.arcstats import parse_arcstats
 from zconsole.parsers.diskstats import parse_diskstats
 from zconsole.parsers.zpool_status_json import parse_zpool_status_json
-from zconsole.services import commands as C
-from zconsole.services.identity import DiskIndex
-from zconsole.services.sampling import (
+from zconsole.services.health.slowdisk import find_slow_disks
+from zconsole.services.read import catalogue as C
+from zconsole.services.read.identity import DiskIndex
+from zconsole.services.read.sampling import (
     Sampler,
     figures_from_diskio,
     figures_from_row,
@@ -23,7 +24,6 @@ from zconsole.services.sampling import (
     map_leaves,
     zfs_latency,
 )
-from zconsole.services.slowdisk import find_slow_disks
 
 DS2 = fixture("diskstats/2.3.2-guest-vdb-vdg-ds2.txt")
 DELTAS = fixture("diskstats/2.3.2-guest-awk-deltas.txt")

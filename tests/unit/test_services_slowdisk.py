@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from zconsole.model.finding import Severity
 from zconsole.model.pool import Pool, Vdev
-from zconsole.services.slowdisk import (
+from zconsole.services.health.slowdisk import (
     DEFAULT_RULE,
     SOURCE_DISKSTATS,
     Figures,
@@ -211,9 +211,9 @@ def test_demo_showcase_slow_mirror_member_is_found() -> None:
     demo = pytest.importorskip("zconsole.hosts.demo")
     if not hasattr(demo, "DemoHost"):
         pytest.skip("zconsole.hosts.demo.DemoHost has not landed yet")
-    from zconsole.services.identity import DiskIndex
-    from zconsole.services.sampling import Sampler
-    from zconsole.services.snapshot import collect
+    from zconsole.services.read.collect import collect
+    from zconsole.services.read.identity import DiskIndex
+    from zconsole.services.read.sampling import Sampler
 
     now = [1_795_302_000.0]
     host = demo.DemoHost(scenario="showcase", zfs_version="2.3", clock=lambda: now[0], seed=0)

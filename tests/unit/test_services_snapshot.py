@@ -1,4 +1,4 @@
-"""collect(host) -> HostSnapshot: real outputs through the real parsers, and every failure mode.
+"""collect(host) -> HostReading: real outputs through the real parsers, and every failure mode.
 
 Real outputs come from tests/fixtures/parsers (each with its SOURCES.md): the OpenZFS 2.3.2
 transcript (zfs version, zpool status -j, zpool list -v, arcstats, diskstats) and a real
@@ -16,10 +16,10 @@ import pytest
 from tests.unit.test_services_fakehost import FakeHost, fixture
 from zconsole.hosts.base import CommandTimedOut, HostUnreachable, PermissionDenied
 from zconsole.hosts.replay import ReplayHost
-from zconsole.model.snapshot import SKIPPED, DiskState, HostSnapshot, ZfsPresence
+from zconsole.model.reading import SKIPPED, DiskState, HostReading, ZfsPresence
 from zconsole.parsers.zfs_list import DEFAULT_COLUMNS
-from zconsole.services import commands as C
-from zconsole.services.snapshot import collect, detect_zfs, list_snapshots, pool_properties
+from zconsole.services.read import catalogue as C
+from zconsole.services.read.collect import collect, detect_zfs, list_snapshots, pool_properties
 
 ZFS_VERSION_23 = fixture("version/2.3.2-zfs-version.txt")
 ZFS_MODULE_23 = fixture("version/2.3.2-sys-module-zfs-version.txt")
@@ -260,7 +260,7 @@ def test_collect_on_replay_host_from_transcript(tmp_path: Path) -> None:
         C.DISKSTATS: DISKSTATS,
     })
     snap = collect(host)
-    assert isinstance(snap, HostSnapshot)
+    assert isinstance(snap, HostReading)
     assert snap.host == "replay: zfsvm" and snap.kind == "replay"
     assert snap.taken_at == 1795302000.0
     assert snap.zfs.json_status
@@ -319,7 +319,7 @@ def test_collect_on_demo_host(version: str) -> None:
 ])
 def test_pool_entry_health(state: str, status: str | None, healthy: bool) -> None:
     from zconsole.model.pool import Pool
-    from zconsole.model.snapshot import PoolEntry
+    from zconsole.model.reading import PoolEntry
 
     assert PoolEntry("tank", Pool("tank", state, status=status), None).healthy is healthy
     assert PoolEntry("tank", None, None).health == "UNKNOWN"

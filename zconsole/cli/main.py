@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="refresh interval (default 5)")
 
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    from zconsole.cli.parse_cmd import KINDS
+    from zconsole.cli.commands.parse import KINDS
 
     pp = sub.add_parser("parse", help="render zpool/zfs output pasted from another host",
                         description="Parse output captured on another host and render it. "
@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
                     default=None,
                     help="zpool-status -D: version that produced it (DDT size semantics)")
 
-    from zconsole.cli.plan_cmd import add_parser as add_plan_parser
+    from zconsole.cli.commands.plan import add_parser as add_plan_parser
 
     add_plan_parser(sub)
 
@@ -120,16 +120,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command == "parse":
-        from zconsole.cli.parse_cmd import run_parse
+        from zconsole.cli.commands.parse import run_parse
 
         return run_parse(args.kind, args.file, as_json=args.json, columns=args.columns,
                          zfs_version=args.parse_zfs_version)
     if args.command == "plan":
-        from zconsole.cli.plan_cmd import run_plan
+        from zconsole.cli.commands.plan import run_plan
 
         return run_plan(args)
     if args.command == "capture":
-        from zconsole.cli.capture_cmd import run_capture
+        from zconsole.cli.commands.capture import run_capture
 
         host = args.capture_host or args.host
         if not host:

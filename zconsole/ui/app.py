@@ -23,7 +23,7 @@ from textual.worker import get_current_worker
 
 from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding
-from zconsole.model.snapshot import HostSnapshot
+from zconsole.model.reading import HostReading
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.registry import SCREENS
 from zconsole.ui.state import ViewState
@@ -138,8 +138,8 @@ class ZConsoleApp(App[None]):
 
     # -- what screens read -------------------------------------------------------------------
     @property
-    def snapshot(self) -> HostSnapshot | None:
-        return self._result.snapshot if self._result is not None else None
+    def reading(self) -> HostReading | None:
+        return self._result.reading if self._result is not None else None
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -149,7 +149,7 @@ class ZConsoleApp(App[None]):
         r = self._result
         return ViewState(
             host=self.host,
-            snapshot=r.snapshot if r is not None else None,
+            reading=r.reading if r is not None else None,
             findings=r.findings if r is not None else (),
             sample=r.sample if r is not None else None,
             sampler=self._live.sampler if self._live is not None else None,
@@ -212,7 +212,7 @@ class ZConsoleApp(App[None]):
 
     @work(thread=True, exclusive=True, group="refresh")
     def _collect(self) -> None:
-        from zconsole.services.live import Live
+        from zconsole.services.read.refresh import Live
 
         worker = get_current_worker()
         try:

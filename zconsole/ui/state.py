@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 
 from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding
-from zconsole.model.snapshot import HostSnapshot
+from zconsole.model.reading import HostReading
 
 if TYPE_CHECKING:
-    from zconsole.services.pool_view import LeafMetrics
-    from zconsole.services.progress import ScanEstimate
-    from zconsole.services.sampling import Sampler, SampleResult
-    from zconsole.services.slowdisk import LeafKey
+    from zconsole.services.health.slowdisk import LeafKey
+    from zconsole.services.read.pools import LeafMetrics
+    from zconsole.services.read.progress import ScanEstimate
+    from zconsole.services.read.sampling import Sampler, SampleResult
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class ViewState:
     """
 
     host: Host
-    snapshot: HostSnapshot | None
+    reading: HostReading | None
     findings: tuple[Finding, ...]
     sample: SampleResult | None
     sampler: Sampler | None

@@ -10,8 +10,8 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from zconsole.ui.kit.widgets import HeaderBar, ProblemsPanel
 from zconsole.ui.state import ViewState
-from zconsole.ui.widgets import HeaderBar, ProblemsPanel
 
 if TYPE_CHECKING:
     from zconsole.ui.app import ZConsoleApp
@@ -64,7 +64,7 @@ class ZScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         state = self.zapp.view_state()
         self.refresh_frame(state)
-        if state.snapshot is not None or state.last_error:
+        if state.reading is not None or state.last_error:
             self.show_state(state)
 
     def refresh_frame(self, state: ViewState) -> None:
@@ -76,8 +76,8 @@ class ZScreen(Screen[None]):
             header.query_one("#facts")  # HeaderBar composes its labels after mounting
         except NoMatches:  # not composed yet: the next tick will do it
             return
-        header.show(host=app.host, snapshot=state.snapshot, now=state.now,
+        header.show(host=app.host, reading=state.reading, now=state.now,
                     refreshing_since=app.refresh_started, paused=app.paused,
                     read_only=app.read_only, error=state.last_error, title=self.TITLE,
                     tabs=screen_tabs())
-        problems.show(state.snapshot, state.last_error, state.now)
+        problems.show(state.reading, state.last_error, state.now)

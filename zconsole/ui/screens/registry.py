@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from zconsole.ui.screens.arc import ArcScreen
+from zconsole.ui.screens.arc.screen import ArcScreen
 from zconsole.ui.screens.base import ZScreen
-from zconsole.ui.screens.datasets import DatasetsScreen
-from zconsole.ui.screens.disks import DisksScreen
-from zconsole.ui.screens.network import NetworkScreen
-from zconsole.ui.screens.pools import PoolsScreen
+from zconsole.ui.screens.datasets.screen import DatasetsScreen
+from zconsole.ui.screens.disks.screen import DisksScreen
+from zconsole.ui.screens.network.screen import NetworkScreen
+from zconsole.ui.screens.pools.screen import PoolsScreen
 
 SCREENS: tuple[type[ZScreen], ...] = (
     PoolsScreen, DisksScreen, DatasetsScreen, ArcScreen, NetworkScreen)

@@ -19,7 +19,7 @@ def open_wizard(app: ZConsoleApp, kind: str, selection: Selection | None = None
     from zconsole.ui.wizards.screen import WizardScreen
 
     flow = FLOWS[kind](selection=selection)
-    screen = WizardScreen(flow, host=app.host, snapshot=app.snapshot)
+    screen = WizardScreen(flow, host=app.host, reading=app.reading)
     app.push_screen(screen)
     return screen
 

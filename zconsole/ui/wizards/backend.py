@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from zconsole.hosts.base import Host
 from zconsole.model.plan import Plan
-from zconsole.model.snapshot import HostSnapshot
+from zconsole.model.reading import HostReading
 
 if TYPE_CHECKING:
     from zconsole.ui.app import ZConsoleApp
@@ -62,7 +62,7 @@ def operator_name() -> str:
 
 def runner_factory(app: ZConsoleApp) -> RunnerFactory:
     from zconsole.hosts.journal import AuditLog
-    from zconsole.services.runner import PlanRunner
+    from zconsole.services.ops.engine.runner import PlanRunner
 
     audit = AuditLog(audit_path_for(app))
     store = store_for(app)
@@ -81,41 +81,41 @@ def _split(value: str) -> tuple[str, str]:
     return pool, name
 
 
-def build_plan(kind: str, host: Host, snapshot: HostSnapshot | None,
+def build_plan(kind: str, host: Host, reading: HostReading | None,
                chosen: Mapping[str, str], force: bool) -> Plan:
     """Read the host afresh (blocking: a worker calls this) and build the plan with
     services.plans from what the wizard chose. `snapshot` is the one the choices were made
     on; the guards judge the fresh reading, never the screen's."""
-    from zconsole.services import plans
+    from zconsole.services.ops.zfs import plans
 
     if kind == "dedup-off":
-        from zconsole.services.dedup import read_dedup
-        from zconsole.services.snapshot import collect
+        from zconsole.services.read.collect import collect
+        from zconsole.services.read.dedup import read_dedup
 
         pool = chosen["pool"]
         snap = collect(host)
         report = read_dedup(host, pool, zfs=snap.zfs)
         datasets = [d for d in chosen.get("datasets", "").split("\n") if d]
         rewrite = [d for d in chosen.get("rewrite", "").split("\n") if d]
-        return plans.build_dedup_off(report, datasets or None, rewrite=rewrite, snapshot=snap)
+        return plans.build_dedup_off(report, datasets or None, rewrite=rewrite, reading=snap)
     if kind == "attach":
         pool, target = _split(chosen["target"])
         inputs = plans.read_inputs(host, pool)
-        return plans.build_attach(inputs.snapshot, pool, target, chosen["disk"],
+        return plans.build_attach(inputs.reading, pool, target, chosen["disk"],
                                   props=inputs.props, force=force)
     if kind == "detach":
         pool, leaf = _split(chosen["member"])
         inputs = plans.read_inputs(host, pool)
-        return plans.build_detach(inputs.snapshot, pool, leaf)
+        return plans.build_detach(inputs.reading, pool, leaf)
     if kind == "replace-grow":
         from zconsole.ui.wizards.choices import grow_members
 
         pool, vdev = _split(chosen["vdev"])
         inputs = plans.read_inputs(host, pool)
-        members = grow_members(inputs.snapshot, pool, vdev)
+        members = grow_members(inputs.reading, pool, vdev)
         new = [chosen.get(f"new:{m.name}", "") for m in members]
         return plans.build_replace_grow(
-            inputs.snapshot, pool, vdev, [n for n in new if n], props=inputs.props,
+            inputs.reading, pool, vdev, [n for n in new if n], props=inputs.props,
             expand=chosen.get("expand", "online-e"),
             on_site=chosen.get("site", "on-site") == "on-site", force=force)
     raise ValueError(f"unknown wizard {kind!r}")

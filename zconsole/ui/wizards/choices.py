@@ -1,4 +1,4 @@
-"""What a wizard offers to choose from, read from the latest HostSnapshot.
+"""What a wizard offers to choose from, read from the latest HostReading.
 
 Pure (no Textual, no host): the wizard screen shows these as lists, best candidates first, and
 the plan builders (`services.plans`) re-check everything against a fresh reading before a plan
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from zconsole.model.disk import Disk
 from zconsole.model.plan import CheckLevel
 from zconsole.model.pool import Pool, Section, Vdev
-from zconsole.model.snapshot import DiskInventory, DiskState, HostSnapshot
-from zconsole.services.identity import DiskIndex
-from zconsole.ui.widgets import human_bytes
+from zconsole.model.reading import DiskInventory, DiskState, HostReading
+from zconsole.services.read.identity import DiskIndex
+from zconsole.ui.kit.widgets import human_bytes
 
 # `zpool create`/`attach` on a whole disk: partition 1 starts at 1 MiB, partition 9 is 8 MiB.
 WHOLE_DISK_RESERVE = 10 * 1024 * 1024
@@ -65,23 +65,23 @@ class Choice:
 
 # --- helpers -------------------------------------------------------------------------------
 
-def _pools(snapshot: HostSnapshot | None) -> tuple[Pool, ...]:
-    if snapshot is None:
+def _pools(reading: HostReading | None) -> tuple[Pool, ...]:
+    if reading is None:
         return ()
-    return snapshot.pool_status.value or ()
+    return reading.pool_status.value or ()
 
 
-def _inventory(snapshot: HostSnapshot | None) -> DiskInventory | None:
-    return snapshot.disks.value if snapshot is not None else None
+def _inventory(reading: HostReading | None) -> DiskInventory | None:
+    return reading.disks.value if reading is not None else None
 
 
-def _index(snapshot: HostSnapshot | None) -> DiskIndex | None:
-    inv = _inventory(snapshot)
+def _index(reading: HostReading | None) -> DiskIndex | None:
+    inv = _inventory(reading)
     return DiskIndex(inv.devices) if inv is not None else None
 
 
-def find_pool(snapshot: HostSnapshot | None, name: str) -> Pool | None:
-    for p in _pools(snapshot):
+def find_pool(reading: HostReading | None, name: str) -> Pool | None:
+    for p in _pools(reading):
         if p.name == name:
             return p
     return None
@@ -112,13 +112,13 @@ def first_sentence(text: str, limit: int = 160) -> str:
     return out if len(out) <= limit else out[:limit - 1] + "…"
 
 
-def leaf_disk(snapshot: HostSnapshot | None, leaf: Vdev) -> Disk | None:
-    index = _index(snapshot)
+def leaf_disk(reading: HostReading | None, leaf: Vdev) -> Disk | None:
+    index = _index(reading)
     return index.leaf_disk(leaf) if index is not None else None
 
 
-def member_size(snapshot: HostSnapshot | None, leaf: Vdev) -> int | None:
-    d = leaf_disk(snapshot, leaf)
+def member_size(reading: HostReading | None, leaf: Vdev) -> int | None:
+    d = leaf_disk(reading, leaf)
     return d.size_bytes if d is not None else None
 
 
@@ -128,8 +128,8 @@ def _tops(pool: Pool) -> Iterator[tuple[Section, Vdev]]:
             yield section, top
 
 
-def leaf_label(snapshot: HostSnapshot | None, leaf: Vdev) -> str:
-    d = leaf_disk(snapshot, leaf)
+def leaf_label(reading: HostReading | None, leaf: Vdev) -> str:
+    d = leaf_disk(reading, leaf)
     if d is None:
         return f"{leaf.name} ({leaf.state})"
     serial = f", serial {d.serial}" if d.serial else ""
@@ -138,12 +138,12 @@ def leaf_label(snapshot: HostSnapshot | None, leaf: Vdev) -> str:
 
 # --- attach --------------------------------------------------------------------------------
 
-def attach_targets(snapshot: HostSnapshot | None, selection: Selection | None = None
+def attach_targets(reading: HostReading | None, selection: Selection | None = None
                    ) -> list[Choice]:
     """Where a disk can be attached: a single-disk top-level vdev (becomes a mirror) or a
     mirror (gets one more copy). The value is the existing leaf `zpool attach` names."""
     out: list[Choice] = []
-    for pool in _pools(snapshot):
+    for pool in _pools(reading):
         if selection is not None and pool.name != selection.pool:
             continue
         for section, top in _tops(pool):
@@ -158,12 +158,12 @@ def attach_targets(snapshot: HostSnapshot | None, selection: Selection | None = 
                 out.append(Choice(
                     f"{pool.name}\t{online[0].name}",
                     f"{pool.name} {top.name}{where}: {n} copies → {n + 1}",
-                    "attach beside " + leaf_label(snapshot, online[0])))
+                    "attach beside " + leaf_label(reading, online[0])))
             elif top.is_leaf:
                 out.append(Choice(
                     f"{pool.name}\t{top.name}",
                     f"{pool.name} {top.name}{where}: single disk → 2-way mirror",
-                    leaf_label(snapshot, top), enabled=top.state == "ONLINE"))
+                    leaf_label(reading, top), enabled=top.state == "ONLINE"))
             else:
                 out.append(Choice("", f"{pool.name} {top.name}{where}",
                                   f"{top.type}: the attach wizard makes or widens mirrors only",
@@ -171,12 +171,12 @@ def attach_targets(snapshot: HostSnapshot | None, selection: Selection | None = 
     return out
 
 
-def selected_attach_target(snapshot: HostSnapshot | None, selection: Selection | None
+def selected_attach_target(reading: HostReading | None, selection: Selection | None
                            ) -> str | None:
     """The target value for the Pools cursor, when it points at something attachable."""
     if selection is None or not selection.path:
         return None
-    pool = find_pool(snapshot, selection.pool)
+    pool = find_pool(reading, selection.pool)
     if pool is None or selection.section not in ATTACHABLE_SECTIONS:
         return None
     top = pool.find(selection.path[0])
@@ -194,21 +194,21 @@ def selected_attach_target(snapshot: HostSnapshot | None, selection: Selection |
     return None
 
 
-def smallest_member(snapshot: HostSnapshot | None, pool_name: str, leaf_name: str
+def smallest_member(reading: HostReading | None, pool_name: str, leaf_name: str
                     ) -> int | None:
     """Size of the smallest whole disk in the leaf's top-level vdev."""
-    pool = find_pool(snapshot, pool_name)
+    pool = find_pool(reading, pool_name)
     if pool is None:
         return None
     for _, top in _tops(pool):
         names = {v.name for _, v in top.walk()}
         if leaf_name in names:
-            sizes = [s for s in (member_size(snapshot, lf) for lf in top.leaves()) if s]
+            sizes = [s for s in (member_size(reading, lf) for lf in top.leaves()) if s]
             return min(sizes) if sizes else None
     return None
 
 
-def new_disk_choices(snapshot: HostSnapshot | None, *, at_least: int | None,
+def new_disk_choices(reading: HostReading | None, *, at_least: int | None,
                      exclude: Sequence[str] = (), pool: str | None = None,
                      target: str | None = None, replacing: bool = False,
                      near: int | None = None) -> list[Choice]:
@@ -220,10 +220,10 @@ def new_disk_choices(snapshot: HostSnapshot | None, *, at_least: int | None,
     With `pool` and `target` the verdict is `services.guards.check_new_disk`'s, the same the
     plan will show; `at_least` additionally disables disks that would not grow anything.
     Among equals, the disk closest in size to `near` (or `at_least`) comes first."""
-    from zconsole.services import guards
+    from zconsole.services.ops.zfs import guards
 
-    inv = _inventory(snapshot)
-    if inv is None or snapshot is None:
+    inv = _inventory(reading)
+    if inv is None or reading is None:
         return []
     ranked: list[tuple[tuple[int, int], Choice]] = []
     for d in inv.whole_disks():
@@ -249,7 +249,7 @@ def new_disk_choices(snapshot: HostSnapshot | None, *, at_least: int | None,
         ref = at_least if at_least is not None else near
         waste = abs(size - ref) if ref is not None and size else 0
         if pool is not None and target is not None:
-            checks = guards.check_new_disk(snapshot, pool, target, d.name,
+            checks = guards.check_new_disk(reading, pool, target, d.name,
                                            replacing=replacing)
             blocking = [c for c in checks if c.blocking]
             if blocking:
@@ -285,13 +285,13 @@ def new_disk_choices(snapshot: HostSnapshot | None, *, at_least: int | None,
 
 # --- detach --------------------------------------------------------------------------------
 
-def detach_members(snapshot: HostSnapshot | None, selection: Selection | None = None
+def detach_members(reading: HostReading | None, selection: Selection | None = None
                    ) -> list[Choice]:
     """Leaves of mirrors (and of replacing/spare containers: the old half of a finished
     replace). The guards decide whether detaching leaves a valid replica; a lone copy is
     listed here anyway so the refusal is explained, not hidden."""
     out: list[Choice] = []
-    for pool in _pools(snapshot):
+    for pool in _pools(reading):
         if selection is not None and pool.name != selection.pool:
             continue
         for _, _, v in pool.walk():
@@ -305,15 +305,15 @@ def detach_members(snapshot: HostSnapshot | None, selection: Selection | None = 
                 note = (f"{len(good)} other ONLINE cop{'y' if len(good) == 1 else 'ies'} "
                         f"in {v.name}" if good else f"the only good copy in {v.name}")
                 out.append(Choice(f"{pool.name}\t{c.name}",
-                                  f"{pool.name} {v.name}: {leaf_label(snapshot, c)}", note))
+                                  f"{pool.name} {v.name}: {leaf_label(reading, c)}", note))
     return out
 
 
-def selected_detach_member(snapshot: HostSnapshot | None, selection: Selection | None
+def selected_detach_member(reading: HostReading | None, selection: Selection | None
                            ) -> str | None:
     if selection is None or len(selection.path) < 2:
         return None
-    pool = find_pool(snapshot, selection.pool)
+    pool = find_pool(reading, selection.pool)
     if pool is None:
         return None
     leaf = pool.find(selection.path[-1])
@@ -326,16 +326,16 @@ def selected_detach_member(snapshot: HostSnapshot | None, selection: Selection |
 
 # --- replace to grow -----------------------------------------------------------------------
 
-def grow_vdevs(snapshot: HostSnapshot | None, selection: Selection | None = None
+def grow_vdevs(reading: HostReading | None, selection: Selection | None = None
                ) -> list[Choice]:
     """Data vdevs whose members can each be replaced by a larger disk."""
     out: list[Choice] = []
-    for pool in _pools(snapshot):
+    for pool in _pools(reading):
         if selection is not None and pool.name != selection.pool:
             continue
         for top in pool.vdevs:
             members = list(top.leaves())
-            sizes = [s for s in (member_size(snapshot, m) for m in members) if s]
+            sizes = [s for s in (member_size(reading, m) for m in members) if s]
             size = f"members {tb(min(sizes))}" if sizes else "member size unknown"
             busy = [m.name for m in members if m.state != "ONLINE"]
             detail = f"{len(members)} member{'s' if len(members) != 1 else ''}, {size}"
@@ -346,18 +346,18 @@ def grow_vdevs(snapshot: HostSnapshot | None, selection: Selection | None = None
     return out
 
 
-def selected_grow_vdev(snapshot: HostSnapshot | None, selection: Selection | None
+def selected_grow_vdev(reading: HostReading | None, selection: Selection | None
                        ) -> str | None:
     if selection is None or not selection.path or selection.section is not Section.DATA:
         return None
-    pool = find_pool(snapshot, selection.pool)
+    pool = find_pool(reading, selection.pool)
     if pool is None or pool.find(selection.path[0]) is None:
         return None
     return f"{pool.name}\t{selection.path[0]}"
 
 
-def grow_members(snapshot: HostSnapshot | None, pool_name: str, vdev: str) -> list[Vdev]:
-    pool = find_pool(snapshot, pool_name)
+def grow_members(reading: HostReading | None, pool_name: str, vdev: str) -> list[Vdev]:
+    pool = find_pool(reading, pool_name)
     if pool is None:
         return []
     top = pool.find(vdev)
@@ -369,12 +369,12 @@ def grow_members(snapshot: HostSnapshot | None, pool_name: str, vdev: str) -> li
 DEDUP_OFF_VALUES = ("off", "-", "")
 
 
-def dedup_datasets(snapshot: HostSnapshot | None, pool: str | None = None) -> list[Choice]:
+def dedup_datasets(reading: HostReading | None, pool: str | None = None) -> list[Choice]:
     """Filesystems and volumes with dedup set (locally: inherited ones follow their parent)."""
-    if snapshot is None or snapshot.datasets.value is None:
+    if reading is None or reading.datasets.value is None:
         return []
     out: list[Choice] = []
-    for ds in snapshot.datasets.value:
+    for ds in reading.datasets.value:
         if ds.is_snapshot or ds.type not in ("filesystem", "volume"):
             continue
         if pool is not None and ds.pool != pool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from zconsole.model.plan import StepOutcome
-from zconsole.services.runner import (
+from zconsole.services.ops.engine.runner import (
     CheckResult,
     CommandFinished,
     NeedsOperator,

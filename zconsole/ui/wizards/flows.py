@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 
 from zconsole.hosts.base import Host
 from zconsole.model.plan import Plan
-from zconsole.model.snapshot import HostSnapshot
+from zconsole.model.reading import HostReading
 from zconsole.ui.wizards import choices as ch
 from zconsole.ui.wizards.choices import Choice, Selection
 
 # (host, snapshot the choices were made on, choices, force) -> Plan
-Builder = Callable[[Host, HostSnapshot | None, Mapping[str, str], bool], Plan]
+Builder = Callable[[Host, HostReading | None, Mapping[str, str], bool], Plan]
 
 EXPAND_CHOICES = (
     Choice("online-e", "At the end: zpool online -e for each new disk",
@@ -55,21 +55,21 @@ class Flow:
     def title(self, chosen: Mapping[str, str]) -> str:
         return self.TITLE
 
-    def start(self, snapshot: HostSnapshot | None) -> dict[str, str]:
+    def start(self, reading: HostReading | None) -> dict[str, str]:
         """Choices made by the Pools cursor (not asked again)."""
         return dict(self.preset)
 
-    def next_stage(self, snapshot: HostSnapshot | None, chosen: Mapping[str, str]
+    def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
                    ) -> Stage | None:
         raise NotImplementedError
 
-    def build(self, host: Host, snapshot: HostSnapshot | None, chosen: Mapping[str, str],
+    def build(self, host: Host, reading: HostReading | None, chosen: Mapping[str, str],
               force: bool) -> Plan:
         if self.builder is not None:
-            return self.builder(host, snapshot, chosen, force)
+            return self.builder(host, reading, chosen, force)
         from zconsole.ui.wizards import backend
 
-        return backend.build_plan(self.KIND, host, snapshot, chosen, force)
+        return backend.build_plan(self.KIND, host, reading, chosen, force)
 
 
 def split(value: str) -> tuple[str, str]:
@@ -81,25 +81,25 @@ class AttachFlow(Flow):
     KIND = "attach"
     TITLE = "Attach a disk (make or widen a mirror)"
 
-    def start(self, snapshot: HostSnapshot | None) -> dict[str, str]:
+    def start(self, reading: HostReading | None) -> dict[str, str]:
         out = dict(self.preset)
-        target = ch.selected_attach_target(snapshot, self.selection)
+        target = ch.selected_attach_target(reading, self.selection)
         if target and "target" not in out:
             out["target"] = target
         return out
 
-    def next_stage(self, snapshot: HostSnapshot | None, chosen: Mapping[str, str]
+    def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
                    ) -> Stage | None:
         if "target" not in chosen:
             return Stage("target", "Attach a new disk beside which device?",
-                         tuple(ch.attach_targets(snapshot, self.selection)),
+                         tuple(ch.attach_targets(reading, self.selection)),
                          "No single-disk vdev or mirror to attach to.")
         if "disk" not in chosen:
             pool, leaf = split(chosen["target"])
-            smallest = ch.smallest_member(snapshot, pool, leaf)
+            smallest = ch.smallest_member(reading, pool, leaf)
             size = f" (members: {ch.tb(smallest)})" if smallest else ""
             return Stage("disk", f"Which disk becomes the new copy of {leaf} in {pool}{size}?",
-                         tuple(ch.new_disk_choices(snapshot, at_least=None, pool=pool,
+                         tuple(ch.new_disk_choices(reading, at_least=None, pool=pool,
                                                    target=leaf, near=smallest)),
                          "No whole disk is free on this host.")
         return None
@@ -109,18 +109,18 @@ class DetachFlow(Flow):
     KIND = "detach"
     TITLE = "Detach a disk from a mirror"
 
-    def start(self, snapshot: HostSnapshot | None) -> dict[str, str]:
+    def start(self, reading: HostReading | None) -> dict[str, str]:
         out = dict(self.preset)
-        member = ch.selected_detach_member(snapshot, self.selection)
+        member = ch.selected_detach_member(reading, self.selection)
         if member and "member" not in out:
             out["member"] = member
         return out
 
-    def next_stage(self, snapshot: HostSnapshot | None, chosen: Mapping[str, str]
+    def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
                    ) -> Stage | None:
         if "member" not in chosen:
             return Stage("member", "Detach which member?",
-                         tuple(ch.detach_members(snapshot, self.selection)),
+                         tuple(ch.detach_members(reading, self.selection)),
                          "No mirror, replacing or spare vdev on this host.")
         return None
 
@@ -129,30 +129,30 @@ class GrowFlow(Flow):
     KIND = "replace-grow"
     TITLE = "Replace to grow (each member by a larger disk)"
 
-    def start(self, snapshot: HostSnapshot | None) -> dict[str, str]:
+    def start(self, reading: HostReading | None) -> dict[str, str]:
         out = dict(self.preset)
-        vdev = ch.selected_grow_vdev(snapshot, self.selection)
+        vdev = ch.selected_grow_vdev(reading, self.selection)
         if vdev and "vdev" not in out:
             out["vdev"] = vdev
         return out
 
-    def next_stage(self, snapshot: HostSnapshot | None, chosen: Mapping[str, str]
+    def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
                    ) -> Stage | None:
         if "vdev" not in chosen:
             return Stage("vdev", "Grow which vdev?",
-                         tuple(ch.grow_vdevs(snapshot, self.selection)),
+                         tuple(ch.grow_vdevs(reading, self.selection)),
                          "No data vdev on this host.")
         pool, vdev = split(chosen["vdev"])
-        members = ch.grow_members(snapshot, pool, vdev)
-        sizes = [s for s in (ch.member_size(snapshot, m) for m in members) if s]
+        members = ch.grow_members(reading, pool, vdev)
+        sizes = [s for s in (ch.member_size(reading, m) for m in members) if s]
         largest = max(sizes) if sizes else None
         taken = [v for k, v in chosen.items() if k.startswith("new:")]
         for i, m in enumerate(members):
             key = f"new:{m.name}"
             if key in chosen:
                 continue
-            old = ch.leaf_label(snapshot, m)
-            opts = ch.new_disk_choices(snapshot, at_least=largest, exclude=taken, pool=pool,
+            old = ch.leaf_label(reading, m)
+            opts = ch.new_disk_choices(reading, at_least=largest, exclude=taken, pool=pool,
                                        target=m.name, replacing=True)
             return Stage(key, f"Member {i + 1} of {len(members)}: which larger disk replaces "
                          f"{old}?", tuple(opts),
@@ -169,27 +169,27 @@ class DedupOffFlow(Flow):
     KIND = "dedup-off"
     TITLE = "Turn dedup off"
 
-    def start(self, snapshot: HostSnapshot | None) -> dict[str, str]:
+    def start(self, reading: HostReading | None) -> dict[str, str]:
         out = dict(self.preset)
         if self.selection is not None and "pool" not in out:
             out["pool"] = self.selection.pool
         elif "pool" not in out:
-            pools = sorted({c.value.split("/", 1)[0] for c in ch.dedup_datasets(snapshot)})
+            pools = sorted({c.value.split("/", 1)[0] for c in ch.dedup_datasets(reading)})
             if len(pools) == 1:
                 out["pool"] = pools[0]
         return out
 
-    def next_stage(self, snapshot: HostSnapshot | None, chosen: Mapping[str, str]
+    def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
                    ) -> Stage | None:
         if "pool" not in chosen:
-            found = ch.dedup_datasets(snapshot)
+            found = ch.dedup_datasets(reading)
             pools = sorted({c.value.split("/", 1)[0] for c in found})
             return Stage("pool", "Turn dedup off in which pool?",
                          tuple(Choice(p, p, ", ".join(c.value for c in found
                                                       if c.value.split("/", 1)[0] == p))
                                for p in pools), "No dataset has dedup on.")
         pool = chosen["pool"]
-        found = ch.dedup_datasets(snapshot, pool)
+        found = ch.dedup_datasets(reading, pool)
         if "datasets" not in chosen:
             opts = [Choice("", f"every dataset of {pool} where dedup is set",
                            "the ones inheriting it follow: " +

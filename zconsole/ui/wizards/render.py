@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from rich.text import Text
 
 from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Step, StepStatus
-from zconsole.ui.widgets import human_bytes, human_duration
+from zconsole.ui.kit.widgets import human_bytes, human_duration
 
 DISK_KINDS = ("attach", "detach", "replace", "replace-grow")
 

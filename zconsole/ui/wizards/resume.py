@@ -15,7 +15,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
-    from zconsole.services.resume import Resumable
+    from zconsole.services.ops.engine.resume import Resumable
     from zconsole.ui.app import ZConsoleApp
 
 
@@ -90,7 +90,7 @@ def offer(app: ZConsoleApp, found: list[Resumable], problems: list[str]) -> None
 def continue_plan(app: ZConsoleApp, r: Resumable, **kwargs: Any) -> None:
     from zconsole.ui.wizards.screen import WizardScreen
 
-    screen = WizardScreen(host=app.host, snapshot=app.snapshot,
+    screen = WizardScreen(host=app.host, reading=app.reading,
                           resume=(r.plan, r.outcomes, r.next_index, r.sentence),
                           resume_operator=(r.next_index - 1 if r.phase == "operator"
                                            else None), **kwargs)
@@ -99,7 +99,7 @@ def continue_plan(app: ZConsoleApp, r: Resumable, **kwargs: Any) -> None:
 
 def find(app: ZConsoleApp) -> tuple[list[Resumable], list[str]]:
     """Worker-thread side: read the saved plans and reconcile them with the host."""
-    from zconsole.services.resume import find_resumable
+    from zconsole.services.ops.engine.resume import find_resumable
     from zconsole.ui.wizards.backend import store_for
 
     store = store_for(app)

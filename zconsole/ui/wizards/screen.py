@@ -28,7 +28,7 @@ from textual.widgets.option_list import Option
 from zconsole.hosts.base import Host
 from zconsole.model.command import Command
 from zconsole.model.plan import Confirmation, Plan, StepOutcome, StepStatus
-from zconsole.model.snapshot import HostSnapshot
+from zconsole.model.reading import HostReading
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.state import ViewState
 from zconsole.ui.wizards import render
@@ -132,7 +132,7 @@ class WizardScreen(ZScreen):
     ]
 
     def __init__(self, flow: Flow | None = None, *, host: Host,
-                 snapshot: HostSnapshot | None,
+                 reading: HostReading | None,
                  runner_factory: RunnerFactory | None = None,
                  audit_path: str | None = None,
                  resume: tuple[Plan, Sequence[StepOutcome], int, str] | None = None,
@@ -140,7 +140,7 @@ class WizardScreen(ZScreen):
         super().__init__()
         self.flow = flow
         self.host = host
-        self.snapshot = snapshot
+        self.reading = reading
         self.runner_factory = runner_factory
         self.audit_path = audit_path
         self.phase = Phase.CHOOSE
@@ -202,7 +202,7 @@ class WizardScreen(ZScreen):
             self._show_preview()
             return
         assert self.flow is not None
-        self.chosen = self.flow.start(self.snapshot)
+        self.chosen = self.flow.start(self.reading)
         self._next_stage()
 
     def show_state(self, state: ViewState) -> None:
@@ -288,7 +288,7 @@ class WizardScreen(ZScreen):
     # -- choose ---------------------------------------------------------------------------------
     def _next_stage(self) -> None:
         assert self.flow is not None
-        self.stage = self.flow.next_stage(self.snapshot, self.chosen)
+        self.stage = self.flow.next_stage(self.reading, self.chosen)
         if self.stage is None:
             self._build()
             return
@@ -338,13 +338,13 @@ class WizardScreen(ZScreen):
         self._set_phase(Phase.BUILDING)
         self.query_one("#wz-question", Static).update(
             "Reading the host afresh and building the plan…")
-        flow, host, snapshot, chosen, force = (self.flow, self.host, self.snapshot,
+        flow, host, reading, chosen, force = (self.flow, self.host, self.reading,
                                                dict(self.chosen), self.force)
         assert flow is not None
 
         def work() -> None:
             try:
-                plan = flow.build(host, snapshot, chosen, force)
+                plan = flow.build(host, reading, chosen, force)
             except Exception as e:  # noqa: BLE001 - the operator must see why, not a crash
                 self.post_message(PlanBuilt(None, f"{type(e).__name__}: {e}"))
                 return
@@ -711,7 +711,7 @@ class WizardScreen(ZScreen):
 
 
 def _Operator(step_id: str, text: str, helper: str | None) -> object:
-    from zconsole.services.runner import NeedsOperator
+    from zconsole.services.ops.engine.runner import NeedsOperator
 
     return NeedsOperator(step_id, text, helper)
 

@@ -1,0 +1,229 @@
+"""`zconsole plan KIND ... --dry-run`: print an operation plan exactly as a wizard would run it.
+
+    zconsole plan attach POOL TARGET DISK          [--force]
+    zconsole plan detach POOL LEAF
+    zconsole plan replace POOL OLD NEW              [--force] [--on-site]
+    zconsole plan replace-grow POOL VDEV DISK...    [--expand online-e|autoexpand] [--remote]
+    zconsole plan dedup-off POOL [DATASET...]       [--rewrite DATASET]...
+    options: --host [USER@]HOST | --demo [SCENARIO] [--zfs-version 2.1|2.3], --json
+
+The plan is read from the host (nothing is written): the redundancy preview, every check with
+its level as a word and a symbol, then every step with the exact command as it would run,
+its pre-checks, post-checks, wait and typed confirmation. Plans run from the console's
+wizards; this command only prints them (`--dry-run` is required, to say so explicitly).
+
+Exit status: 0 the plan could run, 3 it is blocked (a BLOCK check failed), 1 the host could
+not be read, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from zconsole.hosts.base import Host, HostError
+from zconsole.model.plan import Check, CheckLevel, Plan, Step
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_BLOCKED = 3
+
+KINDS = ("attach", "detach", "replace", "replace-grow", "dedup-off")
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    pp = sub.add_parser(
+        "plan", help="print the plan of a disk operation (attach, detach, replace, "
+                     "replace-grow, dedup-off) without running it",
+        description="Read the host and print what a wizard would do: redundancy, checks "
+                    "and every command exactly as it would run. Nothing is changed.")
+    pp.add_argument("kind", choices=KINDS, help="the operation")
+    pp.add_argument("pool", help="the pool")
+    pp.add_argument("args", nargs="*", metavar="ARG",
+                    help="attach: TARGET DISK; detach: LEAF; replace: OLD NEW; "
+                         "replace-grow: VDEV DISK...; dedup-off: [DATASET...]")
+    pp.add_argument("--dry-run", action="store_true", help="print the plan (required)")
+    pp.add_argument("--json", action="store_true", help="print the plan as JSON")
+    pp.add_argument("--force", action="store_true",
+                    help="the plan as it runs after the operator confirmed every CONFIRM "
+                         "check twice (adds -f where one is needed)")
+    pp.add_argument("--on-site", action="store_true",
+                    help="replace: add the identify and pull-the-old-disk steps")
+    pp.add_argument("--remote", action="store_true",
+                    help="replace-grow: leave out the identify/pull steps (nobody on site)")
+    pp.add_argument("--expand", choices=("online-e", "autoexpand"), default="online-e",
+                    help="replace-grow: how the new space is claimed (default online-e)")
+    pp.add_argument("--rewrite", action="append", default=[], metavar="DATASET",
+                    help="dedup-off: also rewrite DATASET (send/receive and swap) so the "
+                         "dedup table shrinks; repeatable")
+    pp.add_argument("--host", dest="plan_host", metavar="[USER@]HOST",
+                    help="plan on a remote host over ssh")
+    pp.add_argument("--demo", dest="plan_demo", metavar="SCENARIO", nargs="?",
+                    const="showcase", help="plan on the built-in demo host")
+    pp.add_argument("--zfs-version", dest="plan_zfs_version", choices=("2.1", "2.3"),
+                    default=None, help="OpenZFS version the demo host imitates")
+
+
+# ------------------------------------------------------------------------------- building
+
+
+def build(host: Host, kind: str, pool: str, args: Sequence[str], *, force: bool = False,
+          on_site: bool = False, remote: bool = False, expand: str = "online-e",
+          rewrite: Sequence[str] = ()) -> Plan:
+    """Read the host and build the plan (raises ValueError for wrong arguments)."""
+    from zconsole.services.ops.zfs import plans
+
+    if kind == "dedup-off":
+        from zconsole.services.read.collect import collect
+        from zconsole.services.read.dedup import read_dedup
+
+        snap = collect(host)
+        report = read_dedup(host, pool, zfs=snap.zfs)
+        return plans.build_dedup_off(report, list(args) or None, rewrite=rewrite,
+                                     reading=snap)
+    inputs = plans.read_inputs(host, pool)
+    want = {"attach": 2, "detach": 1, "replace": 2}
+    if kind in want and len(args) != want[kind]:
+        names = {"attach": "TARGET DISK", "detach": "LEAF", "replace": "OLD NEW"}[kind]
+        raise ValueError(f"plan {kind} needs POOL {names}")
+    if kind == "attach":
+        return plans.build_attach(inputs.reading, pool, args[0], args[1], props=inputs.props,
+                                  force=force)
+    if kind == "detach":
+        return plans.build_detach(inputs.reading, pool, args[0])
+    if kind == "replace":
+        return plans.build_replace(inputs.reading, pool, args[0], args[1],
+                                   props=inputs.props, findings=inputs.findings, force=force,
+                                   on_site=on_site)
+    if len(args) < 2:
+        raise ValueError("plan replace-grow needs POOL VDEV DISK...")
+    return plans.build_replace_grow(inputs.reading, pool, args[0], list(args[1:]),
+                                    props=inputs.props, findings=inputs.findings,
+                                    expand=expand, on_site=not remote, force=force)
+
+
+# ------------------------------------------------------------------------------- printing
+
+_LEVEL = {CheckLevel.BLOCK: ("✗", "BLOCK"), CheckLevel.CONFIRM: ("?", "CONFIRM"),
+          CheckLevel.WARN: ("!", "WARN"), CheckLevel.INFO: ("i", "INFO")}
+
+
+def check_line(c: Check) -> str:
+    if c.passed:
+        symbol, word = "✓", "ok"
+    else:
+        symbol, word = _LEVEL[c.level]
+    extra = ""
+    if c.needs_force:
+        extra = f" [needs {c.force_flag or 'force'} after a second confirmation]"
+    return f"{symbol} {word:<7} {c.name}: {c.detail}{extra}"
+
+
+def verdict(plan: Plan) -> str:
+    blocking = [c for c in plan.checks if c.blocking]
+    if blocking:
+        return (f"BLOCKED: {len(blocking)} blocking check(s) failed "
+                f"({', '.join(c.name for c in blocking)}); nothing may run.")
+    force = [c for c in plan.checks if c.needs_force]
+    if force:
+        return (f"NEEDS CONFIRMATION: {', '.join(c.name for c in force)} must be confirmed "
+                "a second time (the commands then carry -f).")
+    warns = [c for c in plan.checks if not c.passed and c.level is CheckLevel.WARN]
+    return ("READY" + (f" after acknowledging {len(warns)} warning(s)." if warns else "."))
+
+
+def _step_lines(n: int, step: Step) -> list[str]:
+    kind = ("operator" if step.operator_action else "runs" if step.command is not None
+            else "waits" if step.wait is not None else "checks")
+    out = [f"{n}. {step.title}  [{step.id}, {kind}]", f"   {step.explanation}"]
+    if step.command is not None:
+        rw = "writes" if step.command.writes else "read-only"
+        if step.operator_action:
+            rw += ", runs only on request (identify)"
+        out.append(f"   $ {step.command.display()}    # {rw}")
+    for p in step.prechecks:
+        out.append(f"   before: {p.description}")
+    if step.wait is not None:
+        until = "; ".join(p.description for p in step.wait.until)
+        out.append(f"   wait:   {step.wait.description} ({step.wait.activity})"
+                   + (f" until {until}" if until else ""))
+    if step.operator_action:
+        out.append(f"   operator: {step.operator_action}")
+    for p in step.postchecks:
+        out.append(f"   proves: {p.description}")
+    if step.confirmation is not None:
+        out.append(f"   type:   {step.confirmation.expected!r} ({step.confirmation.prompt})")
+    return out
+
+
+def render(plan: Plan) -> str:
+    lines = [f"Plan: {plan.title}",
+             f"  kind {plan.kind}, host {plan.host}, pool {plan.pool}, id {plan.id}"]
+    if plan.preview:
+        lines.append("")
+        lines.append("Redundancy and what is at stake:")
+        lines.extend(f"  {s}" for s in plan.preview)
+    if plan.checks:
+        lines.append("")
+        lines.append("Checks:")
+        lines.extend(f"  {check_line(c)}" for c in plan.checks)
+    if plan.steps:
+        lines.append("")
+        lines.append("Steps (every command exactly as it would run):")
+        for i, step in enumerate(plan.steps, 1):
+            lines.extend(f"  {x}" for x in _step_lines(i, step))
+    lines.append("")
+    lines.append(verdict(plan))
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------- entry
+
+
+def _host(args: argparse.Namespace) -> Host:
+    dest = args.plan_host or args.host
+    demo = args.plan_demo or args.demo
+    version = args.plan_zfs_version or args.zfs_version
+    if dest:
+        from zconsole.hosts.ssh import SshHost
+
+        return SshHost(dest, ssh_config=args.ssh_config)
+    if demo:
+        from zconsole.hosts.demo import DemoHost
+
+        return DemoHost(demo, zfs_version=version)
+    from zconsole.hosts.local import LocalHost
+
+    return LocalHost()
+
+
+def run_plan(args: argparse.Namespace, out: TextIO | None = None,
+             err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    if not args.dry_run:
+        print("zconsole plan: only prints plans; pass --dry-run (plans run from the "
+              "console's wizards, with typed confirmations)", file=err)
+        return EXIT_USAGE
+    try:
+        host = _host(args)
+        plan = build(host, args.kind, args.pool, args.args, force=args.force,
+                     on_site=args.on_site, remote=args.remote, expand=args.expand,
+                     rewrite=args.rewrite)
+    except ValueError as e:
+        print(f"zconsole plan: {e}", file=err)
+        return EXIT_USAGE
+    except HostError as e:
+        print(f"zconsole plan: {e}", file=err)
+        return EXIT_ERROR
+    if args.json:
+        from zconsole.services.ops.engine.plan_io import plan_to_dict
+
+        out.write(json.dumps(plan_to_dict(plan), indent=2, ensure_ascii=False) + "\n")
+    else:
+        out.write(render(plan))
+    return EXIT_BLOCKED if plan.blocked else EXIT_OK

@@ -1,0 +1,612 @@
+"""Run a `Plan` step by step: pre-checks, the exact command, the audit record, post-checks,
+the wait with live progress, operator actions; progress saved after every step.
+
+No Textual here: the UI runs `PlanRunner.run` in a worker thread and turns the events
+(small frozen dataclasses, passed to `on_event` in order) into messages.
+
+For each step from `start_at`:
+1. runtime pre-checks (`services.predicates`); one fails -> the run stops with the reason;
+2. the command, exactly its argv (`host.run`, or `host.run_pipeline` for `Command.then`);
+   an audit record (JSON line, fsynced) holds the argv, exit code, stdout, stderr, duration,
+   host, plan, step and operator; a non-zero exit stops the run with ZFS's stderr verbatim and
+   `services.refusals.explain` beside it;
+3. post-checks, retried briefly (ZFS may take a moment to show a change). A step with a
+   command checks them right after it; a step without one (a wait step) checks them at the
+   end of its wait. If a command's step also waits and the wait's end conditions already hold (a tiny resilver finished before the first
+   look), a post-check about the intermediate state is reported as overtaken, not failed;
+4. the wait: `zpool status` every `poll_interval` seconds, a `WaitProgress` per reading (percent,
+   bytes, zpool's ETA and zconsole's own from `services.progress.ScanTracker`); it ends when no
+   scrub/resilver runs in the pool and the wait's `until` predicates hold. `cancel` only stops
+   the watching: ZFS carries on, and the plan stays resumable;
+5. an operator action (pull a disk...) emits `NeedsOperator` and returns "awaiting-operator";
+   the UI calls `run(start_at=result.next_index)` once the operator says it is done. Such a
+   step's command, if any, is an optional read-only helper (the "identify" reads) run only on
+   request through `run_helper`.
+
+Outcomes are saved to the `PlanStore` when a step starts and when it ends; a finished plan is
+moved to done/. A run killed in the middle leaves the saved outcomes that
+`services.resume.find_resumable` reconciles with what ZFS shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from zconsole.hosts.base import Host, HostError, Result
+from zconsole.hosts.journal import AuditLog, PlanStore
+from zconsole.model.command import Command
+from zconsole.model.plan import Plan, Predicate, Step, StepOutcome, StepStatus, Wait
+from zconsole.model.pool import Pool, ScanInfo
+from zconsole.services.ops.engine.plan_io import outcome_to_dict, plan_to_dict
+from zconsole.services.ops.engine.predicates import (
+    Evaluator,
+    Outcome,
+    ReadFailed,
+    describe_scan,
+    running_scans,
+)
+from zconsole.services.ops.zfs.refusals import explain
+from zconsole.services.read.progress import ScanTracker
+
+COMMAND_TIMEOUT = 600.0  # zpool attach/replace/detach/set return in seconds
+PIPELINE_TIMEOUT = 7 * 24 * 3600.0  # zfs send | zfs receive of a big dataset: days
+OUTPUT_LIMIT = 1 << 20  # bytes of stdout/stderr kept per audit record
+POSTCHECK_ATTEMPTS = 5
+POSTCHECK_DELAY = 1.0
+SETTLE_TIMEOUT = 60.0  # scan over, `until` not holding yet: how long to keep looking
+SETTLE_POLLS = 30
+MAX_READ_FAILURES = 30  # consecutive failed readings during a wait before giving up
+SCAN_ACTIVITIES = ("resilver", "replace", "scrub")
+
+AWAITING_OPERATOR = "awaiting the operator"
+
+
+# --- events ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class StepStarted:
+    index: int
+    step_id: str
+    title: str
+    command: str | None  # Command.display(), exactly what runs
+    resumed: bool = False  # True when resuming at the step's wait (its command already ran)
+
+
+@dataclass(frozen=True)
+class CommandFinished:
+    step_id: str
+    command: str
+    result: Result
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    step_id: str
+    phase: str  # "pre", "post" or "until"
+    predicate: Predicate
+    ok: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class WaitProgress:
+    step_id: str
+    pool: str
+    activity: str
+    scanning: bool  # a scrub/resilver runs in the pool now
+    function: str | None  # "resilver", "scrub"
+    percent: float | None
+    done_bytes: int | None  # issued so far
+    total_bytes: int | None  # to examine
+    zpool_eta_s: int | None  # zpool's own figure (only printed above 10 MiB/s)
+    own_eta_s: int | None  # zconsole's, from the pace over its recent readings
+    elapsed_s: float  # since this run started watching (runner clock)
+    detail: str  # "resilver in progress (42 %)", "no resilver running in tank"
+    error: str | None = None  # this reading failed (the watch goes on)
+
+
+@dataclass(frozen=True)
+class StepDone:
+    outcome: StepOutcome
+
+
+@dataclass(frozen=True)
+class NeedsOperator:
+    step_id: str
+    text: str
+    helper: str | None = None  # display of the optional read-only helper (identify)
+
+
+@dataclass(frozen=True)
+class RunFailed:
+    step_id: str
+    message: str
+    stderr: str = ""  # ZFS's own words, verbatim
+    explanation: str | None = None  # services.refusals.explain(stderr)
+
+
+RunEvent = StepStarted | CommandFinished | CheckResult | WaitProgress | StepDone | \
+    NeedsOperator | RunFailed
+
+
+@dataclass(frozen=True)
+class RunResult:
+    status: str  # "done", "failed", "cancelled", "awaiting-operator"
+    outcomes: tuple[StepOutcome, ...]
+    next_index: int  # where run(start_at=...) continues
+    message: str
+
+    @property
+    def done(self) -> bool:
+        return self.status == "done"
+
+
+class _Stop(Exception):
+    def __init__(self, result: RunResult) -> None:
+        super().__init__(result.message)
+        self.result = result
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _cap(text: str) -> str:
+    if len(text) <= OUTPUT_LIMIT:
+        return text
+    return text[:OUTPUT_LIMIT] + f"\n[zconsole: {len(text) - OUTPUT_LIMIT} more characters " \
+                                 "not recorded]"
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+class PlanRunner:
+    """Executes one plan on one host. Not reusable across hosts; `run` may be called again
+    (after an operator action, or to resume)."""
+
+    def __init__(
+        self,
+        host: Host,
+        plan: Plan,
+        *,
+        audit: AuditLog,
+        store: PlanStore,
+        operator: str,
+        poll_interval: float = 2.0,
+        clock: Callable[[], float] | None = None,
+        sleep: Callable[[float], None] | None = None,
+        fast_forward: bool | None = None,
+        command_timeout: float = COMMAND_TIMEOUT,
+        postcheck_attempts: int = POSTCHECK_ATTEMPTS,
+        postcheck_delay: float = POSTCHECK_DELAY,
+        settle_timeout: float = SETTLE_TIMEOUT,
+    ) -> None:
+        """`clock`: wall-clock seconds for records (default time.time). `sleep`: how to pass
+        time between polls (default: wait on the cancel event); tests pass a simulated one.
+        `fast_forward`: on the demo host (the default there) a wait asks the simulation to
+        jump to the end (`zpool wait`) after its first reading, instead of living through a
+        simulated resilver in real time."""
+        self.host = host
+        self.plan = plan
+        self.audit = audit
+        self.store = store
+        self.operator = operator
+        self.poll_interval = poll_interval
+        self._clock = clock or time.time
+        self._sleep = sleep
+        self.fast_forward = (getattr(host, "kind", "") == "demo") if fast_forward is None \
+            else fast_forward
+        self.command_timeout = command_timeout
+        self.postcheck_attempts = max(1, postcheck_attempts)
+        self.postcheck_delay = postcheck_delay
+        self.settle_timeout = settle_timeout
+        self.evaluator = Evaluator(host)
+        self.outcomes: list[StepOutcome] = [StepOutcome(s.id, StepStatus.PENDING)
+                                            for s in plan.steps]
+        self._cancel = threading.Event()
+        self._emit: Callable[[RunEvent], None] = lambda _e: None
+        try:
+            self.host_label = str(host.label)
+        except HostError:
+            self.host_label = "host"
+
+    # --- plumbing ------------------------------------------------------------------------
+
+    def _now(self) -> float:
+        return float(self._clock())
+
+    def _pause(self, seconds: float) -> bool:
+        """Let time pass; True when the run was cancelled meanwhile."""
+        if self._cancel.is_set():
+            return True
+        if self._sleep is None:
+            return self._cancel.wait(seconds)
+        self._sleep(seconds)
+        return self._cancel.is_set()
+
+    def _record(self, event: str, **fields: object) -> None:
+        ts = self._now()
+        rec: dict[str, object] = {
+            "ts": ts, "time": _iso(ts), "event": event, "host": self.host_label,
+            "plan_id": self.plan.id, "kind": self.plan.kind, "pool": self.plan.pool,
+            "operator": self.operator,
+        }
+        rec.update(fields)
+        self.audit.append(rec)
+
+    def _save(self) -> None:
+        self.store.save(plan_to_dict(self.plan), [outcome_to_dict(o) for o in self.outcomes])
+
+    def _set(self, i: int, **changes: object) -> StepOutcome:
+        o = dataclasses.replace(self.outcomes[i], **changes)  # type: ignore[arg-type]
+        self.outcomes[i] = o
+        return o
+
+    def _result(self, status: str, next_index: int, message: str) -> RunResult:
+        return RunResult(status, tuple(self.outcomes), next_index, message)
+
+    def _fail(self, i: int, message: str, *, stderr: str = "", returncode: int | None = None,
+              explanation: str | None = None) -> _Stop:
+        step = self.plan.steps[i]
+        self._set(i, status=StepStatus.FAILED, ended_at=self._now(), message=message,
+                  stderr=stderr, returncode=returncode)
+        self._save()
+        self._emit(RunFailed(step.id, message, stderr, explanation))
+        self._record("step-failed", step_id=step.id, message=message, stderr=stderr,
+                     explanation=explanation)
+        return _Stop(self._result("failed", i, message))
+
+    # --- the run -------------------------------------------------------------------------
+
+    def run(
+        self,
+        on_event: Callable[[RunEvent], None],
+        *,
+        cancel: threading.Event | None = None,
+        start_at: int = 0,
+        outcomes: Sequence[StepOutcome] | None = None,
+    ) -> RunResult:
+        self._emit = on_event
+        self._cancel = cancel or threading.Event()
+        steps = self.plan.steps
+        if not 0 <= start_at <= len(steps):
+            raise ValueError(f"start_at {start_at} outside 0..{len(steps)}")
+        if outcomes is not None:
+            by_id = {o.step_id: o for o in outcomes}
+            self.outcomes = [by_id.get(s.id, StepOutcome(s.id, StepStatus.PENDING))
+                             for s in steps]
+        if self.plan.blocked:
+            reasons = "; ".join(c.detail for c in self.plan.checks if c.blocking)
+            msg = f"the plan cannot run: {reasons}"
+            self._emit(RunFailed("", msg))
+            return self._result("failed", start_at, msg)
+        try:
+            self._record("plan-start", title=self.plan.title, start_at=start_at,
+                         steps=len(steps),
+                         commands=[c.display() for c in self.plan.commands()],
+                         checks=[{"name": c.name, "level": c.level.value, "passed": c.passed,
+                                  "detail": c.detail} for c in self.plan.checks
+                                 if not c.passed])
+        except OSError as e:
+            msg = f"nothing was run: the audit log {self.audit.path} cannot be written ({e})"
+            self._emit(RunFailed("", msg))
+            return self._result("failed", start_at, msg)
+        try:
+            self._settle_before(start_at)
+            for i in range(start_at, len(steps)):
+                self._run_step(i)
+        except _Stop as stop:
+            return stop.result
+        except OSError as e:  # the journal itself failed after something ran
+            msg = f"stopped: zconsole's journal cannot be written ({e}); look at zpool status"
+            self._emit(RunFailed("", msg))
+            return self._result("failed", start_at, msg)
+        self._record("plan-end", status="done")
+        self._save()
+        self.store.finish(self.plan.id)
+        return self._result("done", len(steps), f"{self.plan.title}: every step done")
+
+    def _settle_before(self, start_at: int) -> None:
+        """Steps before start_at: an operator step awaiting confirmation is now confirmed;
+        steps never run by anyone are marked skipped."""
+        for i in range(start_at):
+            o, step = self.outcomes[i], self.plan.steps[i]
+            if o.status is StepStatus.WAITING and step.operator_action is not None:
+                self._set(i, status=StepStatus.DONE, ended_at=self._now(),
+                          message="the operator said it was done")
+                self._record("operator-done", step_id=step.id, text=step.operator_action)
+                self._emit(StepDone(self.outcomes[i]))
+            elif o.status in (StepStatus.PENDING, StepStatus.RUNNING, StepStatus.FAILED,
+                              StepStatus.WAITING):
+                self._set(i, status=StepStatus.SKIPPED,
+                          message=o.message or "not run by zconsole (continued after it)")
+        self._save()
+
+    def _run_step(self, i: int) -> None:
+        step = self.plan.steps[i]
+        prior = self.outcomes[i]
+        if prior.status in (StepStatus.DONE, StepStatus.SKIPPED):
+            return  # proven earlier (or found done on resume): never run twice
+        resume_wait = prior.status is StepStatus.WAITING and step.wait is not None \
+            and step.operator_action is None
+        cmd = step.command
+        self._emit(StepStarted(i, step.id, step.title,
+                               cmd.display() if cmd is not None and step.operator_action is None
+                               else None, resumed=resume_wait))
+        if step.operator_action is not None:
+            self._set(i, status=StepStatus.WAITING, started_at=prior.started_at or self._now(),
+                      message=AWAITING_OPERATOR)
+            self._save()
+            self._record("operator-needed", step_id=step.id, text=step.operator_action)
+            self._emit(NeedsOperator(step.id, step.operator_action,
+                                     cmd.display() if cmd is not None else None))
+            raise _Stop(self._result("awaiting-operator", i + 1, step.operator_action))
+        if not resume_wait:
+            self._set(i, status=StepStatus.RUNNING, started_at=self._now(), ended_at=None,
+                      returncode=None, stderr="", message="")
+            self._save()
+            self._prechecks(i, step)
+        overtaken = False
+        if cmd is not None and not resume_wait:
+            self._command(i, step, cmd)
+            overtaken = self._postchecks(i, step, after_wait=False)
+        message = self._post_message(step)
+        if step.wait is not None and not overtaken:
+            self._set(i, status=StepStatus.WAITING, message=f"watching: {step.wait.description}")
+            self._save()
+            message = self._wait(i, step, step.wait)
+        elif step.wait is not None:
+            message = f"{step.wait.description}: already over when first looked at"
+        if cmd is None and step.postchecks:
+            # a wait (or pure check) step: its post-checks are the state at the end
+            self._postchecks(i, step, after_wait=True)
+            if step.wait is None:
+                message = self._post_message(step)
+        done = self._set(i, status=StepStatus.DONE, ended_at=self._now(), message=message)
+        self._save()
+        self._emit(StepDone(done))
+
+    def _post_message(self, step: Step) -> str:
+        if step.postchecks:
+            return "proven: " + "; ".join(p.description for p in step.postchecks)
+        if step.command is not None:
+            return "command succeeded"
+        return "done"
+
+    # --- checks --------------------------------------------------------------------------
+
+    def _emit_checks(self, step: Step, phase: str, outs: Sequence[Outcome]) -> None:
+        for o in outs:
+            self._emit(CheckResult(step.id, phase, o.predicate, o.ok, o.detail))
+        if outs:
+            self._record("checks", step_id=step.id, phase=phase,
+                         results=[{"check": o.predicate.description, "kind": o.predicate.kind,
+                                   "ok": o.ok, "detail": o.detail} for o in outs])
+
+    def _prechecks(self, i: int, step: Step) -> None:
+        if not step.prechecks:
+            return
+        self.evaluator.fresh()
+        outs = self.evaluator.check_all(step.prechecks)
+        self._emit_checks(step, "pre", outs)
+        bad = [o for o in outs if not o.ok]
+        if bad:
+            why = "; ".join(f"{o.predicate.description}: {o.detail}" for o in bad)
+            raise self._fail(i, f"not run, a pre-check does not hold: {why}")
+
+    def _postchecks(self, i: int, step: Step, *, after_wait: bool) -> bool:
+        """Post-checks of a command (after_wait False), or of a wait step at its end.
+        True when a command's post-checks were overtaken by the end of the step's wait."""
+        if not step.postchecks:
+            return False
+        outs: list[Outcome] = []
+        for attempt in range(self.postcheck_attempts):
+            self.evaluator.fresh()
+            outs = self.evaluator.check_all(step.postchecks)
+            if all(o.ok for o in outs):
+                break
+            if attempt + 1 < self.postcheck_attempts:
+                self._pause_uncancellable(self.postcheck_delay)
+        bad = [o for o in outs if not o.ok]
+        if bad and not after_wait and step.wait is not None and \
+                not any(o.unknown for o in bad):
+            pool = self.evaluator.pool(step.wait.pool) if self._readable() else None
+            until = self.evaluator.check_all(step.wait.until)
+            if pool is not None and not running_scans(pool) and until and \
+                    all(u.ok for u in until):
+                ends = "; ".join(u.detail for u in until)
+                outs = [o if o.ok else Outcome(
+                    o.predicate, True,
+                    f"{o.detail} (not seen: it was already over; {ends})") for o in outs]
+                self._emit_checks(step, "post", outs)
+                self._emit_checks(step, "until", until)
+                return True
+        self._emit_checks(step, "post", outs)
+        if bad:
+            why = "; ".join(f"{o.predicate.description}: {o.detail}" for o in bad)
+            if after_wait:
+                raise self._fail(i, f"ZFS does not show the expected end state: {why}")
+            raise self._fail(i, "the command ran (exit 0) but ZFS does not show the expected "
+                                f"result: {why}")
+        return False
+
+    def _readable(self) -> bool:
+        try:
+            self.evaluator.pools()
+        except ReadFailed:
+            return False
+        return True
+
+    def _pause_uncancellable(self, seconds: float) -> None:
+        if self._sleep is not None:
+            self._sleep(seconds)
+        else:
+            time.sleep(seconds)
+
+    # --- commands ------------------------------------------------------------------------
+
+    def _execute(self, cmd: Command, timeout: float | None = None) -> Result:
+        if cmd.then:
+            return self.host.run_pipeline([list(a) for a in cmd.pipeline],
+                                          timeout=timeout or PIPELINE_TIMEOUT, check=False)
+        return self.host.run(list(cmd.argv), timeout=timeout or self.command_timeout,
+                             check=False)
+
+    def _command_record(self, step: Step, cmd: Command, result: Result | None,
+                        duration: float, error: str | None = None) -> None:
+        self._record(
+            "command", step_id=step.id, command=cmd.display(),
+            argv=[list(a) for a in cmd.pipeline] if cmd.then else list(cmd.argv),
+            writes=cmd.writes, purpose=cmd.purpose,
+            exit_code=result.returncode if result is not None else None,
+            stdout=_cap(result.stdout) if result is not None else "",
+            stderr=_cap(result.stderr) if result is not None else "",
+            duration_s=round(duration, 3), **({"error": error} if error else {}))
+
+    def _command(self, i: int, step: Step, cmd: Command) -> None:
+        t0 = time.monotonic()
+        try:
+            result = self._execute(cmd)
+        except HostError as e:
+            duration = time.monotonic() - t0
+            self._command_record(step, cmd, None, duration, error=str(e))
+            raise self._fail(i, f"{cmd.display()} could not be run: {e}. ZFS may or may not "
+                                "have acted: look at zpool status before retrying",
+                             explanation=explain(str(e))) from None
+        duration = time.monotonic() - t0
+        if result.duration:
+            duration = result.duration
+        self._command_record(step, cmd, result, duration)
+        self._emit(CommandFinished(step.id, cmd.display(), result))
+        self._set(i, returncode=result.returncode, stderr=result.stderr)
+        if result.returncode != 0:
+            head = _first_line(result.stderr) or _first_line(result.stdout) or "no output"
+            raise self._fail(i, f"refused (exit {result.returncode}): {head}",
+                             stderr=result.stderr, returncode=result.returncode,
+                             explanation=explain(result.stderr or result.stdout))
+
+    def run_helper(self, step_id: str, *, timeout: float = 900.0) -> Result:
+        """Run a step's optional read-only helper (e.g. the reads that blink a disk's LED).
+        Audited like every command; refuses anything that writes."""
+        step = next((s for s in self.plan.steps if s.id == step_id), None)
+        if step is None or step.command is None:
+            raise ValueError(f"step {step_id!r} has no helper command")
+        if step.command.writes:
+            raise ValueError(f"step {step_id!r}: its command writes; it is not a helper")
+        t0 = time.monotonic()
+        try:
+            result = self._execute(step.command, timeout)
+        except HostError as e:
+            self._command_record(step, step.command, None, time.monotonic() - t0, str(e))
+            raise
+        self._command_record(step, step.command, result, result.duration or
+                             (time.monotonic() - t0))
+        return result
+
+    # --- the wait ------------------------------------------------------------------------
+
+    def _progress(self, step: Step, w: Wait, pool: Pool, tracker: ScanTracker,
+                  started: float) -> WaitProgress:
+        scans = running_scans(pool)
+        scan: ScanInfo | None = scans[0] if scans else None
+        try:
+            at = self.host.now()
+        except HostError:
+            at = self._now()
+        tracker.update([pool], at)
+        est = tracker.estimate(pool) if scan is not None else None
+        if scan is not None:
+            detail = "; ".join(describe_scan(s) for s in scans)
+        else:
+            detail = f"no scrub or resilver running in {pool.name}"
+        return WaitProgress(
+            step_id=step.id, pool=pool.name, activity=w.activity, scanning=scan is not None,
+            function=scan.function.value if scan is not None and scan.function else None,
+            percent=scan.percent_done if scan is not None else None,
+            done_bytes=scan.issued_bytes if scan is not None else None,
+            total_bytes=scan.total_bytes if scan is not None else None,
+            zpool_eta_s=scan.eta_seconds if scan is not None else None,
+            own_eta_s=est.eta_seconds if est is not None else None,
+            elapsed_s=self._now() - started, detail=detail)
+
+    def _wait(self, i: int, step: Step, w: Wait) -> str:
+        started = self._now()
+        tracker = ScanTracker()
+        self._record("wait-start", step_id=step.id, activity=w.activity, wait_pool=w.pool,
+                     description=w.description)
+        failures = 0
+        settle_since: float | None = None
+        settle_polls = 0
+        forwarded = False
+        last: WaitProgress | None = None
+        while True:
+            self.evaluator.fresh()
+            try:
+                pool = self.evaluator.pool(w.pool)
+                if pool is None:
+                    raise ReadFailed(f"pool {w.pool} is not imported")
+            except ReadFailed as e:
+                failures += 1
+                self._emit(WaitProgress(step.id, w.pool, w.activity, False, None, None, None,
+                                        None, None, None, self._now() - started,
+                                        f"could not look: {e}", error=str(e)))
+                if failures >= MAX_READ_FAILURES:
+                    raise self._fail(i, f"stopped watching after {failures} failed readings "
+                                        f"({e}); ZFS carries on: resume to look again") from None
+                if self._pause(self.poll_interval):
+                    raise self._cancelled(i, step, last) from None
+                continue
+            failures = 0
+            last = self._progress(step, w, pool, tracker, started)
+            self._emit(last)
+            if not last.scanning:
+                until = self.evaluator.check_all(w.until)
+                if all(u.ok for u in until):
+                    self._emit_checks(step, "until", until)
+                    ends = "; ".join(u.detail for u in until)
+                    self._record("wait-end", step_id=step.id, activity=w.activity,
+                                 elapsed_s=round(last.elapsed_s, 1), detail=ends or last.detail)
+                    return f"{w.description}: over" + (f"; {ends}" if ends else "")
+                if settle_since is None:
+                    settle_since = self._now()
+                settle_polls += 1
+                if self._now() - settle_since >= self.settle_timeout or \
+                        settle_polls >= SETTLE_POLLS:
+                    self._emit_checks(step, "until", until)
+                    why = "; ".join(f"{u.predicate.description}: {u.detail}"
+                                    for u in until if not u.ok)
+                    raise self._fail(i, f"no scrub or resilver runs in {w.pool} any more, but "
+                                        f"{why}")
+            else:
+                settle_since, settle_polls = None, 0
+                if self.fast_forward and not forwarded and w.activity in SCAN_ACTIVITIES:
+                    forwarded = True
+                    try:
+                        self.host.run(["zpool", "wait", "-t", w.activity, w.pool],
+                                      timeout=self.command_timeout, check=False)
+                    except HostError:
+                        pass
+                    continue
+            if self._pause(self.poll_interval):
+                raise self._cancelled(i, step, last)
+
+    def _cancelled(self, i: int, step: Step, last: WaitProgress | None) -> _Stop:
+        where = f" at {last.percent:.0f} %" if last is not None and last.percent is not None \
+            else ""
+        what = step.wait.description if step.wait is not None else step.title
+        msg = (f"stopped watching{where}; ZFS carries on by itself ({what}); "
+               "the plan can be resumed")
+        self._set(i, status=StepStatus.WAITING, message=msg)
+        self._save()
+        self._record("wait-stopped", step_id=step.id, message=msg)
+        return _Stop(self._result("cancelled", i, msg))

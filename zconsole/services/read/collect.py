@@ -1,0 +1,287 @@
+"""Collect one consistent picture of a host: `collect(host) -> HostReading`.
+
+Every part is read on its own and carries its own outcome (`model.snapshot.Part`): one
+failed read never hides the others, and never turns into a guess. In particular, when
+`zpool status` cannot be read the pools have health "UNKNOWN" (never ONLINE from
+`zpool list`), and disk roles do not claim pool membership.
+
+No ZFS (no zfs/zpool command, or the kernel module not loaded) is one clearly worded state
+(`HostReading.zfs`), with the ZFS parts marked skipped rather than an avalanche of errors;
+disks and their I/O are still collected. Reads refused because zconsole is not root are
+listed in `HostReading.limitations`.
+
+Datasets are filesystems and volumes only: listing every snapshot takes minutes on big
+hosts; load a dataset's snapshots with `list_snapshots()` when it is opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from zconsole.hosts.base import (
+    CommandFailed,
+    CommandNotFound,
+    Host,
+    HostError,
+    HostUnreachable,
+    PathNotFound,
+    PermissionDenied,
+)
+from zconsole.model.arc import ArcStats
+from zconsole.model.dataset import Dataset, PropertyValue
+from zconsole.model.disk import DiskStat
+from zconsole.model.pool import Pool, PoolUsage
+from zconsole.model.reading import (
+    SKIPPED,
+    DiskInventory,
+    HostReading,
+    Part,
+    ZfsInfo,
+    ZfsPresence,
+)
+from zconsole.parsers.arcstats import parse_arcstats
+from zconsole.parsers.diskstats import parse_diskstats
+from zconsole.parsers.errors import ParseError
+from zconsole.parsers.props import parse_get
+from zconsole.parsers.version import ZfsVersion, parse_zfs_version, supports_json
+from zconsole.parsers.zfs_list import DEFAULT_COLUMNS, SNAPSHOT_COLUMNS, parse_zfs_list
+from zconsole.parsers.zpool_list import parse_zpool_list
+from zconsole.parsers.zpool_status import parse_zpool_status
+from zconsole.parsers.zpool_status_json import parse_zpool_status_json
+from zconsole.services.read import catalogue
+from zconsole.services.read.identity import collect_inventory
+
+T = TypeVar("T")
+
+DEFAULT_TIMEOUT = 30.0
+
+# Failures worth a Part instead of a crash: the host's typed errors and unreadable output
+# (ParseError, and the ValueError/KeyError/TypeError a parser may let through on odd input).
+_EXPECTED = (HostError, ParseError, ValueError, KeyError, TypeError, IndexError)
+
+
+def _show(argv: Sequence[str]) -> str:
+    return " ".join(argv)
+
+
+class _Reader:
+    """Runs each read and turns its outcome into a Part; remembers not-root refusals."""
+
+    def __init__(self, host: Host, timeout: float) -> None:
+        self.host = host
+        self.timeout = timeout
+        self.is_root = _is_root(host)
+        self.limitations: list[str] = []
+        self.unreachable: str | None = None  # once set, later reads are skipped
+
+    def part(self, source: str, fn: Callable[[], T]) -> Part[T]:
+        if self.unreachable is not None:
+            return self.skipped(source, f"not attempted: {self.unreachable}")
+        try:
+            value = fn()
+        except HostUnreachable as e:
+            self.unreachable = str(e)
+            return Part(None, self._now(), source, str(e), type(e).__name__)
+        except PermissionDenied as e:
+            needs_root = not self.is_root
+            if needs_root:
+                self.limitations.append(f"{source}: permission denied (zconsole is not root)")
+            return Part(None, self._now(), source, str(e), type(e).__name__, needs_root)
+        except _EXPECTED as e:
+            return Part(None, self._now(), source, str(e) or type(e).__name__,
+                        type(e).__name__)
+        return Part(value, self._now(), source)
+
+    def skipped(self, source: str, why: str) -> Part[T]:
+        return Part(None, self._now(), source, why, SKIPPED)
+
+    def run(self, argv: Sequence[str]) -> str:
+        return self.host.run(argv, timeout=self.timeout).stdout
+
+    def _now(self) -> float:
+        try:
+            return self.host.now()
+        except HostError:
+            return 0.0
+
+
+def _is_root(host: Host) -> bool:
+    try:
+        return bool(host.is_root())
+    except HostError:
+        return False
+
+
+def _label(host: Host) -> str:
+    try:
+        return str(host.label)
+    except HostError:
+        return "host"
+
+
+def detect_zfs(host: Host, *, timeout: float = DEFAULT_TIMEOUT) -> ZfsInfo:
+    """Is OpenZFS installed and loaded, which version, JSON or text status."""
+    label = _label(host)
+    module_text: str | None = None
+    module_missing = False
+    try:
+        module_text = host.read_text(catalogue.ZFS_MODULE_VERSION)
+    except PathNotFound:
+        module_missing = True
+    except HostError:
+        module_text = None  # unreadable: tell from `zfs version` alone
+
+    cmd_text: str | None = None
+    cmd_error: str | None = None
+    try:
+        r = host.run(catalogue.zfs_version(), timeout=timeout, check=False)
+        cmd_text = r.stdout
+        if r.returncode != 0 and not r.stdout.strip():
+            cmd_error = (r.stderr.strip() or f"exit {r.returncode}")
+    except CommandNotFound:
+        return ZfsInfo(ZfsPresence.NOT_INSTALLED,
+                       f"OpenZFS is not installed on {label}: there is no zfs command.")
+    except HostError as e:
+        cmd_error = str(e)
+
+    version: ZfsVersion | None = None
+    for text in (cmd_text, module_text):
+        if text and text.strip():
+            try:
+                version = parse_zfs_version(text)
+                break
+            except ParseError:
+                continue
+    kmod = version.kmod if version else None
+    if module_text and module_text.strip() and kmod is None:
+        kmod = module_text.strip()
+
+    if module_missing:
+        return ZfsInfo(
+            ZfsPresence.MODULE_NOT_LOADED,
+            f"OpenZFS tools are installed on {label} but the zfs kernel module is not loaded "
+            f"({catalogue.ZFS_MODULE_VERSION} is missing; try `modprobe zfs`).",
+            userland=version.userland if version else None, kernel_module=None,
+            version=version.numeric if version else None,
+            json_status=supports_json(version) if version else False)
+    if version is None:
+        why = cmd_error or "no version in its output"
+        return ZfsInfo(ZfsPresence.UNKNOWN,
+                       f"Could not tell which OpenZFS version runs on {label}: "
+                       f"`zfs version` failed ({why}).")
+    return ZfsInfo(
+        ZfsPresence.PRESENT,
+        f"OpenZFS {version.userland or kmod} on {label}"
+        + (f" (kernel module {kmod}: reboot or reload pending)" if version.mismatch else "")
+        + ".",
+        userland=version.userland, kernel_module=kmod, version=version.numeric,
+        json_status=supports_json(version))
+
+
+def read_pool_status(host: Host, zfs: ZfsInfo, *, timeout: float = DEFAULT_TIMEOUT
+                     ) -> tuple[tuple[Pool, ...], str]:
+    """Status trees, in the format the version supports; (pools, argv shown).
+
+    With an unknown version JSON is tried first, then the 2.1 text form.
+    """
+    now = int(host.now())
+    if zfs.json_status or zfs.presence is ZfsPresence.UNKNOWN:
+        argv = catalogue.zpool_status(True)
+        try:
+            out = host.run(argv, timeout=timeout).stdout
+            return tuple(parse_zpool_status_json(out, now=now)), _show(argv)
+        except (CommandFailed, ParseError):
+            if zfs.json_status:
+                raise
+    argv = catalogue.zpool_status(False)
+    out = host.run(argv, timeout=timeout).stdout
+    totals = zfs.version is not None and zfs.version >= (2, 3, 0)
+    return tuple(parse_zpool_status(out, ddt_sizes_are_totals=totals)), _show(argv)
+
+
+def _kernel(host: Host, timeout: float) -> str:
+    try:
+        text = host.read_text(catalogue.KERNEL_RELEASE).strip()
+        if text:
+            return text
+    except HostError:
+        pass
+    return host.run(catalogue.uname_release(), timeout=timeout).stdout.strip()
+
+
+def collect(host: Host, *, timeout: float = DEFAULT_TIMEOUT) -> HostReading:
+    """Read every part of the host once (blocking: call from a worker, never the UI thread).
+
+    Never raises for a failed read: each failure is in its Part. `timeout` applies to each
+    command.
+    """
+    rd = _Reader(host, timeout)
+    taken_at = rd._now()
+    zfs = detect_zfs(host, timeout=timeout)
+    kernel: Part[str] = rd.part(catalogue.KERNEL_RELEASE, lambda: _kernel(host, timeout))
+
+    status_src = _show(catalogue.zpool_status(zfs.json_status))
+    if zfs.presence in (ZfsPresence.NOT_INSTALLED, ZfsPresence.MODULE_NOT_LOADED):
+        pool_status: Part[tuple[Pool, ...]] = rd.skipped(status_src, zfs.message)
+        pool_usage: Part[tuple[PoolUsage, ...]] = rd.skipped(_show(catalogue.zpool_list()),
+                                                              zfs.message)
+        datasets: Part[tuple[Dataset, ...]] = rd.skipped(_show(catalogue.zfs_list_datasets()),
+                                                          zfs.message)
+        arc: Part[ArcStats] = rd.skipped(catalogue.ARCSTATS, zfs.message)
+    else:
+        status_read = rd.part(status_src, lambda: read_pool_status(host, zfs, timeout=timeout))
+        if status_read.value is not None:
+            pool_status = Part(status_read.value[0], status_read.taken_at,
+                               status_read.value[1])
+        else:
+            pool_status = Part(None, status_read.taken_at, status_read.source,
+                               status_read.error, status_read.error_type,
+                               status_read.needs_root)
+        pool_usage = rd.part(_show(catalogue.zpool_list()),
+                             lambda: tuple(parse_zpool_list(rd.run(catalogue.zpool_list()))))
+        datasets = rd.part(_show(catalogue.zfs_list_datasets()), lambda: tuple(
+            parse_zfs_list(rd.run(catalogue.zfs_list_datasets()), DEFAULT_COLUMNS)))
+        arc = rd.part(catalogue.ARCSTATS,
+                      lambda: parse_arcstats(host.read_text(catalogue.ARCSTATS)))
+
+    diskstats: Part[tuple[DiskStat, ...]] = rd.part(
+        catalogue.DISKSTATS, lambda: tuple(parse_diskstats(host.read_text(catalogue.DISKSTATS))))
+    pools_for_roles = pool_status.value if pool_status.ok else None
+    if not zfs.present and zfs.presence is not ZfsPresence.UNKNOWN:
+        pools_for_roles = ()  # no ZFS: no disk can be in an imported pool
+    disks: Part[DiskInventory] = rd.part(
+        "lsblk / udevadm / sysfs",
+        lambda: collect_inventory(host, pools=pools_for_roles, timeout=timeout))
+
+    return HostReading(
+        host=_label(host),
+        kind=str(getattr(host, "kind", "")),
+        taken_at=taken_at,
+        is_root=rd.is_root,
+        zfs=zfs,
+        kernel=kernel,
+        pool_status=pool_status,
+        pool_usage=pool_usage,
+        datasets=datasets,
+        arc=arc,
+        diskstats=diskstats,
+        disks=disks,
+        limitations=tuple(rd.limitations),
+    )
+
+
+def list_snapshots(host: Host, dataset: str, *, timeout: float = DEFAULT_TIMEOUT
+                   ) -> Part[tuple[Dataset, ...]]:
+    """The snapshots of one dataset (when the operator opens it), never of all datasets."""
+    rd = _Reader(host, timeout)
+    argv = catalogue.zfs_list_snapshots(dataset)
+    return rd.part(_show(argv), lambda: tuple(parse_zfs_list(rd.run(argv), SNAPSHOT_COLUMNS)))
+
+
+def pool_properties(host: Host, pool: str, *, timeout: float = DEFAULT_TIMEOUT
+                    ) -> Part[tuple[PropertyValue, ...]]:
+    """`zpool get -H -p all POOL`."""
+    rd = _Reader(host, timeout)
+    argv = catalogue.zpool_get_all(pool)
+    return rd.part(_show(argv), lambda: tuple(parse_get(rd.run(argv))))

@@ -1,0 +1,87 @@
+"""Per-leaf figures for the pools screen: which disk, how busy, how slow, and the trend.
+
+Pure: everything comes from a HostReading, the newest SampleResult and the sampler's
+slow-disk history. A figure that could not be measured is None, never 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from zconsole.model.reading import HostReading
+from zconsole.services.health.slowdisk import Figures, LeafKey, Sample
+from zconsole.services.read.identity import DiskIndex
+from zconsole.services.read.sampling import SampleResult, leaf_paths
+
+TREND_POINTS = 20
+
+
+@dataclass(frozen=True)
+class LeafMetrics:
+    """One leaf: its whole disk and the newest interval's figures.
+
+    `busy_pct` is /proc/diskstats %util (share of the interval with a request outstanding);
+    awaits are the kernel's per-request latency; `zfs_wait_*` is ZFS's own disk_wait from
+    `zpool iostat -l`. `trend` is the leaf's worst-direction latency (ms) over the recent
+    samples, oldest first (ZFS figures preferred, kernel figures otherwise).
+    """
+
+    disk: str | None = None
+    serial: str | None = None
+    by_id: str | None = None
+    rotational: bool | None = None
+    busy_pct: float | None = None
+    r_await_ms: float | None = None
+    w_await_ms: float | None = None
+    zfs_wait_read_ms: float | None = None
+    zfs_wait_write_ms: float | None = None
+    trend: tuple[float, ...] = ()
+
+
+def _worst(f: Figures | None) -> float | None:
+    if f is None:
+        return None
+    vals = [v for v in (f.read_ms, f.write_ms) if v is not None]
+    return max(vals) if vals else None
+
+
+def leaf_metrics(reading: HostReading, sample: SampleResult | None,
+                 history: Sequence[Sample] = ()) -> dict[LeafKey, LeafMetrics]:
+    pools = reading.pool_status.value or ()
+    inv = reading.disks.value
+    index = DiskIndex(inv.devices) if inv is not None else None
+    disks = sample.disks if sample is not None else {}
+    zleaves: Mapping[LeafKey, object] = (sample.latency.leaves
+                                         if sample is not None and sample.latency else {})
+    out: dict[LeafKey, LeafMetrics] = {}
+    recent = list(history[-TREND_POINTS:])
+    for pool in pools:
+        for path, v in leaf_paths(pool, spares=True):
+            key: LeafKey = (pool.name, path)
+            disk = index.leaf_disk(v) if index is not None else None
+            io = disks.get(disk.name) if disk is not None else None
+            row = zleaves.get(key)
+            zr = getattr(row, "disk_wait_read", None)
+            zw = getattr(row, "disk_wait_write", None)
+            trend: list[float] = []
+            for s in recent:
+                ls = s.get(key)
+                if ls is None:
+                    continue
+                w = _worst(ls.zfs) if ls.zfs is not None else _worst(ls.disk)
+                if w is not None:
+                    trend.append(w)
+            out[key] = LeafMetrics(
+                disk=disk.name if disk is not None else None,
+                serial=disk.serial if disk is not None else None,
+                by_id=disk.preferred_id if disk is not None else None,
+                rotational=disk.rotational if disk is not None else None,
+                busy_pct=io.util_pct if io is not None else None,
+                r_await_ms=io.r_await_ms if io is not None and io.r_s > 0 else None,
+                w_await_ms=io.w_await_ms if io is not None and io.w_s > 0 else None,
+                zfs_wait_read_ms=zr / 1e6 if isinstance(zr, int) else None,
+                zfs_wait_write_ms=zw / 1e6 if isinstance(zw, int) else None,
+                trend=tuple(trend),
+            )
+    return out

@@ -1,0 +1,35 @@
+"""ARC: size vs target vs c_max, hit ratio and its trend, demand vs prefetch, MRU/MFU,
+L2ARC, memory throttle; each with one plain sentence, then the figures."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+
+from zconsole.services.read.arc import ArcReport, ArcWatch
+from zconsole.ui.screens.arc.view import ArcView
+from zconsole.ui.screens.base import ZScreen
+from zconsole.ui.state import ViewState
+
+
+class ArcScreen(ZScreen):
+    MODE = "arc"
+    TITLE = "ARC"
+    KEY = "4"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arc_watch = ArcWatch()
+        self.report: ArcReport | None = None
+
+    def compose_body(self) -> ComposeResult:
+        yield ArcView(classes="arc")
+
+    def show_state(self, state: ViewState) -> None:
+        snap = state.reading
+        history = state.sampler.arc_history if state.sampler is not None else ()
+        pools = (snap.pool_status.value or ()) if snap is not None else ()
+        self.report = self.arc_watch.report(
+            snap.arc if snap is not None else None, history, now=state.now,
+            refresh_interval=self.zapp.refresh_interval, pools=pools,
+            zfs_version=snap.zfs.version if snap is not None else None)
+        self.query_one(ArcView).show(self.report, self.app.get_css_variables())
