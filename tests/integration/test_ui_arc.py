@@ -12,7 +12,7 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from zconsole.parsers.arcstats import parse_arcstats
-from zconsole.services.read.arc import fmt_bytes
+from zconsole.services import fmt
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.screens.arc.screen import ArcScreen
 
@@ -65,15 +65,15 @@ async def test_arc_screen_matches_guest_arcstats(zfs_guest: ZfsGuest) -> None:
 
         assert guest.c_max is not None and guest.size is not None and guest.target is not None
         assert report.c_max == guest.c_max == 536870912  # pinned, does not move
-        assert rows["c_max"][1] == fmt_bytes(guest.c_max) == "512.0 MiB"
+        assert rows["c_max"][1] == fmt.size(guest.c_max) == "512.0 MiB"
         for label, value, shown in (("size", guest.size, report.size),
                                     ("target (c)", guest.target, report.target)):
             assert shown is not None and abs(shown - value) <= DRIFT, (label, shown, value)
-            assert rows[label][1] == fmt_bytes(shown)
+            assert rows[label][1] == fmt.size(shown)
             # what the operator reads (one decimal) is within rounding of the guest's figure
             assert abs(shown_bytes(rows[label][1]) - value) <= DRIFT + (1 << 20), label
         size_text = str(screen.query_one("#arc-size").render())
-        assert f"ARC holds {fmt_bytes(report.size)} of a {fmt_bytes(report.target)} target" \
+        assert f"ARC holds {fmt.size(report.size)} of a {fmt.size(report.target)} target" \
             in size_text
 
         caption = str(screen.query_one("#arc-figures-caption", Static).render())

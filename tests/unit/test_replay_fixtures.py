@@ -27,8 +27,8 @@ from zconsole.services.read import catalogue as C
 from zconsole.services.read.capture import _is_allowed
 from zconsole.services.read.collect import collect, list_snapshots, pool_properties
 from zconsole.services.read.network import collect_network
-from zconsole.services.read.refresh import Live
 from zconsole.services.read.sampling import zfs_latency
+from zconsole.services.session import HostSession
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "capture"
 VERSIONS = {"2.1": "2.1.11", "2.3": "2.3.2"}
@@ -151,9 +151,9 @@ class _Watching(ReplayHost):
 @pytest.mark.parametrize(("flavour", "state"), CASES)
 def test_capture_answers_every_read_of_a_refresh(flavour: str, state: str) -> None:
     host = _Watching(str(state_dir(flavour, state)))
-    live = Live(host)
-    first = live.refresh_all()
-    second = live.refresh_all()
+    live = HostSession(host)
+    first = live.refresh()
+    second = live.refresh()
     for ds in first.reading.datasets.value or ():
         assert list_snapshots(host, ds.name).ok
     assert pool_properties(host, "tank").ok

@@ -20,6 +20,7 @@ from zconsole.parsers.arcstats import (
     demand_data_efficiency,
     parse_arcstats,
 )
+from zconsole.services import fmt
 from zconsole.services.read.arc import (
     FAMILY_21,
     FAMILY_22,
@@ -29,13 +30,9 @@ from zconsole.services.read.arc import (
     ArcRow,
     ArcWatch,
     arc_family,
-    fmt_bytes,
-    fmt_interval,
-    fmt_pct,
-    fmt_rate,
 )
-from zconsole.services.read.refresh import Live
 from zconsole.services.read.sampling import Sampler
+from zconsole.services.session import HostSession
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "arcstats"
 T0 = 1_795_302_010.0
@@ -71,14 +68,14 @@ def two_readings(prev: ArcStats, cur: ArcStats, interval: float = 10.0,
 
 
 def test_formatting() -> None:
-    assert fmt_bytes(16 * 2**30) == "16.0 GiB" and fmt_bytes(0) == "0 B"
-    assert fmt_bytes(13_002_342_400) == "12.1 GiB" and fmt_bytes(None) == "-"
-    assert fmt_pct(0.9731) == "97.3 %" and fmt_pct(1.0) == "100.0 %"
-    assert fmt_pct(0.99996) == ">99.9 %"  # never 100 % while there were misses
-    assert fmt_pct(0.0004) == "<0.1 %" and fmt_pct(0.0) == "0.0 %" and fmt_pct(None) == "-"
-    assert fmt_interval(10.2) == "10 s" and fmt_interval(300) == "5 min"
-    assert fmt_rate(24_500, 10) == "2,450/s" and fmt_rate(4, 10) == "0.4/s"
-    assert fmt_rate(0, 10) == "0/s" and fmt_rate(1, 100) == "<0.1/s"
+    assert fmt.size(16 * 2**30) == "16.0 GiB" and fmt.size(0) == "0 B"
+    assert fmt.size(13_002_342_400) == "12.1 GiB" and fmt.size(None) == "-"
+    assert fmt.pct(0.9731) == "97.3 %" and fmt.pct(1.0) == "100.0 %"
+    assert fmt.pct(0.99996) == ">99.9 %"  # never 100 % while there were misses
+    assert fmt.pct(0.0004) == "<0.1 %" and fmt.pct(0.0) == "0.0 %" and fmt.pct(None) == "-"
+    assert fmt.duration(10.2) == "10 s" and fmt.duration(300) == "5 min"
+    assert fmt.rate(24_500, 10) == "2,450/s" and fmt.rate(4, 10) == "0.4/s"
+    assert fmt.rate(0, 10) == "0/s" and fmt.rate(1, 100) == "<0.1/s"
 
 
 # ------------------------------------------------------------------- fixtures
@@ -276,12 +273,12 @@ class Clock:
 def test_demo_host_over_clock_steps(version: str, family: str) -> None:
     clock = Clock()
     host = DemoHost("showcase", zfs_version=version, clock=clock, seed=0)
-    live = Live(host)
+    live = HostSession(host)
     watch = ArcWatch()
     arcs: list[ArcStats] = []
     reports: list[ArcReport] = []
     for _ in range(4):
-        r = live.refresh_all()
+        r = live.refresh()
         assert r.reading.arc.value is not None
         arcs.append(r.reading.arc.value)
         reports.append(watch.report(r.reading.arc, live.sampler.arc_history, now=clock.t,

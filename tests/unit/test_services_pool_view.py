@@ -1,10 +1,10 @@
-"""Per-leaf figures and zconsole's own scan ETA through Live, on the demo host with a clock
+"""Per-leaf figures and zconsole's own scan ETA through HostSession, on the demo host with a clock
 that moves as a real one would between refreshes."""
 
 from __future__ import annotations
 
 from zconsole.hosts.demo import DemoHost
-from zconsole.services.read.refresh import Live
+from zconsole.services.session import HostSession
 
 
 class StepClock:
@@ -17,10 +17,10 @@ class StepClock:
 
 def test_leaf_metrics_and_scan_estimate_over_refreshes() -> None:
     clock = StepClock()
-    live = Live(DemoHost("showcase", clock=clock, seed=0))
+    live = HostSession(DemoHost("showcase", clock=clock, seed=0))
     results = []
     for _ in range(6):
-        results.append(live.refresh_all())
+        results.append(live.refresh())
         clock.t += 5.0
     last = results[-1]
     tank = {k[1]: m for k, m in last.leaves.items() if k[0] == "tank"}
@@ -43,8 +43,8 @@ def test_leaf_metrics_and_scan_estimate_over_refreshes() -> None:
 
 
 def test_frozen_clock_gives_no_kernel_figures_and_no_pace() -> None:
-    live = Live(DemoHost("showcase", clock=lambda: 1795302010.0, seed=0))
-    live.refresh_all()
-    r = live.refresh_all()
+    live = HostSession(DemoHost("showcase", clock=lambda: 1795302010.0, seed=0))
+    live.refresh()
+    r = live.refresh()
     assert all(m.busy_pct is None for m in r.leaves.values())
     assert r.scan_estimates["fast"].eta_seconds is None

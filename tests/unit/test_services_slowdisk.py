@@ -10,14 +10,11 @@ from zconsole.model.finding import Severity
 from zconsole.model.pool import Pool, Vdev
 from zconsole.services.health.slowdisk import (
     DEFAULT_RULE,
-    SOURCE_DISKSTATS,
-    Figures,
-    LeafSample,
-    Sample,
     find_slow_disks,
     redundancy_groups,
     sample_outliers,
 )
+from zconsole.services.read.sampling import SOURCE_DISKSTATS, Figures, LeafSample, Sample
 
 
 def leaf(name: str, state: str = "ONLINE") -> Vdev:

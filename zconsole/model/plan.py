@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from zconsole.model.command import Command
+from zconsole.model.finding import Severity
 
 
 class CheckLevel(str, Enum):
@@ -27,6 +28,12 @@ class CheckLevel(str, Enum):
     CONFIRM = "confirm"  # runs only after a second, explicit confirmation (force)
     WARN = "warn"  # the operator is told and acknowledges (e.g. "a scrub will be cancelled")
     INFO = "info"  # a fact worth seeing (e.g. redundancy during the resilver)
+
+    @property
+    def severity(self) -> Severity:
+        """How bad a failing check of this level is, on the one scale."""
+        return {CheckLevel.BLOCK: Severity.CRITICAL, CheckLevel.CONFIRM: Severity.WARNING,
+                CheckLevel.WARN: Severity.WARNING, CheckLevel.INFO: Severity.INFO}[self]
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """The zconsole Textual app: one mode per screen, one refresh loop for all of them.
 
-Data arrives from a worker thread that calls `services.live.Live.refresh_all()`; the worker
-posts a typed message and the handler hands a `ViewState` to the active screen. The next
+The host's state lives in a `services.session.HostSession`; a worker thread calls its
+`refresh()`, posts a typed message, and the handler records the outcome in the session and
+hands a `ViewState` to the active screen. The next
 refresh is armed only after the previous one completed, so a slow host never piles up
 refreshes, and a hung command never freezes the screen: the screens keep their old data and
 say how old it is.
@@ -19,11 +20,13 @@ from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.message import Message
+from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding
 from zconsole.model.reading import HostReading
+from zconsole.services.session import HostSession, Refresh
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.registry import SCREENS
 from zconsole.ui.state import ViewState
@@ -31,9 +34,9 @@ from zconsole.ui.themes import DEFAULT_THEME, load_themes
 
 
 class RefreshDone(Message):
-    def __init__(self, result: Any) -> None:
+    def __init__(self, result: Refresh) -> None:
         super().__init__()
-        self.result = result  # services.live.Refresh
+        self.result = result
 
 
 class RefreshFailed(Message):
@@ -129,30 +132,38 @@ class ZConsoleApp(App[None]):
             raise ValueError(f"unknown theme {short!r}; choose from {', '.join(self.zthemes)}")
         self.theme = self.zthemes[short].name
         self.paused = False
-        self.refresh_started: float | None = None
-        self.last_error: str | None = None
-        self.refreshes = 0
-        self._live: Any = None
-        self._result: Any = None
-        self._timer: Any = None
+        self.session = HostSession(host, iostat_interval=iostat_interval)
+        self._timer: Timer | None = None
 
     # -- what screens read -------------------------------------------------------------------
     @property
     def reading(self) -> HostReading | None:
-        return self._result.reading if self._result is not None else None
+        return self.session.reading
 
     @property
     def findings(self) -> tuple[Finding, ...]:
-        return self._result.findings if self._result is not None else ()
+        return self.session.findings
+
+    @property
+    def refresh_started(self) -> float | None:
+        return self.session.started
+
+    @property
+    def last_error(self) -> str | None:
+        return self.session.last_error
+
+    @property
+    def refreshes(self) -> int:
+        return self.session.refreshes
 
     def view_state(self) -> ViewState:
-        r = self._result
+        r = self.session.last
         return ViewState(
             host=self.host,
             reading=r.reading if r is not None else None,
             findings=r.findings if r is not None else (),
             sample=r.sample if r is not None else None,
-            sampler=self._live.sampler if self._live is not None else None,
+            sampler=self.session.sampler,
             now=self.clock(),
             read_only=self.read_only,
             last_error=self.last_error,
@@ -204,21 +215,16 @@ class ZConsoleApp(App[None]):
 
     # -- refresh cycle -----------------------------------------------------------------------
     def action_refresh(self) -> None:
-        if self.refresh_started is not None:
+        if not self.session.begin(self.clock()):
             return  # one refresh at a time; the next is armed when this one ends
-        self.refresh_started = self.clock()
         self._tick_frame()
         self._collect()
 
     @work(thread=True, exclusive=True, group="refresh")
     def _collect(self) -> None:
-        from zconsole.services.read.refresh import Live
-
         worker = get_current_worker()
         try:
-            if self._live is None:
-                self._live = Live(self.host, iostat_interval=self.iostat_interval)
-            result = self._live.refresh_all()
+            result = self.session.refresh()
         except Exception as e:  # noqa: BLE001 - any failure must reach the screen, not kill the app
             if not worker.is_cancelled:
                 self.post_message(RefreshFailed(f"{type(e).__name__}: {e}"))
@@ -227,17 +233,14 @@ class ZConsoleApp(App[None]):
             self.post_message(RefreshDone(result))
 
     def on_refresh_done(self, message: RefreshDone) -> None:
-        self._result = message.result
-        self.last_error = None
-        self.refreshes += 1
+        self.session.done(message.result)
         self._refresh_done()
 
     def on_refresh_failed(self, message: RefreshFailed) -> None:
-        self.last_error = message.error
+        self.session.failed(message.error)
         self._refresh_done()
 
     def _refresh_done(self) -> None:
-        self.refresh_started = None
         screen = self.active_screen
         if screen is not None:
             state = self.view_state()

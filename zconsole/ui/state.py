@@ -11,10 +11,9 @@ from zconsole.model.finding import Finding
 from zconsole.model.reading import HostReading
 
 if TYPE_CHECKING:
-    from zconsole.services.health.slowdisk import LeafKey
     from zconsole.services.read.pools import LeafMetrics
     from zconsole.services.read.progress import ScanEstimate
-    from zconsole.services.read.sampling import Sampler, SampleResult
+    from zconsole.services.read.sampling import LeafKey, Sampler, SampleResult
 
 
 @dataclass(frozen=True)

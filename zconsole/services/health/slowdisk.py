@@ -35,45 +35,23 @@ Pure functions over model objects and sample history; no I/O here. Samples come 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import Pool, Section, Vdev
+from zconsole.services import fmt
+from zconsole.services.read.sampling import (
+    SOURCE_DISKSTATS,
+    SOURCE_ZFS,
+    Figures,
+    LeafKey,
+    Sample,
+)
 
 KIND = "slow-disk"
 
 GROUP_TYPES = frozenset({"mirror", "raidz", "draid", "replacing", "spare"})
-
-# (pool, vdev_path) where vdev_path runs from the top-level vdev to the leaf, as in
-# IostatRow.vdev_path: ("mirror-0", "vdc"); a top-level disk is ("vdb",).
-LeafKey = tuple[str, tuple[str, ...]]
-
-SOURCE_ZFS = "zfs disk_wait"
-SOURCE_DISKSTATS = "diskstats await"
-
-
-@dataclass(frozen=True)
-class Figures:
-    """One leaf over one interval: latency in ms (None when no I/O) and operations completed
-    in the interval (not per second), for reads and writes."""
-
-    read_ms: float | None
-    read_ops: float
-    write_ms: float | None
-    write_ops: float
-
-
-@dataclass(frozen=True)
-class LeafSample:
-    """Both views of a leaf in one interval; either may be missing."""
-
-    zfs: Figures | None = None
-    disk: Figures | None = None
-
-
-Sample = Mapping[LeafKey, LeafSample]
-
 
 @dataclass(frozen=True)
 class SlowDiskRule:
@@ -212,9 +190,6 @@ def sentence(group: RedundancyGroup, leaf: str, ratio: float) -> str:
             f"the resilver and every write to {c.name} wait for it")
 
 
-def _fmt_ms(v: float) -> str:
-    return f"{v:.2f} ms" if v < 10 else f"{v:.1f} ms"
-
 
 def find_slow_disks(
     pools: Sequence[Pool],
@@ -248,8 +223,8 @@ def find_slow_disks(
                 for i, outs in hits:
                     for o in outs:
                         evidence.append(
-                            f"sample {first + i + 1}: {o.direction} {_fmt_ms(o.latency_ms)} vs "
-                            f"peer median {_fmt_ms(o.peer_median_ms)} ({o.ratio:.1f}×) "
+                            f"sample {first + i + 1}: {o.direction} {fmt.ms(o.latency_ms, unit=True)} vs "
+                            f"peer median {fmt.ms(o.peer_median_ms, unit=True)} ({o.ratio:.1f}×) "
                             f"over {o.ops:g} operations [{o.source}]")
                 findings.append(Finding(
                     kind=KIND,

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from zconsole.model.arc import ArcStats
 from zconsole.model.pool import Pool
 from zconsole.model.reading import Part
+from zconsole.services import fmt
 from zconsole.services.read.sampling import ArcDelta
 
 FAMILY_21 = "2.1"
@@ -39,57 +40,6 @@ MiB = 1 << 20
 
 # Target within 5 % of c_min: the kernel has pushed the ARC down as far as it goes.
 AT_MINIMUM_SLACK = 1.05
-
-
-# ----------------------------------------------------------------------------- formatting
-
-
-def fmt_bytes(n: int | None) -> str:
-    """1 decimal in binary units: 13002342400 -> '12.1 GiB', 0 -> '0 B'."""
-    if n is None:
-        return "-"
-    value = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if abs(value) < 1024 or unit == "PiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} EiB"  # pragma: no cover - unreachable
-
-
-def fmt_pct(ratio: float | None) -> str:
-    """0.9731 -> '97.3 %'. Never rounds a ratio below 1 up to 100 % or above 0 down to 0 %."""
-    if ratio is None:
-        return "-"
-    text = f"{ratio * 100:.1f}"
-    if text == "100.0" and ratio < 1:
-        return ">99.9 %"
-    if text == "0.0" and ratio > 0:
-        return "<0.1 %"
-    return f"{text} %"
-
-
-def fmt_interval(seconds: float) -> str:
-    """'10 s', '2 min', '1 h 5 min' (what 'in the last ...' says)."""
-    s = max(0, round(seconds))
-    if s < 120:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min"
-    return f"{s // 3600} h {s % 3600 // 60} min"
-
-
-def fmt_rate(count: int, seconds: float) -> str:
-    """Events per second, 3 significant figures at most: '2,450/s', '0.4/s'."""
-    if seconds <= 0:
-        return "-"
-    r = count / seconds
-    if r >= 100:
-        return f"{r:,.0f}/s"
-    if r >= 10:
-        return f"{r:.1f}/s"
-    if r == 0:
-        return "0/s"
-    return f"{r:.1f}/s" if r >= 0.1 else "<0.1/s"
 
 
 # ----------------------------------------------------------------------------- readings
@@ -272,7 +222,7 @@ def _efficiency(prev: ArcStats, cur: ArcStats, cls: str) -> Efficiency | None:
 
 
 def _waiting(refresh_interval: float) -> str:
-    return f"after the second refresh (in about {fmt_interval(refresh_interval)})"
+    return f"after the second refresh (in about {fmt.duration(refresh_interval)})"
 
 
 def arc_family(stats: ArcStats, zfs_version: tuple[int, int, int] | None = None) -> str | None:
@@ -304,7 +254,7 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
         if part is None:
             why = "ARC: not read yet (waiting for the first refresh)."
         else:
-            why = (f"ARC could not be read: {error} (tried {fmt_interval(error_age or 0)} "
+            why = (f"ARC could not be read: {error} (tried {fmt.duration(error_age or 0)} "
                    "ago). No ARC figures are shown rather than a guess.")
         area = ArcArea("unreadable", "ARC", "UNREADABLE" if part is not None else "WAITING",
                        "bad" if part is not None else "off", why)
@@ -321,10 +271,10 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
     size_of_max = _ratio(size, c_max)
     target_of_max = _ratio(target, c_max)
     if size is not None and target is not None:
-        size_sentence = f"ARC holds {fmt_bytes(size)} of a {fmt_bytes(target)} target"
+        size_sentence = f"ARC holds {fmt.size(size)} of a {fmt.size(target)} target"
         if c_max is not None:
-            size_sentence += f" (at most {fmt_bytes(c_max)}"
-            size_sentence += f", at least {fmt_bytes(c_min)})" if c_min is not None else ")"
+            size_sentence += f" (at most {fmt.size(c_max)}"
+            size_sentence += f", at least {fmt.size(c_min)})" if c_min is not None else ")"
         size_sentence += "."
     else:
         size_sentence = "arcstats has no size or target (c) field."
@@ -347,7 +297,7 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
     else:
         hit_interval = last.interval_s
         reads = last.hits + last.misses + (last.iohits or 0)
-        span = fmt_interval(last.interval_s)
+        span = fmt.duration(last.interval_s)
         hit_ratio = last.hit_ratio
         if hit_ratio is None or reads == 0:
             hit_ratio = None
@@ -355,16 +305,16 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
         else:
             if last.iohits is not None:
                 iohit_ratio = last.iohits / reads
-            hit_sentence = (f"{fmt_pct(hit_ratio)} of reads hit in the last {span} "
-                            f"({fmt_rate(reads, last.interval_s).replace('/s', ' reads/s')}")
+            hit_sentence = (f"{fmt.pct(hit_ratio)} of reads hit in the last {span} "
+                            f"({fmt.rate(reads, last.interval_s).replace('/s', ' reads/s')}")
             if iohit_ratio is not None:
-                hit_sentence += f"; {fmt_pct(iohit_ratio)} joined a read already in flight"
+                hit_sentence += f"; {fmt.pct(iohit_ratio)} joined a read already in flight"
             hit_sentence += ")."
     measured = [r for r in hit_series if r is not None]
     if len(measured) >= 2:
-        hit_sentence += (f" Last {len(hit_series)} refreshes: {fmt_pct(min(measured))} to "
-                         f"{fmt_pct(max(measured))}.")
-    hit_title = f"Hit ratio {fmt_pct(hit_ratio)}" if hit_ratio is not None else "Hit ratio"
+        hit_sentence += (f" Last {len(hit_series)} refreshes: {fmt.pct(min(measured))} to "
+                         f"{fmt.pct(max(measured))}.")
+    hit_title = f"Hit ratio {fmt.pct(hit_ratio)}" if hit_ratio is not None else "Hit ratio"
     hit_area = ArcArea("hits", hit_title, "", "off", hit_sentence)
 
     # -- detail interval (two readings) --------------------------------------------------
@@ -400,7 +350,7 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
                        "reloaded)")
     else:
         detail_wait = ""
-    span_d = fmt_interval(detail_interval) if detail_interval is not None else ""
+    span_d = fmt.duration(detail_interval) if detail_interval is not None else ""
 
     # demand vs prefetch
     classes = (dd, dm, pd, pm)
@@ -411,13 +361,13 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
     elif demand_share is None:
         demand_sentence = f"No demand or prefetch reads in the last {span_d}."
     else:
-        parts = [f"In the last {span_d}, {fmt_pct(demand_share)} of reads were demand reads "
-                 f"(asked for by programs), {fmt_pct(1 - demand_share)} prefetch"]
+        parts = [f"In the last {span_d}, {fmt.pct(demand_share)} of reads were demand reads "
+                 f"(asked for by programs), {fmt.pct(1 - demand_share)} prefetch"]
         hit_parts = []
         for eff, label in ((dd, "demand data"), (dm, "demand metadata"),
                            (pd, "prefetch data"), (pm, "prefetch metadata")):
             if eff is not None and eff.ratio is not None:
-                hit_parts.append(f"{label} {fmt_pct(eff.ratio)}")
+                hit_parts.append(f"{label} {fmt.pct(eff.ratio)}")
         if hit_parts:
             parts.append("hits: " + ", ".join(hit_parts))
         demand_sentence = "; ".join(parts) + "."
@@ -425,7 +375,7 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
 
     # MRU / MFU
     mru_size, mfu_size = cur.get("mru_size"), cur.get("mfu_size")
-    held = (f"MRU holds {fmt_bytes(mru_size)}, MFU {fmt_bytes(mfu_size)}"
+    held = (f"MRU holds {fmt.size(mru_size)}, MFU {fmt.size(mfu_size)}"
             if mru_size is not None and mfu_size is not None else "")
     if detail_wait:
         lists_sentence = ((held + ". " if held else "")
@@ -434,8 +384,8 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
         if mru_hits is None or mfu_hits is None:
             lists_sentence = "arcstats has no mru_hits/mfu_hits counters"
         elif mru_share is not None:
-            lists_sentence = (f"In the last {span_d}, {fmt_pct(mru_share)} of hits came from "
-                              f"MRU (recently used), {fmt_pct(1 - mru_share)} from MFU "
+            lists_sentence = (f"In the last {span_d}, {fmt.pct(mru_share)} of hits came from "
+                              f"MRU (recently used), {fmt.pct(1 - mru_share)} from MFU "
                               "(frequently used)")
         else:
             lists_sentence = f"No MRU or MFU hits in the last {span_d}"
@@ -443,7 +393,7 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
             lists_sentence += f"; {held}"
         lists_sentence += "."
         if ghost:
-            lists_sentence += (f" {ghost:,} ghost hits ({fmt_rate(ghost, detail_interval or 0)}"
+            lists_sentence += (f" {ghost:,} ghost hits ({fmt.rate(ghost, detail_interval or 0)}"
                                "): recently evicted blocks that a larger ARC would have "
                                "served.")
         elif ghost == 0:
@@ -463,7 +413,7 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
     else:
         l2_state, l2_level = "PRESENT", "ok"
         if l2_size:
-            l2_sentence = f"L2ARC holds {fmt_bytes(l2_size)} ({fmt_bytes(l2_asize)} on disk)"
+            l2_sentence = f"L2ARC holds {fmt.size(l2_size)} ({fmt.size(l2_asize)} on disk)"
         else:
             l2_sentence = "L2ARC cache device present but still empty"
         if detail_wait:
@@ -472,8 +422,8 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
             l2_sentence += f"; no L2ARC lookups in the last {span_d}."
         else:
             assert l2_hits is not None and l2_misses is not None
-            lookups = fmt_rate(l2_hits + l2_misses, detail_interval or 0)
-            l2_sentence += (f"; {fmt_pct(l2_ratio)} of its lookups hit in the last {span_d} "
+            lookups = fmt.rate(l2_hits + l2_misses, detail_interval or 0)
+            l2_sentence += (f"; {fmt.pct(l2_ratio)} of its lookups hit in the last {span_d} "
                             f"({lookups.replace('/s', ' lookups/s')}).")
     l2_area = ArcArea("l2arc", "L2ARC", l2_state, l2_level, l2_sentence)
 
@@ -485,7 +435,7 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
     if throttle_delta is not None:
         throttled, span_t = throttle_delta > 0, span_d
     elif last is not None and prev is None:  # the screen just opened: the sampler's interval
-        throttled, span_t = last.throttled, fmt_interval(last.interval_s)
+        throttled, span_t = last.throttled, fmt.duration(last.interval_s)
     lifetime = (f"memory_throttle_count is {count:,} since the zfs module loaded"
                 if count is not None else "")
     if count is None:
@@ -511,9 +461,9 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
     data_age = max(0.0, now - latest.taken_at)
     notice = None
     if stale:
-        tried = f" (tried {fmt_interval(error_age)} ago)" if error_age is not None else ""
+        tried = f" (tried {fmt.duration(error_age)} ago)" if error_age is not None else ""
         notice = (f"ARC could not be read: {error or 'no reading in this refresh'}{tried}. "
-                  f"The figures below are from the reading of {fmt_interval(data_age)} ago.")
+                  f"The figures below are from the reading of {fmt.duration(data_age)} ago.")
     areas = (size_area, hit_area, demand_area, lists_area, l2_area, throttle_area)
     rows = _rows(cur, v22, last, dd, dm, pd, pm, detail_interval, l2_ratio, l2_present)
     return ArcReport(
@@ -541,7 +491,7 @@ def _rows(cur: ArcStats, v22: bool, last: ArcDelta | None, dd: Efficiency | None
     def b(label: str, name: str, only: str = "") -> None:
         v = cur.get(name)
         if v is not None:
-            rows.append(ArcRow(label, fmt_bytes(v), only))
+            rows.append(ArcRow(label, fmt.size(v), only))
 
     b("size", "size")
     b("target (c)", "c")
@@ -561,24 +511,24 @@ def _rows(cur: ArcStats, v22: bool, last: ArcDelta | None, dd: Efficiency | None
         b("uncached", "uncached_size", ONLY_22)
     if last is not None:
         span = last.interval_s
-        rows.append(ArcRow("hits", fmt_rate(last.hits, span)))
+        rows.append(ArcRow("hits", fmt.rate(last.hits, span)))
         if last.iohits is not None:
-            rows.append(ArcRow("iohits", fmt_rate(last.iohits, span), ONLY_22))
-        rows.append(ArcRow("misses", fmt_rate(last.misses, span)))
+            rows.append(ArcRow("iohits", fmt.rate(last.iohits, span), ONLY_22))
+        rows.append(ArcRow("misses", fmt.rate(last.misses, span)))
     for eff, label in ((dd, "demand data hit"), (dm, "demand metadata hit"),
                        (pd, "prefetch data hit"), (pm, "prefetch metadata hit")):
         if eff is not None:
-            rows.append(ArcRow(label, fmt_pct(eff.ratio) if eff.ratio is not None
+            rows.append(ArcRow(label, fmt.pct(eff.ratio) if eff.ratio is not None
                                else "no reads"))
     if l2_present:
         b("L2ARC size", "l2_size")
         b("L2ARC on disk", "l2_asize")
         if detail_interval is not None:
-            rows.append(ArcRow("L2ARC hit", fmt_pct(l2_ratio)))
+            rows.append(ArcRow("L2ARC hit", fmt.pct(l2_ratio)))
     c = cur.get("memory_throttle_count")
     if c is not None:
         rows.append(ArcRow("throttle count (lifetime)", f"{c:,}"))
     avail = cur.get("memory_available_bytes")
     if avail is not None:
-        rows.append(ArcRow("memory available", fmt_bytes(avail)))
+        rows.append(ArcRow("memory available", fmt.size(avail)))
     return tuple(rows)

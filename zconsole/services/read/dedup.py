@@ -30,8 +30,8 @@ from zconsole.parsers.arcstats import parse_arcstats
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.props import parse_get
 from zconsole.parsers.zpool_status import parse_zpool_status
+from zconsole.services import fmt
 from zconsole.services.read import catalogue
-from zconsole.services.read.arc import fmt_bytes
 from zconsole.services.read.collect import detect_zfs
 
 DEFAULT_TIMEOUT = 30.0
@@ -120,22 +120,22 @@ class DedupReport:
                 how = (f"OpenZFS 2.1 prints per-entry sizes: {ddt.size_on_disk} B on disk and "
                        f"{ddt.size_in_core} B in core per entry, multiplied here")
             out.append(f"Dedup table (DDT) of {self.pool}: {ddt.entries:,} entries, "
-                       f"{fmt_bytes(ddt.disk_total_bytes)} on disk, "
-                       f"{fmt_bytes(ddt.core_total_bytes)} in core ({how}).")
-            ram = f"Keeping the whole table in RAM takes {fmt_bytes(ddt.core_total_bytes)}"
+                       f"{fmt.size(ddt.disk_total_bytes)} on disk, "
+                       f"{fmt.size(ddt.core_total_bytes)} in core ({how}).")
+            ram = f"Keeping the whole table in RAM takes {fmt.size(ddt.core_total_bytes)}"
             if self.arc_max:
                 ram += (f", {100 * ddt.core_total_bytes / self.arc_max:.1f} % of the ARC's "
-                        f"maximum ({fmt_bytes(self.arc_max)})")
+                        f"maximum ({fmt.size(self.arc_max)})")
             out.append(ram + "; every write to a deduplicated dataset looks the table up.")
         if self.dedupratio is not None:
             out.append(f"Dedup ratio {self.dedupratio:.2f}x.")
         if self.table_size is not None:
-            out.append(f"dedup_table_size (pool property): {fmt_bytes(self.table_size)}.")
+            out.append(f"dedup_table_size (pool property): {fmt.size(self.table_size)}.")
         if not self.datasets:
             out.append(f"No dataset of {self.pool} has dedup on.")
         for d in self.datasets:
             where = "set here" if d.set_here else (d.source or "?")
-            size = f", {fmt_bytes(d.used)} used" if d.used is not None else ""
+            size = f", {fmt.size(d.used)} used" if d.used is not None else ""
             out.append(f"{d.name} ({d.kind or 'dataset'}): dedup={d.value} ({where}){size}.")
         out.extend(f"Could not read: {e}" for e in self.errors)
         return tuple(out)
@@ -148,7 +148,7 @@ def shrink_sentence(before: DedupReport, after: DedupReport) -> str:
     b, a = before.ddt, after.ddt
     diff = a.entries - b.entries
     return (f"DDT of {after.pool}: {b.entries:,} -> {a.entries:,} entries ({diff:+,}), in core "
-            f"{fmt_bytes(b.core_total_bytes)} -> {fmt_bytes(a.core_total_bytes)}.")
+            f"{fmt.size(b.core_total_bytes)} -> {fmt.size(a.core_total_bytes)}.")
 
 
 def _histogram(status_text: str) -> tuple[str, ...]:

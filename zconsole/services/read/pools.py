@@ -10,9 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from zconsole.model.reading import HostReading
-from zconsole.services.health.slowdisk import Figures, LeafKey, Sample
 from zconsole.services.read.identity import DiskIndex
-from zconsole.services.read.sampling import SampleResult, leaf_paths
+from zconsole.services.read.sampling import Figures, LeafKey, Sample, SampleResult, leaf_paths
 
 TREND_POINTS = 20
 

@@ -25,8 +25,37 @@ from zconsole.parsers.arcstats import arc_hit_ratio, parse_arcstats
 from zconsole.parsers.diskstats import disk_io, parse_diskstats
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zpool_iostat import parse_zpool_iostat
-from zconsole.services.health.slowdisk import Figures, LeafKey, LeafSample, Sample
 from zconsole.services.read import catalogue
+
+# (pool, vdev_path) where vdev_path runs from the top-level vdev to the leaf, as in
+# IostatRow.vdev_path: ("mirror-0", "vdc"); a top-level disk is ("vdb",).
+LeafKey = tuple[str, tuple[str, ...]]
+
+SOURCE_ZFS = "zfs disk_wait"
+SOURCE_DISKSTATS = "diskstats await"
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One leaf over one interval: latency in ms (None when no I/O) and operations completed
+    in the interval (not per second), for reads and writes."""
+
+    read_ms: float | None
+    read_ops: float
+    write_ms: float | None
+    write_ops: float
+
+
+@dataclass(frozen=True)
+class LeafSample:
+    """Both views of a leaf in one interval; either may be missing."""
+
+    zfs: Figures | None = None
+    disk: Figures | None = None
+
+
+Sample = Mapping[LeafKey, LeafSample]
+
 
 DEFAULT_HISTORY = 60
 

@@ -11,24 +11,25 @@ from textual.widget import Widget
 from textual.widgets import Label, Static
 
 from zconsole.hosts.base import Host
+from zconsole.model.finding import Severity
 from zconsole.model.reading import HostReading
+from zconsole.services.health.levels import state_severity
 
-# Every state is a word AND a symbol; colour only reinforces it.
-STATE_LEVEL = {
-    "ONLINE": "ok", "AVAIL": "ok", "HEALTHY": "ok",
-    "DEGRADED": "warn", "OFFLINE": "warn", "INUSE": "warn", "UNKNOWN": "warn",
-    "FAULTED": "bad", "UNAVAIL": "bad", "REMOVED": "bad", "SUSPENDED": "bad",
-}
+# Every state is a word AND a symbol; colour only reinforces it. The judgement (how bad a
+# state is) is services.health.levels'; this is only the colour each severity gets.
+SEVERITY_LEVEL = {Severity.OK: "ok", Severity.INFO: "off", Severity.WARNING: "warn",
+                  Severity.CRITICAL: "bad", Severity.UNKNOWN: "warn"}
 LEVEL_SYMBOL = {"ok": "✔", "warn": "▲", "bad": "✖", "off": "○"}
 
 
 def state_level(state: str) -> str:
-    return STATE_LEVEL.get(state.upper(), "warn")
+    return SEVERITY_LEVEL[state_severity(state)]
 
 
 def state_text(state: str, colours: Mapping[str, str]) -> Text:
-    level = state_level(state)
-    symbol = "?" if state == "UNKNOWN" else LEVEL_SYMBOL[level]
+    severity = state_severity(state)
+    level = SEVERITY_LEVEL[severity]
+    symbol = severity.symbol if severity is Severity.UNKNOWN else LEVEL_SYMBOL[level]
     return Text(f"{symbol} {state}", style=colours.get(f"health-{level}", ""))
 
 

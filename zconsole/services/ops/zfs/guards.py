@@ -41,7 +41,7 @@ from zconsole.model.finding import Finding
 from zconsole.model.plan import Check, CheckLevel
 from zconsole.model.pool import Pool, ScanFunction, ScanState, Section, Vdev
 from zconsole.model.reading import DiskInventory, DiskState, HostReading
-from zconsole.services.read.arc import fmt_bytes
+from zconsole.services import fmt
 from zconsole.services.read.identity import DiskIndex
 
 MiB = 1 << 20
@@ -289,7 +289,7 @@ def describe_disk(disk: Disk) -> str:
     """'ata-WDC_WD80EFZX-68UW8N0_VK1ABCDE (sdh now; WDC WD80EFZX-68UW8N0, serial VK1ABCDE,
     7.3 TiB)'."""
     bits = [b for b in (disk.model, f"serial {disk.serial}" if disk.serial else None,
-                        fmt_bytes(disk.size_bytes) if disk.size_bytes else None) if b]
+                        fmt.size(disk.size_bytes) if disk.size_bytes else None) if b]
     dn = disk_name(disk)
     now = [] if dn.zpool_name == disk.name else [f"{disk.name} now"]
     inside = "; ".join(x for x in (", ".join(now), ", ".join(bits)) if x)
@@ -506,15 +506,15 @@ def check_new_disk(reading: HostReading, pool: str, target: str, disk: str, *,
                              "against the members."))
     elif small is None or small_leaf is None:
         checks.append(_check(SIZE, False, CheckLevel.WARN,
-                             f"{me} gives {fmt_bytes(new_size)}; the members' sizes of "
+                             f"{me} gives {fmt.size(new_size)}; the members' sizes of "
                              f"{top.name} could not be read, so ZFS itself will judge "
                              "('device is too small')."))
     else:
         how = ("after ZFS's 10 MiB whole-disk reserve (partition 1 starts at 1 MiB, "
                "partition 9 takes 8 MiB)" if dev.kind == "disk" else "(a partition, used as is)")
-        figures = (f"{me} gives {fmt_bytes(new_size)} ({new_size} bytes) {how}; the "
+        figures = (f"{me} gives {fmt.size(new_size)} ({new_size} bytes) {how}; the "
                    f"smallest member of {top.name}, {small_leaf.name}, has "
-                   f"{fmt_bytes(small)} ({small} bytes, {source})")
+                   f"{fmt.size(small)} ({small} bytes, {source})")
         if new_size < small:
             checks.append(_check(SIZE, False, CheckLevel.BLOCK,
                                  f"Too small: {figures}. ZFS would refuse with 'device is "
@@ -522,7 +522,7 @@ def check_new_disk(reading: HostReading, pool: str, target: str, disk: str, *,
         else:
             extra = ""
             if new_size - small > small // 10 and not replacing:
-                extra = (f" The extra {fmt_bytes(new_size - small)} stays unused until every "
+                extra = (f" The extra {fmt.size(new_size - small)} stays unused until every "
                          f"member of {top.name} is that large.")
             checks.append(_check(SIZE, True, CheckLevel.INFO, f"Large enough: {figures}."
                                  + extra))

@@ -43,8 +43,8 @@ from zconsole.model.plan import (
 )
 from zconsole.model.pool import Pool, Vdev
 from zconsole.model.reading import HostReading
+from zconsole.services import fmt
 from zconsole.services.ops.zfs import guards
-from zconsole.services.read.arc import fmt_bytes
 from zconsole.services.read.collect import collect, pool_properties
 from zconsole.services.read.dedup import DedupReport, followers, roots
 from zconsole.services.read.identity import DiskIndex
@@ -462,14 +462,14 @@ def build_replace_grow(reading: HostReading, pool: str, vdev: str, new_disks: Se
                             "The growth cannot be computed (sizes unknown)."))
     elif growth <= 0:
         checks.append(Check(GROWTH, False, CheckLevel.WARN,
-                            f"The smallest new disk gives {fmt_bytes(new_min)}, not more "
-                            f"than the smallest member ({fmt_bytes(old_min)}): {top.name} "
+                            f"The smallest new disk gives {fmt.size(new_min)}, not more "
+                            f"than the smallest member ({fmt.size(old_min)}): {top.name} "
                             "will not grow."))
     else:
         checks.append(Check(GROWTH, True, CheckLevel.INFO,
-                            f"Each member grows from at least {fmt_bytes(old_min)} to at "
-                            f"least {fmt_bytes(new_min)}: {top.name} can grow by about "
-                            f"{fmt_bytes(growth)} once EVERY member is replaced."))
+                            f"Each member grows from at least {fmt.size(old_min)} to at "
+                            f"least {fmt.size(new_min)}: {top.name} can grow by about "
+                            f"{fmt.size(growth)} once EVERY member is replaced."))
     autoexpand_on = (props or {}).get("autoexpand") == "on"
     if expand == "autoexpand":
         checks.append(Check(AUTOEXPAND, True, CheckLevel.INFO,
@@ -534,9 +534,9 @@ def build_replace_grow(reading: HostReading, pool: str, vdev: str, new_disks: Se
         steps.append(Step(
             id="prove-growth",
             title=f"Prove that {pool} grew",
-            explanation=(f"SIZE was {fmt_bytes(size_before)} ({size_before} bytes) with "
-                         f"EXPANDSZ {fmt_bytes(expand_before) if expand_before else '-'} "
-                         f"before; it must now be at least {fmt_bytes(expected)} (half of "
+            explanation=(f"SIZE was {fmt.size(size_before)} ({size_before} bytes) with "
+                         f"EXPANDSZ {fmt.size(expand_before) if expand_before else '-'} "
+                         f"before; it must now be at least {fmt.size(expected)} (half of "
                          "the expected growth, to allow for metaslab rounding)."),
             postchecks=(predicate("pool_size_at_least",
                                   f"{pool} SIZE is at least {expected} bytes (was "
@@ -729,12 +729,12 @@ def build_dedup_off(report: DedupReport, datasets: Sequence[str] | None = None, 
                                 f"Free space for the copy of {name} could not be checked."))
         elif avail < need:
             checks.append(Check(REWRITE_SPACE, False, CheckLevel.BLOCK,
-                                f"The copy of {name} needs about {fmt_bytes(need)} without "
-                                f"dedup; only {fmt_bytes(avail)} is available."))
+                                f"The copy of {name} needs about {fmt.size(need)} without "
+                                f"dedup; only {fmt.size(avail)} is available."))
         else:
             checks.append(Check(REWRITE_SPACE, True, CheckLevel.INFO,
-                                f"The copy of {name} needs about {fmt_bytes(need)}; "
-                                f"{fmt_bytes(avail)} is available."))
+                                f"The copy of {name} needs about {fmt.size(need)}; "
+                                f"{fmt.size(avail)} is available."))
         checks.append(Check(REWRITE_WRITERS, False, CheckLevel.WARN,
                             f"Stop every writer of {name} first ("
                             + ("VMs using /dev/zvol/" + name + ": the device is replaced"
@@ -750,7 +750,7 @@ def build_dedup_off(report: DedupReport, datasets: Sequence[str] | None = None, 
         title=f"Show the dedup table of {pool} now",
         explanation=(f"Before: {report.entries:,} entries" if report.entries is not None
                      else "Before: unknown") + (
-            f", {fmt_bytes(report.ram_bytes)} in core" if report.ram_bytes is not None
+            f", {fmt.size(report.ram_bytes)} in core" if report.ram_bytes is not None
             else "") + ". Freed blocks leave the table as ZFS processes the frees.",
         command=Command(("zpool", "status", "-D", pool), f"the dedup table of {pool}",
                         writes=False),

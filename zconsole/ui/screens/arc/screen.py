@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 
-from zconsole.services.read.arc import ArcReport, ArcWatch
+from zconsole.services.read.arc import ArcReport
 from zconsole.ui.screens.arc.view import ArcView
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.state import ViewState
@@ -18,7 +18,6 @@ class ArcScreen(ZScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.arc_watch = ArcWatch()
         self.report: ArcReport | None = None
 
     def compose_body(self) -> ComposeResult:
@@ -28,7 +27,8 @@ class ArcScreen(ZScreen):
         snap = state.reading
         history = state.sampler.arc_history if state.sampler is not None else ()
         pools = (snap.pool_status.value or ()) if snap is not None else ()
-        self.report = self.arc_watch.report(
+        # The ARC readings are kept by the session, so they accumulate on every screen.
+        self.report = self.zapp.session.arc.report(
             snap.arc if snap is not None else None, history, now=state.now,
             refresh_interval=self.zapp.refresh_interval, pools=pools,
             zfs_version=snap.zfs.version if snap is not None else None)

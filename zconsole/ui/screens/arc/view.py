@@ -17,7 +17,8 @@ from textual.app import ComposeResult
 from textual.containers import Container, Vertical
 from textual.widgets import DataTable, Static
 
-from zconsole.services.read.arc import ArcArea, ArcReport, fmt_pct
+from zconsole.services import fmt
+from zconsole.services.read.arc import ArcArea, ArcReport
 from zconsole.ui.kit.widgets import LEVEL_SYMBOL
 
 SPARK = "▁▂▃▄▅▆▇█"
@@ -215,7 +216,7 @@ class ArcView(Container):
         t = Text()
         t.append(filled, style=colours.get("primary", ""))
         t.append(rest, style=colours.get("muted", ""))
-        t.append(f" size {fmt_pct(report.size_of_max)} of c_max, ┃ target",
+        t.append(f" size {fmt.pct(report.size_of_max)} of c_max, ┃ target",
                  style=colours.get("muted", ""))
         return t
 
