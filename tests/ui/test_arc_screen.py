@@ -20,8 +20,8 @@ from zconsole.hosts.base import PermissionDenied
 from zconsole.hosts.demo import DemoHost
 from zconsole.parsers.arcstats import parse_arcstats
 from zconsole.services import fmt
+from zconsole.services.health.arc import ArcReport
 from zconsole.services.read import catalogue
-from zconsole.services.read.arc import ArcReport
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.screens.arc.screen import ArcScreen
 from zconsole.ui.screens.arc.view import ArcPanel, ArcView, spark

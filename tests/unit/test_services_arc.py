@@ -21,12 +21,12 @@ from zconsole.parsers.arcstats import (
     parse_arcstats,
 )
 from zconsole.services import fmt
+from zconsole.services.health.arc import ArcReport, report
 from zconsole.services.read.arc import (
     FAMILY_21,
     FAMILY_22,
     ONLY_21,
     ONLY_22,
-    ArcReport,
     ArcRow,
     ArcWatch,
     arc_family,
@@ -56,10 +56,10 @@ def two_readings(prev: ArcStats, cur: ArcStats, interval: float = 10.0,
     """The report after the first reading and after the second, as the screen makes them."""
     sampler, watch = Sampler(), ArcWatch()
     sampler.add_arcstats(prev, T0)
-    first = watch.report(Part(prev, T0), sampler.arc_history, now=T0 + 1,
+    first = report(watch, Part(prev, T0), sampler.arc_history, now=T0 + 1,
                          refresh_interval=5.0, pools=pools)
     sampler.add_arcstats(cur, T0 + interval)
-    second = watch.report(Part(cur, T0 + interval), sampler.arc_history,
+    second = report(watch, Part(cur, T0 + interval), sampler.arc_history,
                           now=T0 + interval + 1, refresh_interval=5.0, pools=pools)
     return first, second
 
@@ -232,7 +232,7 @@ def test_unreadable_and_stale() -> None:
     watch = ArcWatch()
     failed: Part[ArcStats] = Part(None, T0, "/proc/spl/kstat/zfs/arcstats",
                                   error="permission denied", error_type="PermissionDenied")
-    r = watch.report(failed, (), now=T0 + 7, refresh_interval=5.0)
+    r = report(watch, failed, (), now=T0 + 7, refresh_interval=5.0)
     assert not r.readable and r.error == "permission denied" and r.error_age == 7.0
     area = r.areas[0]
     assert (area.state, area.level) == ("UNREADABLE", "bad")
@@ -240,10 +240,10 @@ def test_unreadable_and_stale() -> None:
                              "No ARC figures are shown rather than a guess.")
     # a good reading, then a failure: the old figures stay, marked with their age
     good = read("node_exporter-fixture-pre2.2.txt")
-    watch.report(Part(good, T0 + 10), (), now=T0 + 10, refresh_interval=5.0)
+    report(watch, Part(good, T0 + 10), (), now=T0 + 10, refresh_interval=5.0)
     late: Part[ArcStats] = Part(None, T0 + 20, error="timed out after 20 s",
                                 error_type="CommandTimedOut")
-    r = watch.report(late, (), now=T0 + 25, refresh_interval=5.0)
+    r = report(watch, late, (), now=T0 + 25, refresh_interval=5.0)
     assert r.readable and r.stale and r.data_age == 15.0 and r.size == good.size
     assert r.notice == ("ARC could not be read: timed out after 20 s (tried 5 s ago). "
                         "The figures below are from the reading of 15 s ago.")
@@ -281,7 +281,7 @@ def test_demo_host_over_clock_steps(version: str, family: str) -> None:
         r = live.refresh()
         assert r.reading.arc.value is not None
         arcs.append(r.reading.arc.value)
-        reports.append(watch.report(r.reading.arc, live.sampler.arc_history, now=clock.t,
+        reports.append(report(watch, r.reading.arc, live.sampler.arc_history, now=clock.t,
                                     refresh_interval=5.0,
                                     pools=r.reading.pool_status.value or (),
                                     zfs_version=r.reading.zfs.version))

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from zconsole import __version__
+from zconsole.cli.commands import COMMANDS, load
 from zconsole.hosts.base import Host, HostError
 
 EXIT_OK = 0
@@ -47,30 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="refresh interval (default 5)")
 
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    from zconsole.cli.commands.parse import KINDS
-
-    pp = sub.add_parser("parse", help="render zpool/zfs output pasted from another host",
-                        description="Parse output captured on another host and render it. "
-                                    "With --json, print the parsed model as JSON.")
-    pp.add_argument("kind", choices=sorted(KINDS), help="what the input is")
-    pp.add_argument("file", nargs="?", default="-", help="input file, or - for stdin")
-    pp.add_argument("--json", action="store_true", help="print the parsed model as JSON")
-    pp.add_argument("--columns", default=None,
-                    help="zfs-list: the -o column list the output was produced with")
-    pp.add_argument("--zfs-version", dest="parse_zfs_version", choices=("2.1", "2.3"),
-                    default=None,
-                    help="zpool-status -D: version that produced it (DDT size semantics)")
-
-    from zconsole.cli.commands.plan import add_parser as add_plan_parser
-
-    add_plan_parser(sub)
-
-    cp = sub.add_parser("capture", help="record the output of every read command into DIR")
-    cp.add_argument("directory", metavar="DIR")
-    # Accepted after the subcommand too (`zconsole capture --host H DIR`), as operators type it.
-    cp.add_argument("--host", dest="capture_host", metavar="[USER@]HOST", default=None)
-    cp.add_argument("--ssh-config", dest="capture_ssh_config", metavar="FILE", default=None)
-    cp.add_argument("--state", default="", help="a short description of the pool state")
+    for name in COMMANDS:
+        load(name).add_parser(sub)
     return p
 
 
@@ -112,33 +91,13 @@ def has_zfs(host: Host) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
-    # argparse binds an optional positional before a later option (`parse KIND --json FILE`
-    # leaves FILE over); take it back here rather than make the operator reorder words.
-    if args.command == "parse" and args.file == "-" and len(extra) == 1 \
-            and not extra[0].startswith("-"):
-        args.file, extra = extra[0], []
+    if args.command == "parse":
+        extra = load("parse").take_back_file(args, extra)
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    if args.command == "parse":
-        from zconsole.cli.commands.parse import run_parse
-
-        return run_parse(args.kind, args.file, as_json=args.json, columns=args.columns,
-                         zfs_version=args.parse_zfs_version)
-    if args.command == "plan":
-        from zconsole.cli.commands.plan import run_plan
-
-        return run_plan(args)
-    if args.command == "capture":
-        from zconsole.cli.commands.capture import run_capture
-
-        host = args.capture_host or args.host
-        if not host:
-            print("zconsole capture: --host is required (capture is for real hosts)",
-                  file=sys.stderr)
-            return EXIT_USAGE
-        return run_capture(host, args.directory,
-                           ssh_config=args.capture_ssh_config or args.ssh_config,
-                           state=args.state)
+    if args.command:
+        code: int = load(args.command).run(args)
+        return code
     if args.demo == "list":
         from zconsole.hosts.demo import list_scenarios
 

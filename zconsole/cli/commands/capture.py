@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from zconsole.hosts.base import HostError
@@ -25,3 +26,22 @@ def run_capture(destination: str, directory: str, *, ssh_config: str | None = No
     for argv in report.failed:
         print(f"  non-zero exit (recorded as is): {argv}")
     return 0
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cp = sub.add_parser("capture", help="record the output of every read command into DIR")
+    cp.add_argument("directory", metavar="DIR")
+    # Accepted after the subcommand too (`zconsole capture --host H DIR`), as operators type it.
+    cp.add_argument("--host", dest="capture_host", metavar="[USER@]HOST", default=None)
+    cp.add_argument("--ssh-config", dest="capture_ssh_config", metavar="FILE", default=None)
+    cp.add_argument("--state", default="", help="a short description of the pool state")
+
+
+def run(args: argparse.Namespace) -> int:
+    host = args.capture_host or args.host
+    if not host:
+        print("zconsole capture: --host is required (capture is for real hosts)",
+              file=sys.stderr)
+        return 2
+    return run_capture(host, args.directory,
+                       ssh_config=args.capture_ssh_config or args.ssh_config, state=args.state)

@@ -7,6 +7,7 @@ JSON for scripts. The zpool-status JSON shape is stable and documented in the RE
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -244,3 +245,31 @@ def run_parse(kind: str, file: str, *, as_json: bool, columns: str | None = None
     else:
         sys.stdout.write(render_generic(parsed))
     return EXIT_OK
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    pp = sub.add_parser("parse", help="render zpool/zfs output pasted from another host",
+                        description="Parse output captured on another host and render it. "
+                                    "With --json, print the parsed model as JSON.")
+    pp.add_argument("kind", choices=sorted(KINDS), help="what the input is")
+    pp.add_argument("file", nargs="?", default="-", help="input file, or - for stdin")
+    pp.add_argument("--json", action="store_true", help="print the parsed model as JSON")
+    pp.add_argument("--columns", default=None,
+                    help="zfs-list: the -o column list the output was produced with")
+    pp.add_argument("--zfs-version", dest="parse_zfs_version", choices=("2.1", "2.3"),
+                    default=None,
+                    help="zpool-status -D: version that produced it (DDT size semantics)")
+
+
+def take_back_file(args: argparse.Namespace, extra: list[str]) -> list[str]:
+    """argparse binds an optional positional before a later option (`parse KIND --json
+    FILE` leaves FILE over); take it back rather than make the operator reorder words."""
+    if args.file == "-" and len(extra) == 1 and not extra[0].startswith("-"):
+        args.file = extra[0]
+        return []
+    return extra
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_parse(args.kind, args.file, as_json=args.json, columns=args.columns,
+                     zfs_version=args.parse_zfs_version)

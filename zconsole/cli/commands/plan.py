@@ -227,3 +227,7 @@ def run_plan(args: argparse.Namespace, out: TextIO | None = None,
     else:
         out.write(render(plan))
     return EXIT_BLOCKED if plan.blocked else EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_plan(args)

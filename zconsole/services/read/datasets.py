@@ -360,6 +360,67 @@ class ScanResult:
     finished_at: float
 
 
+class _Scan:
+    """One scan's state: what was listed, how big the next batch is, who to tell."""
+
+    def __init__(self, host: Host, datasets: Sequence[str], timeout: float,
+                 on_progress: Callable[[ScanProgress], None] | None,
+                 cancelled: Callable[[], bool], clock: Callable[[], float]) -> None:
+        self.host, self.timeout, self.clock = host, timeout, clock
+        self.on_progress, self.is_cancelled = on_progress, cancelled
+        self.progress = ScanProgress(total_datasets=len(datasets), started=clock())
+        self.names: dict[str, tuple[str, ...]] = {}
+
+    def report(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self.progress)
+
+    def stop_requested(self) -> bool:
+        if self.is_cancelled():
+            self.progress.cancelled = True
+        return self.progress.cancelled
+
+    def run(self, chunk: Sequence[str]) -> tuple[dict[str, list[str]], str | None]:
+        """List the snapshot names of `chunk` in one command; (names per dataset, error)."""
+        argv = snapshot_names_argv(chunk)
+        try:
+            result = self.host.run(argv, timeout=self.timeout, check=False)
+            rows = parse_zfs_list(result.stdout, SCAN_COLUMNS)
+        except (HostError, ParseError) as e:
+            return {}, str(e)
+        got: dict[str, list[str]] = {d: [] for d in chunk}
+        for row in rows:
+            got.setdefault(dataset_of(row.name), []).append(row.name)
+        if result.returncode != 0:
+            err = (result.stderr.strip() or f"exit {result.returncode}")
+            return got, f"{' '.join(argv)} failed (exit {result.returncode}): {err}"
+        return got, None
+
+    def keep(self, dataset: str, names: Sequence[str]) -> None:
+        self.names[dataset] = tuple(names)
+        self.progress.snapshots += len(names)
+
+    def one_by_one(self, chunk: Sequence[str]) -> None:
+        """A batch failed: list its datasets one at a time, keeping what can be read."""
+        for d in chunk:
+            if self.stop_requested():
+                return
+            one, err = self.run([d])
+            if err is None:
+                self.keep(d, one.get(d, ()))
+            else:
+                self.progress.errors.append(err)
+            self.progress.done_datasets += 1
+            self.report()
+
+    def result(self) -> ScanResult:
+        p = self.progress
+        return ScanResult(names=self.names, snapshots=p.snapshots,
+                          done_datasets=p.done_datasets, total_datasets=p.total_datasets,
+                          cancelled=p.cancelled, errors=tuple(p.errors),
+                          seconds=self.clock() - p.started, finished_at=_host_now(self.host))
+
+
 def scan_snapshot_names(
     host: Host,
     datasets: Sequence[str],
@@ -378,78 +439,33 @@ def scan_snapshot_names(
     A failed batch is retried one dataset at a time so one bad dataset does not hide the
     others; what still fails is in `errors`.
     """
-    progress = ScanProgress(total_datasets=len(datasets), started=clock())
-    names: dict[str, tuple[str, ...]] = {}
-    batch = 1
-    i = 0
-    pending = list(datasets)
-
-    def report() -> None:
-        if on_progress is not None:
-            on_progress(progress)
-
-    def run(chunk: Sequence[str]) -> tuple[dict[str, list[str]], str | None]:
-        argv = snapshot_names_argv(chunk)
-        try:
-            result = host.run(argv, timeout=timeout, check=False)
-            rows = parse_zfs_list(result.stdout, SCAN_COLUMNS)
-        except (HostError, ParseError) as e:
-            return {}, str(e)
-        got: dict[str, list[str]] = {d: [] for d in chunk}
-        for row in rows:
-            got.setdefault(dataset_of(row.name), []).append(row.name)
-        if result.returncode != 0:
-            err = (result.stderr.strip() or f"exit {result.returncode}")
-            return got, f"{' '.join(argv)} failed (exit {result.returncode}): {err}"
-        return got, None
-
-    report()
-    while i < len(pending):
-        if cancelled():
-            progress.cancelled = True
-            break
-        chunk = pending[i:i + batch]
+    scan = _Scan(host, datasets, timeout, on_progress, cancelled, clock)
+    batch, i = 1, 0
+    scan.report()
+    while i < len(datasets) and not scan.stop_requested():
+        chunk = datasets[i:i + batch]
         t0 = clock()
-        got, err = run(chunk)
+        got, err = scan.run(chunk)
         took = clock() - t0
+        i += len(chunk)
         if err is not None and len(chunk) > 1:
-            for d in chunk:  # retry one by one: keep what can be read
-                if cancelled():
-                    progress.cancelled = True
-                    break
-                one, e1 = run([d])
-                if e1 is None:
-                    names[d] = tuple(one.get(d, ()))
-                    progress.snapshots += len(names[d])
-                else:
-                    progress.errors.append(e1)
-                progress.done_datasets += 1
-                report()
-            if progress.cancelled:
-                break
-            i += len(chunk)
+            scan.one_by_one(chunk)
             batch = 1
             continue
         if err is not None:
-            progress.errors.append(err)
+            scan.progress.errors.append(err)
         else:
             for d in chunk:
-                names[d] = tuple(got.get(d, ()))
-                progress.snapshots += len(names[d])
-        progress.done_datasets += len(chunk)
-        i += len(chunk)
-        report()
+                scan.keep(d, got.get(d, ()))
+        scan.progress.done_datasets += len(chunk)
+        scan.report()
         if took < target_seconds / 2:
             batch = min(batch * 2, 256)
         elif took > target_seconds * 2:
             batch = max(1, batch // 2)
-    progress.finished = not progress.cancelled
-    report()
-    return ScanResult(names=names, snapshots=progress.snapshots,
-                      done_datasets=progress.done_datasets,
-                      total_datasets=progress.total_datasets, cancelled=progress.cancelled,
-                      errors=tuple(progress.errors), seconds=clock() - progress.started,
-                      finished_at=_host_now(host))
+    scan.progress.finished = not scan.progress.cancelled
+    scan.report()
+    return scan.result()
 
 
 def _host_now(host: Host) -> float:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from zconsole.hosts.base import Host, HostError
 from zconsole.model.disk import Disk
@@ -184,6 +185,71 @@ def _link_tree(devices: dict[str, Disk]) -> dict[str, Disk]:
     return out
 
 
+def _read_lsblk(host: Host, timeout: float, notes: list[str]) -> dict[str, Disk]:
+    try:
+        r = host.run(catalogue.lsblk_json(), timeout=timeout)
+        return {d.name: d for d in parse_lsblk_json(r.stdout)}
+    except (HostError, ParseError) as e:
+        notes.append(f"lsblk unavailable ({e}); no mountpoints or filesystem types from it")
+        return {}
+
+
+def _read_udev(host: Host, names: Sequence[str], timeout: float, notes: list[str]
+               ) -> tuple[dict[str, Mapping[str, str]], str]:
+    """udev properties per device and where they came from ("pyudev", "udevadm" or "")."""
+    first = host.udev_properties(names[0]) if names else None
+    if first is not None:
+        udev: dict[str, Mapping[str, str]] = {names[0]: first}
+        for name in names[1:]:
+            props = host.udev_properties(name)
+            if props is not None:
+                udev[name] = props
+        return udev, "pyudev"
+    try:
+        r = host.run(catalogue.udevadm_export_db(), timeout=timeout)
+        udev = dict(parse_udev_export_db(r.stdout))
+    except (HostError, ParseError) as e:
+        notes.append(f"no udev database ({e}); identity from sysfs")
+        return {}, ""
+    if not udev:
+        notes.append("the udev database is empty; identity from sysfs")
+    return udev, "udevadm" if udev else ""
+
+
+@dataclass
+class _Sources:
+    """What each source said about the block devices, for one inventory."""
+
+    sys_names: list[str] | None
+    lsblk: dict[str, Disk]
+    udev: dict[str, Mapping[str, str]]
+    by_id: dict[str, list[str]]
+    by_path: dict[str, list[str]]
+    mounts: dict[str, list[str]]
+
+
+def _device(host: Host, name: str, src: _Sources) -> tuple[Disk | None, str]:
+    """One device from the best source that knows it, and that source's name for the
+    inventory ("" when udev had it: the inventory's source is already set)."""
+    base = src.lsblk.get(name)
+    props = src.udev.get(name)
+    if props is not None:
+        size = base.size_bytes // 512 if base and base.size_bytes is not None else None
+        disk = disk_from_udev(
+            name, props, size_sectors=size,
+            rotational=base.rotational if base else None,
+            logical_sector=base.logical_sector if base else None,
+            physical_sector=base.physical_sector if base else None)
+        if base is None and src.sys_names is not None:
+            disk = _merge(disk, _sysfs_disk(host, name, {}, {}))
+        return _merge(disk, base), ""
+    if src.sys_names is not None:
+        return _merge(_sysfs_disk(host, name, src.by_id, src.by_path), base), "sysfs"
+    if base is not None:
+        return base, "lsblk"
+    return None, ""
+
+
 def collect_inventory(
     host: Host,
     *,
@@ -202,73 +268,26 @@ def collect_inventory(
         sys_names = host.list_dir(catalogue.SYS_CLASS_BLOCK)
     except HostError:
         sys_names = None
-
-    lsblk: dict[str, Disk] = {}
-    try:
-        r = host.run(catalogue.lsblk_json(), timeout=timeout)
-        lsblk = {d.name: d for d in parse_lsblk_json(r.stdout)}
-    except (HostError, ParseError) as e:
-        notes.append(f"lsblk unavailable ({e}); no mountpoints or filesystem types from it")
-
+    lsblk = _read_lsblk(host, timeout, notes)
     names: list[str] = list(sys_names or lsblk)
-    udev: dict[str, Mapping[str, str]] = {}
-    source = ""
-    first = host.udev_properties(names[0]) if names else None
-    if first is not None:
-        source = "pyudev"
-        udev[names[0]] = first
-        for name in names[1:]:
-            props = host.udev_properties(name)
-            if props is not None:
-                udev[name] = props
-    else:
-        try:
-            r = host.run(catalogue.udevadm_export_db(), timeout=timeout)
-            udev = dict(parse_udev_export_db(r.stdout))
-            source = "udevadm" if udev else ""
-            if not udev:
-                notes.append("the udev database is empty; identity from sysfs")
-        except (HostError, ParseError) as e:
-            notes.append(f"no udev database ({e}); identity from sysfs")
+    udev, source = _read_udev(host, names, timeout, notes)
     if not names:
         names = list(udev)
     if not names:
         raise HostError("cannot list block devices: /sys/class/block, lsblk and udevadm "
                         "all failed")
-
-    by_id: dict[str, list[str]] = {}
-    by_path: dict[str, list[str]] = {}
-    mounts: dict[str, list[str]] = {}
-    if not udev:
-        by_id = _links(host, catalogue.DISK_BY_ID)
-        by_path = _links(host, catalogue.DISK_BY_PATH)
-    if not lsblk:
-        mounts = _proc_mounts(host)
-
+    src = _Sources(sys_names, lsblk, udev,
+                   by_id=_links(host, catalogue.DISK_BY_ID) if not udev else {},
+                   by_path=_links(host, catalogue.DISK_BY_PATH) if not udev else {},
+                   mounts=_proc_mounts(host) if not lsblk else {})
     devices: dict[str, Disk] = {}
     for name in names:
-        base = lsblk.get(name)
-        props = udev.get(name)
-        if props is not None:
-            size = base.size_bytes // 512 if base and base.size_bytes is not None else None
-            disk = disk_from_udev(
-                name, props, size_sectors=size,
-                rotational=base.rotational if base else None,
-                logical_sector=base.logical_sector if base else None,
-                physical_sector=base.physical_sector if base else None)
-            if base is None and sys_names is not None:
-                disk = _merge(disk, _sysfs_disk(host, name, {}, {}))
-            disk = _merge(disk, base)
-        elif sys_names is not None:
-            disk = _merge(_sysfs_disk(host, name, by_id, by_path), base)
-            source = source or "sysfs"
-        elif base is not None:
-            disk = base
-            source = source or "lsblk"
-        else:
+        disk, from_source = _device(host, name, src)
+        if disk is None:
             continue
-        if name in mounts and not disk.mountpoints:
-            disk = dataclasses.replace(disk, mountpoints=tuple(mounts[name]))
+        source = source or from_source
+        if name in src.mounts and not disk.mountpoints:
+            disk = dataclasses.replace(disk, mountpoints=tuple(src.mounts[name]))
         devices[name] = disk
     devices = _link_tree(devices)
     inv = DiskInventory(devices=tuple(devices.values()), source=source or "sysfs",

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 
-from zconsole.services.read.arc import ArcReport
+from zconsole.services.health import arc as arc_health
+from zconsole.services.health.arc import ArcReport
 from zconsole.ui.screens.arc.view import ArcView
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.state import ViewState
@@ -28,7 +29,8 @@ class ArcScreen(ZScreen):
         history = state.sampler.arc_history if state.sampler is not None else ()
         pools = (snap.pool_status.value or ()) if snap is not None else ()
         # The ARC readings are kept by the session, so they accumulate on every screen.
-        self.report = self.zapp.session.arc.report(
+        self.report = arc_health.report(
+            self.zapp.session.arc,
             snap.arc if snap is not None else None, history, now=state.now,
             refresh_interval=self.zapp.refresh_interval, pools=pools,
             zfs_version=snap.zfs.version if snap is not None else None)

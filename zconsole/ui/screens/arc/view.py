@@ -18,7 +18,7 @@ from textual.containers import Container, Vertical
 from textual.widgets import DataTable, Static
 
 from zconsole.services import fmt
-from zconsole.services.read.arc import ArcArea, ArcReport
+from zconsole.services.health.arc import ArcArea, ArcReport
 from zconsole.ui.kit.widgets import LEVEL_SYMBOL
 
 SPARK = "▁▂▃▄▅▆▇█"
