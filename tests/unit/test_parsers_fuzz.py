@@ -67,15 +67,21 @@ def _samples(kind: str) -> list[str]:
     return sorted(p.read_text() for p in (FIX / kind).iterdir() if p.name != "SOURCES.md")
 
 
+# A ParseError raised by the parsers' last-line guard (parsers.errors.parser) because of one of
+# these is a logic bug in the parser, not unreadable input: fix it at its root.
+LOGIC_BUGS = (KeyError, IndexError, TypeError, AttributeError, ZeroDivisionError)
+
+
 def _check(parser: Callable[[str], Any], text: str) -> None:
     try:
         parser(text)
-    except ParseError:
-        pass
+    except ParseError as e:
+        assert not isinstance(e.__cause__, LOGIC_BUGS), f"parser bug behind {e}"
 
 
 ALPHABET = st.sampled_from(list("\t\n -0123456789.x%:=@/,{}[]\"abcdefmpsuT")
-                           + ["\r", "\x00", "é", "²", "٣", "-1", "null", "true", "\"1\""])
+                           + ["\r", "\x00", "é", "²", "٣", "-1", "null", "true", "\"1\"",
+                              "9" * 400, "9" * 5_000, "[" * 50, "\x1b[2J", "\x1b]52;c;eA==\x07"])
 
 
 @st.composite

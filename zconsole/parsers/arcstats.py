@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from zconsole.model.arc import ArcStats
-from zconsole.parsers.errors import ParseError
+from zconsole.parsers.errors import ParseError, parser
 
 SOURCE = "arcstats"
 
@@ -30,6 +30,7 @@ _UNSIGNED = re.compile(r"[0-9]+", re.ASCII)
 _INT_TYPES = {"1": _SIGNED, "2": _UNSIGNED, "3": _SIGNED, "4": _UNSIGNED}
 
 
+@parser(SOURCE)
 def parse_arcstats(text: str) -> ArcStats:
     fields: dict[str, int] = {}
     for line_no, raw in enumerate(text.splitlines(), 1):

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from zconsole.model.disk import Disk
-from zconsole.parsers.errors import ParseError
+from zconsole.parsers.errors import ParseError, parser
 
 SOURCE_UDEV = "udevadm info"
 SOURCE_LSBLK = "lsblk"
@@ -39,6 +39,7 @@ _NAA_SCSI = re.compile(r"scsi-3[0-9a-fA-F]+$", re.ASCII)
 _KEY = re.compile(r"[A-Za-z0-9_.:-]+", re.ASCII)
 
 
+@parser(SOURCE_UDEV)
 def parse_udev_export_db(text: str) -> dict[str, dict[str, str]]:
     devices: dict[str, dict[str, str]] = {}
     record: dict[str, str] = {}
@@ -87,6 +88,7 @@ def parse_udev_export_db(text: str) -> dict[str, dict[str, str]]:
     return devices
 
 
+@parser(SOURCE_UDEV)
 def parse_udevadm_properties(text: str) -> dict[str, str]:
     props: dict[str, str] = {}
     for line_no, raw in enumerate(text.splitlines(), 1):
@@ -138,6 +140,7 @@ def _nonempty(value: str | None) -> str | None:
     return v or None
 
 
+@parser(SOURCE_UDEV)
 def disk_from_udev(name: str, props: Mapping[str, str], *, size_sectors: int | None = None,
                    rotational: bool | None = None, logical_sector: int | None = None,
                    physical_sector: int | None = None) -> Disk:
@@ -239,6 +242,7 @@ def _lsblk_kind(name: str, lsblk_type: str | None) -> str:
     return _LSBLK_KIND.get(lsblk_type, "other")
 
 
+@parser(SOURCE_LSBLK)
 def parse_lsblk_json(text: str) -> list[Disk]:
     """Every device in `lsblk -J -b -o ...` output, flattened depth-first, first occurrence."""
     try:

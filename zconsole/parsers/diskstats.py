@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from zconsole.model.disk import DiskIo, DiskStat
-from zconsole.parsers.errors import ParseError
+from zconsole.parsers.errors import ParseError, parser
 
 SOURCE = "diskstats"
 
@@ -32,6 +32,7 @@ _WRAP = 1 << 32
 _COUNTS = (14, 18, 20)
 
 
+@parser(SOURCE)
 def parse_diskstats(text: str) -> list[DiskStat]:
     stats: list[DiskStat] = []
     for line_no, raw in enumerate(text.splitlines(), 1):

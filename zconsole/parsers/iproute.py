@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zconsole.model.network import Address, IfKind, Interface, VlanRange
-from zconsole.parsers.errors import ParseError
+from zconsole.parsers.errors import ParseError, parser
 
 LINK = "ip -j -d link show"
 ADDR = "ip -j addr show"
@@ -91,6 +91,7 @@ def _carrier(flags: list[str]) -> bool | None:
     return None  # administratively down: the kernel says nothing about the cable
 
 
+@parser("ip -j link")
 def parse_ip_link(text: str) -> tuple[Interface, ...]:
     """`ip -j -d link show` (or `ip -j link show`, which lacks the kinds) -> interfaces
     without addresses and without lower/upper links (the service computes those)."""
@@ -117,6 +118,7 @@ def parse_ip_link(text: str) -> tuple[Interface, ...]:
     return tuple(out)
 
 
+@parser("ip -j addr")
 def parse_ip_addr(text: str) -> dict[str, tuple[Address, ...]]:
     """`ip -j addr show` -> addresses per interface name (every interface present, maybe
     with none)."""
@@ -152,6 +154,7 @@ def _vlan_ranges(port: str, entries: Any) -> tuple[VlanRange, ...]:
     return tuple(out)
 
 
+@parser("bridge -j vlan")
 def parse_bridge_vlan(text: str) -> dict[str, tuple[VlanRange, ...]]:
     """`bridge -j vlan show` -> VLANs per port (the bridge itself appears under its name)."""
     data = _load(text, BRIDGE_VLAN)
@@ -177,6 +180,7 @@ class ProcVlan:
     lower: str
 
 
+@parser("/proc/net/vlan/config")
 def parse_proc_net_vlan(text: str) -> dict[str, ProcVlan]:
     """/proc/net/vlan/config (net/8021q/vlanproc.c): two header lines, then
     `NAME | VID | LOWER` per VLAN device."""

@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from zconsole.model.dataset import PropertyValue
-from zconsole.parsers.errors import ParseError
+from zconsole.parsers.errors import ParseError, parser
 
 SOURCE = "zfs/zpool get"
 
 
+@parser(SOURCE)
 def parse_get(text: str) -> list[PropertyValue]:
     rows: list[PropertyValue] = []
     for line_no, raw in enumerate(text.splitlines(), 1):

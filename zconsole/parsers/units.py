@@ -6,7 +6,24 @@ import re
 
 _SUFFIX = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40,
            "P": 1 << 50, "E": 1 << 60, "Z": 1 << 70}
-_HUMAN = re.compile(r"^(\d+(?:\.\d+)?)\s*([BKMGTPEZ]?)(?:i?B)?$", re.IGNORECASE)
+_HUMAN = re.compile(r"^([0-9]{1,30}(?:\.[0-9]{1,30})?)\s*([BKMGTPEZ]?)(?:i?B)?$", re.IGNORECASE)
+
+# No count or size ZFS prints has more digits than this (2**64 has 20): longer runs are not
+# numbers from a real host, and int() of thousands of digits is slow (Python refuses 4 300+).
+MAX_DIGITS = 40
+
+
+def is_int(text: str) -> bool:
+    """ASCII digits only ('²'.isdigit() is True in Python), at most MAX_DIGITS of them."""
+    return 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()
+
+
+def to_int(text: str) -> int:
+    """An unsigned decimal integer as ZFS and the kernel print it; ValueError otherwise."""
+    t = text.strip()
+    if not is_int(t):
+        raise ValueError(f"not a number: {text[:60]!r}")
+    return int(t)
 
 
 def parse_size(text: str) -> int | None:
@@ -17,7 +34,7 @@ def parse_size(text: str) -> int | None:
     t = text.strip()
     if t in ("-", "", "none"):
         return None
-    if t.isdigit():
+    if is_int(t):
         return int(t)
     m = _HUMAN.match(t)
     if not m:
@@ -33,7 +50,7 @@ def parse_count(text: str) -> int | None:
 def parse_duration(text: str) -> int:
     """'01:16:21' -> 4581, '2 days 03:04:05' -> 183845 (zpool's ETA and elapsed forms)."""
     t = text.strip()
-    m = re.match(r"^(?:(\d+)\s+days?\s+)?(\d+):(\d{2}):(\d{2})$", t)
+    m = re.match(r"^(?:([0-9]{1,9})\s+days?\s+)?([0-9]{1,9}):([0-9]{2}):([0-9]{2})$", t)
     if not m:
         raise ValueError(f"not a duration: {text!r}")
     days = int(m.group(1) or 0)

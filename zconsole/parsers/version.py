@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from zconsole.parsers.errors import ParseError
+from zconsole.parsers.errors import ParseError, parser
 
 SOURCE = "zfs version"
 
@@ -49,6 +49,7 @@ def _numeric(text: str) -> tuple[int, int, int] | None:
     return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
 
 
+@parser(SOURCE)
 def parse_zfs_version(text: str) -> ZfsVersion:
     """Parse `zfs version` output or the content of /sys/module/zfs/version."""
     userland: str | None = None

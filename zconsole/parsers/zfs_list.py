@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 
 from zconsole.model.dataset import Dataset
-from zconsole.parsers.errors import ParseError
+from zconsole.parsers.errors import ParseError, parser
 from zconsole.parsers.units import parse_size
 
 SOURCE = "zfs list"
@@ -56,6 +56,7 @@ def _int(text: str, line_no: int, line: str) -> int | None:
     return int(text)
 
 
+@parser(SOURCE)
 def parse_zfs_list(text: str, columns: Sequence[str]) -> list[Dataset]:
     """Parse `zfs list -H -p -o <columns>` output; `columns` as passed to `-o`."""
     cols = [_canonical(c) for c in columns]

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 
 from zconsole.model.iostat import IostatRow, PoolIostat
 from zconsole.model.pool import Pool, Section, Vdev
-from zconsole.parsers.errors import ParseError
+from zconsole.parsers.errors import ParseError, parser
 from zconsole.parsers.units import parse_size
 
 SOURCE = "zpool iostat"
@@ -70,6 +70,7 @@ class _Expected:
     leaf: bool
 
 
+@parser(SOURCE)
 def latency_column_count(text: str) -> int:
     """10 (OpenZFS 2.1), 11 (2.2+) or 0 (no -l) for the first data row; -1 if there is none."""
     for raw in text.splitlines():
@@ -255,6 +256,7 @@ class _PoolBuilder:
         return labels
 
 
+@parser(SOURCE)
 def parse_zpool_iostat(text: str, pools: Sequence[Pool] | None = None
                        ) -> list[list[PoolIostat]]:
     """Parse scripted `zpool iostat` output into reports (one per interval) of pools."""

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import TypedDict
 
 from zconsole.model.pool import PoolUsage, Section, VdevUsage
-from zconsole.parsers.errors import ParseError
+from zconsole.parsers.errors import ParseError, parser
 from zconsole.parsers.units import parse_size
 
 SOURCE = "zpool list"
@@ -111,6 +111,7 @@ def _space_columns(fields: Sequence[str], line_no: int, line: str) -> _Space:
     }
 
 
+@parser(SOURCE)
 def parse_zpool_list(text: str) -> list[PoolUsage]:
     """Parse `zpool list -H -p` or `zpool list -H -p -v` (default columns)."""
     pools: list[PoolUsage] = []
@@ -183,6 +184,7 @@ def _with_vdevs(pool: PoolUsage, vdevs: list[VdevUsage]) -> PoolUsage:
     )
 
 
+@parser(SOURCE)
 def parse_zpool_list_columns(text: str, columns: Sequence[str]) -> list[dict[str, str | None]]:
     """Parse `zpool list -H -p -o COL,COL,...`: one dict per pool, `-` -> None.
 

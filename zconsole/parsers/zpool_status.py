@@ -50,13 +50,13 @@ import re
 from dataclasses import dataclass, field, replace
 
 from zconsole.model.pool import DedupSummary, Pool, ScanFunction, ScanInfo, ScanState, Vdev
-from zconsole.parsers.errors import ParseError
+from zconsole.parsers.errors import ParseError, parser
 from zconsole.parsers.units import parse_count, parse_duration, parse_size
 
 SOURCE = "zpool status"
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_POOL_LINE = re.compile(r"^\s*pool:\s*(?P<name>\S.*?)\s*$")
+_POOL_LINE = re.compile(r"^\s*pool:\s*(?P<name>\S(?:.*\S)?)\s*$")
 _KEY_LINE = re.compile(r"^\s{0,8}(?P<key>[a-z][a-z ]{1,11}):(?:\s(?P<val>.*))?$")
 _HEADER_KEYS = {"pool", "state", "status", "action", "see", "scan", "scrub", "config",
                 "errors", "dedup"}
@@ -68,11 +68,14 @@ _CNT = r"[0-9]+(?:\.[0-9]+)?[KMGTPEZ]?"
 _ROW = re.compile(
     r"^(?P<name>\S(?:.*?\S)?)\s+(?P<state>" + "|".join(_STATES) + r")"
     r"(?:\s+(?P<r>" + _CNT + r")(?:\s+(?P<w>" + _CNT + r")(?:\s+(?P<c>" + _CNT + r")"
-    r"(?:\s+(?P<s>" + _CNT + r"))?)?)?)?(?:\s+(?P<note>\S.*?))?\s*$")
+    r"(?:\s+(?P<s>" + _CNT + r"))?)?)?)?(?:\s+(?P<note>\S(?:.*\S)?))?\s*$")
 _DDT = re.compile(r"DDT entries\s+(?P<n>[0-9]+),\s*size\s+(?P<d>\S+)\s+on disk,\s*"
                   r"(?P<m>\S+)\s+in core")
 _DDT_HISTO = re.compile(r"^\s*(bucket\b|_{4,}|refcnt\b|-{4,}|Total\b|[0-9.]+[KMGTPEZ]?\s+\S)")
 _SIZE = r"[0-9]+(?:\.[0-9]+)?[BKMGTPEZ]?"
+# Unanchored searches start with this guard: a match cannot begin inside a run of digits, so a
+# long digit run is scanned once, not once per position (linear, not quadratic).
+_AT_NUMBER = r"(?<![0-9.])"
 
 # Vdev names -> types.
 _MIRROR = re.compile(r"^mirror(?:-[0-9]+)?$")
@@ -161,20 +164,21 @@ _RUNNING = re.compile(r"^(?P<what>error scrub|scrub|resilver)\s+(?:\((?P<vdev>[^
 _PAUSED = re.compile(r"^(?P<what>error scrub|scrub)\s+paused")
 _SOLARIS_DONE = re.compile(r"^(?P<what>scrub|resilver)\s+completed")
 # 2.2+: `X / T scanned at R/s, Y / T2 issued at R/s` (rates absent when paused or 0)
-_PROG22 = re.compile(r"(?P<ex>" + _SIZE + r")\s*/\s*(?P<tot>" + _SIZE + r")\s+scanned"
+_PROG22 = re.compile(_AT_NUMBER + r"(?P<ex>" + _SIZE + r")\s*/\s*(?P<tot>" + _SIZE + r")\s+scanned"
                      r"(?:\s+at\s+[^\s,]+)?,\s*(?P<iss>" + _SIZE + r")\s*/\s*(?P<toti>" + _SIZE +
                      r")\s+issued")
 # 0.8-2.1 (also the sequential-rebuild line, which lacks "at" before the issue rate)
-_PROG08 = re.compile(r"(?P<ex>" + _SIZE + r")\s+scanned(?:\s+at\s+[^\s,]+)?,\s*(?P<iss>" + _SIZE +
+_PROG08 = re.compile(_AT_NUMBER + r"(?P<ex>" + _SIZE + r")\s+scanned(?:\s+at\s+[^\s,]+)?,\s*(?P<iss>" + _SIZE +
                      r")\s+issued(?:\s+(?:at\s+)?\S+/s)?,\s*(?P<tot>" + _SIZE + r")\s+total")
 # 0.6/0.7: `X scanned out of T at R/s, 2h9m to go`
-_PROG06 = re.compile(r"(?P<ex>" + _SIZE + r")\s+scanned out of\s+(?P<tot>" + _SIZE + r")"
+_PROG06 = re.compile(_AT_NUMBER + r"(?P<ex>" + _SIZE + r")\s+scanned out of\s+(?P<tot>" + _SIZE + r")"
                      r"(?:\s+at\s+[^\s,]+)?(?:,\s*(?P<eta>[0-9]+h[0-9]+m)\s+to go)?")
-_DONE = re.compile(r"(?:(?P<proc>" + _SIZE + r")\s+(?:resilvered|repaired),\s*)?"
+_DONE = re.compile(_AT_NUMBER + r"(?:(?P<proc>" + _SIZE + r")\s+(?:resilvered|repaired),\s*)?"
                    r"(?P<pct>[0-9]+(?:\.[0-9]+)?)%\s+done"
                    r"(?:,\s*(?P<eta>.+?)\s+to go)?")
 
 
+@parser(SOURCE)
 def parse_scan_text(raw: str) -> ScanInfo | None:
     """One `scan:` entry (first line plus continuation lines joined by newlines)."""
     lines = [ln.strip() for ln in raw.splitlines() if ln.strip()]
@@ -239,6 +243,7 @@ def parse_scan_text(raw: str) -> ScanInfo | None:
                     rebuild_vdev=rebuild_vdev)
 
 
+@parser(SOURCE)
 def parse_ddt_line(text: str, *, sizes_are_totals: bool) -> DedupSummary | None:
     """` dedup: DDT entries 514, size 166K on disk, 72.3K in core` -> DedupSummary."""
     t = text.strip()
@@ -474,6 +479,7 @@ _NOTHING = re.compile(r"^\s*(no pools available|all pools are healthy|"
                       r"pool '.*' is healthy)\s*$")
 
 
+@parser(SOURCE)
 def parse_zpool_status(text: str, *, ddt_sizes_are_totals: bool = False) -> list[Pool]:
     """Parse `zpool status [-p] [-v] [-D] [-s] [pool...]` text into pools (see module doc)."""
     clean = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")

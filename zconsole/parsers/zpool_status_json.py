@@ -49,7 +49,7 @@ from dataclasses import replace
 from typing import Any
 
 from zconsole.model.pool import Pool, ScanFunction, ScanInfo, ScanState, Vdev
-from zconsole.parsers.errors import ParseError
+from zconsole.parsers.errors import ParseError, parser
 from zconsole.parsers.units import parse_size
 from zconsole.parsers.zpool_status import vdev_type_from_name
 
@@ -299,6 +299,7 @@ def _pool(name: str, p: dict[str, Any], now: int | None) -> Pool:
     )
 
 
+@parser(SOURCE)
 def parse_zpool_status_json(text: str, *, now: int | None = None) -> list[Pool]:
     """Parse `zpool status -j [--json-int] [--json-flat-vdevs]` output (see module doc)."""
     try:

@@ -1,0 +1,124 @@
+"""Hostile input for every parser: a model or ParseError, and work linear in the input.
+
+The shapes come from the adversarial review (issue "Trust nothing the host says"): huge digit
+runs (int() refuses 4 300+ digits; float() overflows), a 10 000-digit `scan:` line (took 15-21 s
+before the scan patterns were guarded), very long lines, deep JSON nesting (RecursionError),
+non-ASCII digits (`'²'.isdigit()` is True). Work is counted by `tests.workmeter` (Python lines
+run in the parsers + characters handed to the regex engine), never by a clock.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.unit.test_parsers_fuzz import PARSERS, _samples
+from tests.workmeter import WorkMeter, restart_safe, work_of
+from zconsole.parsers.blockdev import parse_lsblk_json
+from zconsole.parsers.errors import ParseError
+from zconsole.parsers.iproute import (
+    parse_bridge_vlan,
+    parse_ip_addr,
+    parse_ip_link,
+    parse_proc_net_vlan,
+)
+from zconsole.parsers.zpool_status import parse_zpool_status
+from zconsole.parsers.zpool_status_json import parse_zpool_status_json
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers"
+STATUS_TEXTS = sorted((FIX / "zpool-status").glob("*.txt"))
+
+# Linear: at most K work units per input character, plus a constant. Measured on the
+# fixtures: at most ~8 per character (zpool status, whose lines each go through a few
+# patterns); K leaves room without letting a per-line rescan (hundreds per char) through.
+K, B = 25, 5_000
+
+ALL: dict[str, tuple[Callable[[str], Any], list[str]]] = {
+    kind: (fn, _samples(folder)) for kind, (fn, folder) in PARSERS.items()}
+ALL["zpool-status"] = (parse_zpool_status, [p.read_text() for p in STATUS_TEXTS])
+
+
+def shapes(base: str) -> Iterator[tuple[str, str]]:
+    yield "digit-runs", re.sub(r"[0-9]+", lambda m: "9" * 20_000, base, count=20)
+    yield "long-line", base + "\n" + ("9a 9/ 9% x:y\t" * 15_000) + "\n"
+    yield "spaces", base.replace(" ", " " * 400, 50)
+    yield "repeated", base * 40
+    yield "non-ascii-digits", base.replace("1", "٣").replace("2", "²")
+    yield "nul-and-controls", base.replace(" ", "\x00\x1b[2J", 30)
+
+
+def _assert_contract(parse: Callable[[str], Any], text: str, what: str) -> int:
+    work, error = work_of(parse, text)
+    assert error is None or isinstance(error, ParseError), \
+        f"{what}: {type(error).__name__}: {error}"
+    assert work <= K * len(text) + B, f"{what}: work {work} for {len(text)} characters"
+    return work
+
+
+@pytest.mark.parametrize("kind", sorted(ALL))
+def test_hostile_shapes_keep_the_contract_in_linear_work(kind: str) -> None:
+    parse, samples = ALL[kind]
+    for i, base in enumerate(samples[:8]):
+        for shape, text in shapes(base):
+            _assert_contract(parse, text, f"{kind} sample {i} {shape}")
+
+
+def test_a_ten_thousand_digit_scan_line_is_read_in_linear_work() -> None:
+    base = next(p.read_text() for p in STATUS_TEXTS if "scan: resilver in progress"
+                in p.read_text())
+    small = base.replace("scan: ", "scan: resilver in progress since " + "9" * 1_000 + " ", 1)
+    big = base.replace("scan: ", "scan: resilver in progress since " + "9" * 10_000 + " ", 1)
+    w_small = _assert_contract(parse_zpool_status, small, "1 000 digits")
+    w_big = _assert_contract(parse_zpool_status, big, "10 000 digits")
+    # ten times the digits, about ten times the work (a quadratic pattern gives ~100x)
+    assert w_big <= 12 * w_small
+
+
+JSON_PARSERS: dict[str, Callable[[str], Any]] = {
+    "zpool-status-json": lambda t: parse_zpool_status_json(t, now=1795302100),
+    "lsblk": parse_lsblk_json, "ip-link": parse_ip_link, "ip-addr": parse_ip_addr,
+    "bridge-vlan": parse_bridge_vlan,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(JSON_PARSERS))
+@pytest.mark.parametrize("nesting", ["[" * 100_000, '{"a":' * 100_000, '{"pools":' * 50_000])
+def test_deep_json_nesting_is_a_parse_error(kind: str, nesting: str) -> None:
+    work, error = work_of(JSON_PARSERS[kind], nesting)
+    assert isinstance(error, ParseError), f"{kind}: {error!r}"
+
+
+@pytest.mark.parametrize("kind", sorted(JSON_PARSERS))
+def test_huge_numbers_in_json_are_parse_errors_or_dropped(kind: str) -> None:
+    huge = "9" * 5_000
+    for text in (f'{{"pools": {{"t": {{"name": "t", "state": "ONLINE", "vdevs": {{}}, '
+                 f'"error_count": {huge}}}}}}}',
+                 f'[{{"ifname": "eth0", "mtu": {huge}, "ifindex": 1}}]',
+                 f'{{"blockdevices": [{{"name": "sda", "size": {huge}}}]}}', f"1e{huge}"):
+        _assert_contract(JSON_PARSERS[kind], text, kind)
+
+
+def test_proc_net_vlan_refuses_non_ascii_vlan_ids() -> None:
+    text = ("VLAN Dev name    | VLAN ID\nName-Type: VLAN_NAME_TYPE_RAW_PLUS_VID_NO_PAD\n"
+            "eth0.100       | ²  | eth0\n")
+    _assert_contract(parse_proc_net_vlan, text, "vlan config")
+
+
+def test_every_pattern_a_parser_searches_with_cannot_restart_inside_a_run() -> None:
+    """The 10 000-digit `scan:` line took 15-21 s because `X / T scanned` was searched with a
+    pattern that begins `[0-9]+`: the engine restarted at every digit and rescanned the rest of
+    the run. Every pattern a parser uses with search/sub/finditer/split must start at a
+    certain place (anchor, look-behind guard or literal)."""
+    meter = WorkMeter()
+    for _kind, (parse, samples) in sorted(ALL.items()):
+        for base in samples:
+            work_of(parse, base, meter)
+    for path in STATUS_TEXTS:
+        work_of(parse_zpool_status, path.read_text(), meter)
+    assert meter.searched, "the meter saw no search: it is not wired to the parsers"
+    unsafe = sorted(name for name, p in meter.searched.items() if not restart_safe(p))
+    assert unsafe == []
