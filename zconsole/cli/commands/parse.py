@@ -15,6 +15,7 @@ from dataclasses import fields, is_dataclass
 from typing import Any
 
 from zconsole.model import Pool, Vdev
+from zconsole.model.hosttext import visible
 from zconsole.parsers import ParseError
 
 EXIT_OK = 0
@@ -136,11 +137,11 @@ def render_pools(pools: Sequence[Pool]) -> str:
     out: list[str] = []
     for pool in pools:
         sym = STATE_SYMBOL.get(pool.state, "?")
-        out.append(f"pool {pool.name}: {sym} {pool.state}")
+        out.append(f"pool {visible(pool.name)}: {sym} {visible(pool.state)}")
         if pool.status:
-            out.append(f"  status: {pool.status}")
+            out.append(f"  status: {visible(pool.status)}")
         if pool.action:
-            out.append(f"  action: {pool.action}")
+            out.append(f"  action: {visible(pool.action)}")
         for scan in pool.scans or ((pool.scan,) if pool.scan else ()):
             what = scan.function.value if scan.function else "scan"
             state = scan.state.value.replace("_", " ") if scan.state else "none"
@@ -151,16 +152,17 @@ def render_pools(pools: Sequence[Pool]) -> str:
                 h, rem = divmod(scan.eta_seconds, 3600)
                 extra += f", about {h}h{rem // 60:02d}m to go"
             out.append(f"  scan: {what} {state}{extra}")
-        width = max([len(pool.name)] + [len(v.name) + 2 * (d + 1) for _, d, v in pool.walk()])
+        width = max([len(visible(pool.name))]
+                    + [len(visible(v.name)) + 2 * (d + 1) for _, d, v in pool.walk()])
         out.append(f"  {'NAME':<{width}}  {'STATE':<9} {'READ':>5} {'WRITE':>5} {'CKSUM':>5}")
 
         def row(v: Vdev, depth: int, width: int = width) -> None:
-            name = "  " * depth + v.name
+            name = "  " * depth + visible(v.name)
             sym = STATE_SYMBOL.get(v.state, "?")
-            line = (f"  {name:<{width}}  {sym} {v.state:<7} {_counter(v.read_errors):>5} "
+            line = (f"  {name:<{width}}  {sym} {visible(v.state):<7} {_counter(v.read_errors):>5} "
                     f"{_counter(v.write_errors):>5} {_counter(v.checksum_errors):>5}")
             if v.note:
-                line += f"  {v.note}"
+                line += f"  {visible(v.note)}"
             out.append(line.rstrip())
 
         for section in ("vdevs", "logs", "special", "dedup", "cache", "spares"):
@@ -173,9 +175,9 @@ def render_pools(pools: Sequence[Pool]) -> str:
                 for depth, v in top.walk(1):
                     row(v, depth)
         if pool.errors:
-            out.append(f"  errors: {pool.errors}")
+            out.append(f"  errors: {visible(pool.errors, multiline=True)}")
         for line in pool.unparsed:
-            out.append(f"  (not understood) {line}")
+            out.append(f"  (not understood) {visible(line)}")
         out.append("")
     return "\n".join(out)
 
@@ -184,11 +186,13 @@ def render_generic(parsed: Any) -> str:
     """A plain table for lists of model records; key: value lines for one record."""
     items: list[Any]
     if isinstance(parsed, dict):
-        return "\n".join(f"{k}: {v}" for k, v in parsed.items()) + "\n"
+        return "\n".join(f"{visible(k)}: {visible(v)}" for k, v in parsed.items()) + "\n"
     if is_dataclass(parsed) and not isinstance(parsed, type):
         if hasattr(parsed, "fields") and isinstance(parsed.fields, dict):
-            return "\n".join(f"{k:32} {v}" for k, v in parsed.fields.items()) + "\n"
-        return "\n".join(f"{f.name}: {getattr(parsed, f.name)}" for f in fields(parsed)) + "\n"
+            return "\n".join(f"{visible(k):32} {visible(v)}"
+                             for k, v in parsed.fields.items()) + "\n"
+        return "\n".join(f"{f.name}: {visible(getattr(parsed, f.name))}"
+                         for f in fields(parsed)) + "\n"
     items = list(parsed)
     if items and isinstance(items[0], list):  # iostat: reports of pools
         flat = [p for report in items for p in report]
@@ -199,7 +203,7 @@ def render_generic(parsed: Any) -> str:
         return "(nothing)\n"
     first = items[0]
     if not (is_dataclass(first) and not isinstance(first, type)):
-        return "\n".join(str(i) for i in items) + "\n"
+        return "\n".join(visible(i) for i in items) + "\n"
     names = [f.name for f in fields(first) if f.name not in ("props", "children", "vdevs")]
     rows = [[_cell(getattr(i, n, None)) for n in names] for i in items]
     widths = [max(len(n), *(len(r[k]) for r in rows)) for k, n in enumerate(names)]
@@ -213,12 +217,12 @@ def _cell(v: Any) -> str:
     if v is None:
         return "-"
     if hasattr(v, "value"):
-        return str(v.value)
+        return visible(v.value)
     if isinstance(v, tuple):
-        return "/".join(str(x) for x in v) if v else "-"
+        return "/".join(visible(x) for x in v) if v else "-"
     if isinstance(v, float):
         return f"{v:.2f}"
-    return str(v)
+    return visible(v)
 
 
 def run_parse(kind: str, file: str, *, as_json: bool, columns: str | None = None,
@@ -235,15 +239,16 @@ def run_parse(kind: str, file: str, *, as_json: bool, columns: str | None = None
     try:
         parsed = parse_text(kind, text, columns=columns, zfs_version=zfs_version)
     except ParseError as e:
-        print(f"zconsole parse: this does not read as {kind} output: {e}", file=sys.stderr)
+        print(f"zconsole parse: this does not read as {kind} output: {visible(e)}",
+              file=sys.stderr)
         return EXIT_PARSE
-    if as_json:
+    if as_json:  # json.dump escapes every control character (ensure_ascii)
         json.dump(to_json(kind, parsed), sys.stdout, indent=2, sort_keys=False)
         sys.stdout.write("\n")
     elif kind == "zpool-status":
-        sys.stdout.write(render_pools(parsed))
+        sys.stdout.write(visible(render_pools(parsed), multiline=True))
     else:
-        sys.stdout.write(render_generic(parsed))
+        sys.stdout.write(visible(render_generic(parsed), multiline=True))
     return EXIT_OK
 
 
