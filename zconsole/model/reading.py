@@ -32,6 +32,7 @@ BENIGN_STATUS = (
 
 # error_type values that are not exception class names.
 SKIPPED = "Skipped"  # not attempted: ZFS is absent, or an earlier part failed
+PENDING = "Pending"  # being read for the first time: nothing is known yet
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,10 @@ class Part(Generic[T]):
     @property
     def skipped(self) -> bool:
         return self.error_type == SKIPPED
+
+    @property
+    def pending(self) -> bool:
+        return self.error_type == PENDING
 
     def age(self, now: float) -> float:
         """Seconds since this part was read (host clock)."""
@@ -233,5 +238,6 @@ class HostReading:
 
     @property
     def failures(self) -> tuple[tuple[str, Part[object]], ...]:
-        """Parts that were attempted and failed (skipped parts are not failures)."""
-        return tuple((n, p) for n, p in self.parts() if not p.ok and not p.skipped)
+        """Parts that were attempted and failed (skipped and still pending parts are not)."""
+        return tuple((n, p) for n, p in self.parts()
+                     if not p.ok and not p.skipped and not p.pending)

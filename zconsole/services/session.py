@@ -2,77 +2,288 @@
 
 A `HostSession` holds everything zconsole keeps about one host between refreshes, without
 Textual: the sampler (per-disk and per-leaf I/O, ARC deltas), zconsole's own scan pace, the
-ARC readings, the last completed `Refresh`, the last error and whether a refresh is running.
-The console owns one per host; a command-line `check` or a multi-host view reuses exactly the
-same object.
+ARC readings, the disk inventory cache, the last completed `Refresh`, the last error and
+whether a refresh is running. The console owns one per host; a command-line `check` or a
+multi-host view reuses exactly the same object.
 
-`refresh()` is blocking (about `iostat_interval` seconds, because `zpool iostat -y N 1`
-measures over N seconds): call it from a worker thread. `begin()`, `done()` and `failed()`
-record the refresh's outcome; the console calls them on its own thread so that what a screen
-reads never changes under it.
+One refresh reads each source once: pool status, pool usage, datasets, ARC, the disk
+inventory, and an I/O sample (`zpool iostat -y N 1` plus /proc/diskstats). On a real host the
+reads run side by side, each on its own thread with its own deadline (`read.flights`): a hung
+`zpool iostat` delays nothing else, a read that does not answer is shown as "no answer for
+N s", and `on_progress` hands out the pools as soon as `zpool status` answered. Facts that
+only change on hot-plug or upgrade (ZFS version, kernel, disk identity) are re-read when the
+block-device listing changes, after a failure, or when the operator asks (`force`).
+
+`refresh()` blocks: call it from a worker thread. `begin()`, `done()` and `failed()` record the
+outcome; the console calls them on its own thread so that what a screen reads never changes
+under it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from zconsole.hosts.base import Host
+from zconsole.hosts.base import Host, HostError
+from zconsole.model.arc import ArcStats
+from zconsole.model.disk import DiskStat
 from zconsole.model.finding import Finding
-from zconsole.model.reading import HostReading
+from zconsole.model.pool import Pool
+from zconsole.model.reading import PENDING, DiskInventory, HostReading, Part, ZfsInfo
+from zconsole.parsers.errors import ParseError
+from zconsole.parsers.zpool_iostat import parse_zpool_iostat
 from zconsole.services.health.slowdisk import find_slow_disks
+from zconsole.services.read import catalogue
 from zconsole.services.read.arc import ArcWatch
-from zconsole.services.read.collect import collect
-from zconsole.services.read.identity import DiskIndex
+from zconsole.services.read.collect import (
+    INVENTORY_SOURCE,
+    _Reader,
+    _show,
+    assemble,
+    detect_zfs,
+    pools_for_roles,
+    read_arc,
+    read_datasets,
+    read_diskstats,
+    read_kernel,
+    read_status,
+    read_usage,
+)
+from zconsole.services.read.flights import Flights
+from zconsole.services.read.identity import DiskIndex, InventoryCache, with_roles
 from zconsole.services.read.pools import LeafMetrics, leaf_metrics
 from zconsole.services.read.progress import ScanEstimate, ScanTracker
-from zconsole.services.read.sampling import LeafKey, Sampler, SampleResult
+from zconsole.services.read.sampling import (
+    LeafKey,
+    Sampler,
+    SampleResult,
+    ZfsLatency,
+    leaf_samples,
+    map_leaves,
+)
 
 
 @dataclass(frozen=True)
 class Refresh:
-    """One completed refresh: the reading, the newest I/O sample, and what was judged."""
+    """One refresh: the reading, the newest I/O sample, and what was judged.
+
+    `complete` is False for the early hand-out made when `zpool status` answered while other
+    reads were still running; the parts not read yet are the previous refresh's (each with
+    its own age) or PENDING on the first refresh.
+    """
 
     reading: HostReading
     sample: SampleResult | None
     findings: tuple[Finding, ...]
     scan_estimates: Mapping[str, ScanEstimate] = field(default_factory=dict)
     leaves: Mapping[LeafKey, LeafMetrics] = field(default_factory=dict)
+    complete: bool = True
+
+
+@dataclass(frozen=True)
+class _RawSample:
+    """What the I/O sample read brings back, parsed once the pools are known."""
+
+    iostat: str | None  # `zpool iostat -vlHp -y N 1` output, None when not run or failed
+    iostat_error: str | None
+    diskstats: Part[tuple[DiskStat, ...]]
+    interval: float
+    taken_at: float
 
 
 class HostSession:
-    def __init__(self, host: Host, *, iostat_interval: int = 1, timeout: float = 20.0) -> None:
+    def __init__(self, host: Host, *, iostat_interval: int = 1, timeout: float = 20.0,
+                 parallel: bool | None = None) -> None:
         self.host = host
         self.iostat_interval = iostat_interval
         self.timeout = timeout
         self.sampler = Sampler()
         self.scans = ScanTracker()
         self.arc = ArcWatch()
+        self.inventory = InventoryCache()
+        if parallel is None:
+            parallel = bool(getattr(host, "concurrent_reads", False))
+        self.flights = Flights(parallel=parallel)
         self.last: Refresh | None = None
         self.last_error: str | None = None
         self.started: float | None = None  # when the running refresh began (console clock)
         self.refreshes = 0
+        self._zfs: ZfsInfo | None = None
+        self._kernel: Part[str] | None = None
 
     # -- the read (worker thread) --------------------------------------------------------
-    def refresh(self) -> Refresh:
-        """Read the host once, sample its I/O, judge it. Never touches `last`."""
-        reading = collect(self.host, timeout=self.timeout)
-        pools = reading.pool_status.value or ()
-        inventory = reading.disks.value
-        index = DiskIndex(inventory.devices) if inventory is not None else None
-        if inventory is not None:
-            self.sampler.set_whole_disks(d.name for d in inventory.whole_disks())
-        sample: SampleResult | None = None
-        if reading.zfs.present or reading.diskstats.ok:
-            sample = self.sampler.tick(
-                self.host, self.iostat_interval, pools=pools,
-                leaf_disk=index.leaf_disk_name if index is not None else None)
+    def refresh(self, *, force: bool = False,
+                on_progress: Callable[[Refresh], None] | None = None,
+                cancelled: Callable[[], bool] = lambda: False) -> Refresh:
+        """Read the host once, sample its I/O, judge it. Never touches `last`.
+
+        `force` re-reads the facts that are otherwise kept (ZFS version, kernel, disk
+        identity). `on_progress` receives an incomplete Refresh as soon as the pools are
+        known while other reads still run (parallel reads only).
+        """
+        rd = _Reader(self.host, self.timeout)
+        taken_at = rd._now()
+        zfs = self._zfs_info(force)
+        kernel = self._kernel_part(rd, force)
+        prior = self.last.reading if self.last is not None else None
+        reads: dict[str, Callable[[], Part[Any]]] = {
+            "status": lambda: read_status(rd, zfs),
+            "usage": lambda: read_usage(rd, zfs),
+            "datasets": lambda: read_datasets(rd, zfs),
+            "arc": lambda: read_arc(rd, zfs),
+            "disks": lambda: rd.part(INVENTORY_SOURCE, lambda: self.inventory.read(
+                self.host, timeout=self.timeout, force=force)),
+            "sample": lambda: rd.part("zpool iostat / diskstats",
+                                      lambda: self._sample(rd, zfs, prior, got)),
+        }
+        sources = {"status": _show(catalogue.zpool_status(zfs.json_status)),
+                   "usage": _show(catalogue.zpool_list()),
+                   "datasets": _show(catalogue.zfs_list_datasets()),
+                   "arc": catalogue.ARCSTATS, "disks": INVENTORY_SOURCE,
+                   "sample": _show(catalogue.zpool_iostat_latency(self.iostat_interval))}
+        got: dict[str, Part[Any]] = {}
+
+        def landed(name: str, part: Part[Any]) -> None:
+            got[name] = part
+            if on_progress is not None and name == "status" and len(got) < len(reads):
+                on_progress(self._partial(rd, taken_at, zfs, kernel, got, prior))
+
+        parts = self.flights.run(reads, deadline=self.timeout + self.iostat_interval,
+                                 now=rd._now, source=sources, on_part=landed,
+                                 cancelled=cancelled)
+        return self._judge(rd, taken_at, zfs, kernel, parts)
+
+    def _zfs_info(self, force: bool) -> ZfsInfo:
+        if force or self._zfs is None or not self._zfs.present:
+            self._zfs = detect_zfs(self.host, timeout=self.timeout)
+        return self._zfs
+
+    def _kernel_part(self, rd: _Reader, force: bool) -> Part[str]:
+        if force or self._kernel is None or not self._kernel.ok:
+            self._kernel = read_kernel(rd)
+        return self._kernel
+
+    def _sample(self, rd: _Reader, zfs: ZfsInfo, prior: HostReading | None,
+                got: Mapping[str, Part[Any]]) -> _RawSample:
+        """The I/O sample: a diskstats baseline on the first refresh, `zpool iostat` over the
+        interval (when the host has pools: this refresh's status when it already answered,
+        else the previous refresh's), then diskstats again."""
+        host = self.host
+        if self.sampler.last_diskstats_at is None:
+            base = read_diskstats(rd)
+            if base.value is not None:
+                self.sampler.add_diskstats(base.value, base.taken_at)
+        iostat: str | None = None
+        error: str | None = None
+        status = got.get("status")
+        if status is not None:
+            run_iostat = bool(status.value)
+        else:
+            run_iostat = prior is None or bool(prior.pool_status.value)
+        if zfs.present and run_iostat:
+            argv = catalogue.zpool_iostat_latency(self.iostat_interval)
+            try:
+                iostat = host.run(argv, timeout=self.iostat_interval + self.timeout).stdout
+            except HostError as e:
+                error = str(e)
+        return _RawSample(iostat, error, read_diskstats(rd), float(self.iostat_interval),
+                          rd._now())
+
+    def _latency(self, raw: _RawSample, pools: Sequence[Pool]) -> tuple[ZfsLatency | None,
+                                                                         str | None]:
+        if raw.iostat is None or not pools:
+            return None, raw.iostat_error
+        try:
+            reports = parse_zpool_iostat(raw.iostat, list(pools))
+        except ParseError as e:
+            return None, str(e)
+        last = tuple(reports[-1]) if reports else ()
+        return ZfsLatency(raw.taken_at, raw.interval, last, map_leaves(last, pools)), None
+
+    def _disks(self, zfs: ZfsInfo, status: Part[tuple[Pool, ...]],
+               raw: Part[DiskInventory]) -> Part[DiskInventory]:
+        if raw.value is None:
+            return raw
+        return Part(with_roles(raw.value, pools_for_roles(zfs, status)), raw.taken_at,
+                    raw.source)
+
+    def _judge(self, rd: _Reader, taken_at: float, zfs: ZfsInfo, kernel: Part[str],
+               parts: Mapping[str, Part[Any]]) -> Refresh:
+        status: Part[tuple[Pool, ...]] = parts["status"]
+        pools = status.value or ()
+        disks = self._disks(zfs, status, parts["disks"])
+        raw: Part[_RawSample] = parts["sample"]
+        diskstats: Part[tuple[DiskStat, ...]] = (
+            raw.value.diskstats if raw.value is not None
+            else Part(None, raw.taken_at, catalogue.DISKSTATS, raw.error, raw.error_type))
+        reading = assemble(self.host, rd, taken_at=taken_at, zfs=zfs, kernel=kernel,
+                           status=status, usage=parts["usage"], datasets=parts["datasets"],
+                           arc=parts["arc"], diskstats=diskstats, disks=disks)
+        sample = self._feed_sampler(reading, raw, pools)
         findings = tuple(find_slow_disks(pools, self.sampler.leaf_history)) if pools else ()
-        self.scans.update(pools, reading.pool_status.taken_at)
+        self.scans.update(pools, status.taken_at)
         self.arc.observe(reading.arc)
         estimates = {p.name: e for p in pools if (e := self.scans.estimate(p)) is not None}
         leaves = leaf_metrics(reading, sample, self.sampler.leaf_history)
         return Refresh(reading, sample, findings, estimates, leaves)
+
+    def _feed_sampler(self, reading: HostReading, raw: Part[_RawSample],
+                      pools: Sequence[Pool]) -> SampleResult | None:
+        if not (reading.zfs.present or reading.diskstats.ok):
+            return None
+        inventory = reading.disks.value
+        index = DiskIndex(inventory.devices) if inventory is not None else None
+        if inventory is not None:
+            self.sampler.set_whole_disks(d.name for d in inventory.whole_disks())
+        errors: list[str] = []
+        latency: ZfsLatency | None = None
+        disks: Mapping[str, Any] = {}
+        taken_at = reading.taken_at
+        if raw.value is None:
+            errors.append(raw.error or "no I/O sample")
+        else:
+            latency, lat_error = self._latency(raw.value, pools)
+            if lat_error:
+                errors.append(lat_error)
+            taken_at = raw.value.taken_at
+            ds = raw.value.diskstats
+            if ds.value is not None:
+                disks = self.sampler.add_diskstats(ds.value, ds.taken_at)
+            elif ds.error:
+                errors.append(ds.error)
+        arc = (self.sampler.add_arcstats(reading.arc.value, reading.arc.taken_at)
+               if reading.arc.value is not None else None)
+        if pools:
+            leaf_disk = index.leaf_disk_name if index is not None else None
+            self.sampler.add_leaf_sample(leaf_samples(pools, latency, disks, leaf_disk))
+        return SampleResult(taken_at, disks, arc, latency, tuple(errors))
+
+    def _partial(self, rd: _Reader, taken_at: float, zfs: ZfsInfo, kernel: Part[str],
+                 got: Mapping[str, Part[Any]], prior: HostReading | None) -> Refresh:
+        """The reading so far: parts that landed, else the previous refresh's, else PENDING."""
+        def part(name: str, previous: Part[Any] | None, source: str) -> Part[Any]:
+            if name in got:
+                return got[name]
+            if previous is not None:
+                return previous
+            return Part(None, taken_at, source, "reading…", PENDING)
+
+        status: Part[tuple[Pool, ...]] = got["status"]
+        raw_disks: Part[DiskInventory] = part("disks", prior.disks if prior else None,
+                                              INVENTORY_SOURCE)
+        arc: Part[ArcStats] = part("arc", prior.arc if prior else None, catalogue.ARCSTATS)
+        reading = assemble(
+            self.host, rd, taken_at=taken_at, zfs=zfs, kernel=kernel, status=status,
+            usage=part("usage", prior.pool_usage if prior else None, "zpool list"),
+            datasets=part("datasets", prior.datasets if prior else None, "zfs list"),
+            arc=arc, diskstats=prior.diskstats if prior else Part(
+                None, taken_at, catalogue.DISKSTATS, "reading…", PENDING),
+            disks=self._disks(zfs, status, raw_disks))
+        last = self.last
+        return Refresh(reading, last.sample if last else None,
+                       last.findings if last else (), last.scan_estimates if last else {},
+                       last.leaves if last else {}, complete=False)
 
     # -- the outcome (the console's own thread) -----------------------------------------
     @property
@@ -85,6 +296,10 @@ class HostSession:
             return False
         self.started = now
         return True
+
+    def progress(self, result: Refresh) -> None:
+        """An early, incomplete result of the running refresh (the pools answered first)."""
+        self.last = result
 
     def done(self, result: Refresh) -> None:
         self.last = result

@@ -91,6 +91,10 @@ class _Reader:
         except _EXPECTED as e:
             return Part(None, self._now(), source, str(e) or type(e).__name__,
                         type(e).__name__)
+        except Exception as e:  # noqa: BLE001 - a bug in one read must not hide the others
+            return Part(None, self._now(), source,
+                        f"zconsole could not read this ({type(e).__name__}: {e})",
+                        type(e).__name__)
         return Part(value, self._now(), source)
 
     def skipped(self, source: str, why: str) -> Part[T]:
@@ -210,8 +214,72 @@ def _kernel(host: Host, timeout: float) -> str:
     return host.run(catalogue.uname_release(), timeout=timeout).stdout.strip()
 
 
+def read_status(rd: _Reader, zfs: ZfsInfo) -> Part[tuple[Pool, ...]]:
+    status_src = _show(catalogue.zpool_status(zfs.json_status))
+    if not zfs.present and zfs.presence is not ZfsPresence.UNKNOWN:
+        return rd.skipped(status_src, zfs.message)
+    read = rd.part(status_src, lambda: read_pool_status(rd.host, zfs, timeout=rd.timeout))
+    if read.value is None:
+        return Part(None, read.taken_at, read.source, read.error, read.error_type,
+                    read.needs_root)
+    return Part(read.value[0], read.taken_at, read.value[1])
+
+
+def read_usage(rd: _Reader, zfs: ZfsInfo) -> Part[tuple[PoolUsage, ...]]:
+    argv = catalogue.zpool_list()
+    if not zfs.present and zfs.presence is not ZfsPresence.UNKNOWN:
+        return rd.skipped(_show(argv), zfs.message)
+    return rd.part(_show(argv), lambda: tuple(parse_zpool_list(rd.run(argv))))
+
+
+def read_datasets(rd: _Reader, zfs: ZfsInfo) -> Part[tuple[Dataset, ...]]:
+    argv = catalogue.zfs_list_datasets()
+    if not zfs.present and zfs.presence is not ZfsPresence.UNKNOWN:
+        return rd.skipped(_show(argv), zfs.message)
+    return rd.part(_show(argv), lambda: tuple(parse_zfs_list(rd.run(argv), DEFAULT_COLUMNS)))
+
+
+def read_arc(rd: _Reader, zfs: ZfsInfo) -> Part[ArcStats]:
+    if not zfs.present and zfs.presence is not ZfsPresence.UNKNOWN:
+        return rd.skipped(catalogue.ARCSTATS, zfs.message)
+    return rd.part(catalogue.ARCSTATS,
+                   lambda: parse_arcstats(rd.host.read_text(catalogue.ARCSTATS)))
+
+
+def read_diskstats(rd: _Reader) -> Part[tuple[DiskStat, ...]]:
+    return rd.part(catalogue.DISKSTATS, lambda: tuple(
+        parse_diskstats(rd.host.read_text(catalogue.DISKSTATS))))
+
+
+def read_kernel(rd: _Reader) -> Part[str]:
+    return rd.part(catalogue.KERNEL_RELEASE, lambda: _kernel(rd.host, rd.timeout))
+
+
+INVENTORY_SOURCE = "lsblk / udevadm / sysfs"
+
+
+def pools_for_roles(zfs: ZfsInfo, status: Part[tuple[Pool, ...]]) -> tuple[Pool, ...] | None:
+    """The pools disk roles are judged against: None when membership is unknown."""
+    if not zfs.present and zfs.presence is not ZfsPresence.UNKNOWN:
+        return ()  # no ZFS: no disk can be in an imported pool
+    return status.value if status.ok else None
+
+
+def assemble(host: Host, rd: _Reader, *, taken_at: float, zfs: ZfsInfo, kernel: Part[str],
+             status: Part[tuple[Pool, ...]], usage: Part[tuple[PoolUsage, ...]],
+             datasets: Part[tuple[Dataset, ...]], arc: Part[ArcStats],
+             diskstats: Part[tuple[DiskStat, ...]], disks: Part[DiskInventory]) -> HostReading:
+    return HostReading(
+        host=_label(host), kind=str(getattr(host, "kind", "")), taken_at=taken_at,
+        is_root=rd.is_root, zfs=zfs, kernel=kernel, pool_status=status, pool_usage=usage,
+        datasets=datasets, arc=arc, diskstats=diskstats, disks=disks,
+        limitations=tuple(dict.fromkeys(rd.limitations)))
+
+
 def collect(host: Host, *, timeout: float = DEFAULT_TIMEOUT) -> HostReading:
-    """Read every part of the host once (blocking: call from a worker, never the UI thread).
+    """Read every part of the host once, one after the other (blocking: call from a worker,
+    never the UI thread). For one-shot readings (plans, capture, check); the console's
+    refresh reads the same parts independently (`services.session`).
 
     Never raises for a failed read: each failure is in its Part. `timeout` applies to each
     command.
@@ -219,56 +287,17 @@ def collect(host: Host, *, timeout: float = DEFAULT_TIMEOUT) -> HostReading:
     rd = _Reader(host, timeout)
     taken_at = rd._now()
     zfs = detect_zfs(host, timeout=timeout)
-    kernel: Part[str] = rd.part(catalogue.KERNEL_RELEASE, lambda: _kernel(host, timeout))
-
-    status_src = _show(catalogue.zpool_status(zfs.json_status))
-    if zfs.presence in (ZfsPresence.NOT_INSTALLED, ZfsPresence.MODULE_NOT_LOADED):
-        pool_status: Part[tuple[Pool, ...]] = rd.skipped(status_src, zfs.message)
-        pool_usage: Part[tuple[PoolUsage, ...]] = rd.skipped(_show(catalogue.zpool_list()),
-                                                              zfs.message)
-        datasets: Part[tuple[Dataset, ...]] = rd.skipped(_show(catalogue.zfs_list_datasets()),
-                                                          zfs.message)
-        arc: Part[ArcStats] = rd.skipped(catalogue.ARCSTATS, zfs.message)
-    else:
-        status_read = rd.part(status_src, lambda: read_pool_status(host, zfs, timeout=timeout))
-        if status_read.value is not None:
-            pool_status = Part(status_read.value[0], status_read.taken_at,
-                               status_read.value[1])
-        else:
-            pool_status = Part(None, status_read.taken_at, status_read.source,
-                               status_read.error, status_read.error_type,
-                               status_read.needs_root)
-        pool_usage = rd.part(_show(catalogue.zpool_list()),
-                             lambda: tuple(parse_zpool_list(rd.run(catalogue.zpool_list()))))
-        datasets = rd.part(_show(catalogue.zfs_list_datasets()), lambda: tuple(
-            parse_zfs_list(rd.run(catalogue.zfs_list_datasets()), DEFAULT_COLUMNS)))
-        arc = rd.part(catalogue.ARCSTATS,
-                      lambda: parse_arcstats(host.read_text(catalogue.ARCSTATS)))
-
-    diskstats: Part[tuple[DiskStat, ...]] = rd.part(
-        catalogue.DISKSTATS, lambda: tuple(parse_diskstats(host.read_text(catalogue.DISKSTATS))))
-    pools_for_roles = pool_status.value if pool_status.ok else None
-    if not zfs.present and zfs.presence is not ZfsPresence.UNKNOWN:
-        pools_for_roles = ()  # no ZFS: no disk can be in an imported pool
+    kernel = read_kernel(rd)
+    status = read_status(rd, zfs)
+    usage = read_usage(rd, zfs)
+    datasets = read_datasets(rd, zfs)
+    arc = read_arc(rd, zfs)
+    diskstats = read_diskstats(rd)
+    roles_from = pools_for_roles(zfs, status)
     disks: Part[DiskInventory] = rd.part(
-        "lsblk / udevadm / sysfs",
-        lambda: collect_inventory(host, pools=pools_for_roles, timeout=timeout))
-
-    return HostReading(
-        host=_label(host),
-        kind=str(getattr(host, "kind", "")),
-        taken_at=taken_at,
-        is_root=rd.is_root,
-        zfs=zfs,
-        kernel=kernel,
-        pool_status=pool_status,
-        pool_usage=pool_usage,
-        datasets=datasets,
-        arc=arc,
-        diskstats=diskstats,
-        disks=disks,
-        limitations=tuple(rd.limitations),
-    )
+        INVENTORY_SOURCE, lambda: collect_inventory(host, pools=roles_from, timeout=timeout))
+    return assemble(host, rd, taken_at=taken_at, zfs=zfs, kernel=kernel, status=status,
+                    usage=usage, datasets=datasets, arc=arc, diskstats=diskstats, disks=disks)
 
 
 def list_snapshots(host: Host, dataset: str, *, timeout: float = DEFAULT_TIMEOUT

@@ -498,3 +498,63 @@ def classify(inv: DiskInventory, pools: Sequence[Pool] | None) -> tuple[DiskRole
                 reasons.append("pool membership could not be checked")
             roles.append(DiskRole(d.name, DiskState.FREE, tuple(reasons)))
     return tuple(roles)
+
+
+UNKNOWN_MEMBERSHIP = "pool membership unknown: zpool status was not read"
+
+
+def with_roles(inv: DiskInventory, pools: Sequence[Pool] | None) -> DiskInventory:
+    """The same devices judged against `pools` (None: membership unknown)."""
+    notes = [n for n in inv.notes if n != UNKNOWN_MEMBERSHIP]
+    if pools is None:
+        notes.append(UNKNOWN_MEMBERSHIP)
+    return dataclasses.replace(inv, roles=classify(inv, pools), notes=tuple(notes))
+
+
+def with_mounts(inv: DiskInventory, mounts: Mapping[str, list[str]]) -> DiskInventory:
+    """The devices with the mountpoints (and active swap) /proc adds since the full read.
+
+    Only ever adds: /proc names a device-mapper volume by its /dev/mapper name while the
+    inventory knows it as dm-N, so a mountpoint missing from /proc is not proof of an
+    unmount. Showing a disk as still in use until the next full read is the safe mistake;
+    showing a mounted disk as free is not.
+    """
+    def merged(d: Disk) -> Disk:
+        extra = [m for m in mounts.get(d.name, ()) if m not in d.mountpoints]
+        return dataclasses.replace(d, mountpoints=(*d.mountpoints, *extra)) if extra else d
+
+    return dataclasses.replace(inv, devices=tuple(merged(d) for d in inv.devices))
+
+
+class InventoryCache:
+    """Disk identity read in full only when the set of block devices changed.
+
+    Identity (serial, model, by-id links, sizes, sector sizes) changes only when a device
+    comes or goes, so a refresh lists /sys/class/block (one directory read) and re-reads the
+    whole inventory (lsblk, udev, sysfs) only when that listing differs from the last one, or
+    when asked (`force`: the operator pressed r). What does change without hot-plug is read
+    every time: mountpoints and swap (/proc/mounts, /proc/swaps) and, through the pools, each
+    disk's role. A disk pulled mid-run disappears at the next refresh.
+
+    `full_reads` counts the full inventory reads (tests and the bench look at it).
+    """
+
+    def __init__(self) -> None:
+        self.fingerprint: tuple[str, ...] | None = None
+        self.inventory: DiskInventory | None = None
+        self.full_reads = 0
+
+    def read(self, host: Host, *, timeout: float, force: bool = False) -> DiskInventory:
+        """The inventory without roles (see `with_roles`); raises HostError like
+        `collect_inventory` when no source can list the devices."""
+        try:
+            listing: tuple[str, ...] | None = tuple(sorted(
+                host.list_dir(catalogue.SYS_CLASS_BLOCK)))
+        except HostError:
+            listing = None  # no sysfs: nothing to compare with, read in full
+        if force or listing is None or listing != self.fingerprint or self.inventory is None:
+            self.inventory = collect_inventory(host, pools=None, timeout=timeout)
+            self.fingerprint = listing
+            self.full_reads += 1
+            return self.inventory
+        return with_mounts(self.inventory, _proc_mounts(host))

@@ -352,6 +352,11 @@ class Sampler:
         return SampleResult(result.taken_at, result.disks, result.arc, latency,
                             tuple(errors) + result.errors)
 
+    @property
+    def last_diskstats_at(self) -> float | None:
+        """When the diskstats sample the next one is compared with was taken."""
+        return self._prev_disk_at
+
     # -- history -------------------------------------------------------------------
     def history(self, disk: str) -> tuple[DiskIo, ...]:
         """Oldest first, at most `max_history` intervals."""
