@@ -51,16 +51,22 @@ class ReadFailed(Exception):
 PredicateFn = Callable[["Evaluator", Predicate], "tuple[bool, str]"]
 PREDICATES: dict[str, PredicateFn] = {}
 
+V = TypeVar("V")
+
+
+def register_in(table: dict[str, V], what: str, names: tuple[str, ...], item: V) -> V:
+    """Put `item` in `table` under each of `names`; a name holds one item (the engine's
+    tables: predicate kinds here, wait activities in `watch.py`)."""
+    for name in names:
+        if table.get(name, item) is not item:
+            raise ValueError(f"{what} {name!r} is registered twice")
+        table[name] = item
+    return item
+
 
 def predicate_kind(*kinds: str) -> Callable[[PredicateFn], PredicateFn]:
     """Register the decorated function for each of `kinds` (a kind has one function)."""
-    def register(fn: PredicateFn) -> PredicateFn:
-        for kind in kinds:
-            if PREDICATES.get(kind, fn) is not fn:
-                raise ValueError(f"predicate kind {kind!r} is registered twice")
-            PREDICATES[kind] = fn
-        return fn
-    return register
+    return lambda fn: register_in(PREDICATES, "predicate kind", kinds, fn)
 
 
 class Evaluator:

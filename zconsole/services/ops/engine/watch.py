@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from zconsole.model.plan import Wait
-from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed
+from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed, register_in
 
 
 @dataclass(frozen=True)
@@ -57,13 +57,7 @@ WATCHES: dict[str, WatchFactory] = {}
 
 def watch_activity(*activities: str) -> Callable[[WatchFactory], WatchFactory]:
     """Register the decorated factory (a Watch class) for each of `activities`."""
-    def register(factory: WatchFactory) -> WatchFactory:
-        for activity in activities:
-            if WATCHES.get(activity, factory) is not factory:
-                raise ValueError(f"wait activity {activity!r} is registered twice")
-            WATCHES[activity] = factory
-        return factory
-    return register
+    return lambda factory: register_in(WATCHES, "wait activity", activities, factory)
 
 
 class _Unknown:

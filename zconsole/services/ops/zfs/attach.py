@@ -18,6 +18,7 @@ from zconsole.services.ops.zfs import guards
 from zconsole.services.ops.zfs.common import (
     Draft,
     force_args,
+    in_and_not_yet,
     new_name,
     read_inputs,
     resilver_wait,
@@ -63,12 +64,7 @@ def build_attach(reading: HostReading, pool: str, target: str, disk: str, *,
                          "for data, an 8 MiB partition 9) and starts a resilver that copies "
                          f"{top.name}'s data onto it. Everything on that disk is lost."),
             command=Command(argv, f"attach {dn.zpool_name} to {leaf.name}", writes=True),
-            prechecks=(
-                predicate("vdev_present", f"{leaf.name} is still in {pool}", pool=pool,
-                          name=leaf.name),
-                predicate("vdev_absent", f"{dn.zpool_name} is not in {pool} yet", pool=pool,
-                          name=dn.zpool_name),
-            ),
+            prechecks=in_and_not_yet(pool, leaf.name, dn.zpool_name),
             postchecks=(new_present,),
             confirmation=serial_confirmation(dn, dev, "Attaching"),
         ),

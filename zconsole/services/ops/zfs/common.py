@@ -33,7 +33,16 @@ from dataclasses import dataclass
 from zconsole.hosts.base import Host
 from zconsole.model.disk import Disk
 from zconsole.model.finding import Finding
-from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Predicate, Step, Wait
+from zconsole.model.plan import (
+    Check,
+    CheckLevel,
+    Confirmation,
+    Plan,
+    Predicate,
+    Step,
+    Wait,
+    predicate,
+)
 from zconsole.model.pool import Pool, Vdev
 from zconsole.model.reading import HostReading
 from zconsole.services.ops.zfs import guards, new_disk
@@ -83,6 +92,7 @@ def lines(value: str) -> list[str]:
 # ---------------------------------------------------------------------- opening a plan
 
 
+@dataclass
 class Draft:
     """The opening every plan shares: its id, kind, title, host, pool and creation time.
 
@@ -94,25 +104,21 @@ class Draft:
             return draft.pool_unread()
     """
 
-    def __init__(self, kind: str, title: str, host: str, pool: str, *, created: float,
-                 plan_id: str | None = None, status: Pool | None = None,
-                 reading: HostReading | None = None) -> None:
-        self.kind = kind
-        self.title = title
-        self.host = host
-        self.pool = pool
-        self.created = created
-        self.plan_id = plan_id
-        self.status = status
-        self.reading = reading
+    kind: str
+    title: str
+    host: str
+    pool: str
+    created: float
+    plan_id: str | None = None
+    status: Pool | None = None  # the pool's tree (on_pool), None when it could not be read
+    reading: HostReading | None = None
 
     @classmethod
     def on_pool(cls, kind: str, title: str, reading: HostReading, pool: str, *,
                 plan_id: str | None, now: float | None) -> Draft:
         entry = reading.pool(pool)
-        return cls(kind, title, reading.host, pool, created=when(reading, now),
-                   plan_id=plan_id, status=entry.status if entry is not None else None,
-                   reading=reading)
+        return cls(kind, title, reading.host, pool, when(reading, now), plan_id,
+                   entry.status if entry is not None else None, reading)
 
     def plan(self, *, title: str | None = None, preview: Sequence[str] = (),
              checks: Sequence[Check] = (), steps: Sequence[Step] = (),
@@ -182,6 +188,14 @@ def serial_confirmation(dn: DiskName, dev: Disk | None, action: str) -> Confirma
 def force_args(checks: Sequence[Check], force: bool) -> tuple[str, ...]:
     """`-f` when the caller forces and some CONFIRM check needs it; nothing otherwise."""
     return ("-f",) if force and any(c.needs_force for c in checks) else ()
+
+
+def in_and_not_yet(pool: str, existing: str, new: str) -> tuple[Predicate, Predicate]:
+    """Pre-checks of a step that adds `new` next to `existing`: the one is still in the pool,
+    the other not yet."""
+    return (predicate("vdev_present", f"{existing} is still in {pool}", pool=pool,
+                      name=existing),
+            predicate("vdev_absent", f"{new} is not in {pool} yet", pool=pool, name=new))
 
 
 def resilver_wait(pool: str, activity: str, text: str, until: tuple[Predicate, ...]) -> Wait:

@@ -243,26 +243,26 @@ def check_attach_target(pool: Pool, target: str) -> list[Check]:
     section, top = found
     if section in (Section.CACHE, Section.SPARES):
         return [check(TARGET, False, CheckLevel.BLOCK,
-                       f"{target} is a {'cache device' if section is Section.CACHE else 'hot spare'}"
-                       ": nothing can be attached to it.")]
+                      f"{target} is a {'cache device' if section is Section.CACHE else 'hot spare'}"
+                      ": nothing can be attached to it.")]
     if is_raidz(top):
         return [check(TARGET, False, CheckLevel.BLOCK,
-                       f"{target} is in {top.name}: attaching to a raidz vdev starts a raidz "
-                       "expansion (OpenZFS 2.3+), which this wizard does not do; a raidz "
-                       "member cannot become a mirror ('can only attach to mirrors and "
-                       "top-level disks').")]
+                      f"{target} is in {top.name}: attaching to a raidz vdev starts a raidz "
+                      "expansion (OpenZFS 2.3+), which this wizard does not do; a raidz "
+                      "member cannot become a mirror ('can only attach to mirrors and "
+                      "top-level disks').")]
     parent = parent_of(pool, target)
     if parent is not None and parent.type in ("replacing", "spare"):
         return [check(TARGET, False, CheckLevel.BLOCK,
-                       f"{target} is inside {parent.name}: wait until that replace ends "
-                       "('already in replacing/spare config').")]
+                      f"{target} is inside {parent.name}: wait until that replace ends "
+                      "('already in replacing/spare config').")]
     if any(x.type in ("replacing", "spare") for x in top.children):
         return [check(TARGET, False, CheckLevel.BLOCK,
-                       f"{top.name} has a replace in progress; attach after it ends.")]
+                      f"{top.name} has a replace in progress; attach after it ends.")]
     return [check(TARGET, True, CheckLevel.INFO,
-                   f"{target} is {'a mirror' if top.type == 'mirror' else 'a top-level disk'}"
-                   f"{'' if section is Section.DATA else ' (' + section.value + ')'}: a "
-                   "new disk can be attached to it.")]
+                  f"{target} is {'a mirror' if top.type == 'mirror' else 'a top-level disk'}"
+                  f"{'' if section is Section.DATA else ' (' + section.value + ')'}: a "
+                  "new disk can be attached to it.")]
 
 
 def attach_leaf(pool: Pool, target: str) -> Vdev | None:
@@ -284,16 +284,16 @@ def check_detach(pool: Pool, leaf: str) -> list[Check]:
     v = pool.find(leaf)
     if v is None:
         return [check(DETACH_TARGET, False, CheckLevel.BLOCK,
-                       f"{leaf} is not in pool {pool.name} (ZFS: 'no such device in pool').")]
+                      f"{leaf} is not in pool {pool.name} (ZFS: 'no such device in pool').")]
     parent = parent_of(pool, leaf)
     if v.children or parent is None or parent.type not in MIRROR_LIKE:
         where = ("a top-level vdev" if parent is None else f"in {parent.name}")
         return [check(DETACH_TARGET, False, CheckLevel.BLOCK,
-                       f"{leaf} is {where}: only a member of a mirror, or one half of a "
-                       "replacing/spare vdev, can be detached (ZFS: 'only applicable to "
-                       "mirror and replacing vdevs').")]
+                      f"{leaf} is {where}: only a member of a mirror, or one half of a "
+                      "replacing/spare vdev, can be detached (ZFS: 'only applicable to "
+                      "mirror and replacing vdevs').")]
     checks = [check(DETACH_TARGET, True, CheckLevel.INFO,
-                     f"{leaf} is a member of {parent.name}.")]
+                    f"{leaf} is a member of {parent.name}.")]
     found = top_level(pool, leaf)
     assert found is not None
     _, top = found
@@ -303,28 +303,28 @@ def check_detach(pool: Pool, leaf: str) -> list[Check]:
         bad = ", ".join(f"{c.name} is {'resilvering' if c.resilvering else c.state}"
                         for c in others) or "no other member"
         checks.append(check(LAST_REPLICA, False, CheckLevel.BLOCK,
-                             f"{leaf} holds the only good copy in {parent.name} ({bad}). "
-                             f"Detaching it would lose data; ZFS refuses with 'cannot detach "
-                             f"{leaf}: no valid replicas'. Wait for the resilver to finish, or "
-                             "replace the failed member first."))
+                            f"{leaf} holds the only good copy in {parent.name} ({bad}). "
+                            f"Detaching it would lose data; ZFS refuses with 'cannot detach "
+                            f"{leaf}: no valid replicas'. Wait for the resilver to finish, or "
+                            "replace the failed member first."))
         return checks
     checks.append(check(LAST_REPLICA, True, CheckLevel.INFO,
-                         f"{parent.name} keeps a good copy without {leaf} "
-                         f"({_names(others_good) or 'none needed: ' + leaf + ' is not good'})."))
+                        f"{parent.name} keeps a good copy without {leaf} "
+                        f"({_names(others_good) or 'none needed: ' + leaf + ' is not good'})."))
     if v.resilvering and v.state == "ONLINE":
         checks.append(check(CANCELS_RESILVER, False, CheckLevel.WARN,
-                             f"{leaf} is still being resilvered: detaching it cancels that "
-                             "attach/replace, and what was copied so far is thrown away."))
+                            f"{leaf} is still being resilvered: detaching it cancels that "
+                            "attach/replace, and what was copied so far is thrown away."))
     remaining = [m for m in _members(top) if good(m) and m is not v
                  and not (m is parent and len(others_good) == 0)]
     if top.type in MIRROR_LIKE and good(v) and len(remaining) <= 1:
         left = remaining[0].name if remaining else "none"
         checks.append(check(REDUNDANCY_AFTER, False, CheckLevel.WARN,
-                             f"After the detach {top.name} has a single copy ({left}): no "
-                             "redundancy, one more disk failure loses data."))
+                            f"After the detach {top.name} has a single copy ({left}): no "
+                            "redundancy, one more disk failure loses data."))
     else:
         checks.append(check(REDUNDANCY_AFTER, True, CheckLevel.INFO,
-                             f"{top.name} keeps {_copies(len(remaining))} after the detach."))
+                            f"{top.name} keeps {_copies(len(remaining))} after the detach."))
     return checks
 
 
@@ -350,7 +350,7 @@ def check_replacement_target(pool: Pool, leaf: str, findings: Sequence[Finding] 
     v = pool.find(leaf)
     if v is None or v.children:
         return [check(HEALTHY_TARGET, False, CheckLevel.BLOCK,
-                       f"{leaf} is not a disk of pool {pool.name}.")]
+                      f"{leaf} is not a disk of pool {pool.name}.")]
     errors = (v.read_errors or 0, v.write_errors or 0, v.checksum_errors or 0)
     slow = _slow(findings or (), pool.name, v.name)
     problems: list[str] = []
@@ -365,18 +365,18 @@ def check_replacement_target(pool: Pool, leaf: str, findings: Sequence[Finding] 
     if purpose == "grow":
         if problems:
             return [check(HEALTHY_TARGET, False, CheckLevel.WARN,
-                           f"{leaf} is not healthy: {'; '.join(problems)}. Its vdev has less "
-                           "redundancy than usual while it is replaced.")]
+                          f"{leaf} is not healthy: {'; '.join(problems)}. Its vdev has less "
+                          "redundancy than usual while it is replaced.")]
         return [check(HEALTHY_TARGET, True, CheckLevel.INFO,
-                       f"{leaf} is healthy (ONLINE, no errors, {slowness}): it is replaced "
-                       "only to grow the vdev.")]
+                      f"{leaf} is healthy (ONLINE, no errors, {slowness}): it is replaced "
+                      "only to grow the vdev.")]
     if problems:
         return [check(HEALTHY_TARGET, True, CheckLevel.INFO,
-                       f"{leaf} is failing: {'; '.join(problems)}.")]
+                      f"{leaf} is failing: {'; '.join(problems)}.")]
     return [check(HEALTHY_TARGET, False, CheckLevel.WARN,
-                   f"CAREFUL: {leaf} looks HEALTHY: ONLINE, 0 read / 0 write / 0 checksum "
-                   f"errors, {slowness}. Is this really the failed disk? Compare its serial "
-                   "with the one you mean to replace before going on.")]
+                  f"CAREFUL: {leaf} looks HEALTHY: ONLINE, 0 read / 0 write / 0 checksum "
+                  f"errors, {slowness}. Is this really the failed disk? Compare its serial "
+                  "with the one you mean to replace before going on.")]
 
 
 # ------------------------------------------------------------------------------------ scans
@@ -389,13 +389,13 @@ def check_scrub(pool: Pool) -> list[Check]:
         pct = f" ({scan.percent_done:.0f} % done)" if scan.percent_done is not None else ""
         if scan.function is ScanFunction.SCRUB:
             return [check(SCRUB, False, CheckLevel.WARN,
-                           f"A scrub of {pool.name} is running{pct}: attaching or replacing "
-                           "a disk cancels it; start it again afterwards (`zpool scrub "
-                           f"{pool.name}`).")]
+                          f"A scrub of {pool.name} is running{pct}: attaching or replacing "
+                          "a disk cancels it; start it again afterwards (`zpool scrub "
+                          f"{pool.name}`).")]
         if scan.function is ScanFunction.RESILVER:
             return [check(RESILVER, False, CheckLevel.WARN,
-                           f"A resilver of {pool.name} is already running{pct}: the new disk "
-                           "is resilvered after it (or it restarts to include the new disk), "
-                           "so everything takes longer.")]
+                          f"A resilver of {pool.name} is already running{pct}: the new disk "
+                          "is resilvered after it (or it restarts to include the new disk), "
+                          "so everything takes longer.")]
     return [check(SCRUB, True, CheckLevel.INFO,
-                   f"No scrub or resilver is running on {pool.name}.")]
+                  f"No scrub or resilver is running on {pool.name}.")]

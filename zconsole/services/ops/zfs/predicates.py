@@ -229,20 +229,24 @@ def _no_scan(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     return True, f"no scrub or resilver running in {in_pool.name}"
 
 
+def _property(ev: Evaluator, p: Predicate, tool: str, target: str, what: str
+              ) -> tuple[bool, str]:
+    prop, want = p.param("property"), p.param("value")
+    value = _get(ev, [tool, "get", "-H", "-p", prop, target], f"{prop} of {what}")
+    return value == want, f"{prop} of {target} is {value}" + (
+        "" if value == want else f" (expected {want})")
+
+
 @predicate_kind("pool_property")
 def _pool_property(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
-    pname, prop, want = p.param("pool"), p.param("property"), p.param("value")
-    value = _get(ev, ["zpool", "get", "-H", "-p", prop, pname], f"{prop} of pool {pname}")
-    return value == want, f"{prop} of {pname} is {value}" + (
-        "" if value == want else f" (expected {want})")
+    pname = p.param("pool")
+    return _property(ev, p, "zpool", pname, f"pool {pname}")
 
 
 @predicate_kind("dataset_property")
 def _dataset_property(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
-    ds, prop, want = p.param("dataset"), p.param("property"), p.param("value")
-    value = _get(ev, ["zfs", "get", "-H", "-p", prop, ds], f"{prop} of {ds}")
-    return value == want, f"{prop} of {ds} is {value}" + (
-        "" if value == want else f" (expected {want})")
+    ds = p.param("dataset")
+    return _property(ev, p, "zfs", ds, ds)
 
 
 @predicate_kind("pool_size_at_least")
