@@ -98,3 +98,27 @@ def test_cli_arity(cli: CliArgs, args: tuple[str, ...], ok: bool) -> None:
     else:
         with pytest.raises(ValueError, match=f"plan k needs POOL {cli.usage}"):
             cli.check("k", args)
+
+
+@pytest.mark.parametrize(("kind", "scenario"), [
+    ("attach", "showcase"), ("detach", "showcase"), ("replace-grow", "grow"),
+    ("dedup-off", "dedup")])
+def test_each_flow_collects_the_answers_its_entry_names(kind: str, scenario: str) -> None:
+    """Walk the flow (first offered choice at each stage): the answers are the ones the
+    registry entry lists in `Wizard.asks`, and its plan function builds a plan from them."""
+    from zconsole.hosts.demo import DemoHost
+    from zconsole.services.read.collect import collect
+    from zconsole.ui.wizards.flows import FLOWS
+
+    host = DemoHost(scenario)
+    reading = collect(host)
+    flow = FLOWS[kind]()
+    chosen = flow.start(reading)
+    while (stage := flow.next_stage(reading, chosen)) is not None:
+        chosen[stage.key] = next(o for o in stage.options if o.enabled).value
+    wizard = registry.get(kind).wizard
+    assert wizard is not None
+    prefixes = tuple(a.removesuffix("MEMBER") for a in wizard.asks if a.endswith("MEMBER"))
+    assert all(k in wizard.asks or k.startswith(prefixes) for k in chosen), chosen
+    plan = wizard.plan(host, chosen, False)
+    assert plan.kind == kind and plan.steps

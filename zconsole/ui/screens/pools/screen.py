@@ -29,7 +29,7 @@ PERF_LEGEND = (
 )
 WIZARD_HELP = "on the selected row"
 
-# binding action -> (wizard kind, palette title), from the registry
+# binding action -> (wizard kind, palette title), from the registry (read by the palette tests)
 WIZARD_ACTIONS = {f"wizard('{op.kind}')": (op.kind, f"Wizard: {op.help}")
                   for op in registry.with_wizard()}
 
