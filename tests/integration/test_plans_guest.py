@@ -17,7 +17,12 @@ import pytest
 from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.plan import CheckLevel, Plan
 from zconsole.services.ops.engine.runner import PlanRunner, RunEvent
-from zconsole.services.ops.zfs import guards, plans
+from zconsole.services.ops.zfs import guards
+from zconsole.services.ops.zfs.attach import build_attach
+from zconsole.services.ops.zfs.common import PlanInputs, read_inputs
+from zconsole.services.ops.zfs.dedup_off import build_dedup_off
+from zconsole.services.ops.zfs.detach import build_detach
+from zconsole.services.ops.zfs.replace_grow import build_replace_grow
 from zconsole.services.read.dedup import read_dedup
 
 if TYPE_CHECKING:
@@ -32,9 +37,9 @@ def settle(g: ZfsGuest) -> None:
     g.exec("udevadm settle", check=False, timeout=60)
 
 
-def inputs(g: ZfsGuest, pool: str = "tank") -> plans.PlanInputs:
+def inputs(g: ZfsGuest, pool: str = "tank") -> PlanInputs:
     settle(g)
-    return plans.read_inputs(g.host(), pool)
+    return read_inputs(g.host(), pool)
 
 
 def failing(plan_checks: object) -> dict[str, CheckLevel]:
@@ -72,7 +77,7 @@ def test_too_small_disk_guard_agrees_with_zpool(clean_guest: ZfsGuest) -> None:
     g = clean_guest
     g.exec(["zpool", "create", "tank", "mirror", "vdf", "vdg"])
     i = inputs(g)
-    plan = plans.build_attach(i.reading, "tank", "vdf", "vdb", props=i.props)
+    plan = build_attach(i.reading, "tank", "vdf", "vdb", props=i.props)
     assert failing(plan.checks).get("size") is CheckLevel.BLOCK
     size = [c for c in plan.checks if c.name == "size"][0]
     # 1 GiB disk -> 1063256064-byte leaf; the 2 GiB members have 2136997888
@@ -84,7 +89,7 @@ def test_too_small_disk_guard_agrees_with_zpool(clean_guest: ZfsGuest) -> None:
     # accepts a 1 GiB disk exactly (the reserve is the same on both sides)
     g.exec(["zpool", "create", "small", "vdc"])
     i = inputs(g, "small")
-    ok = plans.build_attach(i.reading, "small", "vdc", "vdd", props=i.props)
+    ok = build_attach(i.reading, "small", "vdc", "vdd", props=i.props)
     assert [c for c in ok.checks if c.name == "size"][0].passed
 
 
@@ -94,7 +99,7 @@ def test_mounted_disk_guard_agrees_with_zpool(clean_guest: ZfsGuest) -> None:
     g.exec("mke2fs -q -F -t ext4 /dev/vdc && mkdir -p /mnt/busy && mount /dev/vdc /mnt/busy")
     try:
         i = inputs(g)
-        plan = plans.build_attach(i.reading, "tank", "vdb", "vdc", props=i.props)
+        plan = build_attach(i.reading, "tank", "vdb", "vdc", props=i.props)
         in_use = [c for c in plan.checks if c.name == "in-use"][0]
         assert (in_use.passed, in_use.level) == (False, CheckLevel.BLOCK)
         assert "mounted at /mnt/busy" in in_use.detail
@@ -106,7 +111,7 @@ def test_mounted_disk_guard_agrees_with_zpool(clean_guest: ZfsGuest) -> None:
         g.exec("umount /mnt/busy", check=False)
     # unmounted, the ext4 filesystem is old data: a second confirmation and -f
     i = inputs(g)
-    plan = plans.build_attach(i.reading, "tank", "vdb", "vdc", props=i.props)
+    plan = build_attach(i.reading, "tank", "vdb", "vdc", props=i.props)
     assert failing(plan.checks).get("old-data") is CheckLevel.CONFIRM
 
 
@@ -117,14 +122,14 @@ def test_exported_pool_label_needs_confirmation_and_f(clean_guest: ZfsGuest, tmp
     g.exec(["zpool", "create", "old", "vdd"])
     g.exec(["zpool", "export", "old"])
     i = inputs(g)
-    plan = plans.build_attach(i.reading, "tank", "vdb", "vdd", props=i.props)
+    plan = build_attach(i.reading, "tank", "vdb", "vdd", props=i.props)
     label = [c for c in plan.checks if c.name == "foreign-label"][0]
     assert (label.passed, label.level, label.force_flag) == (False, CheckLevel.CONFIRM, "-f")
     assert "pool old" in label.detail
     assert not plan.blocked and plan.needs_force
     r = g.exec(list(plan.argv_list()[0]), check=False)
     assert r.returncode != 0 and "exported pool 'old'" in r.stderr, r.stderr
-    forced = plans.build_attach(i.reading, "tank", "vdb", "vdd", props=i.props, force=True)
+    forced = build_attach(i.reading, "tank", "vdb", "vdd", props=i.props, force=True)
     assert forced.argv_list()[0][:3] == ("zpool", "attach", "-f")
     status, _, _ = run_plan(g, forced, tmp_path)
     assert status == "done"
@@ -151,7 +156,7 @@ def test_detach_guards_agree_with_zpool(clean_guest: ZfsGuest) -> None:
     g.exec(["zpool", "offline", "tank", "vdc"])
     random_data(g, "/tank/f", 16)
     i = inputs(g)
-    plan = plans.build_detach(i.reading, "tank", "vdb")
+    plan = build_detach(i.reading, "tank", "vdb")
     last = [c for c in plan.checks if c.name == "last-replica"][0]
     assert (last.passed, last.level) == (False, CheckLevel.BLOCK)
     assert "cannot detach vdb: no valid replicas" in last.detail
@@ -168,7 +173,7 @@ def test_attach_then_detach_plans_run(clean_guest: ZfsGuest, tmp_path: Path) -> 
     g.exec(["zpool", "create", "-O", "compression=off", "tank", "vdb"])
     random_data(g, "/tank/f", 64)
     i = inputs(g)
-    plan = plans.build_attach(i.reading, "tank", "vdb", "vdc", props=i.props)
+    plan = build_attach(i.reading, "tank", "vdb", "vdc", props=i.props)
     assert plan.argv_list() == [("zpool", "attach", "tank", "vdb", BYID + "vdc")]
     assert not plan.blocked and not plan.needs_force, plan.checks
     t0 = time.monotonic()
@@ -177,7 +182,7 @@ def test_attach_then_detach_plans_run(clean_guest: ZfsGuest, tmp_path: Path) -> 
     out = g.exec(["zpool", "status", "tank"]).stdout
     assert "mirror-0" in out and "virtio-zfsvm-vdc" in out
     i = inputs(g)
-    plan = plans.build_detach(i.reading, "tank", "virtio-zfsvm-vdc")
+    plan = build_detach(i.reading, "tank", "virtio-zfsvm-vdc")
     assert plan.argv_list() == [("zpool", "detach", "tank", "virtio-zfsvm-vdc")]
     status, _, _ = run_plan(g, plan, tmp_path / "d")
     assert status == "done"
@@ -190,7 +195,7 @@ def test_replace_grow_plan_runs_and_grows(clean_guest: ZfsGuest, tmp_path: Path)
     g.exec(["zpool", "create", "-O", "compression=off", "tank", "mirror", "vdb", "vdc"])
     random_data(g, "/tank/f", 64)
     i = inputs(g)
-    plan = plans.build_replace_grow(i.reading, "tank", "mirror-0", ["vdf", "vdg"],
+    plan = build_replace_grow(i.reading, "tank", "mirror-0", ["vdf", "vdg"],
                                     props=i.props)
     assert plan.argv_list() == [
         ("zpool", "replace", "tank", "vdb", BYID + "vdf"),
@@ -226,7 +231,7 @@ def test_dedup_off_plan_rewrites_and_the_table_empties(clean_guest: ZfsGuest,
     assert before.ddt is not None and before.ddt.sizes_are_totals is (g.flavour == "2.3")
     assert [d.name for d in before.datasets] == ["tank/dd"]
     i = inputs(g)
-    plan = plans.build_dedup_off(before, None, rewrite=["tank/dd"], reading=i.reading)
+    plan = build_dedup_off(before, None, rewrite=["tank/dd"], reading=i.reading)
     assert not plan.blocked, plan.checks
     t0 = time.monotonic()
     status, events, _ = run_plan(g, plan, tmp_path)

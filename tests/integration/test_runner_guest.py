@@ -1,6 +1,6 @@
 """The plan runner against real OpenZFS in the QEMU guest (both flavours; needs ZCONSOLE_VM=1).
 
-A replace (vdb -> vdf in a mirror) planned by `services.plans.build_replace`, run by
+A replace (vdb -> vdf in a mirror) planned by `services.build_replace`, run by
 `PlanRunner` in a separate Python process over SSH; that process is killed with SIGKILL in the
 middle of the resilver; a new "console" (this test) finds the plan with `find_resumable`,
 checks ZFS carried on by itself, and resumes the watch to the end. The audit log is then read
@@ -90,7 +90,7 @@ def test_replace_killed_mid_resilver_then_resumed(clean_guest: ZfsGuest, tmp_pat
     from zconsole.services.ops.engine.plan_io import plan_to_dict
     from zconsole.services.ops.engine.resume import find_resumable
     from zconsole.services.ops.engine.runner import PlanRunner, RunEvent, WaitProgress
-    from zconsole.services.ops.zfs import plans
+    from zconsole.services.ops.zfs.replace import build_replace
     from zconsole.services.read.collect import collect
 
     g = clean_guest
@@ -111,7 +111,7 @@ def test_replace_killed_mid_resilver_then_resumed(clean_guest: ZfsGuest, tmp_pat
         g.monitor(f"block_set_io_throttle drv-vdf 0 0 {THROTTLE_BPS} 0 0 0")
 
         snap = collect(host)
-        plan = plans.build_replace(snap, "tank", "vdb", "vdf")
+        plan = build_replace(snap, "tank", "vdb", "vdf")
         assert not plan.blocked, [c.detail for c in plan.checks if c.blocking]
         assert plan.argv_list()[0] == ("zpool", "replace", "tank", "vdb",
                                        "/dev/disk/by-id/virtio-zfsvm-vdf")

@@ -133,12 +133,13 @@ def _in_flight(home: Path) -> tuple[DemoHost, str]:
     """A replace-to-grow plan stopped mid-resilver, as a killed console leaves it."""
     from zconsole.hosts.journal import AuditLog, PlanStore
     from zconsole.services.ops.engine.runner import PlanRunner, WaitProgress
-    from zconsole.services.ops.zfs import plans
+    from zconsole.services.ops.zfs.common import read_inputs
+    from zconsole.services.ops.zfs.replace_grow import build_replace_grow
 
     host = DemoHost("grow", zfs_version="2.3", clock=frozen, seed=0)
     state = home / "state"
-    inputs = plans.read_inputs(host, "tank")
-    plan = plans.build_replace_grow(inputs.reading, "tank", "mirror-0", ["sdc", "sdd"],
+    inputs = read_inputs(host, "tank")
+    plan = build_replace_grow(inputs.reading, "tank", "mirror-0", ["sdc", "sdd"],
                                     props=inputs.props, on_site=False, plan_id="f" * 32)
     cancel = threading.Event()
 

@@ -4,7 +4,7 @@ temporary state directory.
 
 Hand-built plans (`hand_*` below) exercise the screen's own paths — refusals, blocks, force,
 operator steps — independently of the plan builders; the wizards' default builders
-(services.plans) are exercised where noted.
+(services/ops/zfs) are exercised where noted.
 """
 
 from __future__ import annotations
@@ -78,7 +78,8 @@ def audit(tmp: Path) -> list[dict[str, Any]]:
 
 def hand_attach(host: Host, reading: HostReading | None, chosen: Mapping[str, str],
                 force: bool) -> Plan:
-    """An attach plan as services.plans builds one: by-id path, confirmation, wait."""
+    """An attach plan as services/ops/zfs/attach.py builds one: by-id path, confirmation,
+    wait."""
     pool, leaf = chosen["target"].split("\t")
     assert reading is not None and reading.disks.value is not None
     disk = reading.disks.value.device(chosen["disk"])
@@ -423,7 +424,34 @@ async def test_writable_console_has_the_wizard_keys_and_palette_entries(tmp_path
         assert labels == [label for _, label in WIZARD_ACTIONS.values()]
 
 
-# --- the four wizards with their real plan builders (services.plans) ----------------------------
+async def test_pools_screen_system_commands_come_from_the_registry(tmp_path: Path) -> None:
+    """`PoolsScreen.system_commands()`: what the app's `get_system_commands(screen)` lists:
+    one entry per wizard of the operation registry, each opening its wizard; none read-only."""
+    from zconsole.services.ops import registry
+
+    app = wizard_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        commands = list(app.screen.system_commands())  # type: ignore[attr-defined]
+        assert [c.title for c in commands] == [
+            "Wizard: attach a disk (make or widen a mirror)",
+            "Wizard: detach a disk from a mirror",
+            "Wizard: replace to grow (larger disks, one by one)",
+            "Wizard: turn dedup off"]
+        assert [c.title for c in commands] == [f"Wizard: {op.help}"
+                                               for op in registry.with_wizard()]
+        assert {c.help for c in commands} == {"on the selected row"}
+        commands[-1].callback()
+        await pilot.pause()
+        assert isinstance(app.screen, WizardScreen) and app.screen.flow is not None
+        assert app.screen.flow.KIND == "dedup-off"
+    app = wizard_app(tmp_path, read_only=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert list(app.screen.system_commands()) == []  # type: ignore[attr-defined]
+
+
+# --- the four wizards with their real plan builders (services/ops/zfs) ----------------------------
 
 async def drive(app: ZConsoleApp, pilot: Any, kind: str, selection: Selection | None,
                 picks: list[str], *, preview: bool = True) -> WizardScreen:

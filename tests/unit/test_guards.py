@@ -13,6 +13,7 @@ from zconsole.model.finding import Finding, Severity
 from zconsole.model.plan import Check, CheckLevel
 from zconsole.model.reading import HostReading, Part
 from zconsole.services.ops.zfs import guards as G
+from zconsole.services.ops.zfs import new_disk as N
 from zconsole.services.read.collect import collect
 
 T0 = 1795302000.0
@@ -55,12 +56,12 @@ def failing(checks: list[Check]) -> list[tuple[str, CheckLevel]]:
 
 @pytest.mark.parametrize("version", ["2.1", "2.3"])
 def test_clean_large_disk_passes_everything_but_the_512e_warning(version: str) -> None:
-    checks = G.check_new_disk(snap(version=version), "tank", A0, "sdh")
-    assert failing(checks) == [(G.SECTOR, CheckLevel.WARN)]  # 4096-byte physical, ashift 9
-    assert by_name(checks, G.NAMING).detail.startswith(
+    checks = N.check_new_disk(snap(version=version), "tank", A0, "sdh")
+    assert failing(checks) == [(N.SECTOR, CheckLevel.WARN)]  # 4096-byte physical, ashift 9
+    assert by_name(checks, N.NAMING).detail.startswith(
         "ata-WDC_WD80EFZX-68UW8N0_VK1ABCDE (sdh now) will be named "
         "/dev/disk/by-id/ata-WDC_WD80EFZX-68UW8N0_VK1ABCDE")
-    size = by_name(checks, G.SIZE)
+    size = by_name(checks, N.SIZE)
     assert size.passed and "8001552736256 bytes" in size.detail and "4000776544256" in size.detail
     assert "stays unused until every member of mirror-0 is that large" in size.detail
 
@@ -69,7 +70,7 @@ def test_clean_large_disk_passes_everything_but_the_512e_warning(version: str) -
 
 
 def test_size_smaller_disk_is_blocked() -> None:
-    c = by_name(G.check_new_disk(snap(), "tank", A0, "sdi"), G.SIZE)
+    c = by_name(N.check_new_disk(snap(), "tank", A0, "sdi"), N.SIZE)
     assert (c.passed, c.level) == (False, CheckLevel.BLOCK)
     assert "3000582496256 bytes" in c.detail and "4000776544256 bytes" in c.detail
     assert "'device is too small'" in c.detail
@@ -79,21 +80,21 @@ def test_size_counts_the_10_mib_whole_disk_reserve() -> None:
     """A disk exactly member + 10 MiB passes; one byte-sector less is too small: "same size"
     disks of another model can fail this way."""
     s = snap()
-    exact = G.check_new_disk(with_disk(s, "sdh", size_bytes=MEMBER_4T + 10 * (1 << 20)),
+    exact = N.check_new_disk(with_disk(s, "sdh", size_bytes=MEMBER_4T + 10 * (1 << 20)),
                              "tank", A0, "sdh")
-    assert by_name(exact, G.SIZE).passed
-    short = G.check_new_disk(with_disk(s, "sdh", size_bytes=MEMBER_4T + 10 * (1 << 20) - 512),
+    assert by_name(exact, N.SIZE).passed
+    short = N.check_new_disk(with_disk(s, "sdh", size_bytes=MEMBER_4T + 10 * (1 << 20) - 512),
                              "tank", A0, "sdh")
-    c = by_name(short, G.SIZE)
+    c = by_name(short, N.SIZE)
     assert (c.passed, c.level) == (False, CheckLevel.BLOCK)
     # the same number of bytes as the member disk itself is NOT enough
-    same = G.check_new_disk(with_disk(s, "sdh", size_bytes=MEMBER_4T), "tank", A0, "sdh")
-    assert not by_name(same, G.SIZE).passed
+    same = N.check_new_disk(with_disk(s, "sdh", size_bytes=MEMBER_4T), "tank", A0, "sdh")
+    assert not by_name(same, N.SIZE).passed
 
 
 def test_size_unknown_is_blocked() -> None:
-    c = by_name(G.check_new_disk(with_disk(snap(), "sdh", size_bytes=None), "tank", A0, "sdh"),
-                G.SIZE)
+    c = by_name(N.check_new_disk(with_disk(snap(), "sdh", size_bytes=None), "tank", A0, "sdh"),
+                N.SIZE)
     assert (c.passed, c.level) == (False, CheckLevel.BLOCK)
 
 
@@ -101,7 +102,7 @@ def test_size_falls_back_to_the_inventory_without_zpool_list() -> None:
     s = snap()
     s = dataclasses.replace(s, pool_usage=Part(None, T0, "zpool list", "timed out",
                                                "CommandTimedOut"))
-    c = by_name(G.check_new_disk(s, "tank", A0, "sdi"), G.SIZE)
+    c = by_name(N.check_new_disk(s, "tank", A0, "sdi"), N.SIZE)
     assert not c.passed and "partition size" in c.detail
 
 
@@ -109,13 +110,13 @@ def test_size_falls_back_to_the_inventory_without_zpool_list() -> None:
 
 
 def test_mounted_disk_is_blocked() -> None:
-    c = by_name(G.check_new_disk(snap(), "tank", A0, "sdk"), G.IN_USE)
+    c = by_name(N.check_new_disk(snap(), "tank", A0, "sdk"), N.IN_USE)
     assert (c.passed, c.level) == (False, CheckLevel.BLOCK)
     assert "sdk1 is mounted at /srv/backup" in c.detail and "even with -f" in c.detail
 
 
 def test_swap_and_system_disk_is_blocked() -> None:
-    c = by_name(G.check_new_disk(snap(), "tank", A0, "nvme0n1"), G.IN_USE)
+    c = by_name(N.check_new_disk(snap(), "tank", A0, "nvme0n1"), N.IN_USE)
     assert not c.passed and c.level is CheckLevel.BLOCK
     assert "nvme0n1p3 is active swap" in c.detail and "mounted at /" in c.detail
 
@@ -129,27 +130,27 @@ def test_md_and_dm_members_are_blocked(holder: str, kind: str, words: str) -> No
     stacked = Disk(name=holder, devpath=f"/sys/class/block/{holder}", kind=kind)
     s = dataclasses.replace(s, disks=Part(dataclasses.replace(
         inv, devices=(*inv.devices, stacked)), T0))
-    c = by_name(G.check_new_disk(s, "tank", A0, "sdh"), G.IN_USE)
+    c = by_name(N.check_new_disk(s, "tank", A0, "sdh"), N.IN_USE)
     assert (c.passed, c.level) == (False, CheckLevel.BLOCK)
     assert words in c.detail
 
 
 def test_member_of_an_imported_pool_is_blocked() -> None:
-    checks = G.check_new_disk(snap(), "tank", A0, "sdc")
-    c = by_name(checks, G.IN_POOL)
+    checks = N.check_new_disk(snap(), "tank", A0, "sdc")
+    c = by_name(checks, N.IN_POOL)
     assert (c.passed, c.level) == (False, CheckLevel.BLOCK)
     assert f"{B1.replace('2C8WT', '9M3QT')} in tank (mirror-1)" in c.detail
     # its own label is not reported as a foreign one
-    assert not [x for x in checks if x.name == G.FOREIGN_LABEL]
+    assert not [x for x in checks if x.name == N.FOREIGN_LABEL]
 
 
 def test_hot_spare_of_the_pool_is_blocked() -> None:
-    c = by_name(G.check_new_disk(snap(), "tank", A0, "sdg"), G.IN_POOL)
+    c = by_name(N.check_new_disk(snap(), "tank", A0, "sdg"), N.IN_POOL)
     assert not c.passed and "spares" in c.detail
 
 
 def test_label_of_an_exported_pool_needs_a_second_confirmation_and_f() -> None:
-    c = by_name(G.check_new_disk(snap(), "tank", A0, "sdl"), G.FOREIGN_LABEL)
+    c = by_name(N.check_new_disk(snap(), "tank", A0, "sdl"), N.FOREIGN_LABEL)
     assert (c.passed, c.level, c.force_flag) == (False, CheckLevel.CONFIRM, "-f")
     assert c.needs_force and not c.blocking
     assert "pool oldpool, which is not imported here" in c.detail
@@ -158,34 +159,34 @@ def test_label_of_an_exported_pool_needs_a_second_confirmation_and_f() -> None:
 def test_unmounted_filesystem_needs_a_second_confirmation_and_f() -> None:
     s = snap()
     s = with_disk(s, "sdk1", mountpoints=())
-    c = by_name(G.check_new_disk(s, "tank", A0, "sdk"), G.OLD_DATA)
+    c = by_name(N.check_new_disk(s, "tank", A0, "sdk"), N.OLD_DATA)
     assert (c.passed, c.level, c.force_flag) == (False, CheckLevel.CONFIRM, "-f")
     assert "sdk1 holds a ext4 filesystem labelled 'backup', not mounted" in c.detail
-    assert by_name(G.check_new_disk(s, "tank", A0, "sdk"), G.IN_USE).passed
+    assert by_name(N.check_new_disk(s, "tank", A0, "sdk"), N.IN_USE).passed
 
 
 def test_bare_partitions_are_a_warning() -> None:
     s = with_disk(snap(), "sdk1", mountpoints=(), fs_type=None, fs_label=None)
-    c = by_name(G.check_new_disk(s, "tank", A0, "sdk"), G.PARTITIONS)
+    c = by_name(N.check_new_disk(s, "tank", A0, "sdk"), N.PARTITIONS)
     assert (c.passed, c.level) == (False, CheckLevel.WARN)
     assert "partitions without any filesystem (sdk1)" in c.detail
 
 
 def test_unknown_disk_and_unreadable_inventory_are_blocked() -> None:
     s = snap()
-    c = G.check_new_disk(s, "tank", A0, "sdz")
-    assert failing(c) == [(G.FOUND, CheckLevel.BLOCK)]
+    c = N.check_new_disk(s, "tank", A0, "sdz")
+    assert failing(c) == [(N.FOUND, CheckLevel.BLOCK)]
     broken = dataclasses.replace(s, disks=Part(None, T0, "lsblk", "lsblk: timed out",
                                                "CommandTimedOut"))
-    c = G.check_new_disk(broken, "tank", A0, "sdh")
-    assert failing(c) == [(G.FOUND, CheckLevel.BLOCK)]
+    c = N.check_new_disk(broken, "tank", A0, "sdh")
+    assert failing(c) == [(N.FOUND, CheckLevel.BLOCK)]
     assert "lsblk: timed out" in c[0].detail
 
 
 def test_unreadable_pool_status_is_blocked() -> None:
     s = snap()
     s = dataclasses.replace(s, pool_status=Part(None, T0, "zpool status", "exit 1", "X"))
-    c = G.check_new_disk(s, "tank", A0, "sdh")
+    c = N.check_new_disk(s, "tank", A0, "sdh")
     assert failing(c) == [(G.POOL_READ, CheckLevel.BLOCK)]
 
 
@@ -194,14 +195,14 @@ def test_unreadable_pool_status_is_blocked() -> None:
 
 def test_no_by_id_link_falls_back_to_by_path_with_a_warning() -> None:
     s = with_disk(snap(), "sdh", by_id=())
-    c = by_name(G.check_new_disk(s, "tank", A0, "sdh"), G.NAMING)
+    c = by_name(N.check_new_disk(s, "tank", A0, "sdh"), N.NAMING)
     assert (c.passed, c.level) == (False, CheckLevel.WARN)
     assert "/dev/disk/by-path/pci-0000:00:17.0-ata-8" in c.detail
 
 
 def test_kernel_name_only_is_blocked() -> None:
     s = with_disk(snap(), "sdh", by_id=(), by_path=())
-    c = by_name(G.check_new_disk(s, "tank", A0, "sdh"), G.NAMING)
+    c = by_name(N.check_new_disk(s, "tank", A0, "sdh"), N.NAMING)
     assert (c.passed, c.level) == (False, CheckLevel.BLOCK)
     assert "never puts a kernel name (sdX)" in c.detail
 
@@ -210,7 +211,7 @@ def test_kernel_name_only_is_blocked() -> None:
 
 
 def test_4k_logical_disk_in_an_ashift_9_vdev_is_blocked_with_zpools_words() -> None:
-    c = by_name(G.check_new_disk(snap(), "tank", A0, "sdj"), G.SECTOR)
+    c = by_name(N.check_new_disk(snap(), "tank", A0, "sdj"), N.SECTOR)
     assert (c.passed, c.level) == (False, CheckLevel.BLOCK)
     assert ("new device has a different optimal sector size; use the option '-o ashift=N' "
             "to override the optimal size") in c.detail
@@ -218,17 +219,17 @@ def test_4k_logical_disk_in_an_ashift_9_vdev_is_blocked_with_zpools_words() -> N
 
 
 def test_512e_disk_is_a_warning_and_pool_ashift_property_is_used() -> None:
-    c = by_name(G.check_new_disk(snap(), "tank", A0, "sdh"), G.SECTOR)
+    c = by_name(N.check_new_disk(snap(), "tank", A0, "sdh"), N.SECTOR)
     assert (c.passed, c.level) == (False, CheckLevel.WARN)
     assert "block size: 512B configured, 4096B native" in c.detail
-    ok = by_name(G.check_new_disk(snap(), "tank", A0, "sdj", props={"ashift": "12"}),
-                 G.SECTOR)
+    ok = by_name(N.check_new_disk(snap(), "tank", A0, "sdj", props={"ashift": "12"}),
+                 N.SECTOR)
     assert ok.passed and "pool property ashift=12" in ok.detail
 
 
 def test_unknown_sector_size_is_a_warning() -> None:
     s = with_disk(snap(), "sdh", logical_sector=None)
-    c = by_name(G.check_new_disk(s, "tank", A0, "sdh"), G.SECTOR)
+    c = by_name(N.check_new_disk(s, "tank", A0, "sdh"), N.SECTOR)
     assert (c.passed, c.level) == (False, CheckLevel.WARN)
 
 

@@ -13,7 +13,12 @@ from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.plan import CheckLevel, Plan
 from zconsole.services.ops.engine.runner import NeedsOperator, PlanRunner, RunEvent
-from zconsole.services.ops.zfs import plans
+from zconsole.services.ops.zfs.attach import build_attach
+from zconsole.services.ops.zfs.common import PlanInputs, read_inputs
+from zconsole.services.ops.zfs.dedup_off import build_dedup_off
+from zconsole.services.ops.zfs.detach import build_detach
+from zconsole.services.ops.zfs.replace import build_replace
+from zconsole.services.ops.zfs.replace_grow import build_replace_grow
 from zconsole.services.read.dedup import read_dedup
 
 T0 = 1795302000.0
@@ -48,8 +53,8 @@ def host(scenario: str, version: str) -> tuple[DemoHost, Clock]:
     return DemoHost(scenario, version, clock=c), c
 
 
-def inputs(h: DemoHost) -> plans.PlanInputs:
-    return plans.read_inputs(h, "tank")
+def inputs(h: DemoHost) -> PlanInputs:
+    return read_inputs(h, "tank")
 
 
 def golden(plan: Plan) -> list[tuple[tuple[str, ...], ...]]:
@@ -82,7 +87,7 @@ def audit(tmp: Path) -> list[dict[str, object]]:
 def test_attach_golden(version: str) -> None:
     h, _ = host("showcase", version)
     i = inputs(h)
-    plan = plans.build_attach(i.reading, "tank", "mirror-1", "sdh", props=i.props,
+    plan = build_attach(i.reading, "tank", "mirror-1", "sdh", props=i.props,
                               plan_id="p1")
     assert golden(plan) == [(("zpool", "attach", "tank", B0, BYID + NEW_8T),)]
     assert not plan.blocked and not plan.needs_force
@@ -100,13 +105,13 @@ def test_attach_golden(version: str) -> None:
 def test_attach_force_only_after_confirmation(version: str) -> None:
     h, _ = host("showcase", version)
     i = inputs(h)
-    plain = plans.build_attach(i.reading, "tank", A0, "sdl", props=i.props)
+    plain = build_attach(i.reading, "tank", A0, "sdl", props=i.props)
     assert plain.needs_force and not plain.blocked
     assert golden(plain) == [(("zpool", "attach", "tank", A0, BYID + OLDPOOL),)]
-    forced = plans.build_attach(i.reading, "tank", A0, "sdl", props=i.props, force=True)
+    forced = build_attach(i.reading, "tank", A0, "sdl", props=i.props, force=True)
     assert golden(forced) == [(("zpool", "attach", "-f", "tank", A0, BYID + OLDPOOL),)]
     # force on a clean disk adds nothing
-    clean = plans.build_attach(i.reading, "tank", A0, "sdh", props=i.props, force=True)
+    clean = build_attach(i.reading, "tank", A0, "sdh", props=i.props, force=True)
     assert "-f" not in clean.argv_list()[0]
 
 
@@ -115,7 +120,7 @@ def test_attach_force_only_after_confirmation(version: str) -> None:
 def test_attach_blocked(disk: str, check: str) -> None:
     h, _ = host("showcase", "2.3")
     i = inputs(h)
-    plan = plans.build_attach(i.reading, "tank", A0, disk, props=i.props)
+    plan = build_attach(i.reading, "tank", A0, disk, props=i.props)
     assert plan.blocked
     assert check in [c.name for c in plan.checks if c.blocking]
 
@@ -123,7 +128,7 @@ def test_attach_blocked(disk: str, check: str) -> None:
 def test_attach_runs_on_the_demo_and_the_audit_log_holds_it(tmp_path: Path) -> None:
     h, c = host("showcase", "2.3")
     i = inputs(h)
-    plan = plans.build_attach(i.reading, "tank", "mirror-1", "sdh", props=i.props)
+    plan = build_attach(i.reading, "tank", "mirror-1", "sdh", props=i.props)
     status, _ = run_all(h, c, plan, tmp_path)
     assert status == "done"
     out = h.run(["zpool", "status", "tank"]).stdout
@@ -140,7 +145,7 @@ def test_attach_runs_on_the_demo_and_the_audit_log_holds_it(tmp_path: Path) -> N
 @pytest.mark.parametrize("version", VERSIONS)
 def test_detach_golden_and_run(version: str, tmp_path: Path) -> None:
     h, c = host("showcase", version)
-    plan = plans.build_detach(inputs(h).reading, "tank", B1)
+    plan = build_detach(inputs(h).reading, "tank", B1)
     assert golden(plan) == [(("zpool", "detach", "tank", B1),)]
     step = plan.steps[0]
     assert step.confirmation is not None and step.confirmation.expected == "tank"
@@ -154,7 +159,7 @@ def test_detach_golden_and_run(version: str, tmp_path: Path) -> None:
 
 def test_detach_of_the_last_good_copy_is_blocked_and_does_not_run(tmp_path: Path) -> None:
     h, c = host("showcase", "2.3")
-    plan = plans.build_detach(inputs(h).reading, "fast", "nvme-WD_BLACK_SN770_1TB_22517D801234")
+    plan = build_detach(inputs(h).reading, "fast", "nvme-WD_BLACK_SN770_1TB_22517D801234")
     assert plan.blocked
     status, _ = run_all(h, c, plan, tmp_path)
     assert status == "failed"
@@ -168,7 +173,7 @@ def test_detach_of_the_last_good_copy_is_blocked_and_does_not_run(tmp_path: Path
 def test_replace_failed_disk_golden_and_run(version: str, tmp_path: Path) -> None:
     h, c = host("degraded", version)
     i = inputs(h)
-    plan = plans.build_replace(i.reading, "tank", FAULTED, "sdh", props=i.props,
+    plan = build_replace(i.reading, "tank", FAULTED, "sdh", props=i.props,
                                on_site=True)
     assert golden(plan) == [
         (("zpool", "replace", "tank", FAULTED, BYID + FRESH),),
@@ -192,7 +197,7 @@ def test_replace_failed_disk_golden_and_run(version: str, tmp_path: Path) -> Non
 def test_replace_of_a_healthy_disk_warns() -> None:
     h, _ = host("showcase", "2.3")
     i = inputs(h)
-    plan = plans.build_replace(i.reading, "tank", A0, "sdh", props=i.props, findings=[])
+    plan = build_replace(i.reading, "tank", A0, "sdh", props=i.props, findings=[])
     c = [c for c in plan.checks if c.name == "healthy-target"][0]
     assert (c.passed, c.level) == (False, CheckLevel.WARN)
     assert c.detail.startswith("CAREFUL")
@@ -205,7 +210,7 @@ def test_replace_of_a_healthy_disk_warns() -> None:
 def test_replace_grow_golden(version: str) -> None:
     h, _ = host("grow", version)
     i = inputs(h)
-    plan = plans.build_replace_grow(i.reading, "tank", "mirror-0", ["sdc", "sdd"],
+    plan = build_replace_grow(i.reading, "tank", "mirror-0", ["sdc", "sdd"],
                                     props=i.props)
     dd = ("of=/dev/null", "bs=1M", "count=2000", "iflag=direct")
     assert golden(plan) == [
@@ -235,7 +240,7 @@ def test_replace_grow_golden(version: str) -> None:
 def test_replace_grow_autoexpand_remote_golden(version: str) -> None:
     h, _ = host("grow", version)
     i = inputs(h)
-    plan = plans.build_replace_grow(i.reading, "tank", "mirror-0", ["sdc", "sdd"],
+    plan = build_replace_grow(i.reading, "tank", "mirror-0", ["sdc", "sdd"],
                                     props=i.props, expand="autoexpand", on_site=False)
     assert golden(plan) == [
         (("zpool", "set", "autoexpand=on", "tank"),),
@@ -249,7 +254,7 @@ def test_replace_grow_autoexpand_remote_golden(version: str) -> None:
 def test_replace_grow_runs_and_proves_the_growth(expand: str, tmp_path: Path) -> None:
     h, c = host("grow", "2.3")
     i = inputs(h)
-    plan = plans.build_replace_grow(i.reading, "tank", "mirror-0", ["sdc", "sdd"],
+    plan = build_replace_grow(i.reading, "tank", "mirror-0", ["sdc", "sdd"],
                                     props=i.props, expand=expand)
     status, events = run_all(h, c, plan, tmp_path)
     assert status == "done"
@@ -264,21 +269,21 @@ def test_replace_grow_runs_and_proves_the_growth(expand: str, tmp_path: Path) ->
 def test_replace_grow_refusals() -> None:
     h, _ = host("grow", "2.3")
     i = inputs(h)
-    one = plans.build_replace_grow(i.reading, "tank", "mirror-0", ["sdc"], props=i.props)
+    one = build_replace_grow(i.reading, "tank", "mirror-0", ["sdc"], props=i.props)
     assert "disk-count" in [c.name for c in one.checks if c.blocking]
-    twice = plans.build_replace_grow(i.reading, "tank", "mirror-0", ["sdc", "sdc"],
+    twice = build_replace_grow(i.reading, "tank", "mirror-0", ["sdc", "sdc"],
                                      props=i.props)
     assert "duplicate-disk" in [c.name for c in twice.checks if c.blocking]
     h2, _ = host("showcase", "2.3")
     i2 = inputs(h2)
-    same = plans.build_replace_grow(i2.reading, "tank", "mirror-1", ["sdj", "sdl"],
+    same = build_replace_grow(i2.reading, "tank", "mirror-1", ["sdj", "sdl"],
                                     props=i2.props)
     growth = [c for c in same.checks if c.name == "growth"][0]
     assert (growth.passed, growth.level) == (False, CheckLevel.WARN)
     assert "will not grow" in growth.detail
     assert "sector-size#1" in [c.name for c in same.checks if c.blocking]
     with pytest.raises(ValueError):
-        plans.build_replace_grow(i.reading, "tank", "mirror-0", ["sdc", "sdd"],
+        build_replace_grow(i.reading, "tank", "mirror-0", ["sdc", "sdd"],
                                  expand="sometimes")
 
 
@@ -289,7 +294,7 @@ def test_replace_grow_refusals() -> None:
 def test_dedup_off_golden_volume_rewrite(version: str) -> None:
     h, _ = host("showcase", version)
     report = read_dedup(h, "tank")
-    plan = plans.build_dedup_off(report, None, rewrite=["tank/vm/win11"],
+    plan = build_dedup_off(report, None, rewrite=["tank/vm/win11"],
                                  reading=inputs(h).reading)
     w = "tank/vm/win11"
     assert golden(plan) == [
@@ -315,7 +320,7 @@ def test_dedup_off_golden_volume_rewrite(version: str) -> None:
 @pytest.mark.parametrize("version", VERSIONS)
 def test_dedup_off_golden_filesystem_rewrite(version: str) -> None:
     h, _ = host("dedup", version)
-    plan = plans.build_dedup_off(read_dedup(h, "tank"), None, rewrite=["tank/vm"],
+    plan = build_dedup_off(read_dedup(h, "tank"), None, rewrite=["tank/vm"],
                                  reading=inputs(h).reading)
     assert golden(plan) == [
         (("zfs", "set", "dedup=off", "tank/backup"),),
@@ -337,7 +342,7 @@ def test_dedup_off_golden_filesystem_rewrite(version: str) -> None:
 def test_dedup_off_runs_and_the_table_shrinks(version: str, tmp_path: Path) -> None:
     h, c = host("dedup", version)
     before = read_dedup(h, "tank")
-    plan = plans.build_dedup_off(before, None, rewrite=["tank/vm"],
+    plan = build_dedup_off(before, None, rewrite=["tank/vm"],
                                  reading=inputs(h).reading)
     status, _ = run_all(h, c, plan, tmp_path)
     assert status == "done"
@@ -350,28 +355,28 @@ def test_dedup_off_runs_and_the_table_shrinks(version: str, tmp_path: Path) -> N
 
 def test_dedup_off_refusals() -> None:
     h, _ = host("healthy", "2.3")
-    none = plans.build_dedup_off(read_dedup(h, "tank"), None, reading=inputs(h).reading)
+    none = build_dedup_off(read_dedup(h, "tank"), None, reading=inputs(h).reading)
     assert none.blocked and none.checks[0].name == "no-dedup"
     h, _ = host("showcase", "2.3")
     snap = inputs(h).reading
     report = read_dedup(h, "tank")
-    kids = plans.build_dedup_off(report, None, rewrite=["tank/vm"], reading=snap)
+    kids = build_dedup_off(report, None, rewrite=["tank/vm"], reading=snap)
     assert "rewrite-children" in [c.name for c in kids.checks if c.blocking]
-    clones = plans.build_dedup_off(report, None, rewrite=["tank/vm/debian12"], reading=snap)
+    clones = build_dedup_off(report, None, rewrite=["tank/vm/debian12"], reading=snap)
     blocking = [c for c in clones.checks if c.blocking]
     assert [c.name for c in blocking] == ["rewrite-clones"]
     assert "tank/vm/debian12-test" in blocking[0].detail
-    wrong = plans.build_dedup_off(report, ["tank/home"], reading=snap)
+    wrong = build_dedup_off(report, ["tank/home"], reading=snap)
     assert wrong.blocked and "tank/home" in wrong.checks[0].detail
 
 
 def test_unknown_pool_gives_a_blocked_plan() -> None:
     h, _ = host("showcase", "2.3")
     snap = inputs(h).reading
-    for plan in (plans.build_attach(snap, "nopool", "x", "sdh"),
-                 plans.build_detach(snap, "nopool", "x"),
-                 plans.build_replace(snap, "nopool", "x", "sdh"),
-                 plans.build_replace_grow(snap, "nopool", "mirror-0", ["sdh"])):
+    for plan in (build_attach(snap, "nopool", "x", "sdh"),
+                 build_detach(snap, "nopool", "x"),
+                 build_replace(snap, "nopool", "x", "sdh"),
+                 build_replace_grow(snap, "nopool", "mirror-0", ["sdh"])):
         assert plan.blocked and plan.steps == ()
         assert "no imported pool named nopool" in plan.checks[0].detail
 
@@ -379,7 +384,7 @@ def test_unknown_pool_gives_a_blocked_plan() -> None:
 def test_plans_never_name_a_disk_by_its_kernel_name_in_commands() -> None:
     h, _ = host("grow", "2.3")
     i = inputs(h)
-    plan = plans.build_replace_grow(i.reading, "tank", "mirror-0", ["sdc", "sdd"],
+    plan = build_replace_grow(i.reading, "tank", "mirror-0", ["sdc", "sdd"],
                                     props=i.props)
     for argv in plan.argv_list():
         assert not any(a in ("sdc", "sdd", "/dev/sdc", "/dev/sdd") for a in argv), argv

@@ -12,7 +12,11 @@ from tests.unit.test_runner import DdHost, Events, SimClock, audit_records, runn
 from zconsole.hosts.demo import DemoHost
 from zconsole.model.plan import Plan, StepStatus
 from zconsole.services.ops.engine.runner import NeedsOperator, PlanRunner, RunResult, WaitProgress
-from zconsole.services.ops.zfs import plans
+from zconsole.services.ops.zfs.attach import build_attach
+from zconsole.services.ops.zfs.dedup_off import build_dedup_off
+from zconsole.services.ops.zfs.detach import build_detach
+from zconsole.services.ops.zfs.replace import build_replace
+from zconsole.services.ops.zfs.replace_grow import build_replace_grow
 from zconsole.services.read.collect import collect
 
 A0 = "ata-HGST_HUS724040ALE640_PN2334PBJ1A2BT"
@@ -44,7 +48,7 @@ def size(host: DemoHost) -> int:
 def test_attach(tmp_path: Path, version: str) -> None:
     clock = SimClock()
     host = DemoHost("showcase", version, clock)
-    plan = plans.build_attach(collect(host), "tank", A0, "sdh")
+    plan = build_attach(collect(host), "tank", A0, "sdh")
     assert not plan.blocked
     ev = Events()
     res = run_through(runner(host, plan, tmp_path, clock), ev)
@@ -59,7 +63,7 @@ def test_attach(tmp_path: Path, version: str) -> None:
 def test_detach(tmp_path: Path, version: str) -> None:
     clock = SimClock()
     host = DemoHost("showcase", version, clock)
-    plan = plans.build_detach(collect(host), "tank", A1)
+    plan = build_detach(collect(host), "tank", A1)
     res = run_through(runner(host, plan, tmp_path, clock), Events())
     assert res.status == "done", res.message
     assert A1 not in status(host)
@@ -69,7 +73,7 @@ def test_detach(tmp_path: Path, version: str) -> None:
 def test_replace(tmp_path: Path, version: str) -> None:
     clock = SimClock()
     host = DemoHost("showcase", version, clock)
-    plan = plans.build_replace(collect(host), "tank", A1, "sdh")
+    plan = build_replace(collect(host), "tank", A1, "sdh")
     res = run_through(runner(host, plan, tmp_path, clock), Events())
     assert res.status == "done", res.message
     text = status(host)
@@ -82,7 +86,7 @@ def test_replace_to_grow(tmp_path: Path, version: str, expand: str) -> None:
     clock = SimClock()
     host = DdHost("grow", version, clock)  # answers the identify reads (dd)
     before = size(host)
-    plan = plans.build_replace_grow(collect(host), "tank", "mirror-0", ["sdc", "sdd"],
+    plan = build_replace_grow(collect(host), "tank", "mirror-0", ["sdc", "sdd"],
                                     expand=expand)
     assert not plan.blocked
     ev = Events()
@@ -106,7 +110,7 @@ def test_dedup_off_with_a_rewrite(tmp_path: Path, version: str) -> None:
     clock = SimClock()
     host = DemoHost("dedup", version, clock)
     before = dedup.read_dedup(host, "tank")
-    plan: Plan = plans.build_dedup_off(before, reading=collect(host), rewrite=["tank/vm"])
+    plan: Plan = build_dedup_off(before, reading=collect(host), rewrite=["tank/vm"])
     ev = Events()
     res = run_through(runner(host, plan, tmp_path, clock), ev)
     assert res.status == "done", res.message

@@ -1,16 +1,17 @@
-"""`zconsole plan KIND ... --dry-run`: print an operation plan exactly as a wizard would run it.
+"""`zconsole plan KIND POOL ARG... --dry-run`: print an operation plan exactly as a wizard
+would run it.
 
-    zconsole plan attach POOL TARGET DISK          [--force]
-    zconsole plan detach POOL LEAF
-    zconsole plan replace POOL OLD NEW              [--force] [--on-site]
-    zconsole plan replace-grow POOL VDEV DISK...    [--expand online-e|autoexpand] [--remote]
-    zconsole plan dedup-off POOL [DATASET...]       [--rewrite DATASET]...
+    zconsole plan attach tank mirror-1 sdh --dry-run
+    zconsole plan replace-grow tank mirror-0 sdc sdd --expand autoexpand --dry-run --json
     options: --host [USER@]HOST | --demo [SCENARIO] [--zfs-version 2.1|2.3], --json
 
-The plan is read from the host (nothing is written): the redundancy preview, every check with
-its level as a word and a symbol, then every step with the exact command as it would run,
-its pre-checks, post-checks, wait and typed confirmation. Plans run from the console's
-wizards; this command only prints them (`--dry-run` is required, to say so explicitly).
+The KINDs, their ARGs and their options come from the operation registry
+(`services/ops/registry.py`; `zconsole plan --help` lists them): this module only parses,
+chooses the host, calls the kind's `plan` and prints. The plan is read from the host (nothing
+is written): the redundancy preview, every check with its level as a word and a symbol, then
+every step with the exact command as it would run, its pre-checks, post-checks, wait and typed
+confirmation. Plans run from the console's wizards; this command only prints them
+(`--dry-run` is required, to say so explicitly).
 
 Exit status: 0 the plan could run, 3 it is blocked (a BLOCK check failed), 1 the host could
 not be read, 2 usage.
@@ -21,45 +22,34 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
 from typing import TextIO
 
 from zconsole.hosts.base import Host, HostError
 from zconsole.model.plan import Check, CheckLevel, Plan, Step
+from zconsole.services.ops import registry
+from zconsole.services.ops.operation import CliOption, PlanRequest
 
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_BLOCKED = 3
 
-KINDS = ("attach", "detach", "replace", "replace-grow", "dedup-off")
-
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    kinds = registry.kinds()
     pp = sub.add_parser(
-        "plan", help="print the plan of a disk operation (attach, detach, replace, "
-                     "replace-grow, dedup-off) without running it",
+        "plan", help=f"print the plan of a disk operation ({', '.join(kinds)}) without "
+                     "running it",
         description="Read the host and print what a wizard would do: redundancy, checks "
                     "and every command exactly as it would run. Nothing is changed.")
-    pp.add_argument("kind", choices=KINDS, help="the operation")
+    pp.add_argument("kind", choices=kinds, help="the operation")
     pp.add_argument("pool", help="the pool")
     pp.add_argument("args", nargs="*", metavar="ARG",
-                    help="attach: TARGET DISK; detach: LEAF; replace: OLD NEW; "
-                         "replace-grow: VDEV DISK...; dedup-off: [DATASET...]")
+                    help="; ".join(f"{op.kind}: {op.cli.usage}" for op in registry.OPERATIONS))
     pp.add_argument("--dry-run", action="store_true", help="print the plan (required)")
     pp.add_argument("--json", action="store_true", help="print the plan as JSON")
-    pp.add_argument("--force", action="store_true",
-                    help="the plan as it runs after the operator confirmed every CONFIRM "
-                         "check twice (adds -f where one is needed)")
-    pp.add_argument("--on-site", action="store_true",
-                    help="replace: add the identify and pull-the-old-disk steps")
-    pp.add_argument("--remote", action="store_true",
-                    help="replace-grow: leave out the identify/pull steps (nobody on site)")
-    pp.add_argument("--expand", choices=("online-e", "autoexpand"), default="online-e",
-                    help="replace-grow: how the new space is claimed (default online-e)")
-    pp.add_argument("--rewrite", action="append", default=[], metavar="DATASET",
-                    help="dedup-off: also rewrite DATASET (send/receive and swap) so the "
-                         "dedup table shrinks; repeatable")
+    for opt in registry.cli_options():
+        _add_option(pp, opt)
     pp.add_argument("--host", dest="plan_host", metavar="[USER@]HOST",
                     help="plan on a remote host over ssh")
     pp.add_argument("--demo", dest="plan_demo", metavar="SCENARIO", nargs="?",
@@ -68,42 +58,30 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                     default=None, help="OpenZFS version the demo host imitates")
 
 
+def _add_option(pp: argparse.ArgumentParser, opt: CliOption) -> None:
+    if opt.many:
+        pp.add_argument(opt.flag, action="append", default=[], metavar=opt.metavar,
+                        help=opt.help)
+    elif opt.choices:
+        pp.add_argument(opt.flag, choices=opt.choices, default=opt.default, help=opt.help)
+    else:
+        pp.add_argument(opt.flag, action="store_true", help=opt.help)
+
+
 # ------------------------------------------------------------------------------- building
 
 
-def build(host: Host, kind: str, pool: str, args: Sequence[str], *, force: bool = False,
-          on_site: bool = False, remote: bool = False, expand: str = "online-e",
-          rewrite: Sequence[str] = ()) -> Plan:
+def build(host: Host, kind: str, request: PlanRequest) -> Plan:
     """Read the host and build the plan (raises ValueError for wrong arguments)."""
-    from zconsole.services.ops.zfs import plans
+    op = registry.get(kind)
+    op.cli.check(kind, request.args)
+    return op.plan(host, request)
 
-    if kind == "dedup-off":
-        from zconsole.services.read.collect import collect
-        from zconsole.services.read.dedup import read_dedup
 
-        snap = collect(host)
-        report = read_dedup(host, pool, zfs=snap.zfs)
-        return plans.build_dedup_off(report, list(args) or None, rewrite=rewrite,
-                                     reading=snap)
-    inputs = plans.read_inputs(host, pool)
-    want = {"attach": 2, "detach": 1, "replace": 2}
-    if kind in want and len(args) != want[kind]:
-        names = {"attach": "TARGET DISK", "detach": "LEAF", "replace": "OLD NEW"}[kind]
-        raise ValueError(f"plan {kind} needs POOL {names}")
-    if kind == "attach":
-        return plans.build_attach(inputs.reading, pool, args[0], args[1], props=inputs.props,
-                                  force=force)
-    if kind == "detach":
-        return plans.build_detach(inputs.reading, pool, args[0])
-    if kind == "replace":
-        return plans.build_replace(inputs.reading, pool, args[0], args[1],
-                                   props=inputs.props, findings=inputs.findings, force=force,
-                                   on_site=on_site)
-    if len(args) < 2:
-        raise ValueError("plan replace-grow needs POOL VDEV DISK...")
-    return plans.build_replace_grow(inputs.reading, pool, args[0], list(args[1:]),
-                                    props=inputs.props, findings=inputs.findings,
-                                    expand=expand, on_site=not remote, force=force)
+def request_from(args: argparse.Namespace) -> PlanRequest:
+    """The parsed command line as the registry's kinds read it."""
+    return PlanRequest(args.pool, tuple(args.args),
+                       {opt.dest: getattr(args, opt.dest) for opt in registry.cli_options()})
 
 
 # ------------------------------------------------------------------------------- printing
@@ -211,9 +189,7 @@ def run_plan(args: argparse.Namespace, out: TextIO | None = None,
         return EXIT_USAGE
     try:
         host = _host(args)
-        plan = build(host, args.kind, args.pool, args.args, force=args.force,
-                     on_site=args.on_site, remote=args.remote, expand=args.expand,
-                     rewrite=args.rewrite)
+        plan = build(host, args.kind, request_from(args))
     except ValueError as e:
         print(f"zconsole plan: {e}", file=err)
         return EXIT_USAGE

@@ -1,7 +1,7 @@
 """What a wizard offers to choose from, read from the latest HostReading.
 
 Pure (no Textual, no host): the wizard screen shows these as lists, best candidates first, and
-the plan builders (`services.plans`) re-check everything against a fresh reading before a plan
+the plan builders (`services/ops/zfs/`) re-check everything against a fresh reading before a plan
 exists. A candidate that cannot be used is still listed, disabled, with the reason: an operator
 looking for "the new 4 TB disk" must see why it is not offered.
 """
@@ -15,6 +15,9 @@ from zconsole.model.disk import Disk
 from zconsole.model.plan import CheckLevel
 from zconsole.model.pool import Pool, Section, Vdev
 from zconsole.model.reading import DiskInventory, DiskState, HostReading
+from zconsole.services.ops.zfs.common import ref
+from zconsole.services.ops.zfs.new_disk import check_new_disk
+from zconsole.services.ops.zfs.replace_grow import members_of
 from zconsole.services.read.identity import DiskIndex
 from zconsole.ui.kit.widgets import human_bytes
 
@@ -156,12 +159,12 @@ def attach_targets(reading: HostReading | None, selection: Selection | None = No
                     continue
                 n = len(top.children)
                 out.append(Choice(
-                    f"{pool.name}\t{online[0].name}",
+                    ref(pool.name, online[0].name),
                     f"{pool.name} {top.name}{where}: {n} copies → {n + 1}",
                     "attach beside " + leaf_label(reading, online[0])))
             elif top.is_leaf:
                 out.append(Choice(
-                    f"{pool.name}\t{top.name}",
+                    ref(pool.name, top.name),
                     f"{pool.name} {top.name}{where}: single disk → 2-way mirror",
                     leaf_label(reading, top), enabled=top.state == "ONLINE"))
             else:
@@ -186,11 +189,11 @@ def selected_attach_target(reading: HostReading | None, selection: Selection | N
         if len(selection.path) >= 2:
             leaf = pool.find(selection.path[1])
             if leaf is not None and leaf.state == "ONLINE" and not leaf.children:
-                return f"{pool.name}\t{leaf.name}"
+                return ref(pool.name, leaf.name)
         online = [c for c in top.children if c.state == "ONLINE" and not c.children]
-        return f"{pool.name}\t{online[0].name}" if online else None
+        return ref(pool.name, online[0].name) if online else None
     if top.is_leaf and len(selection.path) == 1 and top.state == "ONLINE":
-        return f"{pool.name}\t{top.name}"
+        return ref(pool.name, top.name)
     return None
 
 
@@ -217,11 +220,9 @@ def new_disk_choices(reading: HostReading | None, *, at_least: int | None,
     need a second confirmation (old data, a label of an exported pool), then the ones that
     cannot be used, disabled with the guard's own sentence.
 
-    With `pool` and `target` the verdict is `services.guards.check_new_disk`'s, the same the
+    With `pool` and `target` the verdict is `services.ops.zfs.new_disk.check_new_disk`'s, the same the
     plan will show; `at_least` additionally disables disks that would not grow anything.
     Among equals, the disk closest in size to `near` (or `at_least`) comes first."""
-    from zconsole.services.ops.zfs import guards
-
     inv = _inventory(reading)
     if inv is None or reading is None:
         return []
@@ -249,8 +250,7 @@ def new_disk_choices(reading: HostReading | None, *, at_least: int | None,
         ref = at_least if at_least is not None else near
         waste = abs(size - ref) if ref is not None and size else 0
         if pool is not None and target is not None:
-            checks = guards.check_new_disk(reading, pool, target, d.name,
-                                           replacing=replacing)
+            checks = check_new_disk(reading, pool, target, d.name, replacing=replacing)
             blocking = [c for c in checks if c.blocking]
             if blocking:
                 ranked.append(((3, -size), Choice(d.name, ident,
@@ -304,7 +304,7 @@ def detach_members(reading: HostReading | None, selection: Selection | None = No
                 good = [o for o in others if o.state == "ONLINE" and not o.resilvering]
                 note = (f"{len(good)} other ONLINE cop{'y' if len(good) == 1 else 'ies'} "
                         f"in {v.name}" if good else f"the only good copy in {v.name}")
-                out.append(Choice(f"{pool.name}\t{c.name}",
+                out.append(Choice(ref(pool.name, c.name),
                                   f"{pool.name} {v.name}: {leaf_label(reading, c)}", note))
     return out
 
@@ -321,7 +321,7 @@ def selected_detach_member(reading: HostReading | None, selection: Selection | N
     if leaf is None or leaf.children or parent is None or parent.type not in (
             "mirror", "replacing", "spare"):
         return None
-    return f"{pool.name}\t{leaf.name}"
+    return ref(pool.name, leaf.name)
 
 
 # --- replace to grow -----------------------------------------------------------------------
@@ -341,7 +341,7 @@ def grow_vdevs(reading: HostReading | None, selection: Selection | None = None
             detail = f"{len(members)} member{'s' if len(members) != 1 else ''}, {size}"
             if busy:
                 detail += f"; not ONLINE: {', '.join(busy)} (replace that first)"
-            out.append(Choice(f"{pool.name}\t{top.name}", f"{pool.name} {top.name}", detail,
+            out.append(Choice(ref(pool.name, top.name), f"{pool.name} {top.name}", detail,
                               enabled=not busy and top.type != "replacing"))
     return out
 
@@ -353,15 +353,12 @@ def selected_grow_vdev(reading: HostReading | None, selection: Selection | None
     pool = find_pool(reading, selection.pool)
     if pool is None or pool.find(selection.path[0]) is None:
         return None
-    return f"{pool.name}\t{selection.path[0]}"
+    return ref(pool.name, selection.path[0])
 
 
 def grow_members(reading: HostReading | None, pool_name: str, vdev: str) -> list[Vdev]:
-    pool = find_pool(reading, pool_name)
-    if pool is None:
-        return []
-    top = pool.find(vdev)
-    return list(top.leaves()) if top is not None else []
+    """The members the grow wizard asks a new disk for (the plan pairs them the same way)."""
+    return members_of(reading, pool_name, vdev)
 
 
 # --- dedup off -----------------------------------------------------------------------------

@@ -1,18 +1,28 @@
-"""The four wizards as choice stages: what to ask, in which order, and what it builds.
+"""The wizards' choice stages: what to ask, in which order. One flow class per operation kind.
 
 A flow is asked for its next stage given what was chosen so far; when there is none left,
-the choices go to the plan builder (in a worker: builders read the host). Choices the Pools
-cursor already made (the selected mirror, member or vdev) are not asked again.
+the answers go to the kind's plan function (`services.ops.registry`: `entry.wizard.plan`,
+in a worker: it reads the host). Choices the Pools cursor already made (the selected mirror,
+member or vdev) are not asked again.
+
+A kind gets a wizard from two things: its registry entry has a `Wizard` (key, footer label,
+the answers it expects, its plan function), and a flow class here, decorated `@wizard_flow`,
+asks for those answers. The flow's KIND names the entry; its TITLE is the entry's title.
+Stages are UI-side because they list the host's disks and vdevs as the screen shows them
+(`ui/wizards/choices.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from zconsole.hosts.base import Host
 from zconsole.model.plan import Plan
 from zconsole.model.reading import HostReading
+from zconsole.services.ops import registry
+from zconsole.services.ops.zfs.common import lines, split_ref
 from zconsole.ui.wizards import choices as ch
 from zconsole.ui.wizards.choices import Choice, Selection
 
@@ -43,7 +53,9 @@ class Stage:
 
 @dataclass
 class Flow:
-    """Base: subclasses set KIND/TITLE and implement `stages`."""
+    """Base: subclasses set KIND, implement `next_stage` (and `start` for what the cursor
+    selects), and register with `@wizard_flow`. `builder` replaces the registry's plan
+    function (tests drive the screen with hand-made plans)."""
 
     selection: Selection | None = None
     builder: Builder | None = None
@@ -65,21 +77,39 @@ class Flow:
 
     def build(self, host: Host, reading: HostReading | None, chosen: Mapping[str, str],
               force: bool) -> Plan:
+        """Read the host afresh (blocking: a worker calls this) and build the plan from what
+        was chosen. `reading` is the one the choices were made on; the guards judge the fresh
+        reading, never the screen's."""
         if self.builder is not None:
             return self.builder(host, reading, chosen, force)
-        from zconsole.ui.wizards import backend
-
-        return backend.build_plan(self.KIND, host, reading, chosen, force)
-
-
-def split(value: str) -> tuple[str, str]:
-    pool, _, name = value.partition("\t")
-    return pool, name
+        wizard = registry.get(self.KIND).wizard
+        if wizard is None:
+            raise ValueError(f"{self.KIND} has no wizard in the operation registry")
+        return wizard.plan(host, chosen, force)
 
 
+FLOWS: dict[str, type[Flow]] = {}
+
+
+F = TypeVar("F", bound=Flow)
+
+
+def wizard_flow(cls: type[F]) -> type[F]:
+    """Register `cls` as the wizard of the registry entry `cls.KIND` (which must have a
+    `Wizard`); the flow's TITLE is the entry's title."""
+    entry = registry.get(cls.KIND)
+    if entry.wizard is None:
+        raise ValueError(f"operation {cls.KIND!r} has no Wizard in services.ops.registry")
+    if cls.KIND in FLOWS:
+        raise ValueError(f"a second flow for {cls.KIND!r}: {cls.__name__}")
+    cls.TITLE = entry.title
+    FLOWS[cls.KIND] = cls
+    return cls
+
+
+@wizard_flow
 class AttachFlow(Flow):
     KIND = "attach"
-    TITLE = "Attach a disk (make or widen a mirror)"
 
     def start(self, reading: HostReading | None) -> dict[str, str]:
         out = dict(self.preset)
@@ -95,7 +125,7 @@ class AttachFlow(Flow):
                          tuple(ch.attach_targets(reading, self.selection)),
                          "No single-disk vdev or mirror to attach to.")
         if "disk" not in chosen:
-            pool, leaf = split(chosen["target"])
+            pool, leaf = split_ref(chosen["target"])
             smallest = ch.smallest_member(reading, pool, leaf)
             size = f" (members: {ch.tb(smallest)})" if smallest else ""
             return Stage("disk", f"Which disk becomes the new copy of {leaf} in {pool}{size}?",
@@ -105,9 +135,9 @@ class AttachFlow(Flow):
         return None
 
 
+@wizard_flow
 class DetachFlow(Flow):
     KIND = "detach"
-    TITLE = "Detach a disk from a mirror"
 
     def start(self, reading: HostReading | None) -> dict[str, str]:
         out = dict(self.preset)
@@ -125,9 +155,9 @@ class DetachFlow(Flow):
         return None
 
 
+@wizard_flow
 class GrowFlow(Flow):
     KIND = "replace-grow"
-    TITLE = "Replace to grow (each member by a larger disk)"
 
     def start(self, reading: HostReading | None) -> dict[str, str]:
         out = dict(self.preset)
@@ -142,7 +172,7 @@ class GrowFlow(Flow):
             return Stage("vdev", "Grow which vdev?",
                          tuple(ch.grow_vdevs(reading, self.selection)),
                          "No data vdev on this host.")
-        pool, vdev = split(chosen["vdev"])
+        pool, vdev = split_ref(chosen["vdev"])
         members = ch.grow_members(reading, pool, vdev)
         sizes = [s for s in (ch.member_size(reading, m) for m in members) if s]
         largest = max(sizes) if sizes else None
@@ -165,9 +195,9 @@ class GrowFlow(Flow):
         return None
 
 
+@wizard_flow
 class DedupOffFlow(Flow):
     KIND = "dedup-off"
-    TITLE = "Turn dedup off"
 
     def start(self, reading: HostReading | None) -> dict[str, str]:
         out = dict(self.preset)
@@ -198,7 +228,7 @@ class DedupOffFlow(Flow):
             return Stage("datasets", f"Turn dedup off on which datasets of {pool}?",
                          tuple(opts), f"No dataset of {pool} has dedup on.")
         if "rewrite" not in chosen:
-            picked = [d for d in chosen["datasets"].split("\n") if d] or [
+            picked = lines(chosen["datasets"]) or [
                 c.value for c in found]
             opts = [Choice("", "Only turn dedup off",
                            "new writes are not deduplicated; blocks already written keep "
@@ -211,6 +241,3 @@ class DedupOffFlow(Flow):
                          "rewritten. Rewrite one now?", tuple(opts))
         return None
 
-
-FLOWS: dict[str, type[Flow]] = {f.KIND: f for f in (AttachFlow, DetachFlow, GrowFlow,
-                                                    DedupOffFlow)}

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from zconsole.hosts.base import Host, HostError
 from zconsole.hosts.journal import PlanStore
 from zconsole.model.plan import Plan, Step, StepOutcome, StepStatus
-from zconsole.model.pool import ScanInfo
 from zconsole.services.ops.engine.plan_io import (
     PlanFormatError,
     outcomes_from_dicts,
     plan_from_dict,
 )
-from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed, running_scans
+from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed
+from zconsole.services.ops.engine.watch import watch_for
 
 FOUND_DONE = "found done on resume: "
 
@@ -58,12 +58,6 @@ def _host_label(host: Host) -> str:
         return ""
 
 
-def _scan_words(scan: ScanInfo) -> str:
-    fn = scan.function.value if scan.function else "scan"
-    pct = f" ({scan.percent_done:.0f} %)" if scan.percent_done is not None else ""
-    return f"{fn} in progress{pct}"
-
-
 class _Reconciler:
     def __init__(self, host: Host, plan: Plan, outcomes: list[StepOutcome]) -> None:
         self.plan = plan
@@ -92,14 +86,11 @@ class _Reconciler:
         w = step.wait
         assert w is not None
         try:
-            pool = self.ev.pool(w.pool)
+            look = watch_for(self.ev, w).look()
         except ReadFailed as e:
             return "unknown", str(e), None
-        if pool is None:
-            return "unknown", f"pool {w.pool} is not imported", None
-        scans = running_scans(pool)
-        if scans:
-            return "running", _scan_words(scans[0]), scans[0].percent_done
+        if look.busy:
+            return "running", look.summary, look.percent
         outs = self.ev.check_all(w.until)
         if any(o.unknown for o in outs):
             return "unknown", "; ".join(o.detail for o in outs if o.unknown), None

@@ -1,23 +1,26 @@
 """Run a `Plan` step by step: pre-checks, the exact command, the audit record, post-checks,
 the wait with live progress, operator actions; progress saved after every step.
 
-No Textual here: the UI runs `PlanRunner.run` in a worker thread and turns the events
-(small frozen dataclasses, passed to `on_event` in order) into messages.
+No Textual and no domain here: the UI runs `PlanRunner.run` in a worker thread and turns the
+events (`engine/events.py`, passed to `on_event` in order) into messages; what a predicate,
+a wait or a refusal means is registered by the domain that planned it (`engine/predicates.py`,
+`engine/watch.py`, `engine/refusals.py`; ZFS's in `services/ops/zfs/`).
 
 For each step from `start_at`:
-1. runtime pre-checks (`services.predicates`); one fails -> the run stops with the reason;
+1. runtime pre-checks (`engine/predicates.py`); one fails -> the run stops with the reason;
 2. the command, exactly its argv (`host.run`, or `host.run_pipeline` for `Command.then`);
    an audit record (JSON line, fsynced) holds the argv, exit code, stdout, stderr, duration,
-   host, plan, step and operator; a non-zero exit stops the run with ZFS's stderr verbatim and
-   `services.refusals.explain` beside it;
+   host, plan, step and operator; a non-zero exit stops the run with the tool's stderr
+   verbatim and `engine.refusals.explain` beside it;
 3. post-checks, retried briefly (ZFS may take a moment to show a change). A step with a
    command checks them right after it; a step without one (a wait step) checks them at the
-   end of its wait. If a command's step also waits and the wait's end conditions already hold (a tiny resilver finished before the first
-   look), a post-check about the intermediate state is reported as overtaken, not failed;
-4. the wait: `zpool status` every `poll_interval` seconds, a `WaitProgress` per reading (percent,
-   bytes, zpool's ETA and zconsole's own from `services.progress.ScanTracker`); it ends when no
-   scrub/resilver runs in the pool and the wait's `until` predicates hold. `cancel` only stops
-   the watching: ZFS carries on, and the plan stays resumable;
+   end of its wait. If a command's step also waits and the wait's end conditions already
+   hold (a tiny resilver finished before the first look), a post-check about the
+   intermediate state is reported as overtaken, not failed;
+4. the wait: the domain's watch for the wait's activity (ZFS: `zpool status`) every
+   `poll_interval` seconds, a `WaitProgress` per look (percent, bytes, the tool's ETA and
+   zconsole's own); it ends when the activity is over and the wait's `until` predicates
+   hold. `cancel` only stops the watching: the host carries on, and the plan stays resumable;
 5. an operator action (pull a disk...) emits `NeedsOperator` and returns "awaiting-operator";
    the UI calls `run(start_at=result.next_index)` once the operator says it is done. Such a
    step's command, if any, is an optional read-only helper (the "identify" reads) run only on
@@ -25,7 +28,7 @@ For each step from `start_at`:
 
 Outcomes are saved to the `PlanStore` when a step starts and when it ends; a finished plan is
 moved to done/. A run killed in the middle leaves the saved outcomes that
-`services.resume.find_resumable` reconciles with what ZFS shows.
+`engine.resume.find_resumable` reconciles with what the host shows.
 """
 
 from __future__ import annotations
@@ -34,133 +37,46 @@ import dataclasses
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timezone
 
 from zconsole.hosts.base import Host, HostError, Result
 from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.command import Command
-from zconsole.model.plan import Plan, Predicate, Step, StepOutcome, StepStatus, Wait
-from zconsole.model.pool import Pool, ScanInfo
-from zconsole.services.ops.engine.plan_io import outcome_to_dict, plan_to_dict
-from zconsole.services.ops.engine.predicates import (
-    Evaluator,
-    Outcome,
-    ReadFailed,
-    describe_scan,
-    running_scans,
+from zconsole.model.plan import Plan, Step, StepOutcome, StepStatus, Wait
+from zconsole.services.ops.engine.audit import RunAudit
+from zconsole.services.ops.engine.events import (
+    CheckResult,
+    CommandFinished,
+    NeedsOperator,
+    RunEvent,
+    RunFailed,
+    RunResult,
+    StepDone,
+    StepStarted,
+    WaitProgress,
 )
-from zconsole.services.ops.zfs.refusals import explain
-from zconsole.services.read.progress import ScanTracker
+from zconsole.services.ops.engine.plan_io import outcome_to_dict, plan_to_dict
+from zconsole.services.ops.engine.predicates import Evaluator, Outcome, ReadFailed
+from zconsole.services.ops.engine.refusals import explain
+from zconsole.services.ops.engine.watch import Look, Watch, watch_for
 
 COMMAND_TIMEOUT = 600.0  # zpool attach/replace/detach/set return in seconds
 PIPELINE_TIMEOUT = 7 * 24 * 3600.0  # zfs send | zfs receive of a big dataset: days
-OUTPUT_LIMIT = 1 << 20  # bytes of stdout/stderr kept per audit record
 POSTCHECK_ATTEMPTS = 5
 POSTCHECK_DELAY = 1.0
 SETTLE_TIMEOUT = 60.0  # scan over, `until` not holding yet: how long to keep looking
 SETTLE_POLLS = 30
 MAX_READ_FAILURES = 30  # consecutive failed readings during a wait before giving up
-SCAN_ACTIVITIES = ("resilver", "replace", "scrub")
 
 AWAITING_OPERATOR = "awaiting the operator"
 
-
-# --- events ----------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class StepStarted:
-    index: int
-    step_id: str
-    title: str
-    command: str | None  # Command.display(), exactly what runs
-    resumed: bool = False  # True when resuming at the step's wait (its command already ran)
-
-
-@dataclass(frozen=True)
-class CommandFinished:
-    step_id: str
-    command: str
-    result: Result
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    step_id: str
-    phase: str  # "pre", "post" or "until"
-    predicate: Predicate
-    ok: bool
-    detail: str
-
-
-@dataclass(frozen=True)
-class WaitProgress:
-    step_id: str
-    pool: str
-    activity: str
-    scanning: bool  # a scrub/resilver runs in the pool now
-    function: str | None  # "resilver", "scrub"
-    percent: float | None
-    done_bytes: int | None  # issued so far
-    total_bytes: int | None  # to examine
-    zpool_eta_s: int | None  # zpool's own figure (only printed above 10 MiB/s)
-    own_eta_s: int | None  # zconsole's, from the pace over its recent readings
-    elapsed_s: float  # since this run started watching (runner clock)
-    detail: str  # "resilver in progress (42 %)", "no resilver running in tank"
-    error: str | None = None  # this reading failed (the watch goes on)
-
-
-@dataclass(frozen=True)
-class StepDone:
-    outcome: StepOutcome
-
-
-@dataclass(frozen=True)
-class NeedsOperator:
-    step_id: str
-    text: str
-    helper: str | None = None  # display of the optional read-only helper (identify)
-
-
-@dataclass(frozen=True)
-class RunFailed:
-    step_id: str
-    message: str
-    stderr: str = ""  # ZFS's own words, verbatim
-    explanation: str | None = None  # services.refusals.explain(stderr)
-
-
-RunEvent = StepStarted | CommandFinished | CheckResult | WaitProgress | StepDone | \
-    NeedsOperator | RunFailed
-
-
-@dataclass(frozen=True)
-class RunResult:
-    status: str  # "done", "failed", "cancelled", "awaiting-operator"
-    outcomes: tuple[StepOutcome, ...]
-    next_index: int  # where run(start_at=...) continues
-    message: str
-
-    @property
-    def done(self) -> bool:
-        return self.status == "done"
+__all__ = ["CheckResult", "CommandFinished", "NeedsOperator", "PlanRunner", "RunEvent",
+           "RunFailed", "RunResult", "StepDone", "StepStarted", "WaitProgress"]
 
 
 class _Stop(Exception):
     def __init__(self, result: RunResult) -> None:
         super().__init__(result.message)
         self.result = result
-
-
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="milliseconds")
-
-
-def _cap(text: str) -> str:
-    if len(text) <= OUTPUT_LIMIT:
-        return text
-    return text[:OUTPUT_LIMIT] + f"\n[zconsole: {len(text) - OUTPUT_LIMIT} more characters " \
-                                 "not recorded]"
 
 
 def _first_line(text: str) -> str:
@@ -219,6 +135,8 @@ class PlanRunner:
             self.host_label = str(host.label)
         except HostError:
             self.host_label = "host"
+        self._audit = RunAudit(audit, plan, host=self.host_label, operator=operator,
+                               clock=self._now)
 
     # --- plumbing ------------------------------------------------------------------------
 
@@ -235,14 +153,7 @@ class PlanRunner:
         return self._cancel.is_set()
 
     def _record(self, event: str, **fields: object) -> None:
-        ts = self._now()
-        rec: dict[str, object] = {
-            "ts": ts, "time": _iso(ts), "event": event, "host": self.host_label,
-            "plan_id": self.plan.id, "kind": self.plan.kind, "pool": self.plan.pool,
-            "operator": self.operator,
-        }
-        rec.update(fields)
-        self.audit.append(rec)
+        self._audit.record(event, **fields)
 
     def _save(self) -> None:
         self.store.save(plan_to_dict(self.plan), [outcome_to_dict(o) for o in self.outcomes])
@@ -420,10 +331,9 @@ class PlanRunner:
         bad = [o for o in outs if not o.ok]
         if bad and not after_wait and step.wait is not None and \
                 not any(o.unknown for o in bad):
-            pool = self.evaluator.pool(step.wait.pool) if self._readable() else None
+            look = self._look(watch_for(self.evaluator, step.wait))
             until = self.evaluator.check_all(step.wait.until)
-            if pool is not None and not running_scans(pool) and until and \
-                    all(u.ok for u in until):
+            if look is not None and not look.busy and until and all(u.ok for u in until):
                 ends = "; ".join(u.detail for u in until)
                 outs = [o if o.ok else Outcome(
                     o.predicate, True,
@@ -440,12 +350,12 @@ class PlanRunner:
                                 f"result: {why}")
         return False
 
-    def _readable(self) -> bool:
+    @staticmethod
+    def _look(watch: Watch) -> Look | None:
         try:
-            self.evaluator.pools()
+            return watch.look()
         except ReadFailed:
-            return False
-        return True
+            return None
 
     def _pause_uncancellable(self, seconds: float) -> None:
         if self._sleep is not None:
@@ -462,31 +372,20 @@ class PlanRunner:
         return self.host.run(list(cmd.argv), timeout=timeout or self.command_timeout,
                              check=False)
 
-    def _command_record(self, step: Step, cmd: Command, result: Result | None,
-                        duration: float, error: str | None = None) -> None:
-        self._record(
-            "command", step_id=step.id, command=cmd.display(),
-            argv=[list(a) for a in cmd.pipeline] if cmd.then else list(cmd.argv),
-            writes=cmd.writes, purpose=cmd.purpose,
-            exit_code=result.returncode if result is not None else None,
-            stdout=_cap(result.stdout) if result is not None else "",
-            stderr=_cap(result.stderr) if result is not None else "",
-            duration_s=round(duration, 3), **({"error": error} if error else {}))
-
     def _command(self, i: int, step: Step, cmd: Command) -> None:
         t0 = time.monotonic()
         try:
             result = self._execute(cmd)
         except HostError as e:
             duration = time.monotonic() - t0
-            self._command_record(step, cmd, None, duration, error=str(e))
+            self._audit.command(step, cmd, None, duration, error=str(e))
             raise self._fail(i, f"{cmd.display()} could not be run: {e}. ZFS may or may not "
                                 "have acted: look at zpool status before retrying",
                              explanation=explain(str(e))) from None
         duration = time.monotonic() - t0
         if result.duration:
             duration = result.duration
-        self._command_record(step, cmd, result, duration)
+        self._audit.command(step, cmd, result, duration)
         self._emit(CommandFinished(step.id, cmd.display(), result))
         self._set(i, returncode=result.returncode, stderr=result.stderr)
         if result.returncode != 0:
@@ -507,41 +406,24 @@ class PlanRunner:
         try:
             result = self._execute(step.command, timeout)
         except HostError as e:
-            self._command_record(step, step.command, None, time.monotonic() - t0, str(e))
+            self._audit.command(step, step.command, None, time.monotonic() - t0, str(e))
             raise
-        self._command_record(step, step.command, result, result.duration or
+        self._audit.command(step, step.command, result, result.duration or
                              (time.monotonic() - t0))
         return result
 
     # --- the wait ------------------------------------------------------------------------
 
-    def _progress(self, step: Step, w: Wait, pool: Pool, tracker: ScanTracker,
-                  started: float) -> WaitProgress:
-        scans = running_scans(pool)
-        scan: ScanInfo | None = scans[0] if scans else None
-        try:
-            at = self.host.now()
-        except HostError:
-            at = self._now()
-        tracker.update([pool], at)
-        est = tracker.estimate(pool) if scan is not None else None
-        if scan is not None:
-            detail = "; ".join(describe_scan(s) for s in scans)
-        else:
-            detail = f"no scrub or resilver running in {pool.name}"
+    def _progress(self, step: Step, w: Wait, look: Look, started: float) -> WaitProgress:
         return WaitProgress(
-            step_id=step.id, pool=pool.name, activity=w.activity, scanning=scan is not None,
-            function=scan.function.value if scan is not None and scan.function else None,
-            percent=scan.percent_done if scan is not None else None,
-            done_bytes=scan.issued_bytes if scan is not None else None,
-            total_bytes=scan.total_bytes if scan is not None else None,
-            zpool_eta_s=scan.eta_seconds if scan is not None else None,
-            own_eta_s=est.eta_seconds if est is not None else None,
-            elapsed_s=self._now() - started, detail=detail)
+            step_id=step.id, pool=w.pool, activity=w.activity, scanning=look.busy,
+            function=look.function, percent=look.percent, done_bytes=look.done_bytes,
+            total_bytes=look.total_bytes, zpool_eta_s=look.tool_eta_s,
+            own_eta_s=look.own_eta_s, elapsed_s=self._now() - started, detail=look.detail)
 
     def _wait(self, i: int, step: Step, w: Wait) -> str:
         started = self._now()
-        tracker = ScanTracker()
+        watch = watch_for(self.evaluator, w, clock=self._now)
         self._record("wait-start", step_id=step.id, activity=w.activity, wait_pool=w.pool,
                      description=w.description)
         failures = 0
@@ -552,9 +434,7 @@ class PlanRunner:
         while True:
             self.evaluator.fresh()
             try:
-                pool = self.evaluator.pool(w.pool)
-                if pool is None:
-                    raise ReadFailed(f"pool {w.pool} is not imported")
+                look = watch.look()
             except ReadFailed as e:
                 failures += 1
                 self._emit(WaitProgress(step.id, w.pool, w.activity, False, None, None, None,
@@ -567,7 +447,7 @@ class PlanRunner:
                     raise self._cancelled(i, step, last) from None
                 continue
             failures = 0
-            last = self._progress(step, w, pool, tracker, started)
+            last = self._progress(step, w, look, started)
             self._emit(last)
             if not last.scanning:
                 until = self.evaluator.check_all(w.until)
@@ -589,14 +469,10 @@ class PlanRunner:
                                         f"{why}")
             else:
                 settle_since, settle_polls = None, 0
-                if self.fast_forward and not forwarded and w.activity in SCAN_ACTIVITIES:
+                if self.fast_forward and not forwarded:
                     forwarded = True
-                    try:
-                        self.host.run(["zpool", "wait", "-t", w.activity, w.pool],
-                                      timeout=self.command_timeout, check=False)
-                    except HostError:
-                        pass
-                    continue
+                    if watch.hurry(self.command_timeout):
+                        continue
             if self._pause(self.poll_interval):
                 raise self._cancelled(i, step, last)
 

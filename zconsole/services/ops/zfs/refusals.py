@@ -4,6 +4,8 @@ The screen always shows ZFS's stderr verbatim; `explain(stderr)` adds what it me
 to do, for the refusals listed in shared/reference/zfs-linux-facts.md ("Disk operations") and
 the ones the demo host reproduces (libzfs / zpool / zfs wording of 2.1.11 and 2.3.2). None
 means "no explanation known": the verbatim text stands alone, nothing is guessed.
+
+Registered with the engine (`engine/refusals.py`), which asks it about every refused command.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from zconsole.services.ops.engine.refusals import register_explainer
 
 
 @dataclass(frozen=True)
@@ -172,6 +176,7 @@ RULES: tuple[_Rule, ...] = (
 )
 
 
+@register_explainer
 def explain(stderr: str) -> str | None:
     """What ZFS's refusal means and what to do; None when zconsole has no explanation."""
     if not stderr or not stderr.strip():

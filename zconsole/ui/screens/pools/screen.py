@@ -1,19 +1,23 @@
 """Pools: health, capacity, scan progress, the vdev tree, the slow disk; and the entry to the
-disk wizards (attach, detach, replace to grow, dedup off) on the row the cursor selects.
+disk wizards on the row the cursor selects.
 
-With `--read-only` the wizards do not exist here: no key, no footer entry, no palette entry.
+The wizards come from the operation registry (`services/ops/registry.py`): one key per entry
+with a `Wizard` (`Binding(key, "wizard('KIND')", label)`, handled by `action_wizard`), and
+one palette entry each (`system_commands`). With `--read-only` the wizards do not exist
+here: no key, no footer entry, no palette entry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterator
 from functools import partial
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.widgets import Static
 
+from zconsole.services.ops import registry
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.pools.view import PoolsView
 from zconsole.ui.state import ViewState
@@ -23,36 +27,38 @@ PERF_LEGEND = (
     "saturation) · R/W AWAIT: kernel per-request latency, ms · ZFS R/W: ZFS disk_wait, read/"
     "write, ms · TREND: worst latency over the last refreshes, one scale per pool"
 )
+WIZARD_HELP = "on the selected row"
 
-# action -> (wizard kind, palette label)
-WIZARD_ACTIONS = {
-    "wizard_attach": ("attach", "Wizard: attach a disk (make or widen a mirror)"),
-    "wizard_detach": ("detach", "Wizard: detach a disk from a mirror"),
-    "wizard_grow": ("replace-grow", "Wizard: replace to grow (larger disks, one by one)"),
-    "wizard_dedup": ("dedup-off", "Wizard: turn dedup off"),
-}
+# binding action -> (wizard kind, palette title), from the registry (read by the palette tests)
+WIZARD_ACTIONS = {f"wizard('{op.kind}')": (op.kind, f"Wizard: {op.help}")
+                  for op in registry.with_wizard()}
 
 
 class WizardCommands(Provider):
-    """Palette entries for the wizards; none at all when the console is read-only."""
+    """TEMPORARY bridge until the app builds the palette with `get_system_commands(screen)`
+    and calls `screen.system_commands()` (another change, in ui/app.py): it offers the same
+    entries as `PoolsScreen.system_commands`. It falls silent as soon as the app overrides
+    `get_system_commands`, so the entries are never listed twice; delete it, and `COMMANDS`
+    below, then (tests/ui/test_wizards.py's palette tests use it until then)."""
 
-    def _entries(self) -> list[tuple[str, Callable[[], object], str]]:
+    def _entries(self) -> list[SystemCommand]:
         screen = self.screen
-        if not isinstance(screen, PoolsScreen) or screen.zapp.read_only:
+        if not isinstance(screen, PoolsScreen):
             return []
-        return [(label, partial(screen.start_wizard, kind), "on the selected row")
-                for kind, label in WIZARD_ACTIONS.values()]
+        if type(self.app).get_system_commands is not App.get_system_commands:
+            return []
+        return list(screen.system_commands())
 
     async def discover(self) -> Hits:
-        for label, action, help_text in self._entries():
-            yield DiscoveryHit(label, action, help=help_text)
+        for cmd in self._entries():
+            yield DiscoveryHit(cmd.title, cmd.callback, help=cmd.help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for label, action, help_text in self._entries():
-            score = matcher.match(label)
+        for cmd in self._entries():
+            score = matcher.match(cmd.title)
             if score > 0:
-                yield Hit(score, matcher.highlight(label), action, help=help_text)
+                yield Hit(score, matcher.highlight(cmd.title), cmd.callback, help=cmd.help)
 
 
 class PoolsScreen(ZScreen):
@@ -60,13 +66,11 @@ class PoolsScreen(ZScreen):
     TITLE = "Pools"
     KEY = "1"
 
-    COMMANDS = {WizardCommands}
+    COMMANDS = {WizardCommands}  # TEMPORARY, see WizardCommands
     BINDINGS = [
         Binding("m", "toggle_columns", "Columns"),
-        Binding("a", "wizard_attach", "Attach"),
-        Binding("d", "wizard_detach", "Detach"),
-        Binding("g", "wizard_grow", "Grow"),
-        Binding("D", "wizard_dedup", "Dedup"),
+        *(Binding(op.wizard.key, f"wizard('{op.kind}')", op.wizard.label)
+          for op in registry.with_wizard() if op.wizard is not None),
     ]
 
     def compose_body(self) -> ComposeResult:
@@ -85,21 +89,21 @@ class PoolsScreen(ZScreen):
 
     # -- wizards --------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in WIZARD_ACTIONS:
+        if action == "wizard":
             return not self.zapp.read_only
         return True
 
-    def action_wizard_attach(self) -> None:
-        self.start_wizard("attach")
+    def action_wizard(self, kind: str) -> None:
+        self.start_wizard(kind)
 
-    def action_wizard_detach(self) -> None:
-        self.start_wizard("detach")
-
-    def action_wizard_grow(self) -> None:
-        self.start_wizard("replace-grow")
-
-    def action_wizard_dedup(self) -> None:
-        self.start_wizard("dedup-off")
+    def system_commands(self) -> Iterator[SystemCommand]:
+        """The palette's entries for this screen (the app lists them while it is active):
+        one per wizard of the registry, none when the console is read-only."""
+        if self.zapp.read_only:
+            return
+        for op in registry.with_wizard():
+            yield SystemCommand(f"Wizard: {op.help}", WIZARD_HELP,
+                                partial(self.start_wizard, op.kind))
 
     def start_wizard(self, kind: str) -> None:
         if self.zapp.read_only:  # belt and braces: the palette and keys are gone already

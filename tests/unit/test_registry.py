@@ -1,0 +1,124 @@
+"""The operation registry is the one list of kinds: the CLI, the Pools keys, the palette and
+the wizards' flows agree with it (services/ops/registry.py)."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from zconsole.services.ops import registry
+from zconsole.services.ops.operation import CliArgs, PlanRequest
+
+
+def test_kinds_are_unique_and_in_table_order() -> None:
+    kinds = [op.kind for op in registry.OPERATIONS]
+    assert kinds == ["attach", "detach", "replace", "replace-grow", "dedup-off"]
+    assert registry.kinds() == tuple(kinds)
+    assert all(registry.get(k).kind == k for k in kinds)
+    with pytest.raises(KeyError, match="unknown operation kind 'explode'"):
+        registry.get("explode")
+
+
+def test_every_wizard_has_one_flow_with_the_registry_title() -> None:
+    from zconsole.ui.wizards.flows import FLOWS
+
+    wizards = {op.kind for op in registry.with_wizard()}
+    assert set(FLOWS) == wizards
+    for kind, flow in FLOWS.items():
+        assert flow.KIND == kind
+        assert flow.TITLE == registry.get(kind).title
+
+
+def test_a_flow_needs_a_registry_entry_with_a_wizard() -> None:
+    from zconsole.ui.wizards.flows import Flow, wizard_flow
+
+    class NoWizard(Flow):
+        KIND = "replace"  # in the registry, but CLI only
+
+    class Unknown(Flow):
+        KIND = "explode"
+
+    with pytest.raises(ValueError, match="no Wizard"):
+        wizard_flow(NoWizard)
+    with pytest.raises(KeyError):
+        wizard_flow(Unknown)
+
+
+def test_wizard_keys_are_unique_and_free_on_the_pools_screen() -> None:
+    from zconsole.ui.app import ZConsoleApp
+    from zconsole.ui.screens.pools.screen import PoolsScreen
+
+    keys = [op.wizard.key for op in registry.with_wizard() if op.wizard is not None]
+    assert len(keys) == len(set(keys))
+    others = {b.key for b in ZConsoleApp.BINDINGS if not isinstance(b, tuple)}
+    others |= {b.key for b in PoolsScreen.BINDINGS
+               if not isinstance(b, tuple) and not b.action.startswith("wizard(")}
+    assert not set(keys) & others
+    wizard_bindings = [(b.key, b.action, b.description) for b in PoolsScreen.BINDINGS
+                       if not isinstance(b, tuple) and b.action.startswith("wizard(")]
+    assert wizard_bindings == [("a", "wizard('attach')", "Attach"),
+                               ("d", "wizard('detach')", "Detach"),
+                               ("g", "wizard('replace-grow')", "Grow"),
+                               ("D", "wizard('dedup-off')", "Dedup")]
+
+
+def test_cli_options_are_each_kinds_once_in_table_order() -> None:
+    flags = [o.flag for o in registry.cli_options()]
+    assert flags == ["--force", "--on-site", "--remote", "--expand", "--rewrite"]
+    assert [o.dest for o in registry.cli_options()] == [
+        "force", "on_site", "remote", "expand", "rewrite"]
+
+
+def test_the_plan_command_is_built_from_the_registry() -> None:
+    from zconsole.cli.commands.plan import add_parser, request_from
+
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["plan", "replace-grow", "tank", "mirror-0", "sdc", "sdd",
+                              "--expand", "autoexpand", "--remote", "--rewrite", "x"])
+    req = request_from(args)
+    assert req == PlanRequest("tank", ("mirror-0", "sdc", "sdd"), {
+        "force": False, "on_site": False, "remote": True, "expand": "autoexpand",
+        "rewrite": ["x"]})
+    assert req.text("expand") == "autoexpand" and req.flag("remote") and not req.force
+    assert req.texts("rewrite") == ["x"] and req.texts("nothing") == []
+
+
+@pytest.mark.parametrize(("cli", "args", "ok"), [
+    (CliArgs("TARGET DISK", at_least=2, at_most=2), ("a", "b"), True),
+    (CliArgs("TARGET DISK", at_least=2, at_most=2), ("a",), False),
+    (CliArgs("TARGET DISK", at_least=2, at_most=2), ("a", "b", "c"), False),
+    (CliArgs("VDEV DISK...", at_least=2), ("a", "b", "c", "d"), True),
+    (CliArgs("[DATASET...]"), (), True),
+])
+def test_cli_arity(cli: CliArgs, args: tuple[str, ...], ok: bool) -> None:
+    if ok:
+        cli.check("k", args)
+    else:
+        with pytest.raises(ValueError, match=f"plan k needs POOL {cli.usage}"):
+            cli.check("k", args)
+
+
+@pytest.mark.parametrize(("kind", "scenario"), [
+    ("attach", "showcase"), ("detach", "showcase"), ("replace-grow", "grow"),
+    ("dedup-off", "dedup")])
+def test_each_flow_collects_the_answers_its_entry_names(kind: str, scenario: str) -> None:
+    """Walk the flow (first offered choice at each stage): the answers are the ones the
+    registry entry lists in `Wizard.asks`, and its plan function builds a plan from them."""
+    from zconsole.hosts.demo import DemoHost
+    from zconsole.services.read.collect import collect
+    from zconsole.ui.wizards.flows import FLOWS
+
+    host = DemoHost(scenario)
+    reading = collect(host)
+    flow = FLOWS[kind]()
+    chosen = flow.start(reading)
+    while (stage := flow.next_stage(reading, chosen)) is not None:
+        chosen[stage.key] = next(o for o in stage.options if o.enabled).value
+    wizard = registry.get(kind).wizard
+    assert wizard is not None
+    prefixes = tuple(a.removesuffix("MEMBER") for a in wizard.asks if a.endswith("MEMBER"))
+    assert all(k in wizard.asks or k.startswith(prefixes) for k in chosen), chosen
+    plan = wizard.plan(host, chosen, False)
+    assert plan.kind == kind and plan.steps

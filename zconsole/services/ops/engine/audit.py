@@ -1,0 +1,62 @@
+"""The audit records of one run: one JSON line per event, appended and fsynced
+(`hosts.journal.AuditLog`), each with the time, host, plan, kind, pool and operator.
+
+A command's record holds its argv exactly, exit code, stdout and stderr (each cut at
+`OUTPUT_LIMIT` bytes, saying how much was left out) and duration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timezone
+
+from zconsole.hosts.base import Result
+from zconsole.hosts.journal import AuditLog
+from zconsole.model.command import Command
+from zconsole.model.plan import Plan, Step
+
+OUTPUT_LIMIT = 1 << 20  # bytes of stdout/stderr kept per audit record
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _cap(text: str) -> str:
+    if len(text) <= OUTPUT_LIMIT:
+        return text
+    return text[:OUTPUT_LIMIT] + f"\n[zconsole: {len(text) - OUTPUT_LIMIT} more characters " \
+                                 "not recorded]"
+
+
+class RunAudit:
+    """Writes one run's records to `log`; `clock` stamps them."""
+
+    def __init__(self, log: AuditLog, plan: Plan, *, host: str, operator: str,
+                 clock: Callable[[], float]) -> None:
+        self.log = log
+        self.plan = plan
+        self.host = host
+        self.operator = operator
+        self.clock = clock
+
+    def record(self, event: str, **fields: object) -> None:
+        ts = self.clock()
+        rec: dict[str, object] = {
+            "ts": ts, "time": _iso(ts), "event": event, "host": self.host,
+            "plan_id": self.plan.id, "kind": self.plan.kind, "pool": self.plan.pool,
+            "operator": self.operator,
+        }
+        rec.update(fields)
+        self.log.append(rec)
+
+    def command(self, step: Step, cmd: Command, result: Result | None, duration: float,
+                error: str | None = None) -> None:
+        self.record(
+            "command", step_id=step.id, command=cmd.display(),
+            argv=[list(a) for a in cmd.pipeline] if cmd.then else list(cmd.argv),
+            writes=cmd.writes, purpose=cmd.purpose,
+            exit_code=result.returncode if result is not None else None,
+            stdout=_cap(result.stdout) if result is not None else "",
+            stderr=_cap(result.stderr) if result is not None else "",
+            duration_s=round(duration, 3), **({"error": error} if error else {}))

@@ -1,0 +1,126 @@
+"""Every operation kind zconsole can plan, in one table: `OPERATIONS`.
+
+Each entry (`operation.Operation`) says, for one kind: its title and one-line help, the key and
+footer label of its wizard, the `zconsole plan` arguments, and the functions that read the host
+and build its plan. Everything that offers operations reads this table and nothing else:
+
+* `zconsole plan KIND ...` (`cli/commands/plan.py`): the KINDs, the ARG help, the options,
+  the usage errors, and `entry.plan(host, request)`;
+* the Pools screen (`ui/screens/pools/screen.py`): one key binding `wizard('KIND')` per entry
+  with a wizard, and its palette entries (`PoolsScreen.system_commands`);
+* the wizards (`ui/wizards/flows.py`): a flow class registers itself for its kind with
+  `@wizard_flow`, which takes the title from here; the plan comes from `entry.wizard.plan`.
+
+Where the parts live, and why. This module and the entries are services: no Textual, so
+`zconsole plan` and tests use them without the UI. What a kind *does* lives in its domain,
+one module per kind (`services/ops/zfs/attach.py`: the pure `build_attach`, then `plan_cli`
+and `plan_wizard`, which read the host and call it). What a wizard *asks* (its choice stages,
+which list the host's disks and vdevs for the screen) is UI code and stays in
+`ui/wizards/flows.py`; the entry names the answers the flow collects (`Wizard.asks`). The
+engine (`services/ops/engine/`) runs any plan and reads none of this.
+
+Adding an operation kind:
+1. its module in its domain, e.g. `services/ops/zfs/replace_failed.py` (copy `detach.py`,
+   the smallest): `build_*`, `plan_cli`, and `plan_wizard` if it has a wizard;
+   new predicate kinds go to the domain's `predicates.py`;
+2. one entry below;
+3. if it has a wizard: its flow class in `ui/wizards/flows.py`, decorated `@wizard_flow`.
+The tests in `tests/unit/test_registry.py` check that the table, the flows, the keys and the
+CLI agree.
+"""
+
+from __future__ import annotations
+
+from zconsole.services.ops.operation import CliArgs, CliOption, Operation, Wizard
+from zconsole.services.ops.zfs import attach, dedup_off, detach, replace, replace_grow
+
+FORCE = CliOption("--force", "the plan as it runs after the operator confirmed every CONFIRM "
+                             "check twice (adds -f where one is needed)")
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        kind="attach",
+        title="Attach a disk (make or widen a mirror)",
+        help="attach a disk (make or widen a mirror)",
+        cli=CliArgs("TARGET DISK", at_least=2, at_most=2, options=(FORCE,)),
+        plan=attach.plan_cli,
+        wizard=Wizard(key="a", label="Attach", asks=("target", "disk"),
+                      plan=attach.plan_wizard),
+    ),
+    Operation(
+        kind="detach",
+        title="Detach a disk from a mirror",
+        help="detach a disk from a mirror",
+        cli=CliArgs("LEAF", at_least=1, at_most=1),
+        plan=detach.plan_cli,
+        wizard=Wizard(key="d", label="Detach", asks=("member",), plan=detach.plan_wizard),
+    ),
+    Operation(
+        kind="replace",
+        title="Replace a disk",
+        help="replace one (failed) disk by a new one",
+        cli=CliArgs("OLD NEW", at_least=2, at_most=2, options=(
+            FORCE,
+            CliOption("--on-site", "replace: add the identify and pull-the-old-disk steps"),
+        )),
+        plan=replace.plan_cli,
+    ),
+    Operation(
+        kind="replace-grow",
+        title="Replace to grow (each member by a larger disk)",
+        help="replace to grow (larger disks, one by one)",
+        cli=CliArgs("VDEV DISK...", at_least=2, options=(
+            FORCE,
+            CliOption("--remote", "replace-grow: leave out the identify/pull steps (nobody on "
+                                  "site)"),
+            CliOption("--expand", "replace-grow: how the new space is claimed (default "
+                                  "online-e)", choices=replace_grow.EXPAND_CHOICES,
+                      default="online-e"),
+        )),
+        plan=replace_grow.plan_cli,
+        wizard=Wizard(key="g", label="Grow", asks=("vdev", "new:MEMBER", "expand", "site"),
+                      plan=replace_grow.plan_wizard),
+    ),
+    Operation(
+        kind="dedup-off",
+        title="Turn dedup off",
+        help="turn dedup off",
+        cli=CliArgs("[DATASET...]", options=(
+            CliOption("--rewrite", "dedup-off: also rewrite DATASET (send/receive and swap) so "
+                                   "the dedup table shrinks; repeatable",
+                      metavar="DATASET", many=True),
+        )),
+        plan=dedup_off.plan_cli,
+        wizard=Wizard(key="D", label="Dedup", asks=("pool", "datasets", "rewrite"),
+                      plan=dedup_off.plan_wizard),
+    ),
+)
+
+BY_KIND: dict[str, Operation] = {op.kind: op for op in OPERATIONS}
+
+
+def get(kind: str) -> Operation:
+    """The entry for `kind`; KeyError names the known kinds."""
+    try:
+        return BY_KIND[kind]
+    except KeyError:
+        raise KeyError(f"unknown operation kind {kind!r} (known: {', '.join(BY_KIND)})"
+                       ) from None
+
+
+def kinds() -> tuple[str, ...]:
+    return tuple(BY_KIND)
+
+
+def with_wizard() -> tuple[Operation, ...]:
+    """The entries the console offers as wizards, in table order (keys, palette)."""
+    return tuple(op for op in OPERATIONS if op.wizard is not None)
+
+
+def cli_options() -> tuple[CliOption, ...]:
+    """Every kind's `zconsole plan` options, each once, in table order."""
+    out: dict[str, CliOption] = {}
+    for op in OPERATIONS:
+        for opt in op.cli.options:
+            out.setdefault(opt.flag, opt)
+    return tuple(out.values())
