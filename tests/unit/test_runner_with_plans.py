@@ -123,3 +123,51 @@ def test_dedup_off_with_a_rewrite(tmp_path: Path, version: str) -> None:
              if r["event"] == "command" and isinstance(r["argv"][0], list)]
     assert len(pipes) == 1 and pipes[0]["argv"][1][:2] == ["zfs", "receive"]
     assert pipes[0]["exit_code"] == 0
+
+
+SDL = "ata-WDC_WD40EFRX-68N32N0_WD-WCC7K1234567"  # showcase sdl: an exported pool's label
+
+
+def _attach_forced(host: DemoHost) -> Plan:
+    plan = build_attach(collect(host), "tank", A0, "sdl", force=True)
+    assert plan.needs_force and not plan.blocked
+    assert plan.argv_list()[0][:3] == ("zpool", "attach", "-f")
+    return plan
+
+
+def test_force_approved_for_a_label_still_runs(tmp_path: Path) -> None:
+    """The preview's approval (-f for oldpool's label) covers what the preview showed."""
+    clock = SimClock()
+    host = DemoHost("showcase", "2.3", clock)
+    res = run_through(runner(host, _attach_forced(host), tmp_path, clock), Events())
+    assert res.status == "done", res.message
+    assert SDL in status(host)
+
+
+def test_force_does_not_cover_a_filesystem_made_after_the_preview(tmp_path: Path) -> None:
+    """Issue 'trust', item 5: -f approved for an exported pool's label also overwrote an ext4
+    filesystem created on the disk after the preview. The new-disk guards now run again right
+    before the command; the changed condition stops the run and nothing is written."""
+    clock = SimClock()
+    host = DemoHost("showcase", "2.3", clock)
+    plan = _attach_forced(host)
+    host.machine.disks["sdl"].partitions[0].fs_type = "ext4"  # mkfs.ext4 /dev/sdl1, meanwhile
+    host.machine.disks["sdl"].partitions[0].fs_label = "scratch"
+    res = run_through(runner(host, plan, tmp_path, clock), Events())
+    assert res.status == "failed"
+    assert "changed since the preview" in res.message and "ext4" in res.message
+    assert SDL not in status(host)
+    commands = [r for r in audit_records(tmp_path) if r.get("record") == "command"]
+    assert commands == []  # zpool attach never ran
+
+
+def test_another_disk_at_the_approved_path_is_refused(tmp_path: Path) -> None:
+    clock = SimClock()
+    host = DemoHost("showcase", "2.3", clock)
+    plan = _attach_forced(host)
+    host.machine.disks["sdl"].serial = "ZZZ-SWAPPED"  # someone swapped the disk in that bay
+    res = run_through(runner(host, plan, tmp_path, clock), Events())
+    # by-id names carry the serial, so the approved name is gone (a by-path name would still
+    # be there, with another serial: "now a different disk")
+    assert res.status == "failed" and "nothing is written" in res.message
+    assert SDL not in status(host)

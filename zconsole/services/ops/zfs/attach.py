@@ -24,6 +24,7 @@ from zconsole.services.ops.zfs.common import (
     resilver_wait,
     serial_confirmation,
     split_ref,
+    still_fit,
     yes_no,
 )
 from zconsole.services.ops.zfs.new_disk import check_new_disk, who
@@ -43,7 +44,8 @@ def build_attach(reading: HostReading, pool: str, target: str, disk: str, *,
     leaf = guards.attach_leaf(status, target)
     if leaf is None:
         return draft.plan(checks=checks)
-    checks += check_new_disk(reading, pool, leaf.name, disk, props=props)
+    disk_checks = check_new_disk(reading, pool, leaf.name, disk, props=props)
+    checks += disk_checks
     checks += guards.check_scrub(status)
     dn, dev = new_name(reading, disk)
     found = guards.top_level(status, leaf.name)
@@ -64,7 +66,9 @@ def build_attach(reading: HostReading, pool: str, target: str, disk: str, *,
                          "for data, an 8 MiB partition 9) and starts a resilver that copies "
                          f"{top.name}'s data onto it. Everything on that disk is lost."),
             command=Command(argv, f"attach {dn.zpool_name} to {leaf.name}", writes=True),
-            prechecks=in_and_not_yet(pool, leaf.name, dn.zpool_name),
+            prechecks=(*in_and_not_yet(pool, leaf.name, dn.zpool_name),
+                       still_fit(pool, leaf.name, dn, dev, disk_checks, force,
+                                 replacing=False)),
             postchecks=(new_present,),
             confirmation=serial_confirmation(dn, dev, "Attaching"),
         ),

@@ -198,6 +198,21 @@ def in_and_not_yet(pool: str, existing: str, new: str) -> tuple[Predicate, Predi
             predicate("vdev_absent", f"{new} is not in {pool} yet", pool=pool, name=new))
 
 
+def still_fit(pool: str, target: str, dn: DiskName, dev: Disk | None,
+              disk_checks: Sequence[Check], force: bool, *, replacing: bool) -> Predicate:
+    """Pre-check of the step that writes to a new disk: the disk guards run again right
+    before the command, on a fresh reading, against the disk the operator approved (same
+    serial). What the preview showed failing and the operator forced (`-f` for an exported
+    pool's label) stays approved; anything else that fails now — a filesystem made on the
+    disk since, a mount, another disk at that path — stops the run before ZFS is asked."""
+    approved = sorted(c.name for c in disk_checks if c.needs_force) if force else []
+    return predicate("new_disk_still_fit",
+                     f"{dn.zpool_name} is still the approved disk, clean and fit",
+                     pool=pool, target=target, disk=dn.path,
+                     serial=(dev.serial or "") if dev is not None else "",
+                     approved=",".join(approved), replacing=yes_no(replacing))
+
+
 def resilver_wait(pool: str, activity: str, text: str, until: tuple[Predicate, ...]) -> Wait:
     return Wait(pool=pool, activity=activity, description=text, until=until)
 

@@ -14,6 +14,10 @@ Kinds (params), as `model.plan.Predicate` documents them:
   pool_property (pool, property, value)
   dataset_property (dataset, property, value)
   pool_size_at_least (pool, bytes)     `zpool list` SIZE >= bytes
+  new_disk_still_fit (pool, target, disk, serial, approved, replacing)
+                                       the new-disk guards pass again on a fresh reading,
+                                       for the disk with that serial (checks named in
+                                       `approved` were forced by the operator)
 
 A new kind is one function here, decorated `@predicate_kind("name")`.
 """
@@ -23,7 +27,7 @@ from __future__ import annotations
 import re
 
 from zconsole.hosts.base import HostError
-from zconsole.model.plan import Predicate
+from zconsole.model.plan import CheckLevel, Predicate
 from zconsole.model.pool import Pool, ScanInfo, ScanState, Vdev
 from zconsole.model.reading import ZfsInfo, ZfsPresence
 from zconsole.parsers.errors import ParseError
@@ -31,14 +35,17 @@ from zconsole.parsers.props import parse_get
 from zconsole.parsers.units import parse_size
 from zconsole.parsers.zpool_list import parse_zpool_list_columns
 from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed, predicate_kind
-from zconsole.services.read.collect import detect_zfs, read_pool_status
+from zconsole.services.ops.zfs.new_disk import check_new_disk
+from zconsole.services.read.collect import collect, detect_zfs, pool_properties, read_pool_status
+from zconsole.services.read.identity import DiskIndex
 
 READ_ERRORS = (HostError, ParseError, ValueError, KeyError, TypeError, IndexError)
 _DEV_PREFIXES = ("/dev/disk/by-id/", "/dev/disk/by-path/", "/dev/disk/by-vdev/",
                  "/dev/disk/by-partuuid/", "/dev/disk/by-uuid/", "/dev/mapper/", "/dev/")
 
 KINDS = ("vdev_present", "vdev_absent", "vdev_state", "container_present", "container_absent",
-         "no_scan", "pool_property", "dataset_property", "pool_size_at_least")
+         "no_scan", "pool_property", "dataset_property", "pool_size_at_least",
+         "new_disk_still_fit")
 
 
 # ------------------------------------------------------------------------------- names
@@ -259,3 +266,33 @@ def _pool_size_at_least(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     if size >= least:
         return True, f"{pname} SIZE is {size} bytes (at least {least}){extra}"
     return False, f"{pname} SIZE is {size} bytes, expected at least {least}{extra}"
+
+
+# ------------------------------------------------------------------------------- new disks
+
+
+@predicate_kind("new_disk_still_fit")
+def new_disk_still_fit(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    """Run the new-disk guards again, right before the command that writes to the disk."""
+    pool, disk, serial = p.param("pool"), p.param("disk"), p.param("serial")
+    reading = ev.reading("collect", lambda: collect(ev.host, timeout=ev.timeout))
+    if not reading.disks.ok or reading.disks.value is None:
+        raise ReadFailed(f"disk identities could not be read ({reading.disks.error})")
+    props_part = ev.reading(f"props:{pool}", lambda: pool_properties(ev.host, pool,
+                                                                      timeout=ev.timeout))
+    props = {v.property: v.value for v in props_part.value or ()}
+    dev = DiskIndex(reading.disks.value.devices).find(disk)
+    if dev is None:
+        return False, f"{disk} is no longer there: nothing is written"
+    if serial and dev.serial != serial:
+        return False, (f"{disk} is now a different disk (serial {dev.serial or 'unknown'}, "
+                       f"not {serial} as in the preview): nothing is written")
+    approved = {n for n in p.param("approved").split(",") if n}
+    checks = check_new_disk(reading, pool, p.param("target"), disk, props=props,
+                            replacing=p.param("replacing") == "yes")
+    changed = [c for c in checks if not c.passed and (
+        c.level is CheckLevel.BLOCK or (c.level is CheckLevel.CONFIRM and c.name not in approved))]
+    if changed:
+        return False, ("changed since the preview, so zconsole stops and asks again: "
+                       + "; ".join(c.detail for c in changed))
+    return True, f"{disk} (serial {dev.serial or 'unknown'}) is still clean and fit"

@@ -14,7 +14,7 @@ from zconsole.hosts.base import Host
 from zconsole.model.command import Command
 from zconsole.model.disk import Disk
 from zconsole.model.finding import Finding
-from zconsole.model.plan import Plan, Step, predicate
+from zconsole.model.plan import Plan, Predicate, Step, predicate
 from zconsole.model.pool import Vdev
 from zconsole.model.reading import HostReading
 from zconsole.services.ops.operation import PlanRequest
@@ -28,6 +28,7 @@ from zconsole.services.ops.zfs.common import (
     read_inputs,
     resilver_wait,
     serial_confirmation,
+    still_fit,
     yes_no,
 )
 from zconsole.services.ops.zfs.new_disk import DiskName, check_new_disk, disk_name, who
@@ -47,7 +48,8 @@ def _slot(dev: Disk | None) -> str:
 
 
 def replace_steps(pool: str, old: Vdev, dn: DiskName, dev: Disk | None,
-                   argv: tuple[str, ...], suffix: str) -> tuple[Step, Step]:
+                   argv: tuple[str, ...], suffix: str,
+                   fit: Predicate | None = None) -> tuple[Step, Step]:
     new_present = predicate("vdev_present", f"{dn.zpool_name} is in {pool}", pool=pool,
                             name=dn.zpool_name)
     done = (
@@ -70,6 +72,7 @@ def replace_steps(pool: str, old: Vdev, dn: DiskName, dev: Disk | None,
                 *in_and_not_yet(pool, old.name, dn.zpool_name),
                 predicate("container_absent", f"no other replace is running in {pool}",
                           pool=pool, type="replacing"),
+                *((fit,) if fit is not None else ()),
             ),
             postchecks=(new_present,),
             confirmation=serial_confirmation(dn, dev, "Replacing"),
@@ -134,11 +137,13 @@ def build_replace(reading: HostReading, pool: str, old: str, new: str, *,
     if old_v is None or old_v.children:
         return draft.blocked(f"{old} is not a disk of pool {pool}.", name=guards.TARGET)
     checks = guards.check_replacement_target(status, old_v.name, findings)
-    checks += check_new_disk(reading, pool, old_v.name, new, props=props, replacing=True)
+    disk_checks = check_new_disk(reading, pool, old_v.name, new, props=props, replacing=True)
+    checks += disk_checks
     checks += guards.check_scrub(status)
     dn, dev = new_name(reading, new)
     argv = ("zpool", "replace", *force_args(checks, force), pool, old_v.name, dn.path)
-    steps: tuple[Step, ...] = replace_steps(pool, old_v, dn, dev, argv, "")
+    fit = still_fit(pool, old_v.name, dn, dev, disk_checks, force, replacing=True)
+    steps: tuple[Step, ...] = replace_steps(pool, old_v, dn, dev, argv, "", fit)
     if on_site:
         steps += on_site_steps(old_v, leaf_disk(reading, old_v), "")
     preview = guards.redundancy_preview(status, old_v.name, "replace", new=dn.zpool_name)

@@ -29,6 +29,7 @@ from zconsole.services.ops.zfs.common import (
     new_name,
     read_inputs,
     split_ref,
+    still_fit,
     yes_no,
 )
 from zconsole.services.ops.zfs.new_disk import (
@@ -108,13 +109,15 @@ def build_replace_grow(reading: HostReading, pool: str, vdev: str, new_disks: Se
     for i, (member, (dn, dev)) in enumerate(zip(members, resolved, strict=False), 1):
         member_checks = guards.check_replacement_target(status, member.name, findings,
                                                         purpose="grow")
-        member_checks += check_new_disk(reading, pool, member.name, new_disks[i - 1],
-                                        props=props, replacing=True)
+        disk_checks = check_new_disk(reading, pool, member.name, new_disks[i - 1],
+                                     props=props, replacing=True)
+        member_checks += disk_checks
         checks += [Check(f"{c.name}#{i}", c.passed, c.level, f"Member {i} ({member.name} → "
                          f"{dn.zpool_name}): {c.detail}", c.force_flag) for c in member_checks]
         argv = ("zpool", "replace", *force_args(member_checks, force), pool, member.name,
                 dn.path)
-        steps.extend(replace_steps(pool, member, dn, dev, argv, f"-{i}"))
+        fit = still_fit(pool, member.name, dn, dev, disk_checks, force, replacing=True)
+        steps.extend(replace_steps(pool, member, dn, dev, argv, f"-{i}", fit))
         if on_site:
             steps.extend(on_site_steps(member, leaf_disk(reading, member), f"-{i}"))
         preview.extend(guards.redundancy_preview(status, member.name, "replace",
