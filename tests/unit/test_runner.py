@@ -196,9 +196,12 @@ def test_attach_plan_runs_to_the_end_with_progress_and_audit(tmp_path: Path,
     assert (tmp_path / "plans" / "done" / f"{plan.id}.json").exists()
     # the audit log
     recs = audit_records(tmp_path)
-    assert [r["event"] for r in recs] == ["plan-start", "checks", "command", "checks",
-                                          "wait-start", "checks", "wait-end", "plan-end"]
-    cmd = recs[2]
+    assert [r["event"] for r in recs] == ["plan-start", "checks", "command-intent", "command",
+                                          "checks", "wait-start", "checks", "wait-end",
+                                          "plan-end"]
+    intent, cmd = recs[2], recs[3]  # the intent is written (fsynced) before the command runs
+    assert intent["argv"] == ["zpool", "attach", "tank", OLD0, BYID + NEW0]
+    assert "exit_code" not in intent and intent["writes"] is True
     assert cmd["argv"] == ["zpool", "attach", "tank", OLD0, BYID + NEW0]
     assert cmd["command"] == f"zpool attach tank {OLD0} {BYID}{NEW0}"
     assert cmd["exit_code"] == 0 and cmd["stdout"] == "" and cmd["stderr"] == ""

@@ -4,12 +4,16 @@ plan promised (or stops where the demo cannot follow, saying so)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
+from tests.fakes import DelegatingHost
 from tests.unit.test_runner import DdHost, Events, SimClock, audit_records, runner
+from zconsole.hosts.base import Result
 from zconsole.hosts.demo import DemoHost
+from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.plan import Plan, StepStatus
 from zconsole.services.ops.engine.runner import NeedsOperator, PlanRunner, RunResult, WaitProgress
 from zconsole.services.ops.zfs.attach import build_attach
@@ -171,3 +175,60 @@ def test_another_disk_at_the_approved_path_is_refused(tmp_path: Path) -> None:
     # be there, with another serial: "now a different disk")
     assert res.status == "failed" and "nothing is written" in res.message
     assert SDL not in status(host)
+
+
+class FullDiskAudit(AuditLog):
+    """An audit log whose disk is full from the first record of event `full_at` on."""
+
+    def __init__(self, path: Path, full_at: str) -> None:
+        super().__init__(path)
+        self.full_at = full_at
+        self.full = False
+
+    def append(self, record: Mapping[str, object]) -> None:
+        self.full = self.full or record.get("event") == self.full_at
+        if self.full:
+            raise OSError(28, "No space left on device")
+        super().append(record)
+
+
+def test_a_write_never_runs_without_its_intent_record(tmp_path: Path) -> None:
+    """Issue 'trust', item 6: when the audit log fills up right before `zpool attach`, the
+    command does not run (before, it ran and left no trace)."""
+    clock = SimClock()
+    host = DemoHost("showcase", "2.3", clock)
+    plan = build_attach(collect(host), "tank", A0, "sdh")
+    audit = FullDiskAudit(tmp_path / "audit.jsonl", "command-intent")
+    r = PlanRunner(host, plan, audit=audit, store=PlanStore(tmp_path / "plans"),
+                   operator="alice", clock=clock, sleep=clock.sleep, fast_forward=False,
+                   postcheck_delay=0.0, poll_interval=60.0)
+    res = r.run(Events())
+    assert res.status == "failed"
+    assert "never runs a command that writes without its record" in res.message
+    assert NEW not in status(host)
+
+
+def test_the_intent_is_on_disk_before_the_command_runs(tmp_path: Path) -> None:
+    """A console killed during a long command leaves a record of which command started."""
+    clock = SimClock()
+    host = DemoHost("showcase", "2.3", clock)
+    plan = build_attach(collect(host), "tank", A0, "sdh")
+    seen: list[list[str]] = []
+
+    class Killed(BaseException):
+        pass
+
+    class Dies(DelegatingHost):
+        def run(self, argv: Sequence[str], *, timeout: float = 30.0, check: bool = True,
+                stdin: str | None = None) -> Result:
+            if tuple(argv[:2]) == ("zpool", "attach"):
+                seen.extend(r["event"] for r in audit_records(tmp_path))  # type: ignore[misc]
+                raise Killed  # the console dies while the command runs
+            return super().run(argv, timeout=timeout, check=check, stdin=stdin)
+
+    with pytest.raises(Killed):
+        runner(Dies(host), plan, tmp_path, clock).run(Events())  # type: ignore[arg-type]
+    assert seen[-1] == "command-intent"
+    records = audit_records(tmp_path)
+    assert records[-1]["event"] == "command-intent"
+    assert records[-1]["argv"][:2] == ["zpool", "attach"]

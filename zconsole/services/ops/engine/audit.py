@@ -1,8 +1,10 @@
 """The audit records of one run: one JSON line per event, appended and fsynced
 (`hosts.journal.AuditLog`), each with the time, host, plan, kind, pool and operator.
 
-A command's record holds its argv exactly, exit code, stdout and stderr (each cut at
-`OUTPUT_LIMIT` bytes, saying how much was left out) and duration.
+A command that writes gets two records: `command-intent` (argv exactly, appended and fsynced
+before the command runs; if it cannot be written the command does not run) and `command` (the
+result: argv, exit code, stdout and stderr, each cut at `OUTPUT_LIMIT` bytes saying how much
+was left out, and duration). Read-only helpers get the result record only.
 """
 
 from __future__ import annotations
@@ -49,6 +51,14 @@ class RunAudit:
         }
         rec.update(fields)
         self.log.append(rec)
+
+    def intent(self, step: Step, cmd: Command) -> None:
+        """Before a command that writes: what is about to run, fsynced before it runs (the
+        log then shows which command had started even if the console dies during it)."""
+        self.record(
+            "command-intent", step_id=step.id, command=cmd.display(),
+            argv=[list(a) for a in cmd.pipeline] if cmd.then else list(cmd.argv),
+            writes=cmd.writes, purpose=cmd.purpose)
 
     def command(self, step: Step, cmd: Command, result: Result | None, duration: float,
                 error: str | None = None) -> None:

@@ -173,8 +173,11 @@ class PlanRunner:
                   stderr=stderr, returncode=returncode)
         self._save()
         self._emit(RunFailed(step.id, message, stderr, explanation))
-        self._record("step-failed", step_id=step.id, message=message, stderr=stderr,
-                     explanation=explanation)
+        try:
+            self._record("step-failed", step_id=step.id, message=message, stderr=stderr,
+                         explanation=explanation)
+        except OSError:
+            pass  # the log is what failed; the result below says why the run stopped
         return _Stop(self._result("failed", i, message))
 
     # --- the run -------------------------------------------------------------------------
@@ -373,6 +376,13 @@ class PlanRunner:
                              check=False)
 
     def _command(self, i: int, step: Step, cmd: Command) -> None:
+        if cmd.writes:
+            try:
+                self._audit.intent(step, cmd)
+            except OSError as e:
+                raise self._fail(i, f"not run: the audit log {self.audit.path} cannot be "
+                                    f"written ({e}), and zconsole never runs a command that "
+                                    "writes without its record") from None
         t0 = time.monotonic()
         try:
             result = self._execute(cmd)
