@@ -28,6 +28,7 @@ class WrappedHost(DelegatingHost):
     """A demo host whose commands can be slowed down or made to time out."""
 
     kind = "demo"
+    simulated = True
 
     def __init__(self, inner: Host, *, fails: Callable[[Sequence[str]], bool] = lambda a: False,
                  delay: Callable[[Sequence[str]], float] = lambda a: 0.0) -> None:

@@ -26,14 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from zconsole.hosts.base import (
-    DEFAULT_TIMEOUT,
-    HostError,
-    PathNotFound,
-    Result,
-    checked,
-    validate_argv,
-)
+from zconsole.hosts.base import BaseHost, HostError, PathNotFound, Result
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -52,7 +45,7 @@ class CapturedCommand:
     duration: float
 
 
-class ReplayHost:
+class ReplayHost(BaseHost):
     kind = "replay"
 
     def __init__(self, directory: str, *, clock: float | None = None) -> None:
@@ -102,30 +95,16 @@ class ReplayHost:
     def commands(self) -> list[tuple[str, ...]]:
         return list(self._commands)
 
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        check: bool = True,
-        stdin: str | None = None,
-    ) -> Result:
-        args = validate_argv(argv)
+    def _exec(self, args: tuple[str, ...], timeout: float, stdin: str | None) -> Result:
         answers = self._commands.get(args)
         if not answers:
             raise ReplayMiss(f"no captured output for: {' '.join(args)}")
         i = self._served.get(args, 0)
         self._served[args] = i + 1
         c = answers[min(i, len(answers) - 1)]
-        return checked(Result(args, c.returncode, c.stdout, c.stderr, c.duration), check)
+        return Result(args, c.returncode, c.stdout, c.stderr, c.duration)
 
-    def run_pipeline(
-        self,
-        argvs: Sequence[Sequence[str]],
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        check: bool = True,
-    ) -> Result:
+    def _exec_pipeline(self, stages: list[tuple[str, ...]], timeout: float) -> Result:
         raise ReplayMiss("a capture holds no pipelines (they write)")
 
     def read_text(self, path: str) -> str:

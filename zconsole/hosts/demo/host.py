@@ -13,13 +13,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 from zconsole.hosts.base import (
-    DEFAULT_TIMEOUT,
+    BaseHost,
     CommandNotFound,
     CommandTimedOut,
     PathNotFound,
     Result,
-    checked,
-    validate_argv,
 )
 from zconsole.hosts.demo import commands, render_block, render_net, render_proc
 from zconsole.hosts.demo.commands import Context, Out
@@ -42,8 +40,9 @@ PROGRAMS = {
 SBIN = ("/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/", "/usr/local/sbin/")
 
 
-class DemoHost:
+class DemoHost(BaseHost):
     kind = "demo"
+    simulated = True
 
     def __init__(self, scenario: str = "showcase", zfs_version: str = "2.3",
                  clock: Callable[[], float] | None = None, seed: int = 0,
@@ -88,15 +87,7 @@ class DemoHost:
             self._skew += t - cur
         self.machine.advance(self.now())
 
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        check: bool = True,
-        stdin: str | None = None,
-    ) -> Result:
-        args = validate_argv(argv)
+    def _exec(self, args: tuple[str, ...], timeout: float, stdin: str | None) -> Result:
         prog = args[0]
         for prefix in SBIN:
             if prog.startswith(prefix):
@@ -113,22 +104,12 @@ class DemoHost:
             rc, out, err = handler(ctx, [prog, *args[1:]] if whole else list(args[1:]))
         except TimeoutError:
             raise CommandTimedOut(args, timeout) from None
-        result = Result(args, rc, out, err, 0.0)
-        return checked(result, check)
+        return Result(args, rc, out, err, 0.0)
 
-    def run_pipeline(
-        self,
-        argvs: Sequence[Sequence[str]],
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        check: bool = True,
-    ) -> Result:
+    def _exec_pipeline(self, stages: list[tuple[str, ...]], timeout: float) -> Result:
         """Stages run one after the other (the simulation has no byte streams); each stage
         sees the previous one's output as stdin. Result as a real pipeline: first non-zero
         exit, every stage's stderr."""
-        stages = [validate_argv(a) for a in argvs]
-        if not stages:
-            raise TypeError("a pipeline needs at least one command")
         rc, out, errs = 0, "", []
         for args in stages:
             r = self.run(args, timeout=timeout, check=False, stdin=out)
@@ -136,7 +117,7 @@ class DemoHost:
             out = r.stdout
             if r.returncode != 0 and rc == 0:
                 rc = r.returncode
-        return checked(Result(stages[0], rc, out, "".join(errs), 0.0), check)
+        return Result(stages[0], rc, out, "".join(errs), 0.0)
 
     # --- files -------------------------------------------------------------------------
 
