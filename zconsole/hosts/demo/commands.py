@@ -10,9 +10,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from zconsole.hosts.demo import ops
 from zconsole.hosts.demo.getopt import OptError, Parsed, getopt
-from zconsole.hosts.demo.ops import CmdError
+from zconsole.hosts.demo.machine import (
+    datasets,
+    disks,
+    pools,
+    properties,
+    scans,
+    snapshots,
+    streams,
+    vdevs,
+)
+from zconsole.hosts.demo.machine.common import CmdError
+from zconsole.hosts.demo.machine.pools import Pool
+from zconsole.hosts.demo.machine.state import Machine
 from zconsole.hosts.demo.render_block import disk_properties, export_db, lsblk_json
 from zconsole.hosts.demo.render_iostat import zpool_iostat
 from zconsole.hosts.demo.render_list import DEFAULT_LIST, known_pool_prop, zpool_get, zpool_list
@@ -27,7 +38,6 @@ from zconsole.hosts.demo.render_zfs import (
     sort_rows,
     zfs_get,
 )
-from zconsole.hosts.demo.state import Machine, Pool
 
 Out = tuple[int, str, str]
 
@@ -323,7 +333,7 @@ def zpool_attach(ctx: Context, argv: list[str], replacing: bool = False) -> Out:
                    else f"cannot attach {new} to {old}")
     if denied:
         return denied
-    ops.attach(ctx.machine, pool, old, new, force=p.has("f"), replacing=replacing,
+    vdevs.attach(ctx.machine, pool, old, new, force=p.has("f"), replacing=replacing,
                ashift=_ashift(p), now=ctx.now)
     if p.has("w"):
         _wait(ctx, pool, {"resilver", "replace"})
@@ -344,7 +354,7 @@ def zpool_detach(ctx: Context, argv: list[str]) -> Out:
     denied = _deny(ctx, f"cannot detach {p.args[1]}")
     if denied:
         return denied
-    ops.detach(ctx.machine, pool, p.args[1], ctx.now)
+    vdevs.detach(ctx.machine, pool, p.args[1], ctx.now)
     return 0, "", ""
 
 
@@ -361,7 +371,7 @@ def zpool_online(ctx: Context, argv: list[str]) -> Out:
         if denied:
             return denied
         try:
-            err += ops.online(ctx.machine, pool, dev, p.has("e"), ctx.now)
+            err += vdevs.online(ctx.machine, pool, dev, p.has("e"), ctx.now)
         except CmdError as e:
             rc, err = 1, err + e.stderr
     return rc, "", err
@@ -380,7 +390,7 @@ def zpool_offline(ctx: Context, argv: list[str]) -> Out:
         if denied:
             return denied
         try:
-            ops.offline(ctx.machine, pool, dev)
+            vdevs.offline(ctx.machine, pool, dev)
         except CmdError as e:
             rc, err = 1, err + e.stderr
     return rc, "", err
@@ -405,7 +415,7 @@ def zpool_set_cmd(ctx: Context, argv: list[str]) -> Out:
     denied = _deny(ctx, f"cannot set property for '{pool.name}'")
     if denied:
         return denied
-    ops.zpool_set(ctx.machine, pool, prop, val)
+    pools.zpool_set(ctx.machine, pool, prop, val)
     return 0, "", ""
 
 
@@ -428,7 +438,7 @@ def zpool_scrub(ctx: Context, argv: list[str]) -> Out:
         if denied:
             return denied
         try:
-            ops.scrub(ctx.machine, pool, p.has("s"), p.has("p"), ctx.now)
+            scans.scrub(ctx.machine, pool, p.has("s"), p.has("p"), ctx.now)
         except CmdError as e:
             rc, err = 1, err + e.stderr
             continue
@@ -479,7 +489,7 @@ def zpool_clear(ctx: Context, argv: list[str]) -> Out:
     denied = _deny(ctx, f"cannot clear errors for {dev or pool.name}")
     if denied:
         return denied
-    ops.clear(ctx.machine, pool, dev)
+    pools.clear(ctx.machine, pool, dev)
     return 0, "", ""
 
 
@@ -492,7 +502,7 @@ def zpool_labelclear(ctx: Context, argv: list[str]) -> Out:
                       "missing vdev name" if not p.args else "too many arguments")
     if not ctx.root:
         return 1, "", f"failed to open {p.args[0]}: Permission denied\n"
-    ops.labelclear(ctx.machine, p.args[0], p.has("f"))
+    disks.labelclear(ctx.machine, p.args[0], p.has("f"))
     return 0, "", ""
 
 
@@ -671,7 +681,7 @@ def zfs_set_cmd(ctx: Context, argv: list[str]) -> Out:
         for a in assigns:
             k, _, v = a.partition("=")
             try:
-                ops.zfs_set(ctx.machine, t, k, v)
+                properties.zfs_set(ctx.machine, t, k, v)
             except CmdError as e:
                 rc, err = max(rc, e.rc), err + e.stderr
     return rc, "", err
@@ -686,7 +696,7 @@ def zfs_snapshot(ctx: Context, argv: list[str]) -> Out:
     denied = _deny(ctx, "cannot create snapshots ")
     if denied:
         return denied
-    ops.snapshot(ctx.machine, p.args, p.has("r"), ctx.now)
+    snapshots.snapshot(ctx.machine, p.args, p.has("r"), ctx.now)
     return 0, "", ""
 
 
@@ -703,7 +713,7 @@ def zfs_destroy(ctx: Context, argv: list[str]) -> Out:
         denied = _deny(ctx, f"cannot destroy '{target}'")
         if denied:
             return denied
-    out, rc = ops.destroy(ctx.machine, target, recursive=p.has("r") or p.has("R"),
+    out, rc = snapshots.destroy(ctx.machine, target, recursive=p.has("r") or p.has("R"),
                           rdeps=p.has("R"), dry=p.has("n"), verbose=p.has("v"),
                           parsable=p.has("p"))
     return rc, out, ""
@@ -722,7 +732,7 @@ def zfs_clone(ctx: Context, argv: list[str]) -> Out:
     denied = _deny(ctx, f"cannot create '{p.args[1]}'")
     if denied:
         return denied
-    ops.clone(ctx.machine, p.args[0], p.args[1], p.has("p"), _props_opts(p), ctx.now)
+    snapshots.clone(ctx.machine, p.args[0], p.args[1], p.has("p"), _props_opts(p), ctx.now)
     return 0, "", ""
 
 
@@ -737,7 +747,7 @@ def zfs_promote(ctx: Context, argv: list[str]) -> Out:
     denied = _deny(ctx, f"cannot promote '{p.args[0]}'")
     if denied:
         return denied
-    ops.promote(ctx.machine, p.args[0])
+    snapshots.promote(ctx.machine, p.args[0])
     return 0, "", ""
 
 
@@ -752,7 +762,7 @@ def zfs_send(ctx: Context, argv: list[str]) -> Out:
     if unsupported:
         return 1, "", (f"zfs send -{unsupported[0]}: not simulated by the demo host (full "
                        "streams of one snapshot only)\n")
-    return 0, ops.send(ctx.machine, p.args[0], p.has("p")), ""
+    return 0, streams.send(ctx.machine, p.args[0], p.has("p")), ""
 
 
 def zfs_receive(ctx: Context, argv: list[str]) -> Out:
@@ -771,7 +781,7 @@ def zfs_receive(ctx: Context, argv: list[str]) -> Out:
     denied = _deny(ctx, f"cannot receive new filesystem stream into '{p.args[0]}'")
     if denied:
         return denied
-    ops.receive(ctx.machine, p.args[0], ctx.stdin, unmounted=p.has("u"),
+    streams.receive(ctx.machine, p.args[0], ctx.stdin, unmounted=p.has("u"),
                 overrides=overrides, now=ctx.now)
     return 0, "", ""
 
@@ -787,7 +797,7 @@ def zfs_rename(ctx: Context, argv: list[str]) -> Out:
     denied = _deny(ctx, f"cannot rename '{p.args[0]}'")
     if denied:
         return denied
-    ops.rename(ctx.machine, p.args[0], p.args[1])
+    datasets.rename(ctx.machine, p.args[0], p.args[1])
     return 0, "", ""
 
 
@@ -808,11 +818,11 @@ def _one_filesystem(ctx: Context, argv: list[str], sub: str, optstring: str,
 
 
 def zfs_mount(ctx: Context, argv: list[str]) -> Out:
-    return _one_filesystem(ctx, argv, "mount", "Olo:af", ops.mount)
+    return _one_filesystem(ctx, argv, "mount", "Olo:af", datasets.mount)
 
 
 def zfs_unmount(ctx: Context, argv: list[str]) -> Out:
-    return _one_filesystem(ctx, argv, "unmount", "fau", ops.unmount)
+    return _one_filesystem(ctx, argv, "unmount", "fau", datasets.unmount)
 
 
 ZFS: dict[str, Callable[[Context, list[str]], Out]] = {

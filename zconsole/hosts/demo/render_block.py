@@ -6,7 +6,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from zconsole.hosts.demo.state import Disk, Machine, Partition, stable_int
+from zconsole.hosts.demo.machine.common import stable_int
+from zconsole.hosts.demo.machine.disks import Disk, Partition
+from zconsole.hosts.demo.machine.state import Machine
 
 
 @dataclass

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from zconsole.hosts.demo.fmt import nicenum, ratio
+from zconsole.hosts.demo.machine.pools import Pool, Vdev, expand_size
+from zconsole.hosts.demo.machine.state import Machine
 from zconsole.hosts.demo.render_status import NameFlags, pool_state, state_name, vdev_name
-from zconsole.hosts.demo.state import Machine, Pool, Vdev, expand_size
 
 # property -> (header, right-justified)
 LIST_COLUMNS: dict[str, tuple[str, bool]] = {

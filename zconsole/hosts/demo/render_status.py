@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from zconsole.hosts.demo.fmt import ctime, nicebytes, nicenum, secs_to_dhms
-from zconsole.hosts.demo.state import Ddt, Machine, Pool, Scan, Vdev, expand_size
+from zconsole.hosts.demo.machine.pools import Ddt, Pool, Vdev, expand_size
+from zconsole.hosts.demo.machine.scans import Scan
+from zconsole.hosts.demo.machine.state import Machine
 
 AUX_TEXT = {
     "OPEN_FAILED": "cannot open",

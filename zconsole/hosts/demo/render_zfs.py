@@ -6,61 +6,21 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from zconsole.hosts.demo.fmt import nicebytes, ratio, zfs_creation
-from zconsole.hosts.demo.state import Dataset, Machine, MiB, Snapshot
+from zconsole.hosts.demo.machine.common import MiB
+from zconsole.hosts.demo.machine.datasets import Dataset, Snapshot
+from zconsole.hosts.demo.machine.properties import (
+    INHERITABLE_DEFAULTS,
+    NOT_INHERITED,
+    canonical,
+    inherited,
+)
+from zconsole.hosts.demo.machine.state import Machine
 
-INHERITABLE_DEFAULTS: dict[str, str] = {
-    "compression": "off",
-    "atime": "on",
-    "relatime": "on",
-    "dedup": "off",
-    "recordsize": "128K",
-    "sync": "standard",
-    "checksum": "on",
-    "xattr": "on",
-    "acltype": "off",
-    "copies": "1",
-    "readonly": "off",
-    "primarycache": "all",
-    "secondarycache": "all",
-    "logbias": "latency",
-    "snapdir": "hidden",
-    "redundant_metadata": "all",
-    "dnodesize": "legacy",
-    "special_small_blocks": "0",
-    "devices": "on",
-    "exec": "on",
-    "setuid": "on",
-    "sharenfs": "off",
-    "sharesmb": "off",
-    "volmode": "default",
-    "snapdev": "hidden",
-    "overlay": "on",
-    "encryption": "off",
-    "keylocation": "none",
-    "keyformat": "none",
-    "pbkdf2iters": "0",
-}
-NOT_INHERITED: dict[str, str] = {
-    "quota": "none",
-    "refquota": "none",
-    "reservation": "none",
-    "refreservation": "none",
-    "canmount": "on",
-    "filesystem_limit": "none",
-    "snapshot_limit": "none",
-    "volblocksize": "16K",
-}
 NUMERIC = {"used", "available", "referenced", "usedbysnapshots", "usedbydataset",
            "usedbychildren", "usedbyrefreservation", "written", "logicalused",
            "logicalreferenced", "createtxg", "creation", "guid", "volsize", "userrefs",
            "snapshot_count", "filesystem_count", "objsetid", "compressratio",
            "refcompressratio"}
-ALIASES = {"avail": "available", "refer": "referenced", "usedsnap": "usedbysnapshots",
-           "usedds": "usedbydataset", "usedchild": "usedbychildren",
-           "usedrefreserv": "usedbyrefreservation", "compress": "compression",
-           "ratio": "compressratio", "refratio": "refcompressratio", "lused": "logicalused",
-           "lrefer": "logicalreferenced", "recsize": "recordsize", "volblock": "volblocksize",
-           "reserv": "reservation", "refreserv": "refreservation", "rdonly": "readonly"}
 HEADERS = {"name": "NAME", "used": "USED", "available": "AVAIL", "referenced": "REFER",
            "mountpoint": "MOUNTPOINT", "origin": "ORIGIN", "clones": "CLONES",
            "createtxg": "CREATETXG", "creation": "CREATION", "type": "TYPE",
@@ -92,10 +52,6 @@ KNOWN = set(GET_ALL) | set(HEADERS) | {"name", "origin", "clones", "volsize", "v
 COMPRESS_RATIO = {"off": 100, "lz4": 131, "zstd": 158, "on": 131, "gzip": 149}
 
 
-def canonical(prop: str) -> str:
-    return ALIASES.get(prop, prop)
-
-
 def known_prop(prop: str) -> bool:
     return canonical(prop) in KNOWN or ":" in prop
 
@@ -122,19 +78,6 @@ def pool_avail(m: Machine, pool: str) -> int:
 def used_total(m: Machine, ds: Dataset) -> int:
     return ds.used_self + ds.snap_used + sum(used_total(m, m.datasets[c])
                                              for c in m.children_of(ds.name))
-
-
-def inherited(m: Machine, ds: Dataset, prop: str) -> tuple[str, str]:
-    """(value, source) walking up to the pool's root dataset."""
-    if prop in ds.props:
-        return ds.props[prop], "local"
-    cur = ds.parent
-    while cur is not None:
-        parent = m.datasets.get(cur)
-        if parent is not None and prop in parent.props:
-            return parent.props[prop], f"inherited from {cur}"
-        cur = parent.parent if parent is not None else None
-    return INHERITABLE_DEFAULTS[prop], "default"
 
 
 def value(m: Machine, row: Row, prop: str, literal: bool) -> tuple[str, str]:

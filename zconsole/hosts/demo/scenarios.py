@@ -9,31 +9,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from zconsole.hosts.demo.state import (
+from zconsole.hosts.demo.machine.arc import Arc
+from zconsole.hosts.demo.machine.common import GiB, MiB, TiB, stable_int
+from zconsole.hosts.demo.machine.datasets import Dataset, Snapshot, SnapshotSeries
+from zconsole.hosts.demo.machine.disks import Disk, IoProfile, Partition
+from zconsole.hosts.demo.machine.net import NetLink
+from zconsole.hosts.demo.machine.pools import (
     WHOLE_DISK_OVERHEAD,
-    Arc,
-    Dataset,
     Ddt,
     DdtClass,
-    Disk,
-    GiB,
-    IoProfile,
-    Machine,
-    MiB,
-    NetLink,
-    Partition,
     Pool,
-    Scan,
-    Snapshot,
-    SnapshotSeries,
-    TiB,
     Vdev,
     leaf_asize,
     ms_shift_for,
     recompute_states,
-    stable_int,
     top_space,
 )
+from zconsole.hosts.demo.machine.properties import inherited
+from zconsole.hosts.demo.machine.scans import Scan
+from zconsole.hosts.demo.machine.state import Machine
 
 SCENARIOS: dict[str, str] = {
     "showcase": "tank (2x HDD mirror, one disk ~10x slow, log mirror, cache, spare), "
@@ -584,8 +578,6 @@ def build(scenario: str, seed: int, now: float) -> Machine:
 def _mark_dedup_owners(m: Machine) -> None:
     """Datasets whose data was written with dedup on own the pool's dedup table (in
     proportion to their size): destroying one shrinks the table, like freeing its blocks."""
-    from zconsole.hosts.demo.render_zfs import inherited
-
     for ds in m.datasets.values():
         pool = m.pools.get(ds.pool)
         if pool is None or pool.ddt is None or pool.ddt.entries == 0:
