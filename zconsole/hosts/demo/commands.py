@@ -24,12 +24,12 @@ from zconsole.hosts.demo.machine import (
 from zconsole.hosts.demo.machine.common import CmdError
 from zconsole.hosts.demo.machine.pools import Pool
 from zconsole.hosts.demo.machine.state import Machine
-from zconsole.hosts.demo.render_block import disk_properties, export_db, lsblk_json
-from zconsole.hosts.demo.render_iostat import zpool_iostat
-from zconsole.hosts.demo.render_list import DEFAULT_LIST, known_pool_prop, zpool_get, zpool_list
-from zconsole.hosts.demo.render_net import bridge_vlan, ip_addr, ip_link
-from zconsole.hosts.demo.render_status import NameFlags, status_json, status_text
-from zconsole.hosts.demo.render_zfs import (
+from zconsole.hosts.demo.render.block import disk_properties, export_db, lsblk_json
+from zconsole.hosts.demo.render.iostat import zpool_iostat
+from zconsole.hosts.demo.render.list import DEFAULT_LIST, known_pool_prop, zpool_get, zpool_list
+from zconsole.hosts.demo.render.net import bridge_vlan, ip_addr, ip_link
+from zconsole.hosts.demo.render.status import NameFlags, status_json, status_text
+from zconsole.hosts.demo.render.zfs import (
     Row,
     canonical,
     known_prop,
@@ -892,7 +892,7 @@ def lsblk(ctx: Context, argv: list[str]) -> Out:
         return 1, "", "lsblk: unrecognized option\n"
     cols = (p.last("o") or p.last("--output") or "NAME,MAJ:MIN,RM,SIZE,RO,TYPE,MOUNTPOINT"
             ).upper().split(",")
-    from zconsole.hosts.demo.render_block import LSBLK_KEYS
+    from zconsole.hosts.demo.render.block import LSBLK_KEYS
 
     for c in cols:
         if c not in LSBLK_KEYS:

@@ -19,9 +19,11 @@ from zconsole.hosts.base import (
     PathNotFound,
     Result,
 )
-from zconsole.hosts.demo import commands, render_block, render_net, render_proc
+from zconsole.hosts.demo import commands
 from zconsole.hosts.demo.commands import Context, Out
-from zconsole.hosts.demo.render_block import Tree, disk_properties
+from zconsole.hosts.demo.render import block, net, proc
+from zconsole.hosts.demo.render.block import disk_properties
+from zconsole.hosts.demo.render.tree import Tree
 from zconsole.hosts.demo.scenarios import build
 
 PROGRAMS = {
@@ -123,24 +125,24 @@ class DemoHost(BaseHost):
 
     def _tree(self) -> Tree:
         tree = Tree()
-        render_block.build_tree(self.machine, tree)
-        render_net.build_tree(self.machine, tree)
+        block.build_tree(self.machine, tree)
+        net.build_tree(self.machine, tree)
         return tree
 
     def _dynamic(self, path: str) -> str | None:
         m = self.machine
         if path == "/proc/spl/kstat/zfs/arcstats":
             self._sync()
-            return render_proc.arcstats(m, self.now(), self.v23)
+            return proc.arcstats(m, self.now(), self.v23)
         if path == "/proc/diskstats":
             self._sync()
-            return render_proc.diskstats(m)
+            return proc.diskstats(m)
         if path in ("/proc/mounts", "/proc/self/mounts", "/etc/mtab"):
-            return render_proc.mounts(m)
+            return proc.mounts(m)
         if path == "/proc/swaps":
-            return render_proc.swaps(m)
+            return proc.swaps(m)
         if path == "/proc/mdstat":
-            return render_proc.mdstat()
+            return proc.mdstat()
         if path in ("/sys/module/zfs/version", "/sys/module/spl/version"):
             return "2.3.2-2~bpo12+2\n" if self.v23 else "2.1.11-1\n"
         if path == "/etc/hostname":

@@ -14,7 +14,7 @@ from zconsole.hosts.demo.fmt import nicebytes, nicenum, nicetime_ns
 from zconsole.hosts.demo.machine.common import jitter
 from zconsole.hosts.demo.machine.pools import Pool, Vdev
 from zconsole.hosts.demo.machine.state import Machine
-from zconsole.hosts.demo.render_status import NameFlags, vdev_name
+from zconsole.hosts.demo.render.status import NameFlags, vdev_name
 
 
 @dataclass

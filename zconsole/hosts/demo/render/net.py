@@ -19,7 +19,7 @@ from typing import Any
 
 from zconsole.hosts.demo.machine.net import NetLink
 from zconsole.hosts.demo.machine.state import Machine
-from zconsole.hosts.demo.render_block import Tree
+from zconsole.hosts.demo.render.tree import Tree
 
 
 def _carrier(m: Machine, ln: NetLink, depth: int = 0) -> bool:

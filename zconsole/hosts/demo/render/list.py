@@ -7,7 +7,7 @@ from collections.abc import Callable
 from zconsole.hosts.demo.fmt import nicenum, ratio
 from zconsole.hosts.demo.machine.pools import Pool, Vdev, expand_size
 from zconsole.hosts.demo.machine.state import Machine
-from zconsole.hosts.demo.render_status import NameFlags, pool_state, state_name, vdev_name
+from zconsole.hosts.demo.render.status import NameFlags, pool_state, state_name, vdev_name
 
 # property -> (header, right-justified)
 LIST_COLUMNS: dict[str, tuple[str, bool]] = {
