@@ -5,6 +5,11 @@ Time: every answer is computed at `now() = clock() + skew`. `clock` defaults to 
 inject a callable (or a constant lambda for a frozen machine) in tests. `zpool wait` and the
 `-w` flags fast-forward the simulation (they add to `skew`) instead of sleeping; interval
 sampling (`zpool iostat -y 1 3`) is computed from the simulated rates without sleeping.
+
+A command is looked up in `tools.PROGRAMS` (one module per program family under `tools/`),
+which reads and changes the `machine/` and prints through `render/`. Files (`read_text`,
+`list_dir`, `realpath`) come from `render.tree.Tree`, filled by `render.block` and
+`render.net`, plus the few computed at read time below (`_dynamic`).
 """
 
 from __future__ import annotations
@@ -19,26 +24,14 @@ from zconsole.hosts.base import (
     PathNotFound,
     Result,
 )
-from zconsole.hosts.demo import commands
-from zconsole.hosts.demo.commands import Context, Out
+from zconsole.hosts.demo.machine import CmdError
 from zconsole.hosts.demo.render import block, net, proc
 from zconsole.hosts.demo.render.block import disk_properties
 from zconsole.hosts.demo.render.tree import Tree
 from zconsole.hosts.demo.scenarios import build
+from zconsole.hosts.demo.tools import PROGRAMS
+from zconsole.hosts.demo.tools._common import Context, Out
 
-PROGRAMS = {
-    "zpool": commands.zpool,
-    "zfs": commands.zfs,
-    "udevadm": commands.udevadm,
-    "lsblk": commands.lsblk,
-    "ip": commands.ip,
-    "bridge": commands.bridge,
-    "uname": commands.simple,
-    "hostname": commands.simple,
-    "id": commands.simple,
-    "true": commands.simple,
-    "dd": commands.dd,
-}
 SBIN = ("/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/", "/usr/local/sbin/")
 
 
@@ -102,8 +95,9 @@ class DemoHost(BaseHost):
         ctx = Context(machine=self.machine, now=now, v23=self.v23, root=self._root,
                       fast_forward=self._fast_forward, stdin=stdin)
         try:
-            whole = handler in (commands.simple, commands.dd)
-            rc, out, err = handler(ctx, [prog, *args[1:]] if whole else list(args[1:]))
+            rc, out, err = handler(ctx, list(args[1:]))
+        except CmdError as e:
+            rc, out, err = e.rc, "", e.stderr
         except TimeoutError:
             raise CommandTimedOut(args, timeout) from None
         return Result(args, rc, out, err, 0.0)
