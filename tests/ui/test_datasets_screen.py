@@ -289,7 +289,7 @@ async def test_failing_dataset_list_is_shown() -> None:
 
 
 async def test_ten_thousand_snapshots_do_not_stall() -> None:
-    from zconsole.hosts.demo.scenarios import build_snapshots
+    from zconsole.hosts.demo.scenarios.snapshots import build as build_snapshots
 
     host = DemoHost("snapshots", clock=frozen, seed=0)
     host.machine = build_snapshots(0, FROZEN, datasets=3, per=10_000)
