@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from zconsole.hosts.base import BaseHost, HostError, PathNotFound, Result
@@ -34,15 +33,6 @@ FORMAT = 1
 
 class ReplayMiss(HostError):
     """The capture holds no answer for this command or path."""
-
-
-@dataclass(frozen=True)
-class CapturedCommand:
-    argv: tuple[str, ...]
-    returncode: int
-    stdout: str
-    stderr: str
-    duration: float
 
 
 class ReplayHost(BaseHost):
@@ -58,14 +48,14 @@ class ReplayHost(BaseHost):
             raise PathNotFound(path) from None
         if self.manifest.get("format") != FORMAT:
             raise HostError(f"{path}: unknown capture format {self.manifest.get('format')!r}")
-        self._commands: dict[tuple[str, ...], list[CapturedCommand]] = {}
+        self._commands: dict[tuple[str, ...], list[Result]] = {}  # answers in capture order
         for entry in self.manifest.get("commands", []):
             if entry.get("returncode") is None:
                 continue  # recorded as an error (not found, timed out): nothing to replay
             argv = tuple(entry["argv"])
             out = self._load(entry["stdout"]) if entry.get("stdout") else ""
             self._commands.setdefault(argv, []).append(
-                CapturedCommand(
+                Result(
                     argv,
                     int(entry["returncode"]),
                     out,
@@ -101,8 +91,7 @@ class ReplayHost(BaseHost):
             raise ReplayMiss(f"no captured output for: {' '.join(args)}")
         i = self._served.get(args, 0)
         self._served[args] = i + 1
-        c = answers[min(i, len(answers) - 1)]
-        return Result(args, c.returncode, c.stdout, c.stderr, c.duration)
+        return answers[min(i, len(answers) - 1)]
 
     def _exec_pipeline(self, stages: list[tuple[str, ...]], timeout: float) -> Result:
         raise ReplayMiss("a capture holds no pipelines (they write)")

@@ -154,13 +154,19 @@ def rename(m: Machine, src: str, dst: str) -> None:
     m.next_txg()
 
 
-def mount(m: Machine, name: str) -> None:
+def _filesystem(m: Machine, name: str, verb: str) -> Dataset:
+    """The filesystem `zfs mount|unmount` names; refused for a missing dataset or a volume."""
     ds = m.datasets.get(name)
     if ds is None:
         raise CmdError(1, f"cannot open '{name}': dataset does not exist")
     if ds.type != "filesystem":
-        raise CmdError(1, f"cannot mount '{name}': operation not applicable to datasets of "
+        raise CmdError(1, f"cannot {verb} '{name}': operation not applicable to datasets of "
                           "this type")
+    return ds
+
+
+def mount(m: Machine, name: str) -> None:
+    ds = _filesystem(m, name, "mount")
     mp = mountpoint(m, ds)[0]
     if mp in ("none", "legacy"):
         raise CmdError(1, f"cannot mount '{name}': no mountpoint set")
@@ -170,12 +176,7 @@ def mount(m: Machine, name: str) -> None:
 
 
 def unmount(m: Machine, name: str) -> None:
-    ds = m.datasets.get(name)
-    if ds is None:
-        raise CmdError(1, f"cannot open '{name}': dataset does not exist")
-    if ds.type != "filesystem":
-        raise CmdError(1, f"cannot unmount '{name}': operation not applicable to datasets "
-                          "of this type")
+    ds = _filesystem(m, name, "unmount")
     if not ds.mounted or ds.props.get("mountpoint") in ("none", "legacy"):
         raise CmdError(1, f"cannot unmount '{name}': not currently mounted")
     ds.mounted = False

@@ -132,18 +132,25 @@ def _clear_label(m: Machine, v: Vdev) -> None:
             p.fs_type, p.fs_label, p.fs_uuid = None, None, None
 
 
-def attach(m: Machine, p: Pool, old: str, new: str, *, force: bool, replacing: bool,
-           ashift: int | None, now: float) -> None:
-    errbuf = (f"cannot replace {old} with {new}" if replacing
-              else f"cannot attach {new} to {old}")
-    hit = find_vdev(p, old)
+def _data_vdev(p: Pool, dev: str, errbuf: str) -> tuple[Vdev, Vdev | None]:
+    """The vdev `dev` names in the pool's data tree and its parent; refused (`errbuf: ...`)
+    when the pool has no such device or it is a hot spare or a cache device."""
+    hit = find_vdev(p, dev)
     if hit is None:
         raise CmdError(1, f"{errbuf}: no such device in pool")
-    ov, parent, where = hit
+    v, parent, where = hit
     if where == "spare":
         raise CmdError(1, f"{errbuf}: device is reserved as a hot spare")
     if where == "cache":
         raise CmdError(1, f"{errbuf}: device is in use as a cache")
+    return v, parent
+
+
+def attach(m: Machine, p: Pool, old: str, new: str, *, force: bool, replacing: bool,
+           ashift: int | None, now: float) -> None:
+    errbuf = (f"cannot replace {old} with {new}" if replacing
+              else f"cannot attach {new} to {old}")
+    ov, parent = _data_vdev(p, old, errbuf)
     d, part, path = resolve_new(m, new)
     new_is_spare = any(s.disk == d.name for s in p.spares)
     check_in_use(m, d, part, path, force, p, replacing_spare=replacing and new_is_spare)
@@ -212,14 +219,7 @@ def attach(m: Machine, p: Pool, old: str, new: str, *, force: bool, replacing: b
 
 def detach(m: Machine, p: Pool, dev: str, now: float) -> None:
     errbuf = f"cannot detach {dev}"
-    hit = find_vdev(p, dev)
-    if hit is None:
-        raise CmdError(1, f"{errbuf}: no such device in pool")
-    v, parent, where = hit
-    if where == "spare":
-        raise CmdError(1, f"{errbuf}: device is reserved as a hot spare")
-    if where == "cache":
-        raise CmdError(1, f"{errbuf}: device is in use as a cache")
+    v, parent = _data_vdev(p, dev, errbuf)
     if not v.is_leaf or parent is None or parent.type not in ("mirror", "replacing", "spare"):
         raise CmdError(1, f"{errbuf}: only applicable to mirror and replacing vdevs")
     others = [c for c in parent.children if c is not v]

@@ -1,29 +1,21 @@
-"""Deduplication: two datasets with dedup=on and a large dedup table.
-
-Built by `build(seed, now)`; listed as `DESCRIPTION` at `ORDER` in the menu."""
+"""Deduplication: two datasets with dedup=on and a large dedup table."""
 
 from __future__ import annotations
 
 from zconsole.hosts.demo.machine import Machine
 from zconsole.hosts.demo.machine.common import GiB
-from zconsole.hosts.demo.scenarios._builder import (
-    HDD_2T,
-    add_arc,
-    finished_scrub,
-    new_machine,
-    vm_ddt,
-)
+from zconsole.hosts.demo.scenarios import _builder as kit
 
 DESCRIPTION = "two datasets with dedup=on and a large dedup table"
 ORDER = 60
 
 
 def build(seed: int, now: float) -> Machine:
-    b = new_machine("dedup", seed, now)
-    a0 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100001A", HDD_2T)
-    a1 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100002B", HDD_2T)
-    b0 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100003C", HDD_2T)
-    b1 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100004D", HDD_2T)
+    b = kit.new_machine("dedup", seed, now)
+    a0 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100001A", kit.HDD_2T)
+    a1 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100002B", kit.HDD_2T)
+    b0 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100003C", kit.HDD_2T)
+    b1 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100004D", kit.HDD_2T)
     tank = b.pool("tank", [b.mirror(b.leaf(a0, "tank"), b.leaf(a1, "tank")),
                            b.mirror(b.leaf(b0, "tank"), b.leaf(b1, "tank"))], frag=31)
     b.fs("tank", 96 * 1024, days_ago=500)
@@ -32,7 +24,7 @@ def build(seed: int, now: float) -> Machine:
     for i in range(14):
         b.snap("tank/backup", f"nightly-{i:02d}", used=(4 + i) * GiB, days_ago=14 - i)
     b.finish()
-    tank.ddt = vm_ddt(scale=8)
-    tank.scan = finished_scrub(now, tank.alloc, 3.0, 3 * 3600)
-    add_arc(b.m, hit_rate=5200)
+    tank.ddt = kit.vm_ddt(scale=8)
+    tank.scan = kit.finished_scrub(now, tank.alloc, 3.0, 3 * 3600)
+    kit.add_arc(b.m, hit_rate=5200)
     return b.m

@@ -1,23 +1,11 @@
-"""The showcase machine: every feature at once, the default scenario.
-
-Built by `build(seed, now)`; listed as `DESCRIPTION` at `ORDER` in the menu."""
+"""The showcase machine: every feature at once, the default scenario."""
 
 from __future__ import annotations
 
 from zconsole.hosts.demo.machine import Machine
 from zconsole.hosts.demo.machine.common import GiB, MiB, TiB
 from zconsole.hosts.demo.machine.scans import Scan
-from zconsole.hosts.demo.scenarios._builder import (
-    HDD_4T,
-    NVME_1T,
-    SSD_80G,
-    add_arc,
-    finished_scrub,
-    new_machine,
-    spare_disks,
-    tank_datasets,
-    vm_ddt,
-)
+from zconsole.hosts.demo.scenarios import _builder as kit
 
 DESCRIPTION = ("tank (2x HDD mirror, one disk ~10x slow, log mirror, cache, spare), fast "
                "resilvering an attach, snapshots/clones, dedup on tank/vm, spare disks to play "
@@ -26,21 +14,21 @@ ORDER = 10
 
 
 def build(seed: int, now: float) -> Machine:
-    b = new_machine("showcase", seed, now)
+    b = kit.new_machine("showcase", seed, now)
     m = b.m
-    a0 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ1A2BT", HDD_4T, physical=512, load=1.0)
-    a1 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ4K7XT", HDD_4T, physical=512, load=1.0,
+    a0 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ1A2BT", kit.HDD_4T, physical=512, load=1.0)
+    a1 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ4K7XT", kit.HDD_4T, physical=512, load=1.0,
                slow=10.0)
-    b0 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ9M3QT", HDD_4T, physical=512, load=0.9)
-    b1 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ2C8WT", HDD_4T, physical=512, load=0.9)
-    l0 = b.ssd("INTEL SSDSC2BB080G4", "BTWL4123456Z080BGN", SSD_80G, load=2.5)
-    l1 = b.ssd("INTEL SSDSC2BB080G4", "BTWL4123457A080BGN", SSD_80G, load=2.5)
-    sp = b.hdd("HGST HUS724040ALE640", "PN2334PBJ7F5ZT", HDD_4T, physical=512)
+    b0 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ9M3QT", kit.HDD_4T, physical=512, load=0.9)
+    b1 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ2C8WT", kit.HDD_4T, physical=512, load=0.9)
+    l0 = b.ssd("INTEL SSDSC2BB080G4", "BTWL4123456Z080BGN", kit.SSD_80G, load=2.5)
+    l1 = b.ssd("INTEL SSDSC2BB080G4", "BTWL4123457A080BGN", kit.SSD_80G, load=2.5)
+    sp = b.hdd("HGST HUS724040ALE640", "PN2334PBJ7F5ZT", kit.HDD_4T, physical=512)
     b.quiet(sp)
-    c0 = b.nvme("Samsung SSD 980 PRO 1TB", "S5GXNF0R123456A", NVME_1T, load=3.0)
-    f0 = b.nvme("WD_BLACK SN770 1TB", "22517D801234", NVME_1T, load=2.0)
-    f1 = b.nvme("WD_BLACK SN770 1TB", "22517D805678", NVME_1T, load=0.0)
-    spare_disks(b)
+    c0 = b.nvme("Samsung SSD 980 PRO 1TB", "S5GXNF0R123456A", kit.NVME_1T, load=3.0)
+    f0 = b.nvme("WD_BLACK SN770 1TB", "22517D801234", kit.NVME_1T, load=2.0)
+    f1 = b.nvme("WD_BLACK SN770 1TB", "22517D805678", kit.NVME_1T, load=0.0)
+    kit.spare_disks(b)
     tank = b.pool(
         "tank",
         [b.mirror(b.leaf(a0, "tank"), b.leaf(a1, "tank")),
@@ -48,9 +36,9 @@ def build(seed: int, now: float) -> Machine:
         logs=[b.mirror(b.leaf(l0, "tank"), b.leaf(l1, "tank"))],
         cache=[b.leaf(c0, "tank")], spares=[b.leaf(sp, "tank")], frag=11,
     )
-    tank.scan = finished_scrub(now, 3 * TiB, 9.3, 6 * 3600 + 41 * 60 + 7)
-    tank_datasets(b)
-    tank.ddt = vm_ddt()
+    tank.scan = kit.finished_scrub(now, 3 * TiB, 9.3, 6 * 3600 + 41 * 60 + 7)
+    kit.tank_datasets(b)
+    tank.ddt = kit.vm_ddt()
     fleaf0 = b.leaf(f0, "fast")
     fleaf1 = b.leaf(f1, "fast")
     fleaf1.resilvering = True
@@ -68,6 +56,6 @@ def build(seed: int, now: float) -> Machine:
     fast.scan = Scan(function="RESILVER", state="SCANNING", start_time=now - issued0 / rate,
                      to_examine=total, rate=rate, base_time=now, base_issued=issued0,
                      skipped=0, pass_start=now - issued0 / rate)
-    fast.scan_history.append(finished_scrub(now, total, 4.1, 1210))
-    add_arc(m, l2=180 * GiB)
+    fast.scan_history.append(kit.finished_scrub(now, total, 4.1, 1210))
+    kit.add_arc(m, l2=180 * GiB)
     return m

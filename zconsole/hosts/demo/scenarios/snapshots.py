@@ -1,19 +1,17 @@
-"""Many snapshots: 20 datasets x 500 snapshots made on demand, clones of clones.
-
-Built by `build(seed, now)`; listed as `DESCRIPTION` at `ORDER` in the menu."""
+"""Many snapshots: 20 datasets x 500 snapshots made on demand, clones of clones."""
 
 from __future__ import annotations
 
 from zconsole.hosts.demo.machine import Machine
 from zconsole.hosts.demo.machine.common import GiB, MiB
-from zconsole.hosts.demo.scenarios._builder import add_arc, new_machine
+from zconsole.hosts.demo.scenarios import _builder as kit
 
 DESCRIPTION = "20 datasets x 500 snapshots (generated lazily) with clones of clones"
 ORDER = 50
 
 
 def build(seed: int, now: float, datasets: int = 20, per: int = 500) -> Machine:
-    b = new_machine("snapshots", seed, now)
+    b = kit.new_machine("snapshots", seed, now)
     a0 = b.hdd("TOSHIBA MG08ACA16TE", "X1A0A001FVGG", 16000900661248)
     a1 = b.hdd("TOSHIBA MG08ACA16TE", "X1A0A002FVGG", 16000900661248)
     b.pool("tank", [b.mirror(b.leaf(a0, "tank"), b.leaf(a1, "tank"))], frag=23)
@@ -37,5 +35,5 @@ def build(seed: int, now: float, datasets: int = 20, per: int = 500) -> Machine:
     b.fs("tank/clones/c2", 3 * GiB, refer=30 * GiB, origin=f"tank/proj/p02@auto-{per - 2:05d}",
          days_ago=1)
     b.finish()
-    add_arc(b.m)
+    kit.add_arc(b.m)
     return b.m
