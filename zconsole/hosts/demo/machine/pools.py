@@ -130,6 +130,11 @@ class Pool:
     def top(self) -> list[Vdev]:
         return self.root.children
 
+    def is_top(self, v: Vdev) -> bool:
+        """`v in self.top`, the same answer (dataclass equality included) without comparing
+        whole subtrees: only a top-level vdev with v's guid can be equal to it."""
+        return any(t is v or (t.guid == v.guid and t == v) for t in self.root.children)
+
     def data_vdevs(self) -> list[Vdev]:
         return [v for v in self.root.children if not v.is_log]
 

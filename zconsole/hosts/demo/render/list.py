@@ -278,7 +278,7 @@ def _list_vdevs(m: Machine, p: Pool, width: int, scripted: bool, literal: bool,
 
     def line(v: Vdev, depth: int, isspare: bool = False) -> None:
         name = vdev_name(m, v, flags)
-        top = v in p.top
+        top = p.is_top(v)
         cells: list[str] = []
         if top and not v.is_log:
             alloc = p.top_alloc(v)

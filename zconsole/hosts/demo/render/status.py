@@ -367,7 +367,7 @@ def _vdev_json(m: Machine, p: Pool, v: Vdev, cls: str, j: _J, flags: NameFlags,
         d["alloc_space"] = j.size(p.alloc)
         d["total_space"] = j.size(p.size())
         d["def_space"] = j.size(p.size())
-    elif v in p.top and not v.is_leaf:
+    elif p.is_top(v) and not v.is_leaf:
         alloc = p.top_alloc(v)
         d["alloc_space"] = j.size(alloc)
         d["total_space"] = j.size(v.asize)
