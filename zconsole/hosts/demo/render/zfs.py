@@ -85,14 +85,17 @@ Value = tuple[str, str]
 """(value, source) of one property, as `zfs get` prints them."""
 
 
-@dataclass(frozen=True)
 class Ask:
     """What a property function reads: the machine, the dataset (a snapshot's own dataset
-    for a snapshot) and whether `-p` asked for exact numbers."""
+    for a snapshot) and whether `-p` asked for exact numbers. (A plain class with slots: one
+    is made per value, and `zfs list` asks for millions.)"""
 
-    m: Machine
-    ds: Dataset
-    literal: bool
+    __slots__ = ("ds", "literal", "m")
+
+    def __init__(self, m: Machine, ds: Dataset, literal: bool) -> None:
+        self.m = m
+        self.ds = ds
+        self.literal = literal
 
     def size(self, n: int) -> str:
         return str(n) if self.literal else nicebytes(n)
