@@ -12,6 +12,7 @@ class DelegatingHost:
     a fault (a hung zpool, a missing udevadm, a slow command)."""
 
     kind = "local"
+    simulated = False
     label = "wrapped-host"
 
     def __init__(self, inner: Host) -> None:

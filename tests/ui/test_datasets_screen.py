@@ -28,6 +28,7 @@ class WrappedHost(DelegatingHost):
     """A demo host whose commands can be slowed down or made to time out."""
 
     kind = "demo"
+    simulated = True
 
     def __init__(self, inner: Host, *, fails: Callable[[Sequence[str]], bool] = lambda a: False,
                  delay: Callable[[Sequence[str]], float] = lambda a: 0.0) -> None:
@@ -288,7 +289,7 @@ async def test_failing_dataset_list_is_shown() -> None:
 
 
 async def test_ten_thousand_snapshots_do_not_stall() -> None:
-    from zconsole.hosts.demo.scenarios import build_snapshots
+    from zconsole.hosts.demo.scenarios.snapshots import build as build_snapshots
 
     host = DemoHost("snapshots", clock=frozen, seed=0)
     host.machine = build_snapshots(0, FROZEN, datasets=3, per=10_000)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 import re
 from pathlib import Path
 
@@ -87,6 +89,54 @@ def test_unknown_program_and_subcommands() -> None:
     assert r.returncode == 2 and r.stderr.startswith("invalid option 'Q'\nusage:\n")
     with pytest.raises(TypeError):
         h.run("zpool status")  # type: ignore[arg-type]
+
+
+# Every program the demo answers, with one command that must succeed on the showcase
+# machine. A new module in zconsole/hosts/demo/tools/ adds its programs here.
+SMOKE: dict[str, list[str]] = {
+    "zpool": ["zpool", "status"],
+    "zfs": ["zfs", "list"],
+    "udevadm": ["udevadm", "info", "--query=property", "--name=/dev/sdb"],
+    "lsblk": ["lsblk", "-J"],
+    "dd": ["dd", "if=/dev/sdb", "of=/dev/null", "bs=1M", "count=1"],
+    "ip": ["ip", "-j", "link", "show"],
+    "bridge": ["bridge", "-j", "vlan", "show"],
+    "uname": ["uname", "-r"],
+    "hostname": ["hostname"],
+    "id": ["id", "-u"],
+    "true": ["true"],
+}
+
+
+def test_every_tools_module_is_in_the_program_table() -> None:
+    """Each module of tools/ (but the shared `_common`) contributes programs, and
+    PROGRAMS is exactly their union: a new program is a new module, nothing to register."""
+    from zconsole.hosts.demo import tools
+
+    found: dict[str, str] = {}
+    for info in pkgutil.iter_modules(tools.__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"zconsole.hosts.demo.tools.{info.name}")
+        assert module.HANDLERS, f"tools/{info.name}.py defines no programs"
+        for name, handler in module.HANDLERS.items():
+            assert tools.PROGRAMS[name] is handler
+            found[name] = info.name
+    assert set(found) == set(tools.PROGRAMS)
+    assert {"zpool", "zfs", "block", "net", "misc"} <= set(found.values())
+
+
+def test_every_program_is_exercised() -> None:
+    from zconsole.hosts.demo.tools import PROGRAMS
+
+    assert set(SMOKE) == set(PROGRAMS), "add the new program to SMOKE"
+
+
+@pytest.mark.parametrize("program", sorted(SMOKE))
+def test_every_program_answers(program: str) -> None:
+    r = host().run(SMOKE[program])
+    assert r.returncode == 0 and r.argv == tuple(SMOKE[program])
+    assert r.stdout or r.stderr or program == "true"
 
 
 def test_small_commands_and_files() -> None:

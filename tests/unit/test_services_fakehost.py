@@ -32,6 +32,7 @@ def fixture(rel: str) -> str:
 
 class FakeHost:
     kind = "fake"
+    simulated = False
 
     def __init__(
         self,

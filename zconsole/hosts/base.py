@@ -7,6 +7,7 @@ happens in `zconsole.parsers`, orchestration in `zconsole.services`.
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -79,7 +80,8 @@ class PathNotFound(HostError):
 
 @runtime_checkable
 class Host(Protocol):
-    """A machine zconsole looks at. Implementations: LocalHost, SshHost, DemoHost, ReplayHost."""
+    """A machine zconsole looks at. Implementations: LocalHost, SshHost, DemoHost, ReplayHost
+    (each a `BaseHost`)."""
 
     @property
     def label(self) -> str:
@@ -89,6 +91,12 @@ class Host(Protocol):
     @property
     def kind(self) -> str:
         """"local", "ssh", "demo" or "replay"."""
+        ...
+
+    @property
+    def simulated(self) -> bool:
+        """True when the machine is a simulation (the demo host): nothing run there touches a
+        real disk. The UI marks it and keeps its plans apart; ask this, not `kind`."""
         ...
 
     def run(
@@ -169,3 +177,38 @@ def validate_argv(argv: Sequence[str]) -> tuple[str, ...]:
     if not out or not all(isinstance(a, str) for a in out):
         raise TypeError(f"argv must be a non-empty list of strings, got {argv!r}")
     return out
+
+
+class BaseHost(ABC):
+    """The part of `run` / `run_pipeline` every host shares: the argv is checked
+    (`validate_argv`), the host's own `_exec` / `_exec_pipeline` runs it, and with `check` a
+    non-zero exit becomes a typed error (`checked`).
+
+    A host implements `_exec` and `_exec_pipeline`: they return the Result whatever the exit
+    status (timing it as the host can: measured, captured or none), and raise only what has no
+    Result (CommandNotFound, CommandTimedOut, HostUnreachable, PermissionDenied, ...)."""
+
+    kind = ""
+    simulated = False
+
+    def run(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, check: bool = True,
+            stdin: str | None = None) -> Result:
+        """`Host.run`: argv (a list, never a shell string); see the protocol."""
+        return checked(self._exec(validate_argv(argv), timeout, stdin), check)
+
+    def run_pipeline(self, argvs: Sequence[Sequence[str]], *, timeout: float = DEFAULT_TIMEOUT,
+                     check: bool = True) -> Result:
+        """`Host.run_pipeline`: argvs[0] | argvs[1] | ... without a shell."""
+        stages = [validate_argv(a) for a in argvs]
+        if not stages:
+            raise TypeError("a pipeline needs at least one command")
+        return checked(self._exec_pipeline(stages, timeout), check)
+
+    @abstractmethod
+    def _exec(self, args: tuple[str, ...], timeout: float, stdin: str | None) -> Result:
+        """Run one checked argv; its Result even when the exit status is not 0."""
+
+    @abstractmethod
+    def _exec_pipeline(self, stages: list[tuple[str, ...]], timeout: float) -> Result:
+        """Run checked stages as a pipeline: the first stage's argv, the first non-zero exit
+        (or 0) and every stage's stderr."""

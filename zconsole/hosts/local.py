@@ -5,28 +5,26 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from plumbum import local
 from plumbum.commands.processes import CommandNotFound as PlumbumCommandNotFound
 from plumbum.commands.processes import ProcessTimedOut
 
 from zconsole.hosts.base import (
-    DEFAULT_TIMEOUT,
+    BaseHost,
     CommandNotFound,
     CommandTimedOut,
     PathNotFound,
     PermissionDenied,
     Result,
-    checked,
-    validate_argv,
 )
 
 # zpool/zfs/udevadm live in sbin, which a non-root PATH on Debian lacks.
 _SBIN = ("/usr/local/sbin", "/usr/sbin", "/sbin")
 
 
-class LocalHost:
+class LocalHost(BaseHost):
     kind = "local"
 
     def __init__(self) -> None:
@@ -57,15 +55,7 @@ class LocalHost:
             self._cache[program] = cmd
         return cmd
 
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        check: bool = True,
-        stdin: str | None = None,
-    ) -> Result:
-        args = validate_argv(argv)
+    def _exec(self, args: tuple[str, ...], timeout: float, stdin: str | None) -> Result:
         cmd = self._which(args[0])
         started = time.monotonic()
         kwargs: dict[str, object] = {"retcode": None, "timeout": timeout}
@@ -79,19 +69,9 @@ class LocalHost:
             raise PermissionDenied(args, str(e)) from None
         except FileNotFoundError:
             raise CommandNotFound(args, "this machine") from None
-        result = Result(args, int(rc), str(out), str(err), time.monotonic() - started)
-        return checked(result, check)
+        return Result(args, int(rc), str(out), str(err), time.monotonic() - started)
 
-    def run_pipeline(
-        self,
-        argvs: Sequence[Sequence[str]],
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        check: bool = True,
-    ) -> Result:
-        stages = [validate_argv(a) for a in argvs]
-        if not stages:
-            raise TypeError("a pipeline needs at least one command")
+    def _exec_pipeline(self, stages: list[tuple[str, ...]], timeout: float) -> Result:
         pipeline = None
         for args in stages:
             cmd = self._which(args[0])[args[1:]]  # type: ignore[index]
@@ -101,8 +81,7 @@ class LocalHost:
             rc, out, err = pipeline.run(retcode=None, timeout=timeout)  # type: ignore[union-attr]
         except ProcessTimedOut:
             raise CommandTimedOut(stages[0], timeout) from None
-        result = Result(stages[0], int(rc), str(out), str(err), time.monotonic() - started)
-        return checked(result, check)
+        return Result(stages[0], int(rc), str(out), str(err), time.monotonic() - started)
 
     def read_text(self, path: str) -> str:
         try:

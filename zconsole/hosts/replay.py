@@ -23,17 +23,9 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from zconsole.hosts.base import (
-    DEFAULT_TIMEOUT,
-    HostError,
-    PathNotFound,
-    Result,
-    checked,
-    validate_argv,
-)
+from zconsole.hosts.base import BaseHost, HostError, PathNotFound, Result
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -43,16 +35,7 @@ class ReplayMiss(HostError):
     """The capture holds no answer for this command or path."""
 
 
-@dataclass(frozen=True)
-class CapturedCommand:
-    argv: tuple[str, ...]
-    returncode: int
-    stdout: str
-    stderr: str
-    duration: float
-
-
-class ReplayHost:
+class ReplayHost(BaseHost):
     kind = "replay"
 
     def __init__(self, directory: str, *, clock: float | None = None) -> None:
@@ -65,14 +48,14 @@ class ReplayHost:
             raise PathNotFound(path) from None
         if self.manifest.get("format") != FORMAT:
             raise HostError(f"{path}: unknown capture format {self.manifest.get('format')!r}")
-        self._commands: dict[tuple[str, ...], list[CapturedCommand]] = {}
+        self._commands: dict[tuple[str, ...], list[Result]] = {}  # answers in capture order
         for entry in self.manifest.get("commands", []):
             if entry.get("returncode") is None:
                 continue  # recorded as an error (not found, timed out): nothing to replay
             argv = tuple(entry["argv"])
             out = self._load(entry["stdout"]) if entry.get("stdout") else ""
             self._commands.setdefault(argv, []).append(
-                CapturedCommand(
+                Result(
                     argv,
                     int(entry["returncode"]),
                     out,
@@ -102,30 +85,15 @@ class ReplayHost:
     def commands(self) -> list[tuple[str, ...]]:
         return list(self._commands)
 
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        check: bool = True,
-        stdin: str | None = None,
-    ) -> Result:
-        args = validate_argv(argv)
+    def _exec(self, args: tuple[str, ...], timeout: float, stdin: str | None) -> Result:
         answers = self._commands.get(args)
         if not answers:
             raise ReplayMiss(f"no captured output for: {' '.join(args)}")
         i = self._served.get(args, 0)
         self._served[args] = i + 1
-        c = answers[min(i, len(answers) - 1)]
-        return checked(Result(args, c.returncode, c.stdout, c.stderr, c.duration), check)
+        return answers[min(i, len(answers) - 1)]
 
-    def run_pipeline(
-        self,
-        argvs: Sequence[Sequence[str]],
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        check: bool = True,
-    ) -> Result:
+    def _exec_pipeline(self, stages: list[tuple[str, ...]], timeout: float) -> Result:
         raise ReplayMiss("a capture holds no pipelines (they write)")
 
     def read_text(self, path: str) -> str:

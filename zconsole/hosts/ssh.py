@@ -19,7 +19,7 @@ from plumbum import SshMachine
 from plumbum.commands.processes import CommandNotFound as PlumbumCommandNotFound
 
 from zconsole.hosts.base import (
-    DEFAULT_TIMEOUT,
+    BaseHost,
     CommandNotFound,
     CommandTimedOut,
     HostError,
@@ -27,7 +27,6 @@ from zconsole.hosts.base import (
     PathNotFound,
     Result,
     checked,
-    validate_argv,
 )
 
 _SBIN = ("/usr/local/sbin", "/usr/sbin", "/sbin")
@@ -61,7 +60,7 @@ def _abandon(proc: Any) -> None:
         proc.wait(timeout=5)
 
 
-class SshHost:
+class SshHost(BaseHost):
     kind = "ssh"
 
     def __init__(
@@ -144,15 +143,7 @@ class SshHost:
         return cmd
 
     # -- Host protocol -----------------------------------------------------------------------
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        check: bool = True,
-        stdin: str | None = None,
-    ) -> Result:
-        args = validate_argv(argv)
+    def _exec(self, args: tuple[str, ...], timeout: float, stdin: str | None) -> Result:
         cmd = self._program(args[0])[list(args[1:])]
         started = time.monotonic()
         try:
@@ -174,22 +165,12 @@ class SshHost:
             raise HostUnreachable(f"{self.destination}: {err.strip()}")
         if rc == 127 and "not found" in err:
             raise CommandNotFound(args, self.destination)
-        result = Result(args, rc, out, err, time.monotonic() - started)
-        return checked(result, check)
+        return Result(args, rc, out, err, time.monotonic() - started)
 
-    def run_pipeline(
-        self,
-        argvs: Sequence[Sequence[str]],
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        check: bool = True,
-    ) -> Result:
+    def _exec_pipeline(self, stages: list[tuple[str, ...]], timeout: float) -> Result:
         """Each stage runs on the remote host over its own ssh channel and this machine
         connects them (the data crosses the network twice: fine for a dataset rewrite on a
-        LAN, slow over a thin link). As in run(), the timeout is ours, not plumbum's."""
-        stages = [validate_argv(a) for a in argvs]
-        if not stages:
-            raise TypeError("a pipeline needs at least one command")
+        LAN, slow over a thin link). As in _exec(), the timeout is ours, not plumbum's."""
         started = time.monotonic()
         procs: list[Any] = []
         try:
@@ -216,9 +197,8 @@ class SshHost:
             raise CommandTimedOut(stages[0], timeout) from None
         errs.append(_text(procs[-1], err))
         rc = next((int(p.returncode) for p in procs if p.returncode), 0)
-        result = Result(stages[0], rc, _text(procs[-1], out), "".join(errs),
-                        time.monotonic() - started)
-        return checked(result, check)
+        return Result(stages[0], rc, _text(procs[-1], out), "".join(errs),
+                      time.monotonic() - started)
 
     def read_text(self, path: str) -> str:
         r = self.run(["cat", "--", path], check=False)

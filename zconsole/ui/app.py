@@ -117,7 +117,7 @@ class ZConsoleApp(App[None]):
         super().__init__()
         self.state_directory = state_directory
         self.offer_resume = (offer_resume if offer_resume is not None
-                             else host.kind != "demo" or state_directory is not None)
+                             else not host.simulated or state_directory is not None)
         self.host = host
         self.notice = notice
         self.read_only = read_only

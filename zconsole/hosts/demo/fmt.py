@@ -26,12 +26,7 @@ def nicenum(num: int, *, suffix_bytes: bool = False) -> str:
     u = _UNITS[i]
     if num & ((1 << (10 * i)) - 1) == 0:
         return f"{n}{u}"
-    value = num / (1 << (10 * i))
-    for prec in (2, 1, 0):
-        s = f"{value:.{prec}f}{u}"
-        if len(s) <= 5:
-            return s
-    return s
+    return _five(num / (1 << (10 * i)), u)
 
 
 def nicebytes(num: int) -> str:
@@ -52,8 +47,13 @@ def nicetime_ns(ns: int) -> str:
         return f"{n}{units[0]}"
     if v == int(v):
         return f"{int(v)}{units[i]}"
+    return _five(v, units[i])
+
+
+def _five(value: float, unit: str) -> str:
+    """The most decimals (2, 1, 0) that keep `value` and its unit within 5 characters."""
     for prec in (2, 1, 0):
-        s = f"{v:.{prec}f}{units[i]}"
+        s = f"{value:.{prec}f}{unit}"
         if len(s) <= 5:
             return s
     return s

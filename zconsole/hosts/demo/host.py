@@ -5,6 +5,11 @@ Time: every answer is computed at `now() = clock() + skew`. `clock` defaults to 
 inject a callable (or a constant lambda for a frozen machine) in tests. `zpool wait` and the
 `-w` flags fast-forward the simulation (they add to `skew`) instead of sleeping; interval
 sampling (`zpool iostat -y 1 3`) is computed from the simulated rates without sleeping.
+
+A command is looked up in `tools.PROGRAMS` (one module per program family under `tools/`),
+which reads and changes the `machine/` and prints through `render/`. Files (`read_text`,
+`list_dir`, `realpath`) come from `render.tree.Tree`, filled by `render.block` and
+`render.net`, plus the few computed at read time below (`_dynamic`).
 """
 
 from __future__ import annotations
@@ -13,37 +18,26 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 from zconsole.hosts.base import (
-    DEFAULT_TIMEOUT,
+    BaseHost,
     CommandNotFound,
     CommandTimedOut,
     PathNotFound,
     Result,
-    checked,
-    validate_argv,
 )
-from zconsole.hosts.demo import commands, render_block, render_net, render_proc
-from zconsole.hosts.demo.commands import Context, Out
-from zconsole.hosts.demo.render_block import Tree, disk_properties
+from zconsole.hosts.demo.machine import CmdError
+from zconsole.hosts.demo.render import block, net, proc
+from zconsole.hosts.demo.render.block import disk_properties
+from zconsole.hosts.demo.render.tree import Tree
 from zconsole.hosts.demo.scenarios import build
+from zconsole.hosts.demo.tools import PROGRAMS
+from zconsole.hosts.demo.tools._common import Context, Out
 
-PROGRAMS = {
-    "zpool": commands.zpool,
-    "zfs": commands.zfs,
-    "udevadm": commands.udevadm,
-    "lsblk": commands.lsblk,
-    "ip": commands.ip,
-    "bridge": commands.bridge,
-    "uname": commands.simple,
-    "hostname": commands.simple,
-    "id": commands.simple,
-    "true": commands.simple,
-    "dd": commands.dd,
-}
 SBIN = ("/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/", "/usr/local/sbin/")
 
 
-class DemoHost:
+class DemoHost(BaseHost):
     kind = "demo"
+    simulated = True
 
     def __init__(self, scenario: str = "showcase", zfs_version: str = "2.3",
                  clock: Callable[[], float] | None = None, seed: int = 0,
@@ -88,15 +82,7 @@ class DemoHost:
             self._skew += t - cur
         self.machine.advance(self.now())
 
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        check: bool = True,
-        stdin: str | None = None,
-    ) -> Result:
-        args = validate_argv(argv)
+    def _exec(self, args: tuple[str, ...], timeout: float, stdin: str | None) -> Result:
         prog = args[0]
         for prefix in SBIN:
             if prog.startswith(prefix):
@@ -109,26 +95,17 @@ class DemoHost:
         ctx = Context(machine=self.machine, now=now, v23=self.v23, root=self._root,
                       fast_forward=self._fast_forward, stdin=stdin)
         try:
-            whole = handler in (commands.simple, commands.dd)
-            rc, out, err = handler(ctx, [prog, *args[1:]] if whole else list(args[1:]))
+            rc, out, err = handler(ctx, list(args[1:]))
+        except CmdError as e:
+            rc, out, err = e.rc, "", e.stderr
         except TimeoutError:
             raise CommandTimedOut(args, timeout) from None
-        result = Result(args, rc, out, err, 0.0)
-        return checked(result, check)
+        return Result(args, rc, out, err, 0.0)
 
-    def run_pipeline(
-        self,
-        argvs: Sequence[Sequence[str]],
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        check: bool = True,
-    ) -> Result:
+    def _exec_pipeline(self, stages: list[tuple[str, ...]], timeout: float) -> Result:
         """Stages run one after the other (the simulation has no byte streams); each stage
         sees the previous one's output as stdin. Result as a real pipeline: first non-zero
         exit, every stage's stderr."""
-        stages = [validate_argv(a) for a in argvs]
-        if not stages:
-            raise TypeError("a pipeline needs at least one command")
         rc, out, errs = 0, "", []
         for args in stages:
             r = self.run(args, timeout=timeout, check=False, stdin=out)
@@ -136,30 +113,30 @@ class DemoHost:
             out = r.stdout
             if r.returncode != 0 and rc == 0:
                 rc = r.returncode
-        return checked(Result(stages[0], rc, out, "".join(errs), 0.0), check)
+        return Result(stages[0], rc, out, "".join(errs), 0.0)
 
     # --- files -------------------------------------------------------------------------
 
     def _tree(self) -> Tree:
         tree = Tree()
-        render_block.build_tree(self.machine, tree)
-        render_net.build_tree(self.machine, tree)
+        block.build_tree(self.machine, tree)
+        net.build_tree(self.machine, tree)
         return tree
 
     def _dynamic(self, path: str) -> str | None:
         m = self.machine
         if path == "/proc/spl/kstat/zfs/arcstats":
             self._sync()
-            return render_proc.arcstats(m, self.now(), self.v23)
+            return proc.arcstats(m, self.now(), self.v23)
         if path == "/proc/diskstats":
             self._sync()
-            return render_proc.diskstats(m)
+            return proc.diskstats(m)
         if path in ("/proc/mounts", "/proc/self/mounts", "/etc/mtab"):
-            return render_proc.mounts(m)
+            return proc.mounts(m)
         if path == "/proc/swaps":
-            return render_proc.swaps(m)
+            return proc.swaps(m)
         if path == "/proc/mdstat":
-            return render_proc.mdstat()
+            return proc.mdstat()
         if path in ("/sys/module/zfs/version", "/sys/module/spl/version"):
             return "2.3.2-2~bpo12+2\n" if self.v23 else "2.1.11-1\n"
         if path == "/etc/hostname":

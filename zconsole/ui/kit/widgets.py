@@ -93,7 +93,7 @@ class HeaderBar(Widget):
                 parts.append(z.message)
             if reading.kernel.value:
                 parts.append(f"kernel {reading.kernel.value}")
-        badges = (len(" DEMO ") + 1 if host.kind == "demo" else 0) + \
+        badges = (len(" DEMO ") + 1 if host.simulated else 0) + \
             (len(" READ-ONLY ") + 1 if read_only else 0) + \
             (len(" NOT ROOT ") + 1 if reading is not None and not reading.is_root else 0)
         room = self.app.size.width - 2 - badges
@@ -102,7 +102,7 @@ class HeaderBar(Widget):
         while len(parts) > 2 and len(" · ".join(parts)) > room:
             parts.pop()
         self.query_one("#facts", Label).update(" · ".join(parts))
-        self.query_one("#badge-demo").display = host.kind == "demo"
+        self.query_one("#badge-demo").display = host.simulated
         self.query_one("#badge-ro").display = read_only
         self.query_one("#badge-notroot").display = (reading is not None
                                                      and not reading.is_root)

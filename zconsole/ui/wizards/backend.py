@@ -26,7 +26,7 @@ def journal_dir(app: ZConsoleApp) -> Path:
     if explicit is not None:
         return Path(explicit)
     base = state_dir()
-    return base / "demo" if app.host.kind == "demo" else base
+    return base / "demo" if app.host.simulated else base
 
 
 def audit_path_for(app: ZConsoleApp) -> str:

@@ -120,7 +120,7 @@ class PlanRunner:
         self.poll_interval = poll_interval
         self._clock = clock or time.time
         self._sleep = sleep
-        self.fast_forward = (getattr(host, "kind", "") == "demo") if fast_forward is None \
+        self.fast_forward = bool(getattr(host, "simulated", False)) if fast_forward is None \
             else fast_forward
         self.command_timeout = command_timeout
         self.postcheck_attempts = max(1, postcheck_attempts)

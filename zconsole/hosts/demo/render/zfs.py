@@ -2,65 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from zconsole.hosts.demo.fmt import nicebytes, ratio, zfs_creation
-from zconsole.hosts.demo.state import Dataset, Machine, MiB, Snapshot
+from zconsole.hosts.demo.machine.common import MiB
+from zconsole.hosts.demo.machine.datasets import Dataset, Snapshot
+from zconsole.hosts.demo.machine.properties import (
+    INHERITABLE_DEFAULTS,
+    NOT_INHERITED,
+    canonical,
+    inherited,
+    mountpoint,
+)
+from zconsole.hosts.demo.machine.state import Machine
 
-INHERITABLE_DEFAULTS: dict[str, str] = {
-    "compression": "off",
-    "atime": "on",
-    "relatime": "on",
-    "dedup": "off",
-    "recordsize": "128K",
-    "sync": "standard",
-    "checksum": "on",
-    "xattr": "on",
-    "acltype": "off",
-    "copies": "1",
-    "readonly": "off",
-    "primarycache": "all",
-    "secondarycache": "all",
-    "logbias": "latency",
-    "snapdir": "hidden",
-    "redundant_metadata": "all",
-    "dnodesize": "legacy",
-    "special_small_blocks": "0",
-    "devices": "on",
-    "exec": "on",
-    "setuid": "on",
-    "sharenfs": "off",
-    "sharesmb": "off",
-    "volmode": "default",
-    "snapdev": "hidden",
-    "overlay": "on",
-    "encryption": "off",
-    "keylocation": "none",
-    "keyformat": "none",
-    "pbkdf2iters": "0",
-}
-NOT_INHERITED: dict[str, str] = {
-    "quota": "none",
-    "refquota": "none",
-    "reservation": "none",
-    "refreservation": "none",
-    "canmount": "on",
-    "filesystem_limit": "none",
-    "snapshot_limit": "none",
-    "volblocksize": "16K",
-}
 NUMERIC = {"used", "available", "referenced", "usedbysnapshots", "usedbydataset",
            "usedbychildren", "usedbyrefreservation", "written", "logicalused",
            "logicalreferenced", "createtxg", "creation", "guid", "volsize", "userrefs",
            "snapshot_count", "filesystem_count", "objsetid", "compressratio",
            "refcompressratio"}
-ALIASES = {"avail": "available", "refer": "referenced", "usedsnap": "usedbysnapshots",
-           "usedds": "usedbydataset", "usedchild": "usedbychildren",
-           "usedrefreserv": "usedbyrefreservation", "compress": "compression",
-           "ratio": "compressratio", "refratio": "refcompressratio", "lused": "logicalused",
-           "lrefer": "logicalreferenced", "recsize": "recordsize", "volblock": "volblocksize",
-           "reserv": "reservation", "refreserv": "refreservation", "rdonly": "readonly"}
 HEADERS = {"name": "NAME", "used": "USED", "available": "AVAIL", "referenced": "REFER",
            "mountpoint": "MOUNTPOINT", "origin": "ORIGIN", "clones": "CLONES",
            "createtxg": "CREATETXG", "creation": "CREATION", "type": "TYPE",
@@ -92,10 +53,6 @@ KNOWN = set(GET_ALL) | set(HEADERS) | {"name", "origin", "clones", "volsize", "v
 COMPRESS_RATIO = {"off": 100, "lz4": 131, "zstd": 158, "on": 131, "gzip": 149}
 
 
-def canonical(prop: str) -> str:
-    return ALIASES.get(prop, prop)
-
-
 def known_prop(prop: str) -> bool:
     return canonical(prop) in KNOWN or ":" in prop
 
@@ -124,143 +81,159 @@ def used_total(m: Machine, ds: Dataset) -> int:
                                              for c in m.children_of(ds.name))
 
 
-def inherited(m: Machine, ds: Dataset, prop: str) -> tuple[str, str]:
-    """(value, source) walking up to the pool's root dataset."""
-    if prop in ds.props:
-        return ds.props[prop], "local"
-    cur = ds.parent
-    while cur is not None:
-        parent = m.datasets.get(cur)
-        if parent is not None and prop in parent.props:
-            return parent.props[prop], f"inherited from {cur}"
-        cur = parent.parent if parent is not None else None
-    return INHERITABLE_DEFAULTS[prop], "default"
+Value = tuple[str, str]
+"""(value, source) of one property, as `zfs get` prints them."""
 
 
-def value(m: Machine, row: Row, prop: str, literal: bool) -> tuple[str, str]:
-    """(value, source) of one property, printed as `zfs get` prints it."""
+class Ask:
+    """What a property function reads: the machine, the dataset (a snapshot's own dataset
+    for a snapshot) and whether `-p` asked for exact numbers. (A plain class with slots: one
+    is made per value, and `zfs list` asks for millions.)"""
+
+    __slots__ = ("ds", "literal", "m")
+
+    def __init__(self, m: Machine, ds: Dataset, literal: bool) -> None:
+        self.m = m
+        self.ds = ds
+        self.literal = literal
+
+    def size(self, n: int) -> str:
+        return str(n) if self.literal else nicebytes(n)
+
+    def time(self, t: int) -> str:
+        return str(t) if self.literal else zfs_creation(t)
+
+    def compression_x100(self) -> int:
+        """How much the dataset's compression shrinks its data, times 100."""
+        return COMPRESS_RATIO.get(inherited(self.m, self.ds, "compression")[0], 131)
+
+    def ratio(self) -> str:
+        r = self.compression_x100()
+        return f"{r // 100}.{r % 100:02d}" if self.literal else ratio(r)
+
+
+PropFn = Callable[[Ask], Value]
+SnapFn = Callable[[Ask, Snapshot], Value]
+
+
+def _fixed(text: str, source: str = "-") -> PropFn:
+    return lambda a: (text, source)
+
+
+def _children_used(a: Ask) -> int:
+    return sum(used_total(a.m, a.m.datasets[c]) for c in a.m.children_of(a.ds.name))
+
+
+def _filesystem_count(a: Ask) -> Value:
+    return str(len([n for n in a.m.datasets if n.startswith(a.ds.name + "/")])), "-"
+
+
+def _volblocksize(a: Ask) -> Value:
+    return a.ds.props.get("volblocksize", "16K"), ("default" if "volblocksize" not in
+                                                   a.ds.props else "-")
+
+
+def _mounted(a: Ask) -> Value:
+    mp = mountpoint(a.m, a.ds)[0]
+    return ("yes" if a.ds.mounted and mp not in ("none", "legacy") else "no"), "-"
+
+
+SNAPSHOT_DASH = ("available", "mountpoint", "origin", "quota", "reservation", "usedbysnapshots",
+                 "usedbydataset", "usedbychildren", "usedbyrefreservation", "volsize",
+                 "canmount", "snapshot_count", "filesystem_count", "filesystem_limit",
+                 "snapshot_limit", "refquota", "refreservation", "recordsize", "mounted",
+                 "sharenfs", "sharesmb")
+
+SNAPSHOT_PROPS: dict[str, SnapFn] = {
+    "used": lambda a, s: (a.size(s.used), "-"),
+    "referenced": lambda a, s: (a.size(s.refer), "-"),
+    **dict.fromkeys(SNAPSHOT_DASH, lambda a, s: ("-", "-")),
+    "clones": lambda a, s: (",".join(a.m.clones_of(s.name)) or "-", "-"),
+    "createtxg": lambda a, s: (str(s.createtxg), "-"),
+    "creation": lambda a, s: (a.time(s.creation), "-"),
+    "guid": lambda a, s: (str(s.guid), "-"),
+    "written": lambda a, s: (a.size(s.used), "-"),
+    "userrefs": lambda a, s: (str(s.userrefs), "-"),
+    "defer_destroy": lambda a, s: ("off", "-"),
+    "logicalreferenced": lambda a, s: (a.size(int(s.refer * 1.31)), "-"),
+    "compressratio": lambda a, s: (a.ratio(), "-"),
+    "refcompressratio": lambda a, s: (a.ratio(), "-"),
+}
+"""A snapshot's properties; the inheritable ones show the dataset's value, the rest "-"."""
+
+DATASET_PROPS: dict[str, PropFn] = {
+    "used": lambda a: (a.size(used_total(a.m, a.ds)), "-"),
+    "available": lambda a: (a.size(pool_avail(a.m, a.ds.pool)), "-"),
+    "referenced": lambda a: (a.size(a.ds.refer), "-"),
+    "usedbysnapshots": lambda a: (a.size(a.ds.snap_used), "-"),
+    "usedbydataset": lambda a: (a.size(a.ds.used_self), "-"),
+    "usedbychildren": lambda a: (a.size(_children_used(a)), "-"),
+    "usedbyrefreservation": lambda a: (a.size(0), "-"),
+    "written": lambda a: (a.size(a.ds.used_self // 50), "-"),
+    "logicalused": lambda a: (a.size(used_total(a.m, a.ds) * a.compression_x100() // 100), "-"),
+    "logicalreferenced": lambda a: (a.size(a.ds.refer * a.compression_x100() // 100), "-"),
+    "compressratio": lambda a: (a.ratio(), "-"),
+    "refcompressratio": lambda a: (a.ratio(), "-"),
+    "origin": lambda a: (a.ds.origin or "-", "-"),
+    "clones": _fixed("-"),
+    "createtxg": lambda a: (str(a.ds.createtxg), "-"),
+    "creation": lambda a: (a.time(a.ds.creation), "-"),
+    "guid": lambda a: (str(a.ds.guid), "-"),
+    "objsetid": lambda a: (str(a.ds.guid % 100000 + 54), "-"),
+    "snapshot_count": lambda a: (str(a.m.snapshot_count(a.ds.name)), "-"),
+    "filesystem_count": _filesystem_count,
+    "version": lambda a: ("-", "-") if a.ds.type == "volume" else ("5", "-"),
+    "utf8only": _fixed("off"),
+    "normalization": _fixed("none"),
+    "casesensitivity": _fixed("sensitive"),
+}
+"""Properties of filesystems and volumes alike (asked first)."""
+
+VOLUME_PROPS: dict[str, PropFn] = {
+    "volsize": lambda a: (a.size(a.ds.volsize), "local"),
+    "volblocksize": _volblocksize,
+    **dict.fromkeys(VOLUME_SKIP, _fixed("-")),
+}
+"""A volume's own properties, and "-" for the filesystem-only ones (asked second)."""
+
+LATER_PROPS: dict[str, PropFn] = {
+    "volsize": _fixed("-"),
+    "mounted": _mounted,
+    "mountpoint": lambda a: mountpoint(a.m, a.ds),
+    **dict.fromkeys(("zoned", "vscan", "nbmand"), _fixed("off", "default")),
+    "aclmode": _fixed("discard", "default"),
+    "aclinherit": _fixed("restricted", "default"),
+    **dict.fromkeys(("mlslabel", "context", "fscontext", "defcontext", "rootcontext"),
+                    _fixed("none", "default")),
+    "keystatus": _fixed("-"),
+}
+"""Asked third: for a volume only what `VOLUME_PROPS` did not answer."""
+
+
+def value(m: Machine, row: Row, prop: str, literal: bool) -> Value:
+    """(value, source) of one property, printed as `zfs get` prints it. A property is looked
+    up in the tables above, in their order; what none of them names is an inheritable
+    property, a non-inherited one with a default, a user property (`a:b`) or "-"."""
     prop = canonical(prop)
-    ds, snap = row.ds, row.snap
-
-    def size(n: int) -> str:
-        return str(n) if literal else nicebytes(n)
-
     if prop == "name":
         return row.name, "-"
     if prop == "type":
         return row.type, "-"
-    if snap is not None:
-        if prop == "used":
-            return size(snap.used), "-"
-        if prop == "referenced":
-            return size(snap.refer), "-"
-        if prop in ("available", "mountpoint", "origin", "quota", "reservation",
-                    "usedbysnapshots", "usedbydataset", "usedbychildren",
-                    "usedbyrefreservation", "volsize", "canmount", "snapshot_count",
-                    "filesystem_count", "filesystem_limit", "snapshot_limit", "refquota",
-                    "refreservation", "recordsize", "mounted", "sharenfs", "sharesmb"):
-            return "-", "-"
-        if prop == "clones":
-            return ",".join(m.clones_of(snap.name)) or "-", "-"
-        if prop == "createtxg":
-            return str(snap.createtxg), "-"
-        if prop == "creation":
-            return (str(snap.creation) if literal else zfs_creation(snap.creation)), "-"
-        if prop == "guid":
-            return str(snap.guid), "-"
-        if prop == "written":
-            return size(snap.used), "-"
-        if prop == "userrefs":
-            return str(snap.userrefs), "-"
-        if prop == "defer_destroy":
-            return "off", "-"
-        if prop in ("logicalreferenced",):
-            return size(int(snap.refer * 1.31)), "-"
-        if prop in ("compressratio", "refcompressratio"):
-            r = COMPRESS_RATIO.get(inherited(m, ds, "compression")[0], 131)
-            return (f"{r // 100}.{r % 100:02d}" if literal else ratio(r)), "-"
-        if prop in INHERITABLE_DEFAULTS:
-            return inherited(m, ds, prop)[0], "-"
-        return "-", "-"
-    if prop == "used":
-        return size(used_total(m, ds)), "-"
-    if prop == "available":
-        return size(pool_avail(m, ds.pool)), "-"
-    if prop == "referenced":
-        return size(ds.refer), "-"
-    if prop == "usedbysnapshots":
-        return size(ds.snap_used), "-"
-    if prop == "usedbydataset":
-        return size(ds.used_self), "-"
-    if prop == "usedbychildren":
-        return size(sum(used_total(m, m.datasets[c]) for c in m.children_of(ds.name))), "-"
-    if prop == "usedbyrefreservation":
-        return size(0), "-"
-    if prop == "written":
-        return size(ds.used_self // 50), "-"
-    if prop in ("logicalused", "logicalreferenced"):
-        r = COMPRESS_RATIO.get(inherited(m, ds, "compression")[0], 131)
-        base = used_total(m, ds) if prop == "logicalused" else ds.refer
-        return size(base * r // 100), "-"
-    if prop in ("compressratio", "refcompressratio"):
-        r = COMPRESS_RATIO.get(inherited(m, ds, "compression")[0], 131)
-        return (f"{r // 100}.{r % 100:02d}" if literal else ratio(r)), "-"
-    if prop == "origin":
-        return (ds.origin or "-"), "-"
-    if prop == "clones":
-        return "-", "-"
-    if prop == "createtxg":
-        return str(ds.createtxg), "-"
-    if prop == "creation":
-        return (str(ds.creation) if literal else zfs_creation(ds.creation)), "-"
-    if prop == "guid":
-        return str(ds.guid), "-"
-    if prop == "objsetid":
-        return str(ds.guid % 100000 + 54), "-"
-    if prop == "snapshot_count":
-        return str(m.snapshot_count(ds.name)), "-"
-    if prop == "filesystem_count":
-        return str(len([n for n in m.datasets if n.startswith(ds.name + "/")])), "-"
-    if prop == "version":
-        return ("-", "-") if ds.type == "volume" else ("5", "-")
-    if prop in ("utf8only", "normalization", "casesensitivity"):
-        return {"utf8only": "off", "normalization": "none",
-                "casesensitivity": "sensitive"}[prop], "-"
-    if ds.type == "volume":
-        if prop == "volsize":
-            return size(ds.volsize), "local"
-        if prop == "volblocksize":
-            return ds.props.get("volblocksize", "16K"), "default" if "volblocksize" not in \
-                ds.props else "-"
-        if prop in VOLUME_SKIP:
-            return "-", "-"
-    if prop == "volsize":
-        return "-", "-"
-    if prop == "mounted":
-        mountpoint = value(m, row, "mountpoint", literal)[0]
-        return ("yes" if ds.mounted and mountpoint not in ("none", "legacy") else "no"), "-"
-    if prop == "mountpoint":
-        if "mountpoint" in ds.props:
-            return ds.props["mountpoint"], "local"
-        cur = ds.parent
-        suffix = ds.name.split("/", 1)[1] if "/" in ds.name else ""
-        while cur is not None:
-            parent = m.datasets.get(cur)
-            if parent is not None and "mountpoint" in parent.props:
-                rest = ds.name[len(cur) + 1:]
-                return parent.props["mountpoint"].rstrip("/") + "/" + rest, f"inherited from {cur}"
-            cur = parent.parent if parent is not None else None
-        return "/" + ds.pool + ("/" + suffix if suffix else ""), "default"
-    if prop in ("zoned", "vscan", "nbmand"):
-        return "off", "default"
-    if prop in ("aclmode", "aclinherit"):
-        return {"aclmode": "discard", "aclinherit": "restricted"}[prop], "default"
-    if prop in ("mlslabel",):
-        return "none", "default"
-    if prop in ("context", "fscontext", "defcontext", "rootcontext"):
-        return "none", "default"
-    if prop == "keystatus":
-        return "-", "-"
+    ask = Ask(m, row.ds, literal)
+    if row.snap is not None:
+        snap_fn = SNAPSHOT_PROPS.get(prop)
+        if snap_fn is not None:
+            return snap_fn(ask, row.snap)
+        return (inherited(m, row.ds, prop)[0] if prop in INHERITABLE_DEFAULTS else "-"), "-"
+    fn = DATASET_PROPS.get(prop)
+    if fn is None and row.ds.type == "volume":
+        fn = VOLUME_PROPS.get(prop)
+    if fn is None:
+        fn = LATER_PROPS.get(prop)
+    return fn(ask) if fn is not None else _unlisted(m, row.ds, prop)
+
+
+def _unlisted(m: Machine, ds: Dataset, prop: str) -> Value:
     if prop in INHERITABLE_DEFAULTS:
         return inherited(m, ds, prop)
     if prop in NOT_INHERITED:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from zconsole.hosts.demo.state import GiB, Machine, MiB
+from zconsole.hosts.demo.machine.common import GiB, MiB
+from zconsole.hosts.demo.machine.state import Machine
 
 ARC_FIELDS_23 = """hits iohits misses demand_data_hits demand_data_iohits demand_data_misses
 demand_metadata_hits demand_metadata_iohits demand_metadata_misses prefetch_data_hits

@@ -1,4 +1,7 @@
-"""The demo machines. Each scenario builds a `Machine` at a given start time.
+"""What the scenarios share: `Builder` (disks by model and size, leaves, mirrors, pools,
+datasets, snapshots, snapshot series), real drive capacities, the OS disk and network every
+machine has (`new_machine`), the ARC, finished scrubs, spare disks for the wizards, the
+tank dataset tree and a dedup table.
 
 Disk sizes are real drive capacities; the 8 MiB partition 9 and label overheads are applied
 the way `zpool create` on a whole disk does, so "same size, other model" traps are real.
@@ -6,45 +9,27 @@ the way `zpool create` on a whole disk does, so "same size, other model" traps a
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from zconsole.hosts.demo.state import (
+from zconsole.hosts.demo.machine import Machine
+from zconsole.hosts.demo.machine.arc import Arc
+from zconsole.hosts.demo.machine.common import GiB, MiB, TiB, stable_int
+from zconsole.hosts.demo.machine.datasets import Dataset, Snapshot, SnapshotSeries
+from zconsole.hosts.demo.machine.disks import Disk, IoProfile, Partition
+from zconsole.hosts.demo.machine.net import NetLink
+from zconsole.hosts.demo.machine.pools import (
     WHOLE_DISK_OVERHEAD,
-    Arc,
-    Dataset,
     Ddt,
     DdtClass,
-    Disk,
-    GiB,
-    IoProfile,
-    Machine,
-    MiB,
-    NetLink,
-    Partition,
     Pool,
-    Scan,
-    Snapshot,
-    SnapshotSeries,
-    TiB,
     Vdev,
     leaf_asize,
     ms_shift_for,
     recompute_states,
-    stable_int,
     top_space,
 )
-
-SCENARIOS: dict[str, str] = {
-    "showcase": "tank (2x HDD mirror, one disk ~10x slow, log mirror, cache, spare), "
-    "fast resilvering an attach, snapshots/clones, dedup on tank/vm, spare disks to play with",
-    "healthy": "every pool ONLINE, last scrub finished without errors",
-    "degraded": "a FAULTED member (too many errors), a missing one (was /dev/...), a slow disk",
-    "resilvering": "replacing-1 mid-resilver with an ETA that shrinks until it finishes",
-    "snapshots": "20 datasets x 500 snapshots (generated lazily) with clones of clones",
-    "dedup": "two datasets with dedup=on and a large dedup table",
-    "grow": "a mirror of 1 TB disks plus two clean 2 TB disks to rehearse replace-to-grow",
-}
+from zconsole.hosts.demo.machine.properties import inherited
+from zconsole.hosts.demo.machine.scans import Scan
 
 HDD_4T = 4000787030016
 HDD_3T = 3000592982016
@@ -54,10 +39,6 @@ HDD_2T = 2000398934016
 SSD_80G = 80026361856
 NVME_1T = 1000204886016
 NVME_500G = 500107862016
-
-
-def list_scenarios() -> list[tuple[str, str]]:
-    return list(SCENARIOS.items())
 
 
 @dataclass
@@ -244,7 +225,7 @@ class Builder:
         return self.m
 
 
-def _machine(scenario: str, seed: int, now: float) -> Builder:
+def new_machine(scenario: str, seed: int, now: float) -> Builder:
     m = Machine(hostname=f"zdemo-{scenario}", kernel="6.1.0-28-amd64", seed=seed,
                 boot_time=now - 3 * 86400 - 4 * 3600 - 17 * 60, last=now)
     b = Builder(scenario=scenario, seed=seed, now=now, m=m)
@@ -258,11 +239,11 @@ def _machine(scenario: str, seed: int, now: float) -> Builder:
                   swap=True),
     ]
     m.swaps.append(f"/dev/{os_disk.part_name(3)}")
-    m.links = _network()
+    m.links = network()
     return b
 
 
-def _network() -> list[NetLink]:
+def network() -> list[NetLink]:
     return [
         NetLink("lo", 1, None, "00:00:00:00:00:00", mtu=65536, addrs=[("127.0.0.1", 8)],
                 addrs6=[("::1", 128)]),
@@ -276,7 +257,7 @@ def _network() -> list[NetLink]:
     ]
 
 
-def _arc(m: Machine, *, hit_rate: float = 2400.0, l2: int = 0) -> None:
+def add_arc(m: Machine, *, hit_rate: float = 2400.0, l2: int = 0) -> None:
     mem = 66_367_930_368
     m.arc = Arc(c_max=mem * 5 // 8, c_min=mem // 32, c=int(mem * 5 // 8 * 0.93),
                 size=int(mem * 5 // 8 * 0.92), hit_rate=hit_rate, memory_all=mem,
@@ -304,14 +285,14 @@ def _arc(m: Machine, *, hit_rate: float = 2400.0, l2: int = 0) -> None:
     }
 
 
-def _finished_scrub(now: float, alloc: int, days_ago: float, secs: int) -> Scan:
+def finished_scrub(now: float, alloc: int, days_ago: float, secs: int) -> Scan:
     end = now - days_ago * 86400
     return Scan(function="SCRUB", state="FINISHED", start_time=end - secs, to_examine=alloc,
                 rate=alloc / secs, base_time=end - secs, base_issued=alloc, end_time=end,
                 pass_start=end - secs)
 
 
-def _spare_disks(b: Builder) -> None:
+def spare_disks(b: Builder) -> None:
     """Clean disks for the wizards plus two that are busy elsewhere."""
     b.quiet(b.hdd("WDC WD80EFZX-68UW8N0", "VK1ABCDE", HDD_8T))  # larger
     b.quiet(b.hdd("ST3000VN007-2AH16M", "ZDH1XY2Q", HDD_3T))  # smaller
@@ -329,7 +310,7 @@ def _spare_disks(b: Builder) -> None:
     ]
 
 
-def _tank_datasets(b: Builder, pool: str = "tank", *, dedup: bool = True) -> None:
+def tank_datasets(b: Builder, pool: str = "tank", *, dedup: bool = True) -> None:
     b.fs(pool, 96 * 1024, days_ago=700, props={"compression": "lz4", "atime": "off",
                                                 "xattr": "sa", "acltype": "posixacl"})
     b.fs(f"{pool}/home", 192 * 1024, days_ago=700)
@@ -360,7 +341,7 @@ def _tank_datasets(b: Builder, pool: str = "tank", *, dedup: bool = True) -> Non
          origin=f"{pool}/home/alice@daily-2026-10-02", days_ago=10)
 
 
-def _vm_ddt(scale: int = 1) -> Ddt:
+def vm_ddt(scale: int = 1) -> Ddt:
     hist = [
         DdtClass(1, 812_345 * scale, 101 * GiB * scale, 63 * GiB * scale, 64 * GiB * scale),
         DdtClass(2, 301_220 * scale, 37 * GiB * scale, 23 * GiB * scale, 24 * GiB * scale),
@@ -373,247 +354,12 @@ def _vm_ddt(scale: int = 1) -> Ddt:
     return Ddt(entries=entries, disk_per_entry=331, core_per_entry=144, histogram=hist)
 
 
-def build_showcase(seed: int, now: float) -> Machine:
-    b = _machine("showcase", seed, now)
-    m = b.m
-    a0 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ1A2BT", HDD_4T, physical=512, load=1.0)
-    a1 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ4K7XT", HDD_4T, physical=512, load=1.0,
-               slow=10.0)
-    b0 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ9M3QT", HDD_4T, physical=512, load=0.9)
-    b1 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ2C8WT", HDD_4T, physical=512, load=0.9)
-    l0 = b.ssd("INTEL SSDSC2BB080G4", "BTWL4123456Z080BGN", SSD_80G, load=2.5)
-    l1 = b.ssd("INTEL SSDSC2BB080G4", "BTWL4123457A080BGN", SSD_80G, load=2.5)
-    sp = b.hdd("HGST HUS724040ALE640", "PN2334PBJ7F5ZT", HDD_4T, physical=512)
-    b.quiet(sp)
-    c0 = b.nvme("Samsung SSD 980 PRO 1TB", "S5GXNF0R123456A", NVME_1T, load=3.0)
-    f0 = b.nvme("WD_BLACK SN770 1TB", "22517D801234", NVME_1T, load=2.0)
-    f1 = b.nvme("WD_BLACK SN770 1TB", "22517D805678", NVME_1T, load=0.0)
-    _spare_disks(b)
-    tank = b.pool(
-        "tank",
-        [b.mirror(b.leaf(a0, "tank"), b.leaf(a1, "tank")),
-         b.mirror(b.leaf(b0, "tank"), b.leaf(b1, "tank"))],
-        logs=[b.mirror(b.leaf(l0, "tank"), b.leaf(l1, "tank"))],
-        cache=[b.leaf(c0, "tank")], spares=[b.leaf(sp, "tank")], frag=11,
-    )
-    tank.scan = _finished_scrub(now, 3 * TiB, 9.3, 6 * 3600 + 41 * 60 + 7)
-    _tank_datasets(b)
-    tank.ddt = _vm_ddt()
-    fleaf0 = b.leaf(f0, "fast")
-    fleaf1 = b.leaf(f1, "fast")
-    fleaf1.resilvering = True
-    fast = b.pool("fast", [b.mirror(fleaf0, fleaf1)], frag=4)
-    b.fs("fast", 128 * 1024, days_ago=90, props={"compression": "lz4"})
-    b.fs("fast/db", 301 * GiB, days_ago=90, props={"recordsize": "16K",
-                                                   "logbias": "throughput"})
-    b.fs("fast/scratch", 96 * GiB, days_ago=12, props={"sync": "disabled"})
-    b.snap("fast/db", "hourly-0900", used=800 * MiB, days_ago=0.3)
-    b.snap("fast/db", "hourly-1000", used=640 * MiB, days_ago=0.26)
-    b.finish()
-    rate = 480 * MiB
-    total = fast.alloc
-    issued0 = total * 0.1953
-    fast.scan = Scan(function="RESILVER", state="SCANNING", start_time=now - issued0 / rate,
-                     to_examine=total, rate=rate, base_time=now, base_issued=issued0,
-                     skipped=0, pass_start=now - issued0 / rate)
-    fast.scan_history.append(_finished_scrub(now, total, 4.1, 1210))
-    _arc(m, l2=180 * GiB)
-    return m
-
-
-def build_healthy(seed: int, now: float) -> Machine:
-    b = _machine("healthy", seed, now)
-    a0 = b.hdd("WDC WD40EFRX-68N32N0", "WD-WCC7K0AAAAAA", HDD_4T)
-    a1 = b.hdd("WDC WD40EFRX-68N32N0", "WD-WCC7K0BBBBBB", HDD_4T)
-    b0 = b.hdd("WDC WD40EFRX-68N32N0", "WD-WCC7K0CCCCCC", HDD_4T)
-    b1 = b.hdd("WDC WD40EFRX-68N32N0", "WD-WCC7K0DDDDDD", HDD_4T)
-    l0 = b.ssd("INTEL SSDSC2BB080G4", "BTWL4111111Z080BGN", SSD_80G, load=2.0)
-    l1 = b.ssd("INTEL SSDSC2BB080G4", "BTWL4222222Z080BGN", SSD_80G, load=2.0)
-    tank = b.pool("tank", [b.mirror(b.leaf(a0, "tank"), b.leaf(a1, "tank")),
-                           b.mirror(b.leaf(b0, "tank"), b.leaf(b1, "tank"))],
-                  logs=[b.mirror(b.leaf(l0, "tank"), b.leaf(l1, "tank"))], frag=7)
-    _tank_datasets(b, dedup=False)
-    b.finish()
-    tank.scan = _finished_scrub(now, tank.alloc, 2.4, 5 * 3600 + 12 * 60 + 40)
-    _arc(b.m)
-    return b.m
-
-
-def build_degraded(seed: int, now: float) -> Machine:
-    b = _machine("degraded", seed, now)
-    a0 = b.hdd("ST4000VN008-2DR166", "ZGY8A1B2", HDD_4T)
-    a1 = b.hdd("ST4000VN008-2DR166", "ZGY8C3D4", HDD_4T, r_ms=30, w_ms=40)
-    b0 = b.hdd("ST4000VN008-2DR166", "ZGY8E5F6", HDD_4T, slow=10.0)
-    b1 = b.hdd("ST4000VN008-2DR166", "ZGY8G7H8", HDD_4T)
-    c0 = b.hdd("ST4000VN008-2DR166", "ZGY8J9K0", HDD_4T)
-    c1 = b.hdd("ST4000VN008-2DR166", "ZGY8L1M2", HDD_4T)
-    sp = b.quiet(b.hdd("ST4000VN008-2DR166", "ZGY8N3P4", HDD_4T))
-    b.quiet(b.hdd("ST4000VN008-2DR166", "ZGY8Q5R6", HDD_4T))  # a fresh replacement
-    bad = b.leaf(a1, "tank")
-    bad.state, bad.aux = "FAULTED", "ERR_EXCEEDED"
-    bad.read_errors, bad.write_errors, bad.checksum_errors = 3, 117, 0
-    a1.io = IoProfile(r_ms=30, w_ms=40)
-    gone = b.leaf(c1, "tank")
-    gone.state, gone.aux, gone.not_present = "CANT_OPEN", "OPEN_FAILED", True
-    c1.present = False
-    tank = b.pool("tank", [b.mirror(b.leaf(a0, "tank"), bad),
-                           b.mirror(b.leaf(b0, "tank"), b.leaf(b1, "tank")),
-                           b.mirror(b.leaf(c0, "tank"), gone)],
-                  spares=[b.leaf(sp, "tank")], frag=19)
-    _tank_datasets(b, dedup=False)
-    b.finish()
-    tank.scan = _finished_scrub(now, tank.alloc, 6.0, 7 * 3600 + 3 * 60 + 12)
-    _arc(b.m)
-    return b.m
-
-
-def build_resilvering(seed: int, now: float) -> Machine:
-    b = _machine("resilvering", seed, now)
-    a0 = b.hdd("WDC WD40EFRX-68N32N0", "WD-WCC7K3RRRRR1", HDD_4T)
-    a1 = b.hdd("WDC WD40EFRX-68N32N0", "WD-WCC7K3RRRRR2", HDD_4T, slow=4.0)
-    new = b.hdd("WDC WD40EFRX-68N32N0", "WD-WCC7K3RRRRR9", HDD_4T, load=0.0)
-    b0 = b.hdd("WDC WD40EFRX-68N32N0", "WD-WCC7K3RRRRR3", HDD_4T)
-    b1 = b.hdd("WDC WD40EFRX-68N32N0", "WD-WCC7K3RRRRR4", HDD_4T)
-    old_leaf = b.leaf(a1, "tank")
-    new_leaf = b.leaf(new, "tank")
-    new_leaf.resilvering = True
-    rep = Vdev(type="replacing", guid=stable_int(seed, "resilvering", "replacing"),
-               children=[old_leaf, new_leaf], id=1)
-    tank = b.pool("tank", [b.mirror(b.leaf(a0, "tank"), rep),
-                           b.mirror(b.leaf(b0, "tank"), b.leaf(b1, "tank"))], frag=14)
-    _tank_datasets(b, dedup=False)
-    b.finish()
-    rate = 160 * MiB
-    total = tank.alloc // 2
-    issued0 = total * 0.3731
-    tank.scan = Scan(function="RESILVER", state="SCANNING", start_time=now - issued0 / rate,
-                     to_examine=total, rate=rate, base_time=now, base_issued=issued0,
-                     pass_start=now - issued0 / rate)
-    _arc(b.m)
-    return b.m
-
-
-def build_snapshots(seed: int, now: float, datasets: int = 20, per: int = 500) -> Machine:
-    b = _machine("snapshots", seed, now)
-    a0 = b.hdd("TOSHIBA MG08ACA16TE", "X1A0A001FVGG", 16000900661248)
-    a1 = b.hdd("TOSHIBA MG08ACA16TE", "X1A0A002FVGG", 16000900661248)
-    b.pool("tank", [b.mirror(b.leaf(a0, "tank"), b.leaf(a1, "tank"))], frag=23)
-    b.fs("tank", 96 * 1024, days_ago=800, props={"compression": "lz4"})
-    b.fs("tank/proj", 96 * 1024, days_ago=800)
-    for i in range(datasets):
-        name = f"tank/proj/p{i:02d}"
-        b.fs(name, (20 + 7 * i) * GiB, days_ago=799)
-        b.series(name, "auto-", per, every_s=3600, used_each=(3 + i % 5) * MiB,
-                 first_days_ago=per / 24 + 1)
-    # clones of clones
-    b.fs("tank/clones", 96 * 1024, days_ago=100)
-    b.fs("tank/clones/c1", 1 * GiB, refer=21 * GiB, origin="tank/proj/p01@auto-00100",
-         days_ago=10)
-    b.snap("tank/clones/c1", "s1", used=10 * MiB, days_ago=9)
-    b.fs("tank/clones/c1-1", 200 * MiB, refer=21 * GiB, origin="tank/clones/c1@s1",
-         days_ago=8)
-    b.snap("tank/clones/c1-1", "s1", used=5 * MiB, days_ago=7)
-    b.fs("tank/clones/c1-1-1", 50 * MiB, refer=21 * GiB, origin="tank/clones/c1-1@s1",
-         days_ago=6)
-    b.fs("tank/clones/c2", 3 * GiB, refer=30 * GiB, origin=f"tank/proj/p02@auto-{per - 2:05d}",
-         days_ago=1)
-    b.finish()
-    _arc(b.m)
-    return b.m
-
-
-def build_dedup(seed: int, now: float) -> Machine:
-    b = _machine("dedup", seed, now)
-    a0 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100001A", HDD_2T)
-    a1 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100002B", HDD_2T)
-    b0 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100003C", HDD_2T)
-    b1 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100004D", HDD_2T)
-    tank = b.pool("tank", [b.mirror(b.leaf(a0, "tank"), b.leaf(a1, "tank")),
-                           b.mirror(b.leaf(b0, "tank"), b.leaf(b1, "tank"))], frag=31)
-    b.fs("tank", 96 * 1024, days_ago=500)
-    b.fs("tank/vm", 1100 * GiB, days_ago=490, props={"dedup": "on"})
-    b.fs("tank/backup", 900 * GiB, days_ago=480, props={"dedup": "on", "compression": "zstd"})
-    for i in range(14):
-        b.snap("tank/backup", f"nightly-{i:02d}", used=(4 + i) * GiB, days_ago=14 - i)
-    b.finish()
-    tank.ddt = _vm_ddt(scale=8)
-    tank.scan = _finished_scrub(now, tank.alloc, 3.0, 3 * 3600)
-    _arc(b.m, hit_rate=5200)
-    return b.m
-
-
-def build_grow(seed: int, now: float) -> Machine:
-    b = _machine("grow", seed, now)
-    a0 = b.hdd("WDC WD10EFRX-68FYTN0", "WD-WCC4J1GROW01", HDD_1T)
-    a1 = b.hdd("WDC WD10EFRX-68FYTN0", "WD-WCC4J1GROW02", HDD_1T)
-    b.quiet(b.hdd("WDC WD20EFZX-68AWUN0", "WD-WX12D3GROW03", HDD_2T))
-    b.quiet(b.hdd("WDC WD20EFZX-68AWUN0", "WD-WX12D3GROW04", HDD_2T))
-    tank = b.pool("tank", [b.mirror(b.leaf(a0, "tank"), b.leaf(a1, "tank"))], frag=38)
-    b.fs("tank", 96 * 1024, days_ago=900)
-    b.fs("tank/data", 780 * GiB, days_ago=899)
-    b.snap("tank/data", "monthly-01", used=6 * GiB, days_ago=60)
-    b.finish()
-    tank.scan = _finished_scrub(now, tank.alloc, 12.0, 2 * 3600 + 5 * 60)
-    _arc(b.m)
-    return b.m
-
-
-BUILDERS: dict[str, Callable[[int, float], Machine]] = {
-    "showcase": build_showcase,
-    "healthy": build_healthy,
-    "degraded": build_degraded,
-    "resilvering": build_resilvering,
-    "snapshots": build_snapshots,
-    "dedup": build_dedup,
-    "grow": build_grow,
-}
-
-
-def build(scenario: str, seed: int, now: float) -> Machine:
-    try:
-        builder = BUILDERS[scenario]
-    except KeyError:
-        raise ValueError(
-            f"unknown demo scenario {scenario!r}; choose one of: {', '.join(SCENARIOS)}"
-        ) from None
-    m = builder(seed, now)
-    _mark_dedup_owners(m)
-    return m
-
-
-def _mark_dedup_owners(m: Machine) -> None:
+def mark_dedup_owners(m: Machine) -> None:
     """Datasets whose data was written with dedup on own the pool's dedup table (in
     proportion to their size): destroying one shrinks the table, like freeing its blocks."""
-    from zconsole.hosts.demo.render_zfs import inherited
-
     for ds in m.datasets.values():
         pool = m.pools.get(ds.pool)
         if pool is None or pool.ddt is None or pool.ddt.entries == 0:
             continue
         if inherited(m, ds, "dedup")[0] != "off":
             ds.dedup_written = ds.used_self + ds.snap_used
-
-
-# --- network variant (appended; the scenarios above are unchanged) ----------------------
-
-
-def _network_ports_down() -> list[NetLink]:
-    """The showcase network with both cables of br0 pulled: eno1 and eno2 are up but have
-    no carrier, so br0, the VLAN br0.100 on it and the bridge br100 on that carry nothing."""
-    links = _network()
-    for ln in links:
-        if ln.name in ("eno1", "eno2"):
-            ln.up, ln.carrier, ln.master = True, False, "br0"
-    return links
-
-
-def build_netdown(seed: int, now: float) -> Machine:
-    m = build_healthy(seed, now)
-    m.hostname = "zdemo-netdown"
-    m.links = _network_ports_down()
-    return m
-
-
-SCENARIOS["netdown"] = ("healthy pools; every port of bridge br0 lacks carrier, so the VLAN "
-                        "br0.100 on it and the bridge br100 on that are down too")
-BUILDERS["netdown"] = build_netdown

@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from zconsole.hosts.demo.render_block import Tree
-from zconsole.hosts.demo.state import Machine, NetLink
+from zconsole.hosts.demo.machine.net import NetLink
+from zconsole.hosts.demo.machine.state import Machine
+from zconsole.hosts.demo.render.tree import Tree
 
 
 def _carrier(m: Machine, ln: NetLink, depth: int = 0) -> bool:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from zconsole.hosts.demo.fmt import nicenum, ratio
-from zconsole.hosts.demo.render_status import NameFlags, pool_state, state_name, vdev_name
-from zconsole.hosts.demo.state import Machine, Pool, Vdev, expand_size
+from zconsole.hosts.demo.machine.pools import Pool, Vdev, expand_size
+from zconsole.hosts.demo.machine.state import Machine
+from zconsole.hosts.demo.render.status import NameFlags, pool_state, state_name, vdev_name
 
 # property -> (header, right-justified)
 LIST_COLUMNS: dict[str, tuple[str, bool]] = {
@@ -277,7 +278,7 @@ def _list_vdevs(m: Machine, p: Pool, width: int, scripted: bool, literal: bool,
 
     def line(v: Vdev, depth: int, isspare: bool = False) -> None:
         name = vdev_name(m, v, flags)
-        top = v in p.top
+        top = p.is_top(v)
         cells: list[str] = []
         if top and not v.is_log:
             alloc = p.top_alloc(v)

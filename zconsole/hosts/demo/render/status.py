@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from zconsole.hosts.demo.fmt import ctime, nicebytes, nicenum, secs_to_dhms
-from zconsole.hosts.demo.state import Ddt, Machine, Pool, Scan, Vdev, expand_size
+from zconsole.hosts.demo.machine.pools import Ddt, Pool, Vdev, expand_size
+from zconsole.hosts.demo.machine.scans import Scan
+from zconsole.hosts.demo.machine.state import Machine
 
 AUX_TEXT = {
     "OPEN_FAILED": "cannot open",
@@ -365,7 +367,7 @@ def _vdev_json(m: Machine, p: Pool, v: Vdev, cls: str, j: _J, flags: NameFlags,
         d["alloc_space"] = j.size(p.alloc)
         d["total_space"] = j.size(p.size())
         d["def_space"] = j.size(p.size())
-    elif v in p.top and not v.is_leaf:
+    elif p.is_top(v) and not v.is_leaf:
         alloc = p.top_alloc(v)
         d["alloc_space"] = j.size(alloc)
         d["total_space"] = j.size(v.asize)

@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from zconsole.hosts.demo.fmt import nicebytes, nicenum, nicetime_ns
-from zconsole.hosts.demo.render_status import NameFlags, vdev_name
-from zconsole.hosts.demo.state import Machine, Pool, Vdev, jitter
+from zconsole.hosts.demo.machine.common import jitter
+from zconsole.hosts.demo.machine.pools import Pool, Vdev
+from zconsole.hosts.demo.machine.state import Leaves, Machine
+from zconsole.hosts.demo.render.status import NameFlags, vdev_name
 
 
 @dataclass
@@ -56,7 +58,7 @@ class Stat:
             self.scrub /= self.scrub_ops
 
 
-def _leaf_stat(m: Machine, p: Pool, v: Vdev, at: float | None) -> Stat:
+def _leaf_stat(m: Machine, p: Pool, v: Vdev, at: float | None, leaves: Leaves) -> Stat:
     """Since boot when `at` is None, else the one-second rates of the bucket at `at`."""
     if v.disk is None or v.not_present or v.state not in ("ONLINE", "DEGRADED"):
         return Stat()
@@ -69,7 +71,7 @@ def _leaf_stat(m: Machine, p: Pool, v: Vdev, at: float | None) -> Stat:
         r_ms = c[3] / c[0] if c[0] else d.io.r_ms
         w_ms = c[7] / c[4] if c[4] else d.io.w_ms
     else:
-        r_ops, w_ops, r_bw, w_bw, r_ms, w_ms = m.disk_rates(d, at)
+        r_ops, w_ops, r_bw, w_bw, r_ms, w_ms = m.disk_rates(d, at, leaves)
     s = Stat(r_ops=r_ops, w_ops=w_ops, r_bw=r_bw, w_bw=w_bw)
     key = int(at) if at is not None else 0
     q = jitter(m.seed, d.name + ":q", key, 0.3)
@@ -88,14 +90,15 @@ def _leaf_stat(m: Machine, p: Pool, v: Vdev, at: float | None) -> Stat:
     return s
 
 
-def _collect(m: Machine, p: Pool, v: Vdev, at: float | None, out: dict[int, Stat]) -> Stat:
+def _collect(m: Machine, p: Pool, v: Vdev, at: float | None, out: dict[int, Stat],
+             leaves: Leaves) -> Stat:
     if v.is_leaf:
-        st = _leaf_stat(m, p, v, at)
+        st = _leaf_stat(m, p, v, at, leaves)
         out[id(v)] = st
         return st
     agg = Stat()
     for c in v.children:
-        agg.add(_collect(m, p, c, at, out))
+        agg.add(_collect(m, p, c, at, out, leaves))
     agg.finish()
     out[id(v)] = agg
     return agg
@@ -140,11 +143,12 @@ def _report(m: Machine, pools: list[Pool], at: float | None, *, verbose: bool, l
             width: int) -> list[list[str] | str]:
     """Rows (lists of cells) and section markers ('' blank line, 'logs'/'cache' headers)."""
     rows: list[list[str] | str] = []
+    leaves = m.leaf_index()
     for p in pools:
         stats: dict[int, Stat] = {}
         root = Stat()
         for t in p.top:
-            root.add(_collect(m, p, t, at, stats))
+            root.add(_collect(m, p, t, at, stats, leaves))
         root.finish()
         rows.append(_fmt_row(p.name, p.alloc, p.free(), root, latency=latency,
                              literal=literal, v23=v23, leaf=False))
@@ -154,7 +158,7 @@ def _report(m: Machine, pools: list[Pool], at: float | None, *, verbose: bool, l
         def walk(v: Vdev, depth: int, p: Pool = p, stats: dict[int, Stat] = stats) -> None:
             name = vdev_name(m, v, flags)
             shown = name if scripted else " " * depth + name
-            top = v in p.top
+            top = p.is_top(v)
             alloc = p.top_alloc(v) if top else None
             free = v.asize - (alloc or 0) if top else None
             rows.append(_fmt_row(shown, alloc, free, stats.get(id(v), Stat()),
@@ -173,7 +177,7 @@ def _report(m: Machine, pools: list[Pool], at: float | None, *, verbose: bool, l
         if p.cache:
             rows.append("cache")
             for cdev in p.cache:
-                stats[id(cdev)] = _leaf_stat(m, p, cdev, at)
+                stats[id(cdev)] = _leaf_stat(m, p, cdev, at, leaves)
                 walk(cdev, 2)
         if not scripted:
             rows.append("-")

@@ -1,0 +1,188 @@
+"""`Machine`: the whole simulated host (disks, pools, datasets, ARC, network), the lookups
+across its parts, and its clock.
+
+Time enters only through `Machine.advance(now)`, which moves I/O counters, ARC counters and
+running scans forward to `now` (epoch seconds). Rates are piecewise constant between two
+calls; jitter comes from a hash of (seed, key, whole second), so the same seed and the same
+sequence of clock readings always give the same state."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from zconsole.hosts.demo.machine.arc import Arc, count_arc
+from zconsole.hosts.demo.machine.common import jitter
+from zconsole.hosts.demo.machine.datasets import Dataset, Snapshot, SnapshotSeries
+from zconsole.hosts.demo.machine.disks import Disk, Rates, count_io
+from zconsole.hosts.demo.machine.net import NetLink
+from zconsole.hosts.demo.machine.pools import Pool, Vdev
+from zconsole.hosts.demo.machine.scans import complete_scans, is_resilver_source, next_scan_end
+
+Leaves = dict[str, tuple[Pool, Vdev]]
+"""Disk name -> (pool, leaf): `Machine.leaf_index()`."""
+
+
+@dataclass
+class Machine:
+    hostname: str
+    kernel: str
+    seed: int
+    boot_time: float
+    disks: dict[str, Disk] = field(default_factory=dict)
+    pools: dict[str, Pool] = field(default_factory=dict)
+    datasets: dict[str, Dataset] = field(default_factory=dict)
+    snapshots: dict[str, list[Snapshot]] = field(default_factory=dict)  # explicit ones
+    series: dict[str, list[SnapshotSeries]] = field(default_factory=dict)
+    arc: Arc | None = None
+    links: list[NetLink] = field(default_factory=list)
+    swaps: list[str] = field(default_factory=list)
+    last: float = 0.0
+    txg_counter: int = 100
+
+    # --- lookups ---------------------------------------------------------------------
+
+    def disk_by_any(self, name: str) -> tuple[Disk, int | None] | None:
+        """Resolve sdb, /dev/sdb, sdb1, ata-..., /dev/disk/by-id/ata-...-part1 to (disk, part)."""
+        n = name
+        for prefix in ("/dev/disk/by-id/", "/dev/disk/by-path/", "/dev/"):
+            if n.startswith(prefix):
+                n = n[len(prefix):]
+                break
+        part: int | None = None
+        if "-part" in n:
+            base, _, num = n.rpartition("-part")
+            if num.isdigit():
+                n, part = base, int(num)
+        for d in self.disks.values():
+            if not d.present:
+                continue
+            if n == d.name or n in d.by_id or n == d.by_path:
+                return d, part
+            for p in d.partitions:
+                if n == d.part_name(p.number):
+                    return d, p.number
+        return None
+
+    def leaf_of_disk(self, disk: str) -> tuple[Pool, Vdev] | None:
+        """The first leaf on this disk (pools in order, data tree, then cache, then spares)."""
+        for pool in self.pools.values():
+            for v in pool.all_vdevs():
+                if v.is_leaf and v.disk == disk:
+                    return pool, v
+        return None
+
+    def leaf_index(self) -> Leaves:
+        """`leaf_of_disk` for every disk at once, in one walk of the pools: for the callers
+        that ask about every disk (one walk per disk made the clock cost disks x vdevs)."""
+        index: Leaves = {}
+        for pool in self.pools.values():
+            for v in pool.all_vdevs():
+                if v.is_leaf and v.disk is not None:
+                    index.setdefault(v.disk, (pool, v))
+        return index
+
+    def snapshots_of(self, ds: str) -> Iterator[Snapshot]:
+        """All snapshots of a dataset in createtxg order (series are lazy)."""
+        explicit = self.snapshots.get(ds, [])
+        series = self.series.get(ds, [])
+        if not series:
+            yield from sorted(explicit, key=lambda s: s.createtxg)
+            return
+        merged: list[Iterator[Snapshot]] = [iter(s) for s in series]
+        merged.append(iter(sorted(explicit, key=lambda s: s.createtxg)))
+        yield from heapq.merge(*merged, key=lambda s: s.createtxg)
+
+    def snapshot_count(self, ds: str) -> int:
+        return len(self.snapshots.get(ds, [])) + sum(len(s) for s in self.series.get(ds, []))
+
+    def find_snapshot(self, full: str) -> Snapshot | None:
+        ds, _, short = full.partition("@")
+        for s in self.snapshots.get(ds, []):
+            if s.short == short:
+                return s
+        for ser in self.series.get(ds, []):
+            i = ser.index_of(short)
+            if i is not None:
+                return ser.make(i)
+        return None
+
+    def remove_snapshot(self, full: str) -> None:
+        ds, _, short = full.partition("@")
+        lst = self.snapshots.get(ds, [])
+        for s in lst:
+            if s.short == short:
+                lst.remove(s)
+                return
+        for ser in self.series.get(ds, []):
+            i = ser.index_of(short)
+            if i is not None:
+                ser.gone.add(i)
+                return
+
+    def clones_of(self, snap: str) -> list[str]:
+        return sorted(d.name for d in self.datasets.values() if d.origin == snap)
+
+    def children_of(self, ds: str) -> list[str]:
+        pre = ds + "/"
+        return sorted(n for n in self.datasets if n.startswith(pre) and "/" not in n[len(pre):])
+
+    def next_txg(self) -> int:
+        self.txg_counter += 7
+        return self.txg_counter
+
+    # --- time --------------------------------------------------------------------------
+
+    def disk_rates(self, d: Disk, now: float, leaves: Leaves | None = None) -> Rates:
+        """(r_iops, w_iops, r_bps, w_bps, r_ms, w_ms) right now, resilver load included.
+        `leaves`: a `leaf_index()` the caller made for many disks."""
+        bucket = int(now)
+        io = d.io
+        j = jitter(self.seed, d.name, bucket, 0.10)
+        r_iops, w_iops, r_bps, w_bps = io.r_iops * j, io.w_iops * j, io.r_bps * j, io.w_bps * j
+        hit = leaves.get(d.name) if leaves is not None else self.leaf_of_disk(d.name)
+        if hit is not None:
+            pool, leaf = hit
+            sc = pool.scan
+            if sc is not None and sc.state == "SCANNING" and not sc.paused_at:
+                if sc.function == "RESILVER":
+                    if leaf.resilvering:
+                        w_bps += sc.rate
+                        w_iops += sc.rate / (128 * 1024)
+                    elif leaf.state == "ONLINE" and is_resilver_source(pool, leaf):
+                        r_bps += sc.rate
+                        r_iops += sc.rate / (128 * 1024)
+                elif sc.function == "SCRUB" and leaf.state == "ONLINE" and not leaf.is_log:
+                    share = sc.rate / max(1, len(list(pool.data_vdevs())))
+                    r_bps += share / 2
+                    r_iops += share / 2 / (128 * 1024)
+        if not d.present:
+            return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        jl = jitter(self.seed, d.name + ":lat", bucket, 0.12)
+        return (r_iops, w_iops, r_bps, w_bps, io.r_ms * io.slow * jl, io.w_ms * io.slow * jl)
+
+    def advance(self, now: float) -> None:
+        """Move everything forward to `now`. Never goes backwards."""
+        if now <= self.last:
+            return
+        # split at scan completions so trees change at the right moment
+        while True:
+            t_end = next_scan_end(self, now)
+            if t_end is None:
+                break
+            self._integrate(t_end)
+            complete_scans(self, t_end)
+        self._integrate(now)
+
+    def _integrate(self, now: float) -> None:
+        dt = now - self.last
+        if dt <= 0:
+            self.last = max(self.last, now)
+            return
+        leaves = self.leaf_index()
+        for d in self.disks.values():
+            count_io(d, self.disk_rates(d, now, leaves), dt)
+        if self.arc is not None:
+            count_arc(self.arc, self.seed, now, dt)
+        self.last = now

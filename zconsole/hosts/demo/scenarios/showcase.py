@@ -1,0 +1,61 @@
+"""The showcase machine: every feature at once, the default scenario."""
+
+from __future__ import annotations
+
+from zconsole.hosts.demo.machine import Machine
+from zconsole.hosts.demo.machine.common import GiB, MiB, TiB
+from zconsole.hosts.demo.machine.scans import Scan
+from zconsole.hosts.demo.scenarios import _builder as kit
+
+DESCRIPTION = ("tank (2x HDD mirror, one disk ~10x slow, log mirror, cache, spare), fast "
+               "resilvering an attach, snapshots/clones, dedup on tank/vm, spare disks to play "
+               "with")
+ORDER = 10
+
+
+def build(seed: int, now: float) -> Machine:
+    b = kit.new_machine("showcase", seed, now)
+    m = b.m
+    a0 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ1A2BT", kit.HDD_4T, physical=512, load=1.0)
+    a1 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ4K7XT", kit.HDD_4T, physical=512, load=1.0,
+               slow=10.0)
+    b0 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ9M3QT", kit.HDD_4T, physical=512, load=0.9)
+    b1 = b.hdd("HGST HUS724040ALE640", "PN2334PBJ2C8WT", kit.HDD_4T, physical=512, load=0.9)
+    l0 = b.ssd("INTEL SSDSC2BB080G4", "BTWL4123456Z080BGN", kit.SSD_80G, load=2.5)
+    l1 = b.ssd("INTEL SSDSC2BB080G4", "BTWL4123457A080BGN", kit.SSD_80G, load=2.5)
+    sp = b.hdd("HGST HUS724040ALE640", "PN2334PBJ7F5ZT", kit.HDD_4T, physical=512)
+    b.quiet(sp)
+    c0 = b.nvme("Samsung SSD 980 PRO 1TB", "S5GXNF0R123456A", kit.NVME_1T, load=3.0)
+    f0 = b.nvme("WD_BLACK SN770 1TB", "22517D801234", kit.NVME_1T, load=2.0)
+    f1 = b.nvme("WD_BLACK SN770 1TB", "22517D805678", kit.NVME_1T, load=0.0)
+    kit.spare_disks(b)
+    tank = b.pool(
+        "tank",
+        [b.mirror(b.leaf(a0, "tank"), b.leaf(a1, "tank")),
+         b.mirror(b.leaf(b0, "tank"), b.leaf(b1, "tank"))],
+        logs=[b.mirror(b.leaf(l0, "tank"), b.leaf(l1, "tank"))],
+        cache=[b.leaf(c0, "tank")], spares=[b.leaf(sp, "tank")], frag=11,
+    )
+    tank.scan = kit.finished_scrub(now, 3 * TiB, 9.3, 6 * 3600 + 41 * 60 + 7)
+    kit.tank_datasets(b)
+    tank.ddt = kit.vm_ddt()
+    fleaf0 = b.leaf(f0, "fast")
+    fleaf1 = b.leaf(f1, "fast")
+    fleaf1.resilvering = True
+    fast = b.pool("fast", [b.mirror(fleaf0, fleaf1)], frag=4)
+    b.fs("fast", 128 * 1024, days_ago=90, props={"compression": "lz4"})
+    b.fs("fast/db", 301 * GiB, days_ago=90, props={"recordsize": "16K",
+                                                   "logbias": "throughput"})
+    b.fs("fast/scratch", 96 * GiB, days_ago=12, props={"sync": "disabled"})
+    b.snap("fast/db", "hourly-0900", used=800 * MiB, days_ago=0.3)
+    b.snap("fast/db", "hourly-1000", used=640 * MiB, days_ago=0.26)
+    b.finish()
+    rate = 480 * MiB
+    total = fast.alloc
+    issued0 = total * 0.1953
+    fast.scan = Scan(function="RESILVER", state="SCANNING", start_time=now - issued0 / rate,
+                     to_examine=total, rate=rate, base_time=now, base_issued=issued0,
+                     skipped=0, pass_start=now - issued0 / rate)
+    fast.scan_history.append(kit.finished_scrub(now, total, 4.1, 1210))
+    kit.add_arc(m, l2=180 * GiB)
+    return m
