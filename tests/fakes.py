@@ -13,6 +13,7 @@ class DelegatingHost:
 
     kind = "local"
     simulated = False
+    concurrent_reads = False
     label = "wrapped-host"
 
     def __init__(self, inner: Host) -> None:

@@ -33,6 +33,7 @@ def fixture(rel: str) -> str:
 class FakeHost:
     kind = "fake"
     simulated = False
+    concurrent_reads = False
 
     def __init__(
         self,

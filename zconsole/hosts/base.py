@@ -99,6 +99,11 @@ class Host(Protocol):
         real disk. The UI marks it and keeps its plans apart; ask this, not `kind`."""
         ...
 
+    @property
+    def concurrent_reads(self) -> bool:
+        """True when reads may run side by side on threads (each command its own process)."""
+        ...
+
     def run(
         self,
         argv: Sequence[str],
@@ -190,6 +195,9 @@ class BaseHost(ABC):
 
     kind = ""
     simulated = False
+    # Reads may run side by side on threads (services.read.flights): true for real machines,
+    # whose commands are separate processes; the demo and replay hosts answer in order.
+    concurrent_reads = False
 
     def run(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, check: bool = True,
             stdin: str | None = None) -> Result:

@@ -26,6 +26,7 @@ _SBIN = ("/usr/local/sbin", "/usr/sbin", "/sbin")
 
 class LocalHost(BaseHost):
     kind = "local"
+    concurrent_reads = True
 
     def __init__(self) -> None:
         self._label = socket.gethostname()

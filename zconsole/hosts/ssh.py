@@ -62,6 +62,7 @@ def _abandon(proc: Any) -> None:
 
 class SshHost(BaseHost):
     kind = "ssh"
+    concurrent_reads = True
 
     def __init__(
         self,
