@@ -283,6 +283,16 @@ def host_guest(request: pytest.FixtureRequest) -> Iterator[HostGuest]:
         _unavailable("host", _failures["host"])
     tv = _load_testvm()
     fl = tv.FLAVOURS["host"]
+    attach = os.environ.get("ZCONSOLE_HOSTVM_ATTACH", "").strip()
+    if attach:
+        # a developer's running guest (testvm.py start --flavour host; install-zconsole):
+        # used as it is, zconsole not reinstalled, not stopped at the end
+        inst = tv.HostInstance(fl, Path(attach))
+        if not inst.running():
+            _unavailable("host", f"ZCONSOLE_HOSTVM_ATTACH={attach}: no guest running there")
+        _timings.append(f"Debian 12 host: attached to the running guest in {attach}")
+        yield HostGuest(inst, {})
+        return
     run_root = Path(os.environ.get("ZCONSOLE_VM_RUN_ROOT", f"/tmp/zconsole-testvm-{os.getuid()}"))
     inst = tv.HostInstance(fl, run_root / f"pytest-{os.getpid()}-host")
     t0 = time.monotonic()

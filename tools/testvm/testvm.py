@@ -2139,7 +2139,13 @@ def install_zconsole(
 
 
 def _has_setuptools(python: str) -> bool:
-    probe = subprocess.run([python, "-c", "import setuptools"], capture_output=True)
+    """setuptools that can make wheels (its own bdist_wheel, >= 70.1, or the wheel package)."""
+    code = (
+        "import setuptools\n"
+        "try:\n    import setuptools.command.bdist_wheel\n"
+        "except ImportError:\n    import wheel.bdist_wheel\n"
+    )
+    probe = subprocess.run([python, "-c", code], capture_output=True)
     return probe.returncode == 0
 
 
