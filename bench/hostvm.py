@@ -49,8 +49,8 @@ def logins(inst: Any, n: int) -> list[float]:
     out = []
     for _ in range(n):
         t0 = time.perf_counter()
-        subprocess.run(argv, check=True, stdin=subprocess.DEVNULL, capture_output=True,
-                       timeout=300)
+        subprocess.run(argv, check=True, stdin=subprocess.DEVNULL,  # noqa: S603 - our argv
+                       capture_output=True, timeout=300)
         out.append(round(time.perf_counter() - t0, 2))
     return out
 
@@ -62,18 +62,18 @@ def first_screen(inst: Any, timeout: float = 300.0) -> float:
            "-t", inst.alias, "zconsole"]
     tmux = ["tmux", "-L", server, "-f", "/dev/null"]
     t0 = time.perf_counter()
-    subprocess.run([*tmux, "new-session", "-d", "-x", "120", "-y", "40", shlex.join(ssh)],
-                   check=True)
+    subprocess.run([*tmux, "new-session", "-d", "-x", "120", "-y", "40",  # noqa: S603
+                    shlex.join(ssh)], check=True)
     try:
         while time.perf_counter() - t0 < timeout:
-            text = subprocess.run([*tmux, "capture-pane", "-p"], capture_output=True,
-                                  text=True).stdout
+            text = subprocess.run([*tmux, "capture-pane", "-p"],  # noqa: S603
+                                  capture_output=True, text=True).stdout
             if "zconsole · Pools" in text and "hostvm" in text:
                 return round(time.perf_counter() - t0, 1)
             time.sleep(0.2)
         raise RuntimeError(f"no Pools screen after {timeout:.0f} s:\n{text}")
     finally:
-        subprocess.run([*tmux, "kill-server"], capture_output=True)
+        subprocess.run([*tmux, "kill-server"], capture_output=True)  # noqa: S603
 
 
 def main() -> int:

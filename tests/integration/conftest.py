@@ -27,6 +27,7 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 import pytest
+from hostvm import faults
 from hostvm.guest import HostGuest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -344,3 +345,58 @@ def clean_host(host_guest: HostGuest) -> Iterator[HostGuest]:
     host_guest.reset()
     yield host_guest
     host_guest.reset()
+
+
+# --------------------------------------------------------------------------- fault fixtures
+#
+# One fixture per recipe of tests/integration/hostvm/faults.py. Each yields the recipe, NOT yet
+# applied (so the test can measure before), and undoes it at teardown whatever happened; a
+# boot fault that had been applied is also rebooted away, so the next test finds the guest as
+# built. Use: `def test_x(slow_reverse_dns): slow_reverse_dns.apply(); ...`.
+
+
+def _fault_fixture(guest: HostGuest, fault: faults.Fault) -> Iterator[faults.Fault]:
+    try:
+        yield fault
+    finally:
+        was_applied = fault.applied
+        fault.undo()
+        if was_applied and fault.needs_reboot:
+            guest.reboot()
+            guest.wait_booted()
+
+
+@pytest.fixture
+def slow_reverse_dns(host_guest: HostGuest) -> Iterator[faults.Fault]:
+    """UseDNS yes + a resolver on 127.0.0.2 answering PTR after 3 s."""
+    yield from _fault_fixture(host_guest, faults.SlowReverseDns(host_guest, delay=3))
+
+
+@pytest.fixture
+def slow_user_manager(host_guest: HostGuest) -> Iterator[faults.Fault]:
+    """user@.service drop-in: ExecStartPre=/bin/sleep 25."""
+    yield from _fault_fixture(host_guest, faults.SlowUserManager(host_guest, delay=25))
+
+
+@pytest.fixture
+def frozen_logind(host_guest: HostGuest) -> Iterator[faults.Fault]:
+    """systemd-logind stopped with SIGSTOP (each login waits up to 2 min)."""
+    yield from _fault_fixture(host_guest, faults.FrozenLogind(host_guest))
+
+
+@pytest.fixture
+def sshd_auth_methods(host_guest: HostGuest) -> Iterator[faults.Fault]:
+    """GSSAPI / KbdInteractive / Hostbased (in a Match) / Kerberos (after the Match) on."""
+    yield from _fault_fixture(host_guest, faults.SshdAuthMethods(host_guest))
+
+
+@pytest.fixture
+def wait_online_hang(host_guest: HostGuest) -> Iterator[faults.Fault]:
+    """netplan br0/br0.100/br100 + cable-less lan1 on DHCP, a unit wanting network-online."""
+    yield from _fault_fixture(host_guest, faults.WaitOnlineHang(host_guest))
+
+
+@pytest.fixture
+def ifupdown_dhcp_hang(host_guest: HostGuest) -> Iterator[faults.Fault]:
+    """/etc/network/interfaces.d: `auto lan1` + `iface lan1 inet dhcp`, no cable."""
+    yield from _fault_fixture(host_guest, faults.IfupdownDhcpHang(host_guest, stanza="auto"))

@@ -47,9 +47,9 @@ def login_as(g: HostGuest, user: str, timeout: float = 300.0) -> float:
     return round(time.monotonic() - t0, 2)
 
 
-def test_slow_reverse_dns(host_guest: HostGuest, host_figures: Any) -> None:
-    g = host_guest
-    fault = faults.SlowReverseDns(g, delay=3)
+def test_slow_reverse_dns(host_guest: HostGuest, slow_reverse_dns: faults.Fault,
+                          host_figures: Any) -> None:
+    g, fault = host_guest, slow_reverse_dns
     before = g.login_seconds(3)
     assert fault.cause()["sshd UseDNS"] == "no"  # Debian's default
     try:
@@ -78,10 +78,10 @@ def test_slow_reverse_dns(host_guest: HostGuest, host_figures: Any) -> None:
     host_figures("login s after undo (median of 3)", g.median(after))
 
 
-def test_slow_user_manager(host_guest: HostGuest, host_figures: Any) -> None:
-    g = host_guest
+def test_slow_user_manager(host_guest: HostGuest, slow_user_manager: faults.Fault,
+                           host_figures: Any) -> None:
+    g, fault = host_guest, slow_user_manager
     ensure_operator(g)
-    fault = faults.SlowUserManager(g, delay=25)
     time.sleep(USER_STOP_WAIT)
     before = login_as(g, OPERATOR)
     try:
@@ -108,11 +108,11 @@ def test_slow_user_manager(host_guest: HostGuest, host_figures: Any) -> None:
 
 
 @pytest.mark.hostvm_slow
-def test_frozen_logind(host_guest: HostGuest, host_figures: Any) -> None:
+def test_frozen_logind(host_guest: HostGuest, frozen_logind: faults.Fault,
+                       host_figures: Any) -> None:
     """Minutes: pam_systemd waits 2 min for a stopped logind (systemd 252's CreateSession
     timeout; logind's 3-minute watchdog may cut it short by killing logind)."""
-    g = host_guest
-    fault = faults.FrozenLogind(g)
+    g, fault = host_guest, frozen_logind
     before = g.login_seconds(2)
     assert not fault.cause()["systemd-logind process state"].startswith("T")
     since = guest_now(g)
@@ -133,9 +133,11 @@ def test_frozen_logind(host_guest: HostGuest, host_figures: Any) -> None:
     host_figures("login s after kill -CONT (median of 2)", g.median(after))
 
 
-def test_sshd_auth_methods(host_guest: HostGuest, host_figures: Any) -> None:
+def test_sshd_auth_methods(host_guest: HostGuest, sshd_auth_methods: faults.Fault,
+                           host_figures: Any) -> None:
     g = host_guest
-    fault = faults.SshdAuthMethods(g)
+    fault = sshd_auth_methods
+    assert isinstance(fault, faults.SshdAuthMethods)
     offered_before = fault.offered_methods()
     assert "gssapi-with-mic" not in offered_before and "hostbased" not in offered_before
     gss_client = g.ssh_argv("true")
@@ -174,27 +176,25 @@ def test_sshd_auth_methods(host_guest: HostGuest, host_figures: Any) -> None:
 
 
 @pytest.mark.hostvm_slow
-def test_wait_online_hang(host_guest: HostGuest, host_figures: Any) -> None:
+def test_wait_online_hang(host_guest: HostGuest, wait_online_hang: faults.Fault,
+                          host_figures: Any) -> None:
     """Minutes: two reboots, one of them into the 2-minute wait."""
-    g = host_guest
-    fault = faults.WaitOnlineHang(g)
+    g, fault = host_guest, wait_online_hang
     assert fault.cause()["wait-online seconds (blame)"] == "did not run"  # nothing wants it
-    try:
-        fault.apply()
-        to_ssh = g.reboot()
-        state = g.wait_booted()
-        boot = g.boot_figures()
-        cause = fault.cause()
-        wait = g.unit_seconds("systemd-networkd-wait-online.service")
-        assert wait is not None and wait > 60, (cause, g.blame()[:5])
-        assert cause["links configuring"] == "lan1", cause
-        assert "zc-needs-online.service" in cause["wants network-online.target"], cause
-        assert "Timeout occurred while waiting for network connectivity" in g.journal(
-            "-u", "systemd-networkd-wait-online"), cause
-    finally:
-        fault.undo()
-        to_ssh_after = g.reboot()
-        state_after = g.wait_booted()
+    fault.apply()
+    to_ssh = g.reboot()
+    state = g.wait_booted()
+    boot = g.boot_figures()
+    cause = fault.cause()
+    wait = g.unit_seconds("systemd-networkd-wait-online.service")
+    assert wait is not None and wait > 60, (cause, g.blame()[:5])
+    assert cause["links configuring"] == "lan1", cause
+    assert "zc-needs-online.service" in cause["wants network-online.target"], cause
+    assert "Timeout occurred while waiting for network connectivity" in g.journal(
+        "-u", "systemd-networkd-wait-online"), cause
+    fault.undo()  # the fixture reboots instead if anything above failed
+    to_ssh_after = g.reboot()
+    state_after = g.wait_booted()
     boot_after = g.boot_figures()
     cause_after = fault.cause()
     assert cause_after["wait-online seconds (blame)"] == "did not run", cause_after
@@ -209,26 +209,24 @@ def test_wait_online_hang(host_guest: HostGuest, host_figures: Any) -> None:
 
 
 @pytest.mark.hostvm_slow
-def test_ifupdown_dhcp_hang(host_guest: HostGuest, host_figures: Any) -> None:
+def test_ifupdown_dhcp_hang(host_guest: HostGuest, ifupdown_dhcp_hang: faults.Fault,
+                            host_figures: Any) -> None:
     """Minutes: `auto lan1` + dhcp without a cable holds networking.service (and with it
     network.target and ssh.service) until dhclient gives up; reboot, undo, reboot."""
-    g = host_guest
-    fault = faults.IfupdownDhcpHang(g, stanza="auto")
-    try:
-        fault.apply()
-        to_ssh = g.reboot()
-        state = g.wait_booted()
-        boot = g.boot_figures()
-        networking = g.unit_seconds("networking.service")
-        cause = fault.cause()
-        assert networking is not None and networking > 30, (cause, g.blame()[:5])
-        assert cause["interfaces.d"] == "auto lan1 / iface lan1 inet dhcp", cause
-        log = g.journal("-u", "networking")
-        assert "No DHCPOFFERS received" in log or "lan1" in log, log
-    finally:
-        fault.undo()
-        to_ssh_after = g.reboot()
-        state_after = g.wait_booted()
+    g, fault = host_guest, ifupdown_dhcp_hang
+    fault.apply()
+    to_ssh = g.reboot()
+    state = g.wait_booted()
+    boot = g.boot_figures()
+    networking = g.unit_seconds("networking.service")
+    cause = fault.cause()
+    assert networking is not None and networking > 30, (cause, g.blame()[:5])
+    assert cause["interfaces.d"] == "auto lan1 / iface lan1 inet dhcp", cause
+    log = g.journal("-u", "networking")
+    assert "No DHCPOFFERS received" in log, log
+    fault.undo()  # the fixture reboots instead if anything above failed
+    to_ssh_after = g.reboot()
+    state_after = g.wait_booted()
     boot_after = g.boot_figures()
     networking_after = g.unit_seconds("networking.service")
     assert networking_after is None or networking_after < 30, g.blame()[:5]

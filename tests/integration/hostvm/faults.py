@@ -56,11 +56,22 @@ class Fault:
 
     def __init__(self, guest: HostGuest) -> None:
         self.guest = guest
+        self.applied = False  # apply() ran and undo() did not since
 
     def apply(self) -> None:
-        raise NotImplementedError
+        """Put the fault in place (for needs_reboot recipes: reboot to see it)."""
+        self.applied = True  # first: a half-applied fault must still be undone
+        self._apply()
 
     def undo(self) -> None:
+        """Back to the guest as built; safe twice, or without apply()."""
+        self._undo()
+        self.applied = False
+
+    def _apply(self) -> None:
+        raise NotImplementedError
+
+    def _undo(self) -> None:
         raise NotImplementedError
 
     def cause(self) -> dict[str, str]:
@@ -153,7 +164,7 @@ class SlowReverseDns(Fault):
         super().__init__(guest)
         self.delay = str(delay)
 
-    def apply(self) -> None:
+    def _apply(self) -> None:
         g = self.guest
         g.write_file("/usr/local/sbin/zc-slowdns.py", SLOWDNS_PY, "0755")
         g.write_file("/etc/systemd/system/zc-slowdns.service",
@@ -168,7 +179,7 @@ echo "nameserver 127.0.0.2" > /etc/resolv.conf
 printf '# zconsole fault recipe: sshd looks up every client name\\nUseDNS yes\\n' > {self.DROPIN}
 {_SSHD_RELOAD}""")
 
-    def undo(self) -> None:
+    def _undo(self) -> None:
         self._sh(f"""
 rm -f {self.DROPIN}
 {_SSHD_RELOAD}
@@ -204,14 +215,14 @@ class SlowUserManager(Fault):
         super().__init__(guest)
         self.delay = delay
 
-    def apply(self) -> None:
+    def _apply(self) -> None:
         self.guest.write_file(
             self.DROPIN,
             "# zconsole fault recipe: a slow user manager\n"
             f"[Service]\nExecStartPre=/bin/sleep {self.delay:g}\n")
         self._sh("systemctl daemon-reload")
 
-    def undo(self) -> None:
+    def _undo(self) -> None:
         self._sh(f"rm -f {self.DROPIN}\nrmdir --ignore-fail-on-non-empty "
                  f"/etc/systemd/system/user@.service.d 2>/dev/null || true\n"
                  "systemctl daemon-reload")
@@ -233,10 +244,10 @@ class FrozenLogind(Fault):
 
     name = "frozen-logind"
 
-    def apply(self) -> None:
+    def _apply(self) -> None:
         self._sh("kill -STOP $(pidof systemd-logind)")
 
-    def undo(self) -> None:
+    def _undo(self) -> None:
         self._sh("pid=$(pidof systemd-logind) || exit 0\nkill -CONT $pid")
 
     def cause(self) -> dict[str, str]:
@@ -263,7 +274,7 @@ class SshdAuthMethods(Fault):
 
     name = "sshd-auth-methods"
 
-    def apply(self) -> None:
+    def _apply(self) -> None:
         self.guest.write_file(
             AUTH_DROPIN,
             "# zconsole fault recipe: GSSAPI switched on in a drop-in\nGSSAPIAuthentication yes\n")
@@ -276,7 +287,7 @@ cat >> /etc/ssh/sshd_config <<'EOF'
 {AUTH_MATCH}EOF
 {_SSHD_RELOAD}""")
 
-    def undo(self) -> None:
+    def _undo(self) -> None:
         self._sh(f"""
 rm -f {AUTH_DROPIN}
 if [ -e {BACKUP_DIR}/sshd_config ]; then
@@ -360,7 +371,7 @@ class WaitOnlineHang(Fault):
     name = "wait-online-hang"
     needs_reboot = True
 
-    def apply(self) -> None:
+    def _apply(self) -> None:
         self._sh(f"""
 mkdir -p {BACKUP_DIR}
 [ -e {BACKUP_DIR}/01-hostvm.yaml ] || cp -a {NETPLAN_FILE} {BACKUP_DIR}/01-hostvm.yaml
@@ -369,7 +380,7 @@ mkdir -p {BACKUP_DIR}
         self.guest.write_file(NEEDS_ONLINE, NEEDS_ONLINE_UNIT)
         self._sh("netplan generate\nsystemctl daemon-reload\nsystemctl enable zc-needs-online.service")
 
-    def undo(self) -> None:
+    def _undo(self) -> None:
         self._sh(f"""
 if [ -e {BACKUP_DIR}/01-hostvm.yaml ]; then
   cp -a {BACKUP_DIR}/01-hostvm.yaml {NETPLAN_FILE} && rm -f {BACKUP_DIR}/01-hostvm.yaml
@@ -412,13 +423,13 @@ class IfupdownDhcpHang(Fault):
             raise ValueError(f"stanza must be auto or allow-hotplug, not {stanza!r}")
         self.stanza = stanza
 
-    def apply(self) -> None:
+    def _apply(self) -> None:
         self.guest.write_file(
             IFUPDOWN_FILE,
             f"# zconsole fault recipe: a port with no cable, on DHCP\n{self.stanza} lan1\n"
             "iface lan1 inet dhcp\n")
 
-    def undo(self) -> None:
+    def _undo(self) -> None:
         self._sh(f"ifdown --force lan1 >/dev/null 2>&1 || true\nrm -f {IFUPDOWN_FILE}")
 
     def cause(self) -> dict[str, str]:
