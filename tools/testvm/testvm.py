@@ -247,8 +247,17 @@ def scripts_hash() -> str:
     return h.hexdigest()[:12]
 
 
+def content_hash(flavour: Flavour) -> str:
+    """What a build's key ends with: the scripts, and for the host flavour also zconsole's
+    dependency list (its venv is made at build time)."""
+    if flavour.kind == "host":
+        deps = hashlib.sha256("\n".join(zconsole_dependencies()).encode()).hexdigest()[:6]
+        return f"{scripts_hash()}-{deps}"
+    return scripts_hash()
+
+
 def build_key(abi: str, flavour: Flavour) -> str:
-    return f"{flavour.key_prefix}{abi}_zfs-{flavour.zfs_version}_{scripts_hash()}"
+    return f"{flavour.key_prefix}{abi}_zfs-{flavour.zfs_version}_{content_hash(flavour)}"
 
 
 def is_build_of(flavour: Flavour, path: Path) -> bool:
@@ -267,7 +276,7 @@ def is_build_of(flavour: Flavour, path: Path) -> bool:
 
 def find_cached_build(flavour: Flavour) -> Path | None:
     """Newest complete build for this flavour and the current scripts, or None."""
-    suffix = f"_zfs-{flavour.zfs_version}_{scripts_hash()}"
+    suffix = f"_zfs-{flavour.zfs_version}_{content_hash(flavour)}"
     root = cache_root()
     if not root.is_dir():
         return None
@@ -1808,6 +1817,9 @@ def _build_host(flavour: Flavour, log: Log) -> Path:
          "-f", keys / "id_ed25519"]
     )
     customize_host_root(log, res, root, modules, keys / "id_ed25519.pub")
+    t_venv = time.monotonic()
+    preinstall_dependencies(log, root, work / "wheelhouse")
+    log.step(f"zconsole's dependencies installed in {GUEST_VENV} in {time.monotonic() - t_venv:.1f}s")
     host_pub = (root / "etc/ssh/ssh_host_ed25519_key.pub").read_text().split()
     versions = log.run(
         ["dpkg-query", f"--admindir={root / 'var/lib/dpkg'}", "-W", "-f=${Package} ${Version}\\n",
@@ -1910,6 +1922,43 @@ def customize_host_root(
         (updates / ko.name).chmod(0o644)
     log.run(["depmod", "-b", root, res.abi])
     log.step(f"{len(modules)} zfs modules added to {res.abi}; files written")
+
+
+def zconsole_dependencies() -> list[str]:
+    """The `dependencies = [...]` of the checkout's pyproject.toml (stdlib only: no tomllib
+    on Python 3.10)."""
+    text = (HERE.parents[1] / "pyproject.toml").read_text()
+    m = re.search(r"^dependencies\s*=\s*\[(.*?)\]", text, re.S | re.M)
+    if not m:
+        raise BuildError("no dependencies = [...] in pyproject.toml")
+    return re.findall(r'"([^"]+)"', m.group(1))
+
+
+def download_wheelhouse(dest: Path, requirements: Sequence[str | os.PathLike[str]],
+                        python_version: str, python: str | None = None) -> list[str]:
+    """`pip download` of manylinux/pure wheels for the guest's Python; the pip argv."""
+    platforms = [a for p in WHEEL_PLATFORMS for a in ("--platform", p)]
+    return [python or sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:",
+            "--python-version", python_version, *platforms, "-d", str(dest),
+            *map(str, requirements)]
+
+
+def preinstall_dependencies(log: Log, root: Path, wheelhouse: Path) -> None:
+    """The operator's first install, done once at build time with the guest's own python3 (in a
+    chroot of the image, at native speed): a venv at GUEST_VENV with zconsole's dependencies
+    from a wheelhouse, `pip install --no-index`. Each test session then installs only the
+    zconsole wheel of the checkout into it (install_zconsole), as an upgrade would."""
+    deps = zconsole_dependencies()
+    guest_py = log.run(["chroot", root, "/usr/bin/python3", "-c",
+                        "import sys; print('%d.%d' % sys.version_info[:2])"], capture=True).strip()
+    log.run(download_wheelhouse(wheelhouse, deps, guest_py))
+    inside = root / "root" / "wheelhouse-deps"
+    shutil.copytree(wheelhouse, inside)
+    env = ["env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8", "HOME=/root"]
+    log.run([*NICE, "chroot", root, *env, "/usr/bin/python3", "-m", "venv", GUEST_VENV])
+    log.run([*NICE, "chroot", root, *env, f"{GUEST_VENV}/bin/pip", "install", "-q",
+             "--no-index", "--find-links", "/root/wheelhouse-deps", *deps])
+    shutil.rmtree(inside)
 
 
 class HostInstance(Instance):
@@ -2067,13 +2116,21 @@ CHECKOUT_FILES = ["pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", "setu
 
 
 def install_zconsole(
-    inst: Instance, checkout: Path, python: str | None = None, say: bool = True
+    inst: Instance,
+    checkout: Path,
+    python: str | None = None,
+    say: bool = True,
+    fresh_venv: bool = False,
+    venv: str = GUEST_VENV,
 ) -> dict[str, float]:
     """Install zconsole in the guest as an operator would on a host without internet (the
     README's procedure): on this machine, the project's wheel (`pip wheel --no-deps`) and its
     dependencies for the guest's Python (`pip download`, manylinux wheels) into one
-    wheelhouse; scp it over; in the guest, a venv and `pip install --no-index --find-links`.
-    Returns the seconds of each step."""
+    wheelhouse; scp it over; in the guest, `pip install --no-index --find-links` into the venv.
+    The host image already has the venv with the dependencies (made at build time the same
+    way: preinstall_dependencies), so by default this is an upgrade of zconsole alone;
+    fresh_venv=True (or a venv path the image lacks) makes the venv in the guest first, the
+    whole first-time procedure under emulation. Returns the seconds of each step."""
     py = python or sys.executable
     times: dict[str, float] = {}
 
@@ -2112,23 +2169,20 @@ def install_zconsole(
     wheels = sorted(wheelhouse.glob("zconsole-*.whl"))
     if not wheels:
         raise VMError(f"pip wheel made no zconsole wheel in {wheelhouse}")
-    platforms = [a for p in WHEEL_PLATFORMS for a in ("--platform", p)]
-    step(
-        "download",
-        [py, "-m", "pip", "download", "-q", "--only-binary=:all:", "--python-version", guest_py,
-         *platforms, "-d", wheelhouse, wheels[-1]],
-    )
+    step("download", download_wheelhouse(wheelhouse, [wheels[-1]], guest_py, py))
     ssh_cfg = str(inst.ssh_config)
     inst.exec("rm -rf /root/wheelhouse", timeout=60)
     step("copy", ["scp", "-q", "-r", "-F", ssh_cfg, str(wheelhouse), f"{inst.alias}:/root/"])
+    has_venv = inst.exec(f"test -x {venv}/bin/python", check=False, timeout=60).returncode == 0
     t0 = time.monotonic()
-    inst.exec(f"rm -rf {GUEST_VENV} && python3 -m venv {GUEST_VENV}", timeout=600)
+    if fresh_venv or not has_venv:
+        inst.exec(f"rm -rf {venv} && python3 -m venv {venv}", timeout=1200)
     times["venv"] = round(time.monotonic() - t0, 1)
     t0 = time.monotonic()
     inst.exec(
-        f"{GUEST_VENV}/bin/pip install -q --no-index --find-links /root/wheelhouse zconsole"
-        f" && ln -sf {GUEST_VENV}/bin/zconsole /usr/local/bin/zconsole",
-        timeout=900,
+        f"{venv}/bin/pip install -q --no-index --find-links /root/wheelhouse zconsole"
+        f" && ln -sf {venv}/bin/zconsole /usr/local/bin/zconsole",
+        timeout=1200,
     )
     times["pip_install"] = round(time.monotonic() - t0, 1)
     if say:
@@ -2215,6 +2269,8 @@ def main(argv: list[str] | None = None) -> int:
     common(p)
     p.add_argument("--checkout", type=Path, default=HERE.parents[1], help="default: this repo")
     p.add_argument("--python", default=sys.executable, help="python whose pip makes the wheels")
+    p.add_argument("--fresh-venv", action="store_true",
+                   help="make the venv in the guest too (the image has one with the dependencies)")
 
     args = ap.parse_args(argv)
     flavour = FLAVOURS[args.flavour]
@@ -2270,7 +2326,7 @@ def main(argv: list[str] | None = None) -> int:
             state = inst.wait_booted()
             print(f"back on ssh after {ready:.1f}s; system {state}")
         elif args.cmd == "install-zconsole":
-            times = install_zconsole(inst, args.checkout, args.python)
+            times = install_zconsole(inst, args.checkout, args.python, fresh_venv=args.fresh_venv)
             print(json.dumps(times))
             print(f"  ssh -F {inst.ssh_config} -t {inst.alias} zconsole")
     except VMError as exc:

@@ -78,6 +78,11 @@ class HostGuest:
         self.disks: dict[str, int] = dict(instance.disks)
         self.install_times = dict(install_times or {})
 
+    @property
+    def instance(self) -> Any:
+        """tools/testvm's HostInstance underneath (for install_zconsole and the like)."""
+        return self._inst
+
     # -- commands --------------------------------------------------------------------------
     def exec(
         self,
