@@ -214,7 +214,8 @@ def test_attach_wizard_over_ssh(clean_host: HostGuest, figures: Any) -> None:
         m = preview.search(screen)
         assert m is not None
         new = m.group(1)
-        assert "Read every command above. Enter: continue" in screen, screen
+        # the preview's last line: the screen may still be drawing when the command shows
+        term.wait_for("Read every command above. Enter: continue", 60, "the whole preview")
         term.press("Enter")
         serial = f"hostvm-{new}"
         screen = term.wait_for("Type it exactly and press Enter", 60,
