@@ -111,7 +111,10 @@ class HostGuest:
         """OpenSSH argv into the guest. fresh: a new connection and login (no master)."""
         argv = ["ssh", "-F", str(self.ssh_config)]
         if fresh:
-            argv += ["-o", "ControlMaster=no", "-o", "ControlPath=none"]
+            # no keepalive either, as in OpenSSH's defaults: the ssh_config's 10 s x 6 would
+            # end a login that waits in PAM (sshd answers no keepalive meanwhile) after 60 s
+            argv += ["-o", "ControlMaster=no", "-o", "ControlPath=none",
+                     "-o", "ServerAliveInterval=0"]
         if tty:
             argv.append("-t")
         return [*argv, self.alias, *remote]
