@@ -156,10 +156,11 @@ class HostGuest:
         return str(self._inst.wait_booted(timeout=timeout))
 
     def boot_figures(self) -> BootFigures:
-        return parse_systemd_analyze(self.exec("systemd-analyze", timeout=60).stdout)
+        return parse_systemd_analyze(self.exec("systemd-analyze", timeout=300).stdout)
 
     def blame(self) -> list[tuple[float, str]]:
-        return parse_blame(self.exec("systemd-analyze blame --no-pager", timeout=60).stdout)
+        # generous: PID 1 answers slowly on a loaded TCG guest (60 s was seen to run out)
+        return parse_blame(self.exec("systemd-analyze blame --no-pager", timeout=300).stdout)
 
     def unit_seconds(self, unit: str) -> float | None:
         """The unit's start-up time in `systemd-analyze blame`, None when it did not run."""
