@@ -891,6 +891,9 @@ def _compile_zfs_modules(
     for ko in kos:
         shutil.copyfile(ko, mod_cache / ko.name)
     (mod_cache / "COMPLETE").write_text("ok\n")
+    (mod_cache / "build.json").write_text(json.dumps(
+        {"configure_and_make_seconds": round(time.monotonic() - t0, 1),
+         "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}) + "\n")
     return sorted(mod_cache.glob("*.ko"))
 
 
@@ -1753,14 +1756,16 @@ def ensure_host_rootfs(log: Log, res: Resolved) -> Path:
             tmp.unlink(missing_ok=True)
             raise
         tmp.rename(tar)
-        log.step(
-            f"root file system made in {time.monotonic() - t0:.1f}s "
-            f"({tar.stat().st_size // 1024**2} MiB tar)"
-        )
+        seconds = round(time.monotonic() - t0, 1)
+        tar.with_suffix(".json").write_text(json.dumps(
+            {"mmdebstrap_seconds": seconds, "packages": packages,
+             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}, indent=1) + "\n")
+        log.step(f"root file system made in {seconds:.1f}s ({tar.stat().st_size // 1024**2} MiB tar)")
         for old in rootfs_dir.glob("*.tar"):
             if old != tar:
                 log.step(f"pruning superseded root file system {old.name}")
                 old.unlink(missing_ok=True)
+                old.with_suffix(".json").unlink(missing_ok=True)
     return tar
 
 
@@ -1869,6 +1874,10 @@ def _build_host(flavour: Flavour, log: Log) -> Path:
         "modules_seconds": round(t_modules, 1),
         "rootfs_seconds": round(t_rootfs, 1),
         "image_seconds": round(t_image, 1),
+        # what the cached layers cost when they were made (null: not recorded)
+        "cold_rootfs_seconds": _json_field(tar.with_suffix(".json"), "mmdebstrap_seconds"),
+        "cold_modules_seconds": _json_field(
+            module_cache_dir(res) / "build.json", "configure_and_make_seconds"),
     }
     (staging / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     (staging / "COMPLETE").write_text("ok\n")
@@ -1879,6 +1888,13 @@ def _build_host(flavour: Flavour, log: Log) -> Path:
     prune_builds(log, flavour, out)
     log.step(f"built {out} in {time.monotonic() - t_start:.1f}s")
     return out
+
+
+def _json_field(path: Path, key: str) -> object:
+    try:
+        return json.loads(path.read_text()).get(key)
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def customize_host_root(
