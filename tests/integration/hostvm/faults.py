@@ -20,7 +20,7 @@ QEMU's restricted user network: no other address is ever a target.
 | frozen-logind       | `kill -STOP systemd-logind` (pam_systemd waits 2 min)     | each login +120 s |
 | sshd-auth-methods   | GSSAPI (drop-in), KbdInteractive (main file), Hostbased (in | more methods offered |
 |                     | a Match block), Kerberos (after the Match: belongs to it)  |            |
-| wait-online-hang    | netplan: br0 over lan0, VLAN br0.100, bridge br100, and lan1 | boot +2 min (needs reboot) |
+| wait-online-hang    | netplan: br0 over lan0 (10.0.2.15/24 static), VLAN br0.100, bridge br100, and lan1 | boot +2 min (needs reboot) |
 |                     | (no cable) with dhcp4; a unit that wants network-online    |            |
 | ifupdown-dhcp-hang  | /etc/network/interfaces.d: `auto lan1` + `inet dhcp`, no cable | boot, and ssh, wait for dhclient (needs reboot) |
 
@@ -332,9 +332,12 @@ network:
   bridges:
     br0:
       interfaces: [lan0]
-      # lan0's address, so QEMU's DHCP hands out the same 10.0.2.15 (ssh is forwarded there)
-      macaddress: "52:54:00:12:34:56"
-      dhcp4: true
+      # QEMU's user network, written out: ssh is forwarded to 10.0.2.15, and a bridge asking
+      # QEMU's DHCP with its own MAC gets another address (ssh never came back that way)
+      addresses: [10.0.2.15/24]
+      routes:
+        - to: default
+          via: 10.0.2.2
     br100:
       interfaces: [br0.100]
       addresses: [192.168.100.1/24]
