@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -325,6 +326,8 @@ def host_guest(request: pytest.FixtureRequest) -> Iterator[HostGuest]:
         how = inst.stop()
         if how != "poweroff":
             _timings.append(f"Debian 12 host: guest stop needed {how}")
+        # the root image copy holds ~1 GiB: keep the logs, not the disks
+        shutil.rmtree(inst.run_dir / "disks", ignore_errors=True)
 
 
 @pytest.fixture
