@@ -22,6 +22,7 @@ import argparse
 import importlib.util
 import json
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -116,6 +117,7 @@ def main() -> int:
         t0 = time.perf_counter()
         res["stop"] = inst.stop()
         res["stop_s"] = round(time.perf_counter() - t0, 1)
+        shutil.rmtree(inst.run_dir / "disks", ignore_errors=True)  # ~1 GiB of root image
     res["targets"] = TARGETS
     res["measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     checks = [
