@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -27,6 +28,8 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 import pytest
+from hostvm import faults
+from hostvm.guest import HostGuest
 
 REPO = Path(__file__).resolve().parents[2]
 TESTVM_PY = REPO / "tools" / "testvm" / "testvm.py"
@@ -38,6 +41,9 @@ NOT_REQUESTED = "VM tests not requested (set ZCONSOLE_VM=1)"
 # flavour -> reason the guest is unavailable (recorded once, reused for every test)
 _failures: dict[str, str] = {}
 _timings: list[str] = []
+# figures the host guest tests measured (login seconds with and without a fault, boot times):
+# printed in the terminal summary, also attached to each test's report (record_property)
+_host_figures: list[str] = []
 
 
 def _truthy(name: str) -> bool:
@@ -74,6 +80,21 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "zfsvm: needs a QEMU guest with real OpenZFS (tools/testvm); runs only with ZCONSOLE_VM=1",
     )
+    config.addinivalue_line(
+        "markers",
+        "hostvm: needs the Debian 12 host guest (tools/testvm --flavour host); ZCONSOLE_VM=1",
+    )
+    config.addinivalue_line(
+        "markers",
+        "hostvm_slow: a host guest test of minutes (reboots, 2-minute timeouts); .ci/run runs it",
+    )
+
+
+VM_MARKERS = ("zfsvm", "hostvm", "hostvm_slow")
+
+
+def _is_vm_test(item: pytest.Item) -> bool:
+    return any(item.get_closest_marker(m) is not None for m in VM_MARKERS)
 
 
 # One rerun for guest tests, on a freshly reset guest: the guest is emulated (TCG) and shares
@@ -89,18 +110,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     here = Path(__file__).resolve().parent
     reruns = VM_RERUNS if config.pluginmanager.hasplugin("rerunfailures") else 0
     for item in items:
-        if (
-            item.get_closest_marker("zfsvm") is not None
-            and here in Path(str(item.path)).resolve().parents
-        ):
+        if _is_vm_test(item) and here in Path(str(item.path)).resolve().parents:
             if config.pluginmanager.hasplugin("timeout"):
                 item.add_marker(pytest.mark.timeout(VM_TEST_TIMEOUT))
-            if reruns:
+            # a rerun of a minutes-long host test (reboots, 2-minute stalls) costs too much
+            if reruns and item.get_closest_marker("hostvm_slow") is None:
                 item.add_marker(pytest.mark.flaky(reruns=reruns, reruns_delay=2))
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    if item.get_closest_marker("zfsvm") is not None and not vm_requested(item.config):
+    if _is_vm_test(item) and not vm_requested(item.config):
         pytest.skip(NOT_REQUESTED)
 
 
@@ -109,12 +128,17 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.section("zfsvm guests")
         for line in _timings:
             terminalreporter.write_line(line)
+    if _host_figures:
+        terminalreporter.section("host guest figures (seconds; reported, not asserted)")
+        for line in _host_figures:
+            terminalreporter.write_line(line)
     if _failures:
         terminalreporter.section("zfsvm guests UNAVAILABLE", red=True, bold=True)
         verdict = "FAILED (ZCONSOLE_REQUIRE_VM=1)" if vm_required() else "SKIPPED"
         for flavour, reason in _failures.items():
+            what = "Debian 12 host guest" if flavour == "host" else f"OpenZFS {flavour} guest"
             terminalreporter.write_line(
-                f"WARNING: OpenZFS {flavour} guest tests {verdict}: {reason}", red=True, bold=True
+                f"WARNING: {what} tests {verdict}: {reason}", red=True, bold=True
             )
 
 
@@ -180,11 +204,10 @@ class ZfsGuest:
 
 def _unavailable(flavour: str, reason: str) -> NoReturn:
     _failures[flavour] = reason
+    what = "Debian 12 host guest" if flavour == "host" else f"OpenZFS {flavour} guest"
     if vm_required():
-        pytest.fail(
-            f"OpenZFS {flavour} guest unavailable (ZCONSOLE_REQUIRE_VM=1): {reason}", pytrace=False
-        )
-    pytest.skip(f"OpenZFS {flavour} guest unavailable: {reason}")
+        pytest.fail(f"{what} unavailable (ZCONSOLE_REQUIRE_VM=1): {reason}", pytrace=False)
+    pytest.skip(f"{what} unavailable: {reason}")
 
 
 def _boot(request: pytest.FixtureRequest, flavour: str, kind: str) -> Iterator[ZfsGuest]:
@@ -243,3 +266,140 @@ def clean_guest(zfs_guest: ZfsGuest) -> Iterator[ZfsGuest]:
     zfs_guest.reset()
     yield zfs_guest
     zfs_guest.reset()
+
+
+# --------------------------------------------------------------------------- host guest
+#
+# The Debian 12 storage host (tools/testvm --flavour host): one guest per session, zconsole
+# installed in it once from this checkout as an operator would (wheel + offline wheelhouse,
+# scp, venv, pip install --no-index). Tests marked `hostvm` (and the minutes-long
+# `hostvm_slow`) use it; the same ZCONSOLE_VM / ZCONSOLE_REQUIRE_VM rules as `zfsvm`.
+
+
+@pytest.fixture(scope="session")
+def host_guest(request: pytest.FixtureRequest) -> Iterator[HostGuest]:
+    """The booted host guest with zconsole installed; shared by the whole session."""
+    if not vm_requested(request.config):
+        pytest.skip(NOT_REQUESTED)
+    if "host" in _failures:
+        _unavailable("host", _failures["host"])
+    tv = _load_testvm()
+    fl = tv.FLAVOURS["host"]
+    attach = os.environ.get("ZCONSOLE_HOSTVM_ATTACH", "").strip()
+    if attach:
+        # a developer's running guest (testvm.py start --flavour host; install-zconsole):
+        # used as it is, zconsole not reinstalled, not stopped at the end
+        inst = tv.HostInstance(fl, Path(attach))
+        if not inst.running():
+            _unavailable("host", f"ZCONSOLE_HOSTVM_ATTACH={attach}: no guest running there")
+        _timings.append(f"Debian 12 host: attached to the running guest in {attach}")
+        yield HostGuest(inst, {})
+        return
+    run_root = Path(os.environ.get("ZCONSOLE_VM_RUN_ROOT", f"/tmp/zconsole-testvm-{os.getuid()}"))
+    inst = tv.HostInstance(fl, run_root / f"pytest-{os.getpid()}-host")
+    t0 = time.monotonic()
+    reason = ""
+    installed: dict[str, float] = {}
+    try:
+        build_dir = tv.build(fl, quiet=True)
+        t_build = time.monotonic() - t0
+        ready = inst.start(build_dir)
+        t1 = time.monotonic()
+        installed = tv.install_zconsole(inst, REPO, say=False)
+        t_install = time.monotonic() - t1
+    except tv.BuildError as exc:
+        reason = f"build failed: {exc}"
+    except (tv.VMError, OSError, subprocess.SubprocessError) as exc:
+        reason = f"start or zconsole install failed: {exc} (run dir {inst.run_dir})"
+    if reason:
+        if inst.running():
+            inst.kill()
+        _unavailable("host", reason)
+    _timings.append(
+        f"Debian 12 host: build/cache {t_build:.1f}s, boot-to-ssh {ready:.1f}s, zconsole "
+        f"install {t_install:.1f}s {installed} (run dir {inst.run_dir}, console {inst.console_log})"
+    )
+    guest = HostGuest(inst, installed)
+    try:
+        yield guest
+    finally:
+        how = inst.stop()
+        if how != "poweroff":
+            _timings.append(f"Debian 12 host: guest stop needed {how}")
+        # the root image copy holds ~1 GiB: keep the logs, not the disks
+        shutil.rmtree(inst.run_dir / "disks", ignore_errors=True)
+
+
+@pytest.fixture
+def host_figures(request: pytest.FixtureRequest, record_property: Any) -> Any:
+    """figure(name, value): keep a measured figure (seconds ...) in the test report and the
+    terminal summary; tests assert causes, never these numbers."""
+
+    def figure(name: str, value: object) -> None:
+        record_property(name, value)
+        _host_figures.append(f"{request.node.name}: {name} = {value}")
+
+    return figure
+
+
+@pytest.fixture
+def clean_host(host_guest: HostGuest) -> Iterator[HostGuest]:
+    """host_guest with no pools and blank pool disks, before and after the test."""
+    host_guest.reset()
+    yield host_guest
+    host_guest.reset()
+
+
+# --------------------------------------------------------------------------- fault fixtures
+#
+# One fixture per recipe of tests/integration/hostvm/faults.py. Each yields the recipe, NOT yet
+# applied (so the test can measure before), and undoes it at teardown whatever happened; a
+# boot fault that had been applied is also rebooted away, so the next test finds the guest as
+# built. Use: `def test_x(slow_reverse_dns): slow_reverse_dns.apply(); ...`.
+
+
+def _fault_fixture(guest: HostGuest, fault: faults.Fault) -> Iterator[faults.Fault]:
+    try:
+        yield fault
+    finally:
+        was_applied = fault.applied
+        fault.undo()
+        if was_applied and fault.needs_reboot:
+            guest.reboot()
+            guest.wait_booted()
+
+
+@pytest.fixture
+def slow_reverse_dns(host_guest: HostGuest) -> Iterator[faults.Fault]:
+    """UseDNS yes + a resolver on 127.0.0.2 answering PTR after 3 s."""
+    yield from _fault_fixture(host_guest, faults.SlowReverseDns(host_guest, delay=3))
+
+
+@pytest.fixture
+def slow_user_manager(host_guest: HostGuest) -> Iterator[faults.Fault]:
+    """user@.service drop-in: ExecStartPre=/bin/sleep 25."""
+    yield from _fault_fixture(host_guest, faults.SlowUserManager(host_guest, delay=25))
+
+
+@pytest.fixture
+def frozen_logind(host_guest: HostGuest) -> Iterator[faults.Fault]:
+    """systemd-logind stopped with SIGSTOP (each login waits up to 2 min)."""
+    yield from _fault_fixture(host_guest, faults.FrozenLogind(host_guest))
+
+
+@pytest.fixture
+def sshd_auth_methods(host_guest: HostGuest) -> Iterator[faults.Fault]:
+    """GSSAPI / KbdInteractive / Hostbased (in a Match) / Kerberos (after the Match) on."""
+    yield from _fault_fixture(host_guest, faults.SshdAuthMethods(host_guest))
+
+
+@pytest.fixture
+def wait_online_hang(host_guest: HostGuest) -> Iterator[faults.Fault]:
+    """netplan br0/br0.100/br100 + cable-less lan1 on DHCP, a unit wanting network-online."""
+    yield from _fault_fixture(host_guest, faults.WaitOnlineHang(host_guest))
+
+
+@pytest.fixture
+def ifupdown_dhcp_hang(host_guest: HostGuest) -> Iterator[faults.Fault]:
+    """/etc/network/interfaces.d: `auto lan1` + `iface lan1 inet dhcp`, no cable."""
+    yield from _fault_fixture(host_guest, faults.IfupdownDhcpHang(host_guest, stanza="auto"))

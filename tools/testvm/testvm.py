@@ -22,7 +22,9 @@ Also importable (tests/integration/conftest.py does so): see ``build``,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import fcntl
 import hashlib
 import json
 import lzma
@@ -36,7 +38,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -176,18 +178,29 @@ ZFS_USERLAND = [
 
 @dataclasses.dataclass(frozen=True)
 class Flavour:
-    name: str  # "2.1" / "2.3"
+    name: str  # "2.1" / "2.3" / "host"
     zfs_version: str  # upstream version, e.g. "2.3.2"
     target_release: str | None  # apt -t for the zfs packages only
+    kind: str = "zfs"  # "zfs": busybox initramfs guest; "host": full Debian 12 system
 
     @property
     def tag(self) -> str:
+        if self.kind == "host":
+            return "hostvm"
         return "zfs" + self.name.replace(".", "")
+
+    @property
+    def key_prefix(self) -> str:
+        """Cache directory names of this flavour's builds start with this."""
+        return "hostvm_" if self.kind == "host" else ""
 
 
 FLAVOURS: dict[str, Flavour] = {
     "2.1": Flavour("2.1", "2.1.11", None),
     "2.3": Flavour("2.3", "2.3.2", "bookworm-backports"),
+    # A real Debian 12 storage host (systemd, OpenSSH, netplan, ...) with OpenZFS 2.3.2:
+    # see "The host flavour" below and README.md.
+    "host": Flavour("host", "2.3.2", "bookworm-backports", kind="host"),
 }
 
 
@@ -234,24 +247,75 @@ def scripts_hash() -> str:
     return h.hexdigest()[:12]
 
 
+def content_hash(flavour: Flavour) -> str:
+    """What a build's key ends with: the scripts, and for the host flavour also zconsole's
+    dependency list (its venv is made at build time)."""
+    if flavour.kind == "host":
+        deps = hashlib.sha256("\n".join(zconsole_dependencies()).encode()).hexdigest()[:6]
+        return f"{scripts_hash()}-{deps}"
+    return scripts_hash()
+
+
 def build_key(abi: str, flavour: Flavour) -> str:
-    return f"{abi}_zfs-{flavour.zfs_version}_{scripts_hash()}"
+    return f"{flavour.key_prefix}{abi}_zfs-{flavour.zfs_version}_{content_hash(flavour)}"
+
+
+def is_build_of(flavour: Flavour, path: Path) -> bool:
+    """Whether a cache entry (any scripts hash) is a build of this flavour."""
+    name = path.name
+    if ".tmp-" in name or not path.is_dir():
+        return False
+    if flavour.key_prefix:
+        if not name.startswith(flavour.key_prefix):
+            return False
+        name = name[len(flavour.key_prefix) :]
+    elif not name[:1].isdigit():  # another flavour's prefix (hostvm_...), or modules/ etc.
+        return False
+    return f"_zfs-{flavour.zfs_version}_" in name
 
 
 def find_cached_build(flavour: Flavour) -> Path | None:
     """Newest complete build for this flavour and the current scripts, or None."""
-    suffix = f"_zfs-{flavour.zfs_version}_{scripts_hash()}"
+    suffix = f"_zfs-{flavour.zfs_version}_{content_hash(flavour)}"
     root = cache_root()
     if not root.is_dir():
         return None
-    found = [p for p in root.iterdir() if p.name.endswith(suffix) and (p / "COMPLETE").is_file()]
+    found = [
+        p
+        for p in root.iterdir()
+        if is_build_of(flavour, p) and p.name.endswith(suffix) and (p / "COMPLETE").is_file()
+    ]
     if not found:
         return None
 
     def abi_num(p: Path) -> tuple[int, ...]:
-        return tuple(int(x) for x in re.findall(r"\d+", p.name.split("_")[0]))
+        abi = p.name[len(flavour.key_prefix) :].split("_")[0]
+        return tuple(int(x) for x in re.findall(r"\d+", abi))
 
     return max(found, key=abi_num)
+
+
+@contextlib.contextmanager
+def cache_lock(name: str, log: Log | None = None) -> Iterator[None]:
+    """An exclusive lock on one part of the cache (a flavour's build, the module compile, the
+    host root filesystem): two builds of the same thing (two test sessions, or a CI pre-build
+    and the test fixture) wait for each other instead of racing in the same work directory."""
+    locks = cache_root() / "locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    with open(locks / f"{name}.lock", "a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if log:
+                log.step(f"waiting for another build holding the {name} lock")
+            t0 = time.monotonic()
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            if log:
+                log.step(f"got the {name} lock after {time.monotonic() - t0:.1f}s")
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 # --------------------------------------------------------------------------- logging/run
@@ -296,7 +360,7 @@ class Log:
             out = proc.stdout
         else:
             proc = subprocess.run(
-                cmd, cwd=cwd, env=full_env, stdout=self.fh, stderr=subprocess.STDOUT
+                cmd, cwd=cwd, env=full_env, stdout=self.fh, stderr=subprocess.STDOUT, text=True
             )
             out = ""
         self.fh.flush()
@@ -317,6 +381,8 @@ class Log:
 
 
 APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
+# Heavy build steps (module compile, mmdebstrap, mke2fs) run niced: the machine is shared.
+NICE = ["nice", "-n", os.environ.get("ZCONSOLE_VM_BUILD_NICE", "10")]
 APT_OPTS = ["-q", "-o", "DPkg::Lock::Timeout=300", "-o", "APT::Sandbox::User=root"]
 _apt_updated = False
 
@@ -624,18 +690,23 @@ def build(flavour: Flavour, *, refresh: bool = False, quiet: bool = False) -> Pa
     if free < 3 * GiB:
         raise BuildError(f"not enough free space under {root}: {free // (1024**2)} MiB, need 3 GiB")
     log_path = root / "logs" / f"build-{flavour.tag}.log"
-    if log_path.exists():
-        log_path.replace(log_path.with_suffix(".log.old"))
-    log = Log(log_path, quiet=quiet)
-    try:
-        return _build(flavour, log)
-    except BuildError:
-        raise
-    except (OSError, VMError, subprocess.SubprocessError) as exc:
-        log.step(f"FAILED: {exc}")
-        raise BuildError(f"building the {flavour.name} guest failed: {exc}", log_path) from exc
-    finally:
-        log.close()
+    with cache_lock(f"build-{flavour.tag}"):
+        if not refresh:  # another process may have built it while we waited for the lock
+            cached = find_cached_build(flavour)
+            if cached:
+                return cached
+        if log_path.exists():
+            log_path.replace(log_path.with_suffix(".log.old"))
+        log = Log(log_path, quiet=quiet)
+        try:
+            return _build_host(flavour, log) if flavour.kind == "host" else _build(flavour, log)
+        except BuildError:
+            raise
+        except (OSError, VMError, subprocess.SubprocessError) as exc:
+            log.step(f"FAILED: {exc}")
+            raise BuildError(f"building the {flavour.name} guest failed: {exc}", log_path) from exc
+        finally:
+            log.close()
 
 
 def _build(flavour: Flavour, log: Log) -> Path:
@@ -742,12 +813,16 @@ def _build(flavour: Flavour, log: Log) -> Path:
         shutil.rmtree(out)
     staging.rename(out)
     shutil.rmtree(work, ignore_errors=True)
-    for old in cache_root().glob(f"*_zfs-{flavour.zfs_version}_*"):
-        if old != out and old.is_dir() and ".tmp-" not in old.name:
-            log.step(f"pruning superseded build {old.name}")
-            shutil.rmtree(old, ignore_errors=True)
+    prune_builds(log, flavour, out)
     log.step(f"built {out} in {time.monotonic() - t_start:.1f}s")
     return out
+
+
+def prune_builds(log: Log, flavour: Flavour, keep: Path) -> None:
+    for old in cache_root().iterdir():
+        if old != keep and is_build_of(flavour, old):
+            log.step(f"pruning superseded build {old.name}")
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def build_zfs_modules(
@@ -755,11 +830,27 @@ def build_zfs_modules(
 ) -> list[Path]:
     # The compiled modules depend only on the kernel ABI and the zfs-dkms version, so they
     # are cached apart from the image (editing these scripts must not cost a recompile).
-    mod_cache = cache_root() / "modules" / f"{res.abi}_zfs-{res.zfs_deb_version}"
+    mod_cache = module_cache_dir(res)
     if (mod_cache / "COMPLETE").is_file():
         kos = sorted(mod_cache.glob("*.ko"))
         log.step(f"using cached modules {mod_cache}: {' '.join(k.stem for k in kos)}")
         return kos
+    # the 2.3 flavour and the host flavour share these modules: one compiles, the other waits
+    with cache_lock(f"modules-{mod_cache.name}", log):
+        if (mod_cache / "COMPLETE").is_file():
+            kos = sorted(mod_cache.glob("*.ko"))
+            log.step(f"using modules built meanwhile {mod_cache}")
+            return kos
+        return _compile_zfs_modules(log, flavour, res, zroot, build_dir, mod_cache)
+
+
+def module_cache_dir(res: Resolved) -> Path:
+    return cache_root() / "modules" / f"{res.abi}_zfs-{res.zfs_deb_version}"
+
+
+def _compile_zfs_modules(
+    log: Log, flavour: Flavour, res: Resolved, zroot: Path, build_dir: Path, mod_cache: Path
+) -> list[Path]:
     src = zroot / "usr" / "src" / f"zfs-{flavour.zfs_version}"
     if not (src / "configure").is_file():
         raise BuildError(f"no zfs module source in {src}", log.path)
@@ -772,6 +863,7 @@ def build_zfs_modules(
     log.step(f"configuring zfs {flavour.zfs_version} modules for {res.abi}")
     log.run(
         [
+            *NICE,
             "./configure",
             "--disable-dependency-tracking",
             "--prefix=/usr",
@@ -785,7 +877,7 @@ def build_zfs_modules(
         f"configure done in {time.monotonic() - t0:.1f}s; make -j{os.cpu_count() or 2} (several minutes)"
     )
     t1 = time.monotonic()
-    log.run(["make", f"-j{os.cpu_count() or 2}"], cwd=build_dir)
+    log.run([*NICE, "make", f"-j{os.cpu_count() or 2}"], cwd=build_dir)
     kos = sorted((build_dir / "module").rglob("*.ko"))
     names = {k.stem for k in kos}
     if not {"zfs", "spl"} <= names:
@@ -799,6 +891,9 @@ def build_zfs_modules(
     for ko in kos:
         shutil.copyfile(ko, mod_cache / ko.name)
     (mod_cache / "COMPLETE").write_text("ok\n")
+    (mod_cache / "build.json").write_text(json.dumps(
+        {"configure_and_make_seconds": round(time.monotonic() - t0, 1),
+         "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}) + "\n")
     return sorted(mod_cache.glob("*.ko"))
 
 
@@ -864,12 +959,12 @@ def assemble_image(
                 dest = "/usr/" + line.removeprefix("/usr/").lstrip("/")
                 if all(d != dest for _, d in executables):
                     executables.append((p, dest))
-    for rel in ZFS_USERLAND:
-        p = zroot / rel
-        if not p.exists():
-            log.step(f"note: {rel} not in zfsutils-linux {res.zfs_deb_version}")
+    for zrel in ZFS_USERLAND:
+        zp = zroot / zrel
+        if not zp.exists():
+            log.step(f"note: {zrel} not in zfsutils-linux {res.zfs_deb_version}")
             continue
-        executables.append((p, "/usr/" + rel))
+        executables.append((zp, "/usr/" + zrel))
     # systemd-udevd is a symlink to udevadm (which dispatches on its name)
     executables.append((uroot / "bin/udevadm", "/usr/bin/udevadm"))
     for src, dest in executables:
@@ -1031,6 +1126,9 @@ def pid_alive(pid: int) -> bool:
 class Instance:
     """One guest: its run directory holds disks, sockets, logs, ssh_config and state."""
 
+    alias = ALIAS  # the ssh Host name in ssh_config (and HostKeyAlias)
+    serial_prefix = "zfsvm"  # pool disk serials: <prefix>-vdb -> /dev/disk/by-id/virtio-<prefix>-vdb
+
     def __init__(self, flavour: Flavour, run_dir: Path | None = None) -> None:
         self.flavour = flavour
         self.run_dir = (run_dir or default_run_dir(flavour)).resolve()
@@ -1097,14 +1195,7 @@ class Instance:
             (self.run_dir / stale).unlink(missing_ok=True)
         disk_dir = self.run_dir / "disks"
         disk_dir.mkdir(exist_ok=True)
-        all_disks = [SCRATCH_DISK, *self.disks.items()]
-        for name, size in all_disks:
-            img = disk_dir / f"{name}.img"
-            if not keep_disks:
-                img.unlink(missing_ok=True)
-            if not img.exists():
-                with open(img, "wb") as fh:
-                    fh.truncate(size)
+        self._prepare_disks(build_dir, keep_disks)
 
         kvm = hardware_kvm()
         t0 = time.monotonic()
@@ -1122,6 +1213,7 @@ class Instance:
                 )
             time.sleep(0.5)
             if proc.poll() is None:
+                self._after_spawn()
                 break
             qlog_text = (self.run_dir / "qemu.log").read_text(errors="replace")
             if "hostfwd" not in qlog_text or attempt == 2:
@@ -1154,7 +1246,7 @@ class Instance:
                     "ControlMaster=no",
                     "-o",
                     "ConnectTimeout=5",
-                    ALIAS,
+                    self.alias,
                     "true",
                 ],
                 stdin=subprocess.DEVNULL,
@@ -1173,6 +1265,12 @@ class Instance:
                 )
             time.sleep(0.5)
         ready = time.monotonic() - t0
+        self._start_master()
+        state["ready_seconds"] = round(ready, 1)
+        self.state_file.write_text(json.dumps(state, indent=2) + "\n")
+        return ready
+
+    def _start_master(self) -> None:
         # a persistent master connection, started with stdio detached, so later ssh calls
         # are fast and nobody's captured pipes get inherited by the master
         subprocess.run(
@@ -1186,16 +1284,26 @@ class Instance:
                 "ControlPersist=yes",
                 "-f",
                 "-N",
-                ALIAS,
+                self.alias,
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             timeout=30,
         )
-        state["ready_seconds"] = round(ready, 1)
-        self.state_file.write_text(json.dumps(state, indent=2) + "\n")
-        return ready
+
+    def _prepare_disks(self, build_dir: Path, keep_disks: bool) -> None:
+        """Fresh sparse disk images (kept with keep_disks)."""
+        for name, size in [SCRATCH_DISK, *self.disks.items()]:
+            img = self.run_dir / "disks" / f"{name}.img"
+            if not keep_disks:
+                img.unlink(missing_ok=True)
+            if not img.exists():
+                with open(img, "wb") as fh:
+                    fh.truncate(size)
+
+    def _after_spawn(self) -> None:
+        """Called once QEMU runs (the host guest starts paused and is resumed here)."""
 
     def _qemu_argv(self, qemu: str, build_dir: Path, port: int, kvm: bool) -> list[str]:
         r = self.run_dir
@@ -1253,7 +1361,7 @@ class Instance:
         return f"if=none,id=drv-{name},file={img},format=raw,cache=unsafe,discard=unmap"
 
     def _device_opts(self, name: str) -> str:
-        return f"virtio-blk-pci,drive=drv-{name},serial=zfsvm-{name},id={name}"
+        return f"virtio-blk-pci,drive=drv-{name},serial={self.serial_prefix}-{name},id={name}"
 
     def _disk_args(self, name: str) -> list[str]:
         return ["-drive", self._drive_opts(name), "-device", self._device_opts(name)]
@@ -1266,16 +1374,16 @@ class Instance:
         key.chmod(0o600)
         known = self.run_dir / "known_hosts"
         key_line = (build_dir / "known_host_key").read_text().strip()
-        known.write_text(f"{ALIAS} {key_line}\n")
+        known.write_text(f"{self.alias} {key_line}\n")
         self.ssh_config.write_text(
-            f"""# zconsole test guest ({self.flavour.tag}); use: ssh -F {self.ssh_config} {ALIAS} CMD
-Host {ALIAS}
+            f"""# zconsole test guest ({self.flavour.tag}); use: ssh -F {self.ssh_config} {self.alias} CMD
+Host {self.alias}
     HostName 127.0.0.1
     Port {port}
     User root
     IdentityFile {key}
     IdentitiesOnly yes
-    HostKeyAlias {ALIAS}
+    HostKeyAlias {self.alias}
     UserKnownHostsFile {known}
     GlobalKnownHostsFile /dev/null
     StrictHostKeyChecking yes
@@ -1342,7 +1450,7 @@ Host {ALIAS}
     def _close_master(self) -> None:
         if (self.run_dir / "ssh.ctl").exists() and self.ssh_config.exists():
             subprocess.run(
-                ["ssh", "-F", str(self.ssh_config), "-O", "exit", ALIAS],
+                ["ssh", "-F", str(self.ssh_config), "-O", "exit", self.alias],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -1362,7 +1470,7 @@ Host {ALIAS}
         if not self.ssh_config.exists():
             raise VMError(f"no ssh_config in {self.run_dir}: is the guest started?")
         remote = command if isinstance(command, str) else shlex.join(command)
-        argv = ["ssh", "-F", str(self.ssh_config), ALIAS, remote]
+        argv = ["ssh", "-F", str(self.ssh_config), self.alias, remote]
         data = input.decode() if isinstance(input, bytes) else input
         proc = subprocess.run(
             argv,
@@ -1434,7 +1542,8 @@ Host {ALIAS}
         # A disk whose device_del is still in flight is gone in the guest but still known to
         # QEMU (the guest ejects it only after tearing the block device down): wait for QEMU.
         probe = " ".join(
-            f"[ -e /dev/disk/by-id/virtio-zfsvm-{d} ] || echo {d};" for d in self.disks
+            f"[ -e /dev/disk/by-id/virtio-{self.serial_prefix}-{d} ] || echo {d};"
+            for d in self.disks
         )
         gone_in_guest = set(self.exec(probe, timeout=30).stdout.split())
         deadline = time.monotonic() + 30
@@ -1448,18 +1557,19 @@ Host {ALIAS}
             if name not in self.attached_disks():
                 self.replug(name)
         disks = " ".join(self.disks)
+        by_id = f"/dev/disk/by-id/virtio-{self.serial_prefix}"
         script = f"""
 set -u
 for i in $(seq 1 100); do
   missing=""
-  for d in {disks}; do [ -e /dev/disk/by-id/virtio-zfsvm-$d ] || missing="$missing $d"; done
+  for d in {disks}; do [ -e {by_id}-$d ] || missing="$missing $d"; done
   [ -z "$missing" ] && break
   sleep 0.2
 done
 [ -n "$missing" ] && echo "disks not back:$missing" >&2
 for p in $(zpool list -H -o name 2>/dev/null); do zpool destroy -f "$p" || exit 1; done
 for d in {disks}; do
-  dev=$(readlink -f /dev/disk/by-id/virtio-zfsvm-$d) || continue
+  dev=$(readlink -f {by_id}-$d) || continue
   for part in "$dev"?*; do [ -b "$part" ] && zpool labelclear -f "$part" >/dev/null 2>&1; done
   zpool labelclear -f "$dev" >/dev/null 2>&1
   wipefs -q -a "$dev" >/dev/null 2>&1 || {{ sleep 1; wipefs -q -a "$dev"; }}
@@ -1470,6 +1580,643 @@ udevadm settle --timeout=30
 [ -z "$(zpool list -H -o name 2>/dev/null)" ] && [ -z "$missing" ]
 """
         self.exec(script, timeout=timeout)
+
+
+# --------------------------------------------------------------------------- host flavour
+#
+# A real Debian 12 storage host: a full bookworm system made by mmdebstrap from Debian
+# packages (systemd, udev, dbus, logind, OpenSSH, netplan with networkd, ifupdown, avahi,
+# python3 ...) plus OpenZFS 2.3.2 userland from bookworm-backports and the zfs/spl modules
+# compiled for the guest kernel (the same module cache as the 2.3 flavour). The root file
+# system is an ext4 image booted by Debian's own initramfs; pool disks as in the ZFS guests.
+# Two layers are cached apart: the mmdebstrap root file system (a tar keyed by the package
+# list and versions, the slow step) and the image made from it (keyed by these scripts).
+
+HOST_ALIAS = "hostvm"
+HOST_ROOT_BYTES = 6 * GiB
+HOST_STOP_TIMEOUT = 60.0
+# lan0 carries the operator's ssh (QEMU user network, restrict=on, hostfwd on 127.0.0.1);
+# lan1 is a second port whose link is down from power-on (no cable): fault recipes use it.
+HOST_MACS = {"lan0": "52:54:00:12:34:56", "lan1": "52:54:00:12:34:57"}
+# Bump to force a new root file system (it is otherwise keyed by packages and versions).
+HOST_ROOTFS_FORMAT = 1
+HOST_PACKAGES = [
+    "initramfs-tools",
+    "zstd",
+    "systemd",
+    "systemd-sysv",
+    "udev",
+    "dbus",
+    "libpam-systemd",
+    "openssh-server",
+    "netplan.io",
+    "iproute2",
+    "bridge-utils",
+    "vlan",
+    "ifupdown",
+    "isc-dhcp-client",
+    "avahi-daemon",
+    "libnss-mdns",
+    "python3",
+    "python3-venv",
+    "tmux",
+    "ncurses-term",
+    "sudo",
+    "bind9-dnsutils",
+    "procps",
+    "psmisc",
+    "less",
+    "strace",
+    "e2fsprogs",
+    "kmod",
+    "util-linux",
+    "gdisk",
+    "parted",
+]
+MMDEBSTRAP_OPTS = [
+    "--variant=important",
+    "--components=main,contrib",
+    '--aptopt=Acquire::Retries "3"',
+    # no manuals or translations in a test image (also spares the man-db trigger)
+    "--dpkgopt=path-exclude=/usr/share/man/*",
+    "--dpkgopt=path-exclude=/usr/share/locale/*",
+    "--dpkgopt=path-include=/usr/share/locale/locale.alias",
+    "--dpkgopt=path-exclude=/usr/share/doc/*",
+    "--dpkgopt=path-include=/usr/share/doc/*/copyright",
+]
+# Timers that would wake up during tests and try to reach the network (there is none).
+HOST_MASKED_UNITS = [
+    "apt-daily.timer",
+    "apt-daily-upgrade.timer",
+    "man-db.timer",
+    "e2scrub_all.timer",
+    "fstrim.timer",
+]
+HOST_FILES: dict[str, tuple[str, int]] = {
+    "etc/hostname": ("hostvm\n", 0o644),
+    "etc/hosts": ("127.0.0.1\tlocalhost\n127.0.1.1\thostvm\n::1\tlocalhost ip6-localhost\n", 0o644),
+    "etc/fstab": ("/dev/vda / ext4 errors=remount-ro 0 1\n", 0o644),
+    # Nothing answers on 127.0.0.1:53, so a lookup fails at once instead of waiting for a
+    # black hole; the slow-DNS fault recipe points this file at its own resolver.
+    "etc/resolv.conf": ("nameserver 127.0.0.1\n", 0o644),
+    "etc/default/locale": ("LANG=C.UTF-8\n", 0o644),
+    "etc/modprobe.d/zfs.conf": (f"options zfs zfs_arc_max={ARC_MAX}\n", 0o644),
+    "etc/network/interfaces": (
+        "# lo only: lan0 is netplan's (networkd); ifupdown fault recipes add interfaces.d/*\n"
+        "source /etc/network/interfaces.d/*\n\nauto lo\niface lo inet loopback\n",
+        0o644,
+    ),
+    "etc/netplan/01-hostvm.yaml": (
+        "# zconsole host guest: lan0 is the operator's link (QEMU user network, restrict=on).\n"
+        "# lan1 (no cable) is left alone here; the fault recipes configure it.\n"
+        "network:\n  version: 2\n  renderer: networkd\n  ethernets:\n    lan0:\n"
+        "      dhcp4: true\n",
+        0o600,
+    ),
+    "etc/systemd/network/10-lan0.link": (
+        f"[Match]\nMACAddress={HOST_MACS['lan0']}\n\n[Link]\nName=lan0\n",
+        0o644,
+    ),
+    "etc/systemd/network/10-lan1.link": (
+        f"[Match]\nMACAddress={HOST_MACS['lan1']}\n\n[Link]\nName=lan1\n",
+        0o644,
+    ),
+}
+
+
+def host_mirrors() -> tuple[str, str]:
+    """(Debian archive, security archive) URIs as apt is set up on this machine."""
+    uris: list[str] = []
+    files = [Path("/etc/apt/sources.list"), *sorted(Path("/etc/apt/sources.list.d").glob("*"))]
+    for f in files:
+        if f.suffix not in (".list", ".sources") or not f.is_file() or f == APT_SOURCES_FILE:
+            continue
+        text = f.read_text(errors="replace")
+        uris += re.findall(r"^\s*(?:deb\s+(?:\[[^\]]*\]\s+)?|URIs:\s*)(\S+)", text, re.M)
+    debian = next((u for u in uris if u.rstrip("/").endswith("/debian")), "")
+    security = next((u for u in uris if u.rstrip("/").endswith("/debian-security")), "")
+    if not debian:
+        m = re.search(r"^URIs: (\S+)", APT_SOURCES, re.M)
+        debian = m.group(1) if m else ""
+    if not security:
+        security = debian.rstrip("/") + "-security"
+    return debian, security
+
+
+def host_rootfs_spec(res: Resolved) -> tuple[list[str], list[str], str]:
+    """(packages, apt source lines, cache hash) of the host's root file system."""
+    # zfs-zed is left out: it depends on zfs-modules | zfs-dkms, and the modules here are
+    # compiled apart (as DKMS would) and dropped into updates/zfs, not packaged.
+    zfs = [f"{p}={res.zfs_deb_version}" for p in ["zfsutils-linux", *res.zfs_libs]]
+    packages = [*HOST_PACKAGES, f"linux-image-{res.abi}", *zfs]
+    debian, security = host_mirrors()
+    suites = [
+        (debian, "bookworm"),
+        (debian, "bookworm-updates"),
+        (security, "bookworm-security"),
+        (debian, "bookworm-backports"),
+    ]
+    sources = [f"deb {uri} {suite} main contrib" for uri, suite in suites]
+    spec = [HOST_ROOTFS_FORMAT, MMDEBSTRAP_OPTS, packages, [s for _, s in suites]]
+    digest = hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:12]
+    return packages, sources, digest
+
+
+def ensure_host_rootfs(log: Log, res: Resolved) -> Path:
+    """The mmdebstrap root file system as a tar (cached; a few minutes to make)."""
+    packages, sources, digest = host_rootfs_spec(res)
+    rootfs_dir = cache_root() / "rootfs"
+    tar = rootfs_dir / f"{res.abi}_zfs-{res.zfs_deb_version}_{digest}.tar"
+    if tar.is_file():
+        log.step(f"using cached root file system {tar}")
+        return tar
+    with cache_lock("rootfs", log):
+        if tar.is_file():
+            return tar
+        apt_install(log, ["mmdebstrap"])
+        rootfs_dir.mkdir(parents=True, exist_ok=True)
+        tmp = rootfs_dir / f"tmp-{os.getpid()}.tar"  # mmdebstrap picks the format by extension
+        tmp.unlink(missing_ok=True)
+        t0 = time.monotonic()
+        log.step(f"mmdebstrap bookworm: {len(packages)} packages asked for (a few minutes)")
+        try:
+            log.run(
+                [
+                    *NICE,
+                    "mmdebstrap",
+                    *MMDEBSTRAP_OPTS,
+                    "--include=" + ",".join(packages),
+                    "bookworm",
+                    tmp,
+                    *sources,
+                ],
+                env={"TMPDIR": str(rootfs_dir)},
+            )
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        tmp.rename(tar)
+        seconds = round(time.monotonic() - t0, 1)
+        tar.with_suffix(".json").write_text(json.dumps(
+            {"mmdebstrap_seconds": seconds, "packages": packages,
+             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}, indent=1) + "\n")
+        log.step(f"root file system made in {seconds:.1f}s ({tar.stat().st_size // 1024**2} MiB tar)")
+        for old in rootfs_dir.glob("*.tar"):
+            if old != tar:
+                log.step(f"pruning superseded root file system {old.name}")
+                old.unlink(missing_ok=True)
+                old.with_suffix(".json").unlink(missing_ok=True)
+    return tar
+
+
+def host_zfs_modules(log: Log, flavour: Flavour, res: Resolved, work: Path) -> list[Path]:
+    """zfs/spl modules for the guest kernel: cached, or compiled as the 2.3 flavour does."""
+    mod_cache = module_cache_dir(res)
+    if not (mod_cache / "COMPLETE").is_file():
+        apt_install(
+            log, ["make", "gcc", "libc6-dev", "binutils", "kmod", f"linux-headers-{res.abi}"]
+        )
+        debs = download_debs(
+            log, cache_root() / "debs", [f"zfs-dkms={res.zfs_deb_version}"], flavour.target_release
+        )
+        zroot = work / "zfs"
+        zroot.mkdir(parents=True, exist_ok=True)
+        for deb in debs:
+            log.run(["dpkg", "-x", deb, zroot])
+        return build_zfs_modules(log, flavour, res, zroot, work / "zfs-build")
+    return build_zfs_modules(log, flavour, res, work / "unused", work / "unused-build")
+
+
+def _build_host(flavour: Flavour, log: Log) -> Path:
+    t_start = time.monotonic()
+    log.step(f"building the Debian 12 host guest, OpenZFS {flavour.zfs_version} (scripts {scripts_hash()})")
+    apt_update(log)
+    res = resolve_versions(log, flavour)
+    key = build_key(res.abi, flavour)
+    out = cache_root() / key
+    if (out / "COMPLETE").is_file():
+        log.step(f"already built: {out}")
+        return out
+    log.step(f"kernel {res.abi}, zfs {res.zfs_deb_version}")
+    work = cache_root() / "work" / key
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    apt_install(log, ["mmdebstrap", "e2fsprogs", "openssh-client", "kmod", "tar"])
+
+    t0 = time.monotonic()
+    tar = ensure_host_rootfs(log, res)
+    t_rootfs = time.monotonic() - t0
+    t0 = time.monotonic()
+    modules = host_zfs_modules(log, flavour, res, work)
+    t_modules = time.monotonic() - t0
+
+    t0 = time.monotonic()
+    root = work / "rootfs"
+    root.mkdir()
+    log.run([*NICE, "tar", "-C", root, "--numeric-owner", "--xattrs", "--xattrs-include=*", "-xpf", tar])
+    keys = work / "keys"
+    keys.mkdir()
+    log.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "zconsole-testvm-hostvm",
+         "-f", keys / "id_ed25519"]
+    )
+    customize_host_root(log, res, root, modules, keys / "id_ed25519.pub")
+    t_venv = time.monotonic()
+    preinstall_dependencies(log, root, work / "wheelhouse")
+    log.step(f"zconsole's dependencies installed in {GUEST_VENV} in {time.monotonic() - t_venv:.1f}s")
+    host_pub = (root / "etc/ssh/ssh_host_ed25519_key.pub").read_text().split()
+    versions = log.run(
+        ["dpkg-query", f"--admindir={root / 'var/lib/dpkg'}", "-W", "-f=${Package} ${Version}\\n",
+         "systemd", "openssh-server", "netplan.io", "ifupdown", "avahi-daemon", "python3",
+         "zfsutils-linux", "dbus", "tmux"],
+        capture=True,
+    )
+    packages_installed = log.run(
+        ["dpkg-query", f"--admindir={root / 'var/lib/dpkg'}", "-W", "-f=${db:Status-Abbrev}\\n"],
+        capture=True,
+    ).count("ii")
+
+    staging = cache_root() / f"{key}.tmp-{os.getpid()}"
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir()
+    extract_vmlinux(root / "boot" / f"vmlinuz-{res.abi}", staging / "vmlinux")
+    initrd = root / "boot" / f"initrd.img-{res.abi}"
+    if not initrd.is_file():
+        raise BuildError(f"mmdebstrap made no initramfs ({initrd})", log.path)
+    shutil.copyfile(initrd, staging / "initrd.img")
+    img = staging / "root.img"
+    with open(img, "wb") as fh:
+        fh.truncate(HOST_ROOT_BYTES)
+    log.run([*NICE, "mke2fs", "-q", "-t", "ext4", "-L", "hostvm-root", "-d", root, img])
+    shutil.copy2(keys / "id_ed25519", staging / "id_ed25519")
+    shutil.copy2(keys / "id_ed25519.pub", staging / "id_ed25519.pub")
+    (staging / "id_ed25519").chmod(0o600)
+    (staging / "known_host_key").write_text(f"{host_pub[0]} {host_pub[1]}\n")
+    t_image = time.monotonic() - t0
+    log.step(
+        f"image assembled in {t_image:.1f}s (root.img {img.stat().st_blocks * 512 // 1024**2} MiB "
+        f"used of {HOST_ROOT_BYTES // GiB} GiB, {packages_installed} packages)"
+    )
+    manifest = {
+        "key": key,
+        "flavour": flavour.name,
+        "zfs_version": flavour.zfs_version,
+        "zfs_deb_version": res.zfs_deb_version,
+        "kernel_abi": res.abi,
+        "packages": dict(line.split(" ", 1) for line in versions.splitlines() if " " in line),
+        "packages_installed": packages_installed,
+        "rootfs": tar.name,
+        "scripts_hash": scripts_hash(),
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "build_seconds": round(time.monotonic() - t_start, 1),
+        "modules_seconds": round(t_modules, 1),
+        "rootfs_seconds": round(t_rootfs, 1),
+        "image_seconds": round(t_image, 1),
+        # what the cached layers cost when they were made (null: not recorded)
+        "cold_rootfs_seconds": _json_field(tar.with_suffix(".json"), "mmdebstrap_seconds"),
+        "cold_modules_seconds": _json_field(
+            module_cache_dir(res) / "build.json", "configure_and_make_seconds"),
+    }
+    (staging / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    (staging / "COMPLETE").write_text("ok\n")
+    if out.exists():
+        shutil.rmtree(out)
+    staging.rename(out)
+    shutil.rmtree(work, ignore_errors=True)
+    prune_builds(log, flavour, out)
+    log.step(f"built {out} in {time.monotonic() - t_start:.1f}s")
+    return out
+
+
+def _json_field(path: Path, key: str) -> object:
+    try:
+        return json.loads(path.read_text()).get(key)
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def customize_host_root(
+    log: Log, res: Resolved, root: Path, modules: list[Path], client_pub: Path
+) -> None:
+    """Configure the unpacked root file system (no chroot needed)."""
+
+    def put(rel: str, text: str, mode: int) -> None:
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists() or target.is_symlink():
+            target.unlink()
+        target.write_text(text)
+        target.chmod(mode)
+
+    for rel, (text, mode) in HOST_FILES.items():
+        put(rel, text, mode)
+    put(
+        "etc/zconsole-hostvm-release",
+        f"flavour=host\nzfs={res.zfs_deb_version}\nkernel={res.abi}\n",
+        0o644,
+    )
+    ssh_dir = root / "root/.ssh"
+    ssh_dir.mkdir(parents=True, exist_ok=True)
+    ssh_dir.chmod(0o700)
+    put("root/.ssh/authorized_keys", client_pub.read_text(), 0o600)
+    (root / "var/log/journal").mkdir(parents=True, exist_ok=True)
+    for unit in HOST_MASKED_UNITS:
+        link = root / "etc/systemd/system" / unit
+        if link.exists() or link.is_symlink():
+            link.unlink()
+        link.symlink_to("/dev/null")
+    # zfs/spl modules where DKMS would put them; depmod the image's kernel tree
+    kmods = root / "usr/lib/modules" / res.abi
+    if not kmods.is_dir():
+        raise BuildError(f"no kernel modules for {res.abi} in the root file system", log.path)
+    updates = kmods / "updates" / "zfs"
+    updates.mkdir(parents=True, exist_ok=True)
+    for ko in modules:
+        shutil.copyfile(ko, updates / ko.name)
+        (updates / ko.name).chmod(0o644)
+    log.run(["depmod", "-b", root, res.abi])
+    log.step(f"{len(modules)} zfs modules added to {res.abi}; files written")
+
+
+def zconsole_dependencies() -> list[str]:
+    """The `dependencies = [...]` of the checkout's pyproject.toml (stdlib only: no tomllib
+    on Python 3.10)."""
+    text = (HERE.parents[1] / "pyproject.toml").read_text()
+    m = re.search(r"^dependencies\s*=\s*\[(.*?)\]", text, re.S | re.M)
+    if not m:
+        raise BuildError("no dependencies = [...] in pyproject.toml")
+    return re.findall(r'"([^"]+)"', m.group(1))
+
+
+def download_wheelhouse(dest: Path, requirements: Sequence[str | os.PathLike[str]],
+                        python_version: str, python: str | None = None) -> list[str]:
+    """`pip download` of manylinux/pure wheels for the guest's Python; the pip argv."""
+    platforms = [a for p in WHEEL_PLATFORMS for a in ("--platform", p)]
+    return [python or sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:",
+            "--python-version", python_version, *platforms, "-d", str(dest),
+            *map(str, requirements)]
+
+
+def preinstall_dependencies(log: Log, root: Path, wheelhouse: Path) -> None:
+    """The operator's first install, done once at build time with the guest's own python3 (in a
+    chroot of the image, at native speed): a venv at GUEST_VENV with zconsole's dependencies
+    from a wheelhouse, `pip install --no-index`. Each test session then installs only the
+    zconsole wheel of the checkout into it (install_zconsole), as an upgrade would."""
+    deps = zconsole_dependencies()
+    guest_py = log.run(["chroot", root, "/usr/bin/python3", "-c",
+                        "import sys; print('%d.%d' % sys.version_info[:2])"], capture=True).strip()
+    log.run(download_wheelhouse(wheelhouse, deps, guest_py))
+    inside = root / "root" / "wheelhouse-deps"
+    shutil.copytree(wheelhouse, inside)
+    env = ["env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8", "HOME=/root"]
+    log.run([*NICE, "chroot", root, *env, "/usr/bin/python3", "-m", "venv", GUEST_VENV])
+    log.run([*NICE, "chroot", root, *env, f"{GUEST_VENV}/bin/pip", "install", "-q",
+             "--no-index", "--find-links", "/root/wheelhouse-deps", *deps])
+    shutil.rmtree(inside)
+
+
+class HostInstance(Instance):
+    """The host flavour: root disk image copied per start, two NICs, systemd's reboot works."""
+
+    alias = HOST_ALIAS
+    serial_prefix = "hostvm"
+
+    def _prepare_disks(self, build_dir: Path, keep_disks: bool) -> None:
+        root = self.run_dir / "disks" / "root.img"
+        if not keep_disks:
+            root.unlink(missing_ok=True)
+        if not root.exists():
+            subprocess.run(
+                ["cp", "--sparse=always", str(build_dir / "root.img"), str(root)], check=True
+            )
+        for name, size in self.disks.items():
+            img = self.run_dir / "disks" / f"{name}.img"
+            if not keep_disks:
+                img.unlink(missing_ok=True)
+            if not img.exists():
+                with open(img, "wb") as fh:
+                    fh.truncate(size)
+
+    def _after_spawn(self) -> None:
+        # QEMU started paused (-S): take lan1's cable out before the guest ever sees a
+        # carrier, then run. The link stays down across guest reboots.
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                self.monitor("set_link nic1 off")
+                break
+            except (OSError, VMError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        self.qmp("cont")
+
+    def _qemu_argv(self, qemu: str, build_dir: Path, port: int, kvm: bool) -> list[str]:
+        r = self.run_dir
+        accel = (
+            ["-accel", "kvm", "-cpu", "host"]
+            if kvm
+            else ["-accel", "tcg,thread=multi,tb-size=512", "-cpu", "max"]
+        )
+        root = r / "disks" / "root.img"
+        argv = [
+            qemu,
+            "-name",
+            "hostvm",
+            *accel,
+            "-machine",
+            "pc",
+            "-smp",
+            str(DEFAULT_SMP),
+            "-m",
+            str(DEFAULT_MEM_MB),
+            "-nodefaults",
+            "-display",
+            "none",
+            "-no-user-config",
+            "-S",
+            "-kernel",
+            str(build_dir / "vmlinux"),
+            "-initrd",
+            str(build_dir / "initrd.img"),
+            "-append",
+            "root=/dev/vda rw console=ttyS0 panic=-1 quiet",
+            "-chardev",
+            f"socket,id=ser0,path={r / 'console.sock'},server=on,wait=off,logfile={r / 'console.log'}",
+            "-serial",
+            "chardev:ser0",
+            "-monitor",
+            f"unix:{r / 'monitor.sock'},server=on,wait=off",
+            "-qmp",
+            f"unix:{r / 'qmp.sock'},server=on,wait=off",
+            "-drive",
+            f"if=none,id=drv-root,file={root},format=raw,cache=unsafe,discard=unmap",
+            "-device",
+            "virtio-blk-pci,drive=drv-root,serial=hostvm-root,id=root",
+        ]
+        for name in self.disks:
+            argv += self._disk_args(name)
+        argv += [
+            "-netdev",
+            f"user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:{port}-:22",
+            "-device",
+            f"virtio-net-pci,netdev=n0,mac={HOST_MACS['lan0']},id=nic0",
+            "-netdev",
+            "user,id=n1,restrict=on",
+            "-device",
+            f"virtio-net-pci,netdev=n1,mac={HOST_MACS['lan1']},id=nic1",
+            "-device",
+            "virtio-rng-pci",
+        ]
+        return argv
+
+    def stop(self, timeout: float = HOST_STOP_TIMEOUT) -> str:
+        return super().stop(timeout)
+
+    def boot_id(self) -> str:
+        return self.exec("cat /proc/sys/kernel/random/boot_id", timeout=30).stdout.strip()
+
+    def reboot(self, timeout: float = SSH_READY_TIMEOUT) -> float:
+        """`systemctl reboot` in the guest (QEMU keeps running, lan1 stays unplugged); returns
+        the seconds until ssh answers on the new boot. Boot may still be going on then: see
+        wait_booted()."""
+        before = self.boot_id()
+        t0 = time.monotonic()
+        try:
+            self.exec("systemctl reboot", check=False, timeout=20)
+        except subprocess.TimeoutExpired:
+            pass
+        self._close_master()
+        deadline = t0 + timeout
+        while True:
+            probe = subprocess.run(
+                ["ssh", "-F", str(self.ssh_config), "-o", "ControlMaster=no", "-o",
+                 "ControlPath=none", "-o", "ConnectTimeout=5", self.alias,
+                 "cat /proc/sys/kernel/random/boot_id"],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            if probe.returncode == 0 and probe.stdout.strip() not in ("", before):
+                break
+            if not self.running():
+                raise VMError(f"guest exited during reboot; console:\n{self.console_tail()}")
+            if time.monotonic() > deadline:
+                raise VMError(
+                    f"guest not back on ssh {timeout:.0f}s after reboot; "
+                    f"console:\n{self.console_tail()}"
+                )
+            time.sleep(0.5)
+        ready = time.monotonic() - t0
+        self._start_master()
+        return ready
+
+    def wait_booted(self, timeout: float = 600.0) -> str:
+        """Wait until systemd has finished booting; its state (running, degraded, ...)."""
+        proc = self.exec("systemctl is-system-running --wait", check=False, timeout=timeout)
+        return proc.stdout.strip()
+
+
+def make_instance(flavour: Flavour, run_dir: Path | None = None) -> Instance:
+    return HostInstance(flavour, run_dir) if flavour.kind == "host" else Instance(flavour, run_dir)
+
+
+# --------------------------------------------------------------------------- zconsole on the host
+
+WHEEL_PLATFORMS = ["manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_28_x86_64"]
+GUEST_VENV = "/opt/zconsole"
+CHECKOUT_FILES = ["pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", "setup.cfg", "zconsole"]
+
+
+def install_zconsole(
+    inst: Instance,
+    checkout: Path,
+    python: str | None = None,
+    say: bool = True,
+    fresh_venv: bool = False,
+    venv: str = GUEST_VENV,
+) -> dict[str, float]:
+    """Install zconsole in the guest as an operator would on a host without internet (the
+    README's procedure): on this machine, the project's wheel (`pip wheel --no-deps`) and its
+    dependencies for the guest's Python (`pip download`, manylinux wheels) into one
+    wheelhouse; scp it over; in the guest, `pip install --no-index --find-links` into the venv.
+    The host image already has the venv with the dependencies (made at build time the same
+    way: preinstall_dependencies), so by default this is an upgrade of zconsole alone;
+    fresh_venv=True (or a venv path the image lacks) makes the venv in the guest first, the
+    whole first-time procedure under emulation. Returns the seconds of each step."""
+    py = python or sys.executable
+    times: dict[str, float] = {}
+
+    def step(name: str, argv: Sequence[str | os.PathLike[str]]) -> str:
+        t0 = time.monotonic()
+        proc = subprocess.run([str(a) for a in argv], capture_output=True, text=True)
+        times[name] = round(time.monotonic() - t0, 1)
+        if proc.returncode != 0:
+            raise VMError(
+                f"{name} failed (rc {proc.returncode}): {shlex.join(map(str, argv))}\n"
+                f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+            )
+        if say:
+            print(f"[install-zconsole] {name}: {times[name]}s", file=sys.stderr, flush=True)
+        return str(proc.stdout)
+
+    guest_py = inst.exec(
+        "python3 -c 'import sys; print(\"%d.%d\" % sys.version_info[:2])'", timeout=60
+    ).stdout.strip()
+    wheelhouse = inst.run_dir / "wheelhouse"
+    src = inst.run_dir / "src"
+    for d in (wheelhouse, src):
+        if d.exists():
+            shutil.rmtree(d)
+    src.mkdir(parents=True)
+    # a clean copy of what the wheel is made of (keeps build/ and *.egg-info out of the checkout)
+    for name in CHECKOUT_FILES:
+        p = checkout / name
+        if p.is_dir():
+            shutil.copytree(p, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        elif p.is_file():
+            shutil.copy2(p, src / name)
+    # without build isolation when setuptools is at hand (no download of the build backend)
+    isolation = ["--no-build-isolation"] if _has_setuptools(py) else []
+    step("wheel", [py, "-m", "pip", "wheel", "-q", "--no-deps", *isolation, "-w", wheelhouse, src])
+    wheels = sorted(wheelhouse.glob("zconsole-*.whl"))
+    if not wheels:
+        raise VMError(f"pip wheel made no zconsole wheel in {wheelhouse}")
+    step("download", download_wheelhouse(wheelhouse, [wheels[-1]], guest_py, py))
+    ssh_cfg = str(inst.ssh_config)
+    inst.exec("rm -rf /root/wheelhouse", timeout=60)
+    step("copy", ["scp", "-q", "-r", "-F", ssh_cfg, str(wheelhouse), f"{inst.alias}:/root/"])
+    has_venv = inst.exec(f"test -x {venv}/bin/python", check=False, timeout=60).returncode == 0
+    t0 = time.monotonic()
+    if fresh_venv or not has_venv:
+        inst.exec(f"rm -rf {venv} && python3 -m venv {venv}", timeout=1200)
+    times["venv"] = round(time.monotonic() - t0, 1)
+    t0 = time.monotonic()
+    inst.exec(
+        f"{venv}/bin/pip install -q --no-index --find-links /root/wheelhouse zconsole"
+        f" && ln -sf {venv}/bin/zconsole /usr/local/bin/zconsole",
+        timeout=1200,
+    )
+    times["pip_install"] = round(time.monotonic() - t0, 1)
+    if say:
+        print(f"[install-zconsole] venv {times['venv']}s, pip install {times['pip_install']}s",
+              file=sys.stderr, flush=True)
+    times["wheelhouse_files"] = float(len(list(wheelhouse.glob("*.whl"))))
+    return times
+
+
+def _has_setuptools(python: str) -> bool:
+    """setuptools that can make wheels (its own bdist_wheel, >= 70.1, or the wheel package)."""
+    code = (
+        "import setuptools\n"
+        "try:\n    import setuptools.command.bdist_wheel\n"
+        "except ImportError:\n    import wheel.bdist_wheel\n"
+    )
+    probe = subprocess.run([python, "-c", code], capture_output=True)
+    return probe.returncode == 0
 
 
 class GuestCommandError(subprocess.CalledProcessError):
@@ -1492,7 +2239,13 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--flavour", "--flavor", choices=sorted(FLAVOURS), default="2.3")
+        p.add_argument(
+            "--flavour",
+            "--flavor",
+            choices=sorted(FLAVOURS),
+            default="2.3",
+            help="2.1, 2.3: busybox guests with OpenZFS; host: a full Debian 12 host (2.3.2)",
+        )
         p.add_argument(
             "--run-dir",
             type=Path,
@@ -1523,10 +2276,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("command", nargs="+")
     p = sub.add_parser("reset", help="destroy pools, wipe disks, re-plug removed disks")
     common(p)
+    p = sub.add_parser("reboot", help="host flavour: systemctl reboot, wait for ssh and boot end")
+    common(p)
+    p = sub.add_parser(
+        "install-zconsole",
+        help="install zconsole in the guest from a checkout, offline (wheel + wheelhouse, pip)",
+    )
+    common(p)
+    p.add_argument("--checkout", type=Path, default=HERE.parents[1], help="default: this repo")
+    p.add_argument("--python", default=sys.executable, help="python whose pip makes the wheels")
+    p.add_argument("--fresh-venv", action="store_true",
+                   help="make the venv in the guest too (the image has one with the dependencies)")
 
     args = ap.parse_args(argv)
     flavour = FLAVOURS[args.flavour]
-    inst = Instance(flavour, args.run_dir)
+    inst = make_instance(flavour, args.run_dir)
     try:
         if args.cmd == "build":
             t0 = time.monotonic()
@@ -1543,7 +2307,7 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"READY {flavour.tag}: boot-to-ssh {ready:.1f}s, start total {time.monotonic() - t0:.1f}s"
             )
-            print(f"  ssh -F {inst.ssh_config} {ALIAS} CMD")
+            print(f"  ssh -F {inst.ssh_config} {inst.alias} CMD")
         elif args.cmd == "stop":
             t0 = time.monotonic()
             how = inst.stop(args.timeout)
@@ -1571,6 +2335,16 @@ def main(argv: list[str] | None = None) -> int:
             print(inst.monitor(" ".join(args.command)), end="")
         elif args.cmd == "reset":
             inst.reset()
+        elif args.cmd == "reboot":
+            if not isinstance(inst, HostInstance):
+                ap.error("reboot is for --flavour host (the ZFS guests run with -no-reboot)")
+            ready = inst.reboot()
+            state = inst.wait_booted()
+            print(f"back on ssh after {ready:.1f}s; system {state}")
+        elif args.cmd == "install-zconsole":
+            times = install_zconsole(inst, args.checkout, args.python, fresh_venv=args.fresh_venv)
+            print(json.dumps(times))
+            print(f"  ssh -F {inst.ssh_config} -t {inst.alias} zconsole")
     except VMError as exc:
         print(f"testvm: error: {exc}", file=sys.stderr)
         return 1
