@@ -18,7 +18,8 @@ import pytest
 from textual.widgets import Static
 
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.screens.pools.view import PoolBlock, PoolsView
+from zconsole.ui.screens.pools.pool_block import PoolBlock
+from zconsole.ui.screens.pools.view import PoolsView
 from zconsole.ui.wizards.screen import Phase, WizardScreen
 
 if TYPE_CHECKING:

@@ -11,8 +11,8 @@ from tests.fakes import DelegatingHost
 from tests.ui.conftest import frozen, make_app, settle
 from zconsole.hosts.base import CommandTimedOut, Host, Result
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.kit.widgets import ProblemsPanel
-from zconsole.ui.screens.pools.view import PoolBlock
+from zconsole.ui.kit.problems import ProblemsPanel
+from zconsole.ui.screens.pools.pool_block import PoolBlock
 
 
 def table_text(app: ZConsoleApp, pool: str) -> str:

@@ -355,7 +355,7 @@ async def test_pools_cursor_selects_a_member_and_d_opens_detach_on_it(tmp_path: 
     app = wizard_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        from zconsole.ui.screens.pools.view import PoolBlock
+        from zconsole.ui.screens.pools.pool_block import PoolBlock
 
         view = app.screen.query_one(PoolsView)
         assert view.selected_key() == "fast"  # the first pool's table

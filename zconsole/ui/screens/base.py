@@ -10,7 +10,8 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from zconsole.ui.kit.widgets import HeaderBar, ProblemsPanel
+from zconsole.ui.kit.header import HeaderBar
+from zconsole.ui.kit.problems import ProblemsPanel
 from zconsole.ui.state import ViewState
 
 if TYPE_CHECKING:

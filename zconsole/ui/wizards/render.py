@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from rich.text import Text
 
 from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Step, StepStatus
-from zconsole.ui.kit.widgets import human_bytes, human_duration
+from zconsole.services import fmt
 
 DISK_KINDS = ("attach", "detach", "replace", "replace-grow")
 
@@ -155,14 +155,14 @@ def progress_line(activity: str, percent: float | None, done: int | None, total:
     """`resilver 42.1% · 1.2G of 2.9G · zconsole: about 4 min (0.85%/min) · zpool: 3 min`."""
     bits = [activity + (f" {percent:.1f}%" if percent is not None else ", progress unknown")]
     if done is not None and total:
-        bits.append(f"{human_bytes(done)} of {human_bytes(total)}")
+        bits.append(f"{fmt.size(done, short=True)} of {fmt.size(total, short=True)}")
     if own_eta is not None:
         pace_s = f" ({pace:.2f}%/min)" if pace is not None else ""
-        bits.append(f"zconsole: about {human_duration(own_eta)}{pace_s}")
+        bits.append(f"zconsole: about {fmt.duration(own_eta)}{pace_s}")
     else:
         bits.append("zconsole's own estimate after a few readings")
     if zpool_eta is not None:
-        bits.append(f"zpool: {human_duration(zpool_eta)}")
+        bits.append(f"zpool: {fmt.duration(zpool_eta)}")
     return " · ".join(bits)
 
 

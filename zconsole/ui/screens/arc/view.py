@@ -9,7 +9,7 @@ as a collapse; on a screen shared during an incident that is worse than no trend
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from rich.text import Text
 from textual import events
@@ -19,28 +19,15 @@ from textual.widgets import DataTable, Static
 
 from zconsole.services import fmt
 from zconsole.services.read.arc import ArcArea, ArcReport
-from zconsole.ui.kit.widgets import LEVEL_SYMBOL
+from zconsole.ui.kit.levels import LEVEL_SYMBOL
+from zconsole.ui.kit.text import spark
 
-SPARK = "▁▂▃▄▅▆▇█"
-NO_READS = "·"
 BAR_WIDTH = 40  # at most; narrower when the panel is (the legend follows on the same line)
 BAR_LEGEND = 34
 SPARK_WIDTH = 40
 TABLE_COLUMNS = ("FIGURE", "VALUE", "FIELD SET")
 # From this body width on, the figures table sits beside the panels instead of below them.
 WIDE_FROM = 106
-
-
-def spark(series: Sequence[float | None], width: int = SPARK_WIDTH) -> str:
-    """Ratios 0..1 on a fixed scale, one character per interval, newest on the right;
-    `·` for an interval without reads. Keeps the newest `width` intervals."""
-    out = []
-    for r in list(series)[-width:]:
-        if r is None:
-            out.append(NO_READS)
-        else:
-            out.append(SPARK[min(len(SPARK) - 1, max(0, int(r * len(SPARK) - 1e-9)))])
-    return "".join(out)
 
 
 def size_bar(size_of_max: float | None, target_of_max: float | None,
@@ -226,6 +213,6 @@ class ArcView(Container):
         if not report.hit_series:
             t.append("(no intervals yet)", style=colours.get("muted", ""))
             return t
-        t.append(spark(report.hit_series), style=colours.get("primary", ""))
+        t.append(spark(report.hit_series, SPARK_WIDTH, 1.0), style=colours.get("primary", ""))
         t.append("  0-100 %, one bar per refresh, · no reads", style=colours.get("muted", ""))
         return t

@@ -21,6 +21,7 @@ from textual.worker import Worker, get_current_worker
 
 from zconsole.model.dataset import Dataset
 from zconsole.model.reading import HostReading, Part
+from zconsole.services import fmt
 from zconsole.services.read.datasets import (
     BlastRadius,
     DatasetTree,
@@ -32,7 +33,6 @@ from zconsole.services.read.datasets import (
     load_snapshots,
     scan_snapshot_names,
 )
-from zconsole.ui.kit.widgets import human_age, human_bytes
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.datasets.view import (
     OpenState,
@@ -42,7 +42,6 @@ from zconsole.ui.screens.datasets.view import (
     build_rows,
     destroy_sentence,
     names_sentence,
-    plural,
     refusal_sentence,
     snapshot_clones,
 )
@@ -180,13 +179,13 @@ class DatasetsScreen(ZScreen):
             if part.skipped:
                 message.update(f"No datasets: {part.error}")
             else:
-                shown = (f" Showing the list read {human_age(state.now - self._list_time)} ago."
+                shown = (f" Showing the list read {fmt.age(state.now - self._list_time)}."
                          if self.dtree is not None else "")
                 error = part.error or "unknown error"
                 what = error if part.source and error.startswith(part.source) \
                     else f"{part.source}: {error}"
                 message.update(f"✖ Could not list the datasets: {what} "
-                               f"(tried {human_age(part.age(state.now))} ago).{shown}")
+                               f"(tried {fmt.age(part.age(state.now))}).{shown}")
         else:
             message.update("")
             if part.value != self._datasets:
@@ -334,7 +333,7 @@ class DatasetsScreen(ZScreen):
             part = self.opened.part if self.opened is not None else None
             if part is not None and not part.ok:
                 lines.append(("bad", f"Could not list the snapshots of {name}: {part.error} "
-                                     f"(tried {human_age(part.age(now))} ago). "
+                                     f"(tried {fmt.age(part.age(now))}). "
                                      "The blast radius below counts them as not listed."))
             else:
                 lines.append(("muted", row.label))
@@ -346,10 +345,10 @@ class DatasetsScreen(ZScreen):
             lines.append(("", self._dataset_summary(name, now)))
         elif row.kind == "snapshot" and row.dataset is not None:
             clones = snapshot_clones(tree, row.dataset)
-            s = (f"{name} · used {human_bytes(row.dataset.used)} · refer "
-                 f"{human_bytes(row.dataset.refer)}")
+            s = (f"{name} · used {fmt.size(row.dataset.used, short=True)} · refer "
+                 f"{fmt.size(row.dataset.refer, short=True)}")
             if clones:
-                lines.append(("bad", s + f" · cannot destroy: {plural(len(clones), 'clone')} "
+                lines.append(("bad", s + f" · cannot destroy: {fmt.plural(len(clones), 'clone')} "
                                      f"depend{'s' if len(clones) == 1 else ''} on it: "
                                      f"{names_sentence(clones)}"))
             else:
@@ -388,30 +387,30 @@ class DatasetsScreen(ZScreen):
                      and d not in self.radius_names]
         if not from_scan:
             return ""
-        return (f"Snapshot names of {plural(len(from_scan), 'dataset')} come from the scan "
-                f"{human_age(self._now() - scan.finished_at)} ago (a to scan again).")
+        return (f"Snapshot names of {fmt.plural(len(from_scan), 'dataset')} come from the scan "
+                f"{fmt.age(self._now() - scan.finished_at)} (a to scan again).")
 
     def _dataset_summary(self, name: str, now: float) -> str:
         tree = self.dtree
         assert tree is not None
         d = tree.datasets[name]
-        s = f"{name} · {d.type} · used {human_bytes(d.used)}"
+        s = f"{name} · {d.type} · used {fmt.size(d.used, short=True)}"
         if d.origin:
             s += f" · clone of {d.origin}"
         part = self.loaded.get(name)
         if part is not None and part.ok and part.value is not None:
-            s += f" · {plural(len(part.value), 'snapshot')} (listed {human_age(part.age(now))} ago)"
+            s += f" · {fmt.plural(len(part.value), 'snapshot')} (listed {fmt.age(part.age(now))})"
         elif part is not None and not part.ok:
             s += f" · snapshots could not be listed: {part.error}"
         elif name in self.radius_names:
-            s += f" · {plural(len(self.radius_names[name]), 'snapshot')}"
+            s += f" · {fmt.plural(len(self.radius_names[name]), 'snapshot')}"
         elif self.scan.result is not None and name in self.scan.result.names:
-            s += f" · {plural(len(self.scan.result.names[name]), 'snapshot')} (scan)"
+            s += f" · {fmt.plural(len(self.scan.result.names[name]), 'snapshot')} (scan)"
         else:
             s += " · snapshots not listed yet (Enter opens it)"
         held = tree.held_snapshots(name)
         if held:
-            s += (f" · {plural(len(held), 'snapshot')} held by clones: "
+            s += (f" · {fmt.plural(len(held), 'snapshot')} held by clones: "
                   + "; ".join(f"@{k.split('@', 1)[1]} → {names_sentence(v, 2)}"
                               for k, v in list(held.items())[:3]))
         return s
@@ -506,16 +505,16 @@ class DatasetsScreen(ZScreen):
         n = len(tree.datasets)
         clones = sum(1 for d in tree.datasets.values() if d.origin)
         held = len(tree.clones_of)
-        first = f"{plural(n, 'dataset')} · {plural(clones, 'clone')}"
+        first = f"{fmt.plural(n, 'dataset')} · {fmt.plural(clones, 'clone')}"
         if held:
-            first += f" ({plural(held, 'snapshot')} held)"
+            first += f" ({fmt.plural(held, 'snapshot')} held)"
         if self.opened is not None:
             part = self.opened.part
             short = self.opened.dataset.rsplit("/", 1)[-1]
             if part is None:
                 first += f" · listing {short}…"
             elif part.ok and part.value is not None:
-                first += f" · open: {short} ({plural(len(part.value), 'snapshot')})"
+                first += f" · open: {short} ({fmt.plural(len(part.value), 'snapshot')})"
             else:
                 first += f" · ✖ {short}: listing failed"
         s = self.scan
@@ -527,7 +526,7 @@ class DatasetsScreen(ZScreen):
             word = "stopped" if r.cancelled else "done"
             second = (f"Snapshot scan {word}: {r.snapshots:,} snapshots in "
                       f"{r.done_datasets}/{r.total_datasets} datasets, {r.seconds:.1f} s, "
-                      f"{human_age(self._now() - r.finished_at)} ago")
+                      f"{fmt.age(self._now() - r.finished_at)}")
             if r.errors:
                 second += f" · ✖ {len(r.errors)} failed: {r.errors[0]}"
         else:

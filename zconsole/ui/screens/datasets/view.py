@@ -25,8 +25,9 @@ from textual.widgets import Static
 
 from zconsole.model.dataset import Dataset
 from zconsole.model.reading import Part
+from zconsole.services import fmt
 from zconsole.services.read.datasets import BlastRadius, DatasetTree, short_snapshot
-from zconsole.ui.kit.widgets import human_age, human_bytes
+from zconsole.ui.kit.text import fit
 
 # -- rows ------------------------------------------------------------------------------------
 
@@ -149,33 +150,13 @@ def _snapshot_rows(tree: DatasetTree, opened: OpenState, lead: str, more_after: 
 
 # -- formatting ------------------------------------------------------------------------------
 
-def short_age(seconds: float) -> str:
-    """Compact age for a column: '40 s', '12 min', '5 h', '51 d'."""
-    s = int(max(0, seconds))
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min"
-    if s < 86400:
-        return f"{s // 3600} h"
-    return f"{s // 86400} d"
-
-
 def ratio(r: float | None) -> str:
     return "-" if r is None else f"{r:.2f}x"
 
 
-def fit(text: str, width: int) -> str:
-    """Pad or shorten in the middle (keeps the start and the distinguishing end)."""
-    if width <= 0:
-        return ""
-    if len(text) <= width:
-        return text + " " * (width - len(text))
-    if width < 8:
-        return text[:width - 1] + "…"
-    tail = width // 2
-    head = width - tail - 1
-    return text[:head] + "…" + text[-tail:]
+def pad(text: str, width: int) -> str:
+    """Cut in the middle (keeps the start and the distinguishing end), or pad, to `width`."""
+    return fit(text, width, "middle").ljust(max(0, width))
 
 
 @dataclass(frozen=True)
@@ -210,12 +191,12 @@ def row_cells(row: TreeRow, now: float) -> dict[str, str]:
     cells = {"name": row.guide + row.label, "note": row.note}
     if d is None:
         return cells
-    cells["used"] = human_bytes(d.used)
-    cells["refer"] = human_bytes(d.refer)
+    cells["used"] = fmt.size(d.used, short=True)
+    cells["refer"] = fmt.size(d.refer, short=True)
     if row.kind == "dataset":
-        cells["usedsnap"] = human_bytes(d.usedbysnapshots)
+        cells["usedsnap"] = fmt.size(d.usedbysnapshots, short=True)
         cells["ratio"] = ratio(d.compressratio)
-    cells["created"] = short_age(now - d.creation) if d.creation is not None else "-"
+    cells["created"] = fmt.duration(now - d.creation, coarse=True) if d.creation is not None else "-"
     return cells
 
 
@@ -381,9 +362,9 @@ class TreeTable(ScrollView, can_focus=True):
         base = self.rich_style
         if y == 0:
             style = base + self.get_component_rich_style("treetable--header")
-            text = " ".join(fit(c.title, c.width) if not c.right else c.title.rjust(c.width)
+            text = " ".join(pad(c.title, c.width) if not c.right else c.title.rjust(c.width)
                             for c in cols)
-            return Strip([Segment(fit(text, width), style)], width)
+            return Strip([Segment(pad(text, width), style)], width)
         i = int(self.scroll_y) + y - 1
         if i >= len(self.rows):
             return Strip([Segment(" " * width, base)], width)
@@ -394,15 +375,15 @@ class TreeTable(ScrollView, can_focus=True):
         if i == self.cursor:
             style = style + self.get_component_rich_style("treetable--cursor")
         if row.kind in ("clone", "note"):
-            return Strip([Segment(fit(row.guide + row.label, width), style)], width)
+            return Strip([Segment(pad(row.guide + row.label, width), style)], width)
         cells = row_cells(row, self.now)
         parts = []
         for c in cols:
             v = cells.get(c.key, "")
-            if c.key == "note" and len(v) > c.width:
-                v = v[:c.width - 1] + "…"
-            parts.append(fit(v, c.width) if not c.right else v[-c.width:].rjust(c.width))
-        return Strip([Segment(fit(" ".join(parts), width), style)], width)
+            if c.key == "note":
+                v = fit(v, c.width)
+            parts.append(pad(v, c.width) if not c.right else v[-c.width:].rjust(c.width))
+        return Strip([Segment(pad(" ".join(parts), width), style)], width)
 
     def visible_text(self) -> list[str]:
         """The rows as plain lines (for tests and screen readers)."""
@@ -428,10 +409,6 @@ def names_sentence(names: Sequence[str], limit: int = MAX_NAMES) -> str:
     return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
-
-
 def _dataset_word(n: int) -> str:
     return f"{n:,} filesystem{'' if n == 1 else 's'}/volume{'' if n == 1 else 's'}"
 
@@ -445,7 +422,7 @@ def _unknown_tail(r: BlastRadius) -> str:
             out += (f" and all snapshots of {len(r.unlisted)} datasets not listed yet "
                     f"({names_sentence(r.unlisted, 3)})")
     if r.maybe:
-        out += (f", plus @{short_snapshot(r.target)} in each of {plural(len(r.maybe), 'dataset')}"
+        out += (f", plus @{short_snapshot(r.target)} in each of {fmt.plural(len(r.maybe), 'dataset')}"
                 f" below if it exists there (their snapshots are not listed: press a to scan)")
     return out
 
@@ -461,12 +438,12 @@ def refusal_sentence(r: BlastRadius) -> str:
         return f"zfs destroy -r {r.target} would be refused; {ask}"
     if len(held) == 1:
         snap, clones = held[0]
-        why = (f"{snap} cannot be destroyed: {plural(len(clones), 'clone')} "
+        why = (f"{snap} cannot be destroyed: {fmt.plural(len(clones), 'clone')} "
                f"depend{'s' if len(clones) == 1 else ''} on it: {names_sentence(clones)}")
     else:
         parts = [f"{s} ({names_sentence(c, 2)})" for s, c in held[:3]]
         more = f" and {len(held) - 3} more" if len(held) > 3 else ""
-        why = (f"{plural(len(held), 'snapshot')} cannot be destroyed because clones depend "
+        why = (f"{fmt.plural(len(held), 'snapshot')} cannot be destroyed because clones depend "
                f"on them: " + "; ".join(parts) + more)
     return f"zfs destroy -r {r.target} would be refused: {why}. {ask}"
 
@@ -486,7 +463,7 @@ def destroy_sentence(r: BlastRadius, small: BlastRadius | None = None) -> str:
         if r.mode == "-r":
             if not others and not r.maybe:
                 return f"zfs destroy -r {r.target} would destroy only this snapshot."
-            return (f"zfs destroy -r {r.target} would destroy {plural(len(r.snapshots), 'snapshot')}"
+            return (f"zfs destroy -r {r.target} would destroy {fmt.plural(len(r.snapshots), 'snapshot')}"
                     f": {names_sentence(r.snapshots)}{_unknown_tail(r)}.")
         extra_snaps = others
         if not r.datasets and not extra_snaps and not r.maybe:
@@ -497,12 +474,12 @@ def destroy_sentence(r: BlastRadius, small: BlastRadius | None = None) -> str:
             bits.append(f"{_dataset_word(len(r.datasets))} made from it "
                         f"({names_sentence(r.datasets)})")
         if extra_snaps:
-            bits.append(f"{plural(len(extra_snaps), 'snapshot')} ({names_sentence(extra_snaps)})")
+            bits.append(f"{fmt.plural(len(extra_snaps), 'snapshot')} ({names_sentence(extra_snaps)})")
         body = " and ".join(bits) if bits else "nothing listed so far"
         return f"zfs destroy -R {r.target} would also destroy: {body}{_unknown_tail(r)}."
     own = [d for d in r.datasets if d not in r.clones]
     s = (f"zfs destroy {r.mode} {r.target} would destroy {_dataset_word(len(r.datasets))}"
-         f" and {plural(len(r.snapshots), 'snapshot')}{' listed' if r.unlisted else ''}")
+         f" and {fmt.plural(len(r.snapshots), 'snapshot')}{' listed' if r.unlisted else ''}")
     if len(own) > 1:
         s += f": {r.target} and below it {names_sentence(own[1:])}"
     if r.clones:
@@ -538,6 +515,3 @@ class RadiusPanel(Static):
             t.append(sentence, style=Style.parse(style) if style and level == "muted" else "")
         self.update(t)
 
-
-def age_words(seconds: float) -> str:
-    return f"{human_age(seconds)} ago"

@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Label, Sparkline, Static
 
 from zconsole.model.disk import DiskIo
 from zconsole.model.reading import DiskInventory, DiskState
+from zconsole.services import fmt
 from zconsole.services.read.disks import (
     BUSY_FOOTNOTE,
     ROLE_LOOK,
@@ -28,41 +29,14 @@ from zconsole.services.read.disks import (
     io_missing_reason,
     sort_rows,
 )
-from zconsole.ui.kit.widgets import human_age, human_bytes
+from zconsole.ui.kit.text import fit, spark
 from zconsole.ui.state import ViewState
 
 WIDE = 110  # from this terminal width on, the table also shows r/s, w/s and busy history
-SPARK_CHARS = "▁▂▃▄▅▆▇█"
 HISTORY_CELLS = 12
 
 LEVEL_VAR = {"ok": "health-ok", "warn": "health-warn", "bad": "health-bad",
              "off": "muted", "free": "primary"}
-
-
-def ms(v: float) -> str:
-    return f"{v:.2f}" if v < 10 else f"{v:.1f}" if v < 1000 else f"{v:.0f}"
-
-
-def text_spark(values: Sequence[float], cells: int = HISTORY_CELLS,
-               top: float | None = None) -> str:
-    """The last `cells` values as block characters (scale 0..top, top = max or 100)."""
-    tail = list(values)[-cells:]
-    if not tail:
-        return ""
-    hi = top if top is not None else max(tail)
-    if hi <= 0:
-        return SPARK_CHARS[0] * len(tail)
-    out = []
-    for v in tail:
-        i = int(round(min(max(v, 0.0), hi) / hi * (len(SPARK_CHARS) - 1)))
-        out.append(SPARK_CHARS[i])
-    return "".join(out)
-
-
-def fit(text: str, width: int) -> str:
-    if width <= 1 or len(text) <= width:
-        return text
-    return text[: width - 1] + "…"
 
 
 def role_cell(row: DiskRow, colours: dict[str, str], width: int) -> Text:
@@ -85,12 +59,12 @@ def io_cells(io: DiskIo | None, wide: bool, history: Sequence[float]) -> list[st
         if wide:
             cells += ["-", "-"]
     else:
-        cells = [f"{io.util_pct:.0f}%", f"{ms(io.r_await_ms)}/{ms(io.w_await_ms)}",
+        cells = [f"{io.util_pct:.0f}%", f"{fmt.ms(io.r_await_ms)}/{fmt.ms(io.w_await_ms)}",
                  f"{io.aqu_sz:.2f}"]
         if wide:
             cells += [f"{io.r_s:.0f}", f"{io.w_s:.0f}"]
     if wide:
-        cells.append(text_spark(history, top=100.0) or "-")
+        cells.append(spark(history, HISTORY_CELLS, 100.0) or "-")
     return cells
 
 
@@ -146,7 +120,7 @@ def detail_head(row: DiskRow, colours: dict[str, str]) -> Text:
         t.append(f"- ({(row.io_missing or 'unknown').split(':')[0]})")
     else:
         t.append(f"over {io.interval_s:.0f} s: busy {io.util_pct:.0f}%  r_await "
-                 f"{ms(io.r_await_ms)} ms  w_await {ms(io.w_await_ms)} ms  "
+                 f"{fmt.ms(io.r_await_ms)} ms  w_await {fmt.ms(io.w_await_ms)} ms  "
                  f"aqu-sz {io.aqu_sz:.2f}")
         t.append("\n" + " " * 11, style=muted)
         t.append(f"{io.r_s:.1f} r/s  {io.w_s:.1f} w/s  {io.rkb_s:.0f} kB/s read  "
@@ -177,7 +151,7 @@ def detail_text(row: DiskRow, colours: dict[str, str], source: str) -> Text:
     line("model", model)
     if row.wwn:
         line("wwn", row.wwn)
-    size = (f"{human_bytes(row.size_bytes)} ({row.size_bytes:,} bytes)"
+    size = (f"{fmt.size(row.size_bytes, short=True)} ({row.size_bytes:,} bytes)"
             if row.size_bytes is not None else _unknown("size", source))
     line("size", size)
     if row.rotational is None:
@@ -198,7 +172,7 @@ def detail_text(row: DiskRow, colours: dict[str, str], source: str) -> Text:
     if row.partitions:
         for i, p in enumerate(row.partitions):
             line("partitions" if i == 0 else "",
-                 f"{p.name:<10} {human_bytes(p.size_bytes):>7}  {p.use}")
+                 f"{p.name:<10} {fmt.size(p.size_bytes, short=True):>7}  {p.use}")
     else:
         line("partitions", "none")
     own = []
@@ -251,7 +225,7 @@ class DisksView(Vertical):
         if inv is None:
             self.rows = []
             self._error = (f"✖ Disks could not be listed: {part.error} "
-                           f"(tried {human_age(part.age(state.now))} ago)")
+                           f"(tried {fmt.age(part.age(state.now))})")
             self._render_rows()
             return
         self._error = None
@@ -291,7 +265,7 @@ class DisksView(Vertical):
         wanted: list[tuple[str, list[str | Text]]] = []
         for r in rows:
             cells: list[str | Text] = [
-                r.name, role_cell(r, colours, role_width), human_bytes(r.size_bytes),
+                r.name, role_cell(r, colours, role_width), fmt.size(r.size_bytes, short=True),
                 r.media or "-", *io_cells(r.io, wide, r.busy_series)]
             marker = "▾ " if r.name in self.expanded else ("▸ " if r.partitions else "  ")
             cells[0] = marker + r.name
@@ -301,7 +275,7 @@ class DisksView(Vertical):
                     lead = "└ " if i == len(r.partitions) - 1 else "├ "
                     use = Text(fit(p.use, role_width), style=colours.get("muted", ""))
                     pcells: list[str | Text] = ["  " + lead + p.name, use,
-                                                human_bytes(p.size_bytes), "", "", "", ""]
+                                                fmt.size(p.size_bytes, short=True), "", "", "", ""]
                     if wide:
                         pcells += ["", "", ""]
                     wanted.append((f"part:{p.name}", pcells))
@@ -420,11 +394,11 @@ class DisksView(Vertical):
                 spark.styles.width = min(len(series), 48)
                 spark.display = True
                 top = max(series)
-                top_text = f"{top:.0f}%" if unit == "%" else f"{ms(top)}{unit}"
+                top_text = f"{top:.0f}%" if unit == "%" else f"{fmt.ms(top)}{unit}"
                 note.update(f"{len(series)} intervals, max {top_text}, "
                             f"now {series[-1]:.0f}{unit}" if unit == "%" else
                             f"{len(series)} intervals, max {top_text}, "
-                            f"now {ms(series[-1])}{unit}")
+                            f"now {fmt.ms(series[-1])}{unit}")
             else:
                 spark.data = []
                 spark.display = False

@@ -15,7 +15,9 @@ from textual.widgets import Static
 
 from zconsole.model.finding import Severity
 from zconsole.model.network import Bridge, IfKind, Interface, NetworkView
-from zconsole.ui.kit.widgets import LEVEL_SYMBOL, human_age
+from zconsole.services import fmt
+from zconsole.ui.kit.levels import LEVEL_SYMBOL
+from zconsole.ui.kit.text import fit
 
 # The link state word -> level (symbol and colour); the word is always printed.
 LINK_LEVEL = {"UP": "ok", "DOWN": "off", "NO-CARRIER": "bad", "LOWERLAYERDOWN": "bad",
@@ -58,11 +60,7 @@ def fit_addresses(i: Interface, room: int) -> str:
         text = ", ".join(addrs[:n]) + (f", +{len(addrs) - n} more" if n < len(addrs) else "")
         if len(text) <= room:
             return text
-    return _fit(addrs[0], room) if addrs else ""
-
-
-def _fit(s: str, width: int) -> str:
-    return s if len(s) <= width else s[: max(1, width - 1)] + "…"
+    return fit(addrs[0], room) if addrs else ""
 
 
 def _default_vlans_only(b: Bridge, name: str) -> bool:
@@ -111,7 +109,7 @@ def bridge_text(view: NetworkView, b: Bridge, colours: Mapping[str, str], width:
         last = n == len(rows) - 1
         t.append("\n" + ("└─ " if last else "├─ "))
         t.append("← " if role == "port" else "→ ")
-        t.append(_fit(i.name, name_w).ljust(name_w + 1), style="bold")
+        t.append(fit(i.name, name_w).ljust(name_w + 1), style="bold")
         t.append_text(link_state(i.state, colours, 14))
         mtu = "?" if i.mtu is None else str(i.mtu)
         mismatch = (role == "port" and br.mtu is not None and i.mtu is not None
@@ -135,7 +133,7 @@ def bridge_text(view: NetworkView, b: Bridge, colours: Mapping[str, str], width:
             detail.append(addresses(i, limit=2))
         if width >= WIDE and i.mac:
             detail.append(i.mac)
-        t.append(_fit(" · ".join(detail), max(10, width - used - 4)),
+        t.append(fit(" · ".join(detail), max(10, width - used - 4)),
                  style=colours.get("muted", ""))
     return t
 
@@ -170,8 +168,8 @@ def others_text(view: NetworkView, colours: Mapping[str, str], width: int) -> Te
     used = len(head) - len("ADDRESSES")
     for i in rows:
         t.append("\n")
-        t.append(_fit(i.name, name_w).ljust(name_w + 1), style="bold")
-        t.append(_fit(kind_word(i), kind_w).ljust(kind_w + 1))
+        t.append(fit(i.name, name_w).ljust(name_w + 1), style="bold")
+        t.append(fit(kind_word(i), kind_w).ljust(kind_w + 1))
         t.append_text(link_state(i.state, colours, 14))
         t.append(("?" if i.mtu is None else str(i.mtu)).ljust(6))
         t.append(carrier_word(i.carrier).ljust(8))
@@ -253,11 +251,10 @@ class NetworkPanel(Vertical):
         width = max(40, self.app.size.width - 4)
         problems: list[str] = []
         if error:
-            tried = f" (tried {human_age(now - error_at)} ago)" if error_at is not None else ""
+            tried = f" (tried {fmt.age(now - error_at)})" if error_at is not None else ""
             problems.append(f"✖ The network could not be read: {error}{tried}")
             if view is not None:
-                problems.append(f"  The data below is from {human_age(now - view.taken_at)} "
-                                "ago.")
+                problems.append(f"  The data below is from {fmt.age(now - view.taken_at)}.")
         summary = self.query_one("#net-summary", Static)
         if view is None:
             summary.update("reading the network…" if not error else "no network data")
@@ -270,7 +267,7 @@ class NetworkPanel(Vertical):
             return
         how = "ip -j" if view.source == "ip" else "/sys/class/net"
         summary.update(f"{len(view.interfaces)} interfaces · {len(view.bridges)} bridges · "
-                       f"read with {how} {human_age(now - view.taken_at)} ago")
+                       f"read with {how} {fmt.age(now - view.taken_at)}")
         findings = findings_text(view, colours)
         if not view.findings and view.bridges:
             findings = Text("✔ every bridge has a working port and no MTU mismatch",
