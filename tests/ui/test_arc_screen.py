@@ -24,8 +24,8 @@ from zconsole.services.read import catalogue
 from zconsole.services.read.arc import ArcReport
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.kit.text import spark
+from zconsole.ui.screens.arc.arc_panels import SPARK_WIDTH, ArcPanel, ArcView
 from zconsole.ui.screens.arc.screen import ArcScreen
-from zconsole.ui.screens.arc.view import SPARK_WIDTH, ArcPanel, ArcView
 
 STEP = 5.0
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 
 from zconsole.services.read.arc import ArcReport
-from zconsole.ui.screens.arc.view import ArcView
+from zconsole.ui.screens.arc.arc_panels import ArcView
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.state import ViewState
 
@@ -32,4 +32,4 @@ class ArcScreen(ZScreen):
             snap.arc if snap is not None else None, history, now=state.now,
             refresh_interval=self.zapp.refresh_interval, pools=pools,
             zfs_version=snap.zfs.version if snap is not None else None)
-        self.query_one(ArcView).show(self.report, self.app.get_css_variables())
+        self.query_one(ArcView).show(self.report)
