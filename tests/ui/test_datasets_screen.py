@@ -18,8 +18,9 @@ from zconsole.hosts.base import CommandTimedOut, Host, Result
 from zconsole.hosts.demo import DemoHost
 from zconsole.services import fmt
 from zconsole.ui.app import ZConsoleApp
+from zconsole.ui.screens.datasets.radius_panel import RadiusPanel
 from zconsole.ui.screens.datasets.screen import DatasetsScreen
-from zconsole.ui.screens.datasets.view import RadiusPanel, TreeTable
+from zconsole.ui.screens.datasets.tree_table import TreeTable
 
 SIZES = [(80, 24), (120, 40)]
 
