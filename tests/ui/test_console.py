@@ -146,18 +146,22 @@ async def test_number_keys_switch_screens_and_keep_the_frame() -> None:
 
 
 async def test_palette_lists_every_screen_and_theme() -> None:
-    from zconsole.ui.app import ConsoleCommands
+    from textual.system_commands import SystemCommandsProvider
+
     from zconsole.ui.screens.registry import SCREENS
 
     app = make_app()
     async with app.run_test(size=(120, 40)):
-        provider = ConsoleCommands(app.screen)
+        provider = SystemCommandsProvider(app.screen)
         labels = [str(hit.display) async for hit in provider.discover()]
         labels += [str(hit.text) async for hit in provider.search("Theme")]
         for screen in SCREENS:
             assert f"Screen: {screen.TITLE}" in labels
         for theme in ("dark", "light", "high-contrast"):
             assert f"Theme: {theme}" in labels
+        helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert all(helps[f"Screen: {s.TITLE}"] == f"key {s.KEY}" for s in SCREENS)
+        assert "Quit" in helps  # Textual's own entries are still there
 
 
 async def test_performance_columns_show_the_slow_disks_figures() -> None:

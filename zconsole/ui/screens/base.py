@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar, cast
 
+from textual import on
 from textual.app import ComposeResult, SystemCommand
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
 from zconsole.ui.kit.header import HeaderBar
 from zconsole.ui.kit.problems import ProblemsPanel
@@ -43,6 +44,12 @@ class ZScreen(Screen[None]):
     MODE = ""
     TITLE = ""
     KEY = ""
+
+    def __init__(self, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        # Workers of this screen whose end has not been handled here yet (see `busy`).
+        self._unreported: set[Worker[object]] = set()
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(classes="header")
@@ -85,9 +92,24 @@ class ZScreen(Screen[None]):
 
     @property
     def busy(self) -> bool:
-        """True while work this screen started (a read, a listing) is still under way.
-        Screens with pending work of another kind (a timer about to read) extend it."""
-        return any(w.node is self and not w.is_finished for w in self.app.workers)
+        """True while work this screen started (a read, a listing) is still under way, or
+        its result has not been handled yet. Screens with pending work of another kind (a
+        timer about to read) extend it. A cancelled worker does not count: it posts nothing
+        (a newer read of its group replaced it)."""
+        mine = self._unreported.union(w for w in self.app.workers if w.node is self)
+        return any(not w.is_cancelled and (w in self._unreported or not w.is_finished)
+                   for w in mine)
+
+    @on(Worker.StateChanged)
+    def _track_worker(self, event: Worker.StateChanged) -> None:
+        # A worker posts its result before its end, to this screen: once the end is handled
+        # here, so is the result.
+        if event.worker.node is not self:
+            return
+        if event.state in (WorkerState.PENDING, WorkerState.RUNNING):
+            self._unreported.add(event.worker)
+        else:
+            self._unreported.discard(event.worker)
 
     def settled(self) -> bool:
         """Nothing on this screen is about to change by itself: what a test or a picture

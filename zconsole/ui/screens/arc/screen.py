@@ -28,8 +28,8 @@ class ArcScreen(ZScreen):
         history = state.sampler.arc_history if state.sampler is not None else ()
         pools = (snap.pool_status.value or ()) if snap is not None else ()
         # The ARC readings are kept by the session, so they accumulate on every screen.
-        self.report = self.zapp.session.arc.report(
+        self.report = self.console_app.session.arc.report(
             snap.arc if snap is not None else None, history, now=state.now,
-            refresh_interval=self.zapp.refresh_interval, pools=pools,
+            refresh_interval=self.console_app.refresh_interval, pools=pools,
             zfs_version=snap.zfs.version if snap is not None else None)
         self.query_one(ArcView).show(self.report)
