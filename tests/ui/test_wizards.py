@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from tests.ui.conftest import frozen, settle
@@ -61,10 +62,16 @@ async def until(pilot: Any, cond: Any, what: str, tries: int = 600) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def shown(w: Widget) -> bool:
+    """The widget and every container above it are displayed (a phase the wizard's
+    ContentSwitcher hides hides its texts too)."""
+    return all(n.display for n in (w, *w.ancestors) if isinstance(n, Widget))
+
+
 def body_text(screen: WizardScreen) -> str:
     parts = []
     for w in screen.query(Static):
-        if w.display and (w.id or "").startswith("wz-"):
+        if (w.id or "").startswith("wz-") and shown(w):
             parts.append(str(w.render()))
     return "\n".join(parts)
 

@@ -198,7 +198,8 @@ class ZConsoleApp(App[None]):
 
             offer(self, message.found, message.problems)
         elif message.problems:
-            self.notify("; ".join(message.problems), title="Saved plans", severity="warning")
+            self.notify("; ".join(message.problems), title="Saved plans", severity="warning",
+                        markup=False)
 
     def _tick_frame(self) -> None:
         screen = self.active_screen

@@ -1,17 +1,21 @@
 """Text the wizard shows: the plan preview, the step list while it runs, progress lines.
 
-Plain functions returning rich Text, so tests can read exactly what the operator reads.
-Every level is a word and a symbol; colour (theme variables, passed in) only reinforces it.
+Plain functions returning Content, so tests can read exactly what the operator reads.
+Every level is a word and a symbol; colour (a theme variable) only reinforces it. Plans name
+devices, serials and pools the host reported: all of it is shown through `kit.text.plain`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rich.text import Text
+from textual.content import Content
 
+from zconsole.model.command import Command
 from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Step, StepStatus
 from zconsole.services import fmt
+from zconsole.ui.kit.levels import LEVEL_STYLE
+from zconsole.ui.kit.text import plain
 
 DISK_KINDS = ("attach", "detach", "replace", "replace-grow")
 
@@ -40,8 +44,8 @@ STATUS_MARK = {
 }
 
 
-def _style(colours: Mapping[str, str], level: str) -> str:
-    return colours.get(f"health-{level}", "")
+def _style(level: str) -> str:
+    return LEVEL_STYLE.get(level, "")
 
 
 def confirmations(plan: Plan, start_at: int = 0) -> list[Confirmation]:
@@ -54,99 +58,90 @@ def confirmations(plan: Plan, start_at: int = 0) -> list[Confirmation]:
     return out
 
 
-def preview_text(plan: Plan, colours: Mapping[str, str], *, start_at: int = 0) -> Text:
+def preview_text(plan: Plan, *, start_at: int = 0) -> Content:
     """Title, redundancy first, then every check with its level as a word and a symbol."""
-    t = Text()
-    t.append(plan.title, style="bold")
-    t.append(f"  on {plan.host}\n")
+    parts: list[Content | str] = [plain(plan.title, "bold"), plain(f"  on {plan.host}\n")]
     if plan.preview:
         heading = ("Redundancy now, during and after" if plan.kind in DISK_KINDS
                    else "Before anything runs")
-        t.append(f"\n{heading}\n", style="bold")
-        for line in plan.preview:
-            t.append(f"  {line}\n")
+        parts.append(Content.styled(f"\n{heading}\n", "bold"))
+        parts += [plain(f"  {line}\n") for line in plan.preview]
     if plan.checks:
-        t.append("\nChecks\n", style="bold")
+        parts.append(Content.styled("\nChecks\n", "bold"))
         for c in plan.checks:
             word, level = check_label(c)
-            t.append(f"  {word:<11}", style=_style(colours, level))
-            t.append(f" {c.detail}\n")
+            parts.append(Content.styled(f"  {word:<11}", _style(level)))
+            parts.append(plain(f" {c.detail}\n"))
     if plan.blocked:
-        t.append("\n✖ This plan cannot run: a check above blocks it. Nothing has been run.\n",
-                 style=f"bold {_style(colours, 'bad')}")
-    t.rstrip()
-    return t
+        parts.append(Content.styled(
+            "\n✖ This plan cannot run: a check above blocks it. Nothing has been run.\n",
+            f"bold {_style('bad')}"))
+    return Content.assemble(*parts).rstrip()
 
 
-def steps_detail(plan: Plan, *, start_at: int = 0) -> Text:
+def steps_detail(plan: Plan, *, start_at: int = 0) -> Content:
     """The steps in plain words: what each does, what it waits for, what proves it."""
-    t = Text()
-    t.append("Steps\n", style="bold")
+    parts: list[Content | str] = [Content.styled("Steps\n", "bold")]
     for i, step in enumerate(plan.steps):
         done = i < start_at
-        t.append(f"  {i + 1}. ", style="bold")
-        t.append(step.title + ("  (done)" if done else ""), style="dim" if done else "")
-        t.append("\n")
-        if step.explanation and not done:
-            t.append(f"     {step.explanation}\n", style="dim")
-        if step.operator_action and not done:
-            t.append(f"     ✋ on site: {step.operator_action}\n")
-        if step.wait is not None and not done:
-            t.append(f"     ◷ waits: {step.wait.description}\n")
-        for p in step.postchecks:
-            if not done:
-                t.append(f"     proves: {p.description}\n", style="dim")
-    t.rstrip()
-    return t
+        parts.append(Content.styled(f"  {i + 1}. ", "bold"))
+        parts.append(plain(step.title + ("  (done)" if done else ""), "dim" if done else ""))
+        parts.append("\n")
+        if done:
+            continue
+        if step.explanation:
+            parts.append(plain(f"     {step.explanation}\n", "dim"))
+        if step.operator_action:
+            parts.append(plain(f"     ✋ on site: {step.operator_action}\n"))
+        if step.wait is not None:
+            parts.append(plain(f"     ◷ waits: {step.wait.description}\n"))
+        parts += [plain(f"     proves: {p.description}\n", "dim") for p in step.postchecks]
+    return Content.assemble(*parts).rstrip()
 
 
-def commands_text(plan: Plan, *, start_at: int = 0) -> Text:
+def commands_text(plan: Plan, *, start_at: int = 0) -> Content:
     """Every command exactly as it will run (Command.display), numbered by step."""
-    t = Text()
-    n = 0
+    parts: list[Content] = []
     for i, step in enumerate(plan.steps):
         if step.command is None:
             continue
-        n += 1
         mark = "(done) " if i < start_at else ""
         prefix = "# writes" if step.command.writes else "# reads only"
-        t.append(f"{prefix}, step {i + 1}: {mark}{step.command.purpose}\n", style="dim")
-        t.append(step.command.display() + "\n")
-    if n == 0:
-        t.append("(this plan runs no command)\n", style="dim")
-    t.rstrip()
-    return t
+        parts.append(plain(f"{prefix}, step {i + 1}: {mark}{step.command.purpose}\n", "dim"))
+        parts.append(plain(step.command.display() + "\n"))
+    if not parts:
+        parts.append(Content.styled("(this plan runs no command)\n", "dim"))
+    return Content.assemble(*parts).rstrip()
 
 
-def force_text(plan: Plan, colours: Mapping[str, str]) -> Text:
-    t = Text()
-    t.append("A second, explicit confirmation is needed\n\n", style="bold")
+def force_text(plan: Plan) -> Content:
+    parts: list[Content | str] = [
+        Content.styled("A second, explicit confirmation is needed\n\n", "bold")]
     for c in plan.checks:
         if c.needs_force:
-            t.append("  ▲ ", style=_style(colours, "warn"))
-            t.append(f"{c.detail}\n")
+            parts.append(Content.styled("  ▲ ", _style("warn")))
+            parts.append(plain(f"{c.detail}\n"))
             if c.force_flag:
-                t.append(f"    overriding adds {c.force_flag} to the command\n", style="dim")
-    t.append("\nPress f to override with the flag shown, or Escape to go back. Overriding "
-             "writes a new label over whatever is on that disk.\n")
-    return t
+                parts.append(plain(f"    overriding adds {c.force_flag} to the command\n",
+                                   "dim"))
+    parts.append("\nPress f to override with the flag shown, or Escape to go back. Overriding "
+                 "writes a new label over whatever is on that disk.\n")
+    return Content.assemble(*parts)
 
 
-def steps_text(plan: Plan, status: Mapping[str, StepStatus], messages: Mapping[str, str],
-               colours: Mapping[str, str]) -> Text:
-    t = Text()
+def steps_text(plan: Plan, status: Mapping[str, StepStatus], messages: Mapping[str, str]
+               ) -> Content:
+    parts: list[Content | str] = []
     for i, step in enumerate(plan.steps):
-        st = status.get(step.id, StepStatus.PENDING)
-        sym, word, level = STATUS_MARK[st]
-        t.append(f" {sym} ", style=_style(colours, level))
-        t.append(f"{i + 1}. {step.title} · ")
-        t.append(word, style=_style(colours, level))
-        t.append("\n")
+        sym, word, level = STATUS_MARK[status.get(step.id, StepStatus.PENDING)]
+        parts.append(Content.styled(f" {sym} ", _style(level)))
+        parts.append(plain(f"{i + 1}. {step.title} · "))
+        parts.append(Content.styled(word, _style(level)))
+        parts.append("\n")
         msg = messages.get(step.id)
         if msg:
-            t.append(f"      {msg}\n", style="dim")
-    t.rstrip()
-    return t
+            parts.append(plain(f"      {msg}\n", "dim"))
+    return Content.assemble(*parts).rstrip()
 
 
 def progress_line(activity: str, percent: float | None, done: int | None, total: int | None,
@@ -170,4 +165,34 @@ def step_by_id(plan: Plan, step_id: str) -> tuple[int, Step] | None:
     for i, s in enumerate(plan.steps):
         if s.id == step_id:
             return i, s
+    return None
+
+
+def refusal_text(message: str, stderr: str, explanation: str | None) -> Content:
+    """ZFS's words verbatim, then what they mean."""
+    first = next((ln.strip() for ln in stderr.splitlines() if ln.strip()), "")
+    if first and first in message:  # the runner quotes ZFS's first line: show it once
+        message = message.split(first, 1)[0].rstrip(" :") + ", ZFS's own words:"
+    parts: list[Content | str] = []
+    if message:
+        parts.append(plain(message + "\n", "bold"))
+    if stderr.strip():
+        parts.append(plain(stderr.rstrip() + "\n"))
+    if explanation:
+        parts.append(Content.styled("\nWhat this means: ", "bold"))
+        parts.append(plain(explanation))
+    return Content.assemble(*parts).rstrip()
+
+
+def identify_command(plan: Plan, operator_index: int) -> Command | None:
+    """The read-only command that makes the disk of an on-site step blink: the step's own
+    read-only command, or a read-only step named identify next to it."""
+    step = plan.steps[operator_index]
+    if step.command is not None and not step.command.writes:
+        return step.command
+    for j in (operator_index - 1, operator_index + 1):
+        if 0 <= j < len(plan.steps):
+            s = plan.steps[j]
+            if s.command is not None and not s.command.writes and "identify" in s.id:
+                return s.command
     return None
