@@ -6,7 +6,7 @@ from textual.widgets import Static
 
 from zconsole.model.reading import HostReading
 from zconsole.services import fmt
-from zconsole.ui.kit.text import plain
+from zconsole.ui.kit.text import Hanging, Para, para
 
 
 class ProblemsPanel(Static):
@@ -22,14 +22,15 @@ class ProblemsPanel(Static):
     """
 
     def show(self, reading: HostReading | None, error: str | None, now: float) -> None:
-        lines: list[str] = []
+        lines: list[Para] = []
         if error:
-            lines.append(f"✖ The last refresh failed: {error}")
+            lines.append(para(f"The last refresh failed: {error}", "✖ "))
             if reading is not None:
-                lines.append(f"  Data on screen is from {fmt.age(now - reading.taken_at)}.")
+                lines.append(para(f"Data on screen is from {fmt.age(now - reading.taken_at)}.",
+                                  "  "))
         if reading is not None:
             for name, part in reading.failures:
-                lines.append(f"✖ {name}: {part.error} (tried {fmt.age(part.age(now))}"
-                             f"{'; needs root' if part.needs_root else ''})")
+                lines.append(para(f"{name}: {part.error} (tried {fmt.age(part.age(now))}"
+                                  f"{'; needs root' if part.needs_root else ''})", "✖ "))
         self.display = bool(lines)
-        self.update(plain("\n".join(lines)))
+        self.update(Hanging(*lines))

@@ -1,21 +1,29 @@
 """Text the wizard shows: the plan preview, the step list while it runs, progress lines.
 
-Plain functions returning Content, so tests can read exactly what the operator reads.
-Every level is a word and a symbol; colour (a theme variable) only reinforces it. Plans name
-devices, serials and pools the host reported: all of it is shown through `kit.text.plain`.
+Plain functions returning Content or Hanging paragraphs (wrapped lines hang under their
+text), so tests can read exactly what the operator reads. Every level is a word and a
+symbol; colour (a theme variable) only reinforces it. Plans name devices, serials and pools
+the host reported: all of it is shown through `kit.text.plain`.
+
+A disk is named by its full by-id name once, where a text first mentions it, and by its
+serial after that (`ShortNames`): a redundancy sentence then reads "mirror-0 keeps 2 copies
+(PN2334PBJ1A2BT, PN2334PBJ4K7XT)" instead of two 40-character names. The commands, the
+log and ZFS's own words are never shortened: they show the exact argv and output.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from textual.content import Content
 
 from zconsole.model.command import Command
 from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Step, StepStatus
+from zconsole.model.reading import HostReading
 from zconsole.services import fmt
 from zconsole.ui.kit.levels import LEVEL_STYLE
-from zconsole.ui.kit.text import plain
+from zconsole.ui.kit.text import Hanging, Para, para, plain
 
 DISK_KINDS = ("attach", "detach", "replace", "replace-grow")
 
@@ -48,6 +56,39 @@ def _style(level: str) -> str:
     return LEVEL_STYLE.get(level, "")
 
 
+def short_names(reading: HostReading | None) -> dict[str, str]:
+    """Every by-id name of every disk of the reading -> the disk's serial."""
+    inventory = reading.disks.value if reading is not None else None
+    if inventory is None:
+        return {}
+    return {name: d.serial for d in inventory.devices if d.serial
+            for name in d.by_id if name != d.serial}
+
+
+class ShortNames:
+    """One text read top to bottom: a by-id name as it is the first time, its serial after.
+    Only whole names are replaced (not `/dev/disk/by-id/NAME`, not `NAME-part1`)."""
+
+    def __init__(self, names: Mapping[str, str]) -> None:
+        self.names = names
+        self.seen: set[str] = set()
+        alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+        self._pattern = (re.compile(rf"(?<![\w/.:-])({alternatives})(?![\w.:-])")
+                         if names else None)
+
+    def __call__(self, text: str) -> str:
+        if self._pattern is None:
+            return text
+        return self._pattern.sub(self._one, text)
+
+    def _one(self, match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name in self.seen:
+            return self.names[name]
+        self.seen.add(name)
+        return name
+
+
 def confirmations(plan: Plan, start_at: int = 0) -> list[Confirmation]:
     """Typed confirmations still ahead, in order, each asked once."""
     out: list[Confirmation] = []
@@ -58,45 +99,53 @@ def confirmations(plan: Plan, start_at: int = 0) -> list[Confirmation]:
     return out
 
 
-def preview_text(plan: Plan, *, start_at: int = 0) -> Content:
+def preview_text(plan: Plan, *, short: ShortNames | None = None,
+                 resuming: str | None = None) -> Hanging:
     """Title, redundancy first, then every check with its level as a word and a symbol."""
-    parts: list[Content | str] = [plain(plan.title, "bold"), plain(f"  on {plan.host}\n")]
+    short = short or ShortNames({})
+    items: list[Content | Para] = []
+    if resuming:
+        items += [plain(f"Resuming: {resuming}", "bold"), Content("")]
+    items.append(Content.assemble(plain(short(plan.title), "bold"),
+                                  plain(f"  on {plan.host}")))
     if plan.preview:
         heading = ("Redundancy now, during and after" if plan.kind in DISK_KINDS
                    else "Before anything runs")
-        parts.append(Content.styled(f"\n{heading}\n", "bold"))
-        parts += [plain(f"  {line}\n") for line in plan.preview]
+        items += [Content(""), Content.styled(heading, "bold")]
+        items += [para(short(line), "  ") for line in plan.preview]
     if plan.checks:
-        parts.append(Content.styled("\nChecks\n", "bold"))
+        items += [Content(""), Content.styled("Checks", "bold")]
         for c in plan.checks:
             word, level = check_label(c)
-            parts.append(Content.styled(f"  {word:<11}", _style(level)))
-            parts.append(plain(f" {c.detail}\n"))
+            items.append(para(short(c.detail), Content.styled(f"  {word:<11}", _style(level))
+                              + " "))
     if plan.blocked:
-        parts.append(Content.styled(
-            "\n✖ This plan cannot run: a check above blocks it. Nothing has been run.\n",
-            f"bold {_style('bad')}"))
-    return Content.assemble(*parts).rstrip()
+        items += [Content(""), Content.styled(
+            "✖ This plan cannot run: a check above blocks it. Nothing has been run.",
+            f"bold {_style('bad')}")]
+    return Hanging(*items)
 
 
-def steps_detail(plan: Plan, *, start_at: int = 0) -> Content:
+def steps_detail(plan: Plan, *, start_at: int = 0, short: ShortNames | None = None
+                 ) -> Hanging:
     """The steps in plain words: what each does, what it waits for, what proves it."""
-    parts: list[Content | str] = [Content.styled("Steps\n", "bold")]
+    short = short or ShortNames({})
+    items: list[Content | Para] = [Content.styled("Steps", "bold")]
     for i, step in enumerate(plan.steps):
         done = i < start_at
-        parts.append(Content.styled(f"  {i + 1}. ", "bold"))
-        parts.append(plain(step.title + ("  (done)" if done else ""), "dim" if done else ""))
-        parts.append("\n")
+        items.append(para(plain(short(step.title) + ("  (done)" if done else ""),
+                                "dim" if done else ""),
+                          Content.styled(f"  {i + 1}. ", "bold")))
         if done:
             continue
         if step.explanation:
-            parts.append(plain(f"     {step.explanation}\n", "dim"))
+            items.append(para(short(step.explanation), "     ", "dim"))
         if step.operator_action:
-            parts.append(plain(f"     ✋ on site: {step.operator_action}\n"))
+            items.append(para(short(step.operator_action), "     ✋ on site: "))
         if step.wait is not None:
-            parts.append(plain(f"     ◷ waits: {step.wait.description}\n"))
-        parts += [plain(f"     proves: {p.description}\n", "dim") for p in step.postchecks]
-    return Content.assemble(*parts).rstrip()
+            items.append(para(short(step.wait.description), "     ◷ waits: "))
+        items += [para(short(p.description), "     proves: ", "dim") for p in step.postchecks]
+    return Hanging(*items)
 
 
 def commands_text(plan: Plan, *, start_at: int = 0) -> Content:
@@ -114,34 +163,36 @@ def commands_text(plan: Plan, *, start_at: int = 0) -> Content:
     return Content.assemble(*parts).rstrip()
 
 
-def force_text(plan: Plan) -> Content:
-    parts: list[Content | str] = [
-        Content.styled("A second, explicit confirmation is needed\n\n", "bold")]
+def force_text(plan: Plan, names: Mapping[str, str] | None = None) -> Hanging:
+    short = ShortNames(names or {})
+    items: list[Content | Para] = [
+        Content.styled("A second, explicit confirmation is needed", "bold"), Content("")]
     for c in plan.checks:
         if c.needs_force:
-            parts.append(Content.styled("  ▲ ", _style("warn")))
-            parts.append(plain(f"{c.detail}\n"))
+            items.append(para(plain(short(c.detail)), Content.styled("  ▲ ", _style("warn"))))
             if c.force_flag:
-                parts.append(plain(f"    overriding adds {c.force_flag} to the command\n",
-                                   "dim"))
-    parts.append("\nPress f to override with the flag shown, or Escape to go back. Overriding "
-                 "writes a new label over whatever is on that disk.\n")
-    return Content.assemble(*parts)
+                items.append(para(f"overriding adds {c.force_flag} to the command", "    ",
+                                  "dim"))
+    items += [Content(""), Content(
+        "Press f to override with the flag shown, or Escape to go back. Overriding writes a "
+        "new label over whatever is on that disk.")]
+    return Hanging(*items)
 
 
-def steps_text(plan: Plan, status: Mapping[str, StepStatus], messages: Mapping[str, str]
-               ) -> Content:
-    parts: list[Content | str] = []
+def steps_text(plan: Plan, status: Mapping[str, StepStatus], messages: Mapping[str, str],
+               names: Mapping[str, str] | None = None) -> list[Content | Para]:
+    """Each step with its status (symbol and word), and its last message under it."""
+    short = ShortNames(names or {})
+    items: list[Content | Para] = []
     for i, step in enumerate(plan.steps):
         sym, word, level = STATUS_MARK[status.get(step.id, StepStatus.PENDING)]
-        parts.append(Content.styled(f" {sym} ", _style(level)))
-        parts.append(plain(f"{i + 1}. {step.title} · "))
-        parts.append(Content.styled(word, _style(level)))
-        parts.append("\n")
+        items.append(para(Content.assemble(plain(f"{i + 1}. {short(step.title)} · "),
+                                           Content.styled(word, _style(level))),
+                          Content.styled(f" {sym} ", _style(level))))
         msg = messages.get(step.id)
         if msg:
-            parts.append(plain(f"      {msg}\n", "dim"))
-    return Content.assemble(*parts).rstrip()
+            items.append(para(short(msg), "      ", "dim"))
+    return items
 
 
 def progress_line(activity: str, percent: float | None, done: int | None, total: int | None,

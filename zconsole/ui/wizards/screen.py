@@ -46,7 +46,7 @@ from zconsole.ui.wizards.phases import (
     RunLog,
     RunPhase,
 )
-from zconsole.ui.wizards.phases.base import PHASE_ACTIONS, PHASE_VIEW, Phase, phase_bar
+from zconsole.ui.wizards.phases.base import PHASE_ACTIONS, PHASE_VIEW, Phase, PhaseBar
 from zconsole.ui.wizards.phases.run import RunnerFactory, RunnerLike
 
 
@@ -56,7 +56,6 @@ class WizardScreen(ZScreen):
     TITLE = "Wizard"
 
     DEFAULT_CSS = """
-    WizardScreen .wz-phases { height: 1; padding: 0 1; color: $muted; }
     WizardScreen .wz-message {
         dock: bottom; height: auto; color: $health-warn; text-style: bold; background: $panel;
     }
@@ -115,7 +114,7 @@ class WizardScreen(ZScreen):
         self.force = False
         self.pending: list[Confirmation] = []
         # the run (a saved plan resumes where it stopped)
-        self.run = RunLog()
+        self.run = RunLog(names=render.short_names(reading))
         self.runner: RunnerLike | None = None
         self.cancel = threading.Event()
         self.ran = self.leaving = self.finished = False
@@ -137,7 +136,7 @@ class WizardScreen(ZScreen):
 
     # -- layout -------------------------------------------------------------------------------
     def compose_body(self) -> ComposeResult:
-        yield Static("", classes="wz-phases", id="wz-phases")
+        yield PhaseBar(classes="wz-phases", id="wz-phases")
         with ContentSwitcher(initial="choose"):
             yield ChoosePhase(id="choose")
             yield PreviewPhase(id="preview")
@@ -162,7 +161,7 @@ class WizardScreen(ZScreen):
     def watch_phase(self, phase: Phase) -> None:
         title = (self.flow.TITLE if self.flow is not None else
                  f"resuming: {self.plan.kind}" if self.plan is not None else "")
-        self.query_one("#wz-phases", Static).update(phase_bar(phase, title))
+        self.query_one(PhaseBar).show(phase, title)
         self.query_one(ContentSwitcher).current = PHASE_VIEW[phase]
         self.refresh_bindings()
 
@@ -246,6 +245,7 @@ class WizardScreen(ZScreen):
         assert self.plan is not None
         self.phase = Phase.PREVIEW
         self.query_one(PreviewPhase).show_plan(self.plan, start_at=self.run.start_at,
+                                               names=self.run.names,
                                                resuming=self.resume_sentence)
         if self.plan.blocked:
             self._message("Escape to go back. Nothing has been run.")
@@ -263,7 +263,7 @@ class WizardScreen(ZScreen):
             return
         if self.plan.needs_force and not self.force:
             self.phase = Phase.FORCE
-            self.query_one(ForcePhase).show_plan(self.plan)
+            self.query_one(ForcePhase).show_plan(self.plan, self.run.names)
             self._message("")
             self.query_one(".body").focus()
             return

@@ -21,7 +21,7 @@ from zconsole.services.read.datasets import (
     short_snapshot,
 )
 from zconsole.ui.kit.levels import LEVEL_STYLE
-from zconsole.ui.kit.text import plain
+from zconsole.ui.kit.text import Hanging, para, plain
 from zconsole.ui.screens.datasets.rows import TreeRow, snapshot_clones
 
 MAX_NAMES = 6
@@ -240,8 +240,7 @@ class RadiusPanel(Static):
         out = []
         for level, sentence in lines:
             symbol = {"ok": "✔ ", "warn": "▲ ", "bad": "✖ "}.get(level, "")
-            out.append(Content.assemble(
-                Content.styled(symbol, LEVEL_STYLE.get(level, "")),
-                plain(sentence, LEVEL_STYLE["muted"] if level == "muted" else "")))
-        self.update(Content("\n").join(out))
+            out.append(para(plain(sentence, LEVEL_STYLE["muted"] if level == "muted" else ""),
+                            Content.styled(symbol, LEVEL_STYLE.get(level, ""))))
+        self.update(Hanging(*out))
 

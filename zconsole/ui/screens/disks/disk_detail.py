@@ -14,7 +14,7 @@ from zconsole.model.reading import DiskState
 from zconsole.services import fmt
 from zconsole.services.read.disks import DiskRow
 from zconsole.ui.kit.levels import LEVEL_STYLE
-from zconsole.ui.kit.text import plain
+from zconsole.ui.kit.text import Hanging, Para, para, plain
 from zconsole.ui.screens.disks.disk_table import ROLE_COLOUR
 
 MUTED = LEVEL_STYLE["muted"]
@@ -25,7 +25,12 @@ def _unknown(what: str, source: str) -> str:
     return f"- ({what} not reported by {source})"
 
 
-def detail_head(row: DiskRow) -> Content:
+def labelled(label: str, value: str | Content) -> Para:
+    """`serial     WD-WCC7K1234567`: a muted label, the value wrapping under itself."""
+    return para(value, Content.styled(f"{label:<{LABEL}}", MUTED))
+
+
+def detail_head(row: DiskRow) -> Hanging:
     """Title, slow-disk sentence, role reasons and the newest I/O figures."""
     level = LEVEL_STYLE.get(ROLE_COLOUR.get(row.role_level, ""), "")
     parts: list[Content | str] = [plain(row.name, "bold")]
@@ -35,23 +40,22 @@ def detail_head(row: DiskRow) -> Content:
     parts.append(plain(f"{row.role_symbol} {row.role_word}", f"{level} bold".strip()))
     if row.state is DiskState.IN_POOL:
         parts.append(plain(f"  {row.pool}, {row.vdev}"))
+    items: list[Content | Para] = [Content.assemble(*parts)]
     if row.slow is not None:
-        parts.append(plain(f"\n▲ {row.slow.message}", f"{LEVEL_STYLE['warn']} bold"))
-    for i, reason in enumerate(row.reasons):
-        parts.append(Content.styled("\n" + ("role       " if i == 0 else " " * LABEL), MUTED))
-        parts.append(plain(reason))
+        items.append(para(row.slow.message, "▲ ", f"{LEVEL_STYLE['warn']} bold"))
+    items += [labelled("role" if i == 0 else "", reason) for i, reason in enumerate(row.reasons)]
     io = row.io
-    parts.append(Content.styled("\nI/O        ", MUTED))
     if io is None:
-        parts.append(plain(f"- ({(row.io_missing or 'unknown').split(':')[0]})"))
+        items.append(labelled("I/O", f"- ({(row.io_missing or 'unknown').split(':')[0]})"))
     else:
-        parts.append(f"over {io.interval_s:.0f} s: busy {io.util_pct:.0f}%  r_await "
-                     f"{fmt.ms(io.r_await_ms)} ms  w_await {fmt.ms(io.w_await_ms)} ms  "
-                     f"aqu-sz {io.aqu_sz:.2f}")
-        parts.append(Content.styled("\n" + " " * LABEL, MUTED))
-        parts.append(f"{io.r_s:.1f} r/s  {io.w_s:.1f} w/s  {io.rkb_s:.0f} kB/s read  "
-                     f"{io.wkb_s:.0f} kB/s written")
-    return Content.assemble(*parts)
+        items.append(labelled("I/O", Content(
+            f"over {io.interval_s:.0f} s: busy {io.util_pct:.0f}%  r_await "
+            f"{fmt.ms(io.r_await_ms)} ms  w_await {fmt.ms(io.w_await_ms)} ms  "
+            f"aqu-sz {io.aqu_sz:.2f}")))
+        items.append(labelled("", Content(
+            f"{io.r_s:.1f} r/s  {io.w_s:.1f} w/s  {io.rkb_s:.0f} kB/s read  "
+            f"{io.wkb_s:.0f} kB/s written")))
+    return Hanging(*items)
 
 
 def _identity(row: DiskRow, source: str) -> list[tuple[str, str]]:
@@ -116,13 +120,10 @@ def _contents(row: DiskRow) -> list[tuple[str, str]]:
     return lines
 
 
-def detail_text(row: DiskRow, source: str) -> Content:
+def detail_text(row: DiskRow, source: str) -> Hanging:
     """Identity, partitions and holders of one disk."""
-    parts: list[Content] = []
-    for label, value in (*_identity(row, source), *_hardware(row, source), *_contents(row)):
-        parts.append(Content.styled(f"{label:<{LABEL}}", MUTED))
-        parts.append(plain(value + "\n"))
-    return Content.assemble(*parts).rstrip()
+    return Hanging(*(labelled(label, value) for label, value in
+                     (*_identity(row, source), *_hardware(row, source), *_contents(row))))
 
 
 class DiskDetail(VerticalScroll, can_focus=True):

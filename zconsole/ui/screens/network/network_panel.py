@@ -17,7 +17,7 @@ from zconsole.model.finding import Severity
 from zconsole.model.network import Bridge, IfKind, Interface, NetworkView
 from zconsole.services import fmt
 from zconsole.ui.kit.levels import LEVEL_STYLE, LEVEL_SYMBOL, SEVERITY_LEVEL
-from zconsole.ui.kit.text import fit, plain
+from zconsole.ui.kit.text import Hanging, Para, fit, para, plain
 
 # The link state word -> level (symbol and colour); the word is always printed.
 LINK_LEVEL = {"UP": "ok", "DOWN": "off", "NO-CARRIER": "bad", "LOWERLAYERDOWN": "bad",
@@ -68,11 +68,11 @@ def _default_vlans_only(b: Bridge, name: str) -> bool:
     return not v or (len(v) == 1 and v[0].vid == 1 and v[0].vid_end is None)
 
 
-def findings_text(view: NetworkView) -> Content:
-    lines = [plain(f"{f.severity.symbol} {f.message}",
-                   "" if f.severity is Severity.INFO else LEVEL_STYLE[SEVERITY_LEVEL[f.severity]])
-             for f in view.findings]
-    return Content("\n").join(lines)
+def findings_text(view: NetworkView) -> Hanging:
+    return Hanging(*(para(f.message, f"{f.severity.symbol} ",
+                          "" if f.severity is Severity.INFO
+                          else LEVEL_STYLE[SEVERITY_LEVEL[f.severity]])
+                     for f in view.findings))
 
 
 def bridge_head(view: NetworkView, b: Bridge) -> tuple[list[Content | str], Interface | None]:
@@ -250,12 +250,13 @@ class NetworkPanel(Vertical):
         latest read failed, if it did."""
         self._last = (view, error, now, error_at)
         width = max(40, self.app.size.width - 4)
-        problems: list[str] = []
+        problems: list[Para] = []
         if error:
             tried = f" (tried {fmt.age(now - error_at)})" if error_at is not None else ""
-            problems.append(f"✖ The network could not be read: {error}{tried}")
+            problems.append(para(f"The network could not be read: {error}{tried}", "✖ "))
             if view is not None:
-                problems.append(f"  The data below is from {fmt.age(now - view.taken_at)}.")
+                problems.append(para(f"The data below is from {fmt.age(now - view.taken_at)}.",
+                                     "  "))
         summary = self.query_one("#net-summary", Static)
         if view is None:
             summary.update("reading the network…" if not error else "no network data")
@@ -269,16 +270,17 @@ class NetworkPanel(Vertical):
         how = "ip -j" if view.source == "ip" else "/sys/class/net"
         summary.update(f"{len(view.interfaces)} interfaces · {len(view.bridges)} bridges · "
                        f"read with {how} {fmt.age(now - view.taken_at)}")
-        findings = findings_text(view)
+        findings = self.query_one("#net-findings", Static)
         if not view.findings and view.bridges:
-            findings = Content.styled("✔ every bridge has a working port and no MTU mismatch",
-                                      LEVEL_STYLE["ok"])
-        self.query_one("#net-findings", Static).update(findings)
-        self.query_one("#net-findings").display = bool(findings)
-        problems += [f"✖ {p}" for p in view.problems]
+            findings.update(Content.styled("✔ every bridge has a working port and no MTU "
+                                           "mismatch", LEVEL_STYLE["ok"]))
+        else:
+            findings.update(findings_text(view))
+        findings.display = bool(view.findings or view.bridges)
+        problems += [para(p, "✖ ") for p in view.problems]
         self._problems(problems)
         notes = self.query_one("#net-notes", Static)
-        notes.update(plain("\n".join(f"• {n}" for n in view.notes)))
+        notes.update(Hanging(*(para(n, "• ") for n in view.notes)))
         notes.display = bool(view.notes)
         self.query_one("#net-bridges-heading").display = True
         self.query_one("#net-bridges-heading", Static).update(
@@ -287,9 +289,9 @@ class NetworkPanel(Vertical):
         self.query_one("#net-others-heading").display = True
         self.query_one("#net-others", Static).update(others_text(view, width))
 
-    def _problems(self, lines: list[str]) -> None:
+    def _problems(self, lines: list[Para]) -> None:
         w = self.query_one("#net-problems", Static)
-        w.update(plain("\n".join(lines)))
+        w.update(Hanging(*lines))
         w.display = bool(lines)
 
     def _bridges(self, view: NetworkView | None, width: int) -> None:

@@ -15,7 +15,7 @@ from zconsole.model.reading import PoolEntry
 from zconsole.services import fmt
 from zconsole.services.read.progress import ScanEstimate
 from zconsole.ui.kit.levels import LEVEL_STYLE, state_content
-from zconsole.ui.kit.text import plain
+from zconsole.ui.kit.text import Hanging, Para, para, plain
 from zconsole.ui.screens.pools.vdev_table import VdevTable, columns_for, name_width
 from zconsole.ui.state import ViewState
 
@@ -76,22 +76,22 @@ def usage_line(entry: PoolEntry) -> Content:
     return line
 
 
-def pool_summary(entry: PoolEntry, estimate: ScanEstimate | None = None) -> Content:
-    """The usage line, then the scan, `status:` and `errors:` of `zpool status`."""
-    lines = [usage_line(entry)]
+def pool_summary(entry: PoolEntry, estimate: ScanEstimate | None = None) -> Hanging:
+    """The usage line, then the scan, `status:` and `errors:` of `zpool status`, each
+    wrapping under its own text."""
     if entry.status is None:
-        lines.append(plain("  health unknown: zpool status could not be read",
-                           LEVEL_STYLE["warn"]))
-        return Content("\n").join(lines)
+        return Hanging(usage_line(entry), para("health unknown: zpool status could not be read",
+                                               "  ", LEVEL_STYLE["warn"]))
+    items: list[Content | Para] = [usage_line(entry)]
     scan = scan_sentence(entry.status, estimate)
     if scan:
-        lines.append(plain(f"  {scan}"))
+        items.append(para(scan, "  "))
     if entry.status.status:
-        lines.append(plain(f"  status: {' '.join(entry.status.status.split())}"))
+        items.append(para(" ".join(entry.status.status.split()), "  status: "))
     errors = entry.status.errors
     if errors and errors != "No known data errors":
-        lines.append(plain(f"  errors: {errors}", LEVEL_STYLE["bad"]))
-    return Content("\n").join(lines)
+        items.append(para(errors, "  errors: ", LEVEL_STYLE["bad"]))
+    return Hanging(*items)
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,7 @@ class PoolBlock(Vertical):
         names = {v.name for _, _, v in pool.walk()}
         found = [f for f in state.findings
                  if f.pool == pool.name or (f.pool is None and f.subject in names)]
-        self.findings.update(plain("\n".join(
-            f"{'✖' if f.severity is Severity.CRITICAL else '▲'} {f.message}" for f in found),
-            LEVEL_STYLE["warn"]))
+        self.findings.update(Hanging(*(
+            para(f.message, "✖ " if f.severity is Severity.CRITICAL else "▲ ",
+                 LEVEL_STYLE["warn"]) for f in found)))
         self.findings.display = bool(found)

@@ -9,6 +9,8 @@ from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from zconsole.ui.kit.text import fit_words
+
 
 class Phase(str, Enum):
     CHOOSE = "choose"
@@ -36,18 +38,44 @@ PHASE_ACTIONS = {"back": (Phase.CHOOSE, Phase.BUILDING, Phase.PREVIEW, Phase.FOR
                  "operator_done": (Phase.RUN,), "identify": (Phase.RUN,)}
 
 
-def phase_bar(phase: Phase, title: str) -> Text:
+def phase_bar(phase: Phase, title: str, width: int) -> Text:
     """`choose ›  preview  › confirm › run › result   Attach a disk`, the current phase
-    highlighted."""
+    highlighted; the title is cut between words to fit `width` (its aside in parentheses
+    goes first)."""
     bar = Text()
     for i, (name, phases) in enumerate(PHASE_BAR):
         if i:
             bar.append(" › ")
         bar.append(f" {name} " if phase in phases else name,
                    style="bold reverse" if phase in phases else "")
+    title = fit_words(title, width - bar.cell_len - 3)
     if title:
         bar.append(f"   {title}", style="bold")
     return bar
+
+
+class PhaseBar(Static):
+    """The wizard's phases, the current one highlighted, and the wizard's title."""
+
+    DEFAULT_CSS = """
+    PhaseBar {
+        height: 1;
+        padding: 0 1;
+        color: $muted;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.phase = Phase.CHOOSE
+        self.title = ""
+
+    def show(self, phase: Phase, title: str) -> None:
+        self.phase, self.title = phase, title
+        self.refresh()
+
+    def render(self) -> Text:
+        return phase_bar(self.phase, self.title, self.content_size.width)
 
 
 class PhaseView(Vertical):

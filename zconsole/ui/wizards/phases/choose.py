@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from zconsole.ui.kit.text import Hanging, para, plain
 from zconsole.ui.wizards.choices import Choice
 from zconsole.ui.wizards.flows import Stage
 from zconsole.ui.wizards.phases.base import PhaseView
@@ -56,14 +56,14 @@ class ChoosePhase(PhaseView):
     def show_stage(self, stage: Stage) -> bool:
         """Ask `stage`'s question; False when it has nothing to choose from."""
         self.stage = stage
-        self.query_one("#wz-question", Static).update(stage.question)
+        self.query_one("#wz-question", Static).update(plain(stage.question))
         ol = self.options
         ol.display = True
         ol.clear_options()
         for i, c in enumerate(stage.options):
-            prompt = Text(c.label, style="" if c.enabled else "dim")
-            if c.detail:
-                prompt.append("\n   " + c.detail, style="dim")
+            # the detail wraps under itself, not under the option's first column
+            prompt = Hanging(plain(c.label, "" if c.enabled else "dim"),
+                             *([para(c.detail, "   ", "dim")] if c.detail else []))
             ol.add_option(Option(prompt, id=f"o{i}", disabled=not c.enabled))
         first = next((i for i, c in enumerate(stage.options) if c.enabled), None)
         if first is not None:

@@ -3,6 +3,8 @@ explicitly (f), after reading why."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from textual.app import ComposeResult
 from textual.widgets import Static
 
@@ -15,5 +17,5 @@ class ForcePhase(PhaseView):
     def compose(self) -> ComposeResult:
         yield Static("", classes="wz-text", id="wz-force")
 
-    def show_plan(self, plan: Plan) -> None:
-        self.query_one("#wz-force", Static).update(render.force_text(plan))
+    def show_plan(self, plan: Plan, names: Mapping[str, str]) -> None:
+        self.query_one("#wz-force", Static).update(render.force_text(plan, names))

@@ -3,11 +3,12 @@ exactly as it will run, and the steps in plain words. Nothing has run yet."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from textual.app import ComposeResult
 from textual.widgets import Static
 
 from zconsole.model.plan import Plan
-from zconsole.ui.kit.text import plain
 from zconsole.ui.wizards import render
 from zconsole.ui.wizards.phases.base import CommandsBox, PhaseView
 
@@ -18,17 +19,18 @@ class PreviewPhase(PhaseView):
         yield CommandsBox("", id="wz-commands")
         yield Static("", classes="wz-text", id="wz-detail")
 
-    def show_plan(self, plan: Plan, *, start_at: int = 0,
+    def show_plan(self, plan: Plan, *, start_at: int = 0, names: Mapping[str, str],
                   resuming: str | None = None) -> None:
-        """The plan from step `start_at` on; `resuming` is the saved plan's sentence."""
-        text = render.preview_text(plan, start_at=start_at)
-        if resuming:
-            text = plain(f"Resuming: {resuming}\n\n", "bold") + text
-        self.query_one("#wz-preview", Static).update(text)
+        """The plan from step `start_at` on; `resuming` is the saved plan's sentence;
+        `names` shortens by-id names after their first mention (not in the commands)."""
+        short = render.ShortNames(names)
+        self.query_one("#wz-preview", Static).update(
+            render.preview_text(plan, short=short, resuming=resuming))
         commands = self.query_one(CommandsBox)
         commands.update(render.commands_text(plan, start_at=start_at))
         commands.display = True
-        self.query_one("#wz-detail", Static).update(render.steps_detail(plan, start_at=start_at))
+        self.query_one("#wz-detail", Static).update(
+            render.steps_detail(plan, start_at=start_at, short=short))
 
     def show_nothing(self) -> None:
         """No plan (it could not be built): the screen's message says why."""

@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from zconsole.model.plan import Plan
 from zconsole.ui.kit.levels import LEVEL_STYLE
-from zconsole.ui.kit.text import plain
+from zconsole.ui.kit.text import Hanging, Para, plain
 from zconsole.ui.wizards.phases.base import PhaseView, RefusalBox
 from zconsole.ui.wizards.phases.run import RunLog
 
@@ -22,15 +22,15 @@ class ResultPhase(PhaseView):
 
     def show(self, plan: Plan, run: RunLog, *, done: bool, audit: str | None) -> None:
         ok = done and run.failure is None
-        parts: list[Content | str] = [
-            Content.styled("✔ Done. " if ok else "✖ Stopped. ",
-                           f"bold {LEVEL_STYLE['ok' if ok else 'bad']}"),
-            "What was proven:\n" if ok else "What happened:\n",
-            run.steps(plan), "\n\n"]
-        if audit:
-            parts.append(plain(f"Audit log (every command, exit code, output, duration): "
-                               f"{audit}\n"))
-        self.query_one("#wz-result", Static).update(Content.assemble(*parts))
+        items: list[Content | Para] = [
+            Content.assemble(Content.styled("✔ Done. " if ok else "✖ Stopped. ",
+                                            f"bold {LEVEL_STYLE['ok' if ok else 'bad']}"),
+                             "What was proven:" if ok else "What happened:"),
+            *run.steps(plan), Content("")]
+        items.append(plain(f"Audit log (every command, exit code, output, duration): {audit}")
+                     if audit else Content(""))
+        items.append(Content(""))
+        self.query_one("#wz-result", Static).update(Hanging(*items))
         refusal = self.query_one(RefusalBox)
         refusal.update(run.failure or "")
         refusal.display = run.failure is not None

@@ -8,7 +8,7 @@ when it refused (a refusal ends the run).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -20,7 +20,7 @@ from zconsole.hosts.base import Host, Result
 from zconsole.model.plan import Plan, StepOutcome, StepStatus
 from zconsole.services.ops.engine.runner import RunEvent, RunResult
 from zconsole.ui.kit.levels import LEVEL_STYLE
-from zconsole.ui.kit.text import plain
+from zconsole.ui.kit.text import Hanging, Para, para, plain
 from zconsole.ui.wizards import render
 from zconsole.ui.wizards.events import EventView
 from zconsole.ui.wizards.phases.base import PhaseView
@@ -53,6 +53,7 @@ class RunLog:
     operator_step: int | None = None  # index of the on-site step waiting for the operator
     helper: str | None = None  # display of the identify reads, when offered
     failure: Content | None = None
+    names: Mapping[str, str] = field(default_factory=dict)  # by-id name -> serial
     outcomes: list[StepOutcome] = field(default_factory=list)  # of the steps run so far
     start_at: int = 0  # the step a run (again) starts at
 
@@ -118,8 +119,8 @@ class RunLog:
                 shown.append(f"… {len(lines) - OUTPUT_LINES} more lines in the audit log")
             self.log_output("\n".join(shown))
 
-    def steps(self, plan: Plan) -> Content:
-        return render.steps_text(plan, self.status, self.messages)
+    def steps(self, plan: Plan) -> list[Content | Para]:
+        return render.steps_text(plan, self.status, self.messages, self.names)
 
     def tail(self) -> Content:
         return Content("\n").join(self.lines[-LOG_LINES:])
@@ -151,7 +152,7 @@ class RunPhase(PhaseView):
         self.hide_progress()
 
     def show(self, plan: Plan, run: RunLog) -> None:
-        self.query_one("#wz-steps", Static).update(run.steps(plan))
+        self.query_one("#wz-steps", Static).update(Hanging(*run.steps(plan)))
         self.query_one("#wz-log", Static).update(run.tail())
 
     def progress(self, text: str, percent: float | None) -> None:
@@ -169,13 +170,13 @@ class RunPhase(PhaseView):
 
     def ask_operator(self, text: str, identify: str | None) -> None:
         """The on-site request; `identify` is what `i` runs to make the disk blink."""
-        hint = "\nPress o once it is done."
+        items: list[Content | Para] = [para(text, Content.styled("✋ On site: ", "bold")),
+                                       Content("Press o once it is done.")]
         if identify:
-            hint += (f"\nPress i to identify the disk: steady reads make its activity LED "
-                     f"blink ({identify}; reads only).")
+            items.append(plain(f"Press i to identify the disk: steady reads make its activity "
+                               f"LED blink ({identify}; reads only)."))
         op = self.query_one("#wz-operator", Static)
-        op.update(Content.assemble(Content.styled("✋ On site: ", "bold"), plain(text),
-                                   plain(hint)))
+        op.update(Hanging(*items))
         op.display = True
         self.call_after_refresh(op.scroll_visible, animate=False)
 
