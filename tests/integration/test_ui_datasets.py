@@ -80,7 +80,7 @@ async def test_datasets_screen_on_the_guest(clone_chain: ZfsGuest) -> None:
     from zconsole.services.read.datasets import blast_radius
     from zconsole.ui.app import ZConsoleApp
     from zconsole.ui.screens.datasets.screen import DatasetsScreen
-    from zconsole.ui.screens.datasets.view import TreeTable
+    from zconsole.ui.screens.datasets.tree_table import TreeTable
 
     g = clone_chain
     app = ZConsoleApp(g.host(), refresh_interval=3600)

@@ -13,8 +13,8 @@ import pytest
 from zconsole.model.reading import DiskState
 from zconsole.services.read.disks import build_rows
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.screens.disks.screen import DisksScreen
-from zconsole.ui.screens.disks.view import DisksTable, DisksView
+from zconsole.ui.screens.disks.disk_table import DisksTable
+from zconsole.ui.screens.disks.screen import DisksScreen, DisksView
 
 if TYPE_CHECKING:
     from tests.integration.conftest import ZfsGuest

@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from textual.widgets import Static
 
+from tests.ui.test_wizards import shown
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.screens.pools.view import PoolBlock, PoolsView
+from zconsole.ui.screens.pools.pool_block import PoolBlock
+from zconsole.ui.screens.pools.pools_view import PoolsView
 from zconsole.ui.wizards.screen import Phase, WizardScreen
 
 if TYPE_CHECKING:
@@ -40,7 +42,7 @@ async def _until(pilot: Any, cond: Any, what: str, seconds: float) -> None:
 
 def _text(screen: WizardScreen) -> str:
     return "\n".join(str(w.render()) for w in screen.query(Static)
-                     if w.display and (w.id or "").startswith("wz-"))
+                     if (w.id or "").startswith("wz-") and shown(w))
 
 
 async def test_attach_wizard_on_the_guest(clean_guest: ZfsGuest, tmp_path: Path) -> None:

@@ -26,8 +26,11 @@ def make_app(scenario: str = "showcase", zfs_version: str = "2.3", *, read_only:
 
 
 async def settle(app: ZConsoleApp, pilot: object, refreshes: int = 1) -> None:
-    """Wait for `refreshes` completed refreshes (each runs in a worker thread)."""
+    """Wait for `refreshes` completed refreshes (each runs in a worker thread), then for the
+    active screen's own work (a screen that reads more itself says when it has settled)."""
     from textual.pilot import Pilot
+
+    from zconsole.ui.screens.base import ZScreen
 
     assert isinstance(pilot, Pilot)
     done = 0
@@ -42,6 +45,14 @@ async def settle(app: ZConsoleApp, pilot: object, refreshes: int = 1) -> None:
         await pilot.pause(0.01)
     else:
         raise AssertionError("the app never finished refreshing")
+    await pilot.pause()
+    for _ in range(2000):
+        screen = app.screen
+        if not isinstance(screen, ZScreen) or screen.settled():
+            break
+        await pilot.pause(0.01)
+    else:
+        raise AssertionError(f"{app.screen} never settled")
     # Let layout settle (tables size their columns after rows arrive): a few idle frames,
     # which matters on a loaded machine.
     await pilot.wait_for_scheduled_animations()

@@ -23,8 +23,9 @@ from zconsole.services import fmt
 from zconsole.services.health.arc import ArcReport
 from zconsole.services.read import catalogue
 from zconsole.ui.app import ZConsoleApp
+from zconsole.ui.kit.text import spark
+from zconsole.ui.screens.arc.arc_panels import SPARK_WIDTH, ArcPanel, ArcView
 from zconsole.ui.screens.arc.screen import ArcScreen
-from zconsole.ui.screens.arc.view import ArcPanel, ArcView, spark
 
 STEP = 5.0
 
@@ -122,7 +123,7 @@ async def test_shown_values_equal_the_report(version: str) -> None:
         assert report.hit_ratio is not None and report.hit_ratio == hist[-1].hit_ratio
         assert f"{report.hit_ratio * 100:.1f} % of reads hit in the last 5 s" in \
             panel_text(app, "hits")
-        assert spark(report.hit_series) in panel_text(app, "hits")
+        assert spark(report.hit_series, SPARK_WIDTH, 1.0) in panel_text(app, "hits")
         assert "after the second refresh" not in panel_text(app, "demand")
 
 
@@ -233,6 +234,6 @@ def test_arc_pictures(snap_compare: Any, size: tuple[int, int], scenario: str,
 
 
 def test_spark_is_on_a_fixed_scale() -> None:
-    assert spark([0.0, 0.5, 0.97, 1.0, None]) == "▁▄██·"
-    assert spark([0.971, 0.974]) == "██"  # a 0.3 point wobble is not drawn as a collapse
-    assert Text(spark([0.1] * 100)).cell_len == 40
+    assert spark([0.0, 0.5, 0.97, 1.0, None], SPARK_WIDTH, 1.0) == "▁▄██·"
+    assert spark([0.971, 0.974], SPARK_WIDTH, 1.0) == "██"  # a 0.3 point wobble is not drawn as a collapse
+    assert Text(spark([0.1] * 100, SPARK_WIDTH, 1.0)).cell_len == 40

@@ -11,8 +11,8 @@ from tests.fakes import DelegatingHost
 from tests.ui.conftest import frozen, make_app, settle
 from zconsole.hosts.base import CommandTimedOut, Host, Result
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.kit.widgets import ProblemsPanel
-from zconsole.ui.screens.pools.view import PoolBlock
+from zconsole.ui.kit.problems import ProblemsPanel
+from zconsole.ui.screens.pools.pool_block import PoolBlock
 
 
 def table_text(app: ZConsoleApp, pool: str) -> str:
@@ -146,18 +146,22 @@ async def test_number_keys_switch_screens_and_keep_the_frame() -> None:
 
 
 async def test_palette_lists_every_screen_and_theme() -> None:
-    from zconsole.ui.app import ConsoleCommands
+    from textual.system_commands import SystemCommandsProvider
+
     from zconsole.ui.screens.registry import SCREENS
 
     app = make_app()
     async with app.run_test(size=(120, 40)):
-        provider = ConsoleCommands(app.screen)
+        provider = SystemCommandsProvider(app.screen)
         labels = [str(hit.display) async for hit in provider.discover()]
         labels += [str(hit.text) async for hit in provider.search("Theme")]
         for screen in SCREENS:
             assert f"Screen: {screen.TITLE}" in labels
         for theme in ("dark", "light", "high-contrast"):
             assert f"Theme: {theme}" in labels
+        helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert all(helps[f"Screen: {s.TITLE}"] == f"key {s.KEY}" for s in SCREENS)
+        assert "Quit" in helps  # Textual's own entries are still there
 
 
 async def test_performance_columns_show_the_slow_disks_figures() -> None:
@@ -220,3 +224,32 @@ async def test_tab_strip_names_every_screen_and_footer_fits_80_columns() -> None
         footer_text = " ".join(f"{b.binding.key_display or b.binding.key} {b.binding.description}"
                                for b in app.screen.active_bindings.values() if b.binding.show)
         assert len(footer_text) + len("^p palette") + 2 <= 80, footer_text
+
+
+async def test_screen_switches_do_not_keep_old_footer_keys() -> None:
+    """Issue 'trust', item 9: every screen switch recomposes the footer, and Textual's Footer
+    kept every old FooterKey reachable (Textualize/textual#6666): ~0.4 MiB per switch. With
+    ZFooter the number of live keys stays what the screens show, however often one switches.
+    (Counts objects, not bytes or seconds: deterministic.)"""
+    import gc
+
+    from textual.widgets._footer import FooterKey
+
+    def live_keys() -> int:
+        gc.collect()
+        return sum(1 for o in gc.get_objects() if isinstance(o, FooterKey))
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+
+        async def switch(times: int) -> None:
+            for i in range(times):
+                await pilot.press("12345"[i % 5])
+                await pilot.pause()
+
+        await switch(10)
+        after_10 = live_keys()
+        await switch(50)
+        after_60 = live_keys()
+    assert after_60 <= after_10 + 5, (after_10, after_60)

@@ -16,10 +16,11 @@ from tests.fakes import DelegatingHost
 from tests.ui.conftest import FROZEN, frozen, make_app, settle
 from zconsole.hosts.base import CommandTimedOut, Host, Result
 from zconsole.hosts.demo import DemoHost
+from zconsole.services import fmt
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.kit.widgets import human_bytes
+from zconsole.ui.screens.datasets.radius_panel import RadiusPanel
 from zconsole.ui.screens.datasets.screen import DatasetsScreen
-from zconsole.ui.screens.datasets.view import RadiusPanel, TreeTable
+from zconsole.ui.screens.datasets.tree_table import TreeTable
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -134,7 +135,7 @@ async def test_opening_a_dataset_loads_its_snapshots_in_a_worker() -> None:
             ["zfs", "list", "-H", "-p", "-t", "snapshot", "-d", "1", "-o", "name,used",
              "tank/proj/p01"]).stdout.splitlines()[0].split("\t")
         line = next(x for x in table.visible_text() if "@auto-00000" in x)
-        assert human_bytes(int(raw[1])) in line
+        assert fmt.size(int(raw[1]), short=True) in line
         assert "open: p01 (500 snapshots)" in status_text(screen)
         # a clone row sits right under its origin snapshot
         i = table.index_of("tank/proj/p01@auto-00100")

@@ -15,8 +15,8 @@ from zconsole.hosts.base import CommandNotFound, Host, Result
 from zconsole.model.reading import DiskState
 from zconsole.services.read.disks import DiskRow, build_rows
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.screens.disks.screen import DisksScreen
-from zconsole.ui.screens.disks.view import DisksTable, DisksView
+from zconsole.ui.screens.disks.disk_table import DisksTable
+from zconsole.ui.screens.disks.screen import DisksScreen, DisksView
 
 SIZES = [(80, 24), (120, 40)]
 

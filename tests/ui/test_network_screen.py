@@ -12,7 +12,8 @@ from textual.widgets import Static
 from tests.ui.conftest import make_app, settle
 from zconsole.hosts.replay import ReplayHost
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.screens.network.screen import NetworkReadFailed, NetworkScreen
+from zconsole.ui.kit.reading import PartFailed
+from zconsole.ui.screens.network.screen import NetworkScreen
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "iproute"
 SIZES = [(80, 24), (120, 40)]
@@ -95,8 +96,8 @@ async def test_failed_read_keeps_old_data_and_says_so() -> None:
     app = make_app("showcase")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_network(app, pilot)
-        screen.post_message(NetworkReadFailed("HostUnreachable: ssh: connection refused",
-                                              app.clock()))
+        screen.post_message(PartFailed("network", "HostUnreachable: ssh: connection refused",
+                                       asked_at=app.clock()))
         await pilot.pause()
         problems = text_of(screen, "#net-problems")
         assert problems.splitlines() == [

@@ -12,9 +12,6 @@ from typing import Any
 import pytest
 
 from tests.ui.conftest import make_app, settle
-from tests.ui.test_datasets_screen import open_screen as open_datasets
-from tests.ui.test_datasets_screen import quiet as datasets_quiet
-from tests.ui.test_network_screen import open_network
 
 SIZES = [(80, 24), (120, 40)]
 SCENARIOS = ["healthy", "degraded", "resilvering", "snapshots"]
@@ -29,17 +26,9 @@ def test_screen_on_scenario(snap_compare: Any, key: str, scenario: str,
     app = make_app(scenario, "2.3")
 
     async def run_before(pilot: Any) -> None:
-        if key == "5":
-            await open_network(app, pilot)
-        elif key == "3":
-            await open_datasets(app, pilot)
-            await datasets_quiet(app, pilot)
-        else:
-            await settle(app, pilot)
-            await pilot.press(key)
-            await app.workers.wait_for_complete()
-            for _ in range(3):
-                await pilot.pause(0.02)
+        await settle(app, pilot)
+        await pilot.press(key)
+        await settle(app, pilot)  # the screen's own reads too (Network, Datasets)
         assert app.current_mode == SCREENS[key]
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)

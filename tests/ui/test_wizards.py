@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from tests.ui.conftest import frozen, settle
@@ -34,7 +35,7 @@ from zconsole.model.plan import (
 )
 from zconsole.model.reading import HostReading
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.screens.pools.view import PoolsView
+from zconsole.ui.screens.pools.pools_view import PoolsView
 from zconsole.ui.wizards.choices import Selection
 from zconsole.ui.wizards.flows import AttachFlow, Flow
 from zconsole.ui.wizards.screen import Phase, WizardScreen
@@ -61,10 +62,16 @@ async def until(pilot: Any, cond: Any, what: str, tries: int = 600) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def shown(w: Widget) -> bool:
+    """The widget and every container above it are displayed (a phase the wizard's
+    ContentSwitcher hides hides its texts too)."""
+    return all(n.display for n in (w, *w.ancestors) if isinstance(n, Widget))
+
+
 def body_text(screen: WizardScreen) -> str:
     parts = []
     for w in screen.query(Static):
-        if w.display and (w.id or "").startswith("wz-"):
+        if (w.id or "").startswith("wz-") and shown(w):
             parts.append(str(w.render()))
     return "\n".join(parts)
 
@@ -356,7 +363,7 @@ async def test_pools_cursor_selects_a_member_and_d_opens_detach_on_it(tmp_path: 
     app = wizard_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        from zconsole.ui.screens.pools.view import PoolBlock
+        from zconsole.ui.screens.pools.pool_block import PoolBlock
 
         view = app.screen.query_one(PoolsView)
         assert view.selected_key() == "fast"  # the first pool's table
@@ -397,31 +404,34 @@ async def test_pools_cursor_selects_a_member_and_d_opens_detach_on_it(tmp_path: 
 @pytest.mark.parametrize("key", ["a", "d", "g", "D"])
 async def test_read_only_has_no_wizard_key_footer_or_palette_entry(tmp_path: Path,
                                                                    key: str) -> None:
-    from zconsole.ui.screens.pools.screen import WIZARD_ACTIONS, WizardCommands
+    from zconsole.services.ops import registry
 
+    wizard_actions = {f"wizard('{op.kind}')" for op in registry.with_wizard()}
     app = wizard_app(tmp_path, read_only=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         actions = {b.binding.action for b in app.screen.active_bindings.values()}
-        assert not actions & set(WIZARD_ACTIONS)
+        assert not actions & wizard_actions
         await pilot.press(key)
         await pilot.pause(0.05)
         assert not isinstance(app.screen, WizardScreen)
-        provider = WizardCommands(app.screen)
-        assert [h async for h in provider.discover()] == []
-        assert [h async for h in provider.search("Wizard")] == []
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert not [t for t in titles if t.startswith("Wizard")]
 
 
 async def test_writable_console_has_the_wizard_keys_and_palette_entries(tmp_path: Path) -> None:
-    from zconsole.ui.screens.pools.screen import WIZARD_ACTIONS, WizardCommands
+    from zconsole.services.ops import registry
 
+    ops = registry.with_wizard()
     app = wizard_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         keys = {k: b.binding.action for k, b in app.screen.active_bindings.items()}
-        assert {keys.get(k) for k in ("a", "d", "g", "D")} == set(WIZARD_ACTIONS)
-        labels = [str(h.prompt) async for h in WizardCommands(app.screen).discover()]
-        assert labels == [label for _, label in WIZARD_ACTIONS.values()]
+        assert {keys.get(k) for k in ("a", "d", "g", "D")} == {f"wizard('{op.kind}')"
+                                                              for op in ops}
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert [t for t in titles if t.startswith("Wizard")] == [f"Wizard: {op.help}"
+                                                                 for op in ops]
 
 
 async def test_pools_screen_system_commands_come_from_the_registry(tmp_path: Path) -> None:

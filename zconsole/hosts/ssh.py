@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import stat
 import subprocess
 import tempfile
 import time
@@ -34,10 +36,46 @@ SSH_UNREACHABLE = 255  # ssh's own exit status when the connection fails
 
 
 def control_dir() -> str:
+    """The directory of ssh control sockets: ours alone, or refused.
+
+    Under `sudo -i` there is no XDG_RUNTIME_DIR and the shared temp dir is used, where another
+    local user can create `zconsole-ssh-UID` first and see (or replace) the socket that carries
+    root's commands. The directory must be a real directory (not a link), owned by this uid, and
+    closed to group and others; zconsole refuses to use anything else rather than repair it.
+    """
     base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
     path = os.path.join(base, f"zconsole-ssh-{os.getuid()}")
-    os.makedirs(path, mode=0o700, exist_ok=True)
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise HostError(f"{path} is not a directory (a link or a file): zconsole will not put "
+                        "its ssh control socket there; remove it and try again")
+    if st.st_uid != os.getuid():
+        raise HostError(f"{path} belongs to uid {st.st_uid}, not to you (uid {os.getuid()}): "
+                        "another user created it; zconsole will not use it for its ssh "
+                        "control socket. Remove it (as root) and try again")
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        raise HostError(f"{path} is open to group or others (mode "
+                        f"{stat.S_IMODE(st.st_mode):04o}): zconsole will not use it for its "
+                        f"ssh control socket. `chmod 700 {path}` or remove it")
     return path
+
+
+# [user@]host as ssh takes it: never an option (`-oProxyCommand=...` would be one), no spaces
+# or control characters; a host name, an ssh_config alias, an IPv4 or a bracketed IPv6.
+_DESTINATION = re.compile(r"(?:[A-Za-z0-9._][A-Za-z0-9._+-]*@)?"
+                          r"(?:[A-Za-z0-9_][A-Za-z0-9._-]*|\[[0-9A-Fa-f:.%A-Za-z]+\])")
+
+
+def validate_destination(destination: str) -> str:
+    """`destination` if ssh can only read it as a destination; HostError otherwise."""
+    if not _DESTINATION.fullmatch(destination):
+        raise HostError(f"not a host to ssh to: {destination!r} (expected [user@]host; a "
+                        "value starting with '-' would be read by ssh as an option)")
+    return destination
 
 
 def _text(proc: Any, data: bytes | str | None) -> str:
@@ -73,7 +111,7 @@ class SshHost(BaseHost):
         connect_timeout: float = 10.0,
         extra_opts: Sequence[str] = (),
     ) -> None:
-        user, _, host = destination.rpartition("@")
+        user, _, host = validate_destination(destination).rpartition("@")
         self.destination = destination
         self._host = host
         self._user = user or None

@@ -11,15 +11,16 @@ say how old it is.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.message import Message
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
@@ -32,59 +33,13 @@ from zconsole.ui.screens.registry import SCREENS
 from zconsole.ui.state import ViewState
 from zconsole.ui.themes import DEFAULT_THEME, load_themes
 
-
-class RefreshDone(Message):
-    def __init__(self, result: Refresh) -> None:
-        super().__init__()
-        self.result = result
-
-
-class RefreshFailed(Message):
-    def __init__(self, error: str) -> None:
-        super().__init__()
-        self.error = error
-
-
-class ResumeFound(Message):
-    """Plans left in flight on this host (services.resume), found at start-up."""
-
-    def __init__(self, found: list[Any], problems: list[str]) -> None:
-        super().__init__()
-        self.found = found
-        self.problems = problems
-
-
-class ConsoleCommands(Provider):
-    """Command palette: every screen and every theme."""
-
-    def _entries(self) -> list[tuple[str, Callable[[], object], str]]:
-        app = self.app
-        assert isinstance(app, ZConsoleApp)
-        out: list[tuple[str, Callable[[], object], str]] = []
-        for screen in SCREENS:
-            out.append((f"Screen: {screen.TITLE}", partial(app.switch_mode, screen.MODE),
-                        f"key {screen.KEY}"))
-        for short, theme in app.zthemes.items():
-            out.append((f"Theme: {short}", partial(setattr, app, "theme", theme.name),
-                        f"switch to the {short} theme"))
-        return out
-
-    async def discover(self) -> Hits:
-        for label, action, help_text in self._entries():
-            yield DiscoveryHit(label, action, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for label, action, help_text in self._entries():
-            score = matcher.match(label)
-            if score > 0:
-                yield Hit(score, matcher.highlight(label), action, help=help_text)
+if TYPE_CHECKING:
+    from zconsole.services.ops.engine.resume import Resumable
 
 
 class ZConsoleApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "zconsole"
-    COMMANDS = App.COMMANDS | {ConsoleCommands}
     MODES = {s.MODE: s for s in SCREENS}
     DEFAULT_MODE = SCREENS[0].MODE
 
@@ -96,6 +51,26 @@ class ZConsoleApp(App[None]):
         Binding("t", "next_theme", "Theme", show=False),
         Binding("q", "quit", "Quit"),
     ]
+
+    @dataclass
+    class RefreshDone(Message):
+        """A refresh completed (posted by the refresh worker)."""
+
+        result: Refresh
+
+    @dataclass
+    class RefreshFailed(Message):
+        """A refresh raised: `error` reads `ExceptionName: text`."""
+
+        error: str
+
+    @dataclass
+    class ResumeFound(Message):
+        """Plans left in flight on this host (services.ops.engine.resume), found at
+        start-up, and the saved plans that could not be read."""
+
+        found: list[Resumable] = field(default_factory=list)
+        problems: list[str] = field(default_factory=list)
 
     def __init__(
         self,
@@ -124,13 +99,14 @@ class ZConsoleApp(App[None]):
         self.refresh_interval = max(1.0, refresh_interval)
         self.clock = clock or time.time
         self.iostat_interval = iostat_interval
-        self.zthemes = load_themes()
-        for theme in self.zthemes.values():
+        self.theme_files = load_themes()  # short name (file stem) -> Theme
+        for theme in self.theme_files.values():
             self.register_theme(theme)
         short = theme_name or DEFAULT_THEME
-        if short not in self.zthemes:
-            raise ValueError(f"unknown theme {short!r}; choose from {', '.join(self.zthemes)}")
-        self.theme = self.zthemes[short].name
+        if short not in self.theme_files:
+            raise ValueError(f"unknown theme {short!r}; choose from "
+                             f"{', '.join(self.theme_files)}")
+        self.theme = self.theme_files[short].name
         self.paused = False
         self.session = HostSession(host, iostat_interval=iostat_interval)
         self._timer: Timer | None = None
@@ -176,6 +152,22 @@ class ZConsoleApp(App[None]):
         s = self.screen
         return s if isinstance(s, ZScreen) else None
 
+    # -- the command palette -----------------------------------------------------------------
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Textual's own entries, every screen and every theme, then the active screen's."""
+        yield from super().get_system_commands(screen)
+        for s in SCREENS:
+            yield SystemCommand(f"Screen: {s.TITLE}", f"key {s.KEY}",
+                                partial(self.switch_mode, s.MODE))
+        for short, theme in self.theme_files.items():
+            yield SystemCommand(f"Theme: {short}", f"switch to the {short} theme",
+                                partial(self.use_theme, theme.name))
+        if isinstance(screen, ZScreen):
+            yield from screen.system_commands()
+
+    def use_theme(self, name: str) -> None:
+        self.theme = name
+
     # -- lifecycle ---------------------------------------------------------------------------
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick_frame)
@@ -184,18 +176,18 @@ class ZConsoleApp(App[None]):
             self._find_resumable()
 
     # -- plans left in flight (wizards) ------------------------------------------------------
-    @work(thread=True, exclusive=True, group="resume")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="resume")
     def _find_resumable(self) -> None:
         from zconsole.ui.wizards.resume import find
 
         try:
             found, problems = find(self)
         except Exception as e:  # noqa: BLE001 - never block the console over this
-            self.post_message(ResumeFound([], [f"could not look for plans in flight: {e}"]))
+            self.post_message(self.ResumeFound([], [f"could not look for plans in flight: {e}"]))
             return
-        self.post_message(ResumeFound(found, problems))
+        self.post_message(self.ResumeFound(found, problems))
 
-    def on_resume_found(self, message: ResumeFound) -> None:
+    def on_zconsole_app_resume_found(self, message: ResumeFound) -> None:
         if message.found and self.read_only:
             self.notify(f"{len(message.found)} operation(s) in flight on this host "
                         "(started by zconsole). Start without --read-only to continue them.",
@@ -206,7 +198,8 @@ class ZConsoleApp(App[None]):
 
             offer(self, message.found, message.problems)
         elif message.problems:
-            self.notify("; ".join(message.problems), title="Saved plans", severity="warning")
+            self.notify("; ".join(message.problems), title="Saved plans", severity="warning",
+                        markup=False)
 
     def _tick_frame(self) -> None:
         screen = self.active_screen
@@ -220,23 +213,23 @@ class ZConsoleApp(App[None]):
         self._tick_frame()
         self._collect()
 
-    @work(thread=True, exclusive=True, group="refresh")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="refresh")
     def _collect(self) -> None:
         worker = get_current_worker()
         try:
             result = self.session.refresh()
         except Exception as e:  # noqa: BLE001 - any failure must reach the screen, not kill the app
             if not worker.is_cancelled:
-                self.post_message(RefreshFailed(f"{type(e).__name__}: {e}"))
+                self.post_message(self.RefreshFailed(f"{type(e).__name__}: {e}"))
             return
         if not worker.is_cancelled:
-            self.post_message(RefreshDone(result))
+            self.post_message(self.RefreshDone(result))
 
-    def on_refresh_done(self, message: RefreshDone) -> None:
+    def on_zconsole_app_refresh_done(self, message: RefreshDone) -> None:
         self.session.done(message.result)
         self._refresh_done()
 
-    def on_refresh_failed(self, message: RefreshFailed) -> None:
+    def on_zconsole_app_refresh_failed(self, message: RefreshFailed) -> None:
         self.session.failed(message.error)
         self._refresh_done()
 
@@ -263,6 +256,6 @@ class ZConsoleApp(App[None]):
         self._tick_frame()
 
     def action_next_theme(self) -> None:
-        names = [t.name for t in self.zthemes.values()]
+        names = [t.name for t in self.theme_files.values()]
         i = names.index(self.theme) if self.theme in names else -1
         self.theme = names[(i + 1) % len(names)]

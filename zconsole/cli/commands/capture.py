@@ -13,7 +13,11 @@ def run_capture(destination: str, directory: str, *, ssh_config: str | None = No
     from zconsole.hosts.ssh import SshHost
     from zconsole.services.read.capture import capture
 
-    host = SshHost(destination, ssh_config=ssh_config)
+    try:
+        host = SshHost(destination, ssh_config=ssh_config)
+    except HostError as e:
+        print(f"zconsole capture: {e}", file=sys.stderr)
+        return 1
     try:
         report = capture(host, directory, state=state)
     except HostError as e:

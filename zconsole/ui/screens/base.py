@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, TypeVar, cast
 
-from textual.app import ComposeResult
+from textual import on
+from textual.app import ComposeResult, SystemCommand
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+from textual.worker import Worker, WorkerState
 
-from zconsole.ui.kit.widgets import HeaderBar, ProblemsPanel
+from zconsole.ui.kit.footer import ZFooter
+from zconsole.ui.kit.header import HeaderBar
+from zconsole.ui.kit.problems import ProblemsPanel
+from zconsole.ui.kit.reading import PartLoaded, start_read
+from zconsole.ui.kit.text import plain
 from zconsole.ui.state import ViewState
 
 if TYPE_CHECKING:
     from zconsole.ui.app import ZConsoleApp
+
+T = TypeVar("T")
 
 
 def screen_tabs() -> list[tuple[str, str]]:
@@ -29,7 +38,7 @@ class ZScreen(Screen[None]):
     Subclasses implement `compose_body()` and `show_state(state)`. `show_state` is called on
     the UI thread after every completed refresh while the screen is active, and when the
     screen becomes active again. It must be quick: anything that needs the host runs in a
-    worker (`self.run_worker(fn, thread=True)`) and comes back through a message.
+    worker (`self.read(...)`, see `kit/reading.py`) and comes back through a message.
     """
 
     # Mode name (also the palette entry "Screen: <TITLE>") and its key.
@@ -37,23 +46,31 @@ class ZScreen(Screen[None]):
     TITLE = ""
     KEY = ""
 
+    def __init__(self, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        # Workers of this screen whose end has not been handled here yet (see `busy`).
+        self._unreported: set[Worker[object]] = set()
+
     def compose(self) -> ComposeResult:
         yield HeaderBar(classes="header")
-        notice = self.zapp.notice
+        notice = self.console_app.notice
         if notice:
-            yield Static(notice, classes="notice")
+            yield Static(plain(notice), classes="notice")
         with VerticalScroll(classes="body"):
             yield from self.compose_body()
             yield ProblemsPanel(classes="problems")
-        yield Footer(compact=True)
+        yield ZFooter(compact=True)
+
+    @property
+    def console_app(self) -> ZConsoleApp:
+        """The app, typed (screens only ever run inside ZConsoleApp)."""
+        return cast("ZConsoleApp", self.app)
 
     @property
     def zapp(self) -> ZConsoleApp:
-        from zconsole.ui.app import ZConsoleApp
-
-        app = self.app
-        assert isinstance(app, ZConsoleApp)
-        return app
+        """Old name of `console_app`, kept while pools/screen.py (branch h-ops) uses it."""
+        return self.console_app
 
     def compose_body(self) -> ComposeResult:
         yield from ()
@@ -61,15 +78,55 @@ class ZScreen(Screen[None]):
     def show_state(self, state: ViewState) -> None:
         """Update the body from the latest refresh."""
 
+    def system_commands(self) -> Iterable[SystemCommand]:
+        """This screen's own command palette entries (the app adds the screens, themes
+        and Textual's own)."""
+        return ()
+
+    # -- reads of its own and readiness -------------------------------------------------------
+    def read(self, loaded: type[PartLoaded[T]], fn: Callable[[], T], *, group: str,
+             key: str = "", asked_at: float = 0.0, exclusive: bool = True) -> Worker[None]:
+        """Run `fn()` in a worker; `loaded(value)` or a `PartFailed` comes back to this
+        screen (see kit/reading.py)."""
+        return start_read(self, loaded, fn, group=group, key=key, asked_at=asked_at,
+                          exclusive=exclusive)
+
+    @property
+    def busy(self) -> bool:
+        """True while work this screen started (a read, a listing) is still under way, or
+        its result has not been handled yet. Screens with pending work of another kind (a
+        timer about to read) extend it. A cancelled worker does not count: it posts nothing
+        (a newer read of its group replaced it)."""
+        mine = self._unreported.union(w for w in self.app.workers if w.node is self)
+        return any(not w.is_cancelled and (w in self._unreported or not w.is_finished)
+                   for w in mine)
+
+    @on(Worker.StateChanged)
+    def _track_worker(self, event: Worker.StateChanged) -> None:
+        # A worker posts its result before its end, to this screen: once the end is handled
+        # here, so is the result.
+        if event.worker.node is not self:
+            return
+        if event.state in (WorkerState.PENDING, WorkerState.RUNNING):
+            self._unreported.add(event.worker)
+        else:
+            self._unreported.discard(event.worker)
+
+    def settled(self) -> bool:
+        """Nothing on this screen is about to change by itself: what a test or a picture
+        waits for after a refresh or a key."""
+        return self.is_mounted and not self.busy
+
+    # -- the frame ---------------------------------------------------------------------------
     def on_screen_resume(self) -> None:
-        state = self.zapp.view_state()
+        state = self.console_app.view_state()
         self.refresh_frame(state)
         if state.reading is not None or state.last_error:
             self.show_state(state)
 
     def refresh_frame(self, state: ViewState) -> None:
         """Header and problems panel, common to every screen."""
-        app = self.zapp
+        app = self.console_app
         try:
             header = self.query_one(HeaderBar)
             problems = self.query_one(ProblemsPanel)

@@ -15,11 +15,11 @@ from zconsole.model.disk import Disk
 from zconsole.model.plan import CheckLevel
 from zconsole.model.pool import Pool, Section, Vdev
 from zconsole.model.reading import DiskInventory, DiskState, HostReading
+from zconsole.services import fmt
 from zconsole.services.ops.zfs.common import ref
 from zconsole.services.ops.zfs.new_disk import check_new_disk
 from zconsole.services.ops.zfs.replace_grow import members_of
 from zconsole.services.read.identity import DiskIndex
-from zconsole.ui.kit.widgets import human_bytes
 
 # `zpool create`/`attach` on a whole disk: partition 1 starts at 1 MiB, partition 9 is 8 MiB.
 WHOLE_DISK_RESERVE = 10 * 1024 * 1024
@@ -92,19 +92,12 @@ def find_pool(reading: HostReading | None, name: str) -> Pool | None:
 
 def disk_identity(d: Disk) -> str:
     """`sdk · 4.0 TB · WDC WD80EFZX · serial VK1ABCDE · by-id ata-…` in one line."""
-    bits = [d.name, tb(d.size_bytes)]
+    bits = [d.name, fmt.size_as_sold(d.size_bytes)]
     if d.model:
         bits.append(d.model)
     if d.serial:
         bits.append(f"serial {d.serial}")
     return " · ".join(bits)
-
-
-def tb(n: int | None) -> str:
-    """Sizes the way drives are sold (decimal) and the way ZFS prints them (binary)."""
-    if n is None:
-        return "size unknown"
-    return f"{n / 1e12:.2f} TB ({human_bytes(n)})" if n >= 1e11 else human_bytes(n)
 
 
 def first_sentence(text: str, limit: int = 160) -> str:
@@ -136,7 +129,7 @@ def leaf_label(reading: HostReading | None, leaf: Vdev) -> str:
     if d is None:
         return f"{leaf.name} ({leaf.state})"
     serial = f", serial {d.serial}" if d.serial else ""
-    return f"{leaf.name} ({leaf.state}; {d.name}, {tb(d.size_bytes)}{serial})"
+    return f"{leaf.name} ({leaf.state}; {d.name}, {fmt.size_as_sold(d.size_bytes)}{serial})"
 
 
 # --- attach --------------------------------------------------------------------------------
@@ -244,7 +237,7 @@ def new_disk_choices(reading: HostReading | None, *, at_least: int | None,
             continue
         if at_least is not None and size and size <= at_least:
             ranked.append(((3, -size), Choice(
-                d.name, ident, f"not larger than the members ({tb(at_least)})",
+                d.name, ident, f"not larger than the members ({fmt.size_as_sold(at_least)})",
                 enabled=False)))
             continue
         ref = at_least if at_least is not None else near
@@ -336,7 +329,7 @@ def grow_vdevs(reading: HostReading | None, selection: Selection | None = None
         for top in pool.vdevs:
             members = list(top.leaves())
             sizes = [s for s in (member_size(reading, m) for m in members) if s]
-            size = f"members {tb(min(sizes))}" if sizes else "member size unknown"
+            size = f"members {fmt.size_as_sold(min(sizes))}" if sizes else "member size unknown"
             busy = [m.name for m in members if m.state != "ONLINE"]
             detail = f"{len(members)} member{'s' if len(members) != 1 else ''}, {size}"
             if busy:
@@ -380,5 +373,5 @@ def dedup_datasets(reading: HostReading | None, pool: str | None = None) -> list
         if value in DEDUP_OFF_VALUES:
             continue
         out.append(Choice(ds.name, f"{ds.name}  dedup={value}",
-                          f"{ds.type}, {human_bytes(ds.used)} used"))
+                          f"{ds.type}, {fmt.size(ds.used, short=True)} used"))
     return out

@@ -12,6 +12,7 @@ from zconsole.services.ops.engine.runner import (
     CheckResult,
     CommandFinished,
     NeedsOperator,
+    RunEvent,
     RunFailed,
     RunResult,
     StepDone,
@@ -37,7 +38,7 @@ class EventView:
     output: str = ""  # a command's stdout (shown for read-only commands: the proof)
 
 
-def view(ev: object) -> EventView:
+def view(ev: RunEvent) -> EventView:
     if isinstance(ev, StepStarted):
         what = f"$ {ev.command}" if ev.command else ev.title
         if ev.resumed:
@@ -72,9 +73,6 @@ def view(ev: object) -> EventView:
     return EventView("other", None, str(ev))
 
 
-def result_status(result: object) -> str:
+def result_status(result: RunResult) -> str:
     """done, failed, cancelled, awaiting-operator."""
-    if isinstance(result, RunResult):
-        return result.status
-    status = getattr(result, "status", None)
-    return str(status) if status is not None else "done"
+    return result.status

@@ -21,6 +21,7 @@ from typing import TypeVar
 from zconsole.hosts.base import Host
 from zconsole.model.plan import Plan
 from zconsole.model.reading import HostReading
+from zconsole.services import fmt
 from zconsole.services.ops import registry
 from zconsole.services.ops.zfs.common import lines, split_ref
 from zconsole.ui.wizards import choices as ch
@@ -127,7 +128,7 @@ class AttachFlow(Flow):
         if "disk" not in chosen:
             pool, leaf = split_ref(chosen["target"])
             smallest = ch.smallest_member(reading, pool, leaf)
-            size = f" (members: {ch.tb(smallest)})" if smallest else ""
+            size = f" (members: {fmt.size_as_sold(smallest)})" if smallest else ""
             return Stage("disk", f"Which disk becomes the new copy of {leaf} in {pool}{size}?",
                          tuple(ch.new_disk_choices(reading, at_least=None, pool=pool,
                                                    target=leaf, near=smallest)),

@@ -1,17 +1,29 @@
 """Text the wizard shows: the plan preview, the step list while it runs, progress lines.
 
-Plain functions returning rich Text, so tests can read exactly what the operator reads.
-Every level is a word and a symbol; colour (theme variables, passed in) only reinforces it.
+Plain functions returning Content or Hanging paragraphs (wrapped lines hang under their
+text), so tests can read exactly what the operator reads. Every level is a word and a
+symbol; colour (a theme variable) only reinforces it. Plans name devices, serials and pools
+the host reported: all of it is shown through `kit.text.plain`.
+
+A disk is named by its full by-id name once, where a text first mentions it, and by its
+serial after that (`ShortNames`): a redundancy sentence then reads "mirror-0 keeps 2 copies
+(PN2334PBJ1A2BT, PN2334PBJ4K7XT)" instead of two 40-character names. The commands, the
+log and ZFS's own words are never shortened: they show the exact argv and output.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
-from rich.text import Text
+from textual.content import Content
 
+from zconsole.model.command import Command
 from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Step, StepStatus
-from zconsole.ui.kit.widgets import human_bytes, human_duration
+from zconsole.model.reading import HostReading
+from zconsole.services import fmt
+from zconsole.ui.kit.levels import LEVEL_STYLE
+from zconsole.ui.kit.text import Hanging, Para, para, plain
 
 DISK_KINDS = ("attach", "detach", "replace", "replace-grow")
 
@@ -40,8 +52,41 @@ STATUS_MARK = {
 }
 
 
-def _style(colours: Mapping[str, str], level: str) -> str:
-    return colours.get(f"health-{level}", "")
+def _style(level: str) -> str:
+    return LEVEL_STYLE.get(level, "")
+
+
+def short_names(reading: HostReading | None) -> dict[str, str]:
+    """Every by-id name of every disk of the reading -> the disk's serial."""
+    inventory = reading.disks.value if reading is not None else None
+    if inventory is None:
+        return {}
+    return {name: d.serial for d in inventory.devices if d.serial
+            for name in d.by_id if name != d.serial}
+
+
+class ShortNames:
+    """One text read top to bottom: a by-id name as it is the first time, its serial after.
+    Only whole names are replaced (not `/dev/disk/by-id/NAME`, not `NAME-part1`)."""
+
+    def __init__(self, names: Mapping[str, str]) -> None:
+        self.names = names
+        self.seen: set[str] = set()
+        alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+        self._pattern = (re.compile(rf"(?<![\w/.:-])({alternatives})(?![\w.:-])")
+                         if names else None)
+
+    def __call__(self, text: str) -> str:
+        if self._pattern is None:
+            return text
+        return self._pattern.sub(self._one, text)
+
+    def _one(self, match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name in self.seen:
+            return self.names[name]
+        self.seen.add(name)
+        return name
 
 
 def confirmations(plan: Plan, start_at: int = 0) -> list[Confirmation]:
@@ -54,99 +99,100 @@ def confirmations(plan: Plan, start_at: int = 0) -> list[Confirmation]:
     return out
 
 
-def preview_text(plan: Plan, colours: Mapping[str, str], *, start_at: int = 0) -> Text:
+def preview_text(plan: Plan, *, short: ShortNames | None = None,
+                 resuming: str | None = None) -> Hanging:
     """Title, redundancy first, then every check with its level as a word and a symbol."""
-    t = Text()
-    t.append(plan.title, style="bold")
-    t.append(f"  on {plan.host}\n")
+    short = short or ShortNames({})
+    items: list[Content | Para] = []
+    if resuming:
+        items += [plain(f"Resuming: {resuming}", "bold"), Content("")]
+    items.append(Content.assemble(plain(short(plan.title), "bold"),
+                                  plain(f"  on {plan.host}")))
     if plan.preview:
         heading = ("Redundancy now, during and after" if plan.kind in DISK_KINDS
                    else "Before anything runs")
-        t.append(f"\n{heading}\n", style="bold")
-        for line in plan.preview:
-            t.append(f"  {line}\n")
+        items += [Content(""), Content.styled(heading, "bold")]
+        items += [para(short(line), "  ") for line in plan.preview]
     if plan.checks:
-        t.append("\nChecks\n", style="bold")
+        items += [Content(""), Content.styled("Checks", "bold")]
         for c in plan.checks:
             word, level = check_label(c)
-            t.append(f"  {word:<11}", style=_style(colours, level))
-            t.append(f" {c.detail}\n")
+            items.append(para(short(c.detail), Content.styled(f"  {word:<11}", _style(level))
+                              + " "))
     if plan.blocked:
-        t.append("\n✖ This plan cannot run: a check above blocks it. Nothing has been run.\n",
-                 style=f"bold {_style(colours, 'bad')}")
-    t.rstrip()
-    return t
+        items += [Content(""), Content.styled(
+            "✖ This plan cannot run: a check above blocks it. Nothing has been run.",
+            f"bold {_style('bad')}")]
+    return Hanging(*items)
 
 
-def steps_detail(plan: Plan, *, start_at: int = 0) -> Text:
+def steps_detail(plan: Plan, *, start_at: int = 0, short: ShortNames | None = None
+                 ) -> Hanging:
     """The steps in plain words: what each does, what it waits for, what proves it."""
-    t = Text()
-    t.append("Steps\n", style="bold")
+    short = short or ShortNames({})
+    items: list[Content | Para] = [Content.styled("Steps", "bold")]
     for i, step in enumerate(plan.steps):
         done = i < start_at
-        t.append(f"  {i + 1}. ", style="bold")
-        t.append(step.title + ("  (done)" if done else ""), style="dim" if done else "")
-        t.append("\n")
-        if step.explanation and not done:
-            t.append(f"     {step.explanation}\n", style="dim")
-        if step.operator_action and not done:
-            t.append(f"     ✋ on site: {step.operator_action}\n")
-        if step.wait is not None and not done:
-            t.append(f"     ◷ waits: {step.wait.description}\n")
-        for p in step.postchecks:
-            if not done:
-                t.append(f"     proves: {p.description}\n", style="dim")
-    t.rstrip()
-    return t
+        items.append(para(plain(short(step.title) + ("  (done)" if done else ""),
+                                "dim" if done else ""),
+                          Content.styled(f"  {i + 1}. ", "bold")))
+        if done:
+            continue
+        if step.explanation:
+            items.append(para(short(step.explanation), "     ", "dim"))
+        if step.operator_action:
+            items.append(para(short(step.operator_action), "     ✋ on site: "))
+        if step.wait is not None:
+            items.append(para(short(step.wait.description), "     ◷ waits: "))
+        items += [para(short(p.description), "     proves: ", "dim") for p in step.postchecks]
+    return Hanging(*items)
 
 
-def commands_text(plan: Plan, *, start_at: int = 0) -> Text:
+def commands_text(plan: Plan, *, start_at: int = 0) -> Content:
     """Every command exactly as it will run (Command.display), numbered by step."""
-    t = Text()
-    n = 0
+    parts: list[Content] = []
     for i, step in enumerate(plan.steps):
         if step.command is None:
             continue
-        n += 1
         mark = "(done) " if i < start_at else ""
         prefix = "# writes" if step.command.writes else "# reads only"
-        t.append(f"{prefix}, step {i + 1}: {mark}{step.command.purpose}\n", style="dim")
-        t.append(step.command.display() + "\n")
-    if n == 0:
-        t.append("(this plan runs no command)\n", style="dim")
-    t.rstrip()
-    return t
+        parts.append(plain(f"{prefix}, step {i + 1}: {mark}{step.command.purpose}\n", "dim"))
+        parts.append(plain(step.command.display() + "\n"))
+    if not parts:
+        parts.append(Content.styled("(this plan runs no command)\n", "dim"))
+    return Content.assemble(*parts).rstrip()
 
 
-def force_text(plan: Plan, colours: Mapping[str, str]) -> Text:
-    t = Text()
-    t.append("A second, explicit confirmation is needed\n\n", style="bold")
+def force_text(plan: Plan, names: Mapping[str, str] | None = None) -> Hanging:
+    short = ShortNames(names or {})
+    items: list[Content | Para] = [
+        Content.styled("A second, explicit confirmation is needed", "bold"), Content("")]
     for c in plan.checks:
         if c.needs_force:
-            t.append("  ▲ ", style=_style(colours, "warn"))
-            t.append(f"{c.detail}\n")
+            items.append(para(plain(short(c.detail)), Content.styled("  ▲ ", _style("warn"))))
             if c.force_flag:
-                t.append(f"    overriding adds {c.force_flag} to the command\n", style="dim")
-    t.append("\nPress f to override with the flag shown, or Escape to go back. Overriding "
-             "writes a new label over whatever is on that disk.\n")
-    return t
+                items.append(para(f"overriding adds {c.force_flag} to the command", "    ",
+                                  "dim"))
+    items += [Content(""), Content(
+        "Press f to override with the flag shown, or Escape to go back. Overriding writes a "
+        "new label over whatever is on that disk.")]
+    return Hanging(*items)
 
 
 def steps_text(plan: Plan, status: Mapping[str, StepStatus], messages: Mapping[str, str],
-               colours: Mapping[str, str]) -> Text:
-    t = Text()
+               names: Mapping[str, str] | None = None) -> list[Content | Para]:
+    """Each step with its status (symbol and word), and its last message under it."""
+    short = ShortNames(names or {})
+    items: list[Content | Para] = []
     for i, step in enumerate(plan.steps):
-        st = status.get(step.id, StepStatus.PENDING)
-        sym, word, level = STATUS_MARK[st]
-        t.append(f" {sym} ", style=_style(colours, level))
-        t.append(f"{i + 1}. {step.title} · ")
-        t.append(word, style=_style(colours, level))
-        t.append("\n")
+        sym, word, level = STATUS_MARK[status.get(step.id, StepStatus.PENDING)]
+        items.append(para(Content.assemble(plain(f"{i + 1}. {short(step.title)} · "),
+                                           Content.styled(word, _style(level))),
+                          Content.styled(f" {sym} ", _style(level))))
         msg = messages.get(step.id)
         if msg:
-            t.append(f"      {msg}\n", style="dim")
-    t.rstrip()
-    return t
+            items.append(para(short(msg), "      ", "dim"))
+    return items
 
 
 def progress_line(activity: str, percent: float | None, done: int | None, total: int | None,
@@ -155,14 +201,14 @@ def progress_line(activity: str, percent: float | None, done: int | None, total:
     """`resilver 42.1% · 1.2G of 2.9G · zconsole: about 4 min (0.85%/min) · zpool: 3 min`."""
     bits = [activity + (f" {percent:.1f}%" if percent is not None else ", progress unknown")]
     if done is not None and total:
-        bits.append(f"{human_bytes(done)} of {human_bytes(total)}")
+        bits.append(f"{fmt.size(done, short=True)} of {fmt.size(total, short=True)}")
     if own_eta is not None:
         pace_s = f" ({pace:.2f}%/min)" if pace is not None else ""
-        bits.append(f"zconsole: about {human_duration(own_eta)}{pace_s}")
+        bits.append(f"zconsole: about {fmt.duration(own_eta)}{pace_s}")
     else:
         bits.append("zconsole's own estimate after a few readings")
     if zpool_eta is not None:
-        bits.append(f"zpool: {human_duration(zpool_eta)}")
+        bits.append(f"zpool: {fmt.duration(zpool_eta)}")
     return " · ".join(bits)
 
 
@@ -170,4 +216,34 @@ def step_by_id(plan: Plan, step_id: str) -> tuple[int, Step] | None:
     for i, s in enumerate(plan.steps):
         if s.id == step_id:
             return i, s
+    return None
+
+
+def refusal_text(message: str, stderr: str, explanation: str | None) -> Content:
+    """ZFS's words verbatim, then what they mean."""
+    first = next((ln.strip() for ln in stderr.splitlines() if ln.strip()), "")
+    if first and first in message:  # the runner quotes ZFS's first line: show it once
+        message = message.split(first, 1)[0].rstrip(" :") + ", ZFS's own words:"
+    parts: list[Content | str] = []
+    if message:
+        parts.append(plain(message + "\n", "bold"))
+    if stderr.strip():
+        parts.append(plain(stderr.rstrip() + "\n"))
+    if explanation:
+        parts.append(Content.styled("\nWhat this means: ", "bold"))
+        parts.append(plain(explanation))
+    return Content.assemble(*parts).rstrip()
+
+
+def identify_command(plan: Plan, operator_index: int) -> Command | None:
+    """The read-only command that makes the disk of an on-site step blink: the step's own
+    read-only command, or a read-only step named identify next to it."""
+    step = plan.steps[operator_index]
+    if step.command is not None and not step.command.writes:
+        return step.command
+    for j in (operator_index - 1, operator_index + 1):
+        if 0 <= j < len(plan.steps):
+            s = plan.steps[j]
+            if s.command is not None and not s.command.writes and "identify" in s.id:
+                return s.command
     return None

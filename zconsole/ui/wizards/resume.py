@@ -4,15 +4,18 @@ offered for continuing. Reconciling saved progress with what ZFS shows now is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+
+from zconsole.ui.kit.footer import ZFooter
+from zconsole.ui.kit.text import plain
 
 if TYPE_CHECKING:
     from zconsole.services.ops.engine.resume import Resumable
@@ -50,18 +53,19 @@ class ResumeScreen(ModalScreen[int | None]):
                          "by itself; here is what it shows now.", classes="rs-note")
             ol = OptionList(id="rs-list")
             for i, r in enumerate(self.found):
-                prompt = Text(r.sentence, style="bold")
-                prompt.append(f"\n   {r.plan.title} · plan {r.plan.id[:8]} · "
-                              f"step {min(r.next_index + 1, len(r.plan.steps))} of "
-                              f"{len(r.plan.steps)}", style="dim")
+                prompt = Content.assemble(
+                    plain(r.sentence, "bold"),
+                    plain(f"\n   {r.plan.title} · plan {r.plan.id[:8]} · "
+                          f"step {min(r.next_index + 1, len(r.plan.steps))} of "
+                          f"{len(r.plan.steps)}", "dim"))
                 ol.add_option(Option(prompt, id=f"r{i}"))
             yield ol
             if self.problems:
-                yield Static("Saved plans zconsole could not read (left in place): " +
-                             "; ".join(self.problems), classes="rs-note")
+                yield Static(plain("Saved plans zconsole could not read (left in place): " +
+                                   "; ".join(self.problems)), classes="rs-note")
             yield Static("Enter: continue (you see the plan first) · Escape: not now (it is "
                          "offered again at the next start)", classes="rs-note")
-        yield Footer(compact=True)
+        yield ZFooter(compact=True)
 
     def on_mount(self) -> None:
         ol = self.query_one(OptionList)
@@ -87,13 +91,13 @@ def offer(app: ZConsoleApp, found: list[Resumable], problems: list[str]) -> None
     app.push_screen(ResumeScreen(found, problems), answered)
 
 
-def continue_plan(app: ZConsoleApp, r: Resumable, **kwargs: Any) -> None:
+def continue_plan(app: ZConsoleApp, r: Resumable) -> None:
     from zconsole.ui.wizards.screen import WizardScreen
 
     screen = WizardScreen(host=app.host, reading=app.reading,
                           resume=(r.plan, r.outcomes, r.next_index, r.sentence),
                           resume_operator=(r.next_index - 1 if r.phase == "operator"
-                                           else None), **kwargs)
+                                           else None))
     app.push_screen(screen)
 
 

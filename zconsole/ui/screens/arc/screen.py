@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 
 from zconsole.services.health import arc as arc_health
 from zconsole.services.health.arc import ArcReport
-from zconsole.ui.screens.arc.view import ArcView
+from zconsole.ui.screens.arc.arc_panels import ArcView
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.state import ViewState
 
@@ -30,8 +30,8 @@ class ArcScreen(ZScreen):
         pools = (snap.pool_status.value or ()) if snap is not None else ()
         # The ARC readings are kept by the session, so they accumulate on every screen.
         self.report = arc_health.report(
-            self.zapp.session.arc,
+            self.console_app.session.arc,
             snap.arc if snap is not None else None, history, now=state.now,
-            refresh_interval=self.zapp.refresh_interval, pools=pools,
+            refresh_interval=self.console_app.refresh_interval, pools=pools,
             zfs_version=snap.zfs.version if snap is not None else None)
-        self.query_one(ArcView).show(self.report, self.app.get_css_variables())
+        self.query_one(ArcView).show(self.report)

@@ -1,14 +1,259 @@
-"""Disks: every block device that matters, its identity and I/O."""
+"""Disks: every block device that matters, its identity and I/O.
+
+The body (`DisksView`) is a summary, the table (`disk_table.py`), the I/O footnote and the
+selected disk's panel (`disk_detail.py`). Rows come from `services.read.disks.build_rows`;
+nothing here reads the host.
+"""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
 from textual.events import Resize
+from textual.widgets import DataTable, Static
 
+from zconsole.model.reading import DiskInventory, DiskState
+from zconsole.services import fmt
+from zconsole.services.read.disks import (
+    BUSY_FOOTNOTE,
+    ROLE_LOOK,
+    DiskRow,
+    RoleFilter,
+    SortKey,
+    build_rows,
+    filter_rows,
+    ignored_summary,
+    io_missing_reason,
+    sort_rows,
+)
+from zconsole.ui.kit.levels import LEVEL_STYLE
+from zconsole.ui.kit.text import plain
 from zconsole.ui.screens.base import ZScreen
-from zconsole.ui.screens.disks.view import DisksView
+from zconsole.ui.screens.disks.disk_detail import DiskDetail
+from zconsole.ui.screens.disks.disk_table import (
+    COLUMNS,
+    ROLE_COLOUR,
+    WIDE,
+    WIDE_COLUMNS,
+    DisksTable,
+    role_width,
+)
 from zconsole.ui.state import ViewState
+
+MUTED = LEVEL_STYLE["muted"]
+
+
+class DisksView(Vertical):
+    """Summary, slow-disk sentences, the table, the I/O footnote and the detail panel."""
+
+    DEFAULT_CSS = """
+    DisksView {
+        height: 1fr;
+        min-height: 16;
+    }
+    DisksView > #disks-summary {
+        height: auto;
+    }
+    DisksView > #disks-table {
+        height: auto;
+        overflow-x: hidden;
+    }
+    DisksView > #disks-io-note {
+        height: auto;
+        color: $muted;
+    }
+    """
+
+    def __init__(self, *, name: str | None = None, id: str | None = None,
+                 classes: str | None = None, disabled: bool = False) -> None:
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self.filter = RoleFilter.ALL
+        self.sort = SortKey.NAME
+        self.expanded: set[str] = set()
+        self.rows: list[DiskRow] = []
+        self.shown: list[DiskRow] = []
+        self.source = ""
+        self._wide: bool | None = None
+        self._keys: list[str] = []
+        self._selected: str | None = None
+        self._error: str | None = None
+        self._inventory: DiskInventory | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="disks-summary")
+        yield DisksTable(cursor_type="row", zebra_stripes=False, id="disks-table")
+        yield Static(id="disks-io-note")
+        yield DiskDetail(id="disk-detail")
+
+    # -- data ----------------------------------------------------------------------------
+    def show(self, state: ViewState) -> None:
+        snap = state.reading
+        if snap is None:
+            return
+        part = snap.disks
+        inv: DiskInventory | None = part.value
+        if inv is None:
+            self.rows = []
+            self._error = (f"✖ Disks could not be listed: {part.error} "
+                           f"(tried {fmt.age(part.age(state.now))})")
+            self._render_rows()
+            return
+        self._error = None
+        self.source = inv.source
+        sample = state.sample
+        diskstats_error = snap.diskstats.error if not snap.diskstats.ok else None
+        reason = io_missing_reason(sample is not None,
+                                   sample.errors if sample is not None else (),
+                                   diskstats_error)
+        self.rows = build_rows(
+            inv,
+            latest=sample.disks if sample is not None else None,
+            history=state.sampler,
+            findings=state.findings,
+            io_missing=reason,
+        )
+        self._inventory = inv
+        self._render_rows()
+
+    def _render_rows(self) -> None:
+        rows = sort_rows(filter_rows(self.rows, self.filter), self.sort)
+        self.shown = rows
+        self.query_one("#disks-summary", Static).update(self._summary())
+        table = self.query_one(DisksTable)
+        wide = self.app.size.width >= WIDE
+        if wide != self._wide:
+            table.clear(columns=True)
+            self._keys = []
+            for c in (*COLUMNS, *WIDE_COLUMNS) if wide else COLUMNS:
+                table.add_column(c, key=c)
+            self._wide = wide
+        room = role_width(self.app.size.width, wide)
+        wanted = []
+        for r in rows:
+            expanded = r.name in self.expanded
+            wanted.append((r.name, table.disk_cells(r, wide=wide, room=room,
+                                                     expanded=expanded)))
+            if expanded:
+                wanted.extend(table.partition_rows(r, wide=wide, room=room))
+        keys = [k for k, _ in wanted]
+        if keys == self._keys:
+            for key, cells in wanted:
+                for col, value in zip(table.columns, cells, strict=True):
+                    table.update_cell(key, col, value)
+        else:
+            selected = self._selected
+            table.clear()
+            for key, cells in wanted:
+                table.add_row(*cells, key=key)
+            self._keys = keys
+            if selected in keys:
+                table.move_cursor(row=keys.index(selected), animate=False)
+        self._fit_height(table, len(keys))
+        self.query_one("#disks-io-note", Static).update(self._io_note())
+        self._show_detail()
+
+    def _fit_height(self, table: DisksTable, rows: int) -> None:
+        """Half the body for the table on tall terminals, a bit less on 24 lines; the
+        detail panel takes the rest."""
+        body = self.app.size.height - 3  # header 2, footer 1
+        limit = max(6, int(body * (0.5 if body >= 33 else 0.45)))
+        height = min(rows + 1, limit)
+        current = table.styles.height
+        if current is None or current.value != height:
+            table.styles.height = height
+
+    def _summary(self) -> Content:
+        if self._error is not None:
+            return plain(self._error, LEVEL_STYLE["bad"])
+        counts: dict[DiskState | None, int] = {}
+        for r in self.rows:
+            counts[r.state] = counts.get(r.state, 0) + 1
+        parts: list[Content | str] = [Content.styled(fmt.plural(len(self.rows), "disk"),
+                                                     "bold")]
+        for state in (DiskState.IN_POOL, DiskState.FREE, DiskState.IN_USE, DiskState.HAS_DATA,
+                      None):
+            n = counts.get(state)
+            if n:
+                word, symbol, level = ROLE_LOOK[state]
+                parts.append(" · ")
+                parts.append(Content.styled(f"{symbol} {n} {word.lower()}",
+                                            LEVEL_STYLE.get(ROLE_COLOUR.get(level, ""), "")))
+        inv = self._inventory
+        extra = [f"filter: {self.filter.value} (f)", f"sort: {self.sort.value} (s)",
+                 "enter: partitions"]
+        if inv is not None:
+            if not any("identity from" in note for note in inv.notes):
+                extra.append(f"identity from {inv.source}")
+            extra.extend(inv.notes)
+            ign = ignored_summary(inv)
+            if ign:
+                extra.append(ign)
+        parts.append(plain("\n" + " · ".join(extra), MUTED))
+        return Content.assemble(*parts)
+
+    def _io_note(self) -> Content:
+        missing = sorted({r.io_missing for r in self.shown if r.io_missing})
+        lines = [f"I/O - {m}" for m in missing]
+        lines.append(BUSY_FOOTNOTE)
+        if not self.shown:
+            lines.insert(0, f"No disk matches the filter “{self.filter.value}” (f: next filter).")
+        return plain("\n".join(lines), MUTED)
+
+    # -- selection -----------------------------------------------------------------------
+    def _current_row(self) -> DiskRow | None:
+        table = self.query_one(DisksTable)
+        if not self._keys or table.cursor_row < 0 or table.cursor_row >= len(self._keys):
+            return None
+        key = self._keys[table.cursor_row]
+        name = key.removeprefix("part:")
+        for r in self.shown:
+            if r.name == name or any(p.name == name for p in r.partitions):
+                return r
+        return None
+
+    def _show_detail(self) -> None:
+        row = self._current_row()
+        detail = self.query_one(DiskDetail)
+        detail.display = row is not None
+        if row is not None:
+            detail.show(row, self.source or "the host")
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value is not None:
+            self._selected = str(event.row_key.value)
+        self._show_detail()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self._selected = str(event.row_key.value)
+        self.toggle_partitions()
+
+    # -- actions -------------------------------------------------------------------------
+    def toggle_partitions(self) -> None:
+        row = self._current_row()
+        if row is None or not row.partitions:
+            return
+        if row.name in self.expanded:
+            self.expanded.discard(row.name)
+        else:
+            self.expanded.add(row.name)
+        self._selected = row.name
+        self._render_rows()
+
+    def cycle_filter(self) -> None:
+        self.filter = self.filter.next()
+        self._render_rows()
+
+    def cycle_sort(self) -> None:
+        self.sort = self.sort.next()
+        self._render_rows()
+
+    def relayout(self) -> None:
+        """Size the table and the detail panel to the terminal (called on resize)."""
+        if self._wide is not None:
+            self._render_rows()
 
 
 class DisksScreen(ZScreen):
@@ -26,54 +271,6 @@ class DisksScreen(ZScreen):
     DEFAULT_CSS = """
     DisksScreen .body {
         overflow-y: auto;
-    }
-    DisksView {
-        height: 1fr;
-        min-height: 16;
-    }
-    DisksView #disks-summary {
-        height: auto;
-    }
-    DisksView #disks-table {
-        height: auto;
-        overflow-x: hidden;
-    }
-    DisksView #disks-io-note {
-        height: auto;
-        color: $muted;
-    }
-    DisksView DiskDetail {
-        height: 1fr;
-        min-height: 6;
-        border-top: solid $panel;
-    }
-    DisksView DiskDetail:focus {
-        border-top: solid $primary;
-    }
-    DisksView #detail-text {
-        height: auto;
-    }
-    DisksView .spark-row {
-        height: 1;
-    }
-    DisksView .spark-label {
-        width: 11;
-        color: $muted;
-    }
-    DisksView Sparkline {
-        width: 1fr;
-        max-width: 60;
-        margin: 0 1 0 0;
-    }
-    DisksView Sparkline > .sparkline--max-color {
-        color: $primary;
-    }
-    DisksView Sparkline > .sparkline--min-color {
-        color: $primary 30%;
-    }
-    DisksView .spark-note {
-        width: auto;
-        color: $muted;
     }
     """
 

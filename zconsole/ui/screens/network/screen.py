@@ -1,29 +1,23 @@
-"""Network: bridges with their ports, VLANs and the bridges on top of them, addresses."""
+"""Network: bridges with their ports, VLANs and the bridges on top of them, addresses.
+
+The screen reads the network itself after each refresh (a few cheap `ip -j` calls), with the
+kit's screen-owned read (`ZScreen.read`); the panel (`network_panel.py`) only draws.
+"""
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.message import Message
-from textual.worker import get_current_worker
+from functools import partial
 
-from zconsole.hosts.base import Host
+from textual.app import ComposeResult
+
 from zconsole.model.network import NetworkView
+from zconsole.services.read.network import collect_network
+from zconsole.ui.kit.reading import PartFailed, PartLoaded
 from zconsole.ui.screens.base import ZScreen
-from zconsole.ui.screens.network.view import NetworkPanel
+from zconsole.ui.screens.network.network_panel import NetworkPanel
 from zconsole.ui.state import ViewState
 
-
-class NetworkRead(Message):
-    def __init__(self, view: NetworkView) -> None:
-        super().__init__()
-        self.view = view
-
-
-class NetworkReadFailed(Message):
-    def __init__(self, error: str, at: float) -> None:
-        super().__init__()
-        self.error = error
-        self.at = at
+GROUP = "network"
 
 
 class NetworkScreen(ZScreen):
@@ -31,8 +25,12 @@ class NetworkScreen(ZScreen):
     TITLE = "Network"
     KEY = "5"
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    class Loaded(PartLoaded[NetworkView]):
+        """The network was read."""
+
+    def __init__(self, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
         self.view: NetworkView | None = None
         self.error: str | None = None
         self.error_at: float | None = None
@@ -42,42 +40,32 @@ class NetworkScreen(ZScreen):
     def compose_body(self) -> ComposeResult:
         yield NetworkPanel(classes="network")
 
+    def on_mount(self) -> None:
+        self._redraw()
+
     def show_state(self, state: ViewState) -> None:
-        """Each refresh reads the network again, in a worker (a few cheap `ip -j` calls)."""
+        """Each refresh reads the network again."""
         self._now = state.now
         self._redraw()
-        self.run_worker(lambda: self._read(state.host, state.now), thread=True,
-                        exclusive=True, group="network")
+        self.read(self.Loaded, partial(collect_network, state.host), group=GROUP,
+                  asked_at=state.now)
 
-    def _read(self, host: Host, now: float) -> None:
-        from zconsole.services.read.network import collect_network
-
-        worker = get_current_worker()
-        try:
-            view = collect_network(host)
-        except Exception as e:  # noqa: BLE001 - any failure must reach the screen
-            if not worker.is_cancelled:
-                self.post_message(NetworkReadFailed(f"{type(e).__name__}: {e}", now))
-            return
-        if not worker.is_cancelled:
-            self.post_message(NetworkRead(view))
-
-    def on_network_read(self, message: NetworkRead) -> None:
-        self.view = message.view
+    def on_network_screen_loaded(self, message: Loaded) -> None:
+        self.view = message.value
         self.error = None
         self.error_at = None
         self.reads += 1
         self._redraw()
 
-    def on_network_read_failed(self, message: NetworkReadFailed) -> None:
+    def on_part_failed(self, message: PartFailed) -> None:
         self.error = message.error
-        self.error_at = message.at
+        self.error_at = message.asked_at
         self.reads += 1
         self._redraw()
 
     def _redraw(self) -> None:
-        try:
-            panel = self.query_one(NetworkPanel)
-        except Exception:  # noqa: BLE001 - not composed yet
-            return
-        panel.show(self.view, self.error, max(self._now, self.zapp.clock()), self.error_at)
+        if not self.is_mounted:
+            return  # on_mount draws
+        self.query_one(NetworkPanel).show(self.view, self.error,
+                                          max(self._now, self.console_app.clock()),
+                                          self.error_at)

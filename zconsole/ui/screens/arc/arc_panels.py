@@ -1,6 +1,6 @@
-"""The ARC view: one compact panel per area (size bar, hit ratio with its trend, demand vs
+"""The ARC screen's body: one compact panel per area (size bar, hit ratio with its trend, demand vs
 prefetch, MRU/MFU, L2ARC, memory throttle), each with its plain sentence, and a table of the
-figures. Everything shown comes from `services.arc.ArcReport`; this module only draws it.
+figures. Everything shown comes from `services.read.arc.ArcReport`; this module only draws it.
 
 The hit-ratio trend is drawn on a fixed 0-100 % scale, one bar per refresh. Textual's
 `Sparkline` rescales to the min..max of its data, which would draw a 97.1 -> 97.4 % wobble
@@ -9,38 +9,24 @@ as a collapse; on a screen shared during an incident that is worse than no trend
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Container, Vertical
-from textual.widgets import DataTable, Static
+from textual.content import Content
+from textual.widgets import Static
 
 from zconsole.services import fmt
 from zconsole.services.health.arc import ArcArea, ArcReport
-from zconsole.ui.kit.widgets import LEVEL_SYMBOL
+from zconsole.ui.kit.levels import LEVEL_STYLE, LEVEL_SYMBOL, LevelTable
+from zconsole.ui.kit.text import plain, spark
 
-SPARK = "▁▂▃▄▅▆▇█"
-NO_READS = "·"
 BAR_WIDTH = 40  # at most; narrower when the panel is (the legend follows on the same line)
 BAR_LEGEND = 34
 SPARK_WIDTH = 40
 TABLE_COLUMNS = ("FIGURE", "VALUE", "FIELD SET")
 # From this body width on, the figures table sits beside the panels instead of below them.
 WIDE_FROM = 106
-
-
-def spark(series: Sequence[float | None], width: int = SPARK_WIDTH) -> str:
-    """Ratios 0..1 on a fixed scale, one character per interval, newest on the right;
-    `·` for an interval without reads. Keeps the newest `width` intervals."""
-    out = []
-    for r in list(series)[-width:]:
-        if r is None:
-            out.append(NO_READS)
-        else:
-            out.append(SPARK[min(len(SPARK) - 1, max(0, int(r * len(SPARK) - 1e-9)))])
-    return "".join(out)
 
 
 def size_bar(size_of_max: float | None, target_of_max: float | None,
@@ -58,14 +44,28 @@ def size_bar(size_of_max: float | None, target_of_max: float | None,
     return text[:fill], text[fill:]
 
 
-def area_title(area: ArcArea, colours: Mapping[str, str]) -> Text:
-    t = Text()
-    t.append(area.title, style="bold")
-    if area.state:
-        symbol = LEVEL_SYMBOL.get(area.level, "?")
-        t.append("  ")
-        t.append(f"{symbol} {area.state}", style=colours.get(f"health-{area.level}", ""))
-    return t
+def area_title(area: ArcArea) -> Content:
+    title = Content.styled(area.title, "bold")
+    if not area.state:
+        return title
+    symbol = LEVEL_SYMBOL.get(area.level, "?")
+    return Content.assemble(title, "  ", Content.styled(f"{symbol} {area.state}",
+                                                        LEVEL_STYLE.get(area.level, "")))
+
+
+def size_picture(report: ArcReport, width: int) -> Content:
+    filled, rest = size_bar(report.size_of_max, report.target_of_max, width)
+    return Content.assemble((filled, LEVEL_STYLE["primary"]), (rest, LEVEL_STYLE["muted"]),
+                            (f" size {fmt.pct(report.size_of_max)} of c_max, ┃ target",
+                             LEVEL_STYLE["muted"]))
+
+
+def hits_picture(report: ArcReport) -> Content:
+    if not report.hit_series:
+        return Content.styled("(no intervals yet)", LEVEL_STYLE["muted"])
+    return Content.assemble((spark(report.hit_series, SPARK_WIDTH, 1.0), LEVEL_STYLE["primary"]),
+                            ("  0-100 %, one bar per refresh, · no reads",
+                             LEVEL_STYLE["muted"]))
 
 
 class ArcPanel(Static):
@@ -84,16 +84,13 @@ class ArcPanel(Static):
         self.key = key
         self.sentence = ""
 
-    def show(self, area: ArcArea, colours: Mapping[str, str], picture: Text | None = None
-             ) -> None:
+    def show(self, area: ArcArea, picture: Content | None = None) -> None:
         self.sentence = area.sentence
-        t = area_title(area, colours)
+        lines = [area_title(area)]
         if picture is not None:
-            t.append("\n")
-            t.append_text(picture)
-        t.append("\n")
-        t.append(area.sentence)
-        self.update(t)
+            lines.append(picture)
+        lines.append(plain(area.sentence))
+        self.update(Content("\n").join(lines))
 
 
 class ArcView(Container):
@@ -151,8 +148,7 @@ class ArcView(Container):
                 yield ArcPanel(key)
         with Vertical(id="arc-side"):
             yield Static("", classes="arc-caption", id="arc-figures-caption")
-            table: DataTable[str | Text] = DataTable(id="arc-figures", show_cursor=False,
-                                                     zebra_stripes=False)
+            table = LevelTable(id="arc-figures", show_cursor=False, zebra_stripes=False)
             table.can_focus = False
             yield table
 
@@ -167,9 +163,8 @@ class ArcView(Container):
         self.query_one("#arc-notice", Static).display = False
 
     @property
-    def table(self) -> DataTable[str | Text]:
-        t: DataTable[str | Text] = self.query_one("#arc-figures", DataTable)
-        return t
+    def table(self) -> LevelTable:
+        return self.query_one("#arc-figures", LevelTable)
 
     def _set_readable(self, readable: bool) -> None:
         for p in self.query(ArcPanel):
@@ -177,55 +172,32 @@ class ArcView(Container):
         self.query_one("#arc-side").display = readable
         self.query_one("#arc-unreadable").display = not readable
 
-    def show(self, report: ArcReport, colours: Mapping[str, str]) -> None:
+    def show(self, report: ArcReport) -> None:
         notice = self.query_one("#arc-notice", Static)
         notice.display = report.notice is not None
-        notice.update(Text(f"✖ {report.notice}") if report.notice else "")
+        notice.update(plain(f"✖ {report.notice}") if report.notice else "")
         if not report.readable:
             self._set_readable(False)
             area = report.areas[0]
-            t = area_title(area, colours)
-            t.append("\n")
-            t.append(area.sentence, style=colours.get(f"health-{area.level}", ""))
-            self.query_one("#arc-unreadable", Static).update(t)
+            self.query_one("#arc-unreadable", Static).update(Content("\n").join(
+                [area_title(area), plain(area.sentence, LEVEL_STYLE.get(area.level, ""))]))
             return
         self._set_readable(True)
         for area in report.areas:
-            picture: Text | None = None
+            picture: Content | None = None
             if area.key == "size":
                 room = self.query_one("#arc-panels").size.width - BAR_LEGEND
                 width = BAR_WIDTH if room <= 0 else max(16, min(BAR_WIDTH, room))
-                picture = self._size_picture(report, colours, width)
+                picture = size_picture(report, width)
             elif area.key == "hits":
-                picture = self._hits_picture(report, colours)
-            self.query_one(f"#arc-{area.key}", ArcPanel).show(area, colours, picture)
+                picture = hits_picture(report)
+            self.query_one(f"#arc-{area.key}", ArcPanel).show(area, picture)
         caption = f"ARC figures · field set {report.family or 'unknown'}"
         if report.stale and report.data_age is not None:
             caption += " · from an older reading"
         self.query_one("#arc-figures-caption", Static).update(caption)
         table = self.table
         table.clear()
-        muted = colours.get("muted", "")
         for row in report.rows:
             table.add_row(row.label, Text(row.value, justify="right"),
-                          Text(row.only, style=muted), key=row.label)
-
-    @staticmethod
-    def _size_picture(report: ArcReport, colours: Mapping[str, str], width: int) -> Text:
-        filled, rest = size_bar(report.size_of_max, report.target_of_max, width)
-        t = Text()
-        t.append(filled, style=colours.get("primary", ""))
-        t.append(rest, style=colours.get("muted", ""))
-        t.append(f" size {fmt.pct(report.size_of_max)} of c_max, ┃ target",
-                 style=colours.get("muted", ""))
-        return t
-
-    @staticmethod
-    def _hits_picture(report: ArcReport, colours: Mapping[str, str]) -> Text:
-        t = Text()
-        if not report.hit_series:
-            t.append("(no intervals yet)", style=colours.get("muted", ""))
-            return t
-        t.append(spark(report.hit_series), style=colours.get("primary", ""))
-        t.append("  0-100 %, one bar per refresh, · no reads", style=colours.get("muted", ""))
-        return t
+                          table.level_text(row.only, "muted"), key=row.label)

@@ -1,34 +1,36 @@
-"""The network view: findings first, then each bridge as a tree of its ports and the VLANs
-on top of it (with the bridges on those VLANs), then every other interface.
+"""The Network screen's body: findings first, then each bridge as a tree of its ports and the
+VLANs on top of it (with the bridges on those VLANs), then every other interface.
 
-Rendering is plain Rich Text built from a `NetworkView`, so the same lines read the same in
-a snapshot, over tmux, and when copied into a chat during an incident.
+Rendering is plain text built from a `NetworkView`, so the same lines read the same in a
+snapshot, over tmux, and when copied into a chat during an incident. Interface names,
+addresses and MACs are host text (`kit.text.plain`); colours are theme variables.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
 from textual.widgets import Static
 
 from zconsole.model.finding import Severity
 from zconsole.model.network import Bridge, IfKind, Interface, NetworkView
-from zconsole.ui.kit.widgets import LEVEL_SYMBOL, human_age
+from zconsole.services import fmt
+from zconsole.ui.kit.levels import LEVEL_STYLE, LEVEL_SYMBOL, SEVERITY_LEVEL
+from zconsole.ui.kit.text import Hanging, Para, fit, para, plain
 
 # The link state word -> level (symbol and colour); the word is always printed.
 LINK_LEVEL = {"UP": "ok", "DOWN": "off", "NO-CARRIER": "bad", "LOWERLAYERDOWN": "bad",
               "NOTPRESENT": "bad", "DORMANT": "warn", "TESTING": "warn", "UNKNOWN": "warn"}
-SEVERITY_SYMBOL = {Severity.CRITICAL: "✖", Severity.WARNING: "▲", Severity.INFO: "•"}
-SEVERITY_LEVEL = {Severity.CRITICAL: "bad", Severity.WARNING: "warn", Severity.INFO: "ok"}
 WIDE = 110  # from this width on, MAC addresses and operstate get their own columns
+MUTED = LEVEL_STYLE["muted"]
+WARN = LEVEL_STYLE["warn"]
 
 
-def link_state(state: str, colours: Mapping[str, str], width: int = 0) -> Text:
+def link_state(state: str, width: int = 0) -> Content:
     level = LINK_LEVEL.get(state, "warn")
     symbol = "?" if state == "UNKNOWN" else LEVEL_SYMBOL[level]
-    return Text(f"{symbol} {state}".ljust(width), style=colours.get(f"health-{level}", ""))
+    return plain(f"{symbol} {state}".ljust(width), LEVEL_STYLE[level])
 
 
 def carrier_word(c: bool | None) -> str:
@@ -58,11 +60,7 @@ def fit_addresses(i: Interface, room: int) -> str:
         text = ", ".join(addrs[:n]) + (f", +{len(addrs) - n} more" if n < len(addrs) else "")
         if len(text) <= room:
             return text
-    return _fit(addrs[0], room) if addrs else ""
-
-
-def _fit(s: str, width: int) -> str:
-    return s if len(s) <= width else s[: max(1, width - 1)] + "…"
+    return fit(addrs[0], room) if addrs else ""
 
 
 def _default_vlans_only(b: Bridge, name: str) -> bool:
@@ -70,74 +68,80 @@ def _default_vlans_only(b: Bridge, name: str) -> bool:
     return not v or (len(v) == 1 and v[0].vid == 1 and v[0].vid_end is None)
 
 
-def findings_text(view: NetworkView, colours: Mapping[str, str]) -> Text:
-    t = Text()
-    for f in view.findings:
-        if t:
-            t.append("\n")
-        level = SEVERITY_LEVEL[f.severity]
-        style = colours.get(f"health-{level}", "") if f.severity is not Severity.INFO else ""
-        t.append(f"{SEVERITY_SYMBOL[f.severity]} {f.message}", style=style)
-    return t
+def findings_text(view: NetworkView) -> Hanging:
+    return Hanging(*(para(f.message, f"{f.severity.symbol} ",
+                          "" if f.severity is Severity.INFO
+                          else LEVEL_STYLE[SEVERITY_LEVEL[f.severity]])
+                     for f in view.findings))
 
 
-def bridge_text(view: NetworkView, b: Bridge, colours: Mapping[str, str], width: int) -> Text:
-    """One bridge: a header line, then its ports (←) and the VLANs on it (→), as a tree."""
+def bridge_head(view: NetworkView, b: Bridge) -> tuple[list[Content | str], Interface | None]:
+    """A bridge's header line (name, state, MTU, carrier) and its address line."""
     br = view.get(b.name)
-    t = Text()
-    t.append(b.name, style="bold")
-    t.append("  bridge  ")
+    parts: list[Content | str] = [plain(b.name, "bold"), "  bridge  "]
     if br is None:
-        t.append("? not found")
-        return t
-    t.append_text(link_state(br.state, colours))
-    t.append(f"  MTU {br.mtu if br.mtu is not None else '?'}")
-    t.append(f"  carrier {carrier_word(br.carrier)}")
+        parts.append("? not found")
+        return parts, None
+    parts.append(link_state(br.state))
+    parts.append(f"  MTU {br.mtu if br.mtu is not None else '?'}")
+    parts.append(f"  carrier {carrier_word(br.carrier)}")
     if br.operstate != br.state:
-        t.append(f"  operstate {br.operstate}")
+        parts.append(plain(f"  operstate {br.operstate}"))
     if br.addresses:
-        t.append("\n   " + addresses(br))
+        parts.append(plain("\n   " + addresses(br)))
     elif br.admin_up is not False and view.source == "ip":
-        t.append("\n   no address", style=colours.get("muted", ""))
+        parts.append(Content.styled("\n   no address", MUTED))
+    return parts, br
+
+
+def member_line(b: Bridge, br: Interface, role: str, i: Interface, last: bool, name_w: int,
+                width: int) -> list[Content | str]:
+    """One port (←) or VLAN on the bridge (→): name, state, MTU (≠ when it differs from the
+    bridge's), and what it is."""
+    parts: list[Content | str] = ["\n" + ("└─ " if last else "├─ "),
+                                  "← " if role == "port" else "→ ",
+                                  plain(fit(i.name, name_w).ljust(name_w + 1), "bold"),
+                                  link_state(i.state, 14)]
+    mtu = "?" if i.mtu is None else str(i.mtu)
+    mismatch = role == "port" and br.mtu is not None and i.mtu is not None and i.mtu != br.mtu
+    parts.append(Content.styled(f"MTU {mtu}", WARN if mismatch else ""))
+    parts.append(Content.styled("≠ ", WARN) if mismatch else "  ")
+    parts.append(" " * max(0, 5 - len(mtu)))
+    used = 3 + 2 + name_w + 1 + 14 + 4 + len(mtu) + 2 + max(0, 5 - len(mtu))
+    detail: list[str] = []
+    if role == "port":
+        detail.append(kind_word(i))
+        if not _default_vlans_only(b, i.name):
+            detail.append("VLANs " + ", ".join(str(v) for v in b.vlans_of(i.name)))
+    else:
+        detail.append(f"VLAN {i.vlan_id if i.vlan_id is not None else '?'}")
+        tops = [u for u in i.upper if u != b.name]
+        if tops:
+            detail.append("port of " + ", ".join(tops))
+    if i.addresses:
+        detail.append(addresses(i, limit=2))
+    if width >= WIDE and i.mac:
+        detail.append(i.mac)
+    parts.append(plain(fit(" · ".join(detail), max(10, width - used - 4)), MUTED))
+    return parts
+
+
+def bridge_text(view: NetworkView, b: Bridge, width: int) -> Content:
+    """One bridge: a header line, then its ports (←) and the VLANs on it (→), as a tree."""
+    parts, br = bridge_head(view, b)
+    if br is None:
+        return Content.assemble(*parts)
     vlans_on = [i for i in view.interfaces if i.kind is IfKind.VLAN and i.parent == b.name]
     rows: list[tuple[str, Interface]] = [("port", p) for p in
                                          (view.get(n) for n in b.ports) if p is not None]
     rows += [("vlan", v) for v in vlans_on]
     if not rows:
-        t.append("\n└─ no ports", style=colours.get("health-warn", ""))
-        return t
+        parts.append(Content.styled("\n└─ no ports", WARN))
+        return Content.assemble(*parts)
     name_w = max(8, min(16, max(len(i.name) for _, i in rows)))
     for n, (role, i) in enumerate(rows):
-        last = n == len(rows) - 1
-        t.append("\n" + ("└─ " if last else "├─ "))
-        t.append("← " if role == "port" else "→ ")
-        t.append(_fit(i.name, name_w).ljust(name_w + 1), style="bold")
-        t.append_text(link_state(i.state, colours, 14))
-        mtu = "?" if i.mtu is None else str(i.mtu)
-        mismatch = (role == "port" and br.mtu is not None and i.mtu is not None
-                    and i.mtu != br.mtu)
-        t.append(f"MTU {mtu}", style=colours.get("health-warn", "") if mismatch else "")
-        t.append("≠ " if mismatch else "  ",
-                 style=colours.get("health-warn", "") if mismatch else "")
-        t.append(" " * max(0, 5 - len(mtu)))
-        used = 3 + 2 + name_w + 1 + 14 + 4 + len(mtu) + 2 + max(0, 5 - len(mtu))
-        detail: list[str] = []
-        if role == "port":
-            detail.append(kind_word(i))
-            if not _default_vlans_only(b, i.name):
-                detail.append("VLANs " + ", ".join(str(v) for v in b.vlans_of(i.name)))
-        else:
-            detail.append(f"VLAN {i.vlan_id if i.vlan_id is not None else '?'}")
-            tops = [u for u in i.upper if u != b.name]
-            if tops:
-                detail.append("port of " + ", ".join(tops))
-        if i.addresses:
-            detail.append(addresses(i, limit=2))
-        if width >= WIDE and i.mac:
-            detail.append(i.mac)
-        t.append(_fit(" · ".join(detail), max(10, width - used - 4)),
-                 style=colours.get("muted", ""))
-    return t
+        parts += member_line(b, br, role, i, n == len(rows) - 1, name_w, width)
+    return Content.assemble(*parts)
 
 
 def shown_in_bridges(view: NetworkView) -> set[str]:
@@ -150,15 +154,13 @@ def shown_in_bridges(view: NetworkView) -> set[str]:
     return names
 
 
-def others_text(view: NetworkView, colours: Mapping[str, str], width: int) -> Text:
+def others_text(view: NetworkView, width: int) -> Content:
     """Every interface that is not a bridge, a bridge port or a VLAN on a bridge."""
     skip = shown_in_bridges(view)
     rows = [i for i in view.interfaces if i.name not in skip]
     wide = width >= WIDE
-    t = Text()
     if not rows:
-        t.append("no other interfaces", style=colours.get("muted", ""))
-        return t
+        return Content.styled("no other interfaces", MUTED)
     name_w = max(6, min(16, max(len(i.name) for i in rows)))
     kind_w = max(4, min(18, max(len(kind_word(i)) for i in rows)))
     head = f"{'NAME'.ljust(name_w + 1)}{'KIND'.ljust(kind_w + 1)}{'STATE'.ljust(14)}" \
@@ -166,20 +168,17 @@ def others_text(view: NetworkView, colours: Mapping[str, str], width: int) -> Te
     if wide:
         head += f"{'OPERSTATE'.ljust(15)}{'MAC'.ljust(18)}"
     head += "ADDRESSES"
-    t.append(head, style="bold")
+    parts: list[Content | str] = [Content.styled(head, "bold")]
     used = len(head) - len("ADDRESSES")
     for i in rows:
-        t.append("\n")
-        t.append(_fit(i.name, name_w).ljust(name_w + 1), style="bold")
-        t.append(_fit(kind_word(i), kind_w).ljust(kind_w + 1))
-        t.append_text(link_state(i.state, colours, 14))
-        t.append(("?" if i.mtu is None else str(i.mtu)).ljust(6))
-        t.append(carrier_word(i.carrier).ljust(8))
+        parts += ["\n", plain(fit(i.name, name_w).ljust(name_w + 1), "bold"),
+                  plain(fit(kind_word(i), kind_w).ljust(kind_w + 1)), link_state(i.state, 14),
+                  ("?" if i.mtu is None else str(i.mtu)).ljust(6),
+                  carrier_word(i.carrier).ljust(8)]
         if wide:
-            t.append(i.operstate.ljust(15))
-            t.append((i.mac or "-").ljust(18))
-        t.append(fit_addresses(i, max(10, width - used - 2)) or "-")
-    return t
+            parts += [plain(i.operstate.ljust(15)), plain((i.mac or "-").ljust(18))]
+        parts.append(plain(fit_addresses(i, max(10, width - used - 2)) or "-"))
+    return Content.assemble(*parts)
 
 
 class NetworkPanel(Vertical):
@@ -226,11 +225,12 @@ class NetworkPanel(Vertical):
     }
     """
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, *, name: str | None = None, id: str | None = None,
+                 classes: str | None = None, disabled: bool = False) -> None:
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self._last: tuple[NetworkView | None, str | None, float, float | None] | None = None
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static("reading the network…", classes="net-summary", id="net-summary")
         yield Static(classes="net-findings", id="net-findings")
         yield Static(classes="net-problems", id="net-problems")
@@ -249,15 +249,14 @@ class NetworkPanel(Vertical):
         """`view` is the last good read (None before the first); `error` says why the
         latest read failed, if it did."""
         self._last = (view, error, now, error_at)
-        colours = self.app.get_css_variables()
         width = max(40, self.app.size.width - 4)
-        problems: list[str] = []
+        problems: list[Para] = []
         if error:
-            tried = f" (tried {human_age(now - error_at)} ago)" if error_at is not None else ""
-            problems.append(f"✖ The network could not be read: {error}{tried}")
+            tried = f" (tried {fmt.age(now - error_at)})" if error_at is not None else ""
+            problems.append(para(f"The network could not be read: {error}{tried}", "✖ "))
             if view is not None:
-                problems.append(f"  The data below is from {human_age(now - view.taken_at)} "
-                                "ago.")
+                problems.append(para(f"The data below is from {fmt.age(now - view.taken_at)}.",
+                                     "  "))
         summary = self.query_one("#net-summary", Static)
         if view is None:
             summary.update("reading the network…" if not error else "no network data")
@@ -266,41 +265,41 @@ class NetworkPanel(Vertical):
                 self.query_one(wid, Static).update("")
             self.query_one("#net-bridges-heading").display = False
             self.query_one("#net-others-heading").display = False
-            self._bridges(view, colours, width)
+            self._bridges(view, width)
             return
         how = "ip -j" if view.source == "ip" else "/sys/class/net"
         summary.update(f"{len(view.interfaces)} interfaces · {len(view.bridges)} bridges · "
-                       f"read with {how} {human_age(now - view.taken_at)} ago")
-        findings = findings_text(view, colours)
+                       f"read with {how} {fmt.age(now - view.taken_at)}")
+        findings = self.query_one("#net-findings", Static)
         if not view.findings and view.bridges:
-            findings = Text("✔ every bridge has a working port and no MTU mismatch",
-                            style=colours.get("health-ok", ""))
-        self.query_one("#net-findings", Static).update(findings)
-        self.query_one("#net-findings").display = bool(findings)
-        problems += [f"✖ {p}" for p in view.problems]
+            findings.update(Content.styled("✔ every bridge has a working port and no MTU "
+                                           "mismatch", LEVEL_STYLE["ok"]))
+        else:
+            findings.update(findings_text(view))
+        findings.display = bool(view.findings or view.bridges)
+        problems += [para(p, "✖ ") for p in view.problems]
         self._problems(problems)
         notes = self.query_one("#net-notes", Static)
-        notes.update(Text("\n".join(f"• {n}" for n in view.notes)))
+        notes.update(Hanging(*(para(n, "• ") for n in view.notes)))
         notes.display = bool(view.notes)
         self.query_one("#net-bridges-heading").display = True
         self.query_one("#net-bridges-heading", Static).update(
             "Bridges" if view.bridges else "Bridges: none on this host")
-        self._bridges(view, colours, width)
+        self._bridges(view, width)
         self.query_one("#net-others-heading").display = True
-        self.query_one("#net-others", Static).update(others_text(view, colours, width))
+        self.query_one("#net-others", Static).update(others_text(view, width))
 
-    def _problems(self, lines: list[str]) -> None:
+    def _problems(self, lines: list[Para]) -> None:
         w = self.query_one("#net-problems", Static)
-        w.update(Text("\n".join(lines)))
+        w.update(Hanging(*lines))
         w.display = bool(lines)
 
-    def _bridges(self, view: NetworkView | None, colours: Mapping[str, str],
-                 width: int) -> None:
+    def _bridges(self, view: NetworkView | None, width: int) -> None:
         box = self.query_one("#net-bridges", Vertical)
         blocks = list(box.query(".net-bridge").results(Static))
         wanted = list(view.bridges) if view is not None else []
         for n, b in enumerate(wanted):
-            text = bridge_text(view, b, colours, width) if view is not None else Text()
+            text = bridge_text(view, b, width) if view is not None else Content()
             if n < len(blocks):
                 blocks[n].update(text)
             else:

@@ -1,0 +1,77 @@
+"""SshHost refuses what could hand root's ssh to someone else: a control-socket directory it
+does not own alone, and a --host that ssh would read as an option (issue 'trust', item 7)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from zconsole.cli.main import main
+from zconsole.hosts.base import HostError
+from zconsole.hosts.ssh import SshHost, control_dir, validate_destination
+
+
+@pytest.fixture
+def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    return tmp_path / f"zconsole-ssh-{os.getuid()}"
+
+
+def test_own_private_directory_is_used(runtime: Path) -> None:
+    assert control_dir() == str(runtime)
+    assert (runtime.stat().st_mode & 0o777) == 0o700
+
+
+def test_directory_open_to_others_is_refused(runtime: Path) -> None:
+    runtime.mkdir(mode=0o700)
+    runtime.chmod(0o777)
+    with pytest.raises(HostError, match="open to group or others"):
+        control_dir()
+    with pytest.raises(HostError):
+        SshHost("nas1")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the directory away")
+def test_directory_owned_by_another_user_is_refused(runtime: Path) -> None:
+    runtime.mkdir(mode=0o700)
+    os.chown(runtime, 65534, 65534)  # nobody pre-created it
+    with pytest.raises(HostError, match="belongs to uid 65534"):
+        control_dir()
+
+
+def test_a_link_is_refused(runtime: Path, tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere"
+    target.mkdir(mode=0o700)
+    runtime.symlink_to(target)
+    with pytest.raises(HostError, match="not a directory"):
+        control_dir()
+
+
+@pytest.mark.parametrize("dest", ["nas1", "root@nas1", "admin@nas1.example.org", "10.0.0.5",
+                                  "ops@[fe80::1%eth0]", "zfsvm", "backup_box"])
+def test_destinations(dest: str) -> None:
+    assert validate_destination(dest) == dest
+
+
+@pytest.mark.parametrize("dest", ["-oProxyCommand=touch /tmp/x", "-v", "root@-oFoo",
+                                  "nas1 -oProxyCommand=x", "nas\x1b[2J", "", "@nas1"])
+def test_options_and_odd_destinations_are_refused(dest: str) -> None:
+    with pytest.raises(HostError, match="not a host to ssh to"):
+        validate_destination(dest)
+
+
+def test_cli_host_option_injection_runs_nothing(tmp_path: Path, runtime: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    marker = tmp_path / "ran"
+    rc = main([f"--host=-oProxyCommand=touch {marker}", "capture", str(tmp_path / "out")])
+    _, err = capsys.readouterr()
+    assert rc == 1 and "not a host to ssh to" in err
+    assert not marker.exists()
+
+
+def test_console_host_option_injection_is_refused(capsys: pytest.CaptureFixture[str],
+                                                  runtime: Path) -> None:
+    rc = main(["--host=-oProxyCommand=sh"])  # (`--host -o...` argparse already refuses)
+    assert rc == 1 and "not a host to ssh to" in capsys.readouterr().err

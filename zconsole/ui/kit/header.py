@@ -1,0 +1,77 @@
+"""The header every screen shares: host, versions, refresh age, badges and the screen tabs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widget import Widget
+from textual.widgets import Label
+
+from zconsole.hosts.base import Host
+from zconsole.model.reading import HostReading
+from zconsole.services import fmt
+from zconsole.ui.kit.text import plain
+
+
+class HeaderBar(Widget):
+    """Host, versions, refresh age, and the DEMO / READ-ONLY / NOT ROOT badges."""
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Label("", id="facts")
+            yield Label("DEMO", id="badge-demo", classes="badge")
+            yield Label("READ-ONLY", id="badge-ro", classes="badge")
+            yield Label("NOT ROOT", id="badge-notroot", classes="badge")
+        with Horizontal(classes="second"):
+            yield Label("", id="refresh")
+            yield Label("", id="tabs")
+
+    def show(self, *, host: Host, reading: HostReading | None, now: float,
+             refreshing_since: float | None, paused: bool, read_only: bool,
+             error: str | None, title: str = "",
+             tabs: Sequence[tuple[str, str]] = ()) -> None:
+        parts = [f"zconsole · {title}" if title else "zconsole", host.label]
+        if reading is not None:
+            z = reading.zfs
+            if z.present and z.version:
+                parts.append("OpenZFS " + ".".join(str(n) for n in z.version))
+            elif z.present and z.userland:
+                parts.append(f"OpenZFS {z.userland}")
+            else:
+                parts.append(z.message)
+            if reading.kernel.value:
+                parts.append(f"kernel {reading.kernel.value}")
+        badges = (len(" DEMO ") + 1 if host.kind == "demo" else 0) + \
+            (len(" READ-ONLY ") + 1 if read_only else 0) + \
+            (len(" NOT ROOT ") + 1 if reading is not None and not reading.is_root else 0)
+        room = self.app.size.width - 2 - badges
+        # Drop whole facts from the end rather than cut one in the middle (a truncated
+        # "kernel 6.1.0-2" reads like a different version).
+        while len(parts) > 2 and len(" · ".join(parts)) > room:
+            parts.pop()
+        self.query_one("#facts", Label).update(plain(" · ".join(parts)))
+        self.query_one("#badge-demo").display = host.kind == "demo"
+        self.query_one("#badge-ro").display = read_only
+        self.query_one("#badge-notroot").display = (reading is not None
+                                                     and not reading.is_root)
+        if reading is None:
+            status = "reading the host…"
+        else:
+            status = f"refreshed {fmt.age(now - reading.taken_at)}"
+        if refreshing_since is not None and reading is not None:
+            status += f" · refreshing for {fmt.duration(now - refreshing_since)}"
+        if paused:
+            status += " · PAUSED (p to resume)"
+        if error:
+            status += f" · last refresh failed: {error}"
+        if reading is not None and not reading.is_root and reading.limitations:
+            status += " · not root: " + "; ".join(reading.limitations)
+        self.query_one("#refresh", Label).update(plain(status))
+        strip = Text()
+        for key, name in tabs:
+            strip.append(" ")
+            strip.append(f" {key} {name} ", style="reverse bold" if name == title else "")
+        self.query_one("#tabs", Label).update(strip)

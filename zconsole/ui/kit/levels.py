@@ -1,0 +1,77 @@
+"""How bad something is, as the screen shows it: a word, a symbol, and a colour.
+
+The judgement is `services.health.levels`'; here a `Severity` or a level word (`ok`, `warn`,
+`bad`, `off`) only gets its symbol and its colour. Colours are theme variables: in Content
+they are constant styles (`LEVEL_STYLE`); in a DataTable, whose cells are Rich Text, they are
+`LevelTable`'s component classes.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.content import Content
+from textual.widgets import DataTable
+
+from zconsole.model.finding import Severity
+from zconsole.services.health.levels import state_severity
+from zconsole.ui.kit.text import plain, plain_text
+
+# Every state is a word AND a symbol; colour only reinforces it.
+SEVERITY_LEVEL = {Severity.OK: "ok", Severity.INFO: "off", Severity.WARNING: "warn",
+                  Severity.CRITICAL: "bad", Severity.UNKNOWN: "warn"}
+LEVEL_SYMBOL = {"ok": "✔", "warn": "▲", "bad": "✖", "off": "○"}
+# The colour of each level (and of muted and highlighted text), as a Content style.
+LEVEL_STYLE = {"ok": "$health-ok", "warn": "$health-warn", "bad": "$health-bad",
+               "off": "$health-off", "muted": "$muted", "primary": "$primary"}
+
+
+def state_level(state: str) -> str:
+    """ONLINE -> ok, DEGRADED -> warn, FAULTED -> bad (services.health.levels judges)."""
+    return SEVERITY_LEVEL[state_severity(state)]
+
+
+def state_label(state: str) -> str:
+    """`✔ ONLINE`, `▲ DEGRADED`, `✖ FAULTED`, `? UNKNOWN`: the symbol, then the word."""
+    severity = state_severity(state)
+    symbol = severity.symbol if severity is Severity.UNKNOWN else \
+        LEVEL_SYMBOL[SEVERITY_LEVEL[severity]]
+    return f"{symbol} {state}"
+
+
+def state_content(state: str) -> Content:
+    """A pool or vdev state with its symbol, in its level's colour."""
+    return plain(state_label(state), LEVEL_STYLE[state_level(state)])
+
+
+class LevelTable(DataTable[Text | str]):
+    """A DataTable whose cells can be coloured by level (theme variables, via component
+    classes: Rich Text in a cell cannot name a theme variable itself)."""
+
+    COMPONENT_CLASSES = {f"level--{name}" for name in LEVEL_STYLE}
+
+    DEFAULT_CSS = """
+    LevelTable > .level--ok { color: $health-ok; }
+    LevelTable > .level--warn { color: $health-warn; }
+    LevelTable > .level--bad { color: $health-bad; }
+    LevelTable > .level--off { color: $health-off; }
+    LevelTable > .level--muted { color: $muted; }
+    LevelTable > .level--primary { color: $primary; }
+    """
+
+    def level_style(self, level: str) -> Style:
+        """The colour of `level` (a key of LEVEL_STYLE) as a Rich style; none for ""."""
+        if not level:
+            return Style()
+        return self.get_component_rich_style(f"level--{level}", partial=True)
+
+    def level_text(self, text: object, level: str = "", *, bold: bool = False) -> Text:
+        """A cell: `text` (host text allowed: it goes through `plain`) in `level`'s colour."""
+        style = self.level_style(level)
+        if bold:
+            style += Style(bold=True)
+        return plain_text(text, style)
+
+    def state_cell(self, state: str) -> Text:
+        """A pool or vdev state with its symbol, in its level's colour."""
+        return self.level_text(state_label(state), state_level(state))

@@ -1,0 +1,177 @@
+"""One pool's vdev tree as a table.
+
+Two column sets share the tree: **health** (state, READ/WRITE/CKSUM errors, size, notes) and
+**performance** (busy time, kernel r/w await, ZFS disk_wait, a latency trend), toggled with
+`m`; at 80 columns both fit, side by side they would not. The slow disk of a vdev stands out
+in both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rich.style import Style
+from rich.text import Text
+
+from zconsole.model.finding import Finding
+from zconsole.model.pool import Pool, Section, Vdev
+from zconsole.services import fmt
+from zconsole.services.read.pools import LeafMetrics
+from zconsole.ui.kit.levels import LevelTable, state_level
+from zconsole.ui.kit.text import fit, plain_text, spark
+
+HEALTH_COLUMNS = ("NAME", "STATE", "READ", "WRITE", "CKSUM", "SIZE", "NOTE")
+PERF_COLUMNS = ("NAME", "STATE", "BUSY", "R AWAIT", "W AWAIT", "ZFS R/W", "TREND")
+WIDE_PERF_COLUMNS = ("DISK", "SERIAL")
+# Width of everything but NAME, cell padding (1 each side) included, plus NAME's own padding
+# (2) and the screen's margins and scrollbar (3).
+#   health: STATE 12, READ 6, WRITE 7, CKSUM 7, SIZE 8, NOTE 17 ("too many errors")
+#   performance: STATE 12, BUSY 6, R AWAIT 9, W AWAIT 9, ZFS R/W 11, TREND 10
+HEALTH_FIXED = 12 + 6 + 7 + 7 + 8 + 17 + 2 + 3
+PERF_FIXED = 12 + 6 + 9 + 9 + 11 + 10 + 2 + 3
+WIDE_EXTRA = 10 + 18  # DISK, SERIAL: shown when the terminal is at least this much wider
+MIN_NAME_WIDTH = 18
+TREND_WIDTH = 8
+
+SECTION_TITLE = {Section.LOGS: "logs", Section.CACHE: "cache", Section.SPARES: "spares",
+                 Section.SPECIAL: "special", Section.DEDUP: "dedup"}
+
+
+def tree_rows(top: Vdev, last: bool) -> list[tuple[str, tuple[str, ...], Vdev]]:
+    """(guide prefix, vdev path, vdev) for a top-level vdev and its children, drawn like
+    tree(1): the guides survive copy-paste and any renderer, unlike leading spaces."""
+    out: list[tuple[str, tuple[str, ...], Vdev]] = []
+
+    def visit(v: Vdev, lead: str, is_last: bool, path: tuple[str, ...]) -> None:
+        here = (*path, v.name)
+        out.append((lead + ("└─ " if is_last else "├─ "), here, v))
+        child_lead = lead + ("   " if is_last else "│  ")
+        for j, c in enumerate(v.children):
+            visit(c, child_lead, j == len(v.children) - 1, here)
+
+    visit(top, "", last, ())
+    return out
+
+
+def fit_name(indent: str, name: str, width: int) -> str:
+    """Shorten a long by-id name in the middle, keeping its start (bus, model) and its end
+    (the serial, which is what is printed on the disk's label). Too little room for that
+    (under 12 cells): the whole name."""
+    room = width - len(indent)
+    return indent + (name if room < 12 else fit(name, room, "middle"))
+
+
+def columns_for(performance: bool, width: int) -> tuple[tuple[str, ...], int]:
+    """The column set and the width everything but NAME takes, at this terminal width."""
+    if not performance:
+        return HEALTH_COLUMNS, HEALTH_FIXED
+    if width >= PERF_FIXED + WIDE_EXTRA + 30:
+        return PERF_COLUMNS[:2] + WIDE_PERF_COLUMNS + PERF_COLUMNS[2:], PERF_FIXED + WIDE_EXTRA
+    return PERF_COLUMNS, PERF_FIXED
+
+
+def name_width(pool: Pool, fixed: int, width: int) -> int:
+    """Room for the NAME column: the longest name with its tree guides, but never so wide
+    that the other columns fall off the terminal (80 columns included)."""
+    longest = max(len("   " * (d + 1) + v.name) for _, d, v in pool.walk())
+    return min(longest, max(MIN_NAME_WIDTH, width - fixed))
+
+
+def counters(v: Vdev | None) -> tuple[str, str, str]:
+    if v is None:
+        return ("", "", "")
+
+    def c(x: int | None) -> str:
+        return "-" if x is None else str(x)
+
+    return (c(v.read_errors), c(v.write_errors), c(v.checksum_errors))
+
+
+class VdevTable(LevelTable):
+    """The pool row, then each section's vdevs as a tree. Rows are keyed
+    `pool`, `pool:section` and `pool:section:top/child/...`, so a cursor is found again by
+    key after a refresh."""
+
+    DEFAULT_CSS = """
+    VdevTable {
+        height: auto;
+        max-height: 30;
+        overflow-x: hidden;
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=False, show_cursor=False,
+                         classes="vdevs")
+
+    @property
+    def cursor_key(self) -> str | None:
+        """The key of the row under the cursor (None when the table is empty)."""
+        if self.row_count == 0 or not self.is_valid_coordinate(self.cursor_coordinate):
+            return None
+        key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+        return str(key) if key is not None else None
+
+    def show(self, pool: Pool, *, performance: bool, columns: tuple[str, ...],
+             name_room: int, sizes: Mapping[str, int | None], slow: Mapping[str, Finding],
+             leaves: Mapping[tuple[str, ...], LeafMetrics]) -> None:
+        """Rebuild the rows; the cursor stays on the same vdev."""
+        keep = self.cursor_key
+        self.clear(columns=True)
+        self.add_columns(*columns)
+        top = max((x for m in leaves.values() for x in m.trend), default=0.0)
+        blank = ("",) * (len(columns) - 2)
+        pool_cells = (counters(pool.root) + (fmt.size(sizes.get(pool.name), short=True), "")
+                      if not performance else blank)
+        self.add_row(plain_text(pool.name, "bold"), self.state_cell(pool.state), *pool_cells,
+                     key=pool.name)
+        for section in Section:
+            tops = pool.section(section)
+            if not tops:
+                continue
+            if section in SECTION_TITLE:
+                self.add_row(Text(SECTION_TITLE[section], style="italic"), "", *blank,
+                             key=f"{pool.name}:{section.value}")
+            for i, tv in enumerate(tops):
+                for prefix, path, v in tree_rows(tv, last=(i == len(tops) - 1)):
+                    name = plain_text(fit_name(prefix, v.name, name_room))
+                    if v.name in slow:
+                        name.stylize(self.level_style("warn") + Style(bold=True), len(prefix))
+                    cells = (self._perf_cells(v, leaves.get(path), top, slow, columns)
+                             if performance else self._health_cells(v, sizes, slow))
+                    self.add_row(name, self.state_cell(v.state), *cells,
+                                 key=f"{pool.name}:{section.value}:{'/'.join(path)}")
+        if keep is not None and keep in {k.value for k in self.rows}:
+            self.move_cursor(row=self.get_row_index(keep), animate=False)
+
+    def _health_cells(self, v: Vdev, sizes: Mapping[str, int | None],
+                      slow: Mapping[str, Finding]) -> tuple[Text | str, ...]:
+        note = v.note or ""
+        if v.name in slow:
+            f = slow[v.name]
+            factor = f"{f.factor:.1f}×" if f.factor is not None else ""
+            note = (f"▲ SLOW {factor} " + note).strip()
+        if v.resilvering and "resilvering" not in note:
+            note = ("(resilvering) " + note).strip()
+        errors = tuple(self.level_text(x, "bad") if x not in ("0", "-", "") else x
+                       for x in counters(v))
+        stands_out = v.name in slow or state_level(v.state) != "ok"
+        note_text = self.level_text(note, "warn" if stands_out else "")
+        return (*errors, fmt.size(sizes.get(v.name), short=True), note_text)
+
+    @staticmethod
+    def _perf_cells(v: Vdev, m: LeafMetrics | None, top: float, slow: Mapping[str, Finding],
+                    columns: tuple[str, ...]) -> tuple[Text | str, ...]:
+        if v.children or m is None:
+            return ("",) * (len(columns) - 2)
+        busy = "-" if m.busy_pct is None else f"{m.busy_pct:.0f}%"
+        zfs = (f"{fmt.ms(m.zfs_wait_read_ms)}/{fmt.ms(m.zfs_wait_write_ms)}"
+               if (m.zfs_wait_read_ms is not None or m.zfs_wait_write_ms is not None) else "-")
+        trend = spark(m.trend, TREND_WIDTH, top) if top > 0 else ""
+        if v.name in slow:
+            trend = trend or "▲"
+        cells: tuple[Text | str, ...] = (busy, fmt.ms(m.r_await_ms), fmt.ms(m.w_await_ms),
+                                         zfs, trend)
+        if "SERIAL" in columns:
+            cells = (plain_text(m.disk or "-"), plain_text(m.serial or "-"), *cells)
+        return cells
