@@ -177,9 +177,11 @@ class RemovalInfo:
     """A `remove:` line (top-level device removal, `zpool remove POOL VDEV`) or the JSON
     `removal_stats`.
 
-    In progress zpool names the vdev (`Evacuation of /dev/vdc1`, `of mirror-1`); finished it
-    gives only its index (`Removal of vdev 1 copied 300M in 0h1m, completed on ...`): `vdev`
-    is then None and `vdev_index` set. `eta_seconds` is zpool's (`0h3m to go`, minutes),
+    In progress zpool names the vdev as it prints it (`Evacuation of /dev/da0p4`, and a
+    container by its type alone: `Evacuation of mirror`); the tree row being evacuated has
+    Vdev.removing. Finished it gives only its index (`Removal of vdev 1 copied 300M in 0h1m,
+    completed on ...`): `vdev` is then None and `vdev_index` set. From JSON, `vdev` is the
+    name with its index (`mirror-1`, `indirect-1` once done: the `zpool list -v` row). `eta_seconds` is zpool's (`0h3m to go`, minutes),
     None for `(copy is slow, no estimated time)` (`slow`). `mapping_memory_bytes`: the
     `N memory used for removed device mappings` continuation line.
     """

@@ -32,8 +32,8 @@ collect_list_stats / collect_vdev_prop, OpenZFS 2.1 and 2.3):
   comma from the locale (`11,4T`) is read as a point. CAP is `0.68%` style on vdev rows and
   is kept as an integer percent (as -p prints it).
 
-Version traps: on 2.3 a leaf row prints its physical SIZE (vs_pspace); on 2.1 leaves print `-`
-for SIZE. With `-p` CAP is an integer percent, FRAG an integer, DEDUP a plain ratio ("1.00");
+Version traps: a leaf row prints its physical SIZE (vs_pspace) since early 2022 (OpenZFS
+commit 1282274f33: 2.1.11 and 2.3.2 both do); older builds print `-` for a leaf's SIZE. With `-p` CAP is an integer percent, FRAG an integer, DEDUP a plain ratio ("1.00");
 without `-p` they carry `%` and `x`. `-o` lists are not compatible with `-v`; vdev rows are
 skipped there. Refused: `zpool list -j` (JSON, 2.3+), headerless human rows (nothing names
 the columns), and headers naming columns zconsole does not read (`-o guid,...`).

@@ -218,6 +218,9 @@ def _rebuilds(stats: object) -> list[ScanInfo]:
     return out
 
 
+# A container named by its type alone (the index left out): `raidz1`, `mirror`, `indirect`.
+_UNINDEXED = re.compile(r"(?:mirror|indirect|replacing|spare|raidz[1-3]?|draid[1-3]?"
+                        r"(?::[0-9]{1,4}[a-z])*)")
 _DSS_STATE = {"SCANNING": ScanState.IN_PROGRESS, "FINISHED": ScanState.FINISHED,
               "CANCELED": ScanState.CANCELED}
 _THIRTY_DAYS = 30 * 24 * 3600
@@ -251,7 +254,12 @@ def _expand(stats: object, now: int | None) -> ExpandInfo | None:
     percent = max(copied or 0, 1) * 100.0 / total if total and state is not ScanState.FINISHED \
         else (100.0 if state is ScanState.FINISHED else None)
     eta = _left(copied, total, start, now) if state is ScanState.IN_PROGRESS else None
-    return ExpandInfo(vdev=_str(stats.get("name")), state=state, copied_bytes=copied,
+    # The JSON names the vdev without its index (`raidz1`, zpool_vdev_name(..., 0)); the
+    # text prints `raidz1-0` (name + "-" + expanding_vdev): the text's name is kept.
+    vdev, index = _str(stats.get("name")), _int(stats.get("expanding_vdev"))
+    if vdev is not None and index is not None and _UNINDEXED.fullmatch(vdev):
+        vdev = f"{vdev}-{index}"
+    return ExpandInfo(vdev=vdev, state=state, copied_bytes=copied,
                       total_bytes=total, percent_done=percent, eta_seconds=eta,
                       waiting_for_resilver=waiting,
                       slow=state is ScanState.IN_PROGRESS and now is not None and eta is None,
@@ -275,8 +283,12 @@ def _removal(stats: object, now: int | None) -> RemovalInfo | None:
     percent = max(copied or 0, 1) * 100.0 / total if total and state is ScanState.IN_PROGRESS \
         else (100.0 if state is ScanState.FINISHED else None)
     eta = _left(copied, total, start, now) if state is ScanState.IN_PROGRESS else None
-    return RemovalInfo(vdev=_str(stats.get("name")), state=state,
-                       vdev_index=_int(stats.get("removing_vdev")), copied_bytes=copied,
+    # Named without its index too (`mirror` while evacuating, `indirect` once done): with
+    # the index it is the row `zpool list -v` shows (`mirror-1`, `indirect-1`).
+    vdev, index = _str(stats.get("name")), _int(stats.get("removing_vdev"))
+    if vdev is not None and index is not None and _UNINDEXED.fullmatch(vdev):
+        vdev = f"{vdev}-{index}"
+    return RemovalInfo(vdev=vdev, state=state, vdev_index=index, copied_bytes=copied,
                        total_bytes=total, percent_done=percent, eta_seconds=eta,
                        slow=state is ScanState.IN_PROGRESS and now is not None and eta is None,
                        duration_seconds=end - start if state is ScanState.FINISHED
