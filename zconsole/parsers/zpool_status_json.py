@@ -323,7 +323,9 @@ def scan_eta_seconds(stats: dict[str, Any], now: int) -> int | None:
 
 def _vdev(name: str, d: dict[str, Any], children: tuple[Vdev, ...], *, spare_row: bool,
           resilver_running: bool) -> Vdev:
-    raw_state = str(d.get("state", "UNKNOWN"))
+    # dRAID vdevs on 2.3.2 carry no `state` (nor `vdev_type`, openzfs/zfs#18431): UNKNOWN,
+    # with no raw state, rather than a guess from the children.
+    raw_state = _str(d.get("state"))
     aux = _str(d.get("aux"))
     vtype = str(d.get("vdev_type") or vdev_type_from_name(name)[0])
     parity = vdev_type_from_name(name)[1] if vtype in ("raidz", "draid") else None
@@ -340,7 +342,8 @@ def _vdev(name: str, d: dict[str, Any], children: tuple[Vdev, ...], *, spare_row
     counters = (None, None, None) if spare_row else (
         _int(d.get("read_errors")), _int(d.get("write_errors")),
         _int(d.get("checksum_errors")))
-    return Vdev(name=str(d.get("name", name)), type=vtype, state=state_to_name(raw_state, aux),
+    return Vdev(name=str(d.get("name", name)), type=vtype,
+                state=state_to_name(raw_state, aux) if raw_state is not None else "UNKNOWN",
                 read_errors=counters[0], write_errors=counters[1],
                 checksum_errors=counters[2], note=note, path=_str(d.get("path")),
                 guid=_str(d.get("guid")), children=children, raw_state=raw_state, aux=aux,
