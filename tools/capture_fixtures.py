@@ -48,11 +48,23 @@ TUNABLES = (
     "zfs_resilver_min_time_ms",
     "zfs_scan_vdev_limit",
     "zfs_vdev_scrub_max_active",
+    "zfs_removal_suspend_progress",
+    "raidz_expand_max_reflow_bytes",
+    "zfs_rebuild_vdev_limit",
+    "zfs_rebuild_max_segment",
 )
 MANY_SNAPSHOTS = {"tank/projects": 400, "tank/home": 250, "tank/projects/web": 100}
 SNAP_BATCH = 50
 DEFAULTS_FILE = "/tmp/zcap-tunable-defaults"
 THROTTLE_BPS = 8 * 1024 * 1024  # QEMU I/O limit on the disk being resilvered onto
+SLOW_BPS = 1024 * 1024  # QEMU I/O limit on every pool disk while an expansion/removal runs
+PARSERS_OUT = REPO / "tests" / "fixtures" / "parsers"
+GUEST_BEGIN = "<!-- guest captures (tools/capture_fixtures.py): begin -->"
+GUEST_END = "<!-- guest captures (tools/capture_fixtures.py): end -->"
+# Human forms of the reads zconsole itself makes scripted (-H -p): what operators paste.
+HUMAN_LIST = ("zpool list", "zpool list -v", "zpool list -vp", "zpool list -p")
+HUMAN_IOSTAT = ("zpool iostat -v", "zpool iostat -vl", "zpool iostat -vly 1 3",
+                "zpool iostat -l", "zpool iostat -q", "zpool iostat -vq")
 
 
 def load_testvm() -> ModuleType:
@@ -77,6 +89,10 @@ class Guest:
     defaults: dict[str, str] = field(default_factory=dict)
     after_capture: list[str] = field(default_factory=list)
     throttled: list[str] = field(default_factory=list)  # disks QEMU is throttling
+    version: str = ""  # "2.3.2", as `zfs version` says
+    state: str = ""  # the state being set up
+    # parser fixtures written for this state: (kind folder, file name, command)
+    outputs: list[tuple[str, str, str]] = field(default_factory=list)
 
     def sh(self, cmd: str, *, log: bool = True, check: bool = True, timeout: float = 600
            ) -> str:
@@ -95,6 +111,11 @@ class Guest:
 
     def note(self, text: str) -> None:
         self.steps.append(f"# {text}")
+
+    def throttle(self, disks: list[str], bps: int) -> None:
+        for d in disks:
+            self.monitor(f"block_set_io_throttle drv-{d} {bps} 0 0 0 0 0")
+            self.throttled.append(d)
 
     def unthrottle(self) -> None:
         while self.throttled:
@@ -317,6 +338,207 @@ def st_many_snapshots(g: Guest) -> str:
             "tank/projects-older (a clone of that clone) and tank/home-restore")
 
 
+def save_output(g: Guest, kind: str, slug: str, cmd: str, *, timeout: float = 300) -> str:
+    """Run a read-only command in the guest and keep its stdout, verbatim, as a parser
+    fixture `tests/fixtures/parsers/KIND/guest-zfs-VER-STATE-SLUG.txt`."""
+    out = g.quiet(cmd, timeout=timeout)
+    if not out.strip():
+        raise RuntimeError(f"`{cmd}` printed nothing")
+    name = f"guest-zfs-{g.version}-{g.state}-{slug}.txt"
+    (PARSERS_OUT / kind / name).write_text(out)
+    g.outputs.append((kind, name, cmd))
+    g.note(f"recorded `{cmd}` -> tests/fixtures/parsers/{kind}/{name}")
+    return out
+
+
+def human_forms(g: Guest) -> None:
+    """The human `zpool list` / `zpool iostat` forms of this state (see HUMAN_*)."""
+    def slug(cmd: str) -> str:
+        return "_".join(cmd.split()[2:]).replace("-", "") or "plain"
+
+    for cmd in HUMAN_LIST:
+        save_output(g, "zpool-list", slug(cmd), cmd)
+    for cmd in HUMAN_IOSTAT:
+        save_output(g, "zpool-iostat", slug(cmd), cmd)
+
+
+def status_series(g: Guest, count: int, every: float) -> None:
+    """`date +%s; zpool status tank` every `every` seconds, `count` times, in one guest shell
+    loop: real readings over time, for zconsole's own pace and ETA."""
+    save_output(g, "zpool-status", "series",
+                f"for i in $(seq 1 {count}); do date +%s; zpool status tank; "
+                f"sleep {every:g}; done", timeout=count * (every + 60))
+
+
+def poll_status(g: Guest, what: str, pattern: str, timeout: float = 900) -> re.Match[str]:
+    """Poll `zpool status tank` until `pattern` matches; the match."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m = re.search(pattern, g.quiet("zpool status tank"), re.M)
+        if m:
+            return m
+        time.sleep(1)
+    raise RuntimeError(f"{what}: `{pattern}` never showed in zpool status")
+
+
+def hold_figure(g: Guest, pattern: str) -> str:
+    """After a freeze, I/O already issued still completes: wait until `pattern`'s figure in
+    `zpool status tank` holds over 3 s; the figure."""
+    def figure() -> str | None:
+        m = re.search(pattern, g.quiet("zpool status tank"), re.M)
+        return m.group(1) if m else None
+    last, cur = None, figure()
+    while cur != last:
+        time.sleep(3)
+        last, cur = cur, figure()
+    if cur is None:
+        raise RuntimeError(f"`{pattern}` gone from zpool status after the freeze")
+    return cur
+
+
+def random_data(g: Guest, path: str, mib: int) -> None:
+    # /dev/urandom is slow under TCG: 16 MiB of it, repeated (no dedup: written in full).
+    g.sh("head -c 16M /dev/urandom > /tmp/r16")
+    g.sh(f"for i in $(seq 1 {max(mib // 16, 1)}); do cat /tmp/r16; done > {path}")
+
+
+def st_all_classes(g: Guest) -> str:
+    for d in ("vdd", "vde"):
+        g.sh(f"sgdisk -n1:0:+200M -c1:log -n2:0:+400M -c2:special -n3:0:0 -c3:dedup /dev/{d}")
+    g.sh("udevadm settle")
+    g.sh("zpool create tank mirror vdb vdc log mirror vdd1 vde1 special mirror vdd2 vde2 "
+         "dedup mirror vdd3 vde3 cache vdf spare vdg")
+    g.sh("zfs create -o sync=always tank/db")
+    g.sh("zfs create -o special_small_blocks=64K -o dedup=on tank/small")
+    random_data(g, "/tank/db/wal.bin", 32)
+    g.sh("for i in $(seq 1 100); do head -c 8K /dev/urandom > /tank/small/f$i; done")
+    g.sh("sync")
+    # A writer during the capture that stops by itself (after its current write) once
+    # /tmp/load.run is gone: killing it mid-write left the dataset busy for the next reset.
+    g.sh("touch /tmp/load.run")
+    g.sh("nohup sh -c 'while [ -e /tmp/load.run ]; do cat /tmp/r16 > /tank/db/load.bin; sync; "
+         "done' >/dev/null 2>&1 & echo $! > /tmp/load.pid")
+    g.after_capture.append("rm -f /tmp/load.run; "
+                           "while kill -0 $(cat /tmp/load.pid) 2>/dev/null; do sleep 0.5; done")
+    human_forms(g)
+    return ("all-classes: data mirror-0 (vdb, vdc); log mirror (vdd1, vde1); special mirror "
+            "(vdd2, vde2); dedup mirror (vdd3, vde3); cache vdf; spare vdg; a sync writer loop "
+            "during the capture; the human `zpool list` and `zpool iostat` forms recorded as "
+            "parser fixtures")
+
+
+def st_expand_in_progress(g: Guest) -> str:
+    g.sh("zpool create tank raidz1 vdb vdc vdd")
+    random_data(g, "/tank/data.bin", 256)
+    g.sh("sync")
+    g.throttle(["vdb", "vdc", "vdd", "vde"], SLOW_BPS)
+    g.sh("zpool attach tank raidz1-0 vde")
+    poll_status(g, "expansion", r"copied at .*, [1-9][0-9.]*% done")
+    g.note("polled `zpool status tank` until the expansion showed a percentage above 0")
+    status_series(g, 6, 5)
+    g.sh(f"echo 1 > {PARAMS}/raidz_expand_max_reflow_bytes")
+    pct = hold_figure(g, r"copied at \S+, ([0-9.]+)% done")
+    g.note(f"waited until the figure held: paused at {pct}% done")
+    g.unthrottle()
+    g.after_capture.append(f"echo 0 > {PARAMS}/raidz_expand_max_reflow_bytes")
+    save_output(g, "zpool-list", "v", "zpool list -v")
+    return ("raidz-expand-in-progress: raidz1-0 (vdb, vdc, vdd) with 256 MiB, `zpool attach "
+            "tank raidz1-0 vde` (raidz expansion); QEMU throttles every pool disk to 1 MiB/s; "
+            "a series of `zpool status` readings, then the expansion held part-way by "
+            "raidz_expand_max_reflow_bytes=1 for the capture")
+
+
+def st_expand_finished(g: Guest) -> str:
+    g.sh("zpool create tank raidz1 vdb vdc vdd")
+    random_data(g, "/tank/data.bin", 64)
+    g.sh("sync")
+    g.sh("zpool attach -w tank raidz1-0 vde")
+    g.sh("zpool wait -t scrub tank")
+    save_output(g, "zpool-list", "v", "zpool list -v")
+    return ("raidz-expand-finished: raidz1-0 (vdb, vdc, vdd) with 64 MiB, `zpool attach -w "
+            "tank raidz1-0 vde` (waits for the expansion), then the scrub that follows it")
+
+
+def _two_mirrors(g: Guest, mib: int) -> None:
+    g.sh("zpool create tank mirror vdb vdc mirror vdd vde")
+    random_data(g, "/tank/data.bin", mib)
+    g.sh("sync")
+
+
+def st_removal_in_progress(g: Guest) -> str:
+    # Two removals. The first runs throttled for a series of readings (the copied figure moves
+    # in steps of up to 64 MiB, zfs_remove_max_copy_bytes) and is let finish. Holding one
+    # part-way needs zfs_removal_suspend_progress=1 set while the copies are NOT throttled
+    # (under the throttle everything was already issued and it ran to the end once lifted):
+    # the second removal starts suspended, runs for a second, and is suspended again.
+    _two_mirrors(g, 512)
+    g.throttle(["vdb", "vdc", "vdd", "vde"], 4 * SLOW_BPS)
+    g.sh("zpool remove tank mirror-1")
+    poll_status(g, "removal", r"copied out of .*, [1-9][0-9.]*% done")
+    g.note("polled `zpool status tank` until the evacuation showed a percentage above 0")
+    status_series(g, 12, 5)  # long enough to see the figure move at least once
+    g.unthrottle()
+    g.sh("zpool wait -t remove tank")
+    g.sh("zpool add tank mirror vdf vdg")
+    g.sh(f"echo 1 > {PARAMS}/zfs_removal_suspend_progress")
+    g.sh("zpool remove tank mirror-0")
+    g.sh(f"echo 0 > {PARAMS}/zfs_removal_suspend_progress; sleep 1; "
+         f"echo 1 > {PARAMS}/zfs_removal_suspend_progress")
+    pct = hold_figure(g, r"copied out of \S+ at \S+, ([0-9.]+)% done")
+    if not 0 < float(pct) < 100:
+        raise RuntimeError(f"removal not held part-way ({pct}%)")
+    g.note(f"waited until the figure held: suspended at {pct}% done")
+    g.after_capture.append(f"echo 0 > {PARAMS}/zfs_removal_suspend_progress")
+    save_output(g, "zpool-list", "v", "zpool list -v")
+    save_output(g, "zpool-iostat", "vl_1_3", "zpool iostat -vl 1 3")
+    return ("removal-in-progress: mirror-0 (vdb, vdc) and mirror-1 (vdd, vde) with 512 MiB; "
+            "`zpool remove tank mirror-1` with QEMU throttling every pool disk to 4 MiB/s "
+            "(a series of `zpool status` readings), let finish; then `zpool add tank mirror "
+            "vdf vdg` and `zpool remove tank mirror-0`, held part-way by "
+            "zfs_removal_suspend_progress=1 for the capture (indirect-1 from the first)")
+
+
+def st_removal_finished(g: Guest) -> str:
+    _two_mirrors(g, 64)
+    g.sh("zpool remove -w tank mirror-1")
+    save_output(g, "zpool-list", "v", "zpool list -v")
+    save_output(g, "zpool-list", "vp", "zpool list -vp")
+    return ("removal-finished: mirror-0 (vdb, vdc) and mirror-1 (vdd, vde) with 64 MiB, "
+            "`zpool remove -w tank mirror-1` (waits for the evacuation): indirect-1 left behind")
+
+
+def st_draid_rebuild(g: Guest) -> str:
+    g.sh("zpool create -f tank draid1:1d:3c:1s vdb vdc vdd draid1:1d:3c:1s vde vdf vdg")
+    random_data(g, "/tank/data.bin", 256)
+    g.sh("sync")
+    # Smaller rebuild I/O, so the scanned figure follows the copy instead of racing ahead
+    # (2.1; on 2.3 the scanned figure still reaches its total within seconds).
+    g.set_param("zfs_rebuild_vdev_limit", 1048576)
+    g.set_param("zfs_rebuild_max_segment", 131072)
+    g.sh("zpool offline tank vdc")
+    g.sh("zpool offline tank vdf")
+    g.throttle(["vdb", "vdc", "vdd", "vde", "vdf", "vdg"], SLOW_BPS // 2)
+    g.sh("zpool replace -s tank vdc draid1-0-0")
+    g.sh("zpool replace -s tank vdf draid1-1-0")
+    poll_status(g, "rebuild", r"resilver \(draid1:1d:3c:1s-1\) in progress(?:.*\n){2}.*?"
+                r"[1-9][0-9.]*% done")
+    g.note("polled `zpool status tank` until the rebuild of draid1:1d:3c:1s-1 showed a "
+           "percentage above 0")
+    save_output(g, "zpool-iostat", "vl_1_3", "zpool iostat -vl 1 3")
+    status_series(g, 4, 3)
+    g.set_param("zfs_scan_suspend_progress", 1)
+    g.after_capture.append(f"echo 0 > {PARAMS}/zfs_scan_suspend_progress")
+    pct = hold_figure(g, r"\(draid1:1d:3c:1s-1\) in progress(?:.*\n){2}.*?([0-9.]+)% done")
+    g.note(f"waited until the figure held: suspended at {pct}% done")
+    g.unthrottle()
+    return ("draid-rebuild: two dRAID vdevs draid1:1d:3c:1s (vdb vdc vdd, vde vdf vdg) with "
+            "256 MiB; vdc and vdf offlined and replaced by their distributed spares with "
+            "`zpool replace -s` (sequential rebuilds, one per dRAID vdev); QEMU throttles every "
+            "pool disk to 512 KiB/s; `zpool iostat -vl 1 3` and a series of `zpool status` "
+            "readings during the rebuild, then held by zfs_scan_suspend_progress=1 for the "
+            "capture")
+
+
 STATES: dict[str, Callable[[Guest], str]] = {
     "healthy": st_healthy,
     "degraded-offline": st_degraded_offline,
@@ -327,7 +549,15 @@ STATES: dict[str, Callable[[Guest], str]] = {
     "logs-cache-special": st_classes,
     "dedup": st_dedup,
     "many-snapshots": st_many_snapshots,
+    "all-classes": st_all_classes,
+    "raidz-expand-in-progress": st_expand_in_progress,
+    "raidz-expand-finished": st_expand_finished,
+    "removal-in-progress": st_removal_in_progress,
+    "removal-finished": st_removal_finished,
+    "draid-rebuild": st_draid_rebuild,
 }
+# States that need a newer OpenZFS than 2.1 (raidz expansion came with 2.3).
+MIN_VERSION = {"raidz-expand-in-progress": (2, 3), "raidz-expand-finished": (2, 3)}
 
 
 # -- driver ----------------------------------------------------------------------------------
@@ -335,6 +565,8 @@ STATES: dict[str, Callable[[Guest], str]] = {
 def capture_state(g: Guest, name: str, out: Path) -> dict[str, Any]:
     g.steps = []
     g.after_capture = []
+    g.outputs = []
+    g.state = name
     t0 = time.monotonic()
     g.inst.reset()
     g.restore_params()
@@ -364,11 +596,47 @@ def capture_state(g: Guest, name: str, out: Path) -> dict[str, Any]:
         + "\n".join(g.steps + [f"# after the capture: {c}" for c in g.after_capture])
         + "\n")
     size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
+    if g.outputs:
+        when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
+        write_parser_sources(g, when)
     print(f"  {name}: {report.commands} commands, {report.files} files, {size // 1024} KiB, "
           f"setup {t_setup:.0f}s, capture {t_capture:.0f}s"
           + (f"; non-zero exits: {report.failed}" if report.failed else ""), flush=True)
     return {"state": name, "commands": report.commands, "bytes": size,
             "setup_s": round(t_setup, 1), "capture_s": round(t_capture, 1)}
+
+
+def write_parser_sources(g: Guest, when: str) -> None:
+    """Keep one line per guest-captured parser fixture in its folder's SOURCES.md, between
+    the GUEST_BEGIN/GUEST_END markers (lines of other files and flavours are kept)."""
+    for kind in sorted({k for k, _, _ in g.outputs}):
+        path = PARSERS_OUT / kind / "SOURCES.md"
+        text = path.read_text() if path.exists() else f"# {kind} fixtures\n"
+        rows: dict[str, str] = {}
+        if GUEST_BEGIN in text:
+            head, rest = text.split(GUEST_BEGIN, 1)
+            block, tail = rest.split(GUEST_END, 1)
+            for line in block.splitlines():
+                if line.startswith("| `guest-zfs-"):
+                    rows[line.split("`")[1]] = line
+        else:
+            head, tail = text.rstrip("\n") + "\n\n", "\n"
+        for k, name, cmd in g.outputs:
+            if k == kind:
+                rows[name] = (f"| `{name}` | {g.version} | `{g.state}` | `{cmd}` | {when} |")
+        block = "\n".join([
+            "## Captured on the QEMU test guest",
+            "",
+            "Real output of the OpenZFS guest of `tools/testvm` (Debian 12, kernel 6.1, QEMU "
+            "TCG), recorded verbatim by `tools/capture_fixtures.py` while it set up the named "
+            "state (its guest commands are in `tests/fixtures/capture/zfs-VER/STATE/setup.sh` "
+            "and `tests/fixtures/capture/SOURCES.md`). Regenerated with the state.",
+            "",
+            "| file | OpenZFS | state | command (in the guest) | captured (UTC) |",
+            "|---|---|---|---|---|",
+            *[rows[k] for k in sorted(rows)],
+        ])
+        path.write_text(f"{head}{GUEST_BEGIN}\n{block}\n{GUEST_END}{tail}")
 
 
 def _package(m: dict[str, Any], sdir: Path) -> str:
@@ -409,6 +677,20 @@ def write_sources(root: Path) -> None:
         "- `many-snapshots`: `zfs snapshot a@x a@y` is refused (\"multiple snapshots of same",
         "  fs not allowed\"), as is a channel program taking two snapshots of one dataset",
         "  (EAGAIN): each `zfs snapshot` call names one snapshot per dataset.",
+        "- Long operations are caught part-way the same way: QEMU throttles every pool disk",
+        "  (0.5-4 MiB/s, see setup.sh), a series of `zpool status` readings is kept as a",
+        "  parser fixture (`tests/fixtures/parsers/zpool-status/guest-zfs-*-series.txt`), then",
+        "  the operation is held for the capture: raidz expansion by",
+        "  `raidz_expand_max_reflow_bytes=1`, sequential rebuilds by",
+        "  `zfs_scan_suspend_progress=1`, device removal by `zfs_removal_suspend_progress=1`",
+        "  set while the copies are not throttled (under the throttle every copy was already",
+        "  issued and the removal ran to its end): `removal-in-progress` lets a first,",
+        "  throttled removal finish (its series) and holds a second one. All released after",
+        "  the capture.",
+        "- `raidz-expand-*` exist only for 2.3 (raidz expansion came with OpenZFS 2.3).",
+        "- The human `zpool list` / `zpool iostat` forms recorded in some states are parser",
+        "  fixtures (`tests/fixtures/parsers/zpool-list|zpool-iostat/guest-zfs-*`), listed in",
+        "  those folders' SOURCES.md.",
         "- Dates are the capture machine's clock.",
         "",
     ]
@@ -481,9 +763,17 @@ def main(argv: list[str] | None = None) -> int:
         g.defaults = dict(line.split("=", 1) for line in saved.split())
         print(f"tunables present: {g.defaults}", flush=True)
         version = inst.exec("zfs version").stdout.split()[0].removeprefix("zfs-")
-        out = args.out / f"zfs-{version.split('-')[0]}"
+        g.version = version.split("-")[0]
+        out = args.out / f"zfs-{g.version}"
         out.mkdir(parents=True, exist_ok=True)
-        results = [capture_state(g, s, out) for s in (args.state or list(STATES))]
+        have = tuple(int(x) for x in g.version.split(".")[:2])
+        wanted = args.state or [s for s in STATES if have >= MIN_VERSION.get(s, (0, 0))]
+        for s in wanted:
+            if have < MIN_VERSION.get(s, (0, 0)):
+                raise SystemExit(f"state {s} needs OpenZFS {MIN_VERSION[s]}, guest has {g.version}")
+        results = []
+        for s in wanted:
+            results.append(capture_state(g, s, out))
         inst.reset()
         g.restore_params()
     finally:

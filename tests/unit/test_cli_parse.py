@@ -14,9 +14,9 @@ FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers"
 STATUS = FIX / "zpool-status"
 
 POOL_KEYS = {"name", "state", "status", "action", "scan", "errors", "vdevs", "logs", "cache",
-             "spares", "special", "dedup"}
+             "spares", "special", "dedup", "scans", "expand", "remove", "classes"}
 NODE_KEYS = {"name", "type", "state", "read_errors", "write_errors", "checksum_errors", "note",
-             "path"}
+             "path", "removing"}
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -171,3 +171,98 @@ def test_hostile_names_never_reach_the_terminal(capsys: pytest.CaptureFixture[st
     assert not any(c in out or c in err for c in CONTROL)
     if not as_json:
         assert "tank\\x1b]52;c;" in out and "\\u202e" in out
+
+
+# ------------------------------------------------------------------ issue 10: pasted human forms
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+
+
+def test_human_zpool_list_json_keeps_the_tree_and_says_what_is_rounded(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "parse", "zpool-list", "--json",
+                     str(FIX / "zpool-list" / "belgianbeer-debian-list-v-indirect-0-expandsz.txt"))
+    assert rc == 0
+    (pool,) = json.loads(out)
+    assert pool["name"] == "zroot" and pool["exact"] is False and pool["altroot"] == "/mnt"
+    assert pool["size"] == round(99.5 * 2**30) and pool["expandsize"] == 132 * 2**30
+    assert [(v["name"], v["depth"], v["parent"], v["section"]) for v in pool["vdevs"]] == [
+        ("indirect-0", 0, None, "vdevs"), ("mirror-1", 0, None, "vdevs"),
+        ("sdc", 1, 1, "vdevs"), ("sdb", 1, 1, "vdevs")]
+    assert pool["vdevs"][0]["exact"] is True  # all `-`
+    rc, out, _ = run(capsys, "parse", "zpool-list",
+                     str(FIX / "zpool-list" / "belgianbeer-debian-list-v-indirect-0-expandsz.txt"))
+    assert rc == 0 and "indirect-0" in out and "mirror-1" in out
+
+
+def test_human_zpool_iostat_reports_and_since_boot(capsys: pytest.CaptureFixture[str]) -> None:
+    f = str(FIX / "zpool-iostat" / "issue3633-zol-iostat-pool-1-3-old-header.txt")
+    rc, out, _ = run(capsys, "parse", "zpool-iostat", "--json", f)
+    assert rc == 0
+    reports = json.loads(out)
+    assert [[(p["pool"], p["report"], p["since_boot"]) for p in r] for r in reports] == [
+        [("backup", 0, True)], [("backup", 1, False)], [("backup", 2, False)]]
+    assert reports[0][0]["pool_row"]["write_bytes"] == 266 * 1024
+    rc, out, _ = run(capsys, "parse", "zpool-iostat", "--json", "-y", f)
+    assert rc == 0 and json.loads(out)[0][0]["since_boot"] is False
+    rc, out, _ = run(capsys, "parse", "zpool-iostat", f)
+    assert rc == 0 and "backup" in out and "(nothing)" not in out
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("this is not iostat\n", "this is not iostat"),
+    ("              capacity     operations     bandwidth\n"
+     "pool        alloc   free   read  write   read  write\n"
+     "----------  -----  -----  -----  -----  -----  -----\n"
+     "tank        1G  2G  3  4  5K  6Q\n", "line 4"),
+])
+def test_iostat_that_does_not_read_exits_3_with_the_line(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, text: str,
+        shown: str) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    rc, out, err = run(capsys, "parse", "zpool-iostat", "-")
+    assert rc == 3 and out == "" and shown in err
+
+
+def test_histograms_are_refused_with_a_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = run(capsys, "parse", "zpool-iostat",
+                       str(FIX / "zpool-iostat" / "wener-iostat-r-request-size-histogram.txt"))
+    assert rc == 3 and out == "" and "histogram" in err
+
+
+def test_status_json_carries_long_operations(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "parse", "zpool-status", "--json",
+                     str(STATUS / "belgianbeer-freebsd-remove-evacuation-in-progress.txt"))
+    assert rc == 0
+    (pool,) = json.loads(out)["pools"]
+    assert pool["remove"]["vdev"] == "/dev/da0p4" and pool["remove"]["state"] == "in_progress"
+    assert pool["remove"]["percent_done"] == 22.57 and pool["expand"] is None
+    assert [v["removing"] for v in pool["vdevs"]] == [True, False]
+    rc, out, _ = run(capsys, "parse", "zpool-status", "--json",
+                     str(STATUS / "issue16803-truenas-expand-over-100pct-head-fragment.txt"))
+    (pool,) = json.loads(out)["pools"]
+    assert pool["expand"]["slow"] is True and pool["expand"]["percent_done"] == 100.25
+    rc, out, _ = run(capsys, "parse", "zpool-status", "--json",
+                     str(STATUS / "openzfs-docs-msg-K4-logs-faulted-bad-intent-log.txt"))
+    (pool,) = json.loads(out)["pools"]
+    assert pool["classes"] == {"logs": {"state": "FAULTED", "read_errors": 0,
+                                        "write_errors": 0, "checksum_errors": 0,
+                                        "note": "bad intent log"}}
+    assert [v["name"] for v in pool["vdevs"]] == ["c3t2d0"]
+    rc, out, _ = run(capsys, "parse", "zpool-status",
+                     str(STATUS / "openzfs-docs-msg-K4-logs-faulted-bad-intent-log.txt"))
+    assert rc == 0 and "logs  ✖ FAULTED  bad intent log" in out
+
+
+def test_readme_documents_every_key_the_json_has(capsys: pytest.CaptureFixture[str]) -> None:
+    block = README.split("For `zpool-status --json` the shape is stable")[1].split("```")[1]
+    for name in ("belgianbeer-freebsd-remove-evacuation-in-progress.txt",
+                 "mtlynch-expand-finished-full-wide-usb-names.txt",
+                 "openzfs-docs-msg-K4-logs-degraded.txt"):
+        rc, out, _ = run(capsys, "parse", "zpool-status", "--json", str(STATUS / name))
+        (pool,) = json.loads(out)["pools"]
+        keys = set(pool) | set(pool["scan"] or {}) | set(pool["expand"] or {}) \
+            | set(pool["remove"] or {}) | {k for c in pool["classes"].values() for k in c}
+        keys |= {k for v in pool["vdevs"] for k in v}
+        for key in keys:
+            assert f'"{key}"' in block, key

@@ -25,6 +25,7 @@ from zconsole.parsers.version import parse_zfs_version
 from zconsole.parsers.zfs_list import parse_zfs_list
 from zconsole.parsers.zpool_iostat import parse_zpool_iostat
 from zconsole.parsers.zpool_list import parse_zpool_list, parse_zpool_list_columns
+from zconsole.parsers.zpool_status import parse_expand_text, parse_removal_text
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers"
 FUZZ = settings(max_examples=200, deadline=None,
@@ -51,6 +52,11 @@ PARSERS: dict[str, tuple[Callable[[str], Any], str]] = {
                            "zpool-list"),
     "zpool-iostat": (parse_zpool_iostat, "zpool-iostat"),
     "zpool-iostat-tree": (lambda t: parse_zpool_iostat(t, TREE), "zpool-iostat"),
+    "zpool-iostat-y": (lambda t: parse_zpool_iostat(t, omitted_since_boot=True), "zpool-iostat"),
+    # the `expand:` / `remove:` entries, read on their own (status text is fuzzed in
+    # test_zpool_status_fuzz.py)
+    "zpool-expand": (lambda t: parse_expand_text(t.split("expand:", 1)[-1]), "zpool-status"),
+    "zpool-remove": (lambda t: parse_removal_text(t.split("remove:", 1)[-1]), "zpool-status"),
     "zfs-list": (lambda t: parse_zfs_list(t, ["name", "used", "refer", "origin", "clones"]),
                  "zfs-list"),
     "props": (parse_get, "props"),

@@ -26,6 +26,8 @@ from zconsole.parsers.iproute import (
     parse_ip_link,
     parse_proc_net_vlan,
 )
+from zconsole.parsers.zpool_iostat import parse_zpool_iostat
+from zconsole.parsers.zpool_list import parse_zpool_list
 from zconsole.parsers.zpool_status import parse_zpool_status
 from zconsole.parsers.zpool_status_json import parse_zpool_status_json
 
@@ -59,10 +61,19 @@ def _assert_contract(parse: Callable[[str], Any], text: str, what: str) -> int:
     return work
 
 
+def spread(samples: list[str], n: int = 10) -> list[str]:
+    """At most n samples spread over the (content-sorted) list, first and last included: the
+    human forms sort first, the scripted ones last, and both must be covered."""
+    if len(samples) <= n:
+        return samples
+    step = (len(samples) - 1) / (n - 1)
+    return [samples[round(i * step)] for i in range(n)]
+
+
 @pytest.mark.parametrize("kind", sorted(ALL))
 def test_hostile_shapes_keep_the_contract_in_linear_work(kind: str) -> None:
     parse, samples = ALL[kind]
-    for i, base in enumerate(samples[:8]):
+    for i, base in enumerate(spread(samples)):
         for shape, text in shapes(base):
             _assert_contract(parse, text, f"{kind} sample {i} {shape}")
 
@@ -76,6 +87,35 @@ def test_a_ten_thousand_digit_scan_line_is_read_in_linear_work() -> None:
     w_big = _assert_contract(parse_zpool_status, big, "10 000 digits")
     # ten times the digits, about ten times the work (a quadratic pattern gives ~100x)
     assert w_big <= 12 * w_small
+
+
+@pytest.mark.parametrize(("name", "old"), [
+    ("belgianbeer-freebsd-remove-evacuation-in-progress.txt", "158M copied out of"),
+    ("issue16803-truenas-expand-over-100pct-head-fragment.txt", "12.8T / 12.8T copied"),
+])
+def test_ten_thousand_digit_expand_and_remove_lines_are_linear(name: str, old: str) -> None:
+    base = (FIX / "zpool-status" / name).read_text()
+    assert old in base
+    small = base.replace(old, "9" * 1_000 + " " + old)
+    big = base.replace(old, "9" * 10_000 + " " + old)
+    w_small = _assert_contract(parse_zpool_status, small, "1 000 digits")
+    w_big = _assert_contract(parse_zpool_status, big, "10 000 digits")
+    assert w_big <= 12 * w_small
+
+
+def test_many_distinct_rows_in_one_human_report_are_linear() -> None:
+    """Thousands of pool rows in one iostat report and vdev rows in one list: every row is
+    checked against the report's pools once (a set), never against every earlier one."""
+    iostat = (FIX / "zpool-iostat" / "issue3633-zol-iostat-pool-1-3-old-header.txt").read_text()
+    head, row = "\n".join(iostat.splitlines()[:3]), iostat.splitlines()[3]
+    for n in (1_000, 10_000):
+        text = head + "\n" + "\n".join(row.replace("backup", f"p{i:<5}", 1)
+                                        for i in range(n)) + "\n"
+        _assert_contract(parse_zpool_iostat, text, f"{n} pools")
+    listing = (FIX / "zpool-list" / "belgianbeer-freebsd-list-v-mirror-da0p4.txt").read_text()
+    lines = listing.splitlines()
+    text = "\n".join(lines[:3] + [lines[3].replace("da0p4", f"d{i:<4}") for i in range(10_000)])
+    _assert_contract(parse_zpool_list, text, "10 000 vdev rows")
 
 
 JSON_PARSERS: dict[str, Callable[[str], Any]] = {

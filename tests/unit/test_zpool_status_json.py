@@ -59,7 +59,7 @@ def test_232_json_and_text_give_the_same_tree() -> None:
     mirror = pt.vdevs[0]
     pt_detached = replace(mirror, children=tuple(c for c in mirror.children if c.name != "vdd"))
     assert tree((pt_detached,)) == tree(pj.vdevs)
-    assert pools_to_json([replace(pt, vdevs=(pt_detached,), scan=None, errors=None)]) == \
+    assert pools_to_json([replace(pt, vdevs=(pt_detached,), scan=None, scans=(), errors=None)]) == \
         pools_to_json([replace(pj, vdevs=tuple(replace(v, children=tuple(
             replace(c, path=None) for c in v.children)) for v in pj.vdevs))])
 
@@ -184,11 +184,15 @@ def test_empty_pools() -> None:
 
 # ------------------------------------------------------------------ documented --json shape
 
+# The documented shape: the original keys, in their order, then the keys added since (adding is
+# allowed, renaming is not).
 POOL_KEYS = ["name", "state", "status", "action", "scan", "errors", "vdevs", "logs", "cache",
-             "spares", "special", "dedup"]
+             "spares", "special", "dedup", "scans", "expand", "remove", "classes"]
 NODE_KEYS = ["name", "type", "state", "read_errors", "write_errors", "checksum_errors",
-             "note", "path"]
-SCAN_KEYS = ["function", "state", "percent_done", "eta_seconds", "raw"]
+             "note", "path", "removing"]
+SCAN_KEYS = ["function", "state", "percent_done", "eta_seconds", "raw", "paused",
+             "rebuild_vdev", "examined_bytes", "issued_bytes", "total_bytes", "processed_bytes",
+             "errors", "exact"]
 
 
 def _check_node(node: dict[str, Any]) -> None:
@@ -225,7 +229,7 @@ def test_pools_to_json_shape_everywhere() -> None:
             assert list(p["scan"]) == SCAN_KEYS
             assert p["scan"]["function"] in ("scrub", "resilver", None)
             assert p["scan"]["state"] in ("in_progress", "finished", "canceled", None)
-        for section in POOL_KEYS[6:]:
+        for section in POOL_KEYS[6:12]:
             for node in p[section]:
                 _check_node(node)
 
@@ -236,7 +240,7 @@ def test_pools_to_json_values() -> None:
     assert doc["spares"] == [{"name": "sdd", "type": "disk", "state": "INUSE",
                               "read_errors": None, "write_errors": None,
                               "checksum_errors": None, "note": "currently in use",
-                              "path": None}]
+                              "path": None, "removing": False}]
     assert doc["scan"]["function"] == "resilver" and doc["scan"]["state"] == "finished"
     leaf = doc["vdevs"][0]["children"][0]
     assert "children" not in leaf and leaf["name"] == "sdb"
@@ -251,3 +255,19 @@ def test_to_jsonable_generic() -> None:
     assert to_jsonable(r)["scan"]["function"] == "resilver"
     assert to_jsonable((ScanState.PAUSED, {1: (2,)})) == ["paused", {"1": [2]}]
     json.dumps(to_jsonable(_all_pools()))
+
+
+# ------------------------------------------------------------------ issue 10
+
+
+def test_root_without_vdev_type_or_state_man_page_example() -> None:
+    """zpool-status(8) Example 2: the root `tank` has no vdev_type, guid or state, and vdev
+    states are `HEALTHY`. The real top vdevs come out, not a `disk` named after the pool."""
+    (p,) = parse_zpool_status_json(load("man-zpool-status-8-example2.json"))
+    assert p.root is not None and (p.root.name, p.root.type) == ("tank", "root")
+    assert (p.root.state, p.root.raw_state) == ("ONLINE", "ONLINE")  # the pool's state
+    assert [(v.name, v.type, v.state, v.raw_state) for v in p.vdevs] == [
+        ("raidz1-0", "raidz", "ONLINE", "HEALTHY")]
+    assert len(p.vdevs[0].children) == 3
+    assert [v.name for v in p.dedup] == ["mirror-2"] and len(p.special) == 1
+    assert all(v.state == "ONLINE" for _, _, v in p.walk())

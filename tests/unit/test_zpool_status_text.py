@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zpool_status import (
     parse_ddt_line,
     parse_eta,
+    parse_expand_text,
+    parse_removal_text,
     parse_scan_text,
     parse_zpool_status,
     vdev_type_from_name,
@@ -329,15 +332,24 @@ def test_multiple_pools_without_blank_lines() -> None:
 # ------------------------------------------------------------------ small pieces
 
 
+# Not a whole `zpool status` as printed: a tail, the reporter's comment prefixes, a test-suite
+# log prefix on every line, and the pieces of longer pastes ("fragment" in the name), checked
+# one by one in their own tests.
+NOT_WHOLE = ("openzfs-2.3.2-status-D-tail16.txt",
+             "openzfs-2.3.1-issue17440-scrub-paused.commented.txt",
+             "issue18319-zts-draid1-scrub-plus-resilvered-draid-line-ztslog-prefixed-head-"
+             "fragment.txt")
+
+
 def test_every_text_fixture_parses_with_values() -> None:
     names = sorted(f.name for f in FIX.glob("*.txt"))
-    assert len(names) >= 25
+    assert len(names) >= 45
     for name in names:
-        if name in ("openzfs-2.3.2-status-D-tail16.txt",
-                    "openzfs-2.3.1-issue17440-scrub-paused.commented.txt"):
+        if name in NOT_WHOLE or "fragment" in name or name.startswith("guest-") \
+                and name.endswith("-series.txt"):
             continue
         for p in parse_zpool_status(load(name)):
-            assert p.name and p.state in ("ONLINE", "DEGRADED"), name
+            assert p.name and p.state in ("ONLINE", "DEGRADED", "FAULTED"), name
             assert p.vdevs and p.root is not None, name
 
 
@@ -385,3 +397,174 @@ def test_ddt_no_entries() -> None:
     d = parse_ddt_line(" dedup: no DDT entries", sizes_are_totals=False)
     assert d is not None and d.entries == 0
     assert parse_ddt_line("dedup: garbage", sizes_are_totals=False) is None
+
+
+
+# ------------------------------------------------------------------ long operations (issue 10)
+# Real public pastes; "fragment" files are a piece of a longer paste (e.g. `| grep expand:`),
+# so the `expand:` / `remove:` entry is read on its own with parse_expand_text /
+# parse_removal_text, exactly as the whole-document parser reads it inside a pool block.
+
+def entry(name: str, key: str) -> str:
+    """The `key:` entry of a fragment: its first line's value plus continuation lines."""
+    return load(name).split(f"{key}:", 1)[1]
+
+
+def test_expand_in_progress_and_eta_fragment() -> None:
+    e = parse_expand_text(entry("mtlynch-expand-in-progress-grep-fragment.txt", "expand"))
+    assert e is not None and (e.vdev, e.state) == ("raidz2-0", ScanState.IN_PROGRESS)
+    assert (e.copied_bytes, e.total_bytes, e.rate_bytes_per_s) == (563 * 1024, 588 * 1024,
+                                                                   round(14.8 * 1024))
+    assert (e.percent_done, e.eta_seconds, e.slow, e.exact) == (95.75, 1, False, False)
+    big = parse_expand_text(entry("mtlynch-truenas-2.3.0-expand-28.5T-in-progress-fragment.txt",
+                                  "expand"))
+    assert big is not None and big.eta_seconds == 16 * 3600 + 36 * 60 + 3
+    assert big.total_bytes == round(28.5 * 2**40) and big.percent_done == 0.06
+
+
+def test_expand_over_100_percent_copy_is_slow() -> None:
+    e = parse_expand_text(entry("mtlynch-expand-over-100pct-copy-is-slow-fragment.txt",
+                                "expand"))
+    assert e is not None and e.state is ScanState.IN_PROGRESS
+    assert (e.percent_done, e.eta_seconds, e.slow) == (120.25, None, True)
+    assert e.copied_bytes is not None and e.total_bytes is not None
+    assert e.copied_bytes > e.total_bytes  # zpool's total is an estimate from the start
+    p = one("issue16803-truenas-expand-over-100pct-head-fragment.txt")
+    assert p.expand is not None and p.expand.slow and p.expand.percent_done == 100.25
+    assert p.scan is not None and p.scan.state is ScanState.FINISHED  # the resilver before it
+    q = one("issue18103-truenas-expand-stuck-scrub-canceled-head-fragment.txt")
+    assert q.expand is not None and q.expand.percent_done == 100.93
+    assert q.scan is not None and q.scan.state is ScanState.CANCELED
+    assert q.unparsed == ()
+
+
+def test_expand_finished() -> None:
+    p = one("mtlynch-expand-finished-full-wide-usb-names.txt")
+    e = p.expand
+    assert e is not None and (e.vdev, e.state, e.percent_done) == ("raidz2-0",
+                                                                   ScanState.FINISHED, 100.0)
+    assert (e.copied_bytes, e.duration_seconds) == (743 * 1024, 123)
+    assert p.scan is not None and p.scan.function is ScanFunction.SCRUB
+    assert len(p.vdevs[0].children) == 7 and p.unparsed == ()
+    assert p.vdevs[0].children[1].name.endswith("-0:0")  # 150-character names with colons
+    f = parse_expand_text(entry("mtlynch-expand-finished-grep-fragment.txt", "expand"))
+    assert f is not None and (f.copied_bytes, f.duration_seconds) == (944 * 1024, 137)
+
+
+def test_remove_evacuation_in_progress_and_removing_leaf() -> None:
+    p = one("belgianbeer-freebsd-remove-evacuation-in-progress.txt")
+    r = p.removal
+    assert r is not None and (r.vdev, r.state) == ("/dev/da0p4", ScanState.IN_PROGRESS)
+    assert (r.copied_bytes, r.total_bytes) == (158 * 2**20, 698 * 2**20)
+    assert (r.percent_done, r.eta_seconds, r.slow) == (22.57, 0, False)  # "0h0m to go"
+    assert [(v.name, v.removing) for v in p.vdevs] == [("da0p4", True), ("da1p4", False)]
+    assert p.vdevs[0].note == "(removing)" and p.unparsed == ()
+
+
+def test_remove_completed_beside_a_running_resilver() -> None:
+    p = one("belgianbeer-freebsd-remove-completed-resilver-in-progress.txt")
+    r = p.removal
+    assert r is not None and r.state is ScanState.FINISHED
+    assert (r.vdev, r.vdev_index, r.copied_bytes, r.duration_seconds) == (
+        None, 0, 698 * 2**20, 0)
+    assert r.mapping_memory_bytes == round(10.1 * 1024)
+    assert p.scan is not None and p.scan.state is ScanState.IN_PROGRESS
+    assert p.scan.percent_done == 23.06 and p.unparsed == ()
+
+
+@pytest.mark.parametrize("name", ["openzfs-commit-fd1c366-remove-line-after-tab-fragment.txt",
+                                  "openzfs-commit-fd1c366-remove-line-before-4spaces-fragment.txt"])
+def test_remove_completed_continuation_tab_or_spaces(name: str) -> None:
+    r = parse_removal_text(entry(name, "remove"))
+    assert r is not None and (r.state, r.vdev_index) == (ScanState.FINISHED, 0)
+    assert (r.copied_bytes, r.duration_seconds, r.mapping_memory_bytes) == (
+        282 * 2**30, 9 * 60, 776 * 1024)
+
+
+def test_class_rows_with_their_own_state_are_classes() -> None:
+    faulted = one("openzfs-docs-msg-K4-logs-faulted-bad-intent-log.txt")
+    assert faulted.state == "FAULTED" and faulted.root is not None
+    assert faulted.root.note == "bad intent log"
+    assert shape(faulted.vdevs) == [("c3t2d0", "disk", "ONLINE")]  # not a data vdev `logs`
+    assert shape(faulted.logs) == [("c5t3d0", "disk", "UNAVAIL")]
+    (cls,) = faulted.classes
+    assert (cls.section, cls.state, cls.note) == (Section.LOGS, "FAULTED", "bad intent log")
+    assert (cls.read_errors, cls.write_errors, cls.checksum_errors) == (0, 0, 0)
+    assert faulted.scan is None  # ` scrub: none requested`
+    degraded = one("openzfs-docs-msg-K4-logs-degraded.txt")
+    assert [(c.section, c.state) for c in degraded.classes] == [(Section.LOGS, "DEGRADED")]
+    assert degraded.logs[0].note == "cannot open"
+    online = one("openzfs-docs-msg-K4-logs-online-counters.txt")
+    assert online.classes[0].state == "ONLINE" and shape(online.logs) == [
+        ("c5t3d0", "disk", "ONLINE")]
+    # the bare word (OpenZFS, illumos with trailing blanks) is a class with no row of its own
+    illumos = one("omnios-pr1483-illumos-r151046-raidz2-logs-head-fragment.txt")
+    assert illumos.classes == () and len(illumos.logs) == 2
+    assert [v.name for v in illumos.vdevs] == ["raidz2-0", "raidz2-2"]
+
+
+def test_draid_distributed_spares_are_spares_in_use() -> None:
+    p = one("openzfs-docs-draid-howto-sequential-resilver-to-draid-spare.txt")
+    spare6 = p.vdevs[0].children[6]
+    assert (spare6.name, spare6.type) == ("spare-6", "spare")
+    old, dspare = spare6.children
+    assert (old.name, old.state) == ("sdg", "UNAVAIL")
+    assert (dspare.name, dspare.type, dspare.is_distributed_spare) == ("draid1-0-0", "dspare",
+                                                                        True)
+    assert dspare.resilvering
+    (listed,) = p.spares
+    assert (listed.name, listed.type, listed.state, listed.note) == (
+        "draid1-0-0", "dspare", "INUSE", "currently in use")
+    s = p.scan
+    assert s is not None and s.is_rebuild and s.rebuild_vdev == "draid1:4d:11c:1s-0"
+    assert (s.percent_done, s.issued_bytes) == (57.17, round(1.59 * 2**40))
+    avail = one("openzfs-docs-draid-howto-created-avail-spare.txt")
+    assert [(v.name, v.type, v.state) for v in avail.spares] == [("draid1-0-0", "dspare",
+                                                                  "AVAIL")]
+    heal = one("openzfs-docs-draid-howto-rebalance-healing-resilver.txt")
+    spare = heal.vdevs[0].children[6]
+    assert [c.type for c in spare.children] == ["replacing", "dspare"]
+    assert heal.scan is not None and not heal.scan.is_rebuild  # a healing resilver
+
+
+def test_zts_log_two_scan_lines_scrub_and_finished_rebuild() -> None:
+    """Every line carries the test suite's log prefix (MANGLED as found): without it, a scrub
+    line and a finished sequential rebuild of a dRAID vdev."""
+    raw = load("issue18319-zts-draid1-scrub-plus-resilvered-draid-line-ztslog-prefixed-head-"
+               "fragment.txt")
+    with pytest.raises(ParseError):
+        parse_zpool_status(raw)
+    text = "\n".join(re.sub(r"^  [0-9:.]{11} ", "", ln) for ln in raw.splitlines())
+    (p,) = parse_zpool_status(text)
+    scrub, rebuild = p.scans
+    assert (scrub.function, scrub.state) == (ScanFunction.SCRUB, ScanState.FINISHED)
+    assert rebuild.rebuild_vdev == "draid1:2d:10c:5s-0" and rebuild.state is ScanState.FINISHED
+    assert rebuild.processed_bytes == round(53.6 * 2**20)
+    assert any(v.type == "dspare" and v.name == "draid1-0-3" for _, _, v in p.walk())
+
+
+def test_draid_names_with_a_width_field() -> None:
+    # config-only fragment (no pool: line), post-2.4 dRAID name `draid1:2d:4c:8w:1s-0`
+    frag = load("openzfs-commit-d1b0a69-draid-failure-groups-config-fragment.txt")
+    with pytest.raises(ParseError):
+        parse_zpool_status(frag)
+    name = next(w for w in frag.split() if w.startswith("draid1:"))
+    assert vdev_type_from_name(name) == ("draid", 1)
+    assert vdev_type_from_name("draid1-0-0") == ("dspare", None)
+
+
+def test_logs_cache_spares_sections_zol065_fragment() -> None:
+    p = one("issue3877-zol065-logs-cache-spares-head-fragment.txt")
+    assert [v.name for v in p.logs] == ["ata-INTEL_SSDSA2M040G2GC_CVGB0375006V040NGN"]
+    assert len(p.cache) == 1 and [(v.state, v.read_errors) for v in p.spares] == [
+        ("AVAIL", None)]
+
+
+@pytest.mark.parametrize("name", [
+    "belgianbeer-freebsd-replacing-was-path.txt", "belgianbeer-freebsd-resilvering-gpt.txt",
+    "mtlynch-resilver-replacing-no-estimate.txt",
+    "openzfs-commit-b2255ed-draid2-special-spares-abbreviated.txt",
+])
+def test_other_public_samples(name: str) -> None:
+    (p,) = parse_zpool_status(load(name))
+    assert p.vdevs and p.root is not None

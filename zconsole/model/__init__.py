@@ -10,9 +10,12 @@ from zconsole.model.disk import Disk, DiskIo, DiskStat
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.iostat import IostatRow, PoolIostat
 from zconsole.model.pool import (
+    ClassRow,
     DedupSummary,
+    ExpandInfo,
     Pool,
     PoolUsage,
+    RemovalInfo,
     ScanFunction,
     ScanInfo,
     ScanState,
@@ -23,18 +26,21 @@ from zconsole.model.pool import (
 
 __all__ = [
     "ArcStats",
+    "ClassRow",
     "Command",
     "Dataset",
     "DedupSummary",
     "Disk",
     "DiskIo",
     "DiskStat",
+    "ExpandInfo",
     "Finding",
     "IostatRow",
     "Pool",
     "PoolIostat",
     "PoolUsage",
     "PropertyValue",
+    "RemovalInfo",
     "ScanFunction",
     "ScanInfo",
     "ScanState",

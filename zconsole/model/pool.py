@@ -48,6 +48,7 @@ VDEV_TYPES = (
     "hole",
     "missing",
     "indirect",
+    "dspare",  # dRAID distributed spare (draid1-0-0): a spare, never a disk of its own
     "unknown",
 )
 
@@ -80,6 +81,14 @@ class Vdev:
     slow_ios: int | None = None
     parity: int | None = None  # raidzP / draidP
     resilvering: bool = False
+    removing: bool = False  # `(removing)`: the top-level vdev `zpool remove` is evacuating
+
+    @property
+    def is_distributed_spare(self) -> bool:
+        """A dRAID distributed spare (`draid1-0-0`): spare capacity spread over the dRAID's
+        own disks. In a `spare-N` it is the spare in use; in the spares section its state
+        is AVAIL or INUSE."""
+        return self.type == "dspare"
 
     @property
     def is_leaf(self) -> bool:
@@ -119,6 +128,97 @@ class ScanInfo:
     start_time: int | None = None  # epoch seconds where known (JSON)
     end_time: int | None = None
     rebuild_vdev: str | None = None  # sequential rebuild: `resilver (mirror-0) ...`
+    exact: bool = False  # byte figures exact (JSON --json-int) rather than rounded (text)
+
+    @property
+    def paused(self) -> bool:
+        return self.state is ScanState.PAUSED
+
+    @property
+    def is_rebuild(self) -> bool:
+        """A sequential rebuild (`zpool replace -s`, dRAID spares): one per top-level vdev."""
+        return self.rebuild_vdev is not None
+
+
+@dataclass(frozen=True)
+class ExpandInfo:
+    """An `expand:` line (raidz expansion, `zpool attach POOL raidzP-N DISK`, OpenZFS 2.3+)
+    or the JSON `raidz_expand_stats`.
+
+    `state` IN_PROGRESS / FINISHED (ScanState), PAUSED while zpool says `paused for resilver
+    or clear`. `percent_done` is zpool's copied / total and can pass 100 (the total is an
+    estimate taken at the start; openzfs/zfs#16803); `eta_seconds` is zpool's, None when it
+    printed `(copy is slow, no estimated time)` (`slow`) or the expansion is paused.
+    Text figures are rounded (`exact` False); `raw` keeps the lines.
+    """
+
+    vdev: str | None
+    state: ScanState | None
+    copied_bytes: int | None = None
+    total_bytes: int | None = None
+    rate_bytes_per_s: int | None = None
+    percent_done: float | None = None
+    eta_seconds: int | None = None
+    slow: bool = False
+    waiting_for_resilver: bool = False
+    duration_seconds: int | None = None  # finished: `copied 743K in 00:02:03`
+    start_time: int | None = None  # epoch seconds where known (JSON --json-int)
+    end_time: int | None = None
+    exact: bool = False
+    raw: str = ""
+
+    @property
+    def paused(self) -> bool:
+        return self.state is ScanState.PAUSED
+
+
+@dataclass(frozen=True)
+class RemovalInfo:
+    """A `remove:` line (top-level device removal, `zpool remove POOL VDEV`) or the JSON
+    `removal_stats`.
+
+    In progress zpool names the vdev as it prints it (`Evacuation of /dev/da0p4`, and a
+    container by its type alone: `Evacuation of mirror`); the tree row being evacuated has
+    Vdev.removing. Finished it gives only its index (`Removal of vdev 1 copied 300M in 0h1m,
+    completed on ...`): `vdev` is then None and `vdev_index` set. From JSON, `vdev` is the
+    name with its index (`mirror-1`, `indirect-1` once done: the `zpool list -v` row). `eta_seconds` is zpool's (`0h3m to go`, minutes),
+    None for `(copy is slow, no estimated time)` (`slow`). `mapping_memory_bytes`: the
+    `N memory used for removed device mappings` continuation line.
+    """
+
+    vdev: str | None
+    state: ScanState | None
+    vdev_index: int | None = None
+    copied_bytes: int | None = None
+    total_bytes: int | None = None
+    rate_bytes_per_s: int | None = None
+    percent_done: float | None = None
+    eta_seconds: int | None = None
+    slow: bool = False
+    duration_seconds: int | None = None  # finished: `in 0h9m` (minutes)
+    mapping_memory_bytes: int | None = None
+    start_time: int | None = None
+    end_time: int | None = None
+    exact: bool = False
+    raw: str = ""
+
+    @property
+    def paused(self) -> bool:
+        return self.state is ScanState.PAUSED
+
+
+@dataclass(frozen=True)
+class ClassRow:
+    """A class header of the config table that carries its own state and counters, as
+    illumos/Solaris-era `zpool status` prints (`logs  FAULTED  0 0 0  bad intent log`).
+    OpenZFS prints the bare word (`logs`); then there is no ClassRow."""
+
+    section: Section
+    state: str
+    read_errors: int | None = None
+    write_errors: int | None = None
+    checksum_errors: int | None = None
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -167,6 +267,9 @@ class Pool:
     # The pool's own row of the config table (vdev_type root): pool-wide counters and note
     # (e.g. `insufficient replicas`). Its children are `vdevs`.
     root: Vdev | None = None
+    expand: ExpandInfo | None = None  # `expand:` (raidz expansion)
+    removal: RemovalInfo | None = None  # `remove:` (top-level device removal)
+    classes: tuple[ClassRow, ...] = ()  # class rows with their own state (illumos era)
 
     def section(self, section: Section) -> tuple[Vdev, ...]:
         return {
@@ -200,7 +303,15 @@ class Pool:
 
 @dataclass(frozen=True)
 class VdevUsage:
-    """One row of `zpool list -v -H -p` below the pool row. Sizes in bytes, None for `-`."""
+    """One vdev row of `zpool list -v` below the pool row. Sizes in bytes, None for `-`.
+
+    `depth` is the row's place in the tree, from the indentation of the human form: 0 for a
+    top-level vdev (or a cache/spare device) of its section, 1 for its children, ... The
+    scripted form (`-H`) does not indent: there `depth` and `parent` are None (use
+    `zpool status` for the tree). `parent` is the index, in the pool's `vdevs`, of the
+    container this row belongs to (None for top-level rows). `exact` is False when a size
+    was printed in human units and may have been rounded (`1.84G`).
+    """
 
     name: str
     section: Section
@@ -212,11 +323,15 @@ class VdevUsage:
     fragmentation: int | None
     capacity: int | None
     health: str | None
+    depth: int | None = None
+    parent: int | None = None
+    exact: bool = True
 
 
 @dataclass(frozen=True)
 class PoolUsage:
-    """`zpool list -H -p [-v]`: the pool row plus, with -v, its vdev rows."""
+    """`zpool list [-v]` (scripted `-H -p`, or the human form with its header): the pool row
+    plus, with -v, its vdev rows in zpool's print order."""
 
     name: str
     size: int | None
@@ -230,3 +345,11 @@ class PoolUsage:
     health: str
     altroot: str | None
     vdevs: tuple[VdevUsage, ...] = field(default=())
+    exact: bool = True  # the pool row's sizes are exact bytes (-p), not rounded human units
+
+    def children(self, index: int | None) -> list[VdevUsage]:
+        """The rows whose `parent` is `index` (None: the top-level rows) in print order.
+        Empty for every index when the tree is unknown (scripted form)."""
+        if index is None:
+            return [v for v in self.vdevs if v.depth == 0]
+        return [v for v in self.vdevs if v.parent == index]

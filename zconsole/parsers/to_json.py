@@ -5,25 +5,59 @@
 
     {"pools": [{
         "name": str, "state": str, "status": str|null, "action": str|null,
-        "scan": {"function": "scrub"|"resilver"|null,
-                 "state": "in_progress"|"finished"|"canceled"|null,
-                 "percent_done": float|null, "eta_seconds": int|null, "raw": str} | null,
+        "scan": SCAN | null,             # the first scan line
         "errors": str|null,
         "vdevs": [NODE...], "logs": [NODE...], "cache": [NODE...],
-        "spares": [NODE...], "special": [NODE...], "dedup": [NODE...]}]}
+        "spares": [NODE...], "special": [NODE...], "dedup": [NODE...],
+        # added keys:
+        "scans": [SCAN...],              # every scan line: scrub/resilver, then one
+                                         # sequential rebuild per top-level vdev (dRAID)
+        "expand": EXPAND | null,         # `expand:` raidz expansion (2.3+)
+        "remove": REMOVE | null,         # `remove:` device removal
+        "classes": {"logs"|"cache"|"special"|"dedup": CLASS}}]}  # classes with own state
+
+    SCAN = {"function": "scrub"|"resilver"|null,
+            "state": "in_progress"|"finished"|"canceled"|null,
+            "percent_done": float|null, "eta_seconds": int|null, "raw": str,
+            "paused": bool, "rebuild_vdev": str|null,      # added keys
+            "examined_bytes": int|null, "issued_bytes": int|null, "total_bytes": int|null,
+            "processed_bytes": int|null, "errors": int|null, "exact": bool}
+
+    EXPAND = {"vdev": str|null, "state": "in_progress"|"paused"|"finished"|null,
+              "copied_bytes": int|null, "total_bytes": int|null,
+              "rate_bytes_per_s": int|null, "percent_done": float|null,
+              "eta_seconds": int|null, "slow": bool, "waiting_for_resilver": bool,
+              "duration_seconds": int|null, "exact": bool, "raw": str}
+
+    REMOVE = {"vdev": str|null, "vdev_index": int|null,
+              "state": "in_progress"|"finished"|"canceled"|null,
+              "copied_bytes": int|null, "total_bytes": int|null,
+              "rate_bytes_per_s": int|null, "percent_done": float|null,
+              "eta_seconds": int|null, "slow": bool, "duration_seconds": int|null,
+              "mapping_memory_bytes": int|null, "exact": bool, "raw": str}
+
+    CLASS = {"state": str, "read_errors": int|null, "write_errors": int|null,
+             "checksum_errors": int|null, "note": str|null}
 
     NODE = {"name": str, "type": str, "state": str, "read_errors": int|null,
             "write_errors": int|null, "checksum_errors": int|null, "note": str|null,
-            "path": str|null, "children": [NODE...]}   # "children" only on non-leaves
+            "path": str|null, "removing": bool,
+            "children": [NODE...]}   # "children" only on non-leaves
 
 Decisions:
-* A paused scrub is reported as `"state": "in_progress"`; `raw` still says `scrub paused`.
+* A paused scrub is reported as `"state": "in_progress"` (kept for existing readers) with
+  `"paused": true`; `raw` still says `scrub paused`. An expansion paused for a resilver says
+  `"state": "paused"` (a new key's own vocabulary).
 * An error scrub (`zpool scrub -e`, 2.2+) is reported as `"function": "scrub"`; `raw` keeps
   the original wording. Use `to_jsonable` for the full model (ScanFunction.ERRORSCRUB,
   ScanState.PAUSED).
 * `scan` is the pool's first scan line (`Pool.scan`); `scan: none requested` gives null.
+* `eta_seconds` everywhere is zpool's own estimate (null where zpool printed none); zconsole's
+  own ETA needs two readings over time (services.read.progress), which one paste is not.
+* `exact` is false where the byte figures are rounded human units (`728M`, text output).
 * A node has a "children" key only when it has children; leaves have none. Counters are
-  integers, or null where zpool prints none (spares, cut-off rows).
+  integers, or null where zpool prints none (spares, cut-off rows). `type` is `dspare` for a
+  dRAID distributed spare (`draid1-0-0`).
 
 `to_jsonable(obj)` converts any model dataclass / list / tuple / dict / enum recursively
 (enums -> their value, tuples -> lists); other `zconsole parse` kinds use it.
@@ -35,7 +69,15 @@ import dataclasses
 from enum import Enum
 from typing import Any
 
-from zconsole.model.pool import Pool, ScanFunction, ScanInfo, ScanState, Vdev
+from zconsole.model.pool import (
+    ExpandInfo,
+    Pool,
+    RemovalInfo,
+    ScanFunction,
+    ScanInfo,
+    ScanState,
+    Vdev,
+)
 
 _FUNCTION = {ScanFunction.SCRUB: "scrub", ScanFunction.ERRORSCRUB: "scrub",
              ScanFunction.RESILVER: "resilver"}
@@ -63,6 +105,7 @@ def vdev_to_json(v: Vdev) -> dict[str, Any]:
         "name": v.name, "type": v.type, "state": v.state,
         "read_errors": v.read_errors, "write_errors": v.write_errors,
         "checksum_errors": v.checksum_errors, "note": v.note, "path": v.path,
+        "removing": v.removing,
     }
     if v.children:
         node["children"] = [vdev_to_json(c) for c in v.children]
@@ -76,6 +119,38 @@ def scan_to_json(s: ScanInfo | None) -> dict[str, Any] | None:
         "function": _FUNCTION.get(s.function) if s.function is not None else None,
         "state": _STATE.get(s.state) if s.state is not None else None,
         "percent_done": s.percent_done, "eta_seconds": s.eta_seconds, "raw": s.raw,
+        "paused": s.state is ScanState.PAUSED, "rebuild_vdev": s.rebuild_vdev,
+        "examined_bytes": s.examined_bytes, "issued_bytes": s.issued_bytes,
+        "total_bytes": s.total_bytes, "processed_bytes": s.processed_bytes,
+        "errors": s.errors, "exact": s.exact,
+    }
+
+
+def _op_state(state: ScanState | None) -> str | None:
+    return state.value if state is not None else None
+
+
+def expand_to_json(e: ExpandInfo | None) -> dict[str, Any] | None:
+    if e is None:
+        return None
+    return {
+        "vdev": e.vdev, "state": _op_state(e.state), "copied_bytes": e.copied_bytes,
+        "total_bytes": e.total_bytes, "rate_bytes_per_s": e.rate_bytes_per_s,
+        "percent_done": e.percent_done, "eta_seconds": e.eta_seconds, "slow": e.slow,
+        "waiting_for_resilver": e.waiting_for_resilver,
+        "duration_seconds": e.duration_seconds, "exact": e.exact, "raw": e.raw,
+    }
+
+
+def removal_to_json(r: RemovalInfo | None) -> dict[str, Any] | None:
+    if r is None:
+        return None
+    return {
+        "vdev": r.vdev, "vdev_index": r.vdev_index, "state": _op_state(r.state),
+        "copied_bytes": r.copied_bytes, "total_bytes": r.total_bytes,
+        "rate_bytes_per_s": r.rate_bytes_per_s, "percent_done": r.percent_done,
+        "eta_seconds": r.eta_seconds, "slow": r.slow, "duration_seconds": r.duration_seconds,
+        "mapping_memory_bytes": r.mapping_memory_bytes, "exact": r.exact, "raw": r.raw,
     }
 
 
@@ -89,6 +164,13 @@ def pool_to_json(p: Pool) -> dict[str, Any]:
         "spares": [vdev_to_json(v) for v in p.spares],
         "special": [vdev_to_json(v) for v in p.special],
         "dedup": [vdev_to_json(v) for v in p.dedup],
+        # added keys (after the original ones)
+        "scans": [scan_to_json(s) for s in p.scans],
+        "expand": expand_to_json(p.expand), "remove": removal_to_json(p.removal),
+        "classes": {c.section.value: {"state": c.state, "read_errors": c.read_errors,
+                                      "write_errors": c.write_errors,
+                                      "checksum_errors": c.checksum_errors, "note": c.note}
+                    for c in p.classes},
     }
 
 

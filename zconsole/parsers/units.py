@@ -55,3 +55,52 @@ def parse_duration(text: str) -> int:
         raise ValueError(f"not a duration: {text!r}")
     days = int(m.group(1) or 0)
     return days * 86400 + int(m.group(2)) * 3600 + int(m.group(3)) * 60 + int(m.group(4))
+
+
+# Human figures (`zpool list` / `zpool iostat` without -p): zfs_nicenum prints an integer below
+# 1024 as is, an exact multiple of a unit without decimals ("7G"), anything else with as many
+# decimals as fit in 5 characters ("1.84G", "70.1G", "148M"). So a unit-less integer and a
+# 1-2 digit integer with a unit are exact; every other form may have been rounded. A locale
+# with a decimal comma leaks into the figures ("11,4T", openzfs/zfs#10253): read as a point.
+_HUMAN_FIGURE = re.compile(r"^([0-9]{1,30})(?:[.,]([0-9]{1,30}))?([KMGTPEZ]?)B?$")
+_HUMAN_TIME = re.compile(r"^([0-9]{1,30})(?:[.,]([0-9]{1,30}))?(ns|us|ms|s)$")
+_TIME_SCALE = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+
+
+def parse_figure(text: str) -> tuple[int | None, bool]:
+    """A human or -p figure -> (value, exact); `-` -> (None, True). ValueError otherwise.
+
+    '1063256064' -> (1063256064, True), '7G' -> (7516192768, True), '1.84G' -> (.., False),
+    '148M' -> (155189248, False), '11,4T' -> (.., False).
+    """
+    t = text.strip()
+    if t == "-":
+        return None, True
+    if is_int(t):
+        return int(t), True
+    m = _HUMAN_FIGURE.match(t)
+    if not m:
+        raise ValueError(f"not a figure: {text[:60]!r}")
+    whole, frac, unit = m.group(1), m.group(2), m.group(3)
+    scale = _SUFFIX[unit]
+    if frac is None:
+        value = int(whole) * scale
+        return value, scale == 1 or len(whole) <= 2
+    value = int(round(float(f"{whole}.{frac}") * scale))
+    return value, False
+
+
+def parse_latency(text: str) -> tuple[int | None, bool]:
+    """An average wait in ns: '881' (-p) or '881ns' exact; '6ms', '1s' floored by zpool
+    (inexact); `-` (no I/O of that kind) -> (None, True). ValueError otherwise."""
+    t = text.strip()
+    if t == "-":
+        return None, True
+    if is_int(t):
+        return int(t), True
+    m = _HUMAN_TIME.match(t)
+    if not m:
+        raise ValueError(f"not a latency: {text[:60]!r}")
+    whole, frac, unit = m.group(1), m.group(2), m.group(3)
+    number = float(f"{whole}.{frac}") if frac is not None else int(whole)
+    return int(round(number * _TIME_SCALE[unit])), unit == "ns"

@@ -7,19 +7,26 @@ Formats handled
   optional (pasted output often loses them). `no pools available`, `all pools are healthy`
   and `pool 'x' is healthy` (`-x`) give [].
 * Header keys `pool`, `state`, `status`, `action`, `see`, `scan` (also Solaris-era `scrub:`),
-  with continuation lines indented by TAB or spaces. Unknown keys (`remove:`, `checkpoint:`,
-  ZED e-mail fields...) are kept verbatim in `Pool.unparsed`.
+  with continuation lines indented by TAB or spaces; `expand:` (raidz expansion, 2.3+: in
+  progress, paused for resilver, `copy is slow`, over 100 %, finished) -> Pool.expand and
+  `remove:` (device removal: `Evacuation of X in progress`, `Removal of vdev N copied ...
+  completed`, canceled, `N memory used for removed device mappings`) -> Pool.removal.
+  Unknown keys (`checkpoint:`, ZED e-mail fields...) are kept verbatim in `Pool.unparsed`.
 * `config:` table: TAB + 2 spaces per depth + name, STATE, READ, WRITE, CKSUM (+ SLOW with
   `-s`), then a free-form note (`(resilvering)`, `(repairing)`, `was /dev/...`,
   `too many errors`, `cannot open`, `block size: 512B configured, 4096B native`...). Depth is
   measured relative to the `NAME` header after expanding tabs, so tables whose TAB became
   spaces (pasted output) or that carry extra uniform indentation parse the same.
-  Class headers `logs`, `dedup`, `special` (2.1 prints a trailing blank), `cache`, `spares`.
+  Class headers `logs`, `dedup`, `special` (2.1 prints a trailing blank), `cache`, `spares`;
+  illumos/Solaris-era class rows with their own state and counters (`logs  FAULTED 0 0 0
+  bad intent log`) are classes too (Pool.classes), never data vdevs.
   Rows without counters (spares `AVAIL` / `INUSE  currently in use`, or cut-off lines) get
   None. Counters like `1.02K` are expanded (units.parse_count).
 * Vdev types from names: mirror-N, raidzP-N (parity P), draidP:Dd:Cc:Ss-N, replacing-N,
-  spare-N (first child is the old disk), indirect-N, distributed spares draidP-N-M (`dspare`),
-  files (`/path` not under /dev), disks (everything else). The pool's own row is `Pool.root`.
+  spare-N (first child is the old disk), indirect-N, distributed spares draidP-N-M (`dspare`,
+  a spare in use inside spare-N, AVAIL/INUSE in `spares`), files (`/path` not under /dev),
+  disks (everything else). The pool's own row is `Pool.root`. `(removing)` on a top-level
+  vdev sets Vdev.removing.
 * `scan:` lines, several per pool (scrub + sequential rebuild), each with continuation lines:
   - 2.2+  `X / T scanned at R/s, Y / T2 issued at R/s` + `P repaired, N% done, ETA to go`
   - 0.8-2.1 `X scanned at R/s, Y issued at R/s, T total` + `P resilvered, N% done, ...`
@@ -49,7 +56,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from zconsole.model.pool import DedupSummary, Pool, ScanFunction, ScanInfo, ScanState, Vdev
+from zconsole.model.pool import (
+    ClassRow,
+    DedupSummary,
+    ExpandInfo,
+    Pool,
+    RemovalInfo,
+    ScanFunction,
+    ScanInfo,
+    ScanState,
+    Section,
+    Vdev,
+)
 from zconsole.parsers.errors import ParseError, parser
 from zconsole.parsers.units import parse_count, parse_duration, parse_size
 
@@ -59,7 +77,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _POOL_LINE = re.compile(r"^\s*pool:\s*(?P<name>\S(?:.*\S)?)\s*$")
 _KEY_LINE = re.compile(r"^\s{0,8}(?P<key>[a-z][a-z ]{1,11}):(?:\s(?P<val>.*))?$")
 _HEADER_KEYS = {"pool", "state", "status", "action", "see", "scan", "scrub", "config",
-                "errors", "dedup"}
+                "errors", "dedup", "remove", "expand"}
 _CLASS_HEADERS = {"logs": "logs", "log": "logs", "dedup": "dedup", "special": "special",
                   "cache": "cache", "spares": "spares"}
 _STATES = ("ONLINE", "DEGRADED", "FAULTED", "OFFLINE", "UNAVAIL", "REMOVED", "AVAIL",
@@ -243,6 +261,102 @@ def parse_scan_text(raw: str) -> ScanInfo | None:
                     rebuild_vdev=rebuild_vdev)
 
 
+_FIG = r"[0-9]{1,20}(?:[.,][0-9]{1,20})?[BKMGTPEZ]?"
+_PCT = r"(?P<pct>[0-9]{1,20}(?:[.,][0-9]{1,20})?)%\s+done"
+_EXPANDING = re.compile(r"^expansion of\s+(?P<vdev>\S+)\s+in progress\b")
+_EXPANDED = re.compile(r"^expanded\s+(?P<vdev>\S+)\s+copied\s+(?P<copied>" + _FIG + r")\s+in\s+"
+                       r"(?P<dur>[0-9]{1,12}(?:\s+days?)?\s*[0-9:]{0,12})")
+_EXPAND_PROGRESS = re.compile(
+    r"^(?P<copied>" + _FIG + r")\s*/\s*(?P<total>" + _FIG + r")\s+copied"
+    r"(?:\s+at\s+(?P<rate>" + _FIG + r")/s)?,\s*" + _PCT +
+    r"(?:,\s*(?:(?P<slow>\(copy is slow)|(?P<paused>paused for resilver)|"
+    r"(?P<eta>[0-9]{1,12}(?:\s+days?)?\s*[0-9]{1,12}:[0-9]{2}:[0-9]{2})\s+to go))?")
+_EVACUATING = re.compile(r"^Evacuation of\s+(?P<vdev>\S+)\s+in progress\b")
+_REMOVED = re.compile(r"^Removal of vdev\s+(?P<idx>[0-9]{1,12})\s+copied\s+(?P<copied>" + _FIG +
+                      r")\s+in\s+(?P<h>[0-9]{1,12})h(?P<m>[0-9]{1,2})m")
+_REMOVAL_CANCELED = re.compile(r"^Removal of\s+(?P<vdev>\S+)\s+canceled\b")
+_REMOVE_PROGRESS = re.compile(
+    r"^(?P<copied>" + _FIG + r")\s+copied out of\s+(?P<total>" + _FIG + r")"
+    r"(?:\s+at\s+(?P<rate>" + _FIG + r")/s)?,\s*" + _PCT +
+    r"(?:,\s*(?:(?P<slow>\(copy is slow)|(?P<h>[0-9]{1,12})h(?P<m>[0-9]{1,2})m\s+to go))?")
+_MAPPING = re.compile(r"^(?P<mem>" + _FIG + r")\s+memory used for removed device mappings")
+
+
+def _fig(text: str | None) -> int | None:
+    return _safe_size(text.replace(",", ".")) if text is not None else None
+
+
+def _pct(text: str | None) -> float | None:
+    return _safe_float(text.replace(",", ".")) if text is not None else None
+
+
+@parser(SOURCE)
+def parse_expand_text(raw: str) -> ExpandInfo | None:
+    """One `expand:` entry (first line plus continuation lines joined by newlines):
+    `expansion of raidz2-0 in progress since DATE` + `563K / 588K copied at 14.8K/s,
+    95.75% done, 00:00:01 to go` (or `, (copy is slow, no estimated time)`, or `, paused for
+    resilver or clear`), or `expanded raidz2-0 copied 743K in 00:02:03, on DATE`."""
+    lines = [ln.strip() for ln in raw.splitlines() if ln.strip()]
+    if not lines:
+        return None
+    first, text = lines[0], "\n".join(lines)
+    if (m := _EXPANDED.match(first)) is not None:
+        dur = m.group("dur").strip()
+        return ExpandInfo(vdev=m.group("vdev"), state=ScanState.FINISHED,
+                          copied_bytes=_fig(m.group("copied")),
+                          duration_seconds=parse_eta(dur) if dur else None,
+                          percent_done=100.0, raw=text)
+    m = _EXPANDING.match(first)
+    if m is None:
+        return ExpandInfo(vdev=None, state=None, raw=text)
+    info = ExpandInfo(vdev=m.group("vdev"), state=ScanState.IN_PROGRESS, raw=text)
+    p = _EXPAND_PROGRESS.match(lines[1]) if len(lines) > 1 else None
+    if p is None:
+        return info
+    paused = p.group("paused") is not None
+    return replace(info, state=ScanState.PAUSED if paused else ScanState.IN_PROGRESS,
+                   copied_bytes=_fig(p.group("copied")), total_bytes=_fig(p.group("total")),
+                   rate_bytes_per_s=_fig(p.group("rate")), percent_done=_pct(p.group("pct")),
+                   eta_seconds=parse_eta(p.group("eta")) if p.group("eta") else None,
+                   slow=p.group("slow") is not None, waiting_for_resilver=paused)
+
+
+@parser(SOURCE)
+def parse_removal_text(raw: str) -> RemovalInfo | None:
+    """One `remove:` entry: `Evacuation of /dev/vdc1 in progress since DATE` + `158M copied
+    out of 698M at 39.4M/s, 22.57% done, 0h0m to go` (or `(copy is slow, no estimated
+    time)`), `Removal of vdev 1 copied 698M in 0h0m, completed on DATE`, `Removal of VDEV
+    canceled on DATE`; then optionally `10.1K memory used for removed device mappings`."""
+    lines = [ln.strip() for ln in raw.splitlines() if ln.strip()]
+    if not lines:
+        return None
+    first, text = lines[0], "\n".join(lines)
+    memory = None
+    for line in lines[1:]:
+        if (mm := _MAPPING.match(line)) is not None:
+            memory = _fig(mm.group("mem"))
+    if (m := _REMOVED.match(first)) is not None:
+        return RemovalInfo(vdev=None, vdev_index=int(m.group("idx")), state=ScanState.FINISHED,
+                           copied_bytes=_fig(m.group("copied")), percent_done=100.0,
+                           duration_seconds=int(m.group("h")) * 3600 + int(m.group("m")) * 60,
+                           mapping_memory_bytes=memory, raw=text)
+    if (m := _REMOVAL_CANCELED.match(first)) is not None:
+        return RemovalInfo(vdev=m.group("vdev"), state=ScanState.CANCELED,
+                           mapping_memory_bytes=memory, raw=text)
+    m = _EVACUATING.match(first)
+    if m is None:
+        return RemovalInfo(vdev=None, state=None, mapping_memory_bytes=memory, raw=text)
+    info = RemovalInfo(vdev=m.group("vdev"), state=ScanState.IN_PROGRESS,
+                       mapping_memory_bytes=memory, raw=text)
+    p = _REMOVE_PROGRESS.match(lines[1]) if len(lines) > 1 else None
+    if p is None:
+        return info
+    eta = int(p.group("h")) * 3600 + int(p.group("m")) * 60 if p.group("h") else None
+    return replace(info, copied_bytes=_fig(p.group("copied")), total_bytes=_fig(p.group("total")),
+                   rate_bytes_per_s=_fig(p.group("rate")), percent_done=_pct(p.group("pct")),
+                   eta_seconds=eta, slow=p.group("slow") is not None)
+
+
 @parser(SOURCE)
 def parse_ddt_line(text: str, *, sizes_are_totals: bool) -> DedupSummary | None:
     """` dedup: DDT entries 514, size 166K on disk, 72.3K in core` -> DedupSummary."""
@@ -282,7 +396,8 @@ class _Node:
                     checksum_errors=self.counters[2], note=note, path=path,
                     children=tuple(c.freeze() for c in self.children), slow_ios=self.slow,
                     parity=parity,
-                    resilvering=bool(note and "(resilvering)" in note))
+                    resilvering=bool(note and "(resilvering)" in note),
+                    removing=bool(note and "(removing)" in note))
 
 
 def _indent(line: str) -> int:
@@ -321,6 +436,7 @@ class _Table:
                                              ("vdevs", "logs", "dedup", "special", "cache",
                                               "spares")}
         self.stack: list[_Node] = []
+        self.classes: list[ClassRow] = []
 
     def header(self, line: str) -> None:
         self.base = _indent(line)
@@ -339,6 +455,15 @@ class _Table:
         node = _parse_row(stripped, self.has_slow, depth)
         if node is None:
             return False
+        if depth == 0 and self.root is not None and node.name in _CLASS_HEADERS \
+                and node.name != "spares":
+            # illumos/Solaris era: `logs  FAULTED  0 0 0  bad intent log` - the class itself
+            # has a state; its children follow, indented, as with the bare word.
+            self.section = _CLASS_HEADERS[node.name]
+            self.stack = []
+            self.classes.append(ClassRow(Section(self.section), node.state, *node.counters,
+                                         note=node.note))
+            return True
         if self.section == "vdevs" and self.root is None and depth == 0:
             self.root = node
             self.stack = [node]
@@ -454,6 +579,9 @@ def _parse_block(block: list[str], ddt_totals: bool, extra_unparsed: list[str]) 
             return None
         return " ".join(p for p in parts if p) or None
 
+    expand = parse_expand_text("\n".join(fields["expand"])) if "expand" in fields else None
+    removal = parse_removal_text("\n".join(fields["remove"])) if "remove" in fields else None
+
     scan_infos = tuple(s for s in (parse_scan_text("\n".join(p)) for p in scans) if s)
     sections = table.freeze()
     errors = "\n".join(e for e in errors_lines if e) or None
@@ -465,6 +593,7 @@ def _parse_block(block: list[str], ddt_totals: bool, extra_unparsed: list[str]) 
         spares=sections["spares"], special=sections["special"], dedup=sections["dedup"],
         ddt=ddt, unparsed=tuple(unparsed),
         root=table.root.freeze() if table.root is not None else None,
+        expand=expand, removal=removal, classes=tuple(table.classes),
     )
 
 

@@ -36,7 +36,16 @@ Version traps
   print_scan_scrub_resilver_status() of the 2.1 series; the two last conditions are the 2.2+
   rule as remembered, not re-read from the 2.3.2 source.
 * `Vdev.resilvering` is derived like the text `(resilvering)` note: scan_processed > 0 on a
-  leaf while the pool's scan is a running resilver.
+  leaf while the pool's scan is a running resilver. `Vdev.removing` from the vdev's
+  `removing` key (the text's `(removing)`).
+* Long operations: `scan_stats.rebuild_stats` (one sequential rebuild per top-level vdev,
+  states ACTIVE/COMPLETE/CANCELED) -> extra `Pool.scans` after the scrub/resilver one, with
+  `rebuild_vdev`; `raidz_expand_stats` -> Pool.expand (`waiting_for_resilver` -> PAUSED);
+  `removal_stats` -> Pool.removal. Their ETA follows zpool's own (rate since the start,
+  shown under 30 days) and needs `now`.
+* The root vdev: `vdev_type` "root"; the zpool-status(8) example and dRAID pools on 2.3.2
+  (openzfs/zfs#18431) print an entry named after the pool with no `vdev_type` (and no
+  `state`): it is read as the root (state: the pool's), its children as the top vdevs.
 
 Malformed JSON, or JSON of another shape, raises ParseError (and only ParseError).
 """
@@ -48,7 +57,15 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from zconsole.model.pool import Pool, ScanFunction, ScanInfo, ScanState, Vdev
+from zconsole.model.pool import (
+    ExpandInfo,
+    Pool,
+    RemovalInfo,
+    ScanFunction,
+    ScanInfo,
+    ScanState,
+    Vdev,
+)
 from zconsole.parsers.errors import ParseError, parser
 from zconsole.parsers.units import parse_size
 from zconsole.parsers.zpool_status import vdev_type_from_name
@@ -122,6 +139,16 @@ def _int(value: object) -> int | None:
     return None
 
 
+def _exact(value: object) -> bool:
+    """Is this JSON figure exact (a number, or digits: --json-int / -p) rather than a human
+    string (`960M`) that may have been rounded?"""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    return isinstance(value, str) and bool(re.fullmatch(r"[0-9]{1,40}", value.strip()))
+
+
 def _str(value: object) -> str | None:
     if value is None or isinstance(value, (dict, list)):
         return None
@@ -156,7 +183,121 @@ def _scan(stats: object) -> ScanInfo | None:
                     examined_bytes=_int(stats.get("examined")), issued_bytes=issued,
                     total_bytes=to_examine, processed_bytes=_int(stats.get("processed")),
                     errors=_int(stats.get("errors")), start_time=start,
-                    end_time=end if state in (ScanState.FINISHED, ScanState.CANCELED) else None)
+                    end_time=end if state in (ScanState.FINISHED, ScanState.CANCELED) else None,
+                    exact=_exact(stats.get("issued")) and _exact(stats.get("to_examine")))
+
+
+_REBUILD_STATE = {"ACTIVE": ScanState.IN_PROGRESS, "COMPLETE": ScanState.FINISHED,
+                  "CANCELED": ScanState.CANCELED}
+
+
+def _rebuilds(stats: object) -> list[ScanInfo]:
+    """`scan_stats.rebuild_stats`: one sequential rebuild per top-level vdev (what the text
+    prints as `scan: resilver (draid1:...-0) ...`). percent_done = scanned / to_scan, as
+    print_rebuild_status_impl computes it (capped at 100)."""
+    if not isinstance(stats, dict) or not isinstance(stats.get("rebuild_stats"), dict):
+        return []
+    out = []
+    for name, r in stats["rebuild_stats"].items():
+        if not isinstance(r, dict):
+            continue
+        state = _REBUILD_STATE.get(str(r.get("state", "")).upper())
+        scanned, to_scan = _int(r.get("scanned")), _int(r.get("to_scan"))
+        percent = None
+        if state is ScanState.IN_PROGRESS and scanned is not None and to_scan:
+            percent = min(scanned * 100.0 / to_scan, 100.0)
+        start, end = _int(r.get("start_time")), _int(r.get("end_time"))
+        out.append(ScanInfo(function=ScanFunction.RESILVER, state=state, percent_done=percent,
+                            raw=json.dumps({str(name): r}, sort_keys=True),
+                            examined_bytes=scanned, issued_bytes=_int(r.get("issued")),
+                            total_bytes=to_scan, processed_bytes=_int(r.get("rebuilt")),
+                            errors=_int(r.get("errors")), start_time=start,
+                            end_time=end if state is not ScanState.IN_PROGRESS else None,
+                            rebuild_vdev=str(name),
+                            exact=_exact(r.get("scanned")) and _exact(r.get("to_scan"))))
+    return out
+
+
+# A container named by its type alone (the index left out): `raidz1`, `mirror`, `indirect`.
+_UNINDEXED = re.compile(r"(?:mirror|indirect|replacing|spare|raidz[1-3]?|draid[1-3]?"
+                        r"(?::[0-9]{1,4}[a-z])*)")
+_DSS_STATE = {"SCANNING": ScanState.IN_PROGRESS, "FINISHED": ScanState.FINISHED,
+              "CANCELED": ScanState.CANCELED}
+_THIRTY_DAYS = 30 * 24 * 3600
+
+
+def _left(copied: int | None, total: int | None, start: int | None, now: int | None
+          ) -> int | None:
+    """zpool's ETA for an expansion or removal: rate = copied / (now - start), both at least
+    1; shown only when under 30 days (print_raidz_expand_status / print_removal_status)."""
+    if now is None or start is None or total is None:
+        return None
+    done = max(copied or 0, 1)
+    rate = max(done // max(now - start, 1), 1)
+    left = max(total - done, 0) // rate
+    return left if left < _THIRTY_DAYS else None
+
+
+def _expand(stats: object, now: int | None) -> ExpandInfo | None:
+    """`raidz_expand_stats` (raidz_expand_status_nvlist): name, state, expanding_vdev,
+    start_time, end_time, to_reflow, reflowed, waiting_for_resilver."""
+    if not isinstance(stats, dict):
+        return None
+    state = _DSS_STATE.get(str(stats.get("state", "")).upper())
+    if state is None:
+        return None
+    copied, total = _int(stats.get("reflowed")), _int(stats.get("to_reflow"))
+    start, end = _int(stats.get("start_time")), _int(stats.get("end_time"))
+    waiting = bool(_int(stats.get("waiting_for_resilver")))
+    if state is ScanState.IN_PROGRESS and waiting:
+        state = ScanState.PAUSED
+    percent = max(copied or 0, 1) * 100.0 / total if total and state is not ScanState.FINISHED \
+        else (100.0 if state is ScanState.FINISHED else None)
+    eta = _left(copied, total, start, now) if state is ScanState.IN_PROGRESS else None
+    # The JSON names the vdev without its index (`raidz1`, zpool_vdev_name(..., 0)); the
+    # text prints `raidz1-0` (name + "-" + expanding_vdev): the text's name is kept.
+    vdev, index = _str(stats.get("name")), _int(stats.get("expanding_vdev"))
+    if vdev is not None and index is not None and _UNINDEXED.fullmatch(vdev):
+        vdev = f"{vdev}-{index}"
+    return ExpandInfo(vdev=vdev, state=state, copied_bytes=copied,
+                      total_bytes=total, percent_done=percent, eta_seconds=eta,
+                      waiting_for_resilver=waiting,
+                      slow=state is ScanState.IN_PROGRESS and now is not None and eta is None,
+                      duration_seconds=end - start if state is ScanState.FINISHED
+                      and end is not None and start is not None else None,
+                      start_time=start, end_time=end if state is ScanState.FINISHED else None,
+                      exact=_exact(stats.get("reflowed")) and _exact(stats.get("to_reflow")),
+                      raw=json.dumps(stats, sort_keys=True))
+
+
+def _removal(stats: object, now: int | None) -> RemovalInfo | None:
+    """`removal_stats` (removal_status_nvlist): name, state, removing_vdev, start_time,
+    end_time, to_copy, copied, mapping_memory."""
+    if not isinstance(stats, dict):
+        return None
+    state = _DSS_STATE.get(str(stats.get("state", "")).upper())
+    if state is None:
+        return None
+    copied, total = _int(stats.get("copied")), _int(stats.get("to_copy"))
+    start, end = _int(stats.get("start_time")), _int(stats.get("end_time"))
+    percent = max(copied or 0, 1) * 100.0 / total if total and state is ScanState.IN_PROGRESS \
+        else (100.0 if state is ScanState.FINISHED else None)
+    eta = _left(copied, total, start, now) if state is ScanState.IN_PROGRESS else None
+    # Named without its index too (`mirror` while evacuating, `indirect` once done): with
+    # the index it is the row `zpool list -v` shows (`mirror-1`, `indirect-1`).
+    vdev, index = _str(stats.get("name")), _int(stats.get("removing_vdev"))
+    if vdev is not None and index is not None and _UNINDEXED.fullmatch(vdev):
+        vdev = f"{vdev}-{index}"
+    return RemovalInfo(vdev=vdev, state=state, vdev_index=index, copied_bytes=copied,
+                       total_bytes=total, percent_done=percent, eta_seconds=eta,
+                       slow=state is ScanState.IN_PROGRESS and now is not None and eta is None,
+                       duration_seconds=end - start if state is ScanState.FINISHED
+                       and end is not None and start is not None else None,
+                       mapping_memory_bytes=_int(stats.get("mapping_memory")),
+                       start_time=start, end_time=end if state is not ScanState.IN_PROGRESS
+                       else None,
+                       exact=_exact(stats.get("copied")) and _exact(stats.get("to_copy")),
+                       raw=json.dumps(stats, sort_keys=True))
 
 
 def scan_eta_seconds(stats: dict[str, Any], now: int) -> int | None:
@@ -182,7 +323,9 @@ def scan_eta_seconds(stats: dict[str, Any], now: int) -> int | None:
 
 def _vdev(name: str, d: dict[str, Any], children: tuple[Vdev, ...], *, spare_row: bool,
           resilver_running: bool) -> Vdev:
-    raw_state = str(d.get("state", "UNKNOWN"))
+    # dRAID vdevs on 2.3.2 carry no `state` (nor `vdev_type`, openzfs/zfs#18431): UNKNOWN,
+    # with no raw state, rather than a guess from the children.
+    raw_state = _str(d.get("state"))
     aux = _str(d.get("aux"))
     vtype = str(d.get("vdev_type") or vdev_type_from_name(name)[0])
     parity = vdev_type_from_name(name)[1] if vtype in ("raidz", "draid") else None
@@ -199,12 +342,14 @@ def _vdev(name: str, d: dict[str, Any], children: tuple[Vdev, ...], *, spare_row
     counters = (None, None, None) if spare_row else (
         _int(d.get("read_errors")), _int(d.get("write_errors")),
         _int(d.get("checksum_errors")))
-    return Vdev(name=str(d.get("name", name)), type=vtype, state=state_to_name(raw_state, aux),
+    return Vdev(name=str(d.get("name", name)), type=vtype,
+                state=state_to_name(raw_state, aux) if raw_state is not None else "UNKNOWN",
                 read_errors=counters[0], write_errors=counters[1],
                 checksum_errors=counters[2], note=note, path=_str(d.get("path")),
                 guid=_str(d.get("guid")), children=children, raw_state=raw_state, aux=aux,
                 slow_ios=_int(d.get("slow_ios")), parity=parity,
-                resilvering=bool(leaf and resilver_running and processed > 0))
+                resilvering=bool(leaf and resilver_running and processed > 0),
+                removing=bool(_int(d.get("removing"))))
 
 
 def _nested(vdevs: object, *, spare_rows: bool, resilver: bool,
@@ -271,8 +416,21 @@ def _pool(name: str, p: dict[str, Any], now: int | None) -> Pool:
         for section, v in tops:
             sections[section].append(v)
     else:
+        pool_name = str(p.get("name", name))
         for top in _nested(vdevs, spare_rows=False, resilver=resilver):
-            if top.type == "root":
+            d = vdevs.get(top.name) if isinstance(vdevs, dict) else None
+            # The root: vdev_type "root", or - in the man page example and for dRAID pools
+            # in 2.3.2 (openzfs/zfs#18431) - an entry without vdev_type named after the pool
+            # that holds the real top-level vdevs. Its state is then the pool's.
+            untyped_root = isinstance(d, dict) and "vdev_type" not in d \
+                and top.name == pool_name and isinstance(d.get("vdevs"), dict)
+            if top.type == "root" or untyped_root:
+                if untyped_root and isinstance(d, dict) and "state" not in d:
+                    raw = str(p.get("state", "")) or "UNKNOWN"
+                    top = replace(top, type="root", parity=None, raw_state=raw,
+                                  state=state_to_name(raw, None))
+                elif untyped_root:
+                    top = replace(top, type="root", parity=None)
                 root = top
                 sections["vdevs"].extend(top.children)
             else:
@@ -287,11 +445,13 @@ def _pool(name: str, p: dict[str, Any], now: int | None) -> Pool:
         else:
             sections[section].extend(_nested(sect, spare_rows=(section == "spares"),
                                              resilver=resilver))
+    scans = ((scan,) if scan is not None else ()) + tuple(_rebuilds(p.get("scan_stats")))
     return Pool(
         name=str(p.get("name", name)), state=str(p.get("state", "")),
         status=_str(p.get("status")), action=_str(p.get("action")),
-        see=_str(p.get("moreinfo") or p.get("msgid")), scan=scan,
-        scans=(scan,) if scan is not None else (),
+        see=_str(p.get("moreinfo") or p.get("msgid")), scan=scans[0] if scans else None,
+        scans=scans, expand=_expand(p.get("raidz_expand_stats"), now),
+        removal=_removal(p.get("removal_stats"), now),
         vdevs=tuple(sections["vdevs"]), logs=tuple(sections["logs"]),
         cache=tuple(sections["cache"]), spares=tuple(sections["spares"]),
         special=tuple(sections["special"]), dedup=tuple(sections["dedup"]),

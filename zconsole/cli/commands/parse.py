@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from zconsole.model import Pool, Vdev
+from zconsole.model import Pool, RemovalInfo, Vdev
 from zconsole.model.hosttext import visible
 from zconsole.parsers import ParseError
 
@@ -40,10 +40,11 @@ def _zpool_list(text: str, **_: Any) -> Any:
     return parse_zpool_list(text)
 
 
-def _zpool_iostat(text: str, **_: Any) -> Any:
+def _zpool_iostat(text: str, *, omitted_since_boot: bool = False, **_: Any) -> Any:
     from zconsole.parsers.zpool_iostat import parse_zpool_iostat
 
-    return parse_zpool_iostat(text)
+    # zpool's default: the first report covers the time since import, unless -y was given.
+    return parse_zpool_iostat(text, omitted_since_boot=omitted_since_boot)
 
 
 def _zfs_list(text: str, *, columns: str | None, **_: Any) -> Any:
@@ -107,8 +108,9 @@ KINDS: dict[str, Callable[..., Any]] = {
 
 
 def parse_text(kind: str, text: str, *, columns: str | None = None,
-               zfs_version: str | None = None) -> Any:
-    return KINDS[kind](text, columns=columns, zfs_version=zfs_version)
+               zfs_version: str | None = None, omitted_since_boot: bool = False) -> Any:
+    return KINDS[kind](text, columns=columns, zfs_version=zfs_version,
+                       omitted_since_boot=omitted_since_boot)
 
 
 def to_json(kind: str, parsed: Any) -> Any:
@@ -131,6 +133,37 @@ def _counter(v: int | None) -> str:
     return "-" if v is None else str(v)
 
 
+def _eta(seconds: int | None) -> str:
+    if seconds is None:
+        return ""
+    h, rem = divmod(seconds, 3600)
+    return f", about {h}h{rem // 60:02d}m to go"
+
+
+def _progress_lines(pool: Pool) -> list[str]:
+    out: list[str] = []
+    for scan in pool.scans or ((pool.scan,) if pool.scan else ()):
+        what = scan.function.value if scan.function else "scan"
+        if scan.rebuild_vdev:
+            what = f"rebuild ({visible(scan.rebuild_vdev)})"
+        state = scan.state.value.replace("_", " ") if scan.state else "none"
+        extra = f", {scan.percent_done:.2f}% done" if scan.percent_done is not None else ""
+        out.append(f"  scan: {what} {state}{extra}{_eta(scan.eta_seconds)}")
+    for label, op in (("expand", pool.expand), ("remove", pool.removal)):
+        if op is None:
+            continue
+        index = op.vdev_index if isinstance(op, RemovalInfo) else None
+        name = visible(op.vdev) if op.vdev else (f"vdev {index}" if index is not None else "?")
+        state = op.state.value.replace("_", " ") if op.state else "unread"
+        extra = f", {op.percent_done:.2f}% done" if op.percent_done is not None else ""
+        if op.slow:
+            extra += ", copy is slow (no estimate)"
+        if getattr(op, "waiting_for_resilver", False):
+            extra += ", waiting for a resilver or clear"
+        out.append(f"  {label}: {name} {state}{extra}{_eta(op.eta_seconds)}")
+    return out
+
+
 def render_pools(pools: Sequence[Pool]) -> str:
     if not pools:
         return "no pools\n"
@@ -142,16 +175,7 @@ def render_pools(pools: Sequence[Pool]) -> str:
             out.append(f"  status: {visible(pool.status)}")
         if pool.action:
             out.append(f"  action: {visible(pool.action)}")
-        for scan in pool.scans or ((pool.scan,) if pool.scan else ()):
-            what = scan.function.value if scan.function else "scan"
-            state = scan.state.value.replace("_", " ") if scan.state else "none"
-            extra = ""
-            if scan.percent_done is not None:
-                extra += f", {scan.percent_done:.2f}% done"
-            if scan.eta_seconds is not None:
-                h, rem = divmod(scan.eta_seconds, 3600)
-                extra += f", about {h}h{rem // 60:02d}m to go"
-            out.append(f"  scan: {what} {state}{extra}")
+        out.extend(_progress_lines(pool))
         width = max([len(visible(pool.name))]
                     + [len(visible(v.name)) + 2 * (d + 1) for _, d, v in pool.walk()])
         out.append(f"  {'NAME':<{width}}  {'STATE':<9} {'READ':>5} {'WRITE':>5} {'CKSUM':>5}")
@@ -170,7 +194,13 @@ def render_pools(pools: Sequence[Pool]) -> str:
             if not tops:
                 continue
             if section != "vdevs":
-                out.append(f"  {section}")
+                own = next((c for c in pool.classes if c.section.value == section), None)
+                if own is None:
+                    out.append(f"  {section}")
+                else:
+                    sym = STATE_SYMBOL.get(own.state, "?")
+                    out.append(f"  {section}  {sym} {visible(own.state)}"
+                               + (f"  {visible(own.note)}" if own.note else ""))
             for top in tops:
                 for depth, v in top.walk(1):
                     row(v, depth)
@@ -197,15 +227,36 @@ def render_generic(parsed: Any) -> str:
     if items and isinstance(items[0], list):  # iostat: reports of pools
         flat = [p for report in items for p in report]
         items = [r for p in flat for r in (p.pool_row, *p.rows)]
+    labels: list[str] | None = None
     if items and isinstance(getattr(items[0], "vdevs", None), tuple):  # zpool list -v
-        items = [r for u in items for r in (u, *u.vdevs)]
+        # pool rows, then their vdev rows indented by depth under class labels
+        labels, flat = [], []
+        for u in items:
+            labels.append(visible(u.name))
+            flat.append(u)
+            section = None
+            for v in u.vdevs:
+                if v.section != section and v.section.value != "vdevs":
+                    labels.append(f"{visible(v.section.value)}")
+                    flat.append(None)
+                section = v.section
+                labels.append("  " * (1 + (v.depth or 0)) + visible(v.name))
+                flat.append(v)
+        items = flat
     if not items:
         return "(nothing)\n"
-    first = items[0]
+    first = next((i for i in items if i is not None), None)
     if not (is_dataclass(first) and not isinstance(first, type)):
         return "\n".join(visible(i) for i in items) + "\n"
     names = [f.name for f in fields(first) if f.name not in ("props", "children", "vdevs")]
     rows = [[_cell(getattr(i, n, None)) for n in names] for i in items]
+    if labels is not None:
+        for row, label in zip(rows, labels, strict=True):
+            row[0] = label
+    # columns with nothing in any row (e.g. the queue columns without -q) are left out
+    keep = [k for k, n in enumerate(names) if k == 0 or any(r[k] != "-" for r in rows)]
+    names = [names[k] for k in keep]
+    rows = [[r[k] for k in keep] for r in rows]
     widths = [max(len(n), *(len(r[k]) for r in rows)) for k, n in enumerate(names)]
     lines = ["  ".join(n.upper().ljust(w) for n, w in zip(names, widths, strict=True)).rstrip()]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
@@ -226,7 +277,7 @@ def _cell(v: Any) -> str:
 
 
 def run_parse(kind: str, file: str, *, as_json: bool, columns: str | None = None,
-              zfs_version: str | None = None) -> int:
+              zfs_version: str | None = None, omitted_since_boot: bool = False) -> int:
     try:
         if file == "-":
             text = sys.stdin.read()
@@ -237,7 +288,8 @@ def run_parse(kind: str, file: str, *, as_json: bool, columns: str | None = None
         print(f"zconsole parse: cannot read {file}: {e.strerror}", file=sys.stderr)
         return EXIT_IO
     try:
-        parsed = parse_text(kind, text, columns=columns, zfs_version=zfs_version)
+        parsed = parse_text(kind, text, columns=columns, zfs_version=zfs_version,
+                            omitted_since_boot=omitted_since_boot)
     except ParseError as e:
         print(f"zconsole parse: this does not read as {kind} output: {visible(e)}",
               file=sys.stderr)
@@ -264,6 +316,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     pp.add_argument("--zfs-version", dest="parse_zfs_version", choices=("2.1", "2.3"),
                     default=None,
                     help="zpool-status -D: version that produced it (DDT size semantics)")
+    pp.add_argument("-y", dest="omitted_since_boot", action="store_true",
+                    help="zpool-iostat: the output was made with -y (its first report is an "
+                         "interval, not the time since the pool was imported)")
 
 
 def take_back_file(args: argparse.Namespace, extra: list[str]) -> list[str]:
@@ -277,4 +332,5 @@ def take_back_file(args: argparse.Namespace, extra: list[str]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     return run_parse(args.kind, args.file, as_json=args.json, columns=args.columns,
-                     zfs_version=args.parse_zfs_version)
+                     zfs_version=args.parse_zfs_version,
+                     omitted_since_boot=args.omitted_since_boot)
