@@ -253,3 +253,61 @@ async def test_screen_switches_do_not_keep_old_footer_keys() -> None:
         await switch(50)
         after_60 = live_keys()
     assert after_60 <= after_10 + 5, (after_10, after_60)
+
+
+class HangsLater(DelegatingHost):
+    """Answers normally, then `zpool status` hangs (a suspended pool, D state) once `hang` is
+    set; reads run side by side as on a real host."""
+
+    kind = "local"
+    label = "hangs-later"
+    concurrent_reads = True
+
+    def __init__(self, inner: Host) -> None:
+        super().__init__(inner)
+        import threading
+
+        self.hang = threading.Event()
+        self.release = threading.Event()
+        self.lock = threading.Lock()
+
+    def run(self, argv: Sequence[str], *, timeout: float = 30.0, check: bool = True,
+            stdin: str | None = None) -> Result:
+        if tuple(argv[:2]) == ("zpool", "status") and self.hang.is_set():
+            self.release.wait(120)
+        with self.lock:
+            return super().run(argv, timeout=timeout, check=check, stdin=stdin)
+
+
+async def test_a_hung_status_turns_every_pool_unknown_and_q_still_quits() -> None:
+    """Issue 'trust', item 3: after a good reading, `zpool status` hangs. Once the reading is
+    older than the refresh interval plus the timeout, no pool is shown with its old health:
+    each is ? UNKNOWN with how long there has been no answer; q quits meanwhile."""
+    from zconsole.hosts.demo import DemoHost
+
+    clock = [frozen()]
+    host = HangsLater(DemoHost("showcase", clock=frozen))
+    app = ZConsoleApp(host, clock=lambda: clock[0], refresh_interval=3600)
+    app.session.timeout = 0.5  # so the hung read is given up quickly (no time asserted)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            blocks = list(app.screen.query(PoolBlock))
+            assert blocks and "ONLINE" in table_text(app, blocks[0].pool_name)
+            host.hang.set()
+            clock[0] += app.stale_after + 30  # the last good status is now too old
+            app._tick_frame()
+            await pilot.pause()
+            for b in app.screen.query(PoolBlock):
+                text = table_text(app, b.pool_name)
+                assert "ONLINE" not in text
+            summary = " ".join(str(b.summary.render()) for b in app.screen.query(PoolBlock))
+            assert "UNKNOWN" in summary
+            problems = str(app.screen.query_one(ProblemsPanel).render())
+            assert "no answer for" in problems
+            app.action_refresh(True)  # a refresh whose zpool status hangs
+            await pilot.pause(0.05)
+            await pilot.press("q")  # quits although a read hangs
+    finally:
+        host.release.set()
+    assert not app.is_running

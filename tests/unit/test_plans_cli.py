@@ -101,3 +101,25 @@ def test_json_and_usage(capsys: pytest.CaptureFixture[str]) -> None:
     assert rc == 2 and "pass --dry-run" in err
     rc, _, err = run(capsys, "--demo", "showcase", "plan", "attach", "tank", "x", "--dry-run")
     assert rc == 2 and "needs POOL TARGET DISK" in err
+
+
+@pytest.mark.parametrize("json_out", [False, True])
+def test_plan_of_a_hostile_host_prints_no_control_codes(capsys: pytest.CaptureFixture[str],
+                                                         json_out: bool) -> None:
+    """Issue 'trust', item 1: the plan names host values (pool, models, serials); they are
+    shown with visible escapes, and the JSON stays valid with \\uXXXX escapes."""
+    import json
+    import re
+
+    from zconsole.cli.main import main
+
+    pool = "tank\x1b]0;owned\x07"
+    rc = main(["--demo", "hostile", "plan", "attach", pool, "mirror-0", "sdc", "--dry-run",
+               *(["--json"] if json_out else [])])
+    out, err = capsys.readouterr()
+    assert rc in (0, 3), err
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]", out + err)
+    if json_out:
+        assert json.loads(out)["pool"] == pool
+    else:
+        assert "tank\\x1b]0;owned\\x07" in out

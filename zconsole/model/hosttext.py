@@ -54,3 +54,13 @@ def visible(text: object, *, multiline: bool = False) -> str:
 def is_clean(text: str, *, multiline: bool = False) -> bool:
     """True when `visible(text)` would not change it."""
     return (_MULTI if multiline else _SINGLE).search(text) is None
+
+
+_JSON_UNSAFE = re.compile(f"[{_UNSAFE}]")
+
+
+def json_safe(json_text: str) -> str:
+    """JSON text (from `json.dumps(..., ensure_ascii=False)`) with every character `visible()`
+    would escape written as a JSON `\\uXXXX` escape instead: still valid JSON, the same
+    values, nothing a terminal would interpret (json.dumps leaves DEL, C1 and bidi raw)."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json_text)

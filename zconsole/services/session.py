@@ -21,6 +21,7 @@ under it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,9 +31,17 @@ from zconsole.model.arc import ArcStats
 from zconsole.model.disk import DiskStat
 from zconsole.model.finding import Finding
 from zconsole.model.pool import Pool
-from zconsole.model.reading import PENDING, DiskInventory, HostReading, Part, ZfsInfo
+from zconsole.model.reading import (
+    PENDING,
+    DiskInventory,
+    HostReading,
+    Part,
+    ZfsInfo,
+    ZfsPresence,
+)
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zpool_iostat import parse_zpool_iostat
+from zconsole.services import fmt
 from zconsole.services.health.slowdisk import find_slow_disks
 from zconsole.services.read import catalogue
 from zconsole.services.read.arc import ArcWatch
@@ -50,7 +59,7 @@ from zconsole.services.read.collect import (
     read_status,
     read_usage,
 )
-from zconsole.services.read.flights import Flights
+from zconsole.services.read.flights import NO_ANSWER, Flights
 from zconsole.services.read.identity import DiskIndex, InventoryCache, with_roles
 from zconsole.services.read.pools import LeafMetrics, leaf_metrics
 from zconsole.services.read.progress import ScanEstimate, ScanTracker
@@ -111,6 +120,7 @@ class HostSession:
         self.refreshes = 0
         self._zfs: ZfsInfo | None = None
         self._kernel: Part[str] | None = None
+        self.status_seen_at: float | None = None  # console clock of the last good status
 
     # -- the read (worker thread) --------------------------------------------------------
     def refresh(self, *, force: bool = False,
@@ -120,12 +130,12 @@ class HostSession:
 
         `force` re-reads the facts that are otherwise kept (ZFS version, kernel, disk
         identity). `on_progress` receives an incomplete Refresh as soon as the pools are
-        known while other reads still run (parallel reads only).
+        known while other reads still run (parallel reads only: read in order, everything
+        arrives within the same call anyway). `cancelled()` is polled while waiting.
         """
         rd = _Reader(self.host, self.timeout)
         taken_at = rd._now()
-        zfs = self._zfs_info(force)
-        kernel = self._kernel_part(rd, force)
+        zfs = self._zfs_info(rd, force, cancelled)
         prior = self.last.reading if self.last is not None else None
         reads: dict[str, Callable[[], Part[Any]]] = {
             "status": lambda: read_status(rd, zfs),
@@ -137,32 +147,49 @@ class HostSession:
             "sample": lambda: rd.part("zpool iostat / diskstats",
                                       lambda: self._sample(rd, zfs, prior, got)),
         }
+        kept_kernel = self._kernel
+        if force or kept_kernel is None or not kept_kernel.ok:
+            reads["kernel"] = lambda: read_kernel(rd)
         sources = {"status": _show(catalogue.zpool_status(zfs.json_status)),
                    "usage": _show(catalogue.zpool_list()),
                    "datasets": _show(catalogue.zfs_list_datasets()),
                    "arc": catalogue.ARCSTATS, "disks": INVENTORY_SOURCE,
-                   "sample": _show(catalogue.zpool_iostat_latency(self.iostat_interval))}
+                   "sample": _show(catalogue.zpool_iostat_latency(self.iostat_interval)),
+                   "kernel": catalogue.KERNEL_RELEASE}
         got: dict[str, Part[Any]] = {}
 
         def landed(name: str, part: Part[Any]) -> None:
             got[name] = part
-            if on_progress is not None and name == "status" and len(got) < len(reads):
-                on_progress(self._partial(rd, taken_at, zfs, kernel, got, prior))
+            if (on_progress is not None and self.flights.parallel and name == "status"
+                    and len(got) < len(reads)):
+                kernel_now = got.get("kernel") or self._kernel or Part(
+                    None, taken_at, catalogue.KERNEL_RELEASE, "reading…", PENDING)
+                on_progress(self._partial(rd, taken_at, zfs, kernel_now, got, prior))
 
         parts = self.flights.run(reads, deadline=self.timeout + self.iostat_interval,
                                  now=rd._now, source=sources, on_part=landed,
                                  cancelled=cancelled)
+        if "kernel" in parts:
+            self._kernel = parts["kernel"]
+        kernel = self._kernel if self._kernel is not None else parts["kernel"]
         return self._judge(rd, taken_at, zfs, kernel, parts)
 
-    def _zfs_info(self, force: bool) -> ZfsInfo:
-        if force or self._zfs is None or not self._zfs.present:
-            self._zfs = detect_zfs(self.host, timeout=self.timeout)
-        return self._zfs
-
-    def _kernel_part(self, rd: _Reader, force: bool) -> Part[str]:
-        if force or self._kernel is None or not self._kernel.ok:
-            self._kernel = read_kernel(rd)
-        return self._kernel
+    def _zfs_info(self, rd: _Reader, force: bool, cancelled: Callable[[], bool]) -> ZfsInfo:
+        """Which OpenZFS runs there, kept until a failure or `force`; read with a deadline
+        like every other read (a `zfs version` that hangs must not hold the refresh)."""
+        if not (force or self._zfs is None or not self._zfs.present):
+            return self._zfs
+        got = self.flights.run(
+            {"zfs": lambda: Part(detect_zfs(self.host, timeout=self.timeout), rd._now(),
+                                 "zfs version")},
+            deadline=self.timeout, now=rd._now, source={"zfs": "zfs version"},
+            cancelled=cancelled)["zfs"]
+        if got.value is None:  # no answer: unknown this time, asked again next refresh
+            return ZfsInfo(ZfsPresence.UNKNOWN,
+                           f"Could not tell which OpenZFS version runs on {self.host.label}: "
+                           f"`zfs version` {got.error}.")
+        self._zfs = got.value
+        return got.value
 
     def _sample(self, rd: _Reader, zfs: ZfsInfo, prior: HostReading | None,
                 got: Mapping[str, Part[Any]]) -> _RawSample:
@@ -297,15 +324,44 @@ class HostSession:
         self.started = now
         return True
 
-    def progress(self, result: Refresh) -> None:
+    def progress(self, result: Refresh, now: float | None = None) -> None:
         """An early, incomplete result of the running refresh (the pools answered first)."""
         self.last = result
+        self._saw_status(result, now)
 
-    def done(self, result: Refresh) -> None:
+    def done(self, result: Refresh, now: float | None = None) -> None:
+        """The refresh ended; `now` (the console's clock) dates a good `zpool status`."""
         self.last = result
         self.last_error = None
         self.refreshes += 1
         self.started = None
+        self._saw_status(result, now)
+
+    def _saw_status(self, result: Refresh, now: float | None) -> None:
+        if result.reading.pool_status.ok:
+            self.status_seen_at = now
+
+    # -- how old the pools' health is ----------------------------------------------------
+    def status_age(self, now: float) -> float | None:
+        """Seconds since a `zpool status` last answered (console clock), None before any."""
+        return None if self.status_seen_at is None else max(0.0, now - self.status_seen_at)
+
+    def status_stale(self, now: float, limit: float) -> bool:
+        age = self.status_age(now)
+        return age is not None and age > limit
+
+    def aged(self, reading: HostReading, now: float, limit: float) -> HostReading:
+        """`reading` as the screens may show it at `now`: when the last good `zpool status`
+        is older than `limit` (refresh interval + timeout), whatever the reason (a hang, a
+        failure, a refresh that never ends), its pools are not shown with that old health
+        but as unknown, with how long there has been no answer."""
+        age = self.status_age(now)
+        if age is None or age <= limit or not reading.pool_status.ok:
+            return reading
+        part = reading.pool_status
+        return dataclasses.replace(reading, pool_status=Part(
+            None, part.taken_at, part.source,
+            f"no answer for {fmt.duration(age)}", NO_ANSWER))
 
     def failed(self, error: str) -> None:
         """The refresh raised: keep the last result (its age tells how old it is)."""

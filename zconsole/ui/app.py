@@ -20,12 +20,14 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding
+from zconsole.model.hosttext import visible
 from zconsole.model.reading import HostReading
 from zconsole.services.session import HostSession, Refresh
 from zconsole.ui.screens.base import ZScreen
@@ -46,7 +48,7 @@ class ZConsoleApp(App[None]):
     BINDINGS = [
         # Screen keys are shown in the header's tab strip, not in the footer (room at 80 cols).
         *(Binding(s.KEY, f"switch_mode('{s.MODE}')", s.TITLE, show=False) for s in SCREENS),
-        Binding("r", "refresh", "Refresh"),
+        Binding("r", "refresh(True)", "Refresh"),
         Binding("p", "toggle_pause", "Pause"),
         Binding("t", "next_theme", "Theme", show=False),
         Binding("q", "quit", "Quit"),
@@ -55,6 +57,12 @@ class ZConsoleApp(App[None]):
     @dataclass
     class RefreshDone(Message):
         """A refresh completed (posted by the refresh worker)."""
+
+        result: Refresh
+
+    @dataclass
+    class RefreshProgress(Message):
+        """The running refresh's pools answered before its other reads (posted early)."""
 
         result: Refresh
 
@@ -110,6 +118,7 @@ class ZConsoleApp(App[None]):
         self.paused = False
         self.session = HostSession(host, iostat_interval=iostat_interval)
         self._timer: Timer | None = None
+        self._shown_stale = False
 
     # -- what screens read -------------------------------------------------------------------
     @property
@@ -132,15 +141,24 @@ class ZConsoleApp(App[None]):
     def refreshes(self) -> int:
         return self.session.refreshes
 
+    @property
+    def stale_after(self) -> float:
+        """Seconds without a good `zpool status` after which every pool is ? UNKNOWN."""
+        return self.refresh_interval + self.session.timeout
+
     def view_state(self) -> ViewState:
         r = self.session.last
+        now = self.clock()
+        reading = r.reading if r is not None else None
+        if reading is not None:
+            reading = self.session.aged(reading, now, self.stale_after)
         return ViewState(
             host=self.host,
-            reading=r.reading if r is not None else None,
+            reading=reading,
             findings=r.findings if r is not None else (),
             sample=r.sample if r is not None else None,
             sampler=self.session.sampler,
-            now=self.clock(),
+            now=now,
             read_only=self.read_only,
             last_error=self.last_error,
             scan_estimates=r.scan_estimates if r is not None else {},
@@ -198,26 +216,48 @@ class ZConsoleApp(App[None]):
 
             offer(self, message.found, message.problems)
         elif message.problems:
-            self.notify("; ".join(message.problems), title="Saved plans", severity="warning",
-                        markup=False)
+            self.notify_plain("; ".join(message.problems), title="Saved plans",
+                              severity="warning")
+
+    def notify_plain(self, message: str, *, title: str = "",
+                     severity: SeverityLevel = "information", timeout: float | None = None
+                     ) -> None:
+        """A notification whose text may hold host text (names, errors): never markup, and
+        escapes shown visibly (`model.hosttext.visible`)."""
+        self.notify(visible(message, multiline=True), title=visible(title),
+                    severity=severity, timeout=timeout, markup=False)
 
     def _tick_frame(self) -> None:
         screen = self.active_screen
-        if screen is not None:
-            screen.refresh_frame(self.view_state())
+        if screen is None:
+            return
+        state = self.view_state()
+        screen.refresh_frame(state)
+        stale = self.session.status_stale(state.now, self.stale_after)
+        if stale != self._shown_stale:  # the pools' reading just aged past its limit
+            self._shown_stale = stale
+            screen.show_state(state)
 
     # -- refresh cycle -----------------------------------------------------------------------
-    def action_refresh(self) -> None:
+    def action_refresh(self, force: bool = False) -> None:
+        """Start a refresh (none while one runs). `force` (the r key) also re-reads what is
+        otherwise kept between refreshes: ZFS version, kernel, disk identity."""
         if not self.session.begin(self.clock()):
             return  # one refresh at a time; the next is armed when this one ends
         self._tick_frame()
-        self._collect()
+        self._collect(force)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="refresh")
-    def _collect(self) -> None:
+    def _collect(self, force: bool = False) -> None:
         worker = get_current_worker()
+
+        def early(result: Refresh) -> None:
+            if not worker.is_cancelled:
+                self.post_message(self.RefreshProgress(result))
+
         try:
-            result = self.session.refresh()
+            result = self.session.refresh(force=force, on_progress=early,
+                                          cancelled=lambda: worker.is_cancelled)
         except Exception as e:  # noqa: BLE001 - any failure must reach the screen, not kill the app
             if not worker.is_cancelled:
                 self.post_message(self.RefreshFailed(f"{type(e).__name__}: {e}"))
@@ -225,8 +265,17 @@ class ZConsoleApp(App[None]):
         if not worker.is_cancelled:
             self.post_message(self.RefreshDone(result))
 
+    def on_zconsole_app_refresh_progress(self, message: RefreshProgress) -> None:
+        if self.session.running:  # not after the refresh already ended
+            self.session.progress(message.result, self.clock())
+            screen = self.active_screen
+            if screen is not None:
+                state = self.view_state()
+                screen.refresh_frame(state)
+                screen.show_state(state)
+
     def on_zconsole_app_refresh_done(self, message: RefreshDone) -> None:
-        self.session.done(message.result)
+        self.session.done(message.result, self.clock())
         self._refresh_done()
 
     def on_zconsole_app_refresh_failed(self, message: RefreshFailed) -> None:

@@ -25,6 +25,7 @@ import sys
 from typing import TextIO
 
 from zconsole.hosts.base import Host, HostError
+from zconsole.model.hosttext import json_safe, visible
 from zconsole.model.plan import Check, CheckLevel, Plan, Step
 from zconsole.services.ops import registry
 from zconsole.services.ops.operation import CliOption, PlanRequest
@@ -191,17 +192,17 @@ def run_plan(args: argparse.Namespace, out: TextIO | None = None,
         host = _host(args)
         plan = build(host, args.kind, request_from(args))
     except ValueError as e:
-        print(f"zconsole plan: {e}", file=err)
+        print(f"zconsole plan: {visible(e)}", file=err)
         return EXIT_USAGE
     except HostError as e:
-        print(f"zconsole plan: {e}", file=err)
+        print(f"zconsole plan: {visible(e)}", file=err)
         return EXIT_ERROR
     if args.json:
         from zconsole.services.ops.engine.plan_io import plan_to_dict
 
-        out.write(json.dumps(plan_to_dict(plan), indent=2, ensure_ascii=False) + "\n")
+        out.write(json_safe(json.dumps(plan_to_dict(plan), indent=2, ensure_ascii=False)) + "\n")
     else:
-        out.write(render(plan))
+        out.write(visible(render(plan), multiline=True))
     return EXIT_BLOCKED if plan.blocked else EXIT_OK
 
 

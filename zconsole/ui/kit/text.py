@@ -25,22 +25,27 @@ from textual.strip import Strip
 from textual.style import Style as VisualStyle
 from textual.visual import RenderOptions, Visual
 
+from zconsole.model.hosttext import visible
+
 SPARK = "▁▂▃▄▅▆▇█"
 NO_DATA = "·"  # a sparkline cell for an interval without a value
 
 
-def plain(text: object, style: str = "") -> Content:
-    """Host-provided text as literal Content, never parsed as markup (control codes are
-    dropped). The one place host text becomes something the screen shows: every name,
-    serial, model, path and error text passes here. `style` is a constant style such as
-    `"$health-bad"` or `"bold"`."""
-    s = str(text)
+def plain(text: object, style: str = "", *, multiline: bool = True) -> Content:
+    """Host-provided text as literal Content, never parsed as markup, with every control
+    character and escape sequence shown as a visible escape (`\\x1b`) by
+    `model.hosttext.visible()`, never sent to the terminal. The one place host text becomes
+    something the screen shows: every name, serial, model, path and error text passes here.
+    `style` is a constant style such as `"$health-bad"` or `"bold"`; line breaks are kept
+    (callers build paragraphs with them; ZFS names cannot hold one), `multiline=False` shows
+    them as `\\x0a` too (a table cell)."""
+    s = visible(text, multiline=multiline)
     return Content.styled(s, style) if style else Content(s)
 
 
 def plain_text(text: object, style: Style | str = "") -> Text:
     """`plain()` for places that take Rich Text (DataTable cells, Line-API rows)."""
-    return Text(plain(text).plain, style=style)
+    return Text(visible(text), style=style)
 
 
 def fit(text: str, width: int, where: Literal["end", "middle"] = "end") -> str:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.text import Text
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Static
 
 from zconsole.model.plan import Confirmation, Plan
+from zconsole.ui.kit.text import plain
 from zconsole.ui.wizards import render
 from zconsole.ui.wizards.phases.base import CommandsBox, PhaseView
 
@@ -36,8 +37,9 @@ class ConfirmPhase(PhaseView):
 
     def ask(self, plan: Plan, start_at: int, confirmation: Confirmation) -> None:
         self.query_one(CommandsBox).update(render.commands_text(plan, start_at=start_at))
-        self.query_one("#wz-prompt", Static).update(Text.assemble(
-            (confirmation.prompt, "bold"), "\nType it exactly and press Enter; Escape goes back."))
+        self.query_one("#wz-prompt", Static).update(Content.assemble(
+            plain(confirmation.prompt, "bold"),
+            "\nType it exactly and press Enter; Escape goes back."))
         self.clear()
         inp = self.query_one(Input)
         inp.placeholder = "type here"
