@@ -68,7 +68,7 @@ from zconsole.model.pool import (
 )
 from zconsole.parsers.errors import ParseError, parser
 from zconsole.parsers.units import parse_size
-from zconsole.parsers.zpool_status import vdev_type_from_name
+from zconsole.parsers.zpool_status_config import vdev_type_from_name
 
 SOURCE = "zpool status -j"
 
