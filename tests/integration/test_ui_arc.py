@@ -84,5 +84,5 @@ async def test_arc_screen_matches_guest_arcstats(zfs_guest: ZfsGuest) -> None:
             assert report.family == "2.2+" and "field set 2.2+" in caption
             assert rows["iohits"][2] == "2.2+ only" and "MRU target (p)" not in rows
         # two refreshes on the screen: the interval figures are measured, not promised
-        assert report.hit_interval_s is not None and report.detail_interval_s is not None
+        assert report.hit_interval_s is not None and report.detail.seconds is not None
         assert "after the second refresh" not in str(screen.query_one("#arc-hits").render())
