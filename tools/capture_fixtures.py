@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import difflib
-import importlib.util
 import json
 import os
 import re
@@ -71,15 +70,11 @@ HUMAN_IOSTAT = ("zpool iostat -v", "zpool iostat -vl", "zpool iostat -vly 1 3",
 
 
 def load_testvm() -> ModuleType:
-    name = "zconsole_testvm"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, TESTVM_PY)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    """tools/testvm/testvm.py, imported from its directory."""
+    sys.path.insert(0, str(TESTVM_PY.parent))
+    import testvm
+
+    return testvm
 
 
 @dataclass
