@@ -101,6 +101,14 @@ class Vdev:
         for child in self.children:
             yield from child.walk(depth + 1)
 
+    def paths(self, parent: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Vdev]]:
+        """Depth-first (path, vdev) pairs, self first, in zpool's print order; a path runs
+        from the top-level vdev down (`("mirror-0", "vdc")`), below `parent`."""
+        here = (*parent, self.name)
+        yield here, self
+        for child in self.children:
+            yield from child.paths(here)
+
     def leaves(self) -> Iterator[Vdev]:
         for _, v in self.walk():
             if not v.children and v.type not in ("root",):
@@ -287,6 +295,15 @@ class Pool:
             for top in self.section(section):
                 for depth, v in top.walk():
                     yield section, depth, v
+
+    def leaf_paths(self) -> Iterator[tuple[Section, tuple[str, ...], Vdev]]:
+        """Every vdev without children, with its section and its path from the top-level vdev
+        (`("mirror-0", "vdc")`; a top-level disk is `("vdb",)`), section by section."""
+        for section in Section:
+            for top in self.section(section):
+                for path, v in top.paths():
+                    if not v.children:
+                        yield section, path, v
 
     def find(self, name: str) -> Vdev | None:
         for _, _, v in self.walk():

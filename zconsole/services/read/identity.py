@@ -136,28 +136,12 @@ class _Membership:
     via: str | None = None
 
 
-def _leaves_with_paths(pool: Pool) -> list[tuple[Section, tuple[str, ...], Vdev]]:
-    out: list[tuple[Section, tuple[str, ...], Vdev]] = []
-
-    def visit(section: Section, v: Vdev, path: tuple[str, ...]) -> None:
-        here = (*path, v.name)
-        if not v.children:
-            out.append((section, here, v))
-        for c in v.children:
-            visit(section, c, here)
-
-    for section in Section:
-        for top in pool.section(section):
-            visit(section, top, ())
-    return out
-
-
 def pool_members(inv: DiskInventory, pools: Sequence[Pool]) -> dict[str, list[_Membership]]:
     """whole disk name -> where pools use it."""
     index = DiskIndex(inv.devices)
     out: dict[str, list[_Membership]] = {}
     for pool in pools:
-        for section, path, leaf in _leaves_with_paths(pool):
+        for section, path, leaf in pool.leaf_paths():
             d = index.leaf_disk(leaf)
             if d is None:
                 continue
