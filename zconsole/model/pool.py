@@ -34,6 +34,30 @@ class ScanState(str, Enum):
     PAUSED = "paused"
 
 
+# The words `zpool status` prints after a vdev's row for its aux state (vdev_aux_t, as
+# zpool_main.c's print_status_config words them); JSON names the state (`aux`) instead.
+VDEV_AUX_TEXT = {
+    "OPEN_FAILED": "cannot open",
+    "CORRUPT_DATA": "corrupted data",
+    "NO_REPLICAS": "insufficient replicas",
+    "BAD_GUID_SUM": "missing device",
+    "TOO_SMALL": "device too small",
+    "BAD_LABEL": "invalid label",
+    "VERSION_NEWER": "newer version",
+    "VERSION_OLDER": "old version",
+    "UNSUP_FEAT": "unsupported feature(s)",
+    "SPARED": "currently in use",
+    "ERR_EXCEEDED": "too many errors",
+    "IO_FAILURE": "experienced I/O failures",
+    "BAD_LOG": "bad intent log",
+    "EXTERNAL": "external device fault",
+    "SPLIT_POOL": "split into new pool",
+    "ACTIVE": "currently in use",
+    "CHILDREN_OFFLINE": "all children offline",
+    "ASHIFT_TOO_BIG": "unsupported minimum blocksize",
+}
+
+
 # Vdev types as zconsole names them. Values match OpenZFS's own `vdev_type` strings (JSON);
 # the text parser derives them from the row name (mirror-0 -> mirror, raidz2-1 -> raidz, ...).
 VDEV_TYPES = (

@@ -58,6 +58,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from zconsole.model.pool import (
+    VDEV_AUX_TEXT,
     ExpandInfo,
     Pool,
     RemovalInfo,
@@ -71,27 +72,6 @@ from zconsole.parsers.units import parse_size
 from zconsole.parsers.zpool_status_config import vdev_type_from_name
 
 SOURCE = "zpool status -j"
-
-_AUX_NOTE = {
-    "OPEN_FAILED": "cannot open",
-    "CORRUPT_DATA": "corrupted data",
-    "NO_REPLICAS": "insufficient replicas",
-    "BAD_GUID_SUM": "missing device",
-    "TOO_SMALL": "device too small",
-    "BAD_LABEL": "invalid label",
-    "VERSION_NEWER": "newer version",
-    "VERSION_OLDER": "old version",
-    "UNSUP_FEAT": "unsupported feature(s)",
-    "SPARED": "currently in use",
-    "ERR_EXCEEDED": "too many errors",
-    "IO_FAILURE": "experienced I/O failures",
-    "BAD_LOG": "bad intent log",
-    "EXTERNAL": "external device fault",
-    "SPLIT_POOL": "split into new pool",
-    "ACTIVE": "currently in use",
-    "CHILDREN_OFFLINE": "all children offline",
-    "ASHIFT_TOO_BIG": "unsupported minimum blocksize",
-}
 
 _SECTIONS = (("logs", "logs"), ("special", "special"), ("dedup", "dedup"),
              ("l2cache", "cache"), ("spares", "spares"))
@@ -354,7 +334,7 @@ def _vdev(name: str, d: dict[str, Any], children: tuple[Vdev, ...], *, spare_row
     if d.get("was") is not None:
         note = f"was {d.get('was')}"
     elif aux is not None:
-        note = _AUX_NOTE.get(aux.upper(), aux)
+        note = VDEV_AUX_TEXT.get(aux.upper(), aux)
     leaf = not children and vtype not in ("root", "mirror", "raidz", "draid", "replacing",
                                          "spare")
     processed = _int(d.get("scan_processed")) or 0
