@@ -10,9 +10,10 @@ reads with `zconsole.services.read.capture.capture` (the code behind `zconsole c
     python3 tools/capture_fixtures.py --flavour 2.1 --state removed --state dedup
     python3 tools/capture_fixtures.py --flavour 2.3 --keep-running   # leave the guest up
 
-Each state directory also gets `setup.sh`: the exact guest commands (and QEMU monitor commands,
-as comments) that produced the state, in order. `SOURCES.md` one level up is regenerated from
-all state directories of both flavours.
+Each state gets `setup/STATE.sh`: the exact guest commands (and QEMU monitor commands, as
+comments) that produced the state, in order, one script for every version captured (a line only
+one version ran is marked `#[VER]`); each state directory's `setup.sh` links to it.
+`SOURCES.md` is regenerated from all state directories of both flavours.
 
 ZFS only ever runs inside the guest: nothing here touches the host's disks.
 """
@@ -21,8 +22,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import importlib.util
+import difflib
 import json
+import os
 import re
 import shutil
 import sys
@@ -68,15 +70,11 @@ HUMAN_IOSTAT = ("zpool iostat -v", "zpool iostat -vl", "zpool iostat -vly 1 3",
 
 
 def load_testvm() -> ModuleType:
-    name = "zconsole_testvm"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, TESTVM_PY)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    """tools/testvm/testvm.py, imported from its directory."""
+    sys.path.insert(0, str(TESTVM_PY.parent))
+    import testvm
+
+    return testvm
 
 
 @dataclass
@@ -589,13 +587,9 @@ def capture_state(g: Guest, name: str, out: Path) -> dict[str, Any]:
         for cmd in g.after_capture:
             g.quiet(cmd)
     t_capture = time.monotonic() - t1
-    (target / "setup.sh").write_text(
-        "# Guest commands that produced this state (tools/capture_fixtures.py), in order,\n"
-        "# run on a freshly reset guest (no pools, blank disks). Not executable as is:\n"
-        "# lines starting with '#' were done from the host side or are notes.\n"
-        + "\n".join(g.steps + [f"# after the capture: {c}" for c in g.after_capture])
-        + "\n")
-    size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
+    write_setup(out.parent, name, g.version,
+                "\n".join(g.steps + [f"# after the capture: {c}" for c in g.after_capture]))
+    size = dir_size(target)
     if g.outputs:
         when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
         write_parser_sources(g, when)
@@ -604,6 +598,82 @@ def capture_state(g: Guest, name: str, out: Path) -> dict[str, Any]:
           + (f"; non-zero exits: {report.failed}" if report.failed else ""), flush=True)
     return {"state": name, "commands": report.commands, "bytes": size,
             "setup_s": round(t_setup, 1), "capture_s": round(t_capture, 1)}
+
+
+# -- setup scripts: one per state, shared by the versions ------------------------------------
+
+SETUP_HEADER = (
+    "# Guest commands that produced this state (tools/capture_fixtures.py), in order, on a\n"
+    "# freshly reset guest (no pools, blank disks), for every OpenZFS version captured: each\n"
+    "# tests/fixtures/capture/zfs-VER/STATE/setup.sh links here. Not executable as is: lines\n"
+    "# starting with '#' were done from the host side or are notes; a line `#[VER] LINE` is\n"
+    "# LINE in that version's run only, and ${ZFS_VERSION} stands for the version.\n")
+VERSION_MARK = "${ZFS_VERSION}"
+_ONLY = re.compile(r"^#\[(?P<versions>[0-9. ]+)\] (?P<line>.*)$")
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in version.split(".") if x.isdigit())
+
+
+def setup_for(script: str, version: str) -> str:
+    """The commands one version ran, from the shared script (without its header)."""
+    lines = []
+    for line in script.removeprefix(SETUP_HEADER).rstrip("\n").split("\n"):
+        m = _ONLY.match(line)
+        if m is not None:
+            if version not in m.group("versions").split():
+                continue
+            line = m.group("line")
+        lines.append(line.replace(VERSION_MARK, version))
+    return "\n".join(lines)
+
+
+def merge_setups(runs: dict[str, str]) -> str:
+    """One shared script from the commands each version ran (version -> commands): lines all
+    of them ran as they are, the others marked `#[VER]`, in each version's order."""
+    merged: list[tuple[set[str], str]] = []
+    for version in sorted(runs, key=_version_key):
+        lines = runs[version].replace(f"guest-zfs-{version}-",
+                                      f"guest-zfs-{VERSION_MARK}-").split("\n")
+        matcher = difflib.SequenceMatcher(None, [line for _, line in merged], lines,
+                                          autojunk=False)
+        out: list[tuple[set[str], str]] = []
+        for op, i1, i2, j1, j2 in matcher.get_opcodes():
+            if op == "equal":
+                out += [(versions | {version}, line) for versions, line in merged[i1:i2]]
+            else:
+                out += merged[i1:i2] + [({version}, line) for line in lines[j1:j2]]
+        merged = out
+    every = set(runs)
+    return SETUP_HEADER + "".join(
+        f"{line}\n" if versions == every
+        else f"#[{' '.join(sorted(versions, key=_version_key))}] {line}\n"
+        for versions, line in merged)
+
+
+def write_setup(root: Path, state: str, version: str, commands: str) -> None:
+    """Fold one version's commands for `state` into root/setup/STATE.sh (keeping what the other
+    versions ran) and link root/zfs-VERSION/STATE/setup.sh to it."""
+    shared = root / "setup" / f"{state}.sh"
+    runs = {}
+    for vdir in root.glob("zfs-*"):
+        other = vdir.name.removeprefix("zfs-")
+        if other != version and (vdir / state / "setup.sh").exists():
+            runs[other] = setup_for((vdir / state / "setup.sh").read_text(), other)
+    runs[version] = commands
+    shared.parent.mkdir(exist_ok=True)
+    shared.write_text(merge_setups(runs))
+    link = root / f"zfs-{version}" / state / "setup.sh"
+    link.unlink(missing_ok=True)
+    link.symlink_to(os.path.relpath(shared, link.parent))
+
+
+def dir_size(directory: Path) -> int:
+    """Bytes a capture recorded: the files of its state directory, not the setup.sh link (the
+    shared script also holds the other versions' lines)."""
+    return sum(p.stat().st_size for p in directory.rglob("*")
+               if p.is_file() and not p.is_symlink())
 
 
 def write_parser_sources(g: Guest, when: str) -> None:
@@ -663,7 +733,9 @@ def write_sources(root: Path) -> None:
         "disks re-plugged, ZFS tunables restored) before every state.",
         "",
         "Guest disks: vdb vdc vdd vde 1 GiB, vdf vdg 2 GiB (virtio, serial `zfsvm-<name>`).",
-        "The exact guest commands of each state are in its `setup.sh` and repeated below.",
+        "The exact guest commands of each state are in `setup/<state>.sh`, one script for both",
+        "versions (a line only one version ran is marked `#[VER]`; each `zfs-<version>/<state>/",
+        "setup.sh` links to it), and repeated below as each version ran them.",
         "",
         "Notes:",
         "- On 2.1 the three `zpool status -j ...` reads are recorded with the refusal 2.1 gives",
@@ -704,7 +776,7 @@ def write_sources(root: Path) -> None:
     lines += ["| directory | OpenZFS (Debian package) | captured (UTC) | commands | size |",
               "|---|---|---|---|---|"]
     for vname, name, m, sdir in entries:
-        size = sum(p.stat().st_size for p in sdir.rglob("*") if p.is_file())
+        size = dir_size(sdir)
         lines.append(f"| `{vname}/{name}` | {_package(m, sdir)} | "
                      f"{str(m.get('captured_at', ''))[:16].replace('T', ' ')} | "
                      f"{len(m.get('commands', []))} | {size // 1024} KiB |")
@@ -718,7 +790,7 @@ def write_sources(root: Path) -> None:
             f"- {m.get('state')}",
             "",
             "```sh",
-            (sdir / "setup.sh").read_text().split("\n", 3)[3].rstrip(),
+            setup_for((sdir / "setup.sh").read_text(), vname.removeprefix("zfs-")).rstrip(),
             "```",
             "",
         ]

@@ -22,7 +22,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
@@ -30,6 +30,7 @@ from typing import Any, NoReturn
 import pytest
 from hostvm import faults
 from hostvm.guest import HostGuest
+from vmguest import VmGuest
 
 REPO = Path(__file__).resolve().parents[2]
 TESTVM_PY = REPO / "tools" / "testvm" / "testvm.py"
@@ -136,9 +137,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.section("zfsvm guests UNAVAILABLE", red=True, bold=True)
         verdict = "FAILED (ZCONSOLE_REQUIRE_VM=1)" if vm_required() else "SKIPPED"
         for flavour, reason in _failures.items():
-            what = "Debian 12 host guest" if flavour == "host" else f"OpenZFS {flavour} guest"
             terminalreporter.write_line(
-                f"WARNING: {what} tests {verdict}: {reason}", red=True, bold=True
+                f"WARNING: {_guest_name(flavour)} tests {verdict}: {reason}", red=True, bold=True
             )
 
 
@@ -154,40 +154,18 @@ def _load_testvm() -> ModuleType:
     return mod
 
 
-class ZfsGuest:
-    """A running guest.  ``exec`` runs commands over ssh, ``monitor`` talks to QEMU."""
+class ZfsGuest(VmGuest):
+    """A running OpenZFS guest.  ``exec`` runs commands over ssh, ``monitor`` talks to QEMU."""
 
     alias = "zfsvm"
 
     def __init__(self, flavour: str, instance: Any) -> None:
+        super().__init__(instance)
         self.flavour = flavour
-        self._inst = instance
-        self.ssh_config: Path = instance.ssh_config
-        self.run_dir: Path = instance.run_dir
-        self.console_log: Path = instance.console_log
-        self.disks: dict[str, int] = dict(instance.disks)
 
     @property
     def zfs_version(self) -> str:
         return {"2.1": "2.1.11", "2.3": "2.3.2"}[self.flavour]
-
-    def exec(
-        self,
-        command: str | Sequence[str],
-        check: bool = True,
-        timeout: float | None = 120.0,
-        input: str | bytes | None = None,
-    ) -> subprocess.CompletedProcess[str]:
-        """Run in the guest: a list is shell-quoted, a string goes to the remote shell as is."""
-        return self._inst.exec(command, check=check, timeout=timeout, input=input)
-
-    def monitor(self, command: str) -> str:
-        """A QEMU HMP command (e.g. ``device_del vdd``, ``info block``); returns its output."""
-        return self._inst.monitor(command)
-
-    def reset(self) -> None:
-        """Destroy all pools, re-plug removed disks, wipe labels on vdb..vdg, empty /scratch."""
-        self._inst.reset()
 
     def host(self) -> Any:
         """zconsole's SSH host backend pointed at this guest."""
@@ -202,29 +180,55 @@ class ZfsGuest:
         return f"ZfsGuest(flavour={self.flavour!r}, ssh_config={str(self.ssh_config)!r})"
 
 
+def _guest_name(flavour: str) -> str:
+    return "Debian 12 host guest" if flavour == "host" else f"OpenZFS {flavour} guest"
+
+
 def _unavailable(flavour: str, reason: str) -> NoReturn:
     _failures[flavour] = reason
-    what = "Debian 12 host guest" if flavour == "host" else f"OpenZFS {flavour} guest"
+    what = _guest_name(flavour)
     if vm_required():
         pytest.fail(f"{what} unavailable (ZCONSOLE_REQUIRE_VM=1): {reason}", pytrace=False)
     pytest.skip(f"{what} unavailable: {reason}")
 
 
-def _boot(request: pytest.FixtureRequest, flavour: str, kind: str) -> Iterator[ZfsGuest]:
+def _wanted(request: pytest.FixtureRequest, flavour: str) -> ModuleType:
+    """tools/testvm, once VM tests were asked for and this flavour has not failed before
+    (skips or fails the test otherwise)."""
     if not vm_requested(request.config):
         pytest.skip(NOT_REQUESTED)
     if flavour in _failures:
         _unavailable(flavour, _failures[flavour])
-    tv = _load_testvm()
-    fl = tv.FLAVOURS[flavour]
+    return _load_testvm()
+
+
+def _run_dir(name: str) -> Path:
     run_root = Path(os.environ.get("ZCONSOLE_VM_RUN_ROOT", f"/tmp/zconsole-testvm-{os.getuid()}"))
-    inst = tv.Instance(fl, run_root / f"pytest-{os.getpid()}-{kind}{fl.tag}")
+    return run_root / f"pytest-{os.getpid()}-{name}"
+
+
+def _build_and_start(tv: ModuleType, fl: Any, inst: Any) -> tuple[float, float]:
+    """Build the guest (or take it from the cache) and boot it: (build seconds, seconds until
+    ssh answered)."""
     t0 = time.monotonic()
+    build_dir = tv.build(fl, quiet=True)
+    t_build = time.monotonic() - t0
+    return t_build, inst.start(build_dir)
+
+
+def _stop(inst: Any, label: str) -> None:
+    how = inst.stop()
+    if how != "poweroff":
+        _timings.append(f"{label}: guest stop needed {how}")
+
+
+def _boot(request: pytest.FixtureRequest, flavour: str, kind: str) -> Iterator[ZfsGuest]:
+    tv = _wanted(request, flavour)
+    fl = tv.FLAVOURS[flavour]
+    inst = tv.Instance(fl, _run_dir(f"{kind}{fl.tag}"))
     reason = ""
     try:
-        build_dir = tv.build(fl, quiet=True)
-        t_build = time.monotonic() - t0
-        ready = inst.start(build_dir)
+        t_build, ready = _build_and_start(tv, fl, inst)
     except tv.BuildError as exc:
         reason = f"build failed: {exc}"
     except (tv.VMError, OSError, subprocess.SubprocessError) as exc:
@@ -235,13 +239,10 @@ def _boot(request: pytest.FixtureRequest, flavour: str, kind: str) -> Iterator[Z
         f"OpenZFS {flavour}: build/cache {t_build:.1f}s, boot-to-ssh {ready:.1f}s "
         f"(run dir {inst.run_dir}, console {inst.console_log})"
     )
-    guest = ZfsGuest(flavour, inst)
     try:
-        yield guest
+        yield ZfsGuest(flavour, inst)
     finally:
-        how = inst.stop()
-        if how != "poweroff":
-            _timings.append(f"OpenZFS {flavour}: guest stop needed {how}")
+        _stop(inst, f"OpenZFS {flavour}")
 
 
 @pytest.fixture(scope="session", params=FLAVOURS, ids=FLAVOUR_IDS)
@@ -279,11 +280,7 @@ def clean_guest(zfs_guest: ZfsGuest) -> Iterator[ZfsGuest]:
 @pytest.fixture(scope="session")
 def host_guest(request: pytest.FixtureRequest) -> Iterator[HostGuest]:
     """The booted host guest with zconsole installed; shared by the whole session."""
-    if not vm_requested(request.config):
-        pytest.skip(NOT_REQUESTED)
-    if "host" in _failures:
-        _unavailable("host", _failures["host"])
-    tv = _load_testvm()
+    tv = _wanted(request, "host")
     fl = tv.FLAVOURS["host"]
     attach = os.environ.get("ZCONSOLE_HOSTVM_ATTACH", "").strip()
     if attach:
@@ -295,15 +292,11 @@ def host_guest(request: pytest.FixtureRequest) -> Iterator[HostGuest]:
         _timings.append(f"Debian 12 host: attached to the running guest in {attach}")
         yield HostGuest(inst, {})
         return
-    run_root = Path(os.environ.get("ZCONSOLE_VM_RUN_ROOT", f"/tmp/zconsole-testvm-{os.getuid()}"))
-    inst = tv.HostInstance(fl, run_root / f"pytest-{os.getpid()}-host")
-    t0 = time.monotonic()
+    inst = tv.HostInstance(fl, _run_dir("host"))
     reason = ""
     installed: dict[str, float] = {}
     try:
-        build_dir = tv.build(fl, quiet=True)
-        t_build = time.monotonic() - t0
-        ready = inst.start(build_dir)
+        t_build, ready = _build_and_start(tv, fl, inst)
         t1 = time.monotonic()
         installed = tv.install_zconsole(inst, REPO, say=False)
         t_install = time.monotonic() - t1
@@ -319,13 +312,10 @@ def host_guest(request: pytest.FixtureRequest) -> Iterator[HostGuest]:
         f"Debian 12 host: build/cache {t_build:.1f}s, boot-to-ssh {ready:.1f}s, zconsole "
         f"install {t_install:.1f}s {installed} (run dir {inst.run_dir}, console {inst.console_log})"
     )
-    guest = HostGuest(inst, installed)
     try:
-        yield guest
+        yield HostGuest(inst, installed)
     finally:
-        how = inst.stop()
-        if how != "poweroff":
-            _timings.append(f"Debian 12 host: guest stop needed {how}")
+        _stop(inst, "Debian 12 host")
         # the root image copy holds ~1 GiB: keep the logs, not the disks
         shutil.rmtree(inst.run_dir / "disks", ignore_errors=True)
 

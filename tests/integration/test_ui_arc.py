@@ -5,10 +5,10 @@
 from __future__ import annotations
 
 import re
-import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from console_on_guest import open_screen
 from textual.widgets import DataTable, Static
 
 from zconsole.parsers.arcstats import parse_arcstats
@@ -27,19 +27,6 @@ UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
 DRIFT = 16 << 20
 
 
-async def refreshed(app: ZConsoleApp, pilot: Any, count: int, timeout: float = 180.0) -> None:
-    """Run `count` refreshes, one after the other, waiting for each (ssh + TCG are slow)."""
-    for _ in range(count):
-        before = app.refreshes
-        app.action_refresh()
-        deadline = time.monotonic() + timeout
-        while app.refreshes == before or app.refresh_started is not None:
-            assert app.last_error is None, app.last_error
-            assert time.monotonic() < deadline, "refresh did not finish"
-            await pilot.pause(0.1)
-    await pilot.pause()
-
-
 def shown_bytes(text: str) -> float:
     m = re.fullmatch(r"([0-9.]+) (B|KiB|MiB|GiB|TiB)", text)
     assert m, text
@@ -49,13 +36,9 @@ def shown_bytes(text: str) -> float:
 async def test_arc_screen_matches_guest_arcstats(zfs_guest: ZfsGuest) -> None:
     app = ZConsoleApp(zfs_guest.host(), refresh_interval=3600)
     async with app.run_test(size=(120, 40)) as pilot:
-        await refreshed(app, pilot, 1)
-        await pilot.press("4")
-        await pilot.pause()
-        await refreshed(app, pilot, 2)
+        screen = await open_screen(app, pilot, "4", 2)
         guest = parse_arcstats(zfs_guest.exec(["cat", "/proc/spl/kstat/zfs/arcstats"]).stdout)
 
-        screen = app.screen
         assert isinstance(screen, ArcScreen)
         report = screen.report
         assert report is not None and report.readable and not report.stale
@@ -84,5 +67,5 @@ async def test_arc_screen_matches_guest_arcstats(zfs_guest: ZfsGuest) -> None:
             assert report.family == "2.2+" and "field set 2.2+" in caption
             assert rows["iohits"][2] == "2.2+ only" and "MRU target (p)" not in rows
         # two refreshes on the screen: the interval figures are measured, not promised
-        assert report.hit_interval_s is not None and report.detail_interval_s is not None
+        assert report.hit_interval_s is not None and report.detail.seconds is not None
         assert "after the second refresh" not in str(screen.query_one("#arc-hits").render())

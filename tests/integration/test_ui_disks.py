@@ -5,10 +5,10 @@ clean disk free. Needs ZCONSOLE_VM=1.
 
 from __future__ import annotations
 
-import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
+from console_on_guest import open_screen
 
 from zconsole.model.reading import DiskState
 from zconsole.services.read.disks import build_rows
@@ -22,19 +22,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.zfsvm
 
 GUEST_DISKS = ("vdb", "vdc", "vdd", "vde", "vdf", "vdg")
-
-
-async def refreshed(app: ZConsoleApp, pilot: Any, count: int, timeout: float = 180.0) -> None:
-    """Run `count` refreshes, one after the other, waiting for each (ssh + TCG are slow)."""
-    for _ in range(count):
-        before = app.refreshes
-        app.action_refresh()
-        deadline = time.monotonic() + timeout
-        while app.refreshes == before or app.refresh_started is not None:
-            assert app.last_error is None, app.last_error
-            assert time.monotonic() < deadline, "refresh did not finish"
-            await pilot.pause(0.1)
-    await pilot.pause()
 
 
 def guest_lsblk(guest: ZfsGuest) -> dict[str, tuple[int, str]]:
@@ -54,11 +41,7 @@ async def test_disks_screen_on_guest(clean_guest: ZfsGuest) -> None:
     lsblk = guest_lsblk(guest)
     app = ZConsoleApp(guest.host(), refresh_interval=3600)
     async with app.run_test(size=(120, 40)) as pilot:
-        await refreshed(app, pilot, 1)
-        await pilot.press("2")
-        await pilot.pause()
-        await refreshed(app, pilot, 1)
-        screen = app.screen
+        screen = await open_screen(app, pilot, "2", 1)
         assert isinstance(screen, DisksScreen)
         snap = app.reading
         assert snap is not None and snap.disks.value is not None, snap and snap.disks.error

@@ -25,7 +25,7 @@ from zconsole.parsers.version import parse_zfs_version
 from zconsole.parsers.zfs_list import parse_zfs_list
 from zconsole.parsers.zpool_iostat import parse_zpool_iostat
 from zconsole.parsers.zpool_list import parse_zpool_list, parse_zpool_list_columns
-from zconsole.parsers.zpool_status import parse_expand_text, parse_removal_text
+from zconsole.parsers.zpool_status_scan import parse_expand_text, parse_removal_text
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers"
 FUZZ = settings(max_examples=200, deadline=None,

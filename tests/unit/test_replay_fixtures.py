@@ -175,7 +175,7 @@ def test_iostat_rows_map_onto_the_tree(flavour: str, state: str) -> None:
     lat = zfs_latency(host, 1, pools=[pool])
     [report] = lat.reports
     rows = {(r.section, r.vdev_path): r for r in report.rows}
-    want = {(sec, path) for sec, path in _leaf_paths(pool) if sec is not Section.SPARES}
+    want = {(sec, path) for sec, path, _ in pool.leaf_paths() if sec is not Section.SPARES}
     assert want and want <= set(rows)
     for key in want:
         r = rows[key]
@@ -184,22 +184,6 @@ def test_iostat_rows_map_onto_the_tree(flavour: str, state: str) -> None:
             assert r.rebuild_wait is None
     # and the sampler keys each leaf by (pool, path in the tree)
     assert set(lat.leaves) == {("tank", path) for _, path in want}
-
-
-def _leaf_paths(pool: Pool) -> list[tuple[Section, tuple[str, ...]]]:
-    out: list[tuple[Section, tuple[str, ...]]] = []
-
-    def walk(sec: Section, v: Vdev, path: tuple[str, ...]) -> None:
-        p = (*path, v.name)
-        if not v.children:
-            out.append((sec, p))
-        for c in v.children:
-            walk(sec, c, p)
-
-    for sec in Section:
-        for top in pool.section(sec):
-            walk(sec, top, ())
-    return out
 
 
 @pytest.mark.parametrize(("flavour", "state"), CASES)
@@ -225,7 +209,7 @@ def test_disk_identities_from_udev(flavour: str, state: str) -> None:
         assert d.serial == f"zfsvm-{label}"
         assert d.by_id == (f"virtio-zfsvm-{label}",)
     pool = tank(flavour, state)
-    for sec, path in _leaf_paths(pool):
+    for sec, path, _ in pool.leaf_paths():
         leaf = path[-1]
         disk = re.sub(r"\d+$", "", leaf)
         role = inv.role(disk)

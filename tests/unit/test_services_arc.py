@@ -91,7 +91,7 @@ def test_pre22_file_first_reading_then_interval() -> None:
     assert first.readable and first.family == FAMILY_21
     assert first.area("hits").sentence == \
         "Hit ratio appears after the second refresh (in about 5 s)."
-    assert first.hit_ratio is None and first.demand_data is None
+    assert first.hit_ratio is None and first.detail.demand_data is None
     assert first.area("throttle").state == "WAITING"
 
     assert (r.size, r.target, r.c_min, r.c_max) == (1603939792, 1643208777, 33554432,
@@ -104,16 +104,16 @@ def test_pre22_file_first_reading_then_interval() -> None:
     assert r.iohit_ratio is None and r.reads == 1000 and r.hit_interval_s == 10.0
     assert r.area("hits").title == "Hit ratio 90.0 %"
     assert r.area("hits").sentence == "90.0 % of reads hit in the last 10 s (100 reads/s)."
-    assert r.demand_data is not None
-    assert r.demand_data.ratio == pytest.approx(0.75) == demand_data_efficiency(prev, cur)
-    assert r.demand_metadata is not None and r.demand_metadata.ratio == 1.0
-    assert r.prefetch_data is not None and r.prefetch_data.ratio == 0.0
-    assert r.demand_share == pytest.approx(90 / 100)
+    assert r.detail.demand_data is not None
+    assert r.detail.demand_data.ratio == pytest.approx(0.75) == demand_data_efficiency(prev, cur)
+    assert r.detail.demand_metadata is not None and r.detail.demand_metadata.ratio == 1.0
+    assert r.detail.prefetch_data is not None and r.detail.prefetch_data.ratio == 0.0
+    assert r.detail.demand_share == pytest.approx(90 / 100)
     assert r.area("demand").sentence == (
         "In the last 10 s, 90.0 % of reads were demand reads (asked for by programs), "
         "10.0 % prefetch; hits: demand data 75.0 %, demand metadata 100.0 %, "
         "prefetch data 0.0 %.")
-    assert r.mru_hit_share == pytest.approx(1 / 3) and r.ghost_hits == 7
+    assert r.detail.mru_hit_share == pytest.approx(1 / 3) and r.detail.ghost_hits == 7
     assert r.area("lists").sentence == (
         "In the last 10 s, 33.3 % of hits came from MRU (recently used), 66.7 % from MFU "
         "(frequently used); MRU holds 383.9 MiB, MFU 1017.2 MiB. 7 ghost hits (0.7/s): "
@@ -141,8 +141,8 @@ def test_22plus_excerpt_counts_iohits() -> None:
     assert r.iohit_ratio == pytest.approx(0.1) == arc_iohit_ratio(prev, cur)
     assert r.area("hits").sentence == ("60.0 % of reads hit in the last 10 s (100 reads/s; "
                                        "10.0 % joined a read already in flight).")
-    assert r.demand_data is not None and r.demand_data.iohits == 5
-    assert r.demand_data.ratio == pytest.approx(50 / 95) == demand_data_efficiency(prev, cur)
+    assert r.detail.demand_data is not None and r.detail.demand_data.iohits == 5
+    assert r.detail.demand_data.ratio == pytest.approx(50 / 95) == demand_data_efficiency(prev, cur)
     # the excerpt stops before size, c, c_max: said so, not guessed
     assert r.size is None and r.area("size").sentence == \
         "arcstats has no size or target (c) field."
@@ -183,7 +183,7 @@ def test_no_reads_in_the_interval() -> None:
 def test_throttle_grows() -> None:
     cur = read("node_exporter-fixture-pre2.2.txt")
     _, r = two_readings(cur, plus(cur, memory_throttle_count=3, hits=10))
-    assert r.throttled is True and r.throttle_delta == 3 and r.throttle_count == 3
+    assert r.throttled is True and r.detail.throttle_delta == 3 and r.throttle_count == 3
     area = r.area("throttle")
     assert (area.state, area.level) == ("THROTTLED", "warn")
     assert area.sentence == ("THROTTLED: the ARC made writers wait for memory 3 times in the "
@@ -201,7 +201,7 @@ def test_lifetime_throttle_count_alone_is_not_throttled() -> None:
 def test_counters_restart_after_module_reload() -> None:
     cur = read("node_exporter-fixture-pre2.2.txt")
     _, r = two_readings(plus(cur, hits=1000, misses=10), cur)
-    assert r.counters_reset and r.demand_data is None
+    assert r.detail.counters_reset and r.detail.demand_data is None
     assert "counters restarted" in r.area("demand").sentence
 
 
@@ -292,18 +292,18 @@ def test_demo_host_over_clock_steps(version: str, family: str) -> None:
     # the snapshot read and the sampler read happen at the same host time: same counters
     assert last.hit_ratio == arc_hit_ratio(arcs[-2], arcs[-1])
     assert last.hit_series == tuple(arc_hit_ratio(a, b) for a, b in zip(arcs[:-1], arcs[1:], strict=True))
-    assert last.demand_data is not None
-    assert last.demand_data.ratio == demand_data_efficiency(arcs[-2], arcs[-1])
+    assert last.detail.demand_data is not None
+    assert last.detail.demand_data.ratio == demand_data_efficiency(arcs[-2], arcs[-1])
     assert (last.size, last.target, last.c_max) == (arcs[-1].size, arcs[-1].target,
                                                     arcs[-1].c_max)
-    assert last.detail_interval_s == last.hit_interval_s == 5.0
+    assert last.detail.seconds == last.hit_interval_s == 5.0
     # the showcase machine: 64 GiB of RAM, ARC at 92 % of c_max, an L2ARC of 180 GiB
     assert last.area("size").sentence == ("ARC holds 35.5 GiB of a 35.9 GiB target "
                                           "(at most 38.6 GiB, at least 1.9 GiB).")
     assert last.l2_present and last.l2_size == 180 * 2**30
     mru = (arcs[-1].get("mru_hits") or 0) - (arcs[-2].get("mru_hits") or 0)
     mfu = (arcs[-1].get("mfu_hits") or 0) - (arcs[-2].get("mfu_hits") or 0)
-    assert last.mru_hit_share == mru / (mru + mfu) == pytest.approx(0.45, abs=1e-4)
+    assert last.detail.mru_hit_share == mru / (mru + mfu) == pytest.approx(0.45, abs=1e-4)
     assert last.throttled is False
     rows = {row.label: row for row in last.rows}
     if version == "2.3":

@@ -9,14 +9,14 @@ import pytest
 
 from zconsole.model.pool import Pool, ScanFunction, ScanState, Section, Vdev
 from zconsole.parsers.errors import ParseError
-from zconsole.parsers.zpool_status import (
+from zconsole.parsers.zpool_status import parse_zpool_status
+from zconsole.parsers.zpool_status_config import vdev_type_from_name
+from zconsole.parsers.zpool_status_scan import (
     parse_ddt_line,
     parse_eta,
     parse_expand_text,
     parse_removal_text,
     parse_scan_text,
-    parse_zpool_status,
-    vdev_type_from_name,
 )
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "zpool-status"

@@ -65,16 +65,9 @@ class Check:
 class Predicate:
     """A fact about the host that a runner can evaluate from a fresh `zpool status`/`zfs get`.
 
-    Kinds (params):
-      vdev_present (pool, name)            a vdev with this name/path is in the pool
-      vdev_absent (pool, name)             it is not
-      vdev_state (pool, name, state)       it has this state (e.g. ONLINE)
-      container_present (pool, type)       some vdev of this type exists (e.g. replacing)
-      container_absent (pool, type)        none does
-      no_scan (pool)                       no scrub/resilver is in progress
-      pool_property (pool, property, value)
-      dataset_property (dataset, property, value)
-      pool_size_at_least (pool, bytes)     `zpool list` SIZE >= bytes
+    `kind` names a check a domain registered with the engine's evaluator
+    (`services/ops/engine/predicates.py`); the ZFS kinds and their params (`vdev_present
+    (pool, name)`, `no_scan (pool)`, ...) are listed in `services/ops/zfs/predicates.py`.
     """
 
     kind: str

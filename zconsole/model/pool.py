@@ -34,6 +34,30 @@ class ScanState(str, Enum):
     PAUSED = "paused"
 
 
+# The words `zpool status` prints after a vdev's row for its aux state (vdev_aux_t, as
+# zpool_main.c's print_status_config words them); JSON names the state (`aux`) instead.
+VDEV_AUX_TEXT = {
+    "OPEN_FAILED": "cannot open",
+    "CORRUPT_DATA": "corrupted data",
+    "NO_REPLICAS": "insufficient replicas",
+    "BAD_GUID_SUM": "missing device",
+    "TOO_SMALL": "device too small",
+    "BAD_LABEL": "invalid label",
+    "VERSION_NEWER": "newer version",
+    "VERSION_OLDER": "old version",
+    "UNSUP_FEAT": "unsupported feature(s)",
+    "SPARED": "currently in use",
+    "ERR_EXCEEDED": "too many errors",
+    "IO_FAILURE": "experienced I/O failures",
+    "BAD_LOG": "bad intent log",
+    "EXTERNAL": "external device fault",
+    "SPLIT_POOL": "split into new pool",
+    "ACTIVE": "currently in use",
+    "CHILDREN_OFFLINE": "all children offline",
+    "ASHIFT_TOO_BIG": "unsupported minimum blocksize",
+}
+
+
 # Vdev types as zconsole names them. Values match OpenZFS's own `vdev_type` strings (JSON);
 # the text parser derives them from the row name (mirror-0 -> mirror, raidz2-1 -> raidz, ...).
 VDEV_TYPES = (
@@ -100,6 +124,14 @@ class Vdev:
         yield depth, self
         for child in self.children:
             yield from child.walk(depth + 1)
+
+    def paths(self, parent: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Vdev]]:
+        """Depth-first (path, vdev) pairs, self first, in zpool's print order; a path runs
+        from the top-level vdev down (`("mirror-0", "vdc")`), below `parent`."""
+        here = (*parent, self.name)
+        yield here, self
+        for child in self.children:
+            yield from child.paths(here)
 
     def leaves(self) -> Iterator[Vdev]:
         for _, v in self.walk():
@@ -287,6 +319,15 @@ class Pool:
             for top in self.section(section):
                 for depth, v in top.walk():
                     yield section, depth, v
+
+    def leaf_paths(self) -> Iterator[tuple[Section, tuple[str, ...], Vdev]]:
+        """Every vdev without children, with its section and its path from the top-level vdev
+        (`("mirror-0", "vdc")`; a top-level disk is `("vdb",)`), section by section."""
+        for section in Section:
+            for top in self.section(section):
+                for path, v in top.paths():
+                    if not v.children:
+                        yield section, path, v
 
     def find(self, name: str) -> Vdev | None:
         for _, _, v in self.walk():

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _SUFFIX = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40,
            "P": 1 << 50, "E": 1 << 60, "Z": 1 << 70}
@@ -45,6 +49,17 @@ def parse_size(text: str) -> int | None:
 def parse_count(text: str) -> int | None:
     """Error counters: '0', '12', '1.02K' (zpool abbreviates large counts), '-' -> None."""
     return parse_size(text)
+
+
+def lenient(parse: Callable[[str], T], text: str | None) -> T | None:
+    """`parse(text)` for readers that keep going: None for None and for what `parse` refuses
+    with ValueError (a cut-off or mangled figure in pasted text)."""
+    if text is None:
+        return None
+    try:
+        return parse(text)
+    except ValueError:
+        return None
 
 
 def parse_duration(text: str) -> int:

@@ -54,10 +54,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from zconsole.model.pool import (
+    VDEV_AUX_TEXT,
     ExpandInfo,
     Pool,
     RemovalInfo,
@@ -68,30 +69,9 @@ from zconsole.model.pool import (
 )
 from zconsole.parsers.errors import ParseError, parser
 from zconsole.parsers.units import parse_size
-from zconsole.parsers.zpool_status import vdev_type_from_name
+from zconsole.parsers.zpool_status_config import vdev_type_from_name
 
 SOURCE = "zpool status -j"
-
-_AUX_NOTE = {
-    "OPEN_FAILED": "cannot open",
-    "CORRUPT_DATA": "corrupted data",
-    "NO_REPLICAS": "insufficient replicas",
-    "BAD_GUID_SUM": "missing device",
-    "TOO_SMALL": "device too small",
-    "BAD_LABEL": "invalid label",
-    "VERSION_NEWER": "newer version",
-    "VERSION_OLDER": "old version",
-    "UNSUP_FEAT": "unsupported feature(s)",
-    "SPARED": "currently in use",
-    "ERR_EXCEEDED": "too many errors",
-    "IO_FAILURE": "experienced I/O failures",
-    "BAD_LOG": "bad intent log",
-    "EXTERNAL": "external device fault",
-    "SPLIT_POOL": "split into new pool",
-    "ACTIVE": "currently in use",
-    "CHILDREN_OFFLINE": "all children offline",
-    "ASHIFT_TOO_BIG": "unsupported minimum blocksize",
-}
 
 _SECTIONS = (("logs", "logs"), ("special", "special"), ("dedup", "dedup"),
              ("l2cache", "cache"), ("spares", "spares"))
@@ -238,66 +218,85 @@ def _left(copied: int | None, total: int | None, start: int | None, now: int | N
     return left if left < _THIRTY_DAYS else None
 
 
-def _expand(stats: object, now: int | None) -> ExpandInfo | None:
-    """`raidz_expand_stats` (raidz_expand_status_nvlist): name, state, expanding_vdev,
-    start_time, end_time, to_reflow, reflowed, waiting_for_resilver."""
-    if not isinstance(stats, dict):
+@dataclass(frozen=True)
+class _Copy:
+    """What `raidz_expand_stats` and `removal_stats` have in common: a state, bytes copied of
+    a total, start and end times, and the vdev being expanded or evacuated."""
+
+    state: ScanState
+    copied: int | None
+    total: int | None
+    start: int | None
+    end: int | None
+    vdev: str | None
+    index: int | None
+    exact: bool
+    raw: str
+
+    def duration(self) -> int | None:
+        if self.state is ScanState.FINISHED and self.end is not None and self.start is not None:
+            return self.end - self.start
         return None
+
+
+def _copy(stats: dict[str, Any], copied_key: str, total_key: str, index_key: str
+          ) -> _Copy | None:
     state = _DSS_STATE.get(str(stats.get("state", "")).upper())
     if state is None:
         return None
-    copied, total = _int(stats.get("reflowed")), _int(stats.get("to_reflow"))
-    start, end = _int(stats.get("start_time")), _int(stats.get("end_time"))
+    # The JSON names the vdev without its index (`raidz1`, zpool_vdev_name(..., 0); `mirror`
+    # while evacuating, `indirect` once done); the text prints `raidz1-0` (name + "-" +
+    # expanding_vdev), and with the index it is the row `zpool list -v` shows (`mirror-1`,
+    # `indirect-1`): the indexed name is kept.
+    vdev, index = _str(stats.get("name")), _int(stats.get(index_key))
+    if vdev is not None and index is not None and _UNINDEXED.fullmatch(vdev):
+        vdev = f"{vdev}-{index}"
+    return _Copy(state, _int(stats.get(copied_key)), _int(stats.get(total_key)),
+                 _int(stats.get("start_time")), _int(stats.get("end_time")), vdev, index,
+                 _exact(stats.get(copied_key)) and _exact(stats.get(total_key)),
+                 json.dumps(stats, sort_keys=True))
+
+
+def _expand(stats: object, now: int | None) -> ExpandInfo | None:
+    """`raidz_expand_stats` (raidz_expand_status_nvlist): name, state, expanding_vdev,
+    start_time, end_time, to_reflow, reflowed, waiting_for_resilver."""
+    if not isinstance(stats, dict) or (
+            c := _copy(stats, "reflowed", "to_reflow", "expanding_vdev")) is None:
+        return None
+    state = c.state
     waiting = bool(_int(stats.get("waiting_for_resilver")))
     if state is ScanState.IN_PROGRESS and waiting:
         state = ScanState.PAUSED
-    percent = max(copied or 0, 1) * 100.0 / total if total and state is not ScanState.FINISHED \
+    percent = max(c.copied or 0, 1) * 100.0 / c.total \
+        if c.total and state is not ScanState.FINISHED \
         else (100.0 if state is ScanState.FINISHED else None)
-    eta = _left(copied, total, start, now) if state is ScanState.IN_PROGRESS else None
-    # The JSON names the vdev without its index (`raidz1`, zpool_vdev_name(..., 0)); the
-    # text prints `raidz1-0` (name + "-" + expanding_vdev): the text's name is kept.
-    vdev, index = _str(stats.get("name")), _int(stats.get("expanding_vdev"))
-    if vdev is not None and index is not None and _UNINDEXED.fullmatch(vdev):
-        vdev = f"{vdev}-{index}"
-    return ExpandInfo(vdev=vdev, state=state, copied_bytes=copied,
-                      total_bytes=total, percent_done=percent, eta_seconds=eta,
+    eta = _left(c.copied, c.total, c.start, now) if state is ScanState.IN_PROGRESS else None
+    return ExpandInfo(vdev=c.vdev, state=state, copied_bytes=c.copied,
+                      total_bytes=c.total, percent_done=percent, eta_seconds=eta,
                       waiting_for_resilver=waiting,
                       slow=state is ScanState.IN_PROGRESS and now is not None and eta is None,
-                      duration_seconds=end - start if state is ScanState.FINISHED
-                      and end is not None and start is not None else None,
-                      start_time=start, end_time=end if state is ScanState.FINISHED else None,
-                      exact=_exact(stats.get("reflowed")) and _exact(stats.get("to_reflow")),
-                      raw=json.dumps(stats, sort_keys=True))
+                      duration_seconds=c.duration(), start_time=c.start,
+                      end_time=c.end if state is ScanState.FINISHED else None,
+                      exact=c.exact, raw=c.raw)
 
 
 def _removal(stats: object, now: int | None) -> RemovalInfo | None:
     """`removal_stats` (removal_status_nvlist): name, state, removing_vdev, start_time,
     end_time, to_copy, copied, mapping_memory."""
-    if not isinstance(stats, dict):
+    if not isinstance(stats, dict) or (
+            c := _copy(stats, "copied", "to_copy", "removing_vdev")) is None:
         return None
-    state = _DSS_STATE.get(str(stats.get("state", "")).upper())
-    if state is None:
-        return None
-    copied, total = _int(stats.get("copied")), _int(stats.get("to_copy"))
-    start, end = _int(stats.get("start_time")), _int(stats.get("end_time"))
-    percent = max(copied or 0, 1) * 100.0 / total if total and state is ScanState.IN_PROGRESS \
-        else (100.0 if state is ScanState.FINISHED else None)
-    eta = _left(copied, total, start, now) if state is ScanState.IN_PROGRESS else None
-    # Named without its index too (`mirror` while evacuating, `indirect` once done): with
-    # the index it is the row `zpool list -v` shows (`mirror-1`, `indirect-1`).
-    vdev, index = _str(stats.get("name")), _int(stats.get("removing_vdev"))
-    if vdev is not None and index is not None and _UNINDEXED.fullmatch(vdev):
-        vdev = f"{vdev}-{index}"
-    return RemovalInfo(vdev=vdev, state=state, vdev_index=index, copied_bytes=copied,
-                       total_bytes=total, percent_done=percent, eta_seconds=eta,
-                       slow=state is ScanState.IN_PROGRESS and now is not None and eta is None,
-                       duration_seconds=end - start if state is ScanState.FINISHED
-                       and end is not None and start is not None else None,
+    running = c.state is ScanState.IN_PROGRESS
+    percent = max(c.copied or 0, 1) * 100.0 / c.total if c.total and running \
+        else (100.0 if c.state is ScanState.FINISHED else None)
+    eta = _left(c.copied, c.total, c.start, now) if running else None
+    return RemovalInfo(vdev=c.vdev, state=c.state, vdev_index=c.index, copied_bytes=c.copied,
+                       total_bytes=c.total, percent_done=percent, eta_seconds=eta,
+                       slow=running and now is not None and eta is None,
+                       duration_seconds=c.duration(),
                        mapping_memory_bytes=_int(stats.get("mapping_memory")),
-                       start_time=start, end_time=end if state is not ScanState.IN_PROGRESS
-                       else None,
-                       exact=_exact(stats.get("copied")) and _exact(stats.get("to_copy")),
-                       raw=json.dumps(stats, sort_keys=True))
+                       start_time=c.start, end_time=None if running else c.end,
+                       exact=c.exact, raw=c.raw)
 
 
 def scan_eta_seconds(stats: dict[str, Any], now: int) -> int | None:
@@ -335,7 +334,7 @@ def _vdev(name: str, d: dict[str, Any], children: tuple[Vdev, ...], *, spare_row
     if d.get("was") is not None:
         note = f"was {d.get('was')}"
     elif aux is not None:
-        note = _AUX_NOTE.get(aux.upper(), aux)
+        note = VDEV_AUX_TEXT.get(aux.upper(), aux)
     leaf = not children and vtype not in ("root", "mirror", "raidz", "draid", "replacing",
                                          "spare")
     processed = _int(d.get("scan_processed")) or 0

@@ -14,8 +14,9 @@ import subprocess
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
+
+from vmguest import VmGuest
 
 ALIAS = "hostvm"
 
@@ -65,17 +66,13 @@ def parse_blame(text: str) -> list[tuple[float, str]]:
     return rows
 
 
-class HostGuest:
+class HostGuest(VmGuest):
     """A booted host guest (shared by the test session: tests leave it as they found it)."""
 
     alias = ALIAS
 
     def __init__(self, instance: Any, install_times: dict[str, float] | None = None) -> None:
-        self._inst = instance
-        self.ssh_config: Path = instance.ssh_config
-        self.run_dir: Path = instance.run_dir
-        self.console_log: Path = instance.console_log
-        self.disks: dict[str, int] = dict(instance.disks)
+        super().__init__(instance)
         self.install_times = dict(install_times or {})
 
     @property
@@ -84,27 +81,9 @@ class HostGuest:
         return self._inst
 
     # -- commands --------------------------------------------------------------------------
-    def exec(
-        self,
-        command: str | Sequence[str],
-        check: bool = True,
-        timeout: float | None = 120.0,
-        input: str | bytes | None = None,
-    ) -> subprocess.CompletedProcess[str]:
-        """Run as root in the guest over the ssh master connection (no new login)."""
-        return self._inst.exec(command, check=check, timeout=timeout, input=input)
-
     def write_file(self, path: str, text: str, mode: str = "0644") -> None:
         q = shlex.quote(path)
         self.exec(f"mkdir -p \"$(dirname {q})\" && cat > {q} && chmod {mode} {q}", input=text)
-
-    def monitor(self, command: str) -> str:
-        """A QEMU HMP command, e.g. 'block_set_io_throttle drv-vdc 0 0 0 0 0 20'."""
-        return str(self._inst.monitor(command))
-
-    def reset(self) -> None:
-        """No pools, blank pool disks (vdb..vdg), unplugged disks plugged back."""
-        self._inst.reset()
 
     # -- ssh as an operator ----------------------------------------------------------------
     def ssh_argv(self, *remote: str, fresh: bool = True, tty: bool = False) -> list[str]:

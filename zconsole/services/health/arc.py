@@ -22,7 +22,6 @@ from zconsole.services.read.arc import (
     ArcReading,
     ArcRow,
     ArcWatch,
-    Efficiency,
     arc_family,
     figure_rows,
     interval,
@@ -83,30 +82,18 @@ class ArcReport:
     hit_ratio: float | None = None
     iohit_ratio: float | None = None
     hit_series: tuple[float | None, ...] = ()  # one per refresh, oldest first; None: no reads
-    # detail interval (two consecutive readings)
-    detail_interval_s: float | None = None
-    counters_reset: bool = False
-    demand_data: Efficiency | None = None
-    demand_metadata: Efficiency | None = None
-    prefetch_data: Efficiency | None = None
-    prefetch_metadata: Efficiency | None = None
-    demand_share: float | None = None  # demand reads / all classified reads
-    mru_hits: int | None = None
-    mfu_hits: int | None = None
-    mru_hit_share: float | None = None
-    ghost_hits: int | None = None
+    # what changed between the last two readings (demand/prefetch, MRU/MFU, ghost, L2ARC and
+    # throttle deltas; `detail.seconds` is the detail interval)
+    detail: ArcInterval = ArcInterval()
     mru_size: int | None = None
     mfu_size: int | None = None
     # L2ARC
     l2_present: bool = False
     l2_size: int | None = None
     l2_asize: int | None = None
-    l2_hits: int | None = None
-    l2_misses: int | None = None
     l2_hit_ratio: float | None = None
-    # throttle
+    # throttle (its growth over the detail interval: `detail.throttle_delta`)
     throttle_count: int | None = None  # lifetime, since the module loaded
-    throttle_delta: int | None = None  # growth over the detail interval
     throttled: bool | None = None  # grew in the latest interval; None: not measured yet
     throttled_intervals: int = 0  # intervals of the sampler history where it grew
     # presentation
@@ -365,15 +352,8 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
         target_of_max=ratio(cur.target, cur.c_max),
         hit_interval_s=head.seconds, reads=head.reads, hit_ratio=head.ratio,
         iohit_ratio=head.iohit_ratio, hit_series=tuple(d.hit_ratio for d in history),
-        detail_interval_s=iv.seconds, counters_reset=iv.counters_reset,
-        demand_data=iv.demand_data, demand_metadata=iv.demand_metadata,
-        prefetch_data=iv.prefetch_data, prefetch_metadata=iv.prefetch_metadata,
-        demand_share=iv.demand_share, mru_hits=iv.mru_hits, mfu_hits=iv.mfu_hits,
-        mru_hit_share=iv.mru_hit_share, ghost_hits=iv.ghost_hits,
-        mru_size=cur.get("mru_size"), mfu_size=cur.get("mfu_size"),
+        detail=iv, mru_size=cur.get("mru_size"), mfu_size=cur.get("mfu_size"),
         l2_present=l2_present, l2_size=cur.get("l2_size"), l2_asize=cur.get("l2_asize"),
-        l2_hits=iv.l2_hits, l2_misses=iv.l2_misses,
-        l2_hit_ratio=l2_ratio,
-        throttle_count=cur.get("memory_throttle_count"), throttle_delta=iv.throttle_delta,
+        l2_hit_ratio=l2_ratio, throttle_count=cur.get("memory_throttle_count"),
         throttled=throttled, throttled_intervals=sum(1 for d in history if d.throttled),
         areas=areas, rows=rows)

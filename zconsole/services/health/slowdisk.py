@@ -94,21 +94,16 @@ class Outlier:
 def redundancy_groups(pool: Pool) -> list[RedundancyGroup]:
     """Every container whose ONLINE leaf children (at least two) are peers."""
     groups: list[RedundancyGroup] = []
-
-    def visit(section: Section, v: Vdev, path: tuple[str, ...]) -> None:
-        here = (*path, v.name)
-        if v.type in GROUP_TYPES:
-            leaves = tuple(c for c in v.children if c.is_leaf and c.state == "ONLINE")
-            if len(leaves) >= 2:
-                groups.append(RedundancyGroup(pool.name, section, v, here, leaves))
-        for c in v.children:
-            visit(section, c, here)
-
     for section in Section:
         if section in (Section.CACHE, Section.SPARES):
             continue  # cache devices and idle spares carry no redundancy
         for top in pool.section(section):
-            visit(section, top, ())
+            for path, v in top.paths():
+                if v.type not in GROUP_TYPES:
+                    continue
+                leaves = tuple(c for c in v.children if c.is_leaf and c.state == "ONLINE")
+                if len(leaves) >= 2:
+                    groups.append(RedundancyGroup(pool.name, section, v, path, leaves))
     return groups
 
 

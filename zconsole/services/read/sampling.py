@@ -117,22 +117,11 @@ class SampleResult:
 def leaf_paths(pool: Pool, *, spares: bool = False) -> list[tuple[tuple[str, ...], Vdev]]:
     """(path from the top-level vdev, leaf) for every leaf, in zpool's order; spares (which
     carry no I/O in `zpool iostat`) only when asked."""
-    out: list[tuple[tuple[str, ...], Vdev]] = []
-
-    def visit(v: Vdev, path: tuple[str, ...]) -> None:
-        here = (*path, v.name)
-        if not v.children:
-            out.append((here, v))
-        for c in v.children:
-            visit(c, here)
-
     sections = [pool.vdevs, pool.logs, pool.special, pool.dedup, pool.cache]
     if spares:
         sections.append(pool.spares)
-    for section_vdevs in sections:
-        for top in section_vdevs:
-            visit(top, ())
-    return out
+    return [(path, v) for section_vdevs in sections for top in section_vdevs
+            for path, v in top.paths() if not v.children]
 
 
 def map_leaves(reports: Sequence[PoolIostat], pools: Sequence[Pool] | None = None

@@ -4,7 +4,7 @@ Each reads what it needs through the evaluator (`zpool status` as JSON on 2.3 an
 2.1, `zpool list`, `zpool get`, `zfs get`); the pool trees are read once per round
 (`pools(ev)`). A read that fails raises `ReadFailed`: the outcome is unknown, never "holds".
 
-Kinds (params), as `model.plan.Predicate` documents them:
+Kinds (params):
   vdev_present (pool, name)            a vdev with this name/path is in the pool
   vdev_absent (pool, name)             it is not
   vdev_state (pool, name, state)       it has this state (e.g. ONLINE) and is not resilvering

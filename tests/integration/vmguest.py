@@ -1,0 +1,40 @@
+"""What every guest of tools/testvm gives the tests: commands over ssh, QEMU's monitor and a
+reset, around the testvm instance (`Instance`, `HostInstance`). `ZfsGuest` (conftest.py) and
+`HostGuest` (hostvm/guest.py) add what their flavour has."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+class VmGuest:
+    """A running guest; `alias` is its Host name in the instance's ssh_config."""
+
+    alias: str
+
+    def __init__(self, instance: Any) -> None:
+        self._inst = instance
+        self.ssh_config: Path = instance.ssh_config
+        self.run_dir: Path = instance.run_dir
+        self.console_log: Path = instance.console_log
+        self.disks: dict[str, int] = dict(instance.disks)
+
+    def exec(self, command: str | Sequence[str], check: bool = True,
+             timeout: float | None = 120.0, input: str | bytes | None = None
+             ) -> subprocess.CompletedProcess[str]:
+        """Run as root in the guest over the ssh master connection (no new login): a list is
+        shell-quoted, a string goes to the remote shell as is."""
+        return self._inst.exec(command, check=check, timeout=timeout, input=input)
+
+    def monitor(self, command: str) -> str:
+        """A QEMU HMP command (e.g. ``device_del vdd``, ``info block``,
+        ``block_set_io_throttle drv-vdc 0 0 0 0 0 20``); returns its output."""
+        return str(self._inst.monitor(command))
+
+    def reset(self) -> None:
+        """No pools, blank pool disks (vdb..vdg), unplugged disks plugged back (and on the ZFS
+        guests /scratch emptied)."""
+        self._inst.reset()

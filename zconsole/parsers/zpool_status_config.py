@@ -1,0 +1,171 @@
+"""The `config:` table of a `zpool status` TEXT pool block -> the vdev forest, and vdev types
+from names. The forms it takes are listed in the module doc of `parsers.zpool_status`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from zconsole.model.pool import ClassRow, Section, Vdev
+from zconsole.parsers.units import lenient, parse_count
+
+_CLASS_HEADERS = {"logs": "logs", "log": "logs", "dedup": "dedup", "special": "special",
+                  "cache": "cache", "spares": "spares"}
+_STATES = ("ONLINE", "DEGRADED", "FAULTED", "OFFLINE", "UNAVAIL", "REMOVED", "AVAIL",
+           "INUSE", "SPLIT", "UNKNOWN", "SUSPENDED")
+_CNT = r"[0-9]+(?:\.[0-9]+)?[KMGTPEZ]?"
+_ROW = re.compile(
+    r"^(?P<name>\S(?:.*?\S)?)\s+(?P<state>" + "|".join(_STATES) + r")"
+    r"(?:\s+(?P<r>" + _CNT + r")(?:\s+(?P<w>" + _CNT + r")(?:\s+(?P<c>" + _CNT + r")"
+    r"(?:\s+(?P<s>" + _CNT + r"))?)?)?)?(?:\s+(?P<note>\S(?:.*\S)?))?\s*$")
+
+# Vdev names -> types.
+_MIRROR = re.compile(r"^mirror(?:-[0-9]+)?$")
+_RAIDZ = re.compile(r"^raidz(?P<p>[1-3])?(?:-[0-9]+)?$")
+_DRAID = re.compile(r"^draid(?P<p>[1-3])?(?::[0-9]+[a-z])*-[0-9]+$")
+_DSPARE = re.compile(r"^draid[1-3]-[0-9]+-[0-9]+$")
+_REPLACING = re.compile(r"^replacing-[0-9]+$")
+_SPARE = re.compile(r"^spare-[0-9]+$")
+_INDIRECT = re.compile(r"^indirect-[0-9]+$")
+
+
+def _safe_count(text: str | None) -> int | None:
+    return lenient(parse_count, text)
+
+
+def vdev_type_from_name(name: str) -> tuple[str, int | None]:
+    """`raidz2-0` -> ('raidz', 2), `mirror-1` -> ('mirror', None), `/tank/f1` -> ('file', None)."""
+    if _MIRROR.match(name):
+        return "mirror", None
+    m = _RAIDZ.match(name)
+    if m:
+        return "raidz", int(m.group("p") or 1)
+    if _DSPARE.match(name):
+        return "dspare", None
+    m = _DRAID.match(name)
+    if m:
+        return "draid", int(m.group("p") or 1)
+    if _REPLACING.match(name):
+        return "replacing", None
+    if _SPARE.match(name):
+        return "spare", None
+    if _INDIRECT.match(name):
+        return "indirect", None
+    if name.startswith("/") and not name.startswith("/dev/"):
+        return "file", None
+    return "disk", None
+
+
+@dataclass
+class _Node:
+    name: str
+    state: str
+    counters: tuple[int | None, int | None, int | None]
+    slow: int | None
+    note: str | None
+    depth: int
+    children: list[_Node] = field(default_factory=list)
+
+    def freeze(self) -> Vdev:
+        vtype, parity = vdev_type_from_name(self.name)
+        path = self.name if vtype in ("file", "disk") and self.name.startswith("/") else None
+        note = self.note
+        return Vdev(name=self.name, type=vtype, state=self.state,
+                    read_errors=self.counters[0], write_errors=self.counters[1],
+                    checksum_errors=self.counters[2], note=note, path=path,
+                    children=tuple(c.freeze() for c in self.children), slow_ios=self.slow,
+                    parity=parity,
+                    resilvering=bool(note and "(resilvering)" in note),
+                    removing=bool(note and "(removing)" in note))
+
+
+def _indent(line: str) -> int:
+    expanded = line.expandtabs(8)
+    return len(expanded) - len(expanded.lstrip(" "))
+
+
+def _parse_row(stripped: str, has_slow: bool, depth: int) -> _Node | None:
+    m = _ROW.match(stripped)
+    if not m:
+        return None
+    r, w, c, s = m.group("r"), m.group("w"), m.group("c"), m.group("s")
+    note = m.group("note")
+    slow = None
+    if s is not None:
+        if has_slow:
+            slow = _safe_count(s)
+        else:
+            note = s if note is None else s + stripped[m.end("s"):]
+            note = note.strip() or None
+    return _Node(name=m.group("name"), state=m.group("state"),
+                 counters=(_safe_count(r), _safe_count(w), _safe_count(c)), slow=slow,
+                 note=note, depth=depth)
+
+
+class ConfigTable:
+    """Builds the vdev forest of one pool from config rows."""
+
+    def __init__(self, pool_name: str) -> None:
+        self.pool_name = pool_name
+        self.base: int | None = None
+        self.has_slow = False
+        self.section = "vdevs"
+        self.root: _Node | None = None
+        self.tops: dict[str, list[_Node]] = {k: [] for k in
+                                             ("vdevs", "logs", "dedup", "special", "cache",
+                                              "spares")}
+        self.stack: list[_Node] = []
+        self.classes: list[ClassRow] = []
+
+    def header(self, line: str) -> None:
+        self.base = _indent(line)
+        self.has_slow = "SLOW" in line.split()
+
+    def feed(self, line: str) -> bool:
+        """Consume one table line; False if it is not a table row."""
+        stripped = line.strip()
+        if self.base is None:
+            self.base = _indent(line)
+        depth = max(0, (_indent(line) - self.base) // 2)
+        if depth == 0 and stripped in _CLASS_HEADERS:
+            self.section = _CLASS_HEADERS[stripped]
+            self.stack = []
+            return True
+        node = _parse_row(stripped, self.has_slow, depth)
+        if node is None:
+            return False
+        if depth == 0 and self.root is not None and node.name in _CLASS_HEADERS \
+                and node.name != "spares":
+            # illumos/Solaris era: `logs  FAULTED  0 0 0  bad intent log` - the class itself
+            # has a state; its children follow, indented, as with the bare word.
+            self.section = _CLASS_HEADERS[node.name]
+            self.stack = []
+            self.classes.append(ClassRow(Section(self.section), node.state, *node.counters,
+                                         note=node.note))
+            return True
+        if self.section == "vdevs" and self.root is None and depth == 0:
+            self.root = node
+            self.stack = [node]
+            return True
+        if depth == 0:
+            if self.section != "vdevs":
+                depth = 1  # some pastes lose the class children's indent
+            else:
+                return False
+        node.depth = depth
+        # Climb to the parent: the nearest earlier node with a smaller depth.
+        while self.stack and self.stack[-1].depth >= depth:
+            self.stack.pop()
+        if self.stack and not (self.section == "vdevs" and self.stack[-1] is self.root):
+            self.stack[-1].children.append(node)
+        elif self.section == "vdevs" and self.stack and self.stack[-1] is self.root:
+            self.tops["vdevs"].append(node)
+        else:
+            self.tops[self.section].append(node)
+        self.stack.append(node)
+        return True
+
+    def freeze(self) -> dict[str, tuple[Vdev, ...]]:
+        return {k: tuple(n.freeze() for n in v) for k, v in self.tops.items()}
+
