@@ -362,10 +362,13 @@ def test_no_pools_and_healthy() -> None:
             parse_zpool_status(junk)
 
 
-def test_ansi_colour_is_stripped() -> None:
+def test_a_pasted_reports_colour_is_stripped_but_a_hosts_names_keep_every_byte() -> None:
     text = load("openzfs-2.3.2-attach-3way-mirror.txt").replace(
         " state: ONLINE", " \x1b[1mstate: \x1b[0m\x1b[32mONLINE\x1b[0m")
-    assert parse_zpool_status(text)[0].state == "ONLINE"
+    assert parse_zpool_status(text, pasted=True)[0].state == "ONLINE"
+    hostile = load("openzfs-2.3.2-attach-3way-mirror.txt").replace("mirror-0", "mirror-0\x1b[2J")
+    names = [v.name for _, v in parse_zpool_status(hostile)[0].vdevs[0].walk()]
+    assert "mirror-0\x1b[2J" in names
 
 
 @pytest.mark.parametrize(("name", "expected"), [

@@ -72,7 +72,10 @@ from zconsole.parsers.zpool_status_scan import (
 
 SOURCE = "zpool status"
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# SGR colour codes (`ZFS_COLOR`, a coloured terminal) in a pasted report. Only a paste is
+# cleaned: a host's own output keeps every byte, so a name that holds an escape sequence is
+# never read as another, shorter name (a write must target the vdev the host named).
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
 _POOL_LINE = re.compile(r"^\s*pool:\s*(?P<name>\S(?:.*\S)?)\s*$")
 _KEY_LINE = re.compile(r"^\s{0,8}(?P<key>[a-z][a-z ]{1,11}):(?:\s(?P<val>.*))?$")
 _HEADER_KEYS = {"pool", "state", "status", "action", "see", "scan", "scrub", "config",
@@ -204,9 +207,11 @@ _NOTHING = re.compile(r"^\s*(no pools available|all pools are healthy|"
 
 
 @parser(SOURCE)
-def parse_zpool_status(text: str, *, ddt_sizes_are_totals: bool = False) -> list[Pool]:
-    """Parse `zpool status [-p] [-v] [-D] [-s] [pool...]` text into pools (see module doc)."""
-    clean = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
+def parse_zpool_status(text: str, *, ddt_sizes_are_totals: bool = False,
+                       pasted: bool = False) -> list[Pool]:
+    """Parse `zpool status [-p] [-v] [-D] [-s] [pool...]` text into pools (see module doc).
+    `pasted`: the text came from a person (a terminal's colour codes are dropped)."""
+    clean = (_SGR.sub("", text) if pasted else text).replace("\r\n", "\n").replace("\r", "\n")
     lines = clean.split("\n")
     pre, blocks = _split_blocks(lines)
     if not blocks:

@@ -31,7 +31,7 @@ def _zpool_status(text: str, *, zfs_version: str | None, **_: Any) -> Any:
         return parse_zpool_status_json(text)
     from zconsole.parsers.zpool_status import parse_zpool_status
 
-    return parse_zpool_status(text, ddt_sizes_are_totals=(zfs_version == "2.3"))
+    return parse_zpool_status(text, ddt_sizes_are_totals=(zfs_version == "2.3"), pasted=True)
 
 
 def _zpool_list(text: str, **_: Any) -> Any:

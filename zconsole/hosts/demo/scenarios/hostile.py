@@ -29,9 +29,9 @@ def build(seed: int, now: float) -> Machine:
     b.pool(f"tank{TITLE}", [b.mirror(b.leaf(d0, f"tank{TITLE}"), b.leaf(d1, f"tank{TITLE}"))])
     pool = f"tank{TITLE}"
     b.fs(pool, 96 * 1024, days_ago=10)
-    home = f"{pool}/home[/b][red]"  # a dataset name cannot hold '@' (that is a snapshot)
+    home = f"{pool}/home[bold red]"  # no '/' (a child) or '@' (a snapshot) in one name
     b.fs(home, 4 * kit.GiB, days_ago=9)
-    b.snap(home, f"snap{CLEAR}", used=kit.MiB, days_ago=1)
+    b.snap(home, f"snap{CLEAR}{MARKUP}", used=kit.MiB, days_ago=1)
     b.fs(f"{pool}/{OSC52}", 2 * kit.GiB, days_ago=8)
     b.m.links.append(NetLink(f"br{CLEAR}9", 7, "bridge", "3c:ec:ef:12:34:58",
                              addrs=[("10.9.9.9", 24)]))
