@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from zconsole.hosts.base import DEFAULT_TIMEOUT, Host, Result
+from zconsole.hosts.hold import Held
 
 
 class DelegatingHost:
@@ -26,6 +27,10 @@ class DelegatingHost:
     def run_pipeline(self, argvs: Sequence[Sequence[str]], *, timeout: float = DEFAULT_TIMEOUT,
                      check: bool = True) -> Result:
         return self.inner.run_pipeline(argvs, timeout=timeout, check=check)
+
+    def hold(self, argv: Sequence[str], *, stdin: str,
+             timeout: float = DEFAULT_TIMEOUT) -> Held | Result:
+        return self.inner.hold(argv, stdin=stdin, timeout=timeout)
 
     def read_text(self, path: str) -> str:
         return self.inner.read_text(path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -144,3 +145,52 @@ def test_the_command_and_its_children_are_stopped_at_the_deadline(host: LocalHos
         time.sleep(0.05)
     else:
         raise AssertionError(f"the child {pid} still runs after the timeout")
+
+
+def test_hold_keeps_a_lock_until_released_and_a_second_holder_is_told(
+        host: LocalHost, tmp_path: Path) -> None:
+    """Issue 'trust', item 8: the pool lock is `flock -n -E 75 LOCK tee OWNER` kept running;
+    here on files in a temporary directory (never /run on this machine)."""
+    from zconsole.hosts.hold import Held
+
+    lock, owner = str(tmp_path / "p.lock"), str(tmp_path / "p.owner")
+    argv = ["flock", "-n", "-E", "75", lock, "tee", owner]
+    first = host.hold(argv, stdin='{"operator": "alice"}', timeout=10)
+    assert isinstance(first, Held)
+    assert (tmp_path / "p.owner").read_text() == '{"operator": "alice"}\n'
+    second = host.hold(argv, stdin='{"operator": "bob"}', timeout=10)
+    assert isinstance(second, Result) and second.returncode == 75
+    assert (tmp_path / "p.owner").read_text() == '{"operator": "alice"}\n'  # bob wrote nothing
+    first.release()
+    third = host.hold(argv, stdin='{"operator": "bob"}', timeout=10)
+    assert isinstance(third, Held)
+    third.release()
+    third.release()  # idempotent
+
+
+def test_a_killed_holder_lets_go(host: LocalHost, tmp_path: Path) -> None:
+    """A console that dies never leaves the lock behind: its pipe closes, tee ends, flock
+    releases."""
+    import signal
+    import subprocess
+    import sys
+
+    lock, owner = str(tmp_path / "p.lock"), str(tmp_path / "p.owner")
+    child = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time\n"
+         "from zconsole.hosts.local import LocalHost\n"
+         f"h = LocalHost().hold(['flock', '-n', '-E', '75', {lock!r}, 'tee', {owner!r}],"
+         " stdin='x', timeout=10)\n"
+         "print(type(h).__name__, flush=True)\n"
+         "time.sleep(600)\n"],
+        stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "Held"
+    argv = ["flock", "-n", "-E", "75", lock, "true"]
+    assert host.run(argv, check=False).returncode == 75
+    child.send_signal(signal.SIGKILL)
+    child.wait(10)
+    # flock -w waits for the lock: it comes as soon as the dead console's tee has ended
+    assert host.run(["flock", "-w", "20", "-E", "75", lock, "true"], timeout=30,
+                    check=False).returncode == 0

@@ -196,10 +196,11 @@ def test_attach_plan_runs_to_the_end_with_progress_and_audit(tmp_path: Path,
     assert (tmp_path / "plans" / "done" / f"{plan.id}.json").exists()
     # the audit log
     recs = audit_records(tmp_path)
-    assert [r["event"] for r in recs] == ["plan-start", "checks", "command-intent", "command",
-                                          "checks", "wait-start", "checks", "wait-end",
-                                          "plan-end"]
-    intent, cmd = recs[2], recs[3]  # the intent is written (fsynced) before the command runs
+    assert [r["event"] for r in recs] == ["plan-start", "pool-lock", "checks", "command-intent",
+                                          "command", "checks", "pool-lock-released",
+                                          "wait-start", "checks", "wait-end", "plan-end"]
+    assert recs[1]["lock"] == "/run/zconsole.pool-tank.lock"  # held from pre- to post-check
+    intent, cmd = recs[3], recs[4]  # the intent is written (fsynced) before the command runs
     assert intent["argv"] == ["zpool", "attach", "tank", OLD0, BYID + NEW0]
     assert "exit_code" not in intent and intent["writes"] is True
     assert cmd["argv"] == ["zpool", "attach", "tank", OLD0, BYID + NEW0]
@@ -253,8 +254,8 @@ def test_refusal_stops_with_stderr_verbatim_and_explanation(tmp_path: Path) -> N
     recs = audit_records(tmp_path)
     cmd = [r for r in recs if r["event"] == "command"]
     assert len(cmd) == 1 and cmd[0]["exit_code"] == 1 and cmd[0]["stderr"] == f.stderr
-    assert recs[-1]["event"] == "step-failed"
-    assert recs[-1]["explanation"] == f.explanation
+    assert [r["event"] for r in recs][-2:] == ["step-failed", "pool-lock-released"]
+    assert recs[-2]["explanation"] == f.explanation
     # nothing more ran: autoexpand untouched, and the plan stays in flight (failed)
     assert "off" in host.run(["zpool", "get", "-H", "autoexpand", "tank"]).stdout
     saved = PlanStore(tmp_path / "plans").in_flight()

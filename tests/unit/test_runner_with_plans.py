@@ -232,3 +232,43 @@ def test_the_intent_is_on_disk_before_the_command_runs(tmp_path: Path) -> None:
     records = audit_records(tmp_path)
     assert records[-1]["event"] == "command-intent"
     assert records[-1]["argv"][:2] == ["zpool", "attach"]
+
+
+def test_a_second_console_cannot_write_while_the_first_holds_the_pool(tmp_path: Path) -> None:
+    """Issue 'trust', item 8: two consoles detach the two halves of one mirror. The second
+    arrives while the first's `zpool detach` runs: it is told who holds the pool and runs
+    nothing; once the first is done, its own pre-check (the mirror has one disk left) refuses."""
+    clock = SimClock()
+    host = DemoHost("showcase", "2.3", clock)
+    first = build_detach(collect(host), "tank", A1)
+    second = build_detach(collect(host), "tank", A0)  # both planned from the same reading
+    assert not first.blocked and not second.blocked
+    (tmp_path / "b").mkdir()
+    results: list[RunResult] = []
+
+    class SecondConsoleArrives(DelegatingHost):
+        def run(self, argv: Sequence[str], *, timeout: float = 30.0, check: bool = True,
+                stdin: str | None = None) -> Result:
+            if tuple(argv[:2]) == ("zpool", "detach") and not results:
+                r2 = PlanRunner(host, second, audit=AuditLog(tmp_path / "b" / "audit.jsonl"),
+                                store=PlanStore(tmp_path / "b" / "plans"), operator="bob",
+                                clock=clock, sleep=clock.sleep, postcheck_delay=0.0)
+                results.append(r2.run(Events()))
+            return super().run(argv, timeout=timeout, check=check, stdin=stdin)
+
+    res = runner(SecondConsoleArrives(host), first, tmp_path, clock).run(Events())  # type: ignore[arg-type]
+    assert res.status == "done", res.message
+    held = results[0]
+    assert held.status == "failed"
+    assert "another zconsole is changing pool tank" in held.message
+    assert "alice" in held.message and "'detach'" not in held.message.split("(")[0]
+    assert first.title in held.message  # says which plan holds it
+    b_events = [r["event"] for r in audit_records(tmp_path / "b")]
+    assert "command-intent" not in b_events and "command" not in b_events
+    assert A0 in status(host) and A1 not in status(host)  # only the first detach ran
+    assert host.machine.locks == {}  # let go after the step
+    again = PlanRunner(host, second, audit=AuditLog(tmp_path / "b" / "audit.jsonl"),
+                       store=PlanStore(tmp_path / "b" / "plans"), operator="bob", clock=clock,
+                       sleep=clock.sleep, postcheck_delay=0.0).run(Events())
+    assert again.status == "failed" and "another zconsole" not in again.message
+    assert A0 in status(host)  # zconsole's own guard, not ZFS, refused the last copy

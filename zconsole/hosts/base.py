@@ -10,7 +10,10 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from zconsole.hosts.hold import Held
 
 DEFAULT_TIMEOUT = 30.0
 
@@ -127,6 +130,14 @@ class Host(Protocol):
         command's, returncode the first non-zero exit (or 0), stderr all of theirs."""
         ...
 
+    def hold(self, argv: Sequence[str], *, stdin: str,
+             timeout: float = DEFAULT_TIMEOUT) -> Held | Result:
+        """Start argv and keep it running to hold something (a lock) until `Held.release()`:
+        `stdin` is written to it and it must echo its first line once it holds (see
+        `hosts.hold`). The Result when the command ended first (it could not hold);
+        NotImplementedError when this host cannot keep a command running."""
+        ...
+
     def read_text(self, path: str) -> str:
         """Read a (small, text) file such as /proc/diskstats. Raises PathNotFound."""
         ...
@@ -211,6 +222,14 @@ class BaseHost(ABC):
         if not stages:
             raise TypeError("a pipeline needs at least one command")
         return checked(self._exec_pipeline(stages, timeout), check)
+
+    def hold(self, argv: Sequence[str], *, stdin: str,
+             timeout: float = DEFAULT_TIMEOUT) -> Held | Result:
+        """`Host.hold`: the host's own `_hold` runs the checked argv."""
+        return self._hold(validate_argv(argv), stdin, timeout)
+
+    def _hold(self, args: tuple[str, ...], stdin: str, timeout: float) -> Held | Result:
+        raise NotImplementedError(f"a {self.kind or 'this'} host cannot hold a command")
 
     @abstractmethod
     def _exec(self, args: tuple[str, ...], timeout: float, stdin: str | None) -> Result:

@@ -21,6 +21,7 @@ from zconsole.hosts.base import (
     PermissionDenied,
     Result,
 )
+from zconsole.hosts.hold import Held, hold_process
 
 # zpool/zfs/udevadm live in sbin, which a non-root PATH on Debian lacks.
 _SBIN = ("/usr/local/sbin", "/usr/sbin", "/sbin")
@@ -75,6 +76,10 @@ class LocalHost(BaseHost):
         out, err = _finish(procs, stages[0], timeout, None)
         rc = next((p.returncode for p in procs if p.returncode), 0)
         return Result(stages[0], int(rc or 0), out, err, time.monotonic() - started)
+
+    def _hold(self, args: tuple[str, ...], stdin: str, timeout: float) -> Held | Result:
+        procs = self._spawn([self._argv(args)], args, True)
+        return hold_process(procs[0], args, stdin, timeout, kill=lambda p: _kill([p]))
 
     def _spawn(self, argvs: list[list[str]], shown: tuple[str, ...], with_stdin: bool
                ) -> list[subprocess.Popen[bytes]]:

@@ -30,6 +30,7 @@ from zconsole.hosts.base import (
     Result,
     checked,
 )
+from zconsole.hosts.hold import Held, hold_process
 
 _SBIN = ("/usr/local/sbin", "/usr/sbin", "/sbin")
 SSH_UNREACHABLE = 255  # ssh's own exit status when the connection fails
@@ -205,6 +206,19 @@ class SshHost(BaseHost):
         if rc == 127 and "not found" in err:
             raise CommandNotFound(args, self.destination)
         return Result(args, rc, out, err, time.monotonic() - started)
+
+    def _hold(self, args: tuple[str, ...], stdin: str, timeout: float) -> Held | Result:
+        """The remote command holds while its ssh channel is open: closing stdin (release) or
+        losing the connection (zconsole killed) ends it on the host."""
+        cmd = self._program(args[0])[list(args[1:])]
+        try:
+            proc = cmd.popen()
+        except OSError as e:
+            raise HostUnreachable(f"{self.destination}: cannot start ssh: {e}") from None
+        got = hold_process(proc, args, stdin, timeout, kill=_abandon)
+        if isinstance(got, Result) and got.returncode == SSH_UNREACHABLE and not got.stdout:
+            raise HostUnreachable(f"{self.destination}: {got.stderr.strip()}")
+        return got
 
     def _exec_pipeline(self, stages: list[tuple[str, ...]], timeout: float) -> Result:
         """Each stage runs on the remote host over its own ssh channel and this machine

@@ -31,6 +31,7 @@ from zconsole.hosts.demo.render.tree import Tree
 from zconsole.hosts.demo.scenarios import build
 from zconsole.hosts.demo.tools import PROGRAMS
 from zconsole.hosts.demo.tools._common import Context, Out
+from zconsole.hosts.hold import Held
 
 SBIN = ("/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/", "/usr/local/sbin/")
 
@@ -148,7 +149,27 @@ class DemoHost(BaseHost):
             return f"{up:.2f} {up * 1.7:.2f}\n"
         return None
 
+    def _hold(self, args: tuple[str, ...], stdin: str, timeout: float) -> Held | Result:
+        """`flock -n -E CODE LOCK tee OWNER` as the host would: the lock table is in the
+        machine, so two consoles (two runners) on one demo host see each other's locks."""
+        if (len(args) != 7 or args[0].rsplit("/", 1)[-1] != "flock" or args[1:3] != ("-n", "-E")
+                or not args[3].isdigit() or args[5] != "tee"):
+            raise NotImplementedError(f"the demo host holds only flock … tee, not {args[0]}")
+        lock, owner = args[4], args[6]
+        m = self.machine
+        if lock in m.locks:
+            return Result(args, int(args[3]), "", "", 0.0)
+        m.locks[lock] = owner
+        m.files[owner] = stdin if stdin.endswith("\n") else stdin + "\n"
+
+        def let_go() -> None:
+            m.locks.pop(lock, None)
+
+        return Held(args, _on_release=let_go)
+
     def read_text(self, path: str) -> str:
+        if path in self.machine.files:
+            return self.machine.files[path]
         text = self._dynamic(path)
         if text is not None:
             return text

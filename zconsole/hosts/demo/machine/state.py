@@ -38,6 +38,9 @@ class Machine:
     arc: Arc | None = None
     links: list[NetLink] = field(default_factory=list)
     swaps: list[str] = field(default_factory=list)
+    # what `flock … tee OWNER` holds (lock file -> owner file) and the small files it wrote
+    locks: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
     last: float = 0.0
     txg_counter: int = 100
 

@@ -55,6 +55,12 @@ from zconsole.services.ops.engine.events import (
     WaitProgress,
 )
 from zconsole.services.ops.engine.plan_io import outcome_to_dict, plan_to_dict
+from zconsole.services.ops.engine.pool_lock import (
+    PoolLock,
+    PoolLockHeld,
+    lock_paths,
+    take_pool_lock,
+)
 from zconsole.services.ops.engine.predicates import Evaluator, Outcome, ReadFailed
 from zconsole.services.ops.engine.refusals import explain
 from zconsole.services.ops.engine.watch import Look, Watch, watch_for
@@ -265,15 +271,25 @@ class PlanRunner:
             self._emit(NeedsOperator(step.id, step.operator_action,
                                      cmd.display() if cmd is not None else None))
             raise _Stop(self._result("awaiting-operator", i + 1, step.operator_action))
+        overtaken = False
         if not resume_wait:
             self._set(i, status=StepStatus.RUNNING, started_at=self._now(), ended_at=None,
                       returncode=None, stderr="", message="")
             self._save()
-            self._prechecks(i, step)
-        overtaken = False
-        if cmd is not None and not resume_wait:
-            self._command(i, step, cmd)
-            overtaken = self._postchecks(i, step, after_wait=False)
+            lock = self._lock(i, step) if cmd is not None and cmd.writes else None
+            try:
+                self._prechecks(i, step)
+                if cmd is not None:
+                    self._command(i, step, cmd)
+                    overtaken = self._postchecks(i, step, after_wait=False)
+            except _Stop:
+                self._unlock(step, lock)
+                raise
+            except BaseException:
+                if lock is not None:
+                    lock.release()  # the console is going down: no record, just let go
+                raise
+            self._unlock(step, lock)
         message = self._post_message(step)
         if step.wait is not None and not overtaken:
             self._set(i, status=StepStatus.WAITING, message=f"watching: {step.wait.description}")
@@ -289,6 +305,29 @@ class PlanRunner:
         done = self._set(i, status=StepStatus.DONE, ended_at=self._now(), message=message)
         self._save()
         self._emit(StepDone(done))
+
+    def _lock(self, i: int, step: Step) -> PoolLock:
+        """The pool's lock on the host for this write step (pool_lock.py), or the step fails
+        saying which console holds it."""
+        try:
+            lock = take_pool_lock(self.host, self.plan.pool, operator=self.operator,
+                                  plan=self.plan.title, step=step.title, now=self._now())
+        except PoolLockHeld as e:
+            raise self._fail(i, str(e)) from None
+        if lock.held is not None:
+            self._record("pool-lock", step_id=step.id, lock=lock_paths(self.plan.pool)[0])
+        else:
+            self._record("pool-lock", step_id=step.id, lock=None, note=lock.note)
+        return lock
+
+    def _unlock(self, step: Step, lock: PoolLock | None) -> None:
+        if lock is None or lock.held is None:
+            return
+        lock.release()
+        try:
+            self._record("pool-lock-released", step_id=step.id)
+        except OSError:
+            pass  # the lock is free all the same; a full log is reported by the step
 
     def _post_message(self, step: Step) -> str:
         if step.postchecks:
