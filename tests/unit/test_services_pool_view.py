@@ -34,7 +34,7 @@ def test_leaf_metrics_and_scan_estimate_over_refreshes() -> None:
     assert me.disk is not None and me.serial and me.serial in slow.subject
     assert len(me.trend) == 6 and min(me.trend) > 3 * max(peers[0].trend)
 
-    est = last.scan_estimates["fast"]
+    (est,) = last.scan_estimates["fast"]
     assert est.samples == 6 and est.span_s == 25.0
     assert est.pace_pct_per_min is not None and est.pace_pct_per_min > 0
     assert est.eta_seconds is not None
@@ -47,4 +47,4 @@ def test_frozen_clock_gives_no_kernel_figures_and_no_pace() -> None:
     live.refresh()
     r = live.refresh()
     assert all(m.busy_pct is None for m in r.leaves.values())
-    assert r.scan_estimates["fast"].eta_seconds is None
+    assert r.scan_estimates["fast"][0].eta_seconds is None

@@ -85,7 +85,7 @@ class Refresh:
     reading: HostReading
     sample: SampleResult | None
     findings: tuple[Finding, ...]
-    scan_estimates: Mapping[str, ScanEstimate] = field(default_factory=dict)
+    scan_estimates: Mapping[str, tuple[ScanEstimate, ...]] = field(default_factory=dict)
     leaves: Mapping[LeafKey, LeafMetrics] = field(default_factory=dict)
     complete: bool = True
 
@@ -251,7 +251,7 @@ class HostSession:
         findings = tuple(find_slow_disks(pools, self.sampler.leaf_history)) if pools else ()
         self.scans.update(pools, status.taken_at)
         self.arc.observe(reading.arc)
-        estimates = {p.name: e for p in pools if (e := self.scans.estimate(p)) is not None}
+        estimates = {p.name: e for p in pools if (e := tuple(self.scans.estimates(p)))}
         leaves = leaf_metrics(reading, sample, self.sampler.leaf_history)
         return Refresh(reading, sample, findings, estimates, leaves)
 

@@ -32,5 +32,5 @@ class ViewState:
     now: float
     read_only: bool
     last_error: str | None = None
-    scan_estimates: Mapping[str, ScanEstimate] = field(default_factory=dict)
+    scan_estimates: Mapping[str, tuple[ScanEstimate, ...]] = field(default_factory=dict)
     leaves: Mapping[LeafKey, LeafMetrics] = field(default_factory=dict)

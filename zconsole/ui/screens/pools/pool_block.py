@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
@@ -10,7 +11,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from zconsole.model.finding import Severity
-from zconsole.model.pool import Pool, ScanState
+from zconsole.model.pool import Pool, ScanInfo, ScanState
 from zconsole.model.reading import PoolEntry
 from zconsole.services import fmt
 from zconsole.services.read.progress import ScanEstimate
@@ -25,32 +26,101 @@ def capacity_bar(pct: int, width: int = 10) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-def scan_sentence(pool: Pool, estimate: ScanEstimate | None = None) -> str | None:
-    scan = pool.scan
-    if scan is None or scan.function is None:
+def _pace(estimate: ScanEstimate | None, tool_eta: int | None, paused: bool = False) -> str:
+    """zconsole's own ETA (from the pace of the last readings), then zpool's in brackets."""
+    if paused:
+        s = "; paused"
+    elif estimate is not None and estimate.eta_seconds is not None \
+            and estimate.pace_pct_per_min is not None:
+        s = (f"; at the pace of the last {fmt.duration(estimate.span_s)} "
+             f"({estimate.pace_pct_per_min:.2f}%/min) done in about "
+             f"{fmt.duration(estimate.eta_seconds)}")
+    elif estimate is not None and estimate.stalled:
+        s = f"; no progress in the last {fmt.duration(estimate.span_s)}"
+    else:
+        s = "; zconsole's own estimate after the next refresh"
+    if tool_eta is not None and not paused:
+        s += f" (zpool says {fmt.duration(tool_eta)})"
+    return s
+
+
+def _pct(done: float | None) -> str:
+    return f", {done:.1f}% done" if done is not None else ""
+
+
+def _copied(copied: int | None, total: int | None) -> str:
+    if copied is None or total is None:
+        return ""
+    return f" ({fmt.size(copied, short=True)} of {fmt.size(total, short=True)} copied)"
+
+
+def _find(estimates: Sequence[ScanEstimate], kind: str, vdev: str | None) -> ScanEstimate | None:
+    return next((e for e in estimates if e.kind == kind and (e.vdev or "") == (vdev or "")),
+                None)
+
+
+def _scan_sentence(scan: ScanInfo, estimates: Sequence[ScanEstimate], first: bool) -> str | None:
+    if scan.function is None:
         return None
     what = scan.function.value
-    if scan.state is ScanState.IN_PROGRESS:
-        s = f"{what} in progress"
-        if scan.percent_done is not None:
-            s += f", {scan.percent_done:.1f}% done"
-        if estimate is not None and estimate.eta_seconds is not None:
-            s += (f"; at the pace of the last {fmt.duration(estimate.span_s)} "
-                  f"({estimate.pace_pct_per_min:.2f}%/min) done in about "
-                  f"{fmt.duration(estimate.eta_seconds)}")
-        elif estimate is not None and estimate.stalled:
-            s += f"; no progress in the last {fmt.duration(estimate.span_s)}"
-        else:
-            s += "; zconsole's own estimate after the next refresh"
-        if scan.eta_seconds is not None:
-            s += f" (zpool says {fmt.duration(scan.eta_seconds)})"
-        return s
+    if scan.rebuild_vdev is not None:
+        what = f"rebuild of {scan.rebuild_vdev}"
+    if scan.state in (ScanState.IN_PROGRESS, ScanState.PAUSED):
+        kind = "rebuild" if scan.rebuild_vdev is not None else scan.function.value
+        paused = scan.state is ScanState.PAUSED
+        return (f"{what} {'paused' if paused else 'in progress'}{_pct(scan.percent_done)}"
+                + (_pace(_find(estimates, kind, scan.rebuild_vdev), scan.eta_seconds)
+                   if not paused else ""))
+    if not first:
+        return None  # zpool's other lines of finished work: the first one says enough
     if scan.state is ScanState.FINISHED:
         return f"last {what} finished" + (f" with {scan.errors} errors"
                                           if scan.errors else ", no errors")
     if scan.state is ScanState.CANCELED:
         return f"{what} canceled"
     return scan.raw or None
+
+
+def progress_sentences(pool: Pool, estimates: Sequence[ScanEstimate] = ()) -> list[str]:
+    """One sentence per line of work `zpool status` reports (each scan and rebuild, the raidz
+    expansion, the device removal), running ones with zconsole's own ETA beside zpool's."""
+    out: list[str] = []
+    scans = pool.scans or ((pool.scan,) if pool.scan is not None else ())
+    for i, scan in enumerate(scans):
+        s = _scan_sentence(scan, estimates, first=i == 0)
+        if s:
+            out.append(s)
+    ex = pool.expand
+    if ex is not None:
+        name = ex.vdev or "a raidz vdev"
+        if ex.state is ScanState.IN_PROGRESS:
+            out.append(f"expansion of {name} in progress{_pct(ex.percent_done)}"
+                       f"{_copied(ex.copied_bytes, ex.total_bytes)}"
+                       + _pace(_find(estimates, "expand", ex.vdev),
+                               None if ex.slow else ex.eta_seconds))
+        elif ex.state is ScanState.PAUSED:
+            out.append(f"expansion of {name} paused{_pct(ex.percent_done)}"
+                       + (" until the resilver ends (or zpool clear)"
+                          if ex.waiting_for_resilver else ""))
+        elif ex.state is ScanState.FINISHED:
+            out.append(f"expansion of {name} finished"
+                       + (f" in {fmt.duration(ex.duration_seconds)}"
+                          if ex.duration_seconds is not None else ""))
+    rm = pool.removal
+    if rm is not None:
+        name = rm.vdev or (f"vdev {rm.vdev_index}" if rm.vdev_index is not None else "a vdev")
+        if rm.state is ScanState.IN_PROGRESS:
+            out.append(f"removal of {name} in progress{_pct(rm.percent_done)}"
+                       f"{_copied(rm.copied_bytes, rm.total_bytes)}"
+                       + _pace(_find(estimates, "remove", rm.vdev),
+                               None if rm.slow else rm.eta_seconds))
+        elif rm.state is ScanState.FINISHED:
+            out.append(f"removal of {name} finished"
+                       + (f" ({fmt.size(rm.copied_bytes, short=True)} copied)"
+                          if rm.copied_bytes is not None else ""))
+        elif rm.state is ScanState.CANCELED:
+            out.append(f"removal of {name} canceled")
+    return out
 
 
 def usage_line(entry: PoolEntry) -> Content:
@@ -76,16 +146,15 @@ def usage_line(entry: PoolEntry) -> Content:
     return line
 
 
-def pool_summary(entry: PoolEntry, estimate: ScanEstimate | None = None) -> Hanging:
+def pool_summary(entry: PoolEntry, estimates: Sequence[ScanEstimate] = ()) -> Hanging:
     """The usage line, then the scan, `status:` and `errors:` of `zpool status`, each
     wrapping under its own text."""
     if entry.status is None:
         return Hanging(usage_line(entry), para("health unknown: zpool status could not be read",
                                                "  ", LEVEL_STYLE["warn"]))
     items: list[Content | Para] = [usage_line(entry)]
-    scan = scan_sentence(entry.status, estimate)
-    if scan:
-        items.append(para(scan, "  "))
+    for sentence in progress_sentences(entry.status, estimates):
+        items.append(para(sentence, "  "))
     if entry.status.status:
         items.append(para(" ".join(entry.status.status.split()), "  status: "))
     errors = entry.status.errors
@@ -148,7 +217,7 @@ class PoolBlock(Vertical):
             return
         entry, state, performance = (self._shown.entry, self._shown.state,
                                      self._shown.performance)
-        self.summary.update(pool_summary(entry, state.scan_estimates.get(entry.name)))
+        self.summary.update(pool_summary(entry, state.scan_estimates.get(entry.name, ())))
         width = self.app.size.width
         columns, fixed = columns_for(performance, width)
         pool = entry.status
