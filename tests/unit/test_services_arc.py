@@ -205,13 +205,31 @@ def test_counters_restart_after_module_reload() -> None:
     assert "counters restarted" in r.area("demand").sentence
 
 
-def test_target_at_minimum_warns() -> None:
+def test_target_at_minimum_under_memory_pressure_warns() -> None:
     cur = read("node_exporter-fixture-pre2.2.txt")
-    low = ArcStats(fields={**cur.fields, "c": cur.fields["c_min"], "size": 30_000_000})
+    low = ArcStats(fields={**cur.fields, "c": cur.fields["c_min"], "size": 30_000_000,
+                           "arc_no_grow": 1})
     _, r = two_readings(low, low)
     area = r.area("size")
     assert (area.state, area.level) == ("AT MINIMUM", "warn")
-    assert "fallen to its minimum (c_min)" in area.sentence
+    assert "fallen to its minimum (c_min) and arc_no_grow is set" in area.sentence
+    neg = ArcStats(fields={**low.fields, "arc_no_grow": 0, "memory_available_bytes": -2**20})
+    _, r = two_readings(neg, neg)
+    assert r.area("size").level == "warn"
+    assert "memory_available_bytes is 1.0 MiB below zero" in r.area("size").sentence
+
+
+def test_target_at_minimum_on_an_idle_host_is_no_alarm() -> None:
+    """A freshly booted host guest (OpenZFS 2.3.2, idle) showed ARC 'AT MINIMUM' in yellow:
+    the target starts at c_min and grows with reads. Without the kernel's signs of pressure
+    (arc_no_grow 0, memory available) it is said plainly, not warned about."""
+    cur = read("node_exporter-fixture-pre2.2.txt")
+    idle = ArcStats(fields={**cur.fields, "c": cur.fields["c_min"], "size": 20_000_000,
+                            "arc_no_grow": 0, "memory_available_bytes": 900 * 2**20})
+    _, r = two_readings(idle, idle)
+    area = r.area("size")
+    assert (area.state, area.level) == ("NOT GROWN YET", "ok")
+    assert "no sign of memory pressure" in area.sentence
 
 
 def test_l2arc_from_cache_device_and_counters() -> None:

@@ -145,11 +145,26 @@ def _size_area(cur: ArcStats) -> ArcArea:
         sentence = "arcstats has no size or target (c) field."
     at_min = (target is not None and c_min is not None and c_max is not None
               and c_min < c_max and target <= c_min * AT_MINIMUM_SLACK)
-    if at_min:
-        sentence += (" The target has fallen to its minimum (c_min): the kernel is "
-                     "short of memory.")
-    return ArcArea("size", "Size", "AT MINIMUM" if at_min else "OK",
-                   Severity.WARNING if at_min else Severity.OK, sentence)
+    if not at_min:
+        return ArcArea("size", "Size", "OK", Severity.OK, sentence)
+    # The target also sits at c_min on a freshly booted or idle host (the ARC has not grown
+    # yet): only the kernel's own signs tell memory pressure apart from that.
+    no_grow, avail = cur.get("arc_no_grow"), cur.get("memory_available_bytes")
+    if no_grow or (avail is not None and avail < 0):
+        why = "arc_no_grow is set" if no_grow else \
+            f"memory_available_bytes is {fmt.size(-avail)} below zero"  # type: ignore[operator]
+        sentence += (f" The target has fallen to its minimum (c_min) and {why}: the kernel "
+                     "is short of memory.")
+        return ArcArea("size", "Size", "AT MINIMUM", Severity.WARNING, sentence)
+    if no_grow is None and avail is None:
+        sentence += (" The target is at its minimum (c_min); arcstats has no arc_no_grow or "
+                     "memory_available_bytes to tell memory pressure from an ARC not yet "
+                     "grown.")
+        return ArcArea("size", "Size", "AT MINIMUM", Severity.INFO, sentence)
+    sentence += (" The target is at its minimum (c_min) with no sign of memory pressure "
+                 "(arc_no_grow is 0): the ARC grows as data is read, as after boot or on an "
+                 "idle host.")
+    return ArcArea("size", "Size", "NOT GROWN YET", Severity.OK, sentence)
 
 
 @dataclass(frozen=True)
