@@ -54,6 +54,11 @@ async def test_slow_disk_stands_out_after_sustained_samples() -> None:
         assert "every write to mirror-" in finding.message
         text = table_text(app, "tank")
         assert "SLOW" in text
+        # the NOTE column carries the symbol of the finding's own sentence (the demo's disk is
+        # ~10x slower: critical, so ✖ in both places, never ✖ above and ▲ beside the disk)
+        assert f"{finding.severity.symbol} SLOW" in text
+        other = "▲" if finding.severity.symbol == "✖" else "✖"
+        assert f"{other} SLOW" not in text
 
 
 async def test_read_only_badge_and_pause() -> None:

@@ -158,6 +158,7 @@ async def test_slow_disk_marked_with_its_sentence() -> None:
         rows = service_rows(app)
         (name,) = [n for n, r in rows.items() if r.slow is not None]
         assert "SLOW" in table_rows(app)[name] and "×" in table_rows(app)[name]
+        assert f"{slow[0].severity.symbol} SLOW" in table_rows(app)[name]
         await select(app, pilot, name)
         assert slow[0].message in " ".join(detail(app).split())
 

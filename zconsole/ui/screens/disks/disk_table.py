@@ -9,6 +9,7 @@ from rich.style import Style
 from rich.text import Text
 
 from zconsole.model.disk import DiskIo
+from zconsole.model.finding import Severity
 from zconsole.services import fmt
 from zconsole.services.read.disks import DiskRow
 from zconsole.ui.kit.levels import LevelTable
@@ -55,9 +56,10 @@ class DisksTable(LevelTable):
         style = self.level_style(ROLE_COLOUR.get(row.role_level, ""))
         if row.slow is not None:
             factor = f" {row.slow.factor:.1f}×" if row.slow.factor is not None else ""
-            slow = f"▲ SLOW{factor} "
+            slow = f"{row.slow.severity.symbol} SLOW{factor} "  # the symbol of its sentence
+            level = "bad" if row.slow.severity is Severity.CRITICAL else "warn"
             t = Text()
-            t.append(slow, style=self.level_style("warn") + Style(bold=True))
+            t.append(slow, style=self.level_style(level) + Style(bold=True))
             t.append_text(plain_text(fit(row.role_detail, width - len(slow)), style))
             return t
         t = plain_text(row.role_symbol + " ", style)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from rich.style import Style
 from rich.text import Text
 
-from zconsole.model.finding import Finding
+from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import Pool, Section, Vdev
 from zconsole.services import fmt
 from zconsole.services.read.pools import LeafMetrics
@@ -150,13 +150,14 @@ class VdevTable(LevelTable):
         if v.name in slow:
             f = slow[v.name]
             factor = f"{f.factor:.1f}×" if f.factor is not None else ""
-            note = (f"▲ SLOW {factor} " + note).strip()
+            note = (f"{f.severity.symbol} SLOW {factor} " + note).strip()  # as its sentence
         if v.resilvering and "resilvering" not in note:
             note = ("(resilvering) " + note).strip()
         errors = tuple(self.level_text(x, "bad") if x not in ("0", "-", "") else x
                        for x in counters(v))
         stands_out = v.name in slow or state_level(v.state) != "ok"
-        note_text = self.level_text(note, "warn" if stands_out else "")
+        critical = v.name in slow and slow[v.name].severity is Severity.CRITICAL
+        note_text = self.level_text(note, "bad" if critical else "warn" if stands_out else "")
         return (*errors, fmt.size(sizes.get(v.name), short=True), note_text)
 
     @staticmethod
