@@ -57,6 +57,25 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def write_atomically(path: str | os.PathLike[str], text: str, mode: int = 0o644) -> None:
+    """Write `text` to a temporary file beside `path`, fsync it and rename it over `path`:
+    a reader (node_exporter's textfile collector) sees the old file or the new, never half."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, mode)
+    try:
+        try:
+            _write_all(fd, text.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(target.parent)
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-COMMANDS = ("parse", "plan", "capture")
+COMMANDS = ("parse", "plan", "capture", "check")
 
 def load(name: str) -> ModuleType:
     return importlib.import_module(f"zconsole.cli.commands.{name.replace('-', '_')}")

@@ -1,0 +1,151 @@
+"""`zconsole check`: one reading judged as the console judges it, the monitoring-plugin exit
+codes (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN), perfdata, JSON and the node_exporter textfile.
+A host whose `zpool status` fails or hangs is UNKNOWN, never OK."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.fakes import DelegatingHost
+from zconsole.cli.commands.check import run_check
+from zconsole.cli.main import main
+from zconsole.hosts.base import DEFAULT_TIMEOUT, CommandFailed, Result
+from zconsole.hosts.demo import DemoHost
+
+
+def check(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    rc = main(["check", *argv])
+    return rc, capsys.readouterr().out
+
+
+def args(**kw: object) -> argparse.Namespace:
+    base: dict[str, object] = {"timeout": 30.0, "capacity_warn": 80, "capacity_crit": 90,
+                               "errors_crit": 0, "json": False, "prometheus": None}
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.3"])
+def test_a_healthy_host_is_ok(capsys: pytest.CaptureFixture[str], version: str) -> None:
+    rc, out = check(capsys, "--demo", "healthy", "--zfs-version", version)
+    assert rc == 0
+    head = out.splitlines()[0]
+    assert head.startswith("OK: 1 pool healthy | ")
+    assert "up=1" in head and "tank_pool_health=0" in head
+    assert "tank_pool_capacity_percent=" in head and "%;80;90" in head
+
+
+def test_a_degraded_pool_is_a_warning_with_its_devices(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out = check(capsys, "--demo", "degraded")
+    assert rc == 1
+    lines = out.splitlines()
+    assert lines[0].startswith("WARNING: tank is DEGRADED: ")
+    assert "FAULTED after 3 read, 117 write errors" in lines[0]
+    assert "tank_pool_device_errors=120c" in lines[0]
+    assert any(line.startswith("▲ WARNING tank is DEGRADED") for line in lines[1:])
+
+
+def test_thresholds_make_it_critical(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out = check(capsys, "--demo", "degraded", "--errors-crit", "100")
+    assert rc == 2 and out.startswith("CRITICAL: tank: 120 device errors (critical from 100)")
+    rc, out = check(capsys, "--demo", "healthy", "--capacity-warn", "10", "--capacity-crit", "95")
+    assert rc == 1 and "WARNING: tank is " in out and "% full" in out
+
+
+class StatusFails(DelegatingHost):
+    def run(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, check: bool = True,
+            stdin: str | None = None) -> Result:
+        if tuple(argv[:2]) == ("zpool", "status"):
+            raise CommandFailed(Result(tuple(argv), 1, "", "internal error: I/O", 0.0))
+        return super().run(argv, timeout=timeout, check=check, stdin=stdin)
+
+
+def test_an_unreadable_host_is_unknown_never_ok() -> None:
+    out = io.StringIO()
+    rc = run_check(StatusFails(DemoHost("healthy")), args(), out)  # type: ignore[arg-type]
+    assert rc == 3
+    head = out.getvalue().splitlines()[0]
+    assert head.startswith("UNKNOWN: pool health unknown: ")
+    assert "up=0" in head and "pool_health" not in head
+
+
+class StatusHangs(DelegatingHost):
+    """`zpool status` never answers (a suspended pool); the other reads do."""
+
+    concurrent_reads = True
+
+    def __init__(self) -> None:
+        super().__init__(DemoHost("healthy"))
+        self.release = threading.Event()
+        self.lock = threading.Lock()
+
+    def run(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, check: bool = True,
+            stdin: str | None = None) -> Result:
+        if tuple(argv[:2]) == ("zpool", "status"):
+            self.release.wait(120)
+        with self.lock:  # the demo machine answers one command at a time
+            return super().run(argv, timeout=timeout, check=check, stdin=stdin)
+
+
+def test_a_hung_host_is_unknown_and_the_check_ends() -> None:
+    host = StatusHangs()
+    out = io.StringIO()
+    try:
+        rc = run_check(host, args(timeout=0.5), out)  # type: ignore[arg-type]
+    finally:
+        host.release.set()
+    assert rc == 3
+    assert out.getvalue().startswith("UNKNOWN: pool health unknown: ")
+    assert "no answer" in out.getvalue()
+
+
+def test_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out = check(capsys, "--demo", "degraded", "--json")
+    d = json.loads(out)
+    assert rc == 1 and d["version"] == 1 and d["exit_code"] == 1 and d["status"] == "warning"
+    assert d["host"] == "demo: degraded"
+    (f,) = [f for f in d["findings"] if f["kind"] == "pool-state"]
+    assert f["severity"] == "warning" and f["pool"] == "tank"
+    names = {m["name"] for m in d["metrics"]}
+    assert {"zconsole_up", "zconsole_pool_health", "zconsole_pool_capacity_percent",
+            "zconsole_pool_device_errors"} <= names
+
+
+def test_prometheus_textfile_is_written_whole_with_escaped_labels(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "zconsole.prom"
+    rc, _ = check(capsys, "--demo", "hostile", "--prometheus", str(target))
+    assert rc == 0
+    text = target.read_text()
+    assert [p.name for p in tmp_path.iterdir()] == ["zconsole.prom"]  # no temporary left
+    assert "\x1b" not in text and "\x07" not in text
+    assert '# TYPE zconsole_pool_health gauge' in text
+    line = next(ln for ln in text.splitlines() if ln.startswith("zconsole_pool_health{"))
+    assert line.startswith('zconsole_pool_health{host="demo: hostile",pool="tank\\\\x1b]0;owned'
+                           '\\\\x07"} 0')
+    assert "zconsole_check_status{" in text
+
+
+def test_hostile_names_never_reach_the_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out = check(capsys, "--demo", "hostile")
+    assert "\x1b" not in out and "\x07" not in out
+    head = out.splitlines()[0]
+    assert " tank_x1b_0_owned_x07_pool_health=0 " in head
+
+
+def test_check_never_imports_textual() -> None:
+    code = ("import sys; import zconsole.cli.commands.check as c; "
+            "from zconsole.services.session import HostSession; "
+            "assert not [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')], "
+            "sorted(m for m in sys.modules if m.startswith(('textual', 'rich')))")
+    subprocess.run([sys.executable, "-c", code], check=True)

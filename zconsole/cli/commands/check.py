@@ -1,0 +1,300 @@
+"""`zconsole check`: one reading, judged, for cron and monitoring systems.
+
+    zconsole check                       # this machine
+    zconsole check --host root@nas1      # over ssh
+    zconsole check --demo degraded       # the demo host
+    zconsole check --json                # the stable JSON shape (below)
+    zconsole check --prometheus /var/lib/node_exporter/textfile/zconsole.prom
+
+It reads the host once (every read with its own deadline, `--timeout`), judges the reading
+with the same `services/health` findings the console shows, and prints the Nagios/Icinga
+plugin form: a first line `STATE: summary | perfdata`, then one line per finding. The exit
+status is the worst finding: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN. A read that failed or
+hung makes the pools UNKNOWN, never OK.
+
+Thresholds: `--capacity-warn/--capacity-crit` (percent of the pool allocated, default 80/90),
+`--errors-crit` (read/write/checksum errors on one pool's devices, default 0 = never
+critical: errors are a WARNING). The slow-disk rule needs minutes of samples, more than one
+check takes: it is the console's (and a future `--watch`'s) job, not this one's.
+
+JSON (`--json`), version 1: {"version": 1, "host", "taken_at", "status" (ok/warning/critical/
+unknown), "exit_code", "summary", "findings": [{"kind", "severity", "subject", "pool",
+"message", "evidence"}], "metrics": [{"name", "labels", "value"}]}. Host text in it is made
+visible (escapes shown as `\\x1b`), as everywhere.
+
+Prometheus (`--prometheus FILE`, node_exporter's textfile collector): the same metrics as
+`zconsole_*` gauges with `host` and `pool` labels, written to a temporary file beside FILE and
+renamed over it, so the collector never reads half a file.
+
+This module never imports Textual (an import-linter contract): it starts as fast as the reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from zconsole.hosts.base import Host
+from zconsole.model.finding import Finding, Severity
+from zconsole.model.hosttext import json_safe, visible
+from zconsole.model.pool import ScanState
+from zconsole.model.reading import HostReading
+
+DEFAULT_TIMEOUT = 30.0
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    pc = sub.add_parser(
+        "check", help="read and judge the host once; exit 0 OK, 1 WARNING, 2 CRITICAL, "
+                      "3 UNKNOWN (for cron, Nagios/Icinga, node_exporter)",
+        description="Read the host once, judge it as the console does, print one line per "
+                    "finding and exit with the monitoring-plugin code.")
+    pc.add_argument("--host", dest="check_host", metavar="[USER@]HOST",
+                    help="check a remote host over ssh")
+    pc.add_argument("--demo", dest="check_demo", metavar="SCENARIO", nargs="?",
+                    const="showcase", help="check the built-in demo host")
+    pc.add_argument("--zfs-version", dest="check_zfs_version", choices=("2.1", "2.3"),
+                    default=None, help="OpenZFS version the demo host imitates")
+    pc.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                    help=f"deadline of each read (default {DEFAULT_TIMEOUT:g})")
+    pc.add_argument("--capacity-warn", type=int, default=80, metavar="PCT")
+    pc.add_argument("--capacity-crit", type=int, default=90, metavar="PCT")
+    pc.add_argument("--errors-crit", type=int, default=0, metavar="N",
+                    help="device errors on one pool that make it CRITICAL (0: never)")
+    pc.add_argument("--json", action="store_true", help="print the result as JSON")
+    pc.add_argument("--prometheus", metavar="FILE",
+                    help="also write the metrics for node_exporter's textfile collector")
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str  # without the zconsole_ prefix
+    labels: tuple[tuple[str, str], ...]
+    value: float
+    unit: str = ""  # perfdata unit: %, c (a counter) or ""
+    warn: float | None = None
+    crit: float | None = None
+
+
+@dataclass
+class Verdict:
+    host: str
+    taken_at: float
+    findings: list[Finding] = field(default_factory=list)
+    metrics: list[Metric] = field(default_factory=list)
+
+    @property
+    def status(self) -> Severity:
+        s = Severity.worst(f.severity for f in self.findings)
+        return Severity.OK if s is Severity.INFO else s
+
+    @property
+    def summary(self) -> str:
+        bad = sorted((f for f in self.findings if f.severity not in (Severity.OK, Severity.INFO)),
+                     key=lambda f: -f.severity.rank)
+        if not bad:
+            pools = sum(1 for m in self.metrics if m.name == "pool_health")
+            return f"{pools} pool{'s' if pools != 1 else ''} healthy"
+        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        return bad[0].message + more
+
+
+def judge(reading: HostReading, *, capacity_warn: int, capacity_crit: int,
+          errors_crit: int) -> Verdict:
+    """The findings and metrics of one reading (pure: no host is touched here)."""
+    from zconsole.services.health.pools import judge_pools
+
+    v = Verdict(str(reading.host), reading.taken_at)
+    v.findings.extend(judge_pools(reading))
+    read_ok = reading.pool_status.ok
+    v.metrics.append(Metric("up", (), 1.0 if read_ok else 0.0))
+    for entry in reading.pools if read_ok else ():
+        pool = entry.name
+        labels = (("pool", pool),)
+        worst = Severity.worst(f.severity for f in v.findings if f.pool == pool)
+        v.metrics.append(Metric("pool_health", labels, float(worst.exit_code)))
+        u = entry.usage
+        if u is not None and u.capacity is not None:
+            v.metrics.append(Metric("pool_capacity_percent", labels, float(u.capacity), "%",
+                                    capacity_warn, capacity_crit))
+            if u.capacity >= capacity_warn:
+                sev = Severity.CRITICAL if u.capacity >= capacity_crit else Severity.WARNING
+                v.findings.append(Finding("pool-capacity", sev, pool,
+                                          f"{pool} is {u.capacity}% full", pool=pool))
+        if u is not None and u.fragmentation is not None:
+            v.metrics.append(Metric("pool_fragmentation_percent", labels,
+                                    float(u.fragmentation), "%"))
+        if entry.status is None:
+            continue
+        errors = sum((x.read_errors or 0) + (x.write_errors or 0) + (x.checksum_errors or 0)
+                     for _s, _d, x in entry.status.walk() if x.is_leaf)
+        v.metrics.append(Metric("pool_device_errors", labels, float(errors), "c", 1,
+                                errors_crit or None))
+        if errors_crit and errors >= errors_crit:
+            v.findings.append(Finding("device-errors", Severity.CRITICAL, pool,
+                                      f"{pool}: {errors} device errors (critical from "
+                                      f"{errors_crit})", pool=pool))
+        v.metrics.append(Metric("pool_data_errors", labels,
+                                float(entry.status.error_count or 0), "c"))
+        for scan in entry.status.scans or ((entry.status.scan,) if entry.status.scan else ()):
+            if scan.state is ScanState.IN_PROGRESS and scan.function is not None \
+                    and scan.percent_done is not None:
+                kind = "rebuild" if scan.rebuild_vdev else scan.function.value
+                v.metrics.append(Metric("pool_scan_percent", (*labels, ("kind", kind)),
+                                        scan.percent_done, "%"))
+    arc = reading.arc.value if reading.arc.ok else None
+    if arc is not None and arc.size is not None:
+        v.metrics.append(Metric("arc_size_bytes", (), float(arc.size), "B"))
+        if arc.target is not None:
+            v.metrics.append(Metric("arc_target_bytes", (), float(arc.target), "B"))
+    return v
+
+
+# ----------------------------------------------------------------------------------- output
+
+_LABEL = re.compile(r"[^A-Za-z0-9_.:-]")
+
+
+def _perf_label(m: Metric) -> str:
+    parts = [dict(m.labels).get("pool", ""), dict(m.labels).get("kind", ""), m.name]
+    return _LABEL.sub("_", visible("_".join(p for p in parts if p)))
+
+
+def _num(x: float) -> str:
+    if float(x).is_integer():
+        return str(int(x))
+    return f"{x:.2f}".rstrip("0").rstrip(".")
+
+
+def perfdata(v: Verdict) -> str:
+    out = []
+    for m in v.metrics:
+        unit = m.unit if m.unit in ("%", "c", "B") else ""
+        thresholds = ";".join(_num(t) if t is not None else "" for t in (m.warn, m.crit))
+        item = f"{_perf_label(m)}={_num(m.value)}{unit}"
+        if thresholds.strip(";"):
+            item += ";" + thresholds.rstrip(";")
+        out.append(item)
+    return " ".join(out)
+
+
+def nagios_text(v: Verdict) -> str:
+    head = f"{v.status.name}: {visible(v.summary)}"
+    perf = perfdata(v)
+    lines = [head + (f" | {perf}" if perf else "")]
+    for f in sorted(v.findings, key=lambda f: -f.severity.rank):
+        lines.append(f"{f.severity.symbol} {f.severity.name} {visible(f.message)}")
+    return "\n".join(lines) + "\n"
+
+
+def as_json(v: Verdict) -> dict[str, object]:
+    return {
+        "version": 1, "host": json_safe(v.host), "taken_at": v.taken_at,
+        "status": v.status.value, "exit_code": v.status.exit_code,
+        "summary": json_safe(v.summary),
+        "findings": [{"kind": f.kind, "severity": f.severity.value,
+                      "subject": json_safe(f.subject),
+                      "pool": json_safe(f.pool) if f.pool is not None else None,
+                      "message": json_safe(f.message),
+                      "evidence": [json_safe(e) for e in f.evidence]} for f in v.findings],
+        "metrics": [{"name": f"zconsole_{m.name}",
+                     "labels": {k: json_safe(val) for k, val in m.labels},
+                     "value": m.value} for m in v.metrics],
+    }
+
+
+def _prom_value(s: str) -> str:
+    """A label value in the exposition format: backslash, quote and newline escaped, and
+    every other control character made visible."""
+    return visible(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+_HELP = {
+    "up": "1 when zpool status could be read, else 0",
+    "pool_health": "worst finding of the pool: 0 ok, 1 warning, 2 critical, 3 unknown",
+    "pool_capacity_percent": "allocated share of the pool (zpool list CAP)",
+    "pool_fragmentation_percent": "free-space fragmentation (zpool list FRAG)",
+    "pool_device_errors": "read+write+checksum errors on the pool's devices (zpool status)",
+    "pool_data_errors": "permanent data errors (zpool status errors:)",
+    "pool_scan_percent": "progress of a running scrub, resilver or rebuild",
+    "arc_size_bytes": "ARC size (arcstats size)",
+    "arc_target_bytes": "ARC target (arcstats c)",
+    "check_status": "exit code of this check: 0 ok, 1 warning, 2 critical, 3 unknown",
+    "check_timestamp_seconds": "host time of the reading",
+}
+
+
+def prometheus_text(v: Verdict) -> str:
+    host = ("host", v.host)
+    rows = [*v.metrics, Metric("check_status", (), float(v.status.exit_code)),
+            Metric("check_timestamp_seconds", (), v.taken_at)]
+    lines: list[str] = []
+    seen: set[str] = set()
+    for m in rows:
+        name = f"zconsole_{m.name}"
+        if name not in seen:
+            seen.add(name)
+            lines.append(f"# HELP {name} {_HELP.get(m.name, m.name)}")
+            lines.append(f"# TYPE {name} gauge")
+        labels = ",".join(f'{k}="{_prom_value(val)}"' for k, val in (host, *m.labels))
+        lines.append(f"{name}{{{labels}}} {_num(m.value)}")
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------------ entry
+
+
+def _host(args: argparse.Namespace) -> Host:
+    dest = args.check_host or args.host
+    demo = args.check_demo or args.demo
+    if dest:
+        from zconsole.hosts.ssh import SshHost
+
+        return SshHost(dest, ssh_config=args.ssh_config)
+    if demo:
+        from zconsole.hosts.demo import DemoHost
+
+        return DemoHost(demo, zfs_version=args.check_zfs_version or args.zfs_version)
+    from zconsole.hosts.local import LocalHost
+
+    return LocalHost()
+
+
+def read_once(host: Host, timeout: float) -> HostReading:
+    """One reading through the console's own session: each read independent, with its
+    deadline, so a hung `zpool status` is said (UNKNOWN) and the check still ends."""
+    from zconsole.services.session import HostSession
+
+    return HostSession(host, timeout=timeout).refresh().reading
+
+
+def run_check(host: Host, args: argparse.Namespace, out: TextIO) -> int:
+    reading = read_once(host, args.timeout)
+    v = judge(reading, capacity_warn=args.capacity_warn, capacity_crit=args.capacity_crit,
+              errors_crit=args.errors_crit)
+    if args.prometheus:
+        from zconsole.hosts.journal import write_atomically
+
+        write_atomically(args.prometheus, prometheus_text(v))
+    if args.json:
+        out.write(json.dumps(as_json(v), ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.write(nagios_text(v))
+    return v.status.exit_code
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        host = _host(args)
+    except Exception as e:  # noqa: BLE001 - a bad --host is UNKNOWN, never a traceback
+        sys.stdout.write(f"UNKNOWN: {visible(str(e))}\n")
+        return Severity.UNKNOWN.exit_code
+    try:
+        return run_check(host, args, sys.stdout)
+    except OSError as e:
+        sys.stdout.write(f"UNKNOWN: {visible(str(e))}\n")
+        return Severity.UNKNOWN.exit_code
