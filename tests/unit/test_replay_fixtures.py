@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.paths import CAPTURES
 from zconsole.cli.main import main
 from zconsole.hosts.base import HostError
 from zconsole.hosts.replay import ReplayHost
@@ -30,7 +31,7 @@ from zconsole.services.read.network import collect_network
 from zconsole.services.read.sampling import zfs_latency
 from zconsole.services.session import HostSession
 
-ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "capture"
+ROOT = CAPTURES
 VERSIONS = {"2.1": "2.1.11", "2.3": "2.3.2"}
 STATES = (
     "healthy", "degraded-offline", "removed", "resilver-in-progress", "replacing-mid-resilver",

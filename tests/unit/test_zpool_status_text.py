@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
+from tests.paths import PARSERS, parser_text
 from zconsole.model.pool import Pool, ScanFunction, ScanState, Section, Vdev
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zpool_status import parse_zpool_status
@@ -19,11 +19,9 @@ from zconsole.parsers.zpool_status_scan import (
     parse_scan_text,
 )
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "zpool-status"
-
 
 def load(name: str) -> str:
-    return (FIX / name).read_text()
+    return parser_text("zpool-status", name)
 
 
 def one(name: str, **kw: bool) -> Pool:
@@ -342,7 +340,7 @@ NOT_WHOLE = ("openzfs-2.3.2-status-D-tail16.txt",
 
 
 def test_every_text_fixture_parses_with_values() -> None:
-    names = sorted(f.name for f in FIX.glob("*.txt"))
+    names = sorted(f.name for f in (PARSERS / "zpool-status").glob("*.txt"))
     assert len(names) >= 45
     for name in names:
         if name in NOT_WHOLE or "fragment" in name or name.startswith("guest-") \
