@@ -175,16 +175,23 @@ async def test_attach_runs_to_the_end_and_audits_every_command(tmp_path: Path) -
         assert not isinstance(app.screen, WizardScreen)
 
 
+async def type_a_mismatch(app: ZConsoleApp, pilot: Any, typed: str) -> tuple[WizardScreen, str]:
+    """The hand attach at its typed confirmation, `typed` entered: the screen, still at the
+    confirmation, and the message it shows."""
+    await settle(app, pilot)
+    screen = await open_hand_attach(app, pilot, "sdh")
+    await pilot.press("enter")
+    assert screen.phase is Phase.CONFIRM
+    await pilot.press(*typed, "enter")
+    await pilot.pause()
+    assert screen.phase is Phase.CONFIRM
+    return screen, str(screen.query_one("#wz-message", Static).render())
+
+
 async def test_typed_confirmation_mismatch_runs_nothing(tmp_path: Path) -> None:
     app = wizard_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        screen = await open_hand_attach(app, pilot, "sdh")
-        await pilot.press("enter")
-        assert screen.phase is Phase.CONFIRM
-        await pilot.press(*"tnak", "enter")
-        assert screen.phase is Phase.CONFIRM
-        msg = str(screen.query_one("#wz-message", Static).render())
+        screen, msg = await type_a_mismatch(app, pilot, "tnak")
         assert "You typed 'tnak', which does not match. Nothing was run." in msg
         assert screen.query_one("#wz-input", Input).value == ""
         assert audit(tmp_path) == [] and screen.runner is None
