@@ -99,11 +99,6 @@ class Guest:
         proc = self.inst.exec(cmd, check=check, timeout=timeout)
         return str(proc.stdout)
 
-    def sh_all(self, *cmds: str) -> None:
-        """Each command in turn, as `sh` runs it."""
-        for cmd in cmds:
-            self.sh(cmd)
-
     def quiet(self, cmd: str, timeout: float = 120) -> str:
         """A read/poll command that is not part of the recipe."""
         return self.sh(cmd, log=False, check=False, timeout=timeout)
