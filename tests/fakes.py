@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from zconsole.hosts.base import DEFAULT_TIMEOUT, Host, Result
+from zconsole.hosts.base import (
+    DEFAULT_TIMEOUT,
+    CommandNotFound,
+    CommandTimedOut,
+    Host,
+    Result,
+)
 from zconsole.hosts.hold import Held
 
 
@@ -49,3 +55,23 @@ class DelegatingHost:
 
     def udev_properties(self, devname: str) -> Mapping[str, str] | None:
         return None
+
+
+class ProgramsFail(DelegatingHost):
+    """`inner`, except that the programs named are missing (`CommandNotFound`: udevadm and
+    lsblk in a container) or, with `hung`, never answer (`CommandTimedOut`: a hung zpool)."""
+
+    def __init__(self, inner: Host, *programs: str, hung: bool = False,
+                 label: str = "wrapped-host") -> None:
+        super().__init__(inner)
+        self.programs = programs
+        self.hung = hung
+        self.label = label
+
+    def run(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, check: bool = True,
+            stdin: str | None = None) -> Result:
+        if argv[0] in self.programs:
+            if self.hung:
+                raise CommandTimedOut(argv, timeout)
+            raise CommandNotFound(argv, self.label)
+        return super().run(argv, timeout=timeout, check=check, stdin=stdin)

@@ -140,6 +140,16 @@ def random_file(g: Guest, path: str, mib: int) -> None:
     g.sh(f"head -c {mib}M /dev/urandom > {path}")
 
 
+def pool_with_data(g: Guest, layout: str, mib: int,
+                   fill: Callable[[Guest, str, int], None] = random_file, *,
+                   force: bool = False) -> None:
+    """`zpool create [-f] tank LAYOUT`, then `mib` MiB of random data in /tank/data.bin
+    (written by `fill`), synced."""
+    g.sh(f"zpool create {'-f ' if force else ''}tank {layout}")
+    fill(g, "/tank/data.bin", mib)
+    g.sh("sync")
+
+
 def pool_percent(g: Guest) -> float | None:
     out = g.quiet("zpool status -p tank")
     m = re.search(r"([\d.]+)% done", out)
@@ -210,9 +220,7 @@ def st_healthy(g: Guest) -> str:
 
 
 def st_degraded_offline(g: Guest) -> str:
-    g.sh("zpool create tank mirror vdb vdc")
-    random_file(g, "/tank/data.bin", 32)
-    g.sh("sync")
+    pool_with_data(g, "mirror vdb vdc", 32)
     g.sh("zpool offline tank vdc")
     random_file(g, "/tank/after-offline.bin", 8)
     g.sh("sync")
@@ -220,9 +228,7 @@ def st_degraded_offline(g: Guest) -> str:
 
 
 def st_removed(g: Guest) -> str:
-    g.sh("zpool create tank mirror vdb vdc")
-    random_file(g, "/tank/data.bin", 32)
-    g.sh("sync")
+    pool_with_data(g, "mirror vdb vdc", 32)
     g.monitor("device_del vdc")
     deadline = time.monotonic() + 60
     while g.quiet("test -e /dev/disk/by-id/virtio-zfsvm-vdc && echo present").strip():
@@ -243,28 +249,29 @@ def st_removed(g: Guest) -> str:
             "vdc is gone from /dev, sysfs and the udev database")
 
 
-def st_resilver(g: Guest) -> str:
-    g.sh("zpool create tank vdb")
-    random_file(g, "/tank/data.bin", 320)
-    g.sh("sync")
-    freeze_resilver(g, "zpool attach tank vdb vdc", "vdc")
-    return ("resilver-in-progress: `zpool attach tank vdb vdc` turned vdb into mirror-0 "
-            "(vdb, vdc resilvering); 320 MiB of random data; resilver frozen part-way")
+# The states caught mid-resilver: pool layout (320 MiB of data), the command that starts the
+# resilver, the disk it resilvers onto, and what the state is.
+FROZEN_RESILVERS = {
+    "resilver-in-progress": (
+        "vdb", "zpool attach tank vdb vdc", "vdc",
+        "resilver-in-progress: `zpool attach tank vdb vdc` turned vdb into mirror-0 (vdb, vdc "
+        "resilvering); 320 MiB of random data; resilver frozen part-way"),
+    "replacing-mid-resilver": (
+        "mirror vdb vdc", "zpool replace tank vdc vdf", "vdf",
+        "replacing-mid-resilver: `zpool replace tank vdc vdf` (1 GiB -> 2 GiB disk); mirror-0 > "
+        "replacing-1 (vdc, vdf resilvering); resilver frozen part-way"),
+}
 
 
-def st_replacing(g: Guest) -> str:
-    g.sh("zpool create tank mirror vdb vdc")
-    random_file(g, "/tank/data.bin", 320)
-    g.sh("sync")
-    freeze_resilver(g, "zpool replace tank vdc vdf", "vdf")
-    return ("replacing-mid-resilver: `zpool replace tank vdc vdf` (1 GiB -> 2 GiB disk); "
-            "mirror-0 > replacing-1 (vdc, vdf resilvering); resilver frozen part-way")
+def st_frozen_resilver(g: Guest) -> str:
+    layout, start, new_disk, description = FROZEN_RESILVERS[g.state]
+    pool_with_data(g, layout, 320)
+    freeze_resilver(g, start, new_disk)
+    return description
 
 
 def st_spare(g: Guest) -> str:
-    g.sh("zpool create tank mirror vdb vdc spare vdd")
-    random_file(g, "/tank/data.bin", 32)
-    g.sh("sync")
+    pool_with_data(g, "mirror vdb vdc spare vdd", 32)
     g.sh("zpool offline tank vdc")
     g.sh("zpool replace tank vdc vdd")
     g.sh("zpool wait -t resilver tank")
@@ -272,10 +279,15 @@ def st_spare(g: Guest) -> str:
             "(vdc OFFLINE, vdd ONLINE); spares: vdd INUSE; resilver finished")
 
 
-def st_classes(g: Guest) -> str:
+def class_partitions(g: Guest) -> None:
+    """vdd and vde as three GPT partitions each: log (200M), special (400M), dedup (the rest)."""
     for d in ("vdd", "vde"):
         g.sh(f"sgdisk -n1:0:+200M -c1:log -n2:0:+400M -c2:special -n3:0:0 -c3:dedup /dev/{d}")
     g.sh("udevadm settle")
+
+
+def st_classes(g: Guest) -> str:
+    class_partitions(g)
     g.sh("zpool create tank mirror vdb vdc log mirror vdd1 vde1 special mirror vdd2 vde2 "
          "dedup mirror vdd3 vde3 cache vdf")
     g.sh("zfs create -o sync=always tank/db")
@@ -368,15 +380,17 @@ def status_series(g: Guest, count: int, every: float) -> None:
                 f"sleep {every:g}; done", timeout=count * (every + 60))
 
 
-def poll_status(g: Guest, what: str, pattern: str, timeout: float = 900) -> re.Match[str]:
-    """Poll `zpool status tank` until `pattern` matches; the match."""
+def poll_status(g: Guest, pattern: str, until: str, timeout: float = 900) -> re.Match[str]:
+    """Poll `zpool status tank` until `pattern` matches (noted in the recipe as `until`, what
+    it waited for); the match."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         m = re.search(pattern, g.quiet("zpool status tank"), re.M)
         if m:
+            g.note(f"polled `zpool status tank` until {until}")
             return m
         time.sleep(1)
-    raise RuntimeError(f"{what}: `{pattern}` never showed in zpool status")
+    raise RuntimeError(f"`{pattern}` never showed in zpool status (waited until {until})")
 
 
 def hold_figure(g: Guest, pattern: str) -> str:
@@ -401,9 +415,7 @@ def random_data(g: Guest, path: str, mib: int) -> None:
 
 
 def st_all_classes(g: Guest) -> str:
-    for d in ("vdd", "vde"):
-        g.sh(f"sgdisk -n1:0:+200M -c1:log -n2:0:+400M -c2:special -n3:0:0 -c3:dedup /dev/{d}")
-    g.sh("udevadm settle")
+    class_partitions(g)
     g.sh("zpool create tank mirror vdb vdc log mirror vdd1 vde1 special mirror vdd2 vde2 "
          "dedup mirror vdd3 vde3 cache vdf spare vdg")
     g.sh("zfs create -o sync=always tank/db")
@@ -426,13 +438,11 @@ def st_all_classes(g: Guest) -> str:
 
 
 def st_expand_in_progress(g: Guest) -> str:
-    g.sh("zpool create tank raidz1 vdb vdc vdd")
-    random_data(g, "/tank/data.bin", 256)
-    g.sh("sync")
+    pool_with_data(g, "raidz1 vdb vdc vdd", 256, random_data)
     g.throttle(["vdb", "vdc", "vdd", "vde"], SLOW_BPS)
     g.sh("zpool attach tank raidz1-0 vde")
-    poll_status(g, "expansion", r"copied at .*, [1-9][0-9.]*% done")
-    g.note("polled `zpool status tank` until the expansion showed a percentage above 0")
+    poll_status(g, r"copied at .*, [1-9][0-9.]*% done",
+                "the expansion showed a percentage above 0")
     status_series(g, 6, 5)
     g.sh(f"echo 1 > {PARAMS}/raidz_expand_max_reflow_bytes")
     pct = hold_figure(g, r"copied at \S+, ([0-9.]+)% done")
@@ -447,20 +457,12 @@ def st_expand_in_progress(g: Guest) -> str:
 
 
 def st_expand_finished(g: Guest) -> str:
-    g.sh("zpool create tank raidz1 vdb vdc vdd")
-    random_data(g, "/tank/data.bin", 64)
-    g.sh("sync")
+    pool_with_data(g, "raidz1 vdb vdc vdd", 64, random_data)
     g.sh("zpool attach -w tank raidz1-0 vde")
     g.sh("zpool wait -t scrub tank")
     save_output(g, "zpool-list", "v", "zpool list -v")
     return ("raidz-expand-finished: raidz1-0 (vdb, vdc, vdd) with 64 MiB, `zpool attach -w "
             "tank raidz1-0 vde` (waits for the expansion), then the scrub that follows it")
-
-
-def _two_mirrors(g: Guest, mib: int) -> None:
-    g.sh("zpool create tank mirror vdb vdc mirror vdd vde")
-    random_data(g, "/tank/data.bin", mib)
-    g.sh("sync")
 
 
 def st_removal_in_progress(g: Guest) -> str:
@@ -469,11 +471,11 @@ def st_removal_in_progress(g: Guest) -> str:
     # part-way needs zfs_removal_suspend_progress=1 set while the copies are NOT throttled
     # (under the throttle everything was already issued and it ran to the end once lifted):
     # the second removal starts suspended, runs for a second, and is suspended again.
-    _two_mirrors(g, 512)
+    pool_with_data(g, "mirror vdb vdc mirror vdd vde", 512, random_data)
     g.throttle(["vdb", "vdc", "vdd", "vde"], 4 * SLOW_BPS)
     g.sh("zpool remove tank mirror-1")
-    poll_status(g, "removal", r"copied out of .*, [1-9][0-9.]*% done")
-    g.note("polled `zpool status tank` until the evacuation showed a percentage above 0")
+    poll_status(g, r"copied out of .*, [1-9][0-9.]*% done",
+                "the evacuation showed a percentage above 0")
     status_series(g, 12, 5)  # long enough to see the figure move at least once
     g.unthrottle()
     g.sh("zpool wait -t remove tank")
@@ -497,7 +499,7 @@ def st_removal_in_progress(g: Guest) -> str:
 
 
 def st_removal_finished(g: Guest) -> str:
-    _two_mirrors(g, 64)
+    pool_with_data(g, "mirror vdb vdc mirror vdd vde", 64, random_data)
     g.sh("zpool remove -w tank mirror-1")
     save_output(g, "zpool-list", "v", "zpool list -v")
     save_output(g, "zpool-list", "vp", "zpool list -vp")
@@ -506,9 +508,8 @@ def st_removal_finished(g: Guest) -> str:
 
 
 def st_draid_rebuild(g: Guest) -> str:
-    g.sh("zpool create -f tank draid1:1d:3c:1s vdb vdc vdd draid1:1d:3c:1s vde vdf vdg")
-    random_data(g, "/tank/data.bin", 256)
-    g.sh("sync")
+    pool_with_data(g, "draid1:1d:3c:1s vdb vdc vdd draid1:1d:3c:1s vde vdf vdg", 256,
+                   random_data, force=True)
     # Smaller rebuild I/O, so the scanned figure follows the copy instead of racing ahead
     # (2.1; on 2.3 the scanned figure still reaches its total within seconds).
     g.set_param("zfs_rebuild_vdev_limit", 1048576)
@@ -518,10 +519,8 @@ def st_draid_rebuild(g: Guest) -> str:
     g.throttle(["vdb", "vdc", "vdd", "vde", "vdf", "vdg"], SLOW_BPS // 2)
     g.sh("zpool replace -s tank vdc draid1-0-0")
     g.sh("zpool replace -s tank vdf draid1-1-0")
-    poll_status(g, "rebuild", r"resilver \(draid1:1d:3c:1s-1\) in progress(?:.*\n){2}.*?"
-                r"[1-9][0-9.]*% done")
-    g.note("polled `zpool status tank` until the rebuild of draid1:1d:3c:1s-1 showed a "
-           "percentage above 0")
+    poll_status(g, r"resilver \(draid1:1d:3c:1s-1\) in progress(?:.*\n){2}.*?[1-9][0-9.]*% done",
+                "the rebuild of draid1:1d:3c:1s-1 showed a percentage above 0")
     save_output(g, "zpool-iostat", "vl_1_3", "zpool iostat -vl 1 3")
     status_series(g, 4, 3)
     g.set_param("zfs_scan_suspend_progress", 1)
@@ -541,8 +540,8 @@ STATES: dict[str, Callable[[Guest], str]] = {
     "healthy": st_healthy,
     "degraded-offline": st_degraded_offline,
     "removed": st_removed,
-    "resilver-in-progress": st_resilver,
-    "replacing-mid-resilver": st_replacing,
+    "resilver-in-progress": st_frozen_resilver,
+    "replacing-mid-resilver": st_frozen_resilver,
     "spare-in-use": st_spare,
     "logs-cache-special": st_classes,
     "dedup": st_dedup,

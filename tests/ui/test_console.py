@@ -7,9 +7,9 @@ from collections.abc import Sequence
 import pytest
 from textual.widgets import DataTable, Label
 
-from tests.fakes import DelegatingHost
+from tests.fakes import DelegatingHost, ProgramsFail
 from tests.ui.conftest import frozen, make_app, settle
-from zconsole.hosts.base import CommandTimedOut, Host, Result
+from zconsole.hosts.base import Host, Result
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.kit.problems import ProblemsPanel
 from zconsole.ui.screens.pools.pool_block import PoolBlock
@@ -81,26 +81,11 @@ async def test_theme_cycles_through_theme_files() -> None:
         assert app.theme != first and app.theme.startswith("zconsole-")
 
 
-class HungZpool(DelegatingHost):
-    """A host whose zpool never answers: every zpool command times out."""
-
-    kind = "local"
-    label = "hung-host"
-
-    def __init__(self, inner: Host) -> None:
-        self.inner = inner
-
-    def run(self, argv: Sequence[str], *, timeout: float = 30.0, check: bool = True,
-            stdin: str | None = None) -> Result:
-        if argv[0] == "zpool":
-            raise CommandTimedOut(argv, timeout)
-        return self.inner.run(argv, timeout=timeout, check=check, stdin=stdin)
-
-
 async def test_hung_zpool_never_shows_healthy() -> None:
     from zconsole.hosts.demo import DemoHost
 
-    host = HungZpool(DemoHost("showcase", clock=frozen))
+    host = ProgramsFail(DemoHost("showcase", clock=frozen), "zpool", hung=True,
+                        label="hung-host")
     app = ZConsoleApp(host, clock=frozen, refresh_interval=3600)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)

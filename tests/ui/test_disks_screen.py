@@ -3,15 +3,13 @@ detail panel, sparklines fed by the sampler, a host without udevadm/lsblk, and p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from textual.widgets import Sparkline, Static
 
-from tests.fakes import DelegatingHost
+from tests.fakes import ProgramsFail
 from tests.ui.conftest import FROZEN, frozen, make_app, settle
-from zconsole.hosts.base import CommandNotFound, Host, Result
 from zconsole.model.reading import DiskState
 from zconsole.services.read.disks import DiskRow, build_rows
 from zconsole.ui.app import ZConsoleApp
@@ -225,26 +223,11 @@ async def test_sampler_history_reaches_sparklines_and_sorting() -> None:
         assert "sort: await" in str(app.screen.query_one("#disks-summary", Static).render())
 
 
-class NoUdevNoLsblk(DelegatingHost):
-    """A host without udevadm and lsblk (containers, minimal systems): only sysfs."""
-
-    kind = "local"
-    label = "bare-host"
-
-    def __init__(self, inner: Host) -> None:
-        self.inner = inner
-
-    def run(self, argv: Sequence[str], *, timeout: float = 30.0, check: bool = True,
-            stdin: str | None = None) -> Result:
-        if argv[0] in ("udevadm", "lsblk"):
-            raise CommandNotFound(argv, self.label)
-        return self.inner.run(argv, timeout=timeout, check=check, stdin=stdin)
-
-
 async def test_host_without_udevadm_or_lsblk_lists_disks_from_sysfs() -> None:
     from zconsole.hosts.demo import DemoHost
 
-    host = NoUdevNoLsblk(DemoHost("showcase", clock=frozen))
+    host = ProgramsFail(DemoHost("showcase", clock=frozen), "udevadm", "lsblk",
+                        label="bare-host")
     app = ZConsoleApp(host, clock=frozen, refresh_interval=3600)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_disks(app, pilot)
@@ -265,14 +248,14 @@ async def test_disks_that_cannot_be_listed_say_so() -> None:
     from zconsole.hosts.base import PathNotFound
     from zconsole.hosts.demo import DemoHost
 
-    class NoBlock(NoUdevNoLsblk):
+    class NoBlock(ProgramsFail):
         def list_dir(self, path: str) -> list[str]:
             if path.startswith("/sys/class/block"):
                 raise PathNotFound(path)
             return self.inner.list_dir(path)
 
-    app = ZConsoleApp(NoBlock(DemoHost("showcase", clock=frozen)), clock=frozen,
-                      refresh_interval=3600)
+    host = NoBlock(DemoHost("showcase", clock=frozen), "udevadm", "lsblk", label="bare-host")
+    app = ZConsoleApp(host, clock=frozen, refresh_interval=3600)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_disks(app, pilot)
         summary = str(app.screen.query_one("#disks-summary", Static).render())

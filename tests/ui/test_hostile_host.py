@@ -71,20 +71,12 @@ async def test_header_click_does_not_run_host_markup() -> None:
 async def test_typed_confirmation_with_markup_does_not_crash(tmp_path: object) -> None:
     """Typing `[/b]` at the typed confirmation ended the console with a MarkupError (the
     'you typed ...' sentence was markup)."""
-    from textual.widgets import Static
-
-    from tests.ui.test_wizards import Phase, open_hand_attach, wizard_app
+    from tests.ui.test_wizards import type_a_mismatch, wizard_app
 
     app = wizard_app(tmp_path)  # type: ignore[arg-type]
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        screen = await open_hand_attach(app, pilot, "sdh")
-        await pilot.press("enter")
-        assert screen.phase is Phase.CONFIRM
-        await pilot.press(*"[/b]", "enter")
-        await pilot.pause()
-        assert app.is_running and screen.phase is Phase.CONFIRM
-        msg = str(screen.query_one("#wz-message", Static).render())
+        _, msg = await type_a_mismatch(app, pilot, "[/b]")
+        assert app.is_running
         assert "You typed '[/b]', which does not match. Nothing was run." in msg
 
 

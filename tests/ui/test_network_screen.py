@@ -3,19 +3,19 @@ real captures, and snapshot pictures at 80x24 and 120x40."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.widgets import Static
 
+from tests.paths import PARSERS
 from tests.ui.conftest import make_app, settle
 from zconsole.hosts.replay import ReplayHost
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.kit.reading import PartFailed
 from zconsole.ui.screens.network.screen import NetworkScreen
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "iproute"
+FIX = PARSERS / "iproute"
 SIZES = [(80, 24), (120, 40)]
 
 

@@ -129,6 +129,15 @@ async def open_hand_attach(app: ZConsoleApp, pilot: Any, disk: str) -> WizardScr
     return screen
 
 
+async def open_hand_preview(app: ZConsoleApp, pilot: Any, builder: Any) -> WizardScreen:
+    """A wizard whose plan comes from `builder` (choices preset), opened at its preview."""
+    screen = WizardScreen(hand_flow(AttachFlow(preset={"target": "x", "disk": "y"}), builder),
+                          host=app.host, reading=app.reading)
+    await app.push_screen(screen)
+    await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview")
+    return screen
+
+
 # --- the attach wizard, end to end with the real runner ---------------------------------------
 
 async def test_attach_runs_to_the_end_and_audits_every_command(tmp_path: Path) -> None:
@@ -166,16 +175,23 @@ async def test_attach_runs_to_the_end_and_audits_every_command(tmp_path: Path) -
         assert not isinstance(app.screen, WizardScreen)
 
 
+async def type_a_mismatch(app: ZConsoleApp, pilot: Any, typed: str) -> tuple[WizardScreen, str]:
+    """The hand attach at its typed confirmation, `typed` entered: the screen, still at the
+    confirmation, and the message it shows."""
+    await settle(app, pilot)
+    screen = await open_hand_attach(app, pilot, "sdh")
+    await pilot.press("enter")
+    assert screen.phase is Phase.CONFIRM
+    await pilot.press(*typed, "enter")
+    await pilot.pause()
+    assert screen.phase is Phase.CONFIRM
+    return screen, str(screen.query_one("#wz-message", Static).render())
+
+
 async def test_typed_confirmation_mismatch_runs_nothing(tmp_path: Path) -> None:
     app = wizard_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        screen = await open_hand_attach(app, pilot, "sdh")
-        await pilot.press("enter")
-        assert screen.phase is Phase.CONFIRM
-        await pilot.press(*"tnak", "enter")
-        assert screen.phase is Phase.CONFIRM
-        msg = str(screen.query_one("#wz-message", Static).render())
+        screen, msg = await type_a_mismatch(app, pilot, "tnak")
         assert "You typed 'tnak', which does not match. Nothing was run." in msg
         assert screen.query_one("#wz-input", Input).value == ""
         assert audit(tmp_path) == [] and screen.runner is None
@@ -229,10 +245,7 @@ async def test_blocked_plan_cannot_run(tmp_path: Path) -> None:
     app = wizard_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        screen = WizardScreen(hand_flow(AttachFlow(preset={"target": "x", "disk": "y"}),
-                                        lambda *a: plan), host=app.host, reading=app.reading)
-        await app.push_screen(screen)
-        await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview")
+        screen = await open_hand_preview(app, pilot, lambda *a: plan)
         text = body_text(screen)
         assert "✖ BLOCKS" in text and "smaller than the smallest member" in text
         assert "This plan cannot run" in text
@@ -256,10 +269,7 @@ async def test_confirm_check_needs_an_explicit_second_confirmation(tmp_path: Pat
     app = wizard_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        screen = WizardScreen(hand_flow(AttachFlow(preset={"target": "x", "disk": "y"}),
-                                        builder), host=app.host, reading=app.reading)
-        await app.push_screen(screen)
-        await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview")
+        screen = await open_hand_preview(app, pilot, builder)
         assert "▲ NEEDS -f" in body_text(screen)
         await pilot.press("enter")
         assert screen.phase is Phase.FORCE
@@ -336,10 +346,7 @@ async def test_operator_step_with_identify_then_done(tmp_path: Path) -> None:
     app = wizard_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        screen = WizardScreen(hand_flow(AttachFlow(preset={"target": "x", "disk": "y"}),
-                                        lambda *a: plan), host=app.host, reading=app.reading)
-        await app.push_screen(screen)
-        await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview")
+        screen = await open_hand_preview(app, pilot, lambda *a: plan)
         assert "✋ on site: Pull the disk with serial PN2334PBJ4K7XT" in body_text(screen)
         await pilot.press("enter")
         await until(pilot, lambda: screen.operator_step == 0, "the operator step")

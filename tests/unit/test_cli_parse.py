@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.paths import PARSERS
 from zconsole.cli import main
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers"
+FIX = PARSERS
 STATUS = FIX / "zpool-status"
 
 POOL_KEYS = {"name", "state", "status", "action", "scan", "errors", "vdevs", "logs", "cache",

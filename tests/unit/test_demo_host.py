@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.paths import FIXTURES
 from zconsole.hosts.base import CommandNotFound, CommandTimedOut, Host, PathNotFound
 from zconsole.hosts.demo import SCENARIOS, DemoHost, list_scenarios
 
 T0 = 1795302000.0
 TRANSCRIPT = Path("/work/shared/fixtures/openzfs-2.3.2/transcript-demo.txt")
-LOCAL_TRANSCRIPT = Path(__file__).resolve().parents[1] / "fixtures" / "openzfs-2.3.2" / \
-    "transcript-demo.txt"
+LOCAL_TRANSCRIPT = FIXTURES / "openzfs-2.3.2" / "transcript-demo.txt"
 
 
 class Clock:

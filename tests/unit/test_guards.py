@@ -11,6 +11,7 @@ from zconsole.hosts.demo import DemoHost
 from zconsole.model.disk import Disk
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.plan import Check, CheckLevel
+from zconsole.model.pool import Pool
 from zconsole.model.reading import HostReading, Part
 from zconsole.services.ops.zfs import guards as G
 from zconsole.services.ops.zfs import new_disk as N
@@ -29,6 +30,13 @@ MEMBER_4T = 4000787030016 - 10 * (1 << 20)  # a 4 TB member's leaf: disk minus 1
 
 def snap(scenario: str = "showcase", version: str = "2.3") -> HostReading:
     return collect(DemoHost(scenario, version, clock=lambda: T0))
+
+
+def status_of(scenario: str = "showcase", version: str = "2.3", pool: str = "tank") -> Pool:
+    """The `zpool status` of one pool of a demo scenario, as the guards read it."""
+    status = snap(scenario, version).pool(pool).status
+    assert status is not None
+    return status
 
 
 def by_name(checks: list[Check], name: str) -> Check:
@@ -237,8 +245,7 @@ def test_unknown_sector_size_is_a_warning() -> None:
 
 
 def test_attach_targets() -> None:
-    tank = snap().pool("tank").status  # type: ignore[union-attr]
-    assert tank is not None
+    tank = status_of()
     assert G.check_attach_target(tank, "mirror-0")[0].passed
     assert G.check_attach_target(tank, A0)[0].passed
     spare = G.check_attach_target(tank, "ata-HGST_HUS724040ALE640_PN2334PBJ7F5ZT")[0]
@@ -250,8 +257,7 @@ def test_attach_targets() -> None:
 
 
 def test_attach_to_a_replace_in_progress_is_blocked() -> None:
-    tank = snap("resilvering").pool("tank").status  # type: ignore[union-attr]
-    assert tank is not None
+    tank = status_of("resilvering")
     c = G.check_attach_target(tank, "mirror-0")[0]
     assert (c.passed, c.level) == (False, CheckLevel.BLOCK)
     assert "replace in progress" in c.detail
@@ -261,8 +267,7 @@ def test_attach_to_a_replace_in_progress_is_blocked() -> None:
 
 
 def test_detach_of_the_last_good_copy_is_blocked_before_zfs_says_it() -> None:
-    fast = snap().pool("fast").status  # type: ignore[union-attr]
-    assert fast is not None
+    fast = status_of(pool="fast")
     c = by_name(G.check_detach(fast, F0), G.LAST_REPLICA)
     assert (c.passed, c.level) == (False, CheckLevel.BLOCK)
     assert f"cannot detach {F0}: no valid replicas" in c.detail
@@ -270,8 +275,7 @@ def test_detach_of_the_last_good_copy_is_blocked_before_zfs_says_it() -> None:
 
 
 def test_detach_of_the_good_half_next_to_a_faulted_one_is_blocked() -> None:
-    tank = snap("degraded", "2.1").pool("tank").status  # type: ignore[union-attr]
-    assert tank is not None
+    tank = status_of("degraded", "2.1")
     c = by_name(G.check_detach(tank, D_OK), G.LAST_REPLICA)
     assert (c.passed, c.level) == (False, CheckLevel.BLOCK)
     assert f"{D_BAD} is FAULTED" in c.detail
@@ -281,16 +285,14 @@ def test_detach_of_the_good_half_next_to_a_faulted_one_is_blocked() -> None:
 
 
 def test_detach_leaving_one_copy_is_a_loud_warning() -> None:
-    tank = snap().pool("tank").status  # type: ignore[union-attr]
-    assert tank is not None
+    tank = status_of()
     c = by_name(G.check_detach(tank, A0), G.REDUNDANCY_AFTER)
     assert (c.passed, c.level) == (False, CheckLevel.WARN)
     assert f"single copy ({A1})" in c.detail
 
 
 def test_detach_of_a_resilvering_half_warns_that_it_cancels() -> None:
-    fast = snap().pool("fast").status  # type: ignore[union-attr]
-    assert fast is not None
+    fast = status_of(pool="fast")
     checks = G.check_detach(fast, F1)
     assert by_name(checks, G.LAST_REPLICA).passed
     c = by_name(checks, G.CANCELS_RESILVER)
@@ -298,8 +300,7 @@ def test_detach_of_a_resilvering_half_warns_that_it_cancels() -> None:
 
 
 def test_detach_of_a_top_level_disk_or_unknown_leaf_is_blocked() -> None:
-    tank = snap().pool("tank").status  # type: ignore[union-attr]
-    assert tank is not None
+    tank = status_of()
     c = G.check_detach(tank, "nvme-Samsung_SSD_980_PRO_1TB_S5GXNF0R123456A")[0]
     assert (c.name, c.passed, c.level) == (G.DETACH_TARGET, False, CheckLevel.BLOCK)
     assert "only applicable to mirror and replacing vdevs" in c.detail
@@ -311,8 +312,7 @@ def test_detach_of_a_top_level_disk_or_unknown_leaf_is_blocked() -> None:
 
 
 def test_healthy_disk_chosen_as_failed_is_a_loud_warning() -> None:
-    tank = snap().pool("tank").status  # type: ignore[union-attr]
-    assert tank is not None
+    tank = status_of()
     c = G.check_replacement_target(tank, A0, [])[0]
     assert (c.name, c.passed, c.level) == (G.HEALTHY_TARGET, False, CheckLevel.WARN)
     assert c.detail.startswith(f"CAREFUL: {A0} looks HEALTHY: ONLINE, 0 read / 0 write / "
@@ -322,21 +322,18 @@ def test_healthy_disk_chosen_as_failed_is_a_loud_warning() -> None:
 
 
 def test_slow_or_faulted_disk_is_a_real_target() -> None:
-    tank = snap().pool("tank").status  # type: ignore[union-attr]
-    assert tank is not None
+    tank = status_of()
     slow = Finding("slow-disk", Severity.CRITICAL, A1, f"{A1} is 9.8x slower than its peers",
                    pool="tank", factor=9.8)
     c = G.check_replacement_target(tank, A1, [slow])[0]
     assert c.passed and "9.8x slower" in c.detail
-    degraded = snap("degraded", "2.1").pool("tank").status  # type: ignore[union-attr]
-    assert degraded is not None
+    degraded = status_of("degraded", "2.1")
     c = G.check_replacement_target(degraded, D_BAD, [])[0]
     assert c.passed and "FAULTED" in c.detail and "3 read / 117 write / 0 checksum" in c.detail
 
 
 def test_grow_purpose_warns_only_for_unhealthy_members() -> None:
-    degraded = snap("degraded", "2.3").pool("tank").status  # type: ignore[union-attr]
-    assert degraded is not None
+    degraded = status_of("degraded", "2.3")
     c = G.check_replacement_target(degraded, D_BAD, None, purpose="grow")[0]
     assert (c.passed, c.level) == (False, CheckLevel.WARN)
     c = G.check_replacement_target(degraded, D_OK, None, purpose="grow")[0]
@@ -359,8 +356,7 @@ def test_running_scrub_is_a_warning() -> None:
 
 
 def test_running_resilver_is_a_warning() -> None:
-    fast = snap().pool("fast").status  # type: ignore[union-attr]
-    assert fast is not None
+    fast = status_of(pool="fast")
     c = G.check_scrub(fast)[0]
     assert (c.name, c.passed, c.level) == (G.RESILVER, False, CheckLevel.WARN)
 
@@ -396,8 +392,7 @@ def test_redundancy_preview_sentences() -> None:
 
 
 def test_redundancy_preview_of_a_faulted_member() -> None:
-    tank = snap("degraded", "2.1").pool("tank").status  # type: ignore[union-attr]
-    assert tank is not None
+    tank = status_of("degraded", "2.1")
     assert G.redundancy_preview(tank, D_BAD, "replace", new="NEW") == (
         f"mirror-0 has 1 copy now ({D_OK}); {D_BAD} is FAULTED.",
         f"mirror-0 keeps 1 copy ({D_OK}) until the resilver ends; 2 copies after.")

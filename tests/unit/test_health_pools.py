@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
+from tests.paths import CAPTURES
 from zconsole.hosts.replay import ReplayHost
 from zconsole.model.finding import Severity
 from zconsole.model.reading import HostReading, Part
 from zconsole.services.health.pools import judge_pools
 from zconsole.services.read.collect import collect
 
-ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "capture"
+ROOT = CAPTURES
 VERSIONS = {"2.1": "2.1.11", "2.3": "2.3.2"}
 
 

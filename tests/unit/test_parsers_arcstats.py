@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.paths import parser_text
 from zconsole.model.arc import ArcStats
 from zconsole.parsers.arcstats import (
     arc_hit_ratio,
@@ -15,11 +14,9 @@ from zconsole.parsers.arcstats import (
 )
 from zconsole.parsers.errors import ParseError
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "arcstats"
-
 
 def read(name: str) -> ArcStats:
-    return parse_arcstats((FIX / name).read_text())
+    return parse_arcstats(parser_text("arcstats", name))
 
 
 def test_232_excerpt() -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from tests.paths import PARSERS
 from zconsole.parsers.blockdev import (
     disk_from_udev,
     parse_lsblk_json,
@@ -15,7 +15,7 @@ from zconsole.parsers.blockdev import (
 )
 from zconsole.parsers.errors import ParseError
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "blockdev"
+FIX = PARSERS / "blockdev"
 EXPORT_DB = (FIX / "udev-export-db-ubuntu910-excerpt.txt").read_text()
 LSBLK = (FIX / "lsblk-2.38.1-debian12-host.json").read_text()
 

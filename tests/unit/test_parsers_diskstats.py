@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
+from tests.paths import parser_text
 from zconsole.model.disk import DiskStat
 from zconsole.parsers.diskstats import disk_io, parse_diskstats
 from zconsole.parsers.errors import ParseError
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "diskstats"
-
 
 def stats(name: str) -> dict[str, DiskStat]:
-    return {s.name: s for s in parse_diskstats((FIX / name).read_text())}
+    return {s.name: s for s in parse_diskstats(parser_text("diskstats", name))}
 
 
 def test_232_guest_20_fields() -> None:
-    s = parse_diskstats((FIX / "2.3.2-guest-vdb-vdg-ds2.txt").read_text())
+    s = parse_diskstats(parser_text("diskstats", "2.3.2-guest-vdb-vdg-ds2.txt"))
     assert [d.name for d in s] == ["vdb", "vdc", "vdd", "vde", "vdf", "vdg"]
     vdb = s[0]
     assert (vdb.major, vdb.minor) == (254, 16)
@@ -30,7 +28,7 @@ def test_232_guest_20_fields() -> None:
 
 
 def test_node_exporter_14_18_20() -> None:
-    s = parse_diskstats((FIX / "node_exporter-fixture-11-15-17-counters.txt").read_text())
+    s = parse_diskstats(parser_text("diskstats", "node_exporter-fixture-11-15-17-counters.txt"))
     assert len(s) == 51
     by = {(d.name, d.minor, d.major): d for d in s}
     sda = by[("sda", 0, 8)]
@@ -47,13 +45,13 @@ def test_formulas_against_the_guests_awk_deltas() -> None:
     # The guest printed ds2 and its own deltas (ds2 - ds1) for reads, writes, sectors written,
     # ms writing and io_ticks (2.3.2-guest-awk-deltas.txt). Rebuild ds1 from them.
     deltas: dict[str, tuple[int, int, int, int, int]] = {}
-    for line in (FIX / "2.3.2-guest-awk-deltas.txt").read_text().splitlines()[1:]:
+    for line in parser_text("diskstats", "2.3.2-guest-awk-deltas.txt").splitlines()[1:]:
         name, *cols = line.split()
         n = [int(x) for x in cols]
         deltas[name] = (n[0], n[1], n[2], n[3], n[4])
     assert deltas["vdb"] == (0, 4441, 531832, 1229, 1080)
     cur = {s.name: s for s in parse_diskstats(
-        (FIX / "2.3.2-guest-vdb-vdg-ds2.txt").read_text())}
+        parser_text("diskstats", "2.3.2-guest-vdb-vdg-ds2.txt"))}
     t = 6.404  # wall time of the whole guest command (an upper bound of the interval)
     for dev, (r, w, sw, msw, io) in deltas.items():
         c = cur[dev]
@@ -108,7 +106,7 @@ def test_errors(text: str) -> None:
 
 
 def test_disk_io_rejects_bad_interval_and_other_device() -> None:
-    a, b = parse_diskstats((FIX / "2.3.2-guest-vdb-vdg-ds2.txt").read_text())[:2]
+    a, b = parse_diskstats(parser_text("diskstats", "2.3.2-guest-vdb-vdg-ds2.txt"))[:2]
     with pytest.raises(ParseError):
         disk_io(a, a, 0)
     with pytest.raises(ParseError):

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests import paths
 from zconsole.model.pool import Pool, Vdev
 from zconsole.parsers.arcstats import parse_arcstats
 from zconsole.parsers.blockdev import (
@@ -27,7 +27,7 @@ from zconsole.parsers.zpool_iostat import parse_zpool_iostat
 from zconsole.parsers.zpool_list import parse_zpool_list, parse_zpool_list_columns
 from zconsole.parsers.zpool_status_scan import parse_expand_text, parse_removal_text
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers"
+FIX = paths.PARSERS
 FUZZ = settings(max_examples=200, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.paths import FIXTURES
 from zconsole.model.iostat import PoolIostat
 from zconsole.model.pool import Pool, PoolUsage, ScanFunction, ScanState, Section
 from zconsole.parsers.zpool_iostat import parse_zpool_iostat
@@ -25,7 +25,7 @@ from zconsole.parsers.zpool_status import parse_zpool_status
 from zconsole.parsers.zpool_status_json import parse_zpool_status_json
 from zconsole.services.read.progress import ScanTracker
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = FIXTURES
 PARSERS = FIXTURES / "parsers"
 CAPTURE = FIXTURES / "capture"
 BOTH = ("2.1.11", "2.3.2")

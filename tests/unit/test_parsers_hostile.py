@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests import paths
 from tests.unit.test_parsers_fuzz import PARSERS, _samples
 from tests.workmeter import WorkMeter, restart_safe, work_of
 from zconsole.parsers.blockdev import parse_lsblk_json
@@ -31,7 +31,7 @@ from zconsole.parsers.zpool_list import parse_zpool_list
 from zconsole.parsers.zpool_status import parse_zpool_status
 from zconsole.parsers.zpool_status_json import parse_zpool_status_json
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers"
+FIX = paths.PARSERS
 STATUS_TEXTS = sorted((FIX / "zpool-status").glob("*.txt"))
 
 # Linear: at most K work units per input character, plus a constant. Measured on the

@@ -4,12 +4,12 @@ iproute/, see its SOURCES.md) and on the demo host's VLAN output."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.paths import PARSERS
 from zconsole.model.network import IfKind, VlanRange
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.iproute import (
@@ -19,7 +19,7 @@ from zconsole.parsers.iproute import (
     parse_proc_net_vlan,
 )
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "iproute"
+FIX = PARSERS / "iproute"
 
 
 def cmd(capture: str, argv: list[str]) -> str:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.paths import PARSERS
 from zconsole.model.dataset import PropertyValue
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.props import parse_get, props_by_name
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "props"
+FIX = PARSERS / "props"
 
 
 def test_zpool_get() -> None:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.paths import parser_text
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.version import ZfsVersion, parse_zfs_version, supports_json
-
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "version"
 
 
 @pytest.mark.parametrize("name,userland,kmod,numeric,json", [
@@ -22,7 +19,7 @@ FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "version"
 ])
 def test_fixtures(name: str, userland: str | None, kmod: str, numeric: tuple[int, int, int],
                   json: bool) -> None:
-    v = parse_zfs_version((FIX / name).read_text())
+    v = parse_zfs_version(parser_text("version", name))
     assert (v.userland, v.kmod, v.numeric) == (userland, kmod, numeric)
     assert v.kmod_numeric == numeric
     assert supports_json(v) is json

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.paths import PARSERS
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zfs_list import DEFAULT_COLUMNS, SNAPSHOT_COLUMNS, parse_zfs_list
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "zfs-list"
+FIX = PARSERS / "zfs-list"
 
 
 def test_all_with_origin_and_clones() -> None:

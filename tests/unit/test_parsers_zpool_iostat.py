@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.paths import PARSERS
 from zconsole.model.pool import Pool, Section, Vdev
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zpool_iostat import latency_column_count, parse_zpool_iostat
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers"
+FIX = PARSERS
 IOSTAT = (FIX / "zpool-iostat" / "2.3.2-tank-vlHp-1-2.txt").read_text()
 
 

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.paths import parser_text
 from zconsole.model.pool import Section
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zpool_list import parse_zpool_list, parse_zpool_list_columns
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "zpool-list"
-
 
 def read(name: str) -> str:
-    return (FIX / name).read_text()
+    return parser_text("zpool-list", name)
 
 
 def test_mirror_v_232() -> None:

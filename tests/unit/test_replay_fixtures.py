@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.paths import CAPTURES
 from zconsole.cli.main import main
 from zconsole.hosts.base import HostError
 from zconsole.hosts.replay import ReplayHost
@@ -30,7 +31,7 @@ from zconsole.services.read.network import collect_network
 from zconsole.services.read.sampling import zfs_latency
 from zconsole.services.session import HostSession
 
-ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "capture"
+ROOT = CAPTURES
 VERSIONS = {"2.1": "2.1.11", "2.3": "2.3.2"}
 STATES = (
     "healthy", "degraded-offline", "removed", "resilver-in-progress", "replacing-mid-resilver",
@@ -77,6 +78,16 @@ def status_text(flavour: str, state: str, *extra: str) -> Pool:
 def children(v: Vdev | None) -> list[tuple[str, str]]:
     assert v is not None
     return [(c.name, c.state) for c in v.children]
+
+
+def one_disk_down(flavour: str, state: str, why: str, vdc_state: str) -> Pool:
+    """The state's tank: DEGRADED, its status saying `why`, mirror-0 with vdb ONLINE and vdc
+    in `vdc_state`."""
+    pool = tank(flavour, state)
+    assert pool.state == "DEGRADED"
+    assert pool.status is not None and why in pool.status
+    assert children(pool.find("mirror-0")) == [("vdb", "ONLINE"), ("vdc", vdc_state)]
+    return pool
 
 
 # -- every state ---------------------------------------------------------------------------
@@ -254,19 +265,14 @@ def test_healthy(flavour: str) -> None:
 
 @pytest.mark.parametrize("flavour", VERSIONS)
 def test_degraded_offline(flavour: str) -> None:
-    pool = tank(flavour, "degraded-offline")
-    assert pool.state == "DEGRADED"
-    assert pool.status is not None and "taken offline by the administrator" in pool.status
-    assert children(pool.find("mirror-0")) == [("vdb", "ONLINE"), ("vdc", "OFFLINE")]
+    pool = one_disk_down(flavour, "degraded-offline", "taken offline by the administrator",
+                         "OFFLINE")
     assert pool.find("mirror-0").state == "DEGRADED"  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("flavour", VERSIONS)
 def test_removed(flavour: str) -> None:
-    pool = tank(flavour, "removed")
-    assert pool.state == "DEGRADED"
-    assert pool.status is not None and "removed by the administrator" in pool.status
-    assert children(pool.find("mirror-0")) == [("vdb", "ONLINE"), ("vdc", "REMOVED")]
+    one_disk_down(flavour, "removed", "removed by the administrator", "REMOVED")
     m = manifest(flavour, "removed")
     assert "/dev/disk/by-id/virtio-zfsvm-vdc" not in m["links"]
     assert "vdc" not in m["dirs"]["/sys/class/block"]

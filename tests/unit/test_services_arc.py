@@ -6,10 +6,9 @@ Interval figures are made the way the console makes them: two readings, the samp
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.paths import parser_text
 from zconsole.hosts.demo import DemoHost
 from zconsole.model.arc import ArcStats
 from zconsole.model.pool import Pool, Vdev
@@ -34,12 +33,11 @@ from zconsole.services.read.arc import (
 from zconsole.services.read.sampling import Sampler
 from zconsole.services.session import HostSession
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "arcstats"
 T0 = 1_795_302_010.0
 
 
 def read(name: str) -> ArcStats:
-    return parse_arcstats((FIX / name).read_text())
+    return parse_arcstats(parser_text("arcstats", name))
 
 
 def minus(a: ArcStats, **deltas: int) -> ArcStats:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.paths import PARSERS
 from zconsole.hosts.base import CommandTimedOut, Result
 from zconsole.hosts.demo import DemoHost
 from zconsole.model.dataset import Dataset
@@ -24,8 +24,7 @@ from zconsole.services.read.datasets import (
 )
 
 FROZEN = 1795302010.0
-FIXTURE = (Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "zfs-list"
-           / "2.3.2-all-name-used-refer-origin-clones.txt")
+FIXTURE = PARSERS / "zfs-list" / "2.3.2-all-name-used-refer-origin-clones.txt"
 
 
 # -- the real 2.3.2 transcript: tank/clone1 cloned from tank/data@snap1, then @all1 -r ------

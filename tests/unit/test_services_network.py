@@ -4,10 +4,10 @@ host, and with reads failing one at a time (FakeHost)."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
+from tests.paths import PARSERS
 from tests.unit.test_services_fakehost import FakeHost, fixture
 from zconsole.hosts.base import CommandFailed, CommandNotFound, Result
 from zconsole.hosts.demo import DemoHost
@@ -22,7 +22,7 @@ from zconsole.services.read.network import (
     collect_network,
 )
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "iproute"
+FIX = PARSERS / "iproute"
 
 
 def replay(name: str) -> ReplayHost:

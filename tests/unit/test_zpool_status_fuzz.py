@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.paths import PARSERS
 from zconsole.model.pool import Pool
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.to_json import pools_to_json, to_jsonable
 from zconsole.parsers.zpool_status import parse_zpool_status
 from zconsole.parsers.zpool_status_json import parse_zpool_status_json
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "zpool-status"
+FIX = PARSERS / "zpool-status"
 TEXTS = [f.read_text() for f in sorted(FIX.glob("*.txt"))]
 JSONS = [f.read_text() for f in sorted(FIX.glob("*.json"))] + \
     [f.read_text() for f in sorted(FIX.glob("*.partial"))]

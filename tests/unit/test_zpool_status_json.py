@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.paths import PARSERS, parser_text
 from zconsole.model.pool import Pool, ScanFunction, ScanState, Vdev
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.to_json import pools_to_json, to_jsonable
@@ -19,14 +19,14 @@ from zconsole.parsers.zpool_status_json import (
     state_to_name,
 )
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "zpool-status"
+FIX = PARSERS / "zpool-status"
 J = "openzfs-2.3.2-status-j.json"
 INT_PARTIAL = "openzfs-2.3.2-status-j-json-int.head1500.partial"
 FLAT_PARTIAL = "openzfs-2.3.2-status-j-json-int-flat.head400.partial"
 
 
 def load(name: str) -> str:
-    return (FIX / name).read_text()
+    return parser_text("zpool-status", name)
 
 
 def tree(vdevs: tuple[Vdev, ...]) -> list[object]:
@@ -235,7 +235,7 @@ def test_pools_to_json_shape_everywhere() -> None:
 
 
 def test_pools_to_json_values() -> None:
-    [p] = parse_zpool_status((FIX / "zol-0.6.5.9-issue7577-spare-inuse.txt").read_text())
+    [p] = parse_zpool_status(load("zol-0.6.5.9-issue7577-spare-inuse.txt"))
     doc = pools_to_json([p])["pools"][0]
     assert doc["spares"] == [{"name": "sdd", "type": "disk", "state": "INUSE",
                               "read_errors": None, "write_errors": None,
@@ -247,11 +247,11 @@ def test_pools_to_json_values() -> None:
 
 
 def test_to_jsonable_generic() -> None:
-    [p] = parse_zpool_status((FIX / "zol-0.6-issue2414-dedup-D.txt").read_text())
+    [p] = parse_zpool_status(load("zol-0.6-issue2414-dedup-D.txt"))
     d = to_jsonable(p)
     assert d["ddt"]["entries"] == 3255693 and d["ddt"]["sizes_are_totals"] is False
     assert isinstance(d["vdevs"], list) and d["root"]["type"] == "root"
-    [r] = parse_zpool_status((FIX / "zol-0.7-issue8715-scanned-out-of.excerpt.txt").read_text())
+    [r] = parse_zpool_status(load("zol-0.7-issue8715-scanned-out-of.excerpt.txt"))
     assert to_jsonable(r)["scan"]["function"] == "resilver"
     assert to_jsonable((ScanState.PAUSED, {1: (2,)})) == ["paused", {"1": [2]}]
     json.dumps(to_jsonable(_all_pools()))

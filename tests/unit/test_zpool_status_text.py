@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
+from tests.paths import PARSERS, parser_text
 from zconsole.model.pool import Pool, ScanFunction, ScanState, Section, Vdev
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zpool_status import parse_zpool_status
@@ -19,11 +19,17 @@ from zconsole.parsers.zpool_status_scan import (
     parse_scan_text,
 )
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "zpool-status"
-
 
 def load(name: str) -> str:
-    return (FIX / name).read_text()
+    return parser_text("zpool-status", name)
+
+
+def in_first_top(p: Pool, index: int, name: str, kind: str) -> list[Vdev]:
+    """The children of child `index` of the pool's first top-level vdev, a `name` of type
+    `kind` (a replacing or spare container)."""
+    container = p.vdevs[0].children[index]
+    assert (container.name, container.type) == (name, kind)
+    return list(container.children)
 
 
 def one(name: str, **kw: bool) -> Pool:
@@ -212,9 +218,7 @@ def test_08_replacing_too_many_errors() -> None:
 
 def test_08_replacing_was_dev() -> None:
     p = one("zol-0.8-issue840-replacing-was-dev.excerpt.txt")
-    rep = p.vdevs[0].children[3]
-    assert (rep.name, rep.type) == ("replacing-3", "replacing")
-    old, new = rep.children
+    old, new = in_first_top(p, 3, "replacing-3", "replacing")
     assert (old.name, old.state) == ("9593279170455378102", "UNAVAIL")
     assert old.note == "was /dev/disk/by-id/ata-WDC_WD30EFRX-68AX9N0_WD-WCC1T1545830-part1"
     assert new.resilvering and not old.resilvering
@@ -342,7 +346,7 @@ NOT_WHOLE = ("openzfs-2.3.2-status-D-tail16.txt",
 
 
 def test_every_text_fixture_parses_with_values() -> None:
-    names = sorted(f.name for f in FIX.glob("*.txt"))
+    names = sorted(f.name for f in (PARSERS / "zpool-status").glob("*.txt"))
     assert len(names) >= 45
     for name in names:
         if name in NOT_WHOLE or "fragment" in name or name.startswith("guest-") \
@@ -508,9 +512,7 @@ def test_class_rows_with_their_own_state_are_classes() -> None:
 
 def test_draid_distributed_spares_are_spares_in_use() -> None:
     p = one("openzfs-docs-draid-howto-sequential-resilver-to-draid-spare.txt")
-    spare6 = p.vdevs[0].children[6]
-    assert (spare6.name, spare6.type) == ("spare-6", "spare")
-    old, dspare = spare6.children
+    old, dspare = in_first_top(p, 6, "spare-6", "spare")
     assert (old.name, old.state) == ("sdg", "UNAVAIL")
     assert (dspare.name, dspare.type, dspare.is_distributed_spare) == ("draid1-0-0", "dspare",
                                                                         True)

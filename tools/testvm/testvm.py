@@ -699,7 +699,7 @@ def build(flavour: Flavour, *, refresh: bool = False, quiet: bool = False) -> Pa
             log_path.replace(log_path.with_suffix(".log.old"))
         log = Log(log_path, quiet=quiet)
         try:
-            return _build_host(flavour, log) if flavour.kind == "host" else _build(flavour, log)
+            return _build_cached(flavour, log)
         except BuildError:
             raise
         except (OSError, VMError, subprocess.SubprocessError) as exc:
@@ -709,9 +709,14 @@ def build(flavour: Flavour, *, refresh: bool = False, quiet: bool = False) -> Pa
             log.close()
 
 
-def _build(flavour: Flavour, log: Log) -> Path:
+def _build_cached(flavour: Flavour, log: Log) -> Path:
+    """The cache entry for what apt resolves for `flavour` today (after `apt update`): found
+    there, or built (`_build`, `_build_host` for the host flavour)."""
     t_start = time.monotonic()
-    log.step(f"building OpenZFS {flavour.zfs_version} guest (scripts {scripts_hash()})")
+    host = flavour.kind == "host"
+    what = (f"the Debian 12 host guest, OpenZFS {flavour.zfs_version}" if host
+            else f"OpenZFS {flavour.zfs_version} guest")
+    log.step(f"building {what} (scripts {scripts_hash()})")
     apt_update(log)
     res = resolve_versions(log, flavour)
     key = build_key(res.abi, flavour)
@@ -719,14 +724,58 @@ def _build(flavour: Flavour, log: Log) -> Path:
     if (out / "COMPLETE").is_file():
         log.step(f"already built: {out}")
         return out
+    return (_build_host if host else _build)(flavour, log, res, out, t_start)
+
+
+def _manifest_head(flavour: Flavour, res: Resolved, out: Path) -> dict[str, object]:
+    """What every build's manifest.json starts with."""
+    return {
+        "key": out.name,
+        "flavour": flavour.name,
+        "zfs_version": flavour.zfs_version,
+        "zfs_deb_version": res.zfs_deb_version,
+        "kernel_abi": res.abi,
+    }
+
+
+def _emptied(path: Path) -> Path:
+    """`path` as a new empty directory (whatever was there is removed)."""
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    return path
+
+
+def _install_keys(staging: Path, keys: Path, host_key_line: str) -> None:
+    """The operator's ssh key pair and the guest's host key line, next to the image."""
+    shutil.copy2(keys / "id_ed25519", staging / "id_ed25519")
+    shutil.copy2(keys / "id_ed25519.pub", staging / "id_ed25519.pub")
+    (staging / "id_ed25519").chmod(0o600)
+    (staging / "known_host_key").write_text(host_key_line + "\n")
+
+
+def _publish(log: Log, flavour: Flavour, staging: Path, out: Path, work: Path,
+             manifest: dict[str, object], t_start: float) -> Path:
+    """The staged build with its manifest, marked COMPLETE and moved to `out`; the work
+    directory removed and older builds pruned."""
+    (staging / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    (staging / "COMPLETE").write_text("ok\n")
+    if out.exists():
+        shutil.rmtree(out)
+    staging.rename(out)
+    shutil.rmtree(work, ignore_errors=True)
+    prune_builds(log, flavour, out)
+    log.step(f"built {out} in {time.monotonic() - t_start:.1f}s")
+    return out
+
+
+def _build(flavour: Flavour, log: Log, res: Resolved, out: Path, t_start: float) -> Path:
+    key = out.name
     log.step(
         f"kernel {res.abi}, zfs {res.zfs_deb_version} ({', '.join(res.zfs_libs)}), udev {res.udev_version}"
     )
 
-    work = cache_root() / "work" / key
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
+    work = _emptied(cache_root() / "work" / key)
 
     apt_install(log, HOST_BUILD_PACKAGES + [f"linux-headers-{res.abi}"] + res.zfs_lib_host_deps)
 
@@ -782,40 +831,22 @@ def _build(flavour: Flavour, log: Log) -> Path:
     # -- initramfs
     t0 = time.monotonic()
     tree = assemble_image(log, flavour, res, work, kroot, zroot, uroot, modules, ssh_dir)
-    staging = cache_root() / f"{key}.tmp-{os.getpid()}"
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir()
+    staging = _emptied(cache_root() / f"{key}.tmp-{os.getpid()}")
     write_cpio(tree.root, staging / "initrd.img")
     extract_vmlinux(kroot / "boot" / f"vmlinuz-{res.abi}", staging / "vmlinux")
-    shutil.copy2(ssh_dir / "id_ed25519", staging / "id_ed25519")
-    shutil.copy2(ssh_dir / "id_ed25519.pub", staging / "id_ed25519.pub")
-    (staging / "id_ed25519").chmod(0o600)
-    (staging / "known_host_key").write_text(host_key_line + "\n")
+    _install_keys(staging, ssh_dir, host_key_line)
     log.step(
         f"image assembled in {time.monotonic() - t0:.1f}s "
         f"(initrd {(staging / 'initrd.img').stat().st_size // 1024**2} MiB)"
     )
     manifest = {
-        "key": key,
-        "flavour": flavour.name,
-        "zfs_version": flavour.zfs_version,
-        "zfs_deb_version": res.zfs_deb_version,
-        "kernel_abi": res.abi,
+        **_manifest_head(flavour, res, out),
         "udev_version": res.udev_version,
         "scripts_hash": scripts_hash(),
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "build_seconds": round(time.monotonic() - t_start, 1),
     }
-    (staging / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-    (staging / "COMPLETE").write_text("ok\n")
-    if out.exists():
-        shutil.rmtree(out)
-    staging.rename(out)
-    shutil.rmtree(work, ignore_errors=True)
-    prune_builds(log, flavour, out)
-    log.step(f"built {out} in {time.monotonic() - t_start:.1f}s")
-    return out
+    return _publish(log, flavour, staging, out, work, manifest, t_start)
 
 
 def prune_builds(log: Log, flavour: Flavour, keep: Path) -> None:
@@ -1123,6 +1154,11 @@ def pid_alive(pid: int) -> bool:
         return False
 
 
+def _in_run_dir(name: str) -> property:
+    """An Instance property: the file `name` in its run directory."""
+    return property(lambda self: self.run_dir / name, doc=f"run_dir / {name!r}")
+
+
 class Instance:
     """One guest: its run directory holds disks, sockets, logs, ssh_config and state."""
 
@@ -1135,25 +1171,11 @@ class Instance:
         self.disks: dict[str, int] = dict(POOL_DISKS)
 
     # paths
-    @property
-    def ssh_config(self) -> Path:
-        return self.run_dir / "ssh_config"
-
-    @property
-    def console_log(self) -> Path:
-        return self.run_dir / "console.log"
-
-    @property
-    def qmp_socket(self) -> Path:
-        return self.run_dir / "qmp.sock"
-
-    @property
-    def monitor_socket(self) -> Path:
-        return self.run_dir / "monitor.sock"
-
-    @property
-    def state_file(self) -> Path:
-        return self.run_dir / "instance.json"
+    ssh_config = _in_run_dir("ssh_config")
+    console_log = _in_run_dir("console.log")
+    qmp_socket = _in_run_dir("qmp.sock")
+    monitor_socket = _in_run_dir("monitor.sock")
+    state_file = _in_run_dir("instance.json")
 
     def state(self) -> dict[str, object]:
         try:
@@ -1294,7 +1316,11 @@ class Instance:
 
     def _prepare_disks(self, build_dir: Path, keep_disks: bool) -> None:
         """Fresh sparse disk images (kept with keep_disks)."""
-        for name, size in [SCRATCH_DISK, *self.disks.items()]:
+        self._blank_images([SCRATCH_DISK, *self.disks.items()], keep_disks)
+
+    def _blank_images(self, disks: Sequence[tuple[str, int]], keep_disks: bool) -> None:
+        """disks/NAME.img, sparse, of each size (an existing one kept with keep_disks)."""
+        for name, size in disks:
             img = self.run_dir / "disks" / f"{name}.img"
             if not keep_disks:
                 img.unlink(missing_ok=True)
@@ -1305,30 +1331,22 @@ class Instance:
     def _after_spawn(self) -> None:
         """Called once QEMU runs (the host guest starts paused and is resumed here)."""
 
-    def _qemu_argv(self, qemu: str, build_dir: Path, port: int, kvm: bool) -> list[str]:
-        r = self.run_dir
-        append = f"console=ttyS0 panic=-1 quiet loglevel=4 zfs.zfs_arc_max={ARC_MAX}"
+    @staticmethod
+    def _machine_args(name: str, kvm: bool) -> list[str]:
+        """QEMU's name, accelerator, machine, CPUs and memory, no default devices or display."""
         accel = (
             ["-accel", "kvm", "-cpu", "host"]
             if kvm
             else ["-accel", "tcg,thread=multi,tb-size=512", "-cpu", "max"]
         )
-        argv = [
-            qemu,
-            "-name",
-            f"zfsvm-{self.flavour.tag}",
-            *accel,
-            "-machine",
-            "pc",
-            "-smp",
-            str(DEFAULT_SMP),
-            "-m",
-            str(DEFAULT_MEM_MB),
-            "-nodefaults",
-            "-display",
-            "none",
-            "-no-reboot",
-            "-no-user-config",
+        return ["-name", name, *accel, "-machine", "pc", "-smp", str(DEFAULT_SMP),
+                "-m", str(DEFAULT_MEM_MB), "-nodefaults", "-display", "none"]
+
+    def _boot_args(self, build_dir: Path, append: str) -> list[str]:
+        """The build's kernel and initrd with `append`; the serial console (logged), the
+        monitor and QMP on sockets in the run directory."""
+        r = self.run_dir
+        return [
             "-kernel",
             str(build_dir / "vmlinux"),
             "-initrd",
@@ -1343,6 +1361,16 @@ class Instance:
             f"unix:{r / 'monitor.sock'},server=on,wait=off",
             "-qmp",
             f"unix:{r / 'qmp.sock'},server=on,wait=off",
+        ]
+
+    def _qemu_argv(self, qemu: str, build_dir: Path, port: int, kvm: bool) -> list[str]:
+        append = f"console=ttyS0 panic=-1 quiet loglevel=4 zfs.zfs_arc_max={ARC_MAX}"
+        argv = [
+            qemu,
+            *self._machine_args(f"zfsvm-{self.flavour.tag}", kvm),
+            "-no-reboot",
+            "-no-user-config",
+            *self._boot_args(build_dir, append),
             "-netdev",
             f"user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:{port}-:22",
             "-device",
@@ -1787,21 +1815,10 @@ def host_zfs_modules(log: Log, flavour: Flavour, res: Resolved, work: Path) -> l
     return build_zfs_modules(log, flavour, res, work / "unused", work / "unused-build")
 
 
-def _build_host(flavour: Flavour, log: Log) -> Path:
-    t_start = time.monotonic()
-    log.step(f"building the Debian 12 host guest, OpenZFS {flavour.zfs_version} (scripts {scripts_hash()})")
-    apt_update(log)
-    res = resolve_versions(log, flavour)
-    key = build_key(res.abi, flavour)
-    out = cache_root() / key
-    if (out / "COMPLETE").is_file():
-        log.step(f"already built: {out}")
-        return out
+def _build_host(flavour: Flavour, log: Log, res: Resolved, out: Path, t_start: float) -> Path:
+    key = out.name
     log.step(f"kernel {res.abi}, zfs {res.zfs_deb_version}")
-    work = cache_root() / "work" / key
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
+    work = _emptied(cache_root() / "work" / key)
     apt_install(log, ["mmdebstrap", "e2fsprogs", "openssh-client", "kmod", "tar"])
 
     t0 = time.monotonic()
@@ -1837,10 +1854,7 @@ def _build_host(flavour: Flavour, log: Log) -> Path:
         capture=True,
     ).count("ii")
 
-    staging = cache_root() / f"{key}.tmp-{os.getpid()}"
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir()
+    staging = _emptied(cache_root() / f"{key}.tmp-{os.getpid()}")
     extract_vmlinux(root / "boot" / f"vmlinuz-{res.abi}", staging / "vmlinux")
     initrd = root / "boot" / f"initrd.img-{res.abi}"
     if not initrd.is_file():
@@ -1850,21 +1864,14 @@ def _build_host(flavour: Flavour, log: Log) -> Path:
     with open(img, "wb") as fh:
         fh.truncate(HOST_ROOT_BYTES)
     log.run([*NICE, "mke2fs", "-q", "-t", "ext4", "-L", "hostvm-root", "-d", root, img])
-    shutil.copy2(keys / "id_ed25519", staging / "id_ed25519")
-    shutil.copy2(keys / "id_ed25519.pub", staging / "id_ed25519.pub")
-    (staging / "id_ed25519").chmod(0o600)
-    (staging / "known_host_key").write_text(f"{host_pub[0]} {host_pub[1]}\n")
+    _install_keys(staging, keys, f"{host_pub[0]} {host_pub[1]}")
     t_image = time.monotonic() - t0
     log.step(
         f"image assembled in {t_image:.1f}s (root.img {img.stat().st_blocks * 512 // 1024**2} MiB "
         f"used of {HOST_ROOT_BYTES // GiB} GiB, {packages_installed} packages)"
     )
     manifest = {
-        "key": key,
-        "flavour": flavour.name,
-        "zfs_version": flavour.zfs_version,
-        "zfs_deb_version": res.zfs_deb_version,
-        "kernel_abi": res.abi,
+        **_manifest_head(flavour, res, out),
         "packages": dict(line.split(" ", 1) for line in versions.splitlines() if " " in line),
         "packages_installed": packages_installed,
         "rootfs": tar.name,
@@ -1879,15 +1886,7 @@ def _build_host(flavour: Flavour, log: Log) -> Path:
         "cold_modules_seconds": _json_field(
             module_cache_dir(res) / "build.json", "configure_and_make_seconds"),
     }
-    (staging / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-    (staging / "COMPLETE").write_text("ok\n")
-    if out.exists():
-        shutil.rmtree(out)
-    staging.rename(out)
-    shutil.rmtree(work, ignore_errors=True)
-    prune_builds(log, flavour, out)
-    log.step(f"built {out} in {time.monotonic() - t_start:.1f}s")
-    return out
+    return _publish(log, flavour, staging, out, work, manifest, t_start)
 
 
 def _json_field(path: Path, key: str) -> object:
@@ -1991,13 +1990,7 @@ class HostInstance(Instance):
             subprocess.run(
                 ["cp", "--sparse=always", str(build_dir / "root.img"), str(root)], check=True
             )
-        for name, size in self.disks.items():
-            img = self.run_dir / "disks" / f"{name}.img"
-            if not keep_disks:
-                img.unlink(missing_ok=True)
-            if not img.exists():
-                with open(img, "wb") as fh:
-                    fh.truncate(size)
+        self._blank_images(list(self.disks.items()), keep_disks)
 
     def _after_spawn(self) -> None:
         # QEMU started paused (-S): take lan1's cable out before the guest ever sees a
@@ -2014,43 +2007,13 @@ class HostInstance(Instance):
         self.qmp("cont")
 
     def _qemu_argv(self, qemu: str, build_dir: Path, port: int, kvm: bool) -> list[str]:
-        r = self.run_dir
-        accel = (
-            ["-accel", "kvm", "-cpu", "host"]
-            if kvm
-            else ["-accel", "tcg,thread=multi,tb-size=512", "-cpu", "max"]
-        )
-        root = r / "disks" / "root.img"
+        root = self.run_dir / "disks" / "root.img"
         argv = [
             qemu,
-            "-name",
-            "hostvm",
-            *accel,
-            "-machine",
-            "pc",
-            "-smp",
-            str(DEFAULT_SMP),
-            "-m",
-            str(DEFAULT_MEM_MB),
-            "-nodefaults",
-            "-display",
-            "none",
+            *self._machine_args("hostvm", kvm),
             "-no-user-config",
             "-S",
-            "-kernel",
-            str(build_dir / "vmlinux"),
-            "-initrd",
-            str(build_dir / "initrd.img"),
-            "-append",
-            "root=/dev/vda rw console=ttyS0 panic=-1 quiet",
-            "-chardev",
-            f"socket,id=ser0,path={r / 'console.sock'},server=on,wait=off,logfile={r / 'console.log'}",
-            "-serial",
-            "chardev:ser0",
-            "-monitor",
-            f"unix:{r / 'monitor.sock'},server=on,wait=off",
-            "-qmp",
-            f"unix:{r / 'qmp.sock'},server=on,wait=off",
+            *self._boot_args(build_dir, "root=/dev/vda rw console=ttyS0 panic=-1 quiet"),
             "-drive",
             f"if=none,id=drv-root,file={root},format=raw,cache=unsafe,discard=unmap",
             "-device",

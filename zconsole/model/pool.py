@@ -173,16 +173,12 @@ class ScanInfo:
 
 
 @dataclass(frozen=True)
-class ExpandInfo:
-    """An `expand:` line (raidz expansion, `zpool attach POOL raidzP-N DISK`, OpenZFS 2.3+)
-    or the JSON `raidz_expand_stats`.
-
-    `state` IN_PROGRESS / FINISHED (ScanState), PAUSED while zpool says `paused for resilver
-    or clear`. `percent_done` is zpool's copied / total and can pass 100 (the total is an
-    estimate taken at the start; openzfs/zfs#16803); `eta_seconds` is zpool's, None when it
-    printed `(copy is slow, no estimated time)` (`slow`) or the expansion is paused.
-    Text figures are rounded (`exact` False); `raw` keeps the lines.
-    """
+class CopyProgress:
+    """What a raidz expansion and a device removal both report: a copy of `total_bytes`
+    (`copied_bytes` so far, at `rate_bytes_per_s`), zpool's `percent_done` and `eta_seconds`
+    (None when it printed `(copy is slow, no estimated time)`: `slow`), and once finished its
+    `duration_seconds`. `start_time`/`end_time` are epoch seconds where known (JSON
+    --json-int). Text figures are rounded (`exact` False); `raw` keeps the lines."""
 
     vdev: str | None
     state: ScanState | None
@@ -192,9 +188,8 @@ class ExpandInfo:
     percent_done: float | None = None
     eta_seconds: int | None = None
     slow: bool = False
-    waiting_for_resilver: bool = False
-    duration_seconds: int | None = None  # finished: `copied 743K in 00:02:03`
-    start_time: int | None = None  # epoch seconds where known (JSON --json-int)
+    duration_seconds: int | None = None
+    start_time: int | None = None
     end_time: int | None = None
     exact: bool = False
     raw: str = ""
@@ -205,7 +200,21 @@ class ExpandInfo:
 
 
 @dataclass(frozen=True)
-class RemovalInfo:
+class ExpandInfo(CopyProgress):
+    """An `expand:` line (raidz expansion, `zpool attach POOL raidzP-N DISK`, OpenZFS 2.3+)
+    or the JSON `raidz_expand_stats`.
+
+    `state` IN_PROGRESS / FINISHED (ScanState), PAUSED while zpool says `paused for resilver
+    or clear` (`waiting_for_resilver`). `percent_done` is zpool's copied / total and can pass
+    100 (the total is an estimate taken at the start; openzfs/zfs#16803); `eta_seconds` is
+    None too while the expansion is paused. Finished: `copied 743K in 00:02:03`.
+    """
+
+    waiting_for_resilver: bool = False
+
+
+@dataclass(frozen=True)
+class RemovalInfo(CopyProgress):
     """A `remove:` line (top-level device removal, `zpool remove POOL VDEV`) or the JSON
     `removal_stats`.
 
@@ -213,30 +222,13 @@ class RemovalInfo:
     container by its type alone: `Evacuation of mirror`); the tree row being evacuated has
     Vdev.removing. Finished it gives only its index (`Removal of vdev 1 copied 300M in 0h1m,
     completed on ...`): `vdev` is then None and `vdev_index` set. From JSON, `vdev` is the
-    name with its index (`mirror-1`, `indirect-1` once done: the `zpool list -v` row). `eta_seconds` is zpool's (`0h3m to go`, minutes),
-    None for `(copy is slow, no estimated time)` (`slow`). `mapping_memory_bytes`: the
-    `N memory used for removed device mappings` continuation line.
+    name with its index (`mirror-1`, `indirect-1` once done: the `zpool list -v` row).
+    `eta_seconds` and `duration_seconds` are to the minute (`0h3m to go`, `in 0h9m`).
+    `mapping_memory_bytes`: the `N memory used for removed device mappings` continuation line.
     """
 
-    vdev: str | None
-    state: ScanState | None
     vdev_index: int | None = None
-    copied_bytes: int | None = None
-    total_bytes: int | None = None
-    rate_bytes_per_s: int | None = None
-    percent_done: float | None = None
-    eta_seconds: int | None = None
-    slow: bool = False
-    duration_seconds: int | None = None  # finished: `in 0h9m` (minutes)
     mapping_memory_bytes: int | None = None
-    start_time: int | None = None
-    end_time: int | None = None
-    exact: bool = False
-    raw: str = ""
-
-    @property
-    def paused(self) -> bool:
-        return self.state is ScanState.PAUSED
 
 
 @dataclass(frozen=True)

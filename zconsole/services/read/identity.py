@@ -157,24 +157,31 @@ def pool_members(inv: DiskInventory, pools: Sequence[Pool]) -> dict[str, list[_M
     return out
 
 
+def disk_and_partitions(disk: Disk, inv: DiskInventory) -> list[Disk]:
+    """The disk, then each of its partitions the inventory knows."""
+    return [disk] + [p for n in disk.partitions if (p := inv.device(n)) is not None]
+
+
+def busy_reasons(label: str, dev: Disk, inv: DiskInventory) -> list[str]:
+    """Why the running system uses `dev` (called `label`): swap, mounts, holders."""
+    out = [f"{label} is active swap" if mp == "[SWAP]" else f"{label} is mounted at {mp}"
+           for mp in dev.mountpoints]
+    for h in dev.holders:
+        holder = inv.device(h)
+        what = {"md": f"an md RAID member ({h})", "dm": f"under device-mapper ({h})"}.get(
+            holder.kind if holder else "", f"held by {h}")
+        out.append(f"{label} is {what}")
+    return out
+
+
 def _in_use_reasons(disk: Disk, inv: DiskInventory, imported: set[str],
                     pools_known: bool) -> tuple[list[str], list[str]]:
     """(in-use reasons, has-data reasons) for a disk not in any imported pool."""
     in_use: list[str] = []
     data: list[str] = []
-    members = [disk] + [p for n in disk.partitions if (p := inv.device(n)) is not None]
-    for dev in members:
+    for dev in disk_and_partitions(disk, inv):
         label = "the disk" if dev is disk else dev.name
-        for mp in dev.mountpoints:
-            if mp == "[SWAP]":
-                in_use.append(f"{label} is active swap")
-            else:
-                in_use.append(f"{label} is mounted at {mp}")
-        for h in dev.holders:
-            holder = inv.device(h)
-            what = {"md": f"an md RAID member ({h})", "dm": f"under device-mapper ({h})"}.get(
-                holder.kind if holder else "", f"held by {h}")
-            in_use.append(f"{label} is {what}")
+        in_use += busy_reasons(label, dev, inv)
         fs = dev.fs_type
         if fs == "zfs_member":
             pool = dev.fs_label

@@ -11,22 +11,7 @@ from zconsole.hosts.demo.fmt import ctime, nicebytes, nicenum, secs_to_dhms
 from zconsole.hosts.demo.machine.pools import Ddt, Pool, Vdev, expand_size
 from zconsole.hosts.demo.machine.scans import Scan
 from zconsole.hosts.demo.machine.state import Machine
-
-AUX_TEXT = {
-    "OPEN_FAILED": "cannot open",
-    "BAD_GUID_SUM": "missing device",
-    "NO_REPLICAS": "insufficient replicas",
-    "VERSION_NEWER": "newer version",
-    "ERR_EXCEEDED": "too many errors",
-    "IO_FAILURE": "experienced I/O failures",
-    "BAD_LOG": "bad intent log",
-    "EXTERNAL": "external device fault",
-    "SPLIT_POOL": "split into new pool",
-    "ACTIVE": "currently in use",
-    "CHILDREN_OFFLINE": "all children offline",
-    "BAD_LABEL": "invalid label",
-    "SPARED": "currently in use",
-}
+from zconsole.model.pool import VDEV_AUX_TEXT  # zpool's words for an aux state
 
 MSG_URL = "https://openzfs.github.io/openzfs-docs/msg/"
 
@@ -212,7 +197,7 @@ def _row(m: Machine, p: Pool, v: Vdev, depth: int, width: int, literal: bool,
     if v.is_leaf and v.not_present:
         line += f"  was {v.path}"
     elif v.aux is not None and not isspare:
-        line += "  " + AUX_TEXT.get(v.aux, "corrupted data")
+        line += "  " + VDEV_AUX_TEXT.get(v.aux, "corrupted data")
     sc = p.scan
     if (v.is_leaf and v.resilvering and sc is not None and sc.state == "SCANNING"
             and v.state == "ONLINE"):

@@ -10,6 +10,7 @@ the way `zpool create` on a whole disk does, so "same size, other model" traps a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from zconsole.hosts.demo.machine import Machine
 from zconsole.hosts.demo.machine.arc import Arc
@@ -92,6 +93,13 @@ class Builder:
         self._prefill(d)
         return d
 
+    def hdds(self, model: str, size: int, *serials: str, **kw: Any) -> list[Disk]:
+        """Disks of one model and size, one per serial, in that order (`hdd`'s options)."""
+        return [self.hdd(model, serial, size, **kw) for serial in serials]
+
+    def ssds(self, model: str, size: int, *serials: str, load: float = 1.0) -> list[Disk]:
+        return [self.ssd(model, serial, size, load) for serial in serials]
+
     def _prefill(self, d: Disk) -> None:
         """Counters as if the machine had been up since boot_time."""
         up = self.now - self.m.boot_time
@@ -145,6 +153,11 @@ class Builder:
         return Vdev(type="mirror", guid=stable_int(self.seed, self.scenario, "mirror",
                                                    leaves[0].guid),
                     children=list(leaves), ashift=leaves[0].ashift)
+
+    def mirrors(self, pool: str, disks: list[Disk], width: int = 2) -> list[Vdev]:
+        """Mirrors of whole-disk leaves of `pool`: the disks in order, `width` to a mirror."""
+        leaves = [self.leaf(d, pool) for d in disks]
+        return [self.mirror(*leaves[i:i + width]) for i in range(0, len(leaves), width)]
 
     def pool(self, name: str, tops: list[Vdev], *, logs: list[Vdev] | None = None,
              cache: list[Vdev] | None = None, spares: list[Vdev] | None = None,

@@ -12,12 +12,9 @@ ORDER = 60
 
 def build(seed: int, now: float) -> Machine:
     b = kit.new_machine("dedup", seed, now)
-    a0 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100001A", kit.HDD_2T)
-    a1 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100002B", kit.HDD_2T)
-    b0 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100003C", kit.HDD_2T)
-    b1 = b.ssd("Samsung SSD 870 EVO 2TB", "S6PNNJ0R100004D", kit.HDD_2T)
-    tank = b.pool("tank", [b.mirror(b.leaf(a0, "tank"), b.leaf(a1, "tank")),
-                           b.mirror(b.leaf(b0, "tank"), b.leaf(b1, "tank"))], frag=31)
+    ssds = b.ssds("Samsung SSD 870 EVO 2TB", kit.HDD_2T, "S6PNNJ0R100001A", "S6PNNJ0R100002B",
+                  "S6PNNJ0R100003C", "S6PNNJ0R100004D")
+    tank = b.pool("tank", b.mirrors("tank", ssds), frag=31)
     b.fs("tank", 96 * 1024, days_ago=500)
     b.fs("tank/vm", 1100 * GiB, days_ago=490, props={"dedup": "on"})
     b.fs("tank/backup", 900 * GiB, days_ago=480, props={"dedup": "on", "compression": "zstd"})

@@ -28,7 +28,7 @@ def build(seed: int, now: float) -> Machine:
     gone.state, gone.aux, gone.not_present = "CANT_OPEN", "OPEN_FAILED", True
     c1.present = False
     tank = b.pool("tank", [b.mirror(b.leaf(a0, "tank"), bad),
-                           b.mirror(b.leaf(b0, "tank"), b.leaf(b1, "tank")),
+                           *b.mirrors("tank", [b0, b1]),
                            b.mirror(b.leaf(c0, "tank"), gone)],
                   spares=[b.leaf(sp, "tank")], frag=19)
     kit.tank_datasets(b, dedup=False)

@@ -12,11 +12,10 @@ ORDER = 70
 
 def build(seed: int, now: float) -> Machine:
     b = kit.new_machine("grow", seed, now)
-    a0 = b.hdd("WDC WD10EFRX-68FYTN0", "WD-WCC4J1GROW01", kit.HDD_1T)
-    a1 = b.hdd("WDC WD10EFRX-68FYTN0", "WD-WCC4J1GROW02", kit.HDD_1T)
-    b.quiet(b.hdd("WDC WD20EFZX-68AWUN0", "WD-WX12D3GROW03", kit.HDD_2T))
-    b.quiet(b.hdd("WDC WD20EFZX-68AWUN0", "WD-WX12D3GROW04", kit.HDD_2T))
-    tank = b.pool("tank", [b.mirror(b.leaf(a0, "tank"), b.leaf(a1, "tank"))], frag=38)
+    small = b.hdds("WDC WD10EFRX-68FYTN0", kit.HDD_1T, "WD-WCC4J1GROW01", "WD-WCC4J1GROW02")
+    for d in b.hdds("WDC WD20EFZX-68AWUN0", kit.HDD_2T, "WD-WX12D3GROW03", "WD-WX12D3GROW04"):
+        b.quiet(d)
+    tank = b.pool("tank", b.mirrors("tank", small), frag=38)
     b.fs("tank", 96 * 1024, days_ago=900)
     b.fs("tank/data", 780 * GiB, days_ago=899)
     b.snap("tank/data", "monthly-01", used=6 * GiB, days_ago=60)

@@ -11,15 +11,11 @@ ORDER = 20
 
 def build(seed: int, now: float) -> Machine:
     b = kit.new_machine("healthy", seed, now)
-    a0 = b.hdd("WDC WD40EFRX-68N32N0", "WD-WCC7K0AAAAAA", kit.HDD_4T)
-    a1 = b.hdd("WDC WD40EFRX-68N32N0", "WD-WCC7K0BBBBBB", kit.HDD_4T)
-    b0 = b.hdd("WDC WD40EFRX-68N32N0", "WD-WCC7K0CCCCCC", kit.HDD_4T)
-    b1 = b.hdd("WDC WD40EFRX-68N32N0", "WD-WCC7K0DDDDDD", kit.HDD_4T)
-    l0 = b.ssd("INTEL SSDSC2BB080G4", "BTWL4111111Z080BGN", kit.SSD_80G, load=2.0)
-    l1 = b.ssd("INTEL SSDSC2BB080G4", "BTWL4222222Z080BGN", kit.SSD_80G, load=2.0)
-    tank = b.pool("tank", [b.mirror(b.leaf(a0, "tank"), b.leaf(a1, "tank")),
-                           b.mirror(b.leaf(b0, "tank"), b.leaf(b1, "tank"))],
-                  logs=[b.mirror(b.leaf(l0, "tank"), b.leaf(l1, "tank"))], frag=7)
+    data = b.hdds("WDC WD40EFRX-68N32N0", kit.HDD_4T, "WD-WCC7K0AAAAAA", "WD-WCC7K0BBBBBB",
+                  "WD-WCC7K0CCCCCC", "WD-WCC7K0DDDDDD")
+    logs = b.ssds("INTEL SSDSC2BB080G4", kit.SSD_80G, "BTWL4111111Z080BGN",
+                  "BTWL4222222Z080BGN", load=2.0)
+    tank = b.pool("tank", b.mirrors("tank", data), logs=b.mirrors("tank", logs), frag=7)
     kit.tank_datasets(b, dedup=False)
     b.finish()
     tank.scan = kit.finished_scrub(now, tank.alloc, 2.4, 5 * 3600 + 12 * 60 + 40)

@@ -25,7 +25,7 @@ def build(seed: int, now: float) -> Machine:
     rep = Vdev(type="replacing", guid=stable_int(seed, "resilvering", "replacing"),
                children=[old_leaf, new_leaf], id=1)
     tank = b.pool("tank", [b.mirror(b.leaf(a0, "tank"), rep),
-                           b.mirror(b.leaf(b0, "tank"), b.leaf(b1, "tank"))], frag=14)
+                           *b.mirrors("tank", [b0, b1])], frag=14)
     kit.tank_datasets(b, dedup=False)
     b.finish()
     rate = 160 * MiB

@@ -31,9 +31,8 @@ def build(seed: int, now: float) -> Machine:
     kit.spare_disks(b)
     tank = b.pool(
         "tank",
-        [b.mirror(b.leaf(a0, "tank"), b.leaf(a1, "tank")),
-         b.mirror(b.leaf(b0, "tank"), b.leaf(b1, "tank"))],
-        logs=[b.mirror(b.leaf(l0, "tank"), b.leaf(l1, "tank"))],
+        b.mirrors("tank", [a0, a1, b0, b1]),
+        logs=b.mirrors("tank", [l0, l1]),
         cache=[b.leaf(c0, "tank")], spares=[b.leaf(sp, "tank")], frag=11,
     )
     tank.scan = kit.finished_scrub(now, 3 * TiB, 9.3, 6 * 3600 + 41 * 60 + 7)

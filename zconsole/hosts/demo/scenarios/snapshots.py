@@ -12,9 +12,8 @@ ORDER = 50
 
 def build(seed: int, now: float, datasets: int = 20, per: int = 500) -> Machine:
     b = kit.new_machine("snapshots", seed, now)
-    a0 = b.hdd("TOSHIBA MG08ACA16TE", "X1A0A001FVGG", 16000900661248)
-    a1 = b.hdd("TOSHIBA MG08ACA16TE", "X1A0A002FVGG", 16000900661248)
-    b.pool("tank", [b.mirror(b.leaf(a0, "tank"), b.leaf(a1, "tank"))], frag=23)
+    disks = b.hdds("TOSHIBA MG08ACA16TE", 16000900661248, "X1A0A001FVGG", "X1A0A002FVGG")
+    b.pool("tank", b.mirrors("tank", disks), frag=23)
     b.fs("tank", 96 * 1024, days_ago=800, props={"compression": "lz4"})
     b.fs("tank/proj", 96 * 1024, days_ago=800)
     for i in range(datasets):

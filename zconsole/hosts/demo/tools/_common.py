@@ -7,6 +7,7 @@ the host turns it into `CommandTimedOut`). The helpers keep handlers short:
 
 - `Usage`: a program's usage texts; `usage.error(sub, v23, message)` is the exit-2 CmdError;
 - `parse`: glibc getopt, or that usage error;
+- `get_props`: the property list of `zpool get` / `zfs get`;
 - `deny`: refuse a change to a caller who is not root;
 - `each`: one change per named item (device, pool, dataset), failures collected as zpool and
   zfs collect them;
@@ -66,6 +67,19 @@ def parse(ctx: Context, usage: Usage, sub: str, argv: list[str], spec: str,
         return getopt(argv, spec, longopts)
     except OptError as e:
         raise usage.error(sub, ctx.v23, e.message) from None
+
+
+def get_props(ctx: Context, usage: Usage, p: Parsed, known: Callable[[str], bool]
+              ) -> list[str]:
+    """The comma-separated property list of `get` (its first argument; `all` or names
+    `known` accepts), or the usage error libzfs gives."""
+    if not p.args:
+        raise usage.error("get", ctx.v23, "missing property argument")
+    props = p.args[0].split(",")
+    for prop in props:
+        if prop != "all" and not known(prop):
+            raise usage.error("get", ctx.v23, f"bad property list: invalid property '{prop}'")
+    return props
 
 
 class Denied(CmdError):

@@ -35,6 +35,7 @@ from zconsole.hosts.demo.tools._common import (
     Usage,
     deny,
     each,
+    get_props,
     parse,
     subcommands,
 )
@@ -140,12 +141,7 @@ def zfs_list(ctx: Context, argv: list[str]) -> Out:
 
 def zfs_get_cmd(ctx: Context, argv: list[str]) -> Out:
     p = parse(ctx, USAGE, "get", argv, ":d:o:s:rt:Hp" + ("j" if ctx.v23 else ""))
-    if not p.args:
-        raise USAGE.error("get", ctx.v23, "missing property argument")
-    props = p.args[0].split(",")
-    for prop in props:
-        if prop != "all" and not known_prop(prop):
-            raise USAGE.error("get", ctx.v23, f"bad property list: invalid property '{prop}'")
+    props = get_props(ctx, USAGE, p, known_prop)
     fields = ["name", "property", "value", "source"]
     if p.last("o"):
         o = p.last("o") or ""

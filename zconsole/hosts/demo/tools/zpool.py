@@ -22,6 +22,7 @@ from zconsole.hosts.demo.tools._common import (
     Usage,
     deny,
     each,
+    get_props,
     interval,
     parse,
     subcommands,
@@ -168,12 +169,7 @@ def zpool_iostat_cmd(ctx: Context, argv: list[str]) -> Out:
 
 def zpool_get_cmd(ctx: Context, argv: list[str]) -> Out:
     p = parse(ctx, USAGE, "get", argv, ":Hpo:" + ("j" if ctx.v23 else ""))
-    if not p.args:
-        raise USAGE.error("get", ctx.v23, "missing property argument")
-    props = p.args[0].split(",")
-    for prop in props:
-        if prop != "all" and not known_pool_prop(prop, ctx.v23):
-            raise USAGE.error("get", ctx.v23, f"bad property list: invalid property '{prop}'")
+    props = get_props(ctx, USAGE, p, lambda prop: known_pool_prop(prop, ctx.v23))
     fields = ["name", "property", "value", "source"]
     if p.last("o"):
         o = p.last("o") or ""

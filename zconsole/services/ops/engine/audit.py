@@ -9,13 +9,14 @@ was left out, and duration). Read-only helpers get the result record only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 
 from zconsole.hosts.base import Result
 from zconsole.hosts.journal import AuditLog
 from zconsole.model.command import Command
 from zconsole.model.plan import Plan, Step
+from zconsole.services.ops.engine.predicates import Outcome
 
 OUTPUT_LIMIT = 1 << 20  # bytes of stdout/stderr kept per audit record
 
@@ -51,6 +52,20 @@ class RunAudit:
         }
         rec.update(fields)
         self.log.append(rec)
+
+    def plan_start(self, start_at: int) -> None:
+        """The run begins: its steps, every command and the checks that did not pass."""
+        self.record("plan-start", title=self.plan.title, start_at=start_at,
+                    steps=len(self.plan.steps),
+                    commands=[c.display() for c in self.plan.commands()],
+                    checks=[{"name": c.name, "level": c.level.value, "passed": c.passed,
+                             "detail": c.detail} for c in self.plan.checks if not c.passed])
+
+    def checks(self, step: Step, phase: str, outs: Sequence[Outcome]) -> None:
+        """The runtime checks of a step's phase (pre, post, until) as they came out."""
+        self.record("checks", step_id=step.id, phase=phase,
+                    results=[{"check": o.predicate.description, "kind": o.predicate.kind,
+                              "ok": o.ok, "detail": o.detail} for o in outs])
 
     def intent(self, step: Step, cmd: Command) -> None:
         """Before a command that writes: what is about to run, fsynced before it runs (the

@@ -33,16 +33,13 @@ moved to done/. A run killed in the middle leaves the saved outcomes that
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from collections.abc import Callable, Sequence
 
-from zconsole.hosts.base import Host, HostError, Result
-from zconsole.hosts.journal import AuditLog, PlanStore
+from zconsole.hosts.base import HostError, Result
 from zconsole.model.command import Command
-from zconsole.model.plan import Plan, Step, StepOutcome, StepStatus, Wait
-from zconsole.services.ops.engine.audit import RunAudit
+from zconsole.model.plan import Step, StepOutcome, StepStatus, Wait
 from zconsole.services.ops.engine.events import (
     CheckResult,
     CommandFinished,
@@ -54,22 +51,18 @@ from zconsole.services.ops.engine.events import (
     StepStarted,
     WaitProgress,
 )
-from zconsole.services.ops.engine.plan_io import outcome_to_dict, plan_to_dict
 from zconsole.services.ops.engine.pool_lock import (
     PoolLock,
     PoolLockHeld,
     lock_paths,
     take_pool_lock,
 )
-from zconsole.services.ops.engine.predicates import Evaluator, Outcome, ReadFailed
+from zconsole.services.ops.engine.predicates import Outcome, ReadFailed
 from zconsole.services.ops.engine.refusals import explain
+from zconsole.services.ops.engine.run_state import RunState, StopRun
 from zconsole.services.ops.engine.watch import Look, Watch, watch_for
 
-COMMAND_TIMEOUT = 600.0  # zpool attach/replace/detach/set return in seconds
 PIPELINE_TIMEOUT = 7 * 24 * 3600.0  # zfs send | zfs receive of a big dataset: days
-POSTCHECK_ATTEMPTS = 5
-POSTCHECK_DELAY = 1.0
-SETTLE_TIMEOUT = 60.0  # scan over, `until` not holding yet: how long to keep looking
 SETTLE_POLLS = 30
 MAX_READ_FAILURES = 30  # consecutive failed readings during a wait before giving up
 
@@ -79,12 +72,6 @@ __all__ = ["CheckResult", "CommandFinished", "NeedsOperator", "PlanRunner", "Run
            "RunFailed", "RunResult", "StepDone", "StepStarted", "WaitProgress"]
 
 
-class _Stop(Exception):
-    def __init__(self, result: RunResult) -> None:
-        super().__init__(result.message)
-        self.result = result
-
-
 def _first_line(text: str) -> str:
     for line in text.splitlines():
         if line.strip():
@@ -92,99 +79,9 @@ def _first_line(text: str) -> str:
     return ""
 
 
-class PlanRunner:
-    """Executes one plan on one host. Not reusable across hosts; `run` may be called again
-    (after an operator action, or to resume)."""
-
-    def __init__(
-        self,
-        host: Host,
-        plan: Plan,
-        *,
-        audit: AuditLog,
-        store: PlanStore,
-        operator: str,
-        poll_interval: float = 2.0,
-        clock: Callable[[], float] | None = None,
-        sleep: Callable[[float], None] | None = None,
-        fast_forward: bool | None = None,
-        command_timeout: float = COMMAND_TIMEOUT,
-        postcheck_attempts: int = POSTCHECK_ATTEMPTS,
-        postcheck_delay: float = POSTCHECK_DELAY,
-        settle_timeout: float = SETTLE_TIMEOUT,
-    ) -> None:
-        """`clock`: wall-clock seconds for records (default time.time). `sleep`: how to pass
-        time between polls (default: wait on the cancel event); tests pass a simulated one.
-        `fast_forward`: on the demo host (the default there) a wait asks the simulation to
-        jump to the end (`zpool wait`) after its first reading, instead of living through a
-        simulated resilver in real time."""
-        self.host = host
-        self.plan = plan
-        self.audit = audit
-        self.store = store
-        self.operator = operator
-        self.poll_interval = poll_interval
-        self._clock = clock or time.time
-        self._sleep = sleep
-        self.fast_forward = bool(getattr(host, "simulated", False)) if fast_forward is None \
-            else fast_forward
-        self.command_timeout = command_timeout
-        self.postcheck_attempts = max(1, postcheck_attempts)
-        self.postcheck_delay = postcheck_delay
-        self.settle_timeout = settle_timeout
-        self.evaluator = Evaluator(host)
-        self.outcomes: list[StepOutcome] = [StepOutcome(s.id, StepStatus.PENDING)
-                                            for s in plan.steps]
-        self._cancel = threading.Event()
-        self._emit: Callable[[RunEvent], None] = lambda _e: None
-        try:
-            self.host_label = str(host.label)
-        except HostError:
-            self.host_label = "host"
-        self._audit = RunAudit(audit, plan, host=self.host_label, operator=operator,
-                               clock=self._now)
-
-    # --- plumbing ------------------------------------------------------------------------
-
-    def _now(self) -> float:
-        return float(self._clock())
-
-    def _pause(self, seconds: float) -> bool:
-        """Let time pass; True when the run was cancelled meanwhile."""
-        if self._cancel.is_set():
-            return True
-        if self._sleep is None:
-            return self._cancel.wait(seconds)
-        self._sleep(seconds)
-        return self._cancel.is_set()
-
-    def _record(self, event: str, **fields: object) -> None:
-        self._audit.record(event, **fields)
-
-    def _save(self) -> None:
-        self.store.save(plan_to_dict(self.plan), [outcome_to_dict(o) for o in self.outcomes])
-
-    def _set(self, i: int, **changes: object) -> StepOutcome:
-        o = dataclasses.replace(self.outcomes[i], **changes)  # type: ignore[arg-type]
-        self.outcomes[i] = o
-        return o
-
-    def _result(self, status: str, next_index: int, message: str) -> RunResult:
-        return RunResult(status, tuple(self.outcomes), next_index, message)
-
-    def _fail(self, i: int, message: str, *, stderr: str = "", returncode: int | None = None,
-              explanation: str | None = None) -> _Stop:
-        step = self.plan.steps[i]
-        self._set(i, status=StepStatus.FAILED, ended_at=self._now(), message=message,
-                  stderr=stderr, returncode=returncode)
-        self._save()
-        self._emit(RunFailed(step.id, message, stderr, explanation))
-        try:
-            self._record("step-failed", step_id=step.id, message=message, stderr=stderr,
-                         explanation=explanation)
-        except OSError:
-            pass  # the log is what failed; the result below says why the run stopped
-        return _Stop(self._result("failed", i, message))
+class PlanRunner(RunState):
+    """Executes one plan on one host (the settings: `RunState`). Not reusable across hosts;
+    `run` may be called again (after an operator action, or to resume)."""
 
     # --- the run -------------------------------------------------------------------------
 
@@ -211,12 +108,7 @@ class PlanRunner:
             self._emit(RunFailed("", msg))
             return self._result("failed", start_at, msg)
         try:
-            self._record("plan-start", title=self.plan.title, start_at=start_at,
-                         steps=len(steps),
-                         commands=[c.display() for c in self.plan.commands()],
-                         checks=[{"name": c.name, "level": c.level.value, "passed": c.passed,
-                                  "detail": c.detail} for c in self.plan.checks
-                                 if not c.passed])
+            self._audit.plan_start(start_at)
         except OSError as e:
             msg = f"nothing was run: the audit log {self.audit.path} cannot be written ({e})"
             self._emit(RunFailed("", msg))
@@ -225,7 +117,7 @@ class PlanRunner:
             self._settle_before(start_at)
             for i in range(start_at, len(steps)):
                 self._run_step(i)
-        except _Stop as stop:
+        except StopRun as stop:
             return stop.result
         except OSError as e:  # the journal itself failed after something ran
             msg = f"stopped: zconsole's journal cannot be written ({e}); look at zpool status"
@@ -270,7 +162,7 @@ class PlanRunner:
             self._record("operator-needed", step_id=step.id, text=step.operator_action)
             self._emit(NeedsOperator(step.id, step.operator_action,
                                      cmd.display() if cmd is not None else None))
-            raise _Stop(self._result("awaiting-operator", i + 1, step.operator_action))
+            raise StopRun(self._result("awaiting-operator", i + 1, step.operator_action))
         overtaken = False
         if not resume_wait:
             self._set(i, status=StepStatus.RUNNING, started_at=self._now(), ended_at=None,
@@ -282,7 +174,7 @@ class PlanRunner:
                 if cmd is not None:
                     self._command(i, step, cmd)
                     overtaken = self._postchecks(i, step, after_wait=False)
-            except _Stop:
+            except StopRun:
                 self._unlock(step, lock)
                 raise
             except BaseException:
@@ -342,9 +234,7 @@ class PlanRunner:
         for o in outs:
             self._emit(CheckResult(step.id, phase, o.predicate, o.ok, o.detail))
         if outs:
-            self._record("checks", step_id=step.id, phase=phase,
-                         results=[{"check": o.predicate.description, "kind": o.predicate.kind,
-                                   "ok": o.ok, "detail": o.detail} for o in outs])
+            self._audit.checks(step, phase, outs)
 
     def _prechecks(self, i: int, step: Step) -> None:
         if not step.prechecks:
@@ -407,12 +297,22 @@ class PlanRunner:
 
     # --- commands ------------------------------------------------------------------------
 
-    def _execute(self, cmd: Command, timeout: float | None = None) -> Result:
-        if cmd.then:
-            return self.host.run_pipeline([list(a) for a in cmd.pipeline],
-                                          timeout=timeout or PIPELINE_TIMEOUT, check=False)
-        return self.host.run(list(cmd.argv), timeout=timeout or self.command_timeout,
-                             check=False)
+    def _audited(self, step: Step, cmd: Command, timeout: float | None = None) -> Result:
+        """Run `cmd` (its pipeline, if any) and record the result, or the HostError it could
+        not be run with (then raised again)."""
+        t0 = time.monotonic()
+        try:
+            if cmd.then:
+                result = self.host.run_pipeline([list(a) for a in cmd.pipeline],
+                                                timeout=timeout or PIPELINE_TIMEOUT, check=False)
+            else:
+                result = self.host.run(list(cmd.argv), timeout=timeout or self.command_timeout,
+                                       check=False)
+        except HostError as e:
+            self._audit.command(step, cmd, None, time.monotonic() - t0, error=str(e))
+            raise
+        self._audit.command(step, cmd, result, result.duration or (time.monotonic() - t0))
+        return result
 
     def _command(self, i: int, step: Step, cmd: Command) -> None:
         if cmd.writes:
@@ -422,19 +322,12 @@ class PlanRunner:
                 raise self._fail(i, f"not run: the audit log {self.audit.path} cannot be "
                                     f"written ({e}), and zconsole never runs a command that "
                                     "writes without its record") from None
-        t0 = time.monotonic()
         try:
-            result = self._execute(cmd)
+            result = self._audited(step, cmd)
         except HostError as e:
-            duration = time.monotonic() - t0
-            self._audit.command(step, cmd, None, duration, error=str(e))
             raise self._fail(i, f"{cmd.display()} could not be run: {e}. ZFS may or may not "
                                 "have acted: look at zpool status before retrying",
                              explanation=explain(str(e))) from None
-        duration = time.monotonic() - t0
-        if result.duration:
-            duration = result.duration
-        self._audit.command(step, cmd, result, duration)
         self._emit(CommandFinished(step.id, cmd.display(), result))
         self._set(i, returncode=result.returncode, stderr=result.stderr)
         if result.returncode != 0:
@@ -451,15 +344,7 @@ class PlanRunner:
             raise ValueError(f"step {step_id!r} has no helper command")
         if step.command.writes:
             raise ValueError(f"step {step_id!r}: its command writes; it is not a helper")
-        t0 = time.monotonic()
-        try:
-            result = self._execute(step.command, timeout)
-        except HostError as e:
-            self._audit.command(step, step.command, None, time.monotonic() - t0, str(e))
-            raise
-        self._audit.command(step, step.command, result, result.duration or
-                             (time.monotonic() - t0))
-        return result
+        return self._audited(step, step.command, timeout)
 
     # --- the wait ------------------------------------------------------------------------
 
@@ -525,7 +410,7 @@ class PlanRunner:
             if self._pause(self.poll_interval):
                 raise self._cancelled(i, step, last)
 
-    def _cancelled(self, i: int, step: Step, last: WaitProgress | None) -> _Stop:
+    def _cancelled(self, i: int, step: Step, last: WaitProgress | None) -> StopRun:
         where = f" at {last.percent:.0f} %" if last is not None and last.percent is not None \
             else ""
         what = step.wait.description if step.wait is not None else step.title
@@ -534,4 +419,4 @@ class PlanRunner:
         self._set(i, status=StepStatus.WAITING, message=msg)
         self._save()
         self._record("wait-stopped", step_id=step.id, message=msg)
-        return _Stop(self._result("cancelled", i, msg))
+        return StopRun(self._result("cancelled", i, msg))

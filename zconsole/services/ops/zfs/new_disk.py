@@ -34,7 +34,7 @@ from zconsole.model.pool import Vdev
 from zconsole.model.reading import DiskInventory, DiskState, HostReading
 from zconsole.services import fmt
 from zconsole.services.ops.zfs.guards import POOL_READ, TARGET, check, leaves_of, top_level
-from zconsole.services.read.identity import DiskIndex
+from zconsole.services.read.identity import DiskIndex, busy_reasons, disk_and_partitions
 
 MiB = 1 << 20
 # Whole-disk layout written by zpool: partition 1 from 1 MiB, partition 9 (8 MiB) at the end,
@@ -178,18 +178,9 @@ def _usage_analysis(disk: Disk, inv: DiskInventory, imported: set[str]
     labels: list[str] = []
     data: list[str] = []
     bare: list[str] = []
-    devs = [disk] + [p for n in disk.partitions if (p := inv.device(n)) is not None]
-    for dev in devs:
+    for dev in disk_and_partitions(disk, inv):
         label = "the disk" if dev is disk else dev.name
-        for mp in dev.mountpoints:
-            never.append(f"{label} is active swap" if mp == "[SWAP]"
-                         else f"{label} is mounted at {mp}")
-        for h in dev.holders:
-            holder = inv.device(h)
-            kind = holder.kind if holder is not None else ""
-            never.append(f"{label} is " + {"md": f"an md RAID member ({h})",
-                                           "dm": f"under device-mapper ({h})"}.get(
-                kind, f"held by {h}"))
+        never += busy_reasons(label, dev, inv)
         fs = dev.fs_type
         if dev.mountpoints or dev.holders:
             continue

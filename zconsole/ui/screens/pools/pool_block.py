@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from zconsole.model.finding import Severity
-from zconsole.model.pool import Pool, ScanInfo, ScanState
+from zconsole.model.pool import CopyProgress, ExpandInfo, Pool, RemovalInfo, ScanInfo, ScanState
 from zconsole.model.reading import PoolEntry
 from zconsole.services import fmt
 from zconsole.services.read.progress import ScanEstimate
@@ -81,6 +81,41 @@ def _scan_sentence(scan: ScanInfo, estimates: Sequence[ScanEstimate], first: boo
     return scan.raw or None
 
 
+def _copying(what: str, name: str, info: CopyProgress, estimate: ScanEstimate | None) -> str:
+    """A running expansion or removal: zpool's figures, then the ETAs."""
+    return (f"{what} of {name} in progress{_pct(info.percent_done)}"
+            f"{_copied(info.copied_bytes, info.total_bytes)}"
+            + _pace(estimate, None if info.slow else info.eta_seconds))
+
+
+def _expand_sentence(ex: ExpandInfo, estimates: Sequence[ScanEstimate]) -> list[str]:
+    name = ex.vdev or "a raidz vdev"
+    if ex.state is ScanState.IN_PROGRESS:
+        return [_copying("expansion", name, ex, _find(estimates, "expand", ex.vdev))]
+    if ex.state is ScanState.PAUSED:
+        return [f"expansion of {name} paused{_pct(ex.percent_done)}"
+                + (" until the resilver ends (or zpool clear)" if ex.waiting_for_resilver
+                   else "")]
+    if ex.state is ScanState.FINISHED:
+        return [f"expansion of {name} finished"
+                + (f" in {fmt.duration(ex.duration_seconds)}"
+                   if ex.duration_seconds is not None else "")]
+    return []
+
+
+def _removal_sentence(rm: RemovalInfo, estimates: Sequence[ScanEstimate]) -> list[str]:
+    name = rm.vdev or (f"vdev {rm.vdev_index}" if rm.vdev_index is not None else "a vdev")
+    if rm.state is ScanState.IN_PROGRESS:
+        return [_copying("removal", name, rm, _find(estimates, "remove", rm.vdev))]
+    if rm.state is ScanState.FINISHED:
+        return [f"removal of {name} finished"
+                + (f" ({fmt.size(rm.copied_bytes, short=True)} copied)"
+                   if rm.copied_bytes is not None else "")]
+    if rm.state is ScanState.CANCELED:
+        return [f"removal of {name} canceled"]
+    return []
+
+
 def progress_sentences(pool: Pool, estimates: Sequence[ScanEstimate] = ()) -> list[str]:
     """One sentence per line of work `zpool status` reports (each scan and rebuild, the raidz
     expansion, the device removal), running ones with zconsole's own ETA beside zpool's."""
@@ -90,36 +125,10 @@ def progress_sentences(pool: Pool, estimates: Sequence[ScanEstimate] = ()) -> li
         s = _scan_sentence(scan, estimates, first=i == 0)
         if s:
             out.append(s)
-    ex = pool.expand
-    if ex is not None:
-        name = ex.vdev or "a raidz vdev"
-        if ex.state is ScanState.IN_PROGRESS:
-            out.append(f"expansion of {name} in progress{_pct(ex.percent_done)}"
-                       f"{_copied(ex.copied_bytes, ex.total_bytes)}"
-                       + _pace(_find(estimates, "expand", ex.vdev),
-                               None if ex.slow else ex.eta_seconds))
-        elif ex.state is ScanState.PAUSED:
-            out.append(f"expansion of {name} paused{_pct(ex.percent_done)}"
-                       + (" until the resilver ends (or zpool clear)"
-                          if ex.waiting_for_resilver else ""))
-        elif ex.state is ScanState.FINISHED:
-            out.append(f"expansion of {name} finished"
-                       + (f" in {fmt.duration(ex.duration_seconds)}"
-                          if ex.duration_seconds is not None else ""))
-    rm = pool.removal
-    if rm is not None:
-        name = rm.vdev or (f"vdev {rm.vdev_index}" if rm.vdev_index is not None else "a vdev")
-        if rm.state is ScanState.IN_PROGRESS:
-            out.append(f"removal of {name} in progress{_pct(rm.percent_done)}"
-                       f"{_copied(rm.copied_bytes, rm.total_bytes)}"
-                       + _pace(_find(estimates, "remove", rm.vdev),
-                               None if rm.slow else rm.eta_seconds))
-        elif rm.state is ScanState.FINISHED:
-            out.append(f"removal of {name} finished"
-                       + (f" ({fmt.size(rm.copied_bytes, short=True)} copied)"
-                          if rm.copied_bytes is not None else ""))
-        elif rm.state is ScanState.CANCELED:
-            out.append(f"removal of {name} canceled")
+    if pool.expand is not None:
+        out += _expand_sentence(pool.expand, estimates)
+    if pool.removal is not None:
+        out += _removal_sentence(pool.removal, estimates)
     return out
 
 
