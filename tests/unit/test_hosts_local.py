@@ -157,6 +157,11 @@ def test_hold_keeps_a_lock_until_released_and_a_second_holder_is_told(
     argv = ["flock", "-n", "-E", "75", lock, "tee", owner]
     first = host.hold(argv, stdin='{"operator": "alice"}', timeout=10)
     assert isinstance(first, Held)
+    # tee echoes the line (the proof it holds) before it writes the file: wait for the file
+    for _ in range(100):
+        if (tmp_path / "p.owner").read_text():
+            break
+        time.sleep(0.05)
     assert (tmp_path / "p.owner").read_text() == '{"operator": "alice"}\n'
     second = host.hold(argv, stdin='{"operator": "bob"}', timeout=10)
     assert isinstance(second, Result) and second.returncode == 75

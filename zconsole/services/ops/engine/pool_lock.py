@@ -109,6 +109,20 @@ class PoolLock:
             self.held = None
 
 
+def _read_owner(host: Host, pool: str, tries: int = 5) -> LockOwner | None:
+    """Who holds the lock. `tee` echoes its line before it writes the owner file, so a
+    holder that has just started may not have written it yet: look again a few times."""
+    for i in range(tries):
+        try:
+            owner = LockOwner.from_text(host.read_text(lock_paths(pool)[1]))
+        except HostError:
+            owner = None
+        if owner is not None or i == tries - 1:
+            return owner
+        time.sleep(0.2)
+    return None
+
+
 def take_pool_lock(host: Host, pool: str, *, operator: str, plan: str, step: str,
                    now: float, timeout: float = 15.0) -> PoolLock:
     """Take `pool`'s lock on `host` for one write step. Raises PoolLockHeld when another
@@ -127,10 +141,6 @@ def take_pool_lock(host: Host, pool: str, *, operator: str, plan: str, step: str
     if isinstance(got, Held):
         return PoolLock(pool, got)
     if isinstance(got, Result) and got.returncode == HELD_EXIT:
-        try:
-            text = host.read_text(lock_paths(pool)[1])
-        except HostError:
-            text = ""
-        raise PoolLockHeld(pool, LockOwner.from_text(text))
+        raise PoolLockHeld(pool, _read_owner(host, pool))
     detail = (got.stderr.strip().splitlines() or ["no output"])[0]
     return PoolLock(pool, None, f"no pool lock: flock exited {got.returncode}: {detail}")
