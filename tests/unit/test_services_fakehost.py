@@ -78,6 +78,10 @@ class FakeHost:
             rc, out, err = 0, answer, ""
         return checked(Result(args, rc, out, err, 0.01), check)
 
+    def hold(self, argv: Sequence[str], *, stdin: str,
+             timeout: float = DEFAULT_TIMEOUT) -> Result:
+        raise NotImplementedError("a fake host keeps nothing running")
+
     def run_pipeline(self, argvs: Sequence[Sequence[str]], *,
                      timeout: float = DEFAULT_TIMEOUT, check: bool = True) -> Result:
         results = [self.run(a, timeout=timeout, check=False) for a in argvs]
