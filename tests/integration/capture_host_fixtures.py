@@ -145,7 +145,10 @@ def ssh_reads(st: State) -> None:
         st.run(f"sshd_config.d/{name}", ["cat", f"/etc/ssh/sshd_config.d/{name}"])
     st.run("resolv.conf", ["cat", "/etc/resolv.conf"])
     st.run("nsswitch.conf", ["cat", "/etc/nsswitch.conf"])
-    st.run("getent-hosts.txt", f"TIMEFORMAT='real %R'; time getent hosts {CLIENT}")
+    hosts = st.run("getent-hosts.txt", f"TIMEFORMAT='real %R'; time getent hosts {CLIENT}")
+    words = hosts.stdout.split()
+    if len(words) > 1:  # sshd checks the name it got forward: time that lookup too
+        st.run("getent-ahosts.txt", f"TIMEFORMAT='real %R'; time getent ahosts {words[1]}")
     st.run("pam-common-session.txt", ["grep", "-n", "pam_systemd", "/etc/pam.d/common-session"])
     st.run("is-active.txt", ["systemctl", "is-active", "systemd-logind.service", "dbus.service",
                              "ssh.service", "ssh.socket"])
@@ -154,6 +157,10 @@ def ssh_reads(st: State) -> None:
 
 
 def journal_since(st: State, since: str, suffix: str = "") -> None:
+    # the fix-it read's own command (zconsole/services/read/fixit.py LOGIN_JOURNAL)
+    st.run(f"journal-login{suffix}.txt",
+           ["journalctl", "--no-pager", "-o", "short-iso-precise", "--since", "-2h",
+            "-u", "ssh.service", "-u", "systemd-logind.service", "-u", "user@*.service"])
     st.run(f"journal-ssh{suffix}.txt",
            ["journalctl", "--no-pager", "-u", "ssh", "-o", "short-iso-precise", "--since", since])
     st.run(f"journal-ssh{suffix}.json",

@@ -194,7 +194,8 @@ class SshReading:
     effective_client: Part[dict[str, tuple[str, ...]]]  # sshd -T -C user=,addr=,host=
     sources: Part[SshdSources]
     logins: Part[tuple[Login, ...]]
-    lookup: Part[Timed]  # getent hosts CLIENT
+    lookup: Part[Timed]  # getent hosts CLIENT (the PTR lookup sshd makes with UseDNS yes)
+    forward: Part[Timed]  # getent ahosts NAME (sshd then checks the name it got, forward)
     resolv: Part[str]  # /etc/resolv.conf
     pam_systemd: Part[tuple[str, ...]]  # the pam_systemd lines of common-session
     services: Part[dict[str, str]]  # systemd-logind / dbus / ssh: is-active
