@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.journal import logins_from_journal, parse_journal
@@ -150,8 +152,33 @@ def test_journal_clean_logins_and_their_phases() -> None:
     lg = logins[0]
     assert (lg.user, lg.addr, lg.method, lg.uid) == ("root", "10.0.2.2", "publickey", 0)
     assert lg.reverse_at is None and lg.connected_at is None  # LogLevel INFO
-    assert lg.setup_seconds == pytest.approx(27.984856 - 27.581003, abs=1e-4)
-    assert lg.session_failed is None
+    # session opened -> logind's New session 4 -> Started session-4.scope
+    assert (lg.session_id, lg.session_at) == ("4", pytest.approx(lg.opened_at + 0.403853))
+    assert lg.setup_seconds == pytest.approx(28.154892 - 27.581003, abs=1e-4)
+    assert lg.session_failed is None and lg.manager_started is None
+
+
+def test_journal_scope_before_new_session() -> None:
+    """slow-reverse-dns, second login: `Started session-8.scope` was logged 42 ms before
+    logind's `New session 8`; both still belong to sshd[649]'s login."""
+    logins = logins_from_journal(parse_journal(text("slow-reverse-dns", "journal-all.txt")))
+    lg = next(lg for lg in logins if lg.pid == 649)
+    assert lg.session_id == "8" and lg.scope_at is not None and lg.session_at is not None
+    assert lg.scope_at < lg.session_at
+    assert [j.message for j in lg.reverse_lines] == [
+        "reverse mapping checking getaddrinfo for slow-client.example [10.0.2.2] failed."]
+    assert lg.accepted_at is not None and lg.reverse_at is not None
+
+
+def test_journal_slow_user_manager_phase() -> None:
+    """slow-user-manager: New session 9 of zcop, then user@1000.service starts (the drop-in's
+    sleep 25 under TCG: 35 s), then the scope; the login waited for it."""
+    (lg,) = logins_from_journal(parse_journal(text("slow-user-manager", "journal-all.txt")))
+    assert (lg.user, lg.uid, lg.session_id) == ("zcop", 1000, "9")
+    assert lg.manager_started is not None
+    start, end = lg.manager_started
+    assert end - start == pytest.approx(35.227327, abs=1e-4)
+    assert lg.setup_seconds == pytest.approx(7.496356 + 60 - 27.645645, abs=1e-4)
 
 
 def test_journal_rejects_other_formats() -> None:
@@ -210,3 +237,31 @@ def test_networkctl_clean() -> None:
 def test_netplan_clean() -> None:
     devs = parse_netplan_get(text("clean", "netplan-get.txt"))
     assert devs["lan0"].section == "ethernets" and devs["lan0"].flag("dhcp4")
+
+
+# ------------------------------------------------------------------------------- fuzz
+
+SAMPLES = sorted(p.read_text()[:4000] for p in HOST.glob("*/*") if p.is_file()
+                 and p.suffix != ".json" and p.stat().st_size)
+FUZZ_PARSERS = {
+    "sshd-T": parse_sshd_T,
+    "sshd-config": lambda t: parse_sshd_config(MAIN, {MAIN: t, f"{DROPINS}/a.conf": t}),
+    "journal": lambda t: logins_from_journal(parse_journal(t)),
+    "startup": parse_startup, "blame": parse_blame, "chain": parse_critical_chain,
+    "networkctl": parse_networkctl_list, "netplan": parse_netplan_get,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FUZZ_PARSERS))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_fuzz_model_or_parse_error(kind: str, data: st.DataObject) -> None:
+    """Arbitrary text, and a captured output with a slice replaced by arbitrary text."""
+    base = data.draw(st.sampled_from(SAMPLES))
+    cut = data.draw(st.integers(0, len(base)))
+    junk = data.draw(st.text(max_size=80))
+    for text in (junk, base[:cut] + junk + base[cut + len(junk):]):
+        try:
+            FUZZ_PARSERS[kind](text)
+        except ParseError:
+            pass

@@ -96,7 +96,9 @@ class Login:
     reverse_at: float | None = None  # first reverse-DNS complaint
     accepted_at: float | None = None
     opened_at: float | None = None  # pam_unix: session opened
-    session_at: float | None = None  # logind: New session, or the session scope started
+    session_at: float | None = None  # logind: New session N of user U
+    session_id: str | None = None
+    scope_at: float | None = None  # systemd: Started session-N.scope (CreateSession done)
     session_failed: str | None = None  # pam_systemd: Failed to create session: ...
     session_failed_at: float | None = None
     manager_started: tuple[float, float] | None = None  # user@UID.service start..started
@@ -106,8 +108,10 @@ class Login:
 
     @property
     def setup_done_at(self) -> float | None:
-        """When session setup ended (logind's session, or pam_systemd's failure)."""
-        ends = [t for t in (self.session_at, self.session_failed_at) if t is not None]
+        """When session setup ended: logind's session and its scope (the scope starts after
+        the user's manager when that had to start), or pam_systemd's failure."""
+        ends = [t for t in (self.session_at, self.scope_at, self.session_failed_at)
+                if t is not None]
         return max(ends) if ends else None
 
     @property

@@ -38,13 +38,14 @@ _REVERSE = ("reverse mapping checking getaddrinfo for ", "but this does not map 
             "address", "Nasty PTR record")
 _MANAGER = re.compile(r"(Starting|Started) user@(\d{1,10})\.service")
 _NEW_SESSION = re.compile(r"New session (\S{1,64}) of user (\S{1,255})\.")
+_SCOPE = re.compile(r"Started session-(\S{1,64})\.scope")
 
 
 def _epoch(stamp: str) -> float:
     s = stamp.replace(",", ".")
     if s.endswith("Z"):
         s = s[:-1] + "+00:00"
-    elif re.search(r"[+-]\d{4}$", s):
+    elif len(s) > 5 and s[-5] in "+-" and s[-4:].isdigit():
         s = s[:-2] + ":" + s[-2:]
     frac = ""
     m = re.match(r"(.*T\d\d:\d\d:\d\d)(\.\d+)?(.*)$", s)
@@ -102,12 +103,27 @@ def logins_from_journal(lines: tuple[JournalLine, ...]) -> tuple[Login, ...]:
     """The logins in journal lines (sshd's, and logind's and systemd's when given), oldest
     first. A process with no `Accepted` line (a failed or cut attempt) is left out.
 
-    Session lines carry no sshd process id: logind's `New session N of user U.` goes to the
-    oldest login of U whose session was opened and not yet set up; the user's manager
-    (`Starting`..`Started user@UID.service`) to the oldest such login of that uid."""
+    Session lines carry no sshd process id. On systemd 252 (the host guest) logind logs
+    `New session N of user U.` when it creates the session, then systemd starts the user's
+    manager if it is not running (`Starting`..`Started user@UID.service`), then the session's
+    scope (`Started session-N.scope`), and only then does CreateSession return; the scope
+    line may also come just before logind's line. So: `New session` goes to the oldest login
+    of U whose session was opened and has no session yet; the scope to the login with that
+    session number; the user's manager to the oldest login of that uid still setting up."""
     by_pid: dict[int, _Acc] = {}
-    waiting: dict[int, _Acc] = {}  # opened, no session line yet (insertion order = oldest)
-    managers: dict[int, float] = {}  # uid -> Starting user@UID at
+    no_session: dict[str, list[_Acc]] = {}  # user -> opened, no New session yet (oldest first)
+    setting_up: dict[int, list[_Acc]] = {}  # uid -> opened, scope not started yet
+    by_session: dict[str, _Acc] = {}
+    early_scopes: dict[str, JournalLine] = {}  # a scope logged before its New session
+    managers: dict[int, JournalLine] = {}  # uid -> its `Starting user@UID.service` line
+
+    def scope(acc: _Acc, line: JournalLine) -> None:
+        acc.f["scope_at"] = line.at
+        acc.lines.append(line)
+        uid = acc.f.get("uid")
+        if isinstance(uid, int) and acc in setting_up.get(uid, []):
+            setting_up[uid].remove(acc)
+
     for line in lines:
         msg = line.message
         if _is_sshd(line):
@@ -126,33 +142,43 @@ def logins_from_journal(lines: tuple[JournalLine, ...]) -> tuple[Login, ...]:
             elif (m := _ACCEPTED.match(msg)) is not None:
                 f.update(accepted_at=line.at, method=m.group(1), user=m.group(2),
                          addr=m.group(3))
-            elif (m := _OPENED.match(msg)) is not None:
+            elif (m := _OPENED.match(msg)) is not None and "opened_at" not in f:
                 f.setdefault("user", m.group(1))
                 f["opened_at"] = line.at
+                no_session.setdefault(str(f["user"]), []).append(acc)
                 if m.group(2):
                     f["uid"] = int(m.group(2))
-                waiting[pid] = acc
+                    setting_up.setdefault(int(m.group(2)), []).append(acc)
             elif msg.startswith(_FAILED):
                 f.update(session_failed=msg[len(_FAILED):].strip(),
                          session_failed_at=line.at)
-                waiting.pop(pid, None)
             continue
         if (m := _MANAGER.search(msg)) is not None:
             uid = int(m.group(2))
             if m.group(1) == "Starting":
-                managers[uid] = line.at
+                managers[uid] = line
             elif uid in managers:
                 start = managers.pop(uid)
-                acc = next((a for a in waiting.values() if a.f.get("uid") == uid
-                            and "manager_started" not in a.f), None)
+                acc = next((a for a in setting_up.get(uid, []) if "manager_started" not in a.f),
+                           None)
                 if acc is not None:
-                    acc.f["manager_started"] = (start, line.at)
-                    acc.lines.append(line)
+                    acc.f["manager_started"] = (start.at, line.at)
+                    acc.lines += [start, line]
             continue
         if (m := _NEW_SESSION.match(msg)) is not None:
-            acc = next((a for a in waiting.values() if a.f.get("user") == m.group(2)), None)
-            if acc is not None:
-                acc.f["session_at"] = line.at
+            waiting = no_session.get(m.group(2))
+            if waiting:
+                acc = waiting.pop(0)
+                acc.f.update(session_at=line.at, session_id=m.group(1))
                 acc.lines.append(line)
-                waiting.pop(int(str(acc.f["pid"])))
+                by_session[m.group(1)] = acc
+                if m.group(1) in early_scopes:
+                    scope(acc, early_scopes.pop(m.group(1)))
+            continue
+        if (m := _SCOPE.match(msg)) is not None:
+            acc = by_session.get(m.group(1))
+            if acc is not None and "scope_at" not in acc.f:
+                scope(acc, line)
+            elif acc is None:
+                early_scopes[m.group(1)] = line
     return tuple(a.login() for a in by_pid.values() if "accepted_at" in a.f)

@@ -82,6 +82,10 @@ def parse_netplan_get(text: str) -> dict[str, NetplanDevice]:
             close()
             dev = None
         if dev is None:
+            if line.endswith(": {}"):  # a device with no settings of its own
+                name = _unquote(line[:-4])
+                devices[name] = NetplanDevice(name, section)
+                continue
             if not line.endswith(":"):
                 raise ParseError(SOURCE, "a device id line must end in ':'", n, raw)
             dev, dev_indent = _unquote(line[:-1]), ind
@@ -91,6 +95,8 @@ def parse_netplan_get(text: str) -> dict[str, NetplanDevice]:
             ifaces.append(_unquote(line[2:]))
             continue
         in_ifaces = -1
+        if line.startswith("- ") or line == "-":
+            continue  # an item of a list not read here (addresses:, routes:)
         if ind != dev_indent + 2 and ind != dev_indent + 4:
             continue  # deeper: inside a nested mapping (match:, routes:, nameservers:)
         if ind == dev_indent + 4:

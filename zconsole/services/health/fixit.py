@@ -172,7 +172,8 @@ def _user_manager(r: SshReading, logins: tuple[Login, ...]
     evidence = [f"login of {lg.user or '?'}: session opened → session ready "
                 f"{_secs(lg.setup_seconds or took)}; {unit} took {_secs(took)} to start"]
     evidence += [_line(j) for j in lg.lines if "user@" in j.message or
-                 "session opened" in j.message or "New session" in j.message]
+                 "session opened" in j.message or "New session" in j.message
+                 or j.message.startswith("Started session-")]
     msg = (f"The first login of {lg.user or 'a user'} waits {_secs(took)} for {unit} "
            "(the user's systemd manager)")
     fixes = (
@@ -350,11 +351,11 @@ def diagnose_boot(r: BootReading) -> Diagnosis:
         if wait is not None:
             evidence.append(f"systemd-analyze blame: {wait.text} {wait.unit}")
         if r.startup.value is not None:
-            evidence.append(r.startup.value.text)
+            evidence.append(f"systemd-analyze: {r.startup.value.text}")
         if r.chain.value:
             top = r.chain.value[0]
             if top.at is not None:
-                evidence.append(f"critical-chain: {top.unit} @{fmt.duration(top.at)}")
+                evidence.append(f"systemd-analyze critical-chain: {top.unit} @{top.at:.3f}s")
         evidence += [j.text for j in journal if j.message.startswith(("Starting ", "Failed "))
                      or "Timeout occurred" in j.message or "Event loop failed" in j.message]
         evidence += [f"networkctl: {ln.name} {ln.type} {ln.operational} {ln.setup}"
