@@ -41,6 +41,7 @@ CONNECTION = f"user=root,addr={CLIENT},host={CLIENT}"
 OPERATOR = "zcop"
 USER_STOP_WAIT = 14.0  # UserStopDelaySec (10 s) and a margin
 
+TAG = ""  # --tag: a second capture of a state goes to <state>-<tag>/, next to the first
 STATES = ["clean", "sshd-auth-methods", "slow-reverse-dns", "slow-user-manager",
           "frozen-logind", "wait-online-hang"]
 
@@ -64,6 +65,7 @@ class State:
 
     def __init__(self, g: HostGuest, name: str, fault: str) -> None:
         self.g = g
+        name += TAG
         self.dir = OUT / name
         self.dir.mkdir(parents=True, exist_ok=True)
         self.entries: list[dict[str, Any]] = []
@@ -284,7 +286,13 @@ def write_sources() -> Path:
            "the state's `manifest.json`. Guest: " + GUEST_DESC + ", booted by the script in",
            "a run directory of its own (QEMU user network: every ssh client appears from",
            f"{CLIENT}). Logins are `ssh -l USER hostvm true` from the machine running QEMU, a",
-           "new connection each, timed there (the notes).", ""]
+           "new connection each, timed there (the notes).", "",
+           "In `clean`, the three `nonroot-*` commands failed (exit 1: the user zcop did not",
+           "exist yet; su's message is in the manifest): the non-root outputs are in",
+           "`nonroot/`, taken on the same guest a minute later. A `-2` directory is a second",
+           "capture of the same state on a second boot of the guest (the commands added after",
+           "the first run: the forward lookup sshd makes, the login journal as the fix-it read",
+           "asks for it).", ""]
     for d in sorted(p for p in OUT.iterdir() if (p / "manifest.json").is_file()):
         m = json.loads((d / "manifest.json").read_text())
         out += [f"## {d.name}", "", f"Fault: {m['fault']}.", ""]
@@ -306,9 +314,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--states", default=",".join(STATES))
     ap.add_argument("--attach", help="run dir of a running host guest (not stopped)")
+    ap.add_argument("--tag", default="", help="write to <state>-TAG/ (a second capture)")
     ap.add_argument("--sources-only", action="store_true",
                     help="only write SOURCES.md from the manifests")
     args = ap.parse_args()
+    global TAG
+    TAG = f"-{args.tag}" if args.tag else ""
     if args.sources_only:
         print(write_sources())
         return 0

@@ -265,3 +265,34 @@ def test_fuzz_model_or_parse_error(kind: str, data: st.DataObject) -> None:
             FUZZ_PARSERS[kind](text)
         except ParseError:
             pass
+
+
+# ---------------------------------------------------------------- the wait-online hang
+
+def test_wait_online_hang_boot_figures() -> None:
+    """Rebooted into the wait-online-hang recipe: wait-online ran 2 min and timed out."""
+    s = parse_startup(text("wait-online-hang", "systemd-analyze.txt"))
+    assert s.total == pytest.approx(297.461)
+    blame = parse_blame(text("wait-online-hang", "blame.txt"))
+    assert (blame[0].unit, blame[0].text) == ("systemd-networkd-wait-online.service",
+                                              "2min 4.289s")
+    assert blame[0].seconds == pytest.approx(124.289)
+    chain = parse_critical_chain(text("wait-online-hang", "critical-chain-network-online.txt"))
+    assert (chain[0].unit, chain[0].depth) == ("network-online.target", 0)
+    assert chain[0].at == pytest.approx(201.462)
+    links = {ln.name: ln for ln in parse_networkctl_list(text("wait-online-hang",
+                                                              "networkctl-list.txt"))}
+    assert (links["lan1"].operational, links["lan1"].setup) == ("no-carrier", "configuring")
+    assert [n for n, ln in links.items() if ln.setup == "configuring"] == ["lan1"]
+    journal = parse_journal(text("wait-online-hang", "journal-wait-online.txt"))
+    assert journal[1].message == "Timeout occurred while waiting for network connectivity."
+    assert journal[1].at - journal[0].at == pytest.approx(123.918466, abs=1e-5)
+
+
+def test_wait_online_hang_netplan() -> None:
+    devs = parse_netplan_get(text("wait-online-hang", "netplan-get.txt"))
+    assert devs["lan1"].flag("dhcp4") and not devs["lan1"].flag("optional")
+    assert devs["lan0"].keys == {}
+    assert devs["br0"].interfaces == ("lan0",)  # addresses and routes are not read
+    assert devs["br100"].interfaces == ("br0.100",)
+    assert devs["br0.100"].keys == {"id": "100", "link": "br0"}

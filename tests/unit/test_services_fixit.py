@@ -246,8 +246,6 @@ def test_clean_boot_did_not_wait() -> None:
     assert d.fixes == ()
 
 
-@pytest.mark.skipif(not (HOST / "wait-online-hang" / "blame.txt").exists(),
-                    reason="wait-online-hang not captured")
 def test_wait_online_hang_verdict_names_the_link() -> None:
     d = diagnose_boot(read.read_boot(FixtureHost("wait-online-hang")))
     assert d.verdict.kind == "boot-wait-online"

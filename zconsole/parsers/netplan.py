@@ -112,7 +112,7 @@ def parse_netplan_get(text: str) -> dict[str, NetplanDevice]:
                 in_ifaces = ind
             continue
         if value:
-            keys[key] = value
+            keys[key] = _unquote(value)
     close()
     if not saw_network and text.strip():
         raise ParseError(SOURCE, "no `network:` mapping")
