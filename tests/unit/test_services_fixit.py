@@ -4,8 +4,9 @@ fixes narrowest first; a clean host judged clean; "needs root" said exactly when
 not root and the host refused for that reason.
 
 `FixtureHost` answers the reads' commands from one state's files. The login journal is the
-capture's whole window (`journal-all.txt`, every unit): the read asks for three units, whose
-lines are all in that window; the parser ignores the others."""
+read's own command as captured (`journal-login.txt`, in the `-2` states: taken before
+`-u session-*.scope` was added to it), else the capture's whole window (`journal-all.txt`,
+every unit: the units the read asks for are all in it; the parser ignores the others)."""
 
 from __future__ import annotations
 
@@ -76,6 +77,8 @@ class FixtureHost:
         if a == read.sshd_t_connection("root", "10.0.2.2"):
             return self._answer("sshd-T-C.txt", a)
         if a == read.LOGIN_JOURNAL:
+            if "journal-login.txt" in self.meta:
+                return self._answer("journal-login.txt", a)
             return self._answer("journal-all.txt", a)
         if a == ("getent", "hosts", "10.0.2.2"):
             took = float(self.meta["getent-hosts.txt"]["stderr"].split()[1])
@@ -210,6 +213,7 @@ def test_slow_reverse_dns_verdict_and_evidence() -> None:
     assert ("UseDNS yes for this client (sshd -T); set at "
             "/etc/ssh/sshd_config.d/50-zc-usedns.conf:2") in ev
     assert "getent hosts 10.0.2.2: " in ev and "slow-client.example" in ev
+    assert "resolver: 127.0.0.2 (/etc/resolv.conf)" in ev
     assert "reverse mapping checking getaddrinfo for slow-client.example [10.0.2.2] failed." \
         in ev
     titles = [f.title for f in d.fixes]
@@ -285,3 +289,32 @@ def test_demo_not_root_answers_as_the_guest_did() -> None:
     r = host.run(read.LOGIN_JOURNAL, check=False)
     assert (r.returncode, r.stdout, r.stderr) == (
         1, "", said["nonroot-journal-login.txt"]["stderr"])
+
+
+def test_second_capture_times_both_lookups_sshd_makes() -> None:
+    """slow-reverse-dns-2 (second boot): the PTR lookup of 10.0.2.2 (3.650 s) and the
+    forward check of the name it gave (3.421 s, not found): the login's wait is their sum."""
+    r = read.read_ssh(FixtureHost("slow-reverse-dns-2"))
+    assert r.client == "10.0.2.2" and r.client_source == "the last login in the journal"
+    assert r.forward.value is not None and r.forward.value.returncode == 2
+    d = diagnose_ssh(r)
+    assert d.verdict.message == ("Logins wait 7.1 s for a reverse DNS lookup of the client "
+                                 "address")
+    ev = "\n".join(d.verdict.evidence)
+    assert "getent hosts 10.0.2.2: 3.6 s → slow-client.example" in ev
+    assert ("getent ahosts slow-client.example (sshd checks the name forward): 3.4 s → not "
+            "found") in ev
+    assert d.unread == ()
+
+
+def test_second_capture_clean_read_with_the_reads_own_journal() -> None:
+    """clean-2: the read's own journal command over the last 2 h of a fresh boot. Its first
+    login (the test machine's ssh master) started user@0.service, 8.8 s under TCG: below the
+    threshold, not a cause."""
+    r = read.read_ssh(FixtureHost("clean-2"))
+    assert r.logins.value is not None and len(r.logins.value) == 4
+    first = r.logins.value[0]
+    assert first.manager_started is not None
+    assert first.manager_started[1] - first.manager_started[0] == pytest.approx(8.8, abs=0.05)
+    assert all(lg.session_at is not None for lg in r.logins.value)
+    assert diagnose_ssh(r).verdict.kind == "ssh-ok"

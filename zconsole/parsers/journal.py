@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import replace
+from typing import cast
 
 from zconsole.model.fixit import JournalLine, Login
 from zconsole.parsers.errors import ParseError, parser
@@ -159,8 +160,11 @@ def logins_from_journal(lines: tuple[JournalLine, ...]) -> tuple[Login, ...]:
                 managers[uid] = line
             elif uid in managers:
                 start = managers.pop(uid)
-                acc = next((a for a in setting_up.get(uid, []) if "manager_started" not in a.f),
-                           None)
+                # the newest login of that uid opened before the manager started: a read
+                # without the scope lines leaves older logins "setting up" for ever
+                acc = next((a for a in reversed(setting_up.get(uid, []))
+                            if "manager_started" not in a.f
+                            and cast(float, a.f["opened_at"]) <= start.at), None)
                 if acc is not None:
                     acc.f["manager_started"] = (start.at, line.at)
                     acc.lines += [start, line]

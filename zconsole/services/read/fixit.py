@@ -56,7 +56,8 @@ COMMON_SESSION = "/etc/pam.d/common-session"
 PAM_GREP: tuple[str, ...] = ("grep", "-n", "pam_systemd", COMMON_SESSION)
 LOGIN_JOURNAL: tuple[str, ...] = (
     "journalctl", "--no-pager", "-o", "short-iso-precise", "--since", "-2h",
-    "-u", "ssh.service", "-u", "systemd-logind.service", "-u", "user@*.service")
+    "-u", "ssh.service", "-u", "systemd-logind.service", "-u", "user@*.service",
+    "-u", "session-*.scope")
 SERVICES: tuple[str, ...] = ("systemd-logind.service", "dbus.service", "ssh.service",
                              "ssh.socket")
 IS_ACTIVE: tuple[str, ...] = ("systemctl", "is-active", *SERVICES)

@@ -296,7 +296,7 @@ def login(at: float, pid: int, session: int, *, user: str = "root", uid: int = 0
     t += setup
     out.append(JournalEntry(t, "systemd-logind.service", "systemd-logind", logind_pid,
                             f"New session {session} of user {user}."))
-    out.append(JournalEntry(t + 0.17, "init.scope", "systemd", 1,
+    out.append(JournalEntry(t + 0.17, f"session-{session}.scope", "systemd", 1,
                             f"Started session-{session}.scope - Session {session} of User "
                             f"{user}."))
     return out
