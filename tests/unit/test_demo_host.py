@@ -105,6 +105,14 @@ SMOKE: dict[str, list[str]] = {
     "hostname": ["hostname"],
     "id": ["id", "-u"],
     "true": ["true"],
+    "sshd": ["sshd", "-T"],
+    "journalctl": ["journalctl", "--no-pager", "-o", "short-iso-precise", "-u", "ssh"],
+    "getent": ["getent", "hosts", "127.0.0.1"],
+    "systemd-analyze": ["systemd-analyze", "blame"],
+    "networkctl": ["networkctl", "list"],
+    "systemctl": ["systemctl", "is-active", "ssh.service"],
+    "netplan": ["netplan", "get"],
+    "grep": ["grep", "-n", "pam_systemd", "/etc/pam.d/common-session"],
 }
 
 

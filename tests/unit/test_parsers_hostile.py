@@ -26,6 +26,15 @@ from zconsole.parsers.iproute import (
     parse_ip_link,
     parse_proc_net_vlan,
 )
+from zconsole.parsers.journal import logins_from_journal, parse_journal
+from zconsole.parsers.netplan import parse_netplan_get
+from zconsole.parsers.sshd import parse_sshd_config, parse_sshd_T
+from zconsole.parsers.systemd import (
+    parse_blame,
+    parse_critical_chain,
+    parse_networkctl_list,
+    parse_startup,
+)
 from zconsole.parsers.zpool_iostat import parse_zpool_iostat
 from zconsole.parsers.zpool_list import parse_zpool_list
 from zconsole.parsers.zpool_status import parse_zpool_status
@@ -42,6 +51,32 @@ K, B = 25, 5_000
 ALL: dict[str, tuple[Callable[[str], Any], list[str]]] = {
     kind: (fn, _samples(folder)) for kind, (fn, folder) in PARSERS.items()}
 ALL["zpool-status"] = (parse_zpool_status, [p.read_text() for p in STATUS_TEXTS])
+
+# the fix-it parsers, on every state captured on the host guest (tests/fixtures/host/)
+HOST = Path(__file__).resolve().parents[1] / "fixtures" / "host"
+SSHD_MAIN, SSHD_DROPIN = "/etc/ssh/sshd_config", "/etc/ssh/sshd_config.d/a.conf"
+
+
+def _host_samples(*patterns: str) -> list[str]:
+    return sorted({p.read_text() for pat in patterns for p in HOST.glob(f"*/{pat}")
+                   if p.stat().st_size})
+
+
+def _sshd_config(t: str) -> Any:
+    # the text is both the main file and a drop-in its Include pulls in (and which
+    # includes itself, when the text has the Include line)
+    return parse_sshd_config(SSHD_MAIN, {SSHD_MAIN: t, SSHD_DROPIN: t})
+
+
+ALL["sshd-T"] = (parse_sshd_T, _host_samples("sshd-T*.txt"))
+ALL["sshd-config"] = (_sshd_config, _host_samples("sshd_config", "sshd_config.d/*"))
+ALL["journal-logins"] = (lambda t: logins_from_journal(parse_journal(t)),
+                         _host_samples("journal-*.txt"))
+ALL["systemd-analyze"] = (parse_startup, _host_samples("systemd-analyze.txt"))
+ALL["systemd-analyze-blame"] = (parse_blame, _host_samples("blame.txt"))
+ALL["critical-chain"] = (parse_critical_chain, _host_samples("critical-chain-*.txt"))
+ALL["networkctl-list"] = (parse_networkctl_list, _host_samples("networkctl-list*.txt"))
+ALL["netplan-get"] = (parse_netplan_get, _host_samples("netplan-get.txt"))
 
 
 def shapes(base: str) -> Iterator[tuple[str, str]]:

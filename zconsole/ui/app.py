@@ -177,11 +177,24 @@ class ZConsoleApp(App[None]):
         for s in SCREENS:
             yield SystemCommand(f"Screen: {s.TITLE}", f"key {s.KEY}",
                                 partial(self.switch_mode, s.MODE))
+        yield SystemCommand("Fix slow SSH logins", "why logins are slow, and the fixes "
+                            "(Host screen, key 6)", partial(self.open_fixit, "ssh"))
+        yield SystemCommand("Fix slow boot", "why the boot waits for the network, and the "
+                            "fixes (Host screen, key 6)", partial(self.open_fixit, "boot"))
         for short, theme in self.theme_files.items():
             yield SystemCommand(f"Theme: {short}", f"switch to the {short} theme",
                                 partial(self.use_theme, theme.name))
         if isinstance(screen, ZScreen):
             yield from screen.system_commands()
+
+    def open_fixit(self, panel: str) -> None:
+        """The Host screen, scrolled to one fix-it panel ("ssh" or "boot")."""
+        from zconsole.ui.screens.host.screen import HostScreen
+
+        self.switch_mode(HostScreen.MODE)
+        screen = self.screen
+        if isinstance(screen, HostScreen):
+            self.call_after_refresh(screen.focus_panel, panel)
 
     def use_theme(self, name: str) -> None:
         self.theme = name

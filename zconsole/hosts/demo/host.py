@@ -101,7 +101,7 @@ class DemoHost(BaseHost):
             rc, out, err = e.rc, "", e.stderr
         except TimeoutError:
             raise CommandTimedOut(args, timeout) from None
-        return Result(args, rc, out, err, 0.0)
+        return Result(args, rc, out, err, ctx.took)
 
     def _exec_pipeline(self, stages: list[tuple[str, ...]], timeout: float) -> Result:
         """Stages run one after the other (the simulation has no byte streams); each stage
@@ -184,6 +184,11 @@ class DemoHost(BaseHost):
         real = tree.resolve(path.rstrip("/") or "/")
         if real in tree.dirs:
             return sorted(tree.dirs[real])
+        under = path.rstrip("/") + "/"
+        names = {f[len(under):] for f in self.machine.files
+                 if f.startswith(under) and "/" not in f[len(under):]}
+        if names:
+            return sorted(names)
         if path.rstrip("/") == "/proc/spl/kstat/zfs":
             return sorted(["arcstats", "abdstats", "dbufstats", "dmu_tx", "fm", "zil",
                            *self.machine.pools])

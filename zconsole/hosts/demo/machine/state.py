@@ -19,6 +19,7 @@ from zconsole.hosts.demo.machine.disks import Disk, Rates, count_io
 from zconsole.hosts.demo.machine.net import NetLink
 from zconsole.hosts.demo.machine.pools import Pool, Vdev
 from zconsole.hosts.demo.machine.scans import complete_scans, is_resilver_source, next_scan_end
+from zconsole.hosts.demo.machine.system import System
 
 Leaves = dict[str, tuple[Pool, Vdev]]
 """Disk name -> (pool, leaf): `Machine.leaf_index()`."""
@@ -41,6 +42,7 @@ class Machine:
     # what `flock … tee OWNER` holds (lock file -> owner file) and the small files it wrote
     locks: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
+    system: System | None = None  # sshd, journal, systemd, networkd: built on first use
     last: float = 0.0
     txg_counter: int = 100
 

@@ -38,6 +38,7 @@ class Context:
     root: bool
     fast_forward: Callable[[float], None]  # move the simulation to an absolute time
     stdin: str | None = None  # what a pipeline's previous stage wrote (zfs receive reads it)
+    took: float = 0.0  # seconds the real command would take (getent's slow lookup)
 
 
 Handler = Callable[[Context, list[str]], Out]

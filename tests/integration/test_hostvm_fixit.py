@@ -1,0 +1,80 @@
+"""The fix-it reads on the Debian 12 host guest, through zconsole's own SshHost (as a console
+run from the operator's workstation reads it): the clean guest is judged clean; each SSH fault
+recipe is named with its file:line; the user who is not root is told exactly what needs root.
+
+Read only: the fixes (plans, apply, verify, undo) are the next step, and their end-to-end
+tests with them. Needs ZCONSOLE_VM=1 (or ZCONSOLE_HOSTVM_ATTACH=RUN_DIR of a running guest).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hostvm import faults
+from hostvm.guest import HostGuest
+
+from zconsole.hosts.ssh import SshHost
+from zconsole.model.finding import Severity
+from zconsole.services.health.fixit import diagnose_boot, diagnose_ssh
+from zconsole.services.read.fixit import read_boot, read_ssh
+
+pytestmark = pytest.mark.hostvm
+
+
+def ssh_host(g: HostGuest, user: str = "root") -> SshHost:
+    return SshHost(f"{user}@{g.alias}", ssh_config=str(g.ssh_config))
+
+
+def test_clean_guest_is_judged_clean(host_guest: HostGuest, host_figures: Any) -> None:
+    g = host_guest
+    g.login_seconds(1)  # a login in the journal, from QEMU's 10.0.2.2
+    ssh = read_ssh(ssh_host(g))
+    d = diagnose_ssh(ssh)
+    assert ssh.client == "10.0.2.2", ssh.client_source
+    assert d.verdict.severity is Severity.OK, d
+    assert d.unread == (), d.unread
+    boot = diagnose_boot(read_boot(ssh_host(g)))
+    assert boot.verdict.kind == "boot-ok", boot.verdict
+    host_figures("ssh verdict", d.verdict.message)
+    host_figures("boot verdict", boot.verdict.message)
+
+
+def test_slow_reverse_dns_is_named_with_its_file_line(
+        host_guest: HostGuest, slow_reverse_dns: faults.Fault, host_figures: Any) -> None:
+    g = host_guest
+    slow_reverse_dns.apply()
+    slow = g.login_seconds(1)
+    d = diagnose_ssh(read_ssh(ssh_host(g)))
+    assert d.verdict.kind == "ssh-usedns", d.verdict
+    assert d.verdict.message.endswith("for a reverse DNS lookup of the client address")
+    ev = "\n".join(d.verdict.evidence)
+    assert "set at /etc/ssh/sshd_config.d/50-zc-usedns.conf:2" in ev, ev
+    assert "slow-client.example" in ev, ev
+    assert d.fixes[0].title == ("Remove `UseDNS yes` at "
+                                "/etc/ssh/sshd_config.d/50-zc-usedns.conf:2")
+    host_figures("login s with the fault", slow)
+    host_figures("verdict", d.verdict.message)
+
+
+def test_auth_methods_are_named_with_their_match_block(
+        host_guest: HostGuest, sshd_auth_methods: faults.Fault) -> None:
+    g = host_guest
+    sshd_auth_methods.apply()
+    g.login_seconds(1)
+    d = diagnose_ssh(read_ssh(ssh_host(g)))
+    msgs = "\n".join(f.message for f in d.findings)
+    assert "/etc/ssh/sshd_config.d/40-zc-auth.conf:2: GSSAPIAuthentication yes" in msgs, msgs
+    assert "KerberosAuthentication yes, inside `Match Address 10.0.2.0/24`" in msgs, msgs
+
+
+def test_not_root_is_told_what_needs_root(host_guest: HostGuest) -> None:
+    g = host_guest
+    g.exec("""id zcop >/dev/null 2>&1 || useradd -m -s /bin/bash zcop
+install -d -m 700 -o zcop -g zcop /home/zcop/.ssh
+install -m 600 -o zcop -g zcop /root/.ssh/authorized_keys /home/zcop/.ssh/""")
+    r = read_ssh(ssh_host(g, "zcop"), client="10.0.2.2")
+    assert not r.is_root
+    assert r.effective.needs_root and "no hostkeys available" in (r.effective.error or "")
+    assert r.logins.needs_root
+    assert r.sources.ok and r.lookup.ok and r.services.ok

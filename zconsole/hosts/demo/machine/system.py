@@ -1,0 +1,46 @@
+"""The demo machine's system side, as far as the fix-it panels read it: sshd's effective
+settings, the journal, name lookups, systemd's boot figures, networkd's links, unit states
+and netplan's YAML. The sshd_config files themselves are in `Machine.files`.
+
+The values are the shapes captured on the Debian 12 host guest (tests/fixtures/host/); a
+scenario changes the few that make its fault."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    at: float  # epoch seconds
+    unit: str  # the unit it is filed under (ssh.service, systemd-logind.service, ...)
+    ident: str
+    pid: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """`getent hosts ADDR`: what it prints, its exit code and how long it takes."""
+
+    stdout: str
+    rc: int
+    seconds: float
+
+
+@dataclass
+class System:
+    # sshd -T: keyword -> values, for every client; and per client address prefix the
+    # keywords a Match block changes (what `sshd -T -C addr=...` prints)
+    sshd: dict[str, list[str]] = field(default_factory=dict)
+    sshd_match: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+    journal: list[JournalEntry] = field(default_factory=list)
+    lookups: dict[str, Lookup] = field(default_factory=dict)  # "hosts ADDR", "ahosts NAME"
+    startup: str = ""  # `systemd-analyze`
+    blame: list[tuple[str, str]] = field(default_factory=list)  # (time as printed, unit)
+    chain: str = ""  # `systemd-analyze critical-chain network-online.target`
+    links: list[tuple[int, str, str, str, str]] = field(default_factory=list)
+    enabled: dict[str, str] = field(default_factory=dict)
+    active: dict[str, str] = field(default_factory=dict)
+    wanted_by: list[str] = field(default_factory=list)  # of network-online.target
+    netplan: str = ""

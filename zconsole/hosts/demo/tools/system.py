@@ -1,0 +1,184 @@
+"""The system programs the fix-it panels read, over `machine.system` (built on first use from
+the clean host guest's captured shapes, `render.system.clean_system`):
+
+| program | forms answered |
+|---|---|
+| `sshd` | `-T`, `-T -C user=,addr=,host=` (root only: a user gets `no hostkeys available`) |
+| `journalctl` | `--no-pager -o short-iso-precise [-b] [--since -2h\\|@EPOCH] [-u UNIT]... [-n N]` |
+| `getent` | `hosts ADDR`, `ahosts NAME` (the lookup's time is the command's duration) |
+| `systemd-analyze` | (no argument), `blame`, `critical-chain network-online.target` |
+| `networkctl` | `list` |
+| `systemctl` | `is-active UNIT...`, `is-enabled UNIT...`, `list-dependencies --reverse ... network-online.target` |
+| `netplan` | `get` |
+| `grep` | `-n PATTERN FILE` |
+"""
+
+from __future__ import annotations
+
+import fnmatch
+
+from zconsole.hosts.demo.machine import CmdError
+from zconsole.hosts.demo.machine.system import System
+from zconsole.hosts.demo.render import system as render
+from zconsole.hosts.demo.tools._common import Context, Handler, Out
+
+NO_PAGER = ("--no-pager", "--plain", "--no-legend")
+
+
+def _system(ctx: Context) -> System:
+    m = ctx.machine
+    if m.system is None:
+        m.system = render.clean_system(m)
+    return m.system
+
+
+def _strip(argv: list[str]) -> list[str]:
+    return [a for a in argv if a not in NO_PAGER]
+
+
+def sshd(ctx: Context, argv: list[str]) -> Out:
+    s = _system(ctx)
+    if not argv or argv[0] != "-T":
+        raise CmdError(1, "sshd: demo host answers only -T\n")
+    if not ctx.root:
+        raise CmdError(1, "sshd: no hostkeys available -- exiting.\n")
+    values = {k: list(v) for k, v in s.sshd.items()}
+    if len(argv) == 3 and argv[1] == "-C":
+        spec = dict(p.partition("=")[::2] for p in argv[2].split(","))
+        addr = spec.get("addr", "")
+        for prefix, changes in s.sshd_match:
+            if addr.startswith(prefix):
+                for k, v in changes.items():
+                    values[k] = [v]
+    elif len(argv) != 1:
+        raise CmdError(255, "sshd: option requires an argument -- C\n")
+    return 0, "".join(f"{k} {v}\n" for k, vs in values.items() for v in vs), ""
+
+
+def _since(ctx: Context, text: str) -> float:
+    if text.startswith("@"):
+        return float(text[1:])
+    if text.startswith("-") and text.endswith("h"):
+        return ctx.now - float(text[1:-1]) * 3600
+    if text.startswith("-") and text.endswith("min"):
+        return ctx.now - float(text[1:-3]) * 60
+    raise CmdError(1, f'Failed to parse timestamp: {text}\n')
+
+
+def journalctl(ctx: Context, argv: list[str]) -> Out:
+    s = _system(ctx)
+    args = _strip(argv)
+    units: list[str] = []
+    since = 0.0
+    last: int | None = None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-o" and i + 1 < len(args):
+            i += 2
+            continue
+        if a == "-b":
+            since = max(since, ctx.machine.boot_time)
+        elif a == "--since" and i + 1 < len(args):
+            since = max(since, _since(ctx, args[i + 1]))
+            i += 1
+        elif a == "-u" and i + 1 < len(args):
+            u = args[i + 1]
+            units.append(u if "." in u else u + ".service")
+            i += 1
+        elif a == "-n" and i + 1 < len(args):
+            last = int(args[i + 1])
+            i += 1
+        else:
+            raise CmdError(1, f"journalctl: unrecognized option '{a}'\n")
+        i += 1
+    rows = [e for e in s.journal if since <= e.at <= ctx.now
+            and (not units or any(fnmatch.fnmatchcase(e.unit, u) for u in units))]
+    if last is not None:
+        rows = rows[-last:]
+    if not ctx.root:
+        # a user outside adm/systemd-journal sees only their own lines: none of these
+        return 1, "", render.JOURNAL_HINT
+    if not rows:
+        return 0, "-- No entries --\n", ""
+    return 0, "".join(render.journal_line(ctx.machine.hostname, e) + "\n" for e in rows), ""
+
+
+def getent(ctx: Context, argv: list[str]) -> Out:
+    s = _system(ctx)
+    if len(argv) != 2 or argv[0] not in ("hosts", "ahosts"):
+        raise CmdError(1, "Unknown database or bad arguments\n")
+    hit = s.lookups.get(f"{argv[0]} {argv[1]}")
+    if hit is None:
+        return 2, "", ""
+    ctx.took = hit.seconds
+    return hit.rc, hit.stdout, ""
+
+
+def systemd_analyze(ctx: Context, argv: list[str]) -> Out:
+    s = _system(ctx)
+    args = _strip(argv)
+    if not args:
+        return 0, s.startup, ""
+    if args == ["blame"]:
+        width = max((len(t) for t, _ in s.blame), default=0)
+        return 0, "".join(f"{t.rjust(width)} {u}\n" for t, u in s.blame), ""
+    if args == ["critical-chain", "network-online.target"]:
+        return 0, render.CHAIN_LEGEND + s.chain, ""
+    raise CmdError(1, f"Unknown command verb {args[0]}.\n")
+
+
+def networkctl(ctx: Context, argv: list[str]) -> Out:
+    s = _system(ctx)
+    if _strip(argv) != ["list"]:
+        raise CmdError(1, "networkctl: demo host answers only `list`\n")
+    return 0, render.networkctl_list(s.links), ""
+
+
+def systemctl(ctx: Context, argv: list[str]) -> Out:
+    s = _system(ctx)
+    args = _strip(argv)
+    if not args:
+        raise CmdError(1, "systemctl: demo host needs a verb\n")
+    verb, units = args[0], args[1:]
+    if verb == "is-active":
+        states = [s.active.get(u, "inactive") for u in units]
+        return (0 if all(x == "active" for x in states) else 3), "".join(
+            x + "\n" for x in states), ""
+    if verb == "is-enabled":
+        states = [s.enabled.get(u, "disabled") for u in units]
+        ok = all(x in ("enabled", "enabled-runtime", "static", "alias") for x in states)
+        return (0 if ok else 1), "".join(x + "\n" for x in states), ""
+    if verb == "list-dependencies" and units == ["--reverse", "network-online.target"]:
+        return 0, "network-online.target\n" + "".join(f"{w}\n" for w in s.wanted_by), ""
+    raise CmdError(1, f"Unknown command verb {verb}.\n")
+
+
+def grep(ctx: Context, argv: list[str]) -> Out:
+    """`grep -n PATTERN FILE` over the machine's files (and PAM's common-session line)."""
+    if len(argv) != 3 or argv[0] != "-n":
+        raise CmdError(2, "grep: demo host answers only -n PATTERN FILE\n")
+    pattern, path = argv[1], argv[2]
+    text = ctx.machine.files.get(path)
+    if text is None and path == "/etc/pam.d/common-session":
+        text = render.COMMON_SESSION
+    if text is None:
+        raise CmdError(2, f"grep: {path}: No such file or directory\n")
+    hits = [f"{n}:{line}\n" for n, line in enumerate(text.splitlines(), 1) if pattern in line]
+    return (0 if hits else 1), "".join(hits), ""
+
+
+def netplan(ctx: Context, argv: list[str]) -> Out:
+    s = _system(ctx)
+    if argv != ["get"]:
+        raise CmdError(1, "netplan: demo host answers only `get`\n")
+    if not s.netplan:
+        raise CmdError(1, "netplan: command not found\n")
+    return 0, s.netplan, ""
+
+
+HANDLERS: dict[str, Handler] = {
+    "sshd": sshd, "journalctl": journalctl, "getent": getent,
+    "systemd-analyze": systemd_analyze, "networkctl": networkctl, "systemctl": systemctl,
+    "netplan": netplan, "grep": grep,
+}

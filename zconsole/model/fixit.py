@@ -1,0 +1,245 @@
+"""What the fix-it panels read and conclude: sshd's settings with where each comes from, the
+phases of logins from the journal, systemd's boot figures and networkd's links; and a
+diagnosis (a verdict, its evidence, the fixes narrowest first with what each costs).
+
+Read-only: nothing here changes a host. The fixes are text for the operator (the plans that
+carry them out are a later step).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from zconsole.model.finding import Finding
+from zconsole.model.reading import Part
+
+# --------------------------------------------------------------------------------- sshd
+
+
+@dataclass(frozen=True)
+class ConfigLine:
+    """One keyword line of sshd_config or a file it includes, where it was written.
+
+    `keyword` is lower case (as `sshd -T` prints it), `value` the rest of the line as written.
+    `match` is the `Match` line whose block the line belongs to (None: global)."""
+
+    file: str
+    line_no: int
+    keyword: str
+    value: str
+    match: str | None = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line_no}"
+
+
+@dataclass(frozen=True)
+class SshdSources:
+    """Every keyword line sshd reads, in the order it reads them (drop-ins where the Include
+    stands, in name order), and the files read."""
+
+    lines: tuple[ConfigLine, ...]
+    files: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()  # an Include that matched nothing readable, ...
+
+    def origin(self, keyword: str) -> ConfigLine | None:
+        """The line that sets `keyword` for every client: the first global one (sshd keeps
+        the first value it obtains)."""
+        k = keyword.lower()
+        return next((c for c in self.lines if c.keyword == k and c.match is None), None)
+
+    def in_match(self, keyword: str) -> tuple[ConfigLine, ...]:
+        """Lines setting `keyword` inside Match blocks (they apply to matching clients)."""
+        k = keyword.lower()
+        return tuple(c for c in self.lines if c.keyword == k and c.match is not None)
+
+    def all_of(self, keyword: str) -> tuple[ConfigLine, ...]:
+        k = keyword.lower()
+        return tuple(c for c in self.lines if c.keyword == k)
+
+
+# ------------------------------------------------------------------------------ journal
+
+
+@dataclass(frozen=True)
+class JournalLine:
+    """One journal line as `journalctl -o short-iso-precise` prints it."""
+
+    at: float  # epoch seconds
+    stamp: str  # as printed
+    host: str
+    ident: str  # sshd, systemd-logind, systemd ...
+    pid: int | None
+    message: str
+
+    @property
+    def text(self) -> str:
+        pid = f"[{self.pid}]" if self.pid is not None else ""
+        return f"{self.stamp} {self.ident}{pid}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Login:
+    """One login as the journal shows it: sshd's lines for its process, and the session
+    setup lines (logind, the user's manager) that belong to it.
+
+    Times are epoch seconds, None when the journal has no such line (sshd logs the TCP
+    connection only at LogLevel VERBOSE)."""
+
+    pid: int
+    user: str | None = None
+    addr: str | None = None
+    method: str | None = None
+    connected_at: float | None = None  # "Connection from" (VERBOSE only)
+    first_at: float | None = None  # sshd's first line for this process
+    reverse_at: float | None = None  # first reverse-DNS complaint
+    accepted_at: float | None = None
+    opened_at: float | None = None  # pam_unix: session opened
+    session_at: float | None = None  # logind: New session N of user U
+    session_id: str | None = None
+    scope_at: float | None = None  # systemd: Started session-N.scope (CreateSession done)
+    session_failed: str | None = None  # pam_systemd: Failed to create session: ...
+    session_failed_at: float | None = None
+    manager_started: tuple[float, float] | None = None  # user@UID.service start..started
+    uid: int | None = None
+    lines: tuple[JournalLine, ...] = ()
+    reverse_lines: tuple[JournalLine, ...] = ()
+
+    @property
+    def setup_done_at(self) -> float | None:
+        """When session setup ended: logind's session and its scope (the scope starts after
+        the user's manager when that had to start), or pam_systemd's failure."""
+        ends = [t for t in (self.session_at, self.scope_at, self.session_failed_at)
+                if t is not None]
+        return max(ends) if ends else None
+
+    @property
+    def auth_seconds(self) -> float | None:
+        """From sshd's first line (or the connection) to `Accepted`."""
+        start = self.connected_at if self.connected_at is not None else self.first_at
+        if start is None or self.accepted_at is None:
+            return None
+        return max(0.0, self.accepted_at - start)
+
+    @property
+    def setup_seconds(self) -> float | None:
+        """From `session opened` to the end of session setup."""
+        end = self.setup_done_at
+        if self.opened_at is None or end is None:
+            return None
+        return max(0.0, end - self.opened_at)
+
+
+# ------------------------------------------------------------------------------- boot
+
+
+@dataclass(frozen=True)
+class BlameEntry:
+    seconds: float
+    unit: str
+    text: str  # the time as systemd printed it ("2min 359ms")
+
+
+@dataclass(frozen=True)
+class StartupTimes:
+    """`systemd-analyze`: the phases of the last boot (kernel, userspace, ...), and the total."""
+
+    phases: tuple[tuple[str, float], ...]
+    total: float
+    text: str
+
+    def phase(self, name: str) -> float | None:
+        return next((s for n, s in self.phases if n == name), None)
+
+
+@dataclass(frozen=True)
+class ChainUnit:
+    """One line of `systemd-analyze critical-chain`: `unit @at +took` at a depth."""
+
+    depth: int
+    unit: str
+    at: float | None
+    took: float | None
+
+
+@dataclass(frozen=True)
+class NetLink:
+    """One row of `networkctl list`."""
+
+    index: int
+    name: str
+    type: str
+    operational: str
+    setup: str
+
+
+# -------------------------------------------------------------------------- readings
+
+
+@dataclass(frozen=True)
+class Timed:
+    """A command's output and how long it took (the NSS lookup is timed like sshd's)."""
+
+    text: str
+    seconds: float
+    returncode: int = 0
+
+
+@dataclass(frozen=True)
+class SshReading:
+    """What the SSH panel read; every part has its own outcome."""
+
+    taken_at: float
+    is_root: bool
+    client: str | None  # the client address looked at (the operator's own, if known)
+    client_source: str  # where `client` came from ("$SSH_CONNECTION", "journal", ...)
+    effective: Part[dict[str, tuple[str, ...]]]  # sshd -T
+    effective_client: Part[dict[str, tuple[str, ...]]]  # sshd -T -C user=,addr=,host=
+    sources: Part[SshdSources]
+    logins: Part[tuple[Login, ...]]
+    lookup: Part[Timed]  # getent hosts CLIENT (the PTR lookup sshd makes with UseDNS yes)
+    forward: Part[Timed]  # getent ahosts NAME (sshd then checks the name it got, forward)
+    resolv: Part[str]  # /etc/resolv.conf
+    pam_systemd: Part[tuple[str, ...]]  # the pam_systemd lines of common-session
+    services: Part[dict[str, str]]  # systemd-logind / dbus / ssh: is-active
+
+
+@dataclass(frozen=True)
+class BootReading:
+    taken_at: float
+    is_root: bool
+    startup: Part[StartupTimes]
+    blame: Part[tuple[BlameEntry, ...]]
+    chain: Part[tuple[ChainUnit, ...]]
+    links: Part[tuple[NetLink, ...]]
+    wait_online_enabled: Part[str]
+    wait_online_journal: Part[tuple[JournalLine, ...]]
+    wanted_by: Part[tuple[str, ...]]  # who wants network-online.target
+    netplan: Part[str]  # `netplan get`
+
+
+# ------------------------------------------------------------------------ diagnosis
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One fix, as text: what to change and what it costs or breaks. Never executed here."""
+
+    title: str
+    change: str
+    cost: str
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A panel's conclusion. `verdict` is the one line; `findings` (the verdict's first)
+    carry the evidence; `fixes` are narrowest first; `unread` says what could not be read
+    (and what needs root) so an empty verdict is never mistaken for "all well"."""
+
+    panel: str  # "ssh" | "boot"
+    verdict: Finding
+    findings: tuple[Finding, ...] = ()
+    fixes: tuple[Fix, ...] = ()
+    unread: tuple[str, ...] = ()
+    advice: tuple[str, ...] = field(default_factory=tuple)  # for the operator's workstation

@@ -1,0 +1,188 @@
+"""The journal as `journalctl -o short-iso-precise` prints it, and the logins in it.
+
+A line: `2026-11-23T17:30:01.123456+00:00 HOST IDENT[PID]: MESSAGE`; `-- Boot ID --` and
+`-- No entries --` lines are journalctl's own and skipped.
+
+A login, from sshd's lines of one process (OpenSSH 9.2p1 texts; `Connection from` only at
+LogLevel VERBOSE):
+    [Connection from ADDR port N on ADDR port N]
+    [reverse mapping checking getaddrinfo for NAME [ADDR] failed.]      UseDNS yes, no match
+    [Address ADDR maps to NAME, but this does not map back to the address.]
+    Accepted METHOD for USER from ADDR port N ssh2[: KEY]
+    pam_unix(sshd:session): session opened for user USER(uid=N) by (uid=0)
+    [pam_systemd(sshd:session): Failed to create session: REASON]
+and around it, from other processes: systemd[1]'s `Starting user@UID.service` /
+`Started user@UID.service` (the user's manager, which CreateSession waits for),
+systemd-logind's `New session N of user USER.` and systemd[1]'s `Started session-N.scope`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import replace
+from typing import cast
+
+from zconsole.model.fixit import JournalLine, Login
+from zconsole.parsers.errors import ParseError, parser
+
+SOURCE = "journalctl"
+
+_HEAD = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:[+-]\d\d:?\d\d|Z))"
+                   r" (\S{1,255}) ([^\s\[:]{1,255})(?:\[(\d{1,10})\])?: ")
+_ACCEPTED = re.compile(r"Accepted (\S{1,64}) for (\S{1,255}) from (\S{1,255}) port \d{1,5}")
+_OPENED = re.compile(r"pam_unix\(sshd:session\): session opened for user ([^\s(]{1,255})"
+                     r"(?:\(uid=(\d{1,10})\))?")
+_FAILED = "pam_systemd(sshd:session): Failed to create session: "
+_CONNECTION = re.compile(r"Connection from (\S{1,255}) port \d{1,5} on ")
+_REVERSE = ("reverse mapping checking getaddrinfo for ", "but this does not map back to the "
+            "address", "Nasty PTR record")
+_MANAGER = re.compile(r"(Starting|Started) user@(\d{1,10})\.service")
+_NEW_SESSION = re.compile(r"New session (\S{1,64}) of user (\S{1,255})\.")
+_SCOPE = re.compile(r"Started session-(\S{1,64})\.scope")
+
+
+def _epoch(stamp: str) -> float:
+    s = stamp.replace(",", ".")
+    if s.endswith("Z"):
+        s = s[:-1] + "+00:00"
+    elif len(s) > 5 and s[-5] in "+-" and s[-4:].isdigit():
+        s = s[:-2] + ":" + s[-2:]
+    frac = ""
+    m = re.match(r"(.*T\d\d:\d\d:\d\d)(\.\d+)?(.*)$", s)
+    if m is None:
+        raise ValueError(stamp)
+    if m.group(2):
+        frac = (m.group(2) + "000000")[:7]  # fromisoformat of 3.10 wants 0, 3 or 6 digits
+    return dt.datetime.fromisoformat(m.group(1) + frac + m.group(3)).timestamp()
+
+
+@parser(SOURCE)
+def parse_journal(text: str) -> tuple[JournalLine, ...]:
+    """Every line with a timestamp; a message continued on further lines (an indented
+    line without a timestamp) is joined to its line."""
+    out: list[JournalLine] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip() or raw.startswith("-- "):
+            continue
+        m = _HEAD.match(raw)
+        if m is None:
+            if out and raw[:1].isspace():
+                last = out[-1]
+                out[-1] = replace(last, message=last.message + "\n" + raw.strip())
+                continue
+            raise ParseError(SOURCE, "not a short-iso-precise journal line", n, raw)
+        try:
+            at = _epoch(m.group(1))
+        except ValueError:
+            raise ParseError(SOURCE, "unreadable timestamp", n, raw) from None
+        pid = int(m.group(4)) if m.group(4) else None
+        out.append(JournalLine(at, m.group(1), m.group(2), m.group(3), pid,
+                               raw[m.end():]))
+    return tuple(out)
+
+
+def _is_sshd(line: JournalLine) -> bool:
+    return line.ident in ("sshd", "sshd-session") and line.pid is not None
+
+
+class _Acc:
+    """A login being put together (mutable; frozen into a `Login` at the end)."""
+
+    def __init__(self, pid: int, at: float) -> None:
+        self.f: dict[str, object] = {"pid": pid, "first_at": at}
+        self.lines: list[JournalLine] = []
+        self.reverse: list[JournalLine] = []
+
+    def login(self) -> Login:
+        return Login(**self.f, lines=tuple(self.lines),  # type: ignore[arg-type]
+                     reverse_lines=tuple(self.reverse))
+
+
+@parser(SOURCE + " (logins)")
+def logins_from_journal(lines: tuple[JournalLine, ...]) -> tuple[Login, ...]:
+    """The logins in journal lines (sshd's, and logind's and systemd's when given), oldest
+    first. A process with no `Accepted` line (a failed or cut attempt) is left out.
+
+    Session lines carry no sshd process id. On systemd 252 (the host guest) logind logs
+    `New session N of user U.` when it creates the session, then systemd starts the user's
+    manager if it is not running (`Starting`..`Started user@UID.service`), then the session's
+    scope (`Started session-N.scope`), and only then does CreateSession return; the scope
+    line may also come just before logind's line. So: `New session` goes to the oldest login
+    of U whose session was opened and has no session yet; the scope to the login with that
+    session number; the user's manager to the oldest login of that uid still setting up."""
+    by_pid: dict[int, _Acc] = {}
+    no_session: dict[str, list[_Acc]] = {}  # user -> opened, no New session yet (oldest first)
+    setting_up: dict[int, list[_Acc]] = {}  # uid -> opened, scope not started yet
+    by_session: dict[str, _Acc] = {}
+    early_scopes: dict[str, JournalLine] = {}  # a scope logged before its New session
+    managers: dict[int, JournalLine] = {}  # uid -> its `Starting user@UID.service` line
+
+    def scope(acc: _Acc, line: JournalLine) -> None:
+        acc.f["scope_at"] = line.at
+        acc.lines.append(line)
+        uid = acc.f.get("uid")
+        if isinstance(uid, int) and acc in setting_up.get(uid, []):
+            setting_up[uid].remove(acc)
+
+    for line in lines:
+        msg = line.message
+        if _is_sshd(line):
+            pid = line.pid
+            assert pid is not None
+            acc = by_pid.get(pid)
+            if acc is None:
+                acc = by_pid[pid] = _Acc(pid, line.at)
+            acc.lines.append(line)
+            f = acc.f
+            if (m := _CONNECTION.match(msg)) is not None:
+                f.update(connected_at=line.at, addr=m.group(1))
+            elif any(r in msg for r in _REVERSE):
+                acc.reverse.append(line)
+                f.setdefault("reverse_at", line.at)
+            elif (m := _ACCEPTED.match(msg)) is not None:
+                f.update(accepted_at=line.at, method=m.group(1), user=m.group(2),
+                         addr=m.group(3))
+            elif (m := _OPENED.match(msg)) is not None and "opened_at" not in f:
+                f.setdefault("user", m.group(1))
+                f["opened_at"] = line.at
+                no_session.setdefault(str(f["user"]), []).append(acc)
+                if m.group(2):
+                    f["uid"] = int(m.group(2))
+                    setting_up.setdefault(int(m.group(2)), []).append(acc)
+            elif msg.startswith(_FAILED):
+                f.update(session_failed=msg[len(_FAILED):].strip(),
+                         session_failed_at=line.at)
+            continue
+        if (m := _MANAGER.search(msg)) is not None:
+            uid = int(m.group(2))
+            if m.group(1) == "Starting":
+                managers[uid] = line
+            elif uid in managers:
+                start = managers.pop(uid)
+                # the newest login of that uid opened before the manager started: a read
+                # without the scope lines leaves older logins "setting up" for ever
+                acc = next((a for a in reversed(setting_up.get(uid, []))
+                            if "manager_started" not in a.f
+                            and cast(float, a.f["opened_at"]) <= start.at), None)
+                if acc is not None:
+                    acc.f["manager_started"] = (start.at, line.at)
+                    acc.lines += [start, line]
+            continue
+        if (m := _NEW_SESSION.match(msg)) is not None:
+            waiting = no_session.get(m.group(2))
+            if waiting:
+                acc = waiting.pop(0)
+                acc.f.update(session_at=line.at, session_id=m.group(1))
+                acc.lines.append(line)
+                by_session[m.group(1)] = acc
+                if m.group(1) in early_scopes:
+                    scope(acc, early_scopes.pop(m.group(1)))
+            continue
+        if (m := _SCOPE.match(msg)) is not None:
+            acc = by_session.get(m.group(1))
+            if acc is not None and "scope_at" not in acc.f:
+                scope(acc, line)
+            elif acc is None:
+                early_scopes[m.group(1)] = line
+    return tuple(a.login() for a in by_pid.values() if "accepted_at" in a.f)

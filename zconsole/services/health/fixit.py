@@ -1,0 +1,445 @@
+"""The fix-it panels' judgement: why logins are slow, why the boot waits.
+
+Each panel gives one `Diagnosis`: a verdict in one line (a `Finding`, the worst cause found),
+the other findings, each with its evidence (file:line and value, journal lines with their
+times, the timed lookup), and the fixes narrowest first with what each costs or breaks.
+The fixes are text: nothing here changes the host (the plans are the next step).
+
+Causes judged (facts: shared/reference/fixit-facts.md, measured on the Debian 12 host guest):
+- reverse DNS: `UseDNS yes` (Debian's default is no: someone set it) and the lookup of the
+  client address is slow, or sshd logged `reverse mapping checking getaddrinfo ... failed`;
+- the user's manager: CreateSession waits for `user@UID.service`; a slow one holds the first
+  login of a user (25 s with the fault recipe);
+- logind not answering: `pam_systemd(sshd:session): Failed to create session: ...` after
+  2 min (systemd 252's CreateSession timeout) or 90 s (dbus frozen);
+- the boot: `systemd-networkd-wait-online` waiting (2 min by default) for a link networkd
+  still calls `configuring`, e.g. a port with no cable that asks for DHCP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from zconsole.model.finding import Finding, Severity
+from zconsole.model.fixit import (
+    BootReading,
+    ConfigLine,
+    Diagnosis,
+    Fix,
+    JournalLine,
+    Login,
+    NetLink,
+    SshdSources,
+    SshReading,
+)
+from zconsole.parsers.errors import ParseError
+from zconsole.parsers.netplan import NetplanDevice, parse_netplan_get
+from zconsole.services import fmt
+
+SLOW_LOOKUP = 1.0  # s: a reverse lookup slower than this is felt at every login
+SLOW_PHASE = 5.0  # s: a login phase slower than this is the cause of a slow login
+SLOW_WAIT = 10.0  # s: a wait-online run longer than this held the boot
+# s: a user manager this slow to start is broken anywhere. On the host guest under TCG with
+# a load of 5-8, the clean first login after boot waited 8.8 s for user@0.service (nothing
+# wrong); with the slow-user-manager recipe (ExecStartPre=/bin/sleep 25) 35 s.
+SLOW_MANAGER = 15.0
+# the verdict: the cause every login pays first, then the first login's own wait
+VERDICT_ORDER = {"ssh-logind": 0, "ssh-usedns": 1, "ssh-user-manager": 2}
+DROPIN_USEDNS = "/etc/ssh/sshd_config.d/00-zconsole-usedns.conf"
+WAIT_ONLINE = "systemd-networkd-wait-online.service"
+WAIT_BIN = "/lib/systemd/systemd-networkd-wait-online"
+AUTH_KEYS = {
+    "gssapiauthentication": "GSSAPIAuthentication",
+    "kerberosauthentication": "KerberosAuthentication",
+    "kbdinteractiveauthentication": "KbdInteractiveAuthentication",
+    "hostbasedauthentication": "HostbasedAuthentication",
+}
+RELOAD = ("validate with `sshd -t`, prove the value with `sshd -T`, apply with "
+          "`systemctl reload ssh` (open sessions survive: Debian's unit has KillMode=process)")
+
+
+def _secs(s: float) -> str:
+    return f"{s:.0f} s" if s >= 10 else f"{s:.1f} s"
+
+
+def _line(j: JournalLine) -> str:
+    return j.text
+
+
+def _first(values: tuple[str, ...] | None) -> str | None:
+    return values[0] if values else None
+
+
+def _setting(reading: SshReading, key: str) -> tuple[str | None, str]:
+    """The effective value of `key` for the client (Match applied) if read, else for
+    everyone; and which of the two it is."""
+    if reading.effective_client.value is not None:
+        return _first(reading.effective_client.value.get(key)), "for this client"
+    if reading.effective.value is not None:
+        return _first(reading.effective.value.get(key)), "for every client"
+    return None, ""
+
+
+def _where(src: SshdSources | None, key: str, value: str | None) -> ConfigLine | None:
+    """The line the effective value comes from: the first global one, else a Match block's
+    line with that value."""
+    if src is None:
+        return None
+    line = src.origin(key)
+    if line is not None and (value is None or line.value.lower() == value.lower()):
+        return line
+    return next((c for c in src.in_match(key)
+                 if value is None or c.value.lower() == value.lower()), line)
+
+
+def _said(c: ConfigLine) -> str:
+    inside = f", inside `{c.match}`" if c.match else ""
+    return f"{c.where}: {AUTH_KEYS.get(c.keyword, c.keyword)} {c.value}{inside}"
+
+
+def _unread(parts: Iterable[tuple[str, object]]) -> tuple[str, ...]:
+    out = []
+    for what, part in parts:
+        err = getattr(part, "error", None)
+        if err and getattr(part, "error_type", None) != "Skipped":
+            root = " (needs root)" if getattr(part, "needs_root", False) else ""
+            out.append(f"{what}: {err}{root}")
+    return tuple(out)
+
+
+# ------------------------------------------------------------------------------------ ssh
+
+
+def _reverse_dns(r: SshReading, src: SshdSources | None,
+                 logins: tuple[Login, ...]) -> tuple[Finding, tuple[Fix, ...]] | None:
+    usedns, scope = _setting(r, "usedns")
+    if usedns != "yes":
+        return None
+    origin = _where(src, "usedns", "yes")
+    where = origin.where if origin is not None else "(file not found: read sshd_config)"
+    lookup = r.lookup.value
+    with_lines = [lg for lg in logins if lg.reverse_lines]
+    evidence = [f"UseDNS yes {scope} (sshd -T); set at {where}"
+                + (f", inside `{origin.match}`" if origin is not None and origin.match else "")]
+    wait = 0.0
+    if lookup is not None:
+        name = lookup.text.split()[1] if len(lookup.text.split()) > 1 else "no name"
+        evidence.append(f"getent hosts {r.client}: {_secs(lookup.seconds)} → {name}")
+        wait = lookup.seconds
+        fwd = r.forward.value
+        if fwd is not None:
+            evidence.append(f"getent ahosts {name} (sshd checks the name forward): "
+                            f"{_secs(fwd.seconds)}"
+                            + ("" if fwd.returncode == 0 else " → not found"))
+            wait += fwd.seconds
+    servers = [ln.split()[1] for ln in (r.resolv.value or "").splitlines()
+               if ln.startswith("nameserver") and len(ln.split()) > 1]
+    if servers:
+        evidence.append(f"resolver: {', '.join(servers)} (/etc/resolv.conf)")
+    last = with_lines[-1] if with_lines else None
+    if last is not None:
+        evidence.append(f"the last such login: {last.user or '?'} from {last.addr or '?'}")
+        evidence += [_line(j) for j in last.reverse_lines[:3]]
+        acc = next((j for j in last.lines if j.message.startswith("Accepted ")), None)
+        if acc is not None:
+            evidence.append(_line(acc))
+    slow = wait >= SLOW_LOOKUP or bool(with_lines)
+    if not slow:
+        msg = (f"UseDNS yes ({where}): every login looks up the client's name; the lookup "
+               f"of {r.client or 'the client'} answered in {_secs(wait)} now")
+        return Finding("ssh-usedns", Severity.INFO, "sshd", msg, tuple(evidence)), ()
+    msg = (f"Logins wait {_secs(wait)} for a reverse DNS lookup of the client address"
+           if wait >= SLOW_LOOKUP else
+           "Logins look up the client's name (reverse DNS) and the lookup fails")
+    fixes: list[Fix] = []
+    cost = ("`from=\"hostname\"` patterns in authorized_keys and `Match Host NAME` stop "
+            "matching names; sshd's log shows addresses instead of names")
+    if origin is not None and origin.file.startswith("/etc/ssh/sshd_config.d/"):
+        fixes.append(Fix(f"Remove `UseDNS {origin.value}` at {origin.where}",
+                         f"delete line {origin.line_no} of {origin.file}; {RELOAD}", cost))
+    fixes.append(Fix(f"Override it with {DROPIN_USEDNS}",
+                     f"a drop-in with `UseDNS no` (named 00-… so it is read first and wins; "
+                     f"outside any Match block); {RELOAD}",
+                     cost + "; one more file to know about"))
+    fixes.append(Fix("Make the lookup fast instead",
+                     f"give {r.client or 'the client'} a PTR record (and its name an A record) "
+                     "on the DNS server in /etc/resolv.conf, or a line in /etc/hosts",
+                     "nothing in sshd changes; every program on the host resolves faster"))
+    return Finding("ssh-usedns", Severity.WARNING, "sshd", msg, tuple(evidence),
+                   factor=wait), tuple(fixes)
+
+
+def _user_manager(r: SshReading, logins: tuple[Login, ...]
+                  ) -> tuple[Finding, tuple[Fix, ...]] | None:
+    slow = [lg for lg in logins if lg.manager_started is not None
+            and lg.manager_started[1] - lg.manager_started[0] >= SLOW_MANAGER]
+    if not slow:
+        return None
+    lg = slow[-1]
+    assert lg.manager_started is not None
+    took = lg.manager_started[1] - lg.manager_started[0]
+    unit = f"user@{lg.uid}.service" if lg.uid is not None else "user@UID.service"
+    evidence = [f"login of {lg.user or '?'}: session opened → session ready "
+                f"{_secs(lg.setup_seconds or took)}; {unit} took {_secs(took)} to start"]
+    evidence += [_line(j) for j in lg.lines if "user@" in j.message or
+                 "session opened" in j.message or "New session" in j.message
+                 or j.message.startswith("Started session-")]
+    msg = (f"The first login of {lg.user or 'a user'} waits {_secs(took)} for {unit} "
+           "(the user's systemd manager)")
+    fixes = (
+        Fix(f"Find what slows {unit}",
+            f"`systemctl cat {unit}` (drop-ins, ExecStartPre) and "
+            f"`journalctl -b -u {unit}`; remove the drop-in or the slow user unit",
+            "read only until the cause is known; removing a drop-in undoes someone's "
+            "change, so ask who made it"),
+        Fix(f"Keep {lg.user or 'the user'}'s manager running: "
+            f"`loginctl enable-linger {lg.user or 'USER'}`",
+            "the manager starts at boot and stays, so logins no longer wait for it",
+            "the user's services keep running after logout; the first wait moves to boot"),
+    )
+    return Finding("ssh-user-manager", Severity.WARNING, "sshd", msg, tuple(evidence),
+                   factor=took), fixes
+
+
+def _logind(r: SshReading, logins: tuple[Login, ...]) -> tuple[Finding, tuple[Fix, ...]] | None:
+    failed = [lg for lg in logins if lg.session_failed is not None]
+    if not failed:
+        return None
+    lg = failed[-1]
+    took = lg.setup_seconds or 0.0
+    evidence = [f"login of {lg.user or '?'} from {lg.addr or '?'}: session opened → "
+                f"pam_systemd gave up after {_secs(took)}: {lg.session_failed}"]
+    evidence += [_line(j) for j in lg.lines if "session opened" in j.message
+                 or "pam_systemd" in j.message]
+    if r.pam_systemd.value:
+        evidence += list(r.pam_systemd.value)
+    if r.services.value:
+        evidence.append("now: " + ", ".join(f"{u} {s}" for u, s in r.services.value.items()
+                                            if not u.startswith("ssh")))
+    msg = (f"Logins wait {_secs(took)} for systemd-logind, which did not answer "
+           f"(pam_systemd: {lg.session_failed})")
+    fixes = (
+        Fix("Restart systemd-logind",
+            "`systemctl restart systemd-logind` (and `systemctl status dbus` first: a dbus "
+            "that does not answer gives the same wait)",
+            "logins during the restart wait a moment; open SSH sessions keep running"),
+        Fix("Drop pam_systemd from the SSH session (last resort)",
+            "`pam-auth-update`, untick \"Register user sessions in the systemd control group "
+            "hierarchy\"",
+            "no logind session: no XDG_RUNTIME_DIR, no user@.service, no loginctl or "
+            "lingering; sessions may hang at shutdown; for every login, not only SSH"),
+    )
+    return Finding("ssh-logind", Severity.WARNING, "sshd", msg, tuple(evidence),
+                   factor=took), fixes
+
+
+def _auth_methods(r: SshReading, src: SshdSources | None) -> list[Finding]:
+    out = []
+    for key, name in AUTH_KEYS.items():
+        value, scope = _setting(r, key)
+        if value != "yes":
+            continue
+        origin = _where(src, key, "yes")
+        where = _said(origin) if origin is not None else "file not found"
+        note = {"gssapiauthentication": "a Debian/Ubuntu client (GSSAPIAuthentication yes by "
+                "default) tries it first and waits for a Kerberos server that may not answer",
+                "kerberosauthentication": "passwords are checked against a KDC first",
+                "kbdinteractiveauthentication": "PAM conversations (prompts) are offered",
+                "hostbasedauthentication": "the client host's key is trusted"}[key]
+        msg = f"{name} yes {scope} ({where}): {note}"
+        out.append(Finding("ssh-auth-method", Severity.INFO, "sshd", msg,
+                           (f"sshd -T: {key} yes {scope}",)))
+    return out
+
+
+def _socket(r: SshReading) -> list[Finding]:
+    s = r.services.value or {}
+    if s.get("ssh.service") != "active" and s.get("ssh.socket") == "active":
+        return [Finding("ssh-socket", Severity.INFO, "sshd",
+                        "ssh.service is inactive and ssh.socket listens: sshd is "
+                        "socket-activated (started per connection), not down")]
+    return []
+
+
+def diagnose_ssh(r: SshReading) -> Diagnosis:
+    src = r.sources.value
+    logins = r.logins.value or ()
+    causes = [c for c in (_reverse_dns(r, src, logins), _logind(r, logins),
+                          _user_manager(r, logins)) if c is not None]
+    warn = sorted((c for c in causes if c[0].severity is Severity.WARNING),
+                  key=lambda c: VERDICT_ORDER.get(c[0].kind, 9))
+    info = [c[0] for c in causes if c[0].severity is not Severity.WARNING]
+    findings = [c[0] for c in warn] + info + _auth_methods(r, src) + _socket(r)
+    fixes = tuple(f for c in warn for f in c[1])
+    unread = _unread([("effective settings", r.effective),
+                      ("effective settings for the client", r.effective_client),
+                      ("sshd_config files", r.sources), ("logins (journal)", r.logins),
+                      ("reverse lookup", r.lookup), ("forward check", r.forward),
+                      ("resolver", r.resolv),
+                      ("PAM session", r.pam_systemd), ("services", r.services)])
+    if src is not None:
+        unread += tuple(src.problems)
+    advice = ("On your workstation: `GSSAPIAuthentication no` in ~/.ssh/config (Debian and "
+              "Ubuntu clients try GSSAPI by default), and no `mdns`/`mdns4` after `dns` in "
+              "its /etc/nsswitch.conf `hosts:` line",)
+    if warn:
+        verdict = warn[0][0]
+    elif r.effective.value is None and r.effective_client.value is None and r.logins.value is None:
+        verdict = Finding("ssh-unknown", Severity.UNKNOWN, "sshd",
+                          "Not judged: neither sshd's settings nor the journal could be read"
+                          + (" (zconsole is not root)" if not r.is_root else ""))
+    else:
+        times = [lg for lg in logins if lg.accepted_at is not None]
+        if times:
+            worst = max((lg.setup_seconds or 0.0) + (lg.auth_seconds or 0.0) for lg in times)
+            msg = (f"No cause of slow logins found: {len(times)} logins in the journal, the "
+                   f"slowest spent {_secs(worst)} in the phases sshd logs")
+        else:
+            msg = "No cause of slow logins found (no login in the journal of the last 2 h)"
+        verdict = Finding("ssh-ok", Severity.OK, "sshd", msg)
+    if verdict not in findings:
+        findings.insert(0, verdict)
+    return Diagnosis("ssh", verdict, tuple(findings), fixes, unread, advice)
+
+
+# ----------------------------------------------------------------------------------- boot
+
+
+def _netplan(r: BootReading) -> dict[str, NetplanDevice] | None:
+    if r.netplan.value is None:
+        return None
+    try:
+        return parse_netplan_get(r.netplan.value)
+    except ParseError:
+        return None
+
+
+def _why_link(link: NetLink, dev: NetplanDevice | None) -> str:
+    what = {"no-carrier": "a port with no cable", "off": "a port that is switched off",
+            "carrier": "a link with carrier but no address yet",
+            "dormant": "a dormant link"}.get(link.operational, f"a link {link.operational}")
+    if dev is not None and (dev.flag("dhcp4") or dev.flag("dhcp6")):
+        what += " that asks for DHCP"
+    return what
+
+
+def diagnose_boot(r: BootReading) -> Diagnosis:
+    blame = r.blame.value or ()
+    wait = next((b for b in blame if b.unit == WAIT_ONLINE), None)
+    journal = r.wait_online_journal.value or ()
+    timed_out = [j for j in journal if "Timeout occurred while waiting" in j.message
+                 or "Event loop failed" in j.message]
+    links = r.links.value or ()
+    stuck = [ln for ln in links if ln.setup == "configuring"]
+    plan = _netplan(r)
+    unread = _unread([("boot figures", r.startup), ("blame", r.blame),
+                      ("critical chain", r.chain), ("links", r.links),
+                      ("wait-online enabled?", r.wait_online_enabled),
+                      ("wait-online journal", r.wait_online_journal),
+                      ("who wants network-online.target", r.wanted_by),
+                      ("netplan", r.netplan)])
+    findings: list[Finding] = []
+    fixes: list[Fix] = []
+    secs = wait.seconds if wait is not None else None
+    if secs is None and journal:
+        start = next((j for j in journal if j.message.startswith("Starting ")), None)
+        end = journal[-1]
+        if start is not None and end is not start:
+            secs = end.at - start.at
+    if (secs is not None and secs >= SLOW_WAIT) or timed_out:
+        names = " and ".join(ln.name for ln in stuck)
+        devs = plan or {}
+        if len(stuck) == 1:
+            why = f"{stuck[0].name}, {_why_link(stuck[0], devs.get(stuck[0].name))}"
+        elif stuck:
+            why = names + ", links networkd is still configuring"
+        else:
+            why = "the network (no link is left configuring now: see the journal)"
+        took = fmt.duration(secs) if secs is not None else "its whole timeout"
+        msg = f"Boot waits {took} for {why}"
+        evidence: list[str] = []
+        if wait is not None:
+            evidence.append(f"systemd-analyze blame: {wait.text} {wait.unit}")
+        if r.startup.value is not None:
+            evidence.append(f"systemd-analyze: {r.startup.value.text}")
+        if r.chain.value:
+            top = r.chain.value[0]
+            if top.at is not None:
+                evidence.append(f"systemd-analyze critical-chain: {top.unit} @{top.at:.3f}s")
+        evidence += [j.text for j in journal if j.message.startswith(("Starting ", "Failed "))
+                     or "Timeout occurred" in j.message or "Event loop failed" in j.message]
+        evidence += [f"networkctl: {ln.name} {ln.type} {ln.operational} {ln.setup}"
+                     for ln in stuck]
+        for ln in stuck:
+            d = devs.get(ln.name)
+            if d is not None:
+                keys = ", ".join(f"{k}: {v}" for k, v in d.keys.items())
+                evidence.append(f"netplan get: {d.section}.{ln.name}: {keys or '(no keys)'}")
+        enabled = r.wait_online_enabled.value
+        if enabled:
+            note = (" (netplan's generator enables it at every boot: `systemctl disable` "
+                    "does not stick)" if enabled == "enabled-runtime" else "")
+            evidence.append(f"systemctl is-enabled {WAIT_ONLINE}: {enabled}{note}")
+        wanted = r.wanted_by.value or ()
+        if wanted:
+            evidence.append("wants network-online.target: " + ", ".join(wanted))
+        findings.append(Finding("boot-wait-online", Severity.WARNING, "boot", msg,
+                                tuple(evidence), factor=secs))
+        uplinks = [ln.name for ln in links if ln.setup == "configured"
+                   and ln.operational == "routable"]
+        uplink = uplinks[0] if uplinks else "UPLINK"
+        for ln in stuck:
+            d = devs.get(ln.name)
+            if d is not None:
+                fixes.append(Fix(
+                    f"Mark {ln.name} optional in netplan",
+                    f"`netplan set {d.section}.{ln.name}.optional=true`, then `netplan "
+                    "generate` (networkd gets RequiredForOnline=no; no `netplan apply`: the "
+                    "links are not touched now)",
+                    f"networkd stops waiting for {ln.name} at boot; nothing else changes; "
+                    "takes effect at the next boot"))
+            elif plan is None:
+                fixes.append(Fix(
+                    f"Tell networkd {ln.name} is not required",
+                    f"a drop-in for {ln.name}'s .network file with `[Link]` "
+                    "`RequiredForOnline=no`",
+                    f"networkd stops waiting for {ln.name}; takes effect at the next boot"))
+        dropin = f"/etc/systemd/system/{WAIT_ONLINE}.d/"
+        fixes.append(Fix(
+            f"Wait only for {uplink}",
+            f"{dropin}zconsole.conf: `[Service]` `ExecStart=` "
+            f"`ExecStart={WAIT_BIN} --interface={uplink}`",
+            f"if {uplink} is renamed or missing, the boot waits the whole 2 min again; "
+            "other links are not waited for"))
+        fixes.append(Fix(
+            "Wait for any one link",
+            f"the same drop-in with `ExecStart={WAIT_BIN} --any`",
+            "online as soon as any link is up: network-online.target may come before the "
+            "default route"))
+        users = ", ".join(r.wanted_by.value or ()) or "nothing read"
+        fixes.append(Fix(
+            "Mask wait-online (last resort)",
+            f"`systemctl mask {WAIT_ONLINE}`",
+            f"nothing holds network-online.target back: what wants it ({users}) starts "
+            "before the network is configured; NFS, iSCSI and _netdev mounts race the network"))
+        verdict = findings[0]
+    elif r.blame.value is None and r.wait_online_journal.value is None:
+        verdict = Finding("boot-unknown", Severity.UNKNOWN, "boot",
+                          "Not judged: neither systemd-analyze blame nor the journal of "
+                          "wait-online could be read")
+    elif wait is None:
+        verdict = Finding("boot-ok", Severity.OK, "boot",
+                          f"The boot did not wait for the network: {WAIT_ONLINE} did not run "
+                          "(nothing wanted network-online.target)")
+    else:
+        verdict = Finding("boot-ok", Severity.OK, "boot",
+                          f"The boot did not wait long for the network: {WAIT_ONLINE} took "
+                          f"{wait.text}")
+    if stuck and verdict.kind != "boot-wait-online":
+        findings.append(Finding("boot-configuring", Severity.INFO, "boot",
+                                "networkd is still configuring " + ", ".join(
+                                    ln.name for ln in stuck)
+                                + ": a boot that waits for the network would wait for it"))
+    if verdict not in findings:
+        findings.insert(0, verdict)
+    return Diagnosis("boot", verdict, tuple(findings), tuple(fixes), unread)

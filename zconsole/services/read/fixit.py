@@ -1,0 +1,281 @@
+"""The fix-it panels' reads: what a slow SSH login and a boot held by wait-online depend on.
+
+Read only. Each read is a `Part` with its own outcome; a read that needs root says so
+exactly when zconsole is not root (`sshd -T` cannot read the host keys as a user and stops
+with `sshd: no hostkeys available -- exiting.`; the journal shows a user only their own
+lines unless they are in group adm or systemd-journal). Nothing is guessed.
+
+The client address looked at is the operator's own (`$SSH_CONNECTION` of the session
+zconsole runs in, given by the caller), else the address of the last login in the journal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from zconsole.hosts.base import (
+    CommandFailed,
+    Host,
+    HostError,
+    HostUnreachable,
+    PathNotFound,
+    PermissionDenied,
+)
+from zconsole.model.fixit import (
+    BlameEntry,
+    BootReading,
+    ChainUnit,
+    JournalLine,
+    Login,
+    NetLink,
+    SshdSources,
+    SshReading,
+    StartupTimes,
+    Timed,
+)
+from zconsole.model.reading import Part
+from zconsole.parsers.errors import ParseError
+from zconsole.parsers.journal import logins_from_journal, parse_journal
+from zconsole.parsers.sshd import parse_sshd_config, parse_sshd_T
+from zconsole.parsers.systemd import (
+    parse_blame,
+    parse_critical_chain,
+    parse_networkctl_list,
+    parse_startup,
+)
+
+T = TypeVar("T")
+
+SSHD = "/usr/sbin/sshd"
+SSHD_T: tuple[str, ...] = (SSHD, "-T")
+SSHD_CONFIG = "/etc/ssh/sshd_config"
+SSHD_CONFIG_D = "/etc/ssh/sshd_config.d"
+RESOLV_CONF = "/etc/resolv.conf"
+COMMON_SESSION = "/etc/pam.d/common-session"
+PAM_GREP: tuple[str, ...] = ("grep", "-n", "pam_systemd", COMMON_SESSION)
+LOGIN_JOURNAL: tuple[str, ...] = (
+    "journalctl", "--no-pager", "-o", "short-iso-precise", "--since", "-2h",
+    "-u", "ssh.service", "-u", "systemd-logind.service", "-u", "user@*.service",
+    "-u", "session-*.scope")
+SERVICES: tuple[str, ...] = ("systemd-logind.service", "dbus.service", "ssh.service",
+                             "ssh.socket")
+IS_ACTIVE: tuple[str, ...] = ("systemctl", "is-active", *SERVICES)
+
+SYSTEMD_ANALYZE: tuple[str, ...] = ("systemd-analyze",)
+BLAME: tuple[str, ...] = ("systemd-analyze", "blame", "--no-pager")
+CHAIN: tuple[str, ...] = ("systemd-analyze", "critical-chain", "--no-pager",
+                          "network-online.target")
+NETWORKCTL: tuple[str, ...] = ("networkctl", "list", "--no-pager")
+WAIT_ONLINE = "systemd-networkd-wait-online.service"
+IS_ENABLED_WAIT: tuple[str, ...] = ("systemctl", "is-enabled", WAIT_ONLINE)
+WAIT_JOURNAL: tuple[str, ...] = ("journalctl", "--no-pager", "-b", "-u", WAIT_ONLINE, "-o",
+                                 "short-iso-precise")
+WANTS_ONLINE: tuple[str, ...] = ("systemctl", "list-dependencies", "--reverse", "--plain",
+                                 "--no-pager", "network-online.target")
+NETPLAN_GET: tuple[str, ...] = ("netplan", "get")
+
+TIMEOUT = 30.0
+SLOW_TIMEOUT = 90.0  # systemd-analyze asks PID 1, slow on a loaded host
+LOOKUP_TIMEOUT = 40.0  # a lookup that never answers costs glibc 2 x 5 s per server
+
+NO_HOSTKEYS = "no hostkeys available"
+JOURNAL_NOT_ALL = ("not seeing messages from other users and the system",
+                   "No journal files were opened due to insufficient permissions")
+
+
+class NeedsRoot(HostError):
+    """A read that only root can make, refused to a user."""
+
+
+def sshd_t_connection(user: str, addr: str) -> tuple[str, ...]:
+    """`sshd -T -C user=,addr=,host=`: the settings a login from `addr` gets, Match blocks
+    applied. `host=` is the address: with UseDNS no that is what `Match Host` sees."""
+    return (SSHD, "-T", "-C", f"user={user},addr={addr},host={addr}")
+
+
+def client_from_ssh_connection(value: str | None) -> str | None:
+    """The client address of `$SSH_CONNECTION` ("CLIENT CPORT SERVER SPORT")."""
+    words = (value or "").split()
+    return words[0] if len(words) == 4 else None
+
+
+def _cmd(argv: Sequence[str]) -> str:
+    return " ".join(argv)
+
+
+class _Reader:
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        try:
+            self.is_root = bool(host.is_root())
+        except HostError:
+            self.is_root = False
+        self.unreachable: str | None = None
+
+    def part(self, source: str, fn: Callable[[], T]) -> Part[T]:
+        if self.unreachable is not None:
+            return Part(None, self.host.now(), source, f"not attempted: {self.unreachable}",
+                        "Skipped")
+        try:
+            return Part(fn(), self.host.now(), source)
+        except HostUnreachable as e:
+            self.unreachable = str(e)
+            return Part(None, self.host.now(), source, str(e), type(e).__name__)
+        except (NeedsRoot, PermissionDenied) as e:
+            return Part(None, self.host.now(), source, str(e), type(e).__name__,
+                        needs_root=not self.is_root)
+        except (HostError, ParseError, OSError) as e:
+            return Part(None, self.host.now(), source, str(e) or type(e).__name__,
+                        type(e).__name__)
+
+    def run(self, argv: Sequence[str], timeout: float = TIMEOUT, check: bool = True) -> str:
+        return self.host.run(argv, timeout=timeout, check=check).stdout
+
+    def sshd_t(self, argv: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        try:
+            return parse_sshd_T(self.run(argv))
+        except CommandFailed as e:
+            if NO_HOSTKEYS in e.stderr and not self.is_root:
+                raise NeedsRoot(f"{_cmd(argv[:2])} needs root: as a user sshd cannot read "
+                                f"the host keys ({e.stderr.strip()})") from None
+            raise
+
+    def journal(self, argv: Sequence[str]) -> tuple[JournalLine, ...]:
+        r = self.host.run(argv, timeout=TIMEOUT, check=False)
+        if any(s in r.stderr for s in JOURNAL_NOT_ALL) and not self.is_root:
+            raise NeedsRoot("the system journal needs root (or group adm or "
+                            "systemd-journal): journalctl showed a user only their own "
+                            "lines")
+        if r.returncode != 0:
+            raise CommandFailed(r)
+        return parse_journal(r.stdout)
+
+
+def read_sshd_sources(host: Host) -> SshdSources:
+    files = {SSHD_CONFIG: host.read_text(SSHD_CONFIG)}
+    try:
+        names = host.list_dir(SSHD_CONFIG_D)
+    except PathNotFound:
+        names = []
+    problems: list[str] = []
+    for name in sorted(names):
+        path = f"{SSHD_CONFIG_D}/{name}"
+        try:
+            files[path] = host.read_text(path)
+        except (PermissionDenied, OSError, HostError) as e:
+            if isinstance(e, PathNotFound):
+                continue
+            problems.append(f"{path} could not be read: {e}")
+    src = parse_sshd_config(SSHD_CONFIG, files)
+    if problems:
+        return SshdSources(src.lines, src.files, (*src.problems, *problems))
+    return src
+
+
+def _pam_systemd(text: str) -> tuple[str, ...]:
+    """`grep -n pam_systemd` of common-session: its uncommented lines, as FILE:LINE: TEXT."""
+    out = []
+    for raw in text.splitlines():
+        num, sep, line = raw.partition(":")
+        if sep and num.isdigit() and not line.lstrip().startswith("#"):
+            out.append(f"{COMMON_SESSION}:{num}: {' '.join(line.split())}")
+    return tuple(out)
+
+
+def _grep(r: _Reader, argv: Sequence[str]) -> str:
+    res = r.host.run(argv, timeout=TIMEOUT, check=False)
+    if res.returncode not in (0, 1):  # 1: no line matched, an answer too
+        raise CommandFailed(res)
+    return res.stdout
+
+
+def _is_active(text: str) -> dict[str, str]:
+    words = [w.strip() for w in text.splitlines() if w.strip()]
+    if len(words) != len(SERVICES):
+        raise ParseError("systemctl is-active", f"{len(words)} answers for {len(SERVICES)} "
+                         "units")
+    return dict(zip(SERVICES, words, strict=True))
+
+
+def read_ssh(host: Host, client: str | None = None, client_source: str = "$SSH_CONNECTION",
+             user: str = "root") -> SshReading:
+    """Everything the SSH panel shows. `client`: the operator's own address (from
+    `$SSH_CONNECTION`); without it, the address of the last login in the journal."""
+    r = _Reader(host)
+    effective = r.part(_cmd(SSHD_T), lambda: r.sshd_t(SSHD_T))
+    sources = r.part(f"{SSHD_CONFIG} + {SSHD_CONFIG_D}/*.conf", lambda: read_sshd_sources(host))
+    logins: Part[tuple[Login, ...]] = r.part(
+        _cmd(LOGIN_JOURNAL), lambda: logins_from_journal(r.journal(LOGIN_JOURNAL)))
+    if client is None and logins.value:
+        last = next((lg for lg in reversed(logins.value) if lg.addr), None)
+        if last is not None:
+            client, client_source = last.addr, "the last login in the journal"
+            user = last.user or user
+    if client is None:
+        client_source = "no client address known"
+    if client is not None:
+        argv_c = sshd_t_connection(user, client)
+        effective_client = r.part(_cmd(argv_c), lambda: r.sshd_t(argv_c))
+        lookup_argv = ("getent", "hosts", client)
+
+        def lookup() -> Timed:
+            res = host.run(lookup_argv, timeout=LOOKUP_TIMEOUT, check=False)
+            if res.returncode not in (0, 2):  # 2: not found, an answer too
+                raise CommandFailed(res)
+            return Timed(res.stdout, res.duration, res.returncode)
+
+        looked: Part[Timed] = r.part(_cmd(lookup_argv), lookup)
+        words = looked.value.text.split() if looked.value is not None else []
+        if len(words) > 1:
+            fwd_argv = ("getent", "ahosts", words[1])
+
+            def forward() -> Timed:
+                res = host.run(fwd_argv, timeout=LOOKUP_TIMEOUT, check=False)
+                if res.returncode not in (0, 2):
+                    raise CommandFailed(res)
+                return Timed(res.stdout, res.duration, res.returncode)
+
+            forwarded: Part[Timed] = r.part(_cmd(fwd_argv), forward)
+        else:
+            forwarded = Part(None, host.now(), "getent ahosts",
+                             "the address has no name to check", "Skipped")
+    else:
+        effective_client = Part(None, host.now(), "sshd -T -C", "no client address known",
+                                "Skipped")
+        looked = Part(None, host.now(), "getent hosts", "no client address known", "Skipped")
+        forwarded = Part(None, host.now(), "getent ahosts", "no client address known",
+                         "Skipped")
+    resolv = r.part(RESOLV_CONF, lambda: host.read_text(RESOLV_CONF))
+    pam = r.part(_cmd(PAM_GREP), lambda: _pam_systemd(_grep(r, PAM_GREP)))
+    services = r.part(_cmd(IS_ACTIVE), lambda: _is_active(r.run(IS_ACTIVE, check=False)))
+    return SshReading(taken_at=host.now(), is_root=r.is_root, client=client,
+                      client_source=client_source, effective=effective,
+                      effective_client=effective_client, sources=sources, logins=logins,
+                      lookup=looked, forward=forwarded, resolv=resolv, pam_systemd=pam, services=services)
+
+
+def _wanted_by(text: str) -> tuple[str, ...]:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return tuple(ln for ln in lines[1:])
+
+
+def read_boot(host: Host) -> BootReading:
+    """Everything the boot panel shows (none of it needs root on systemd 252)."""
+    r = _Reader(host)
+    startup: Part[StartupTimes] = r.part(
+        _cmd(SYSTEMD_ANALYZE), lambda: parse_startup(r.run(SYSTEMD_ANALYZE, SLOW_TIMEOUT)))
+    blame: Part[tuple[BlameEntry, ...]] = r.part(
+        _cmd(BLAME), lambda: parse_blame(r.run(BLAME, SLOW_TIMEOUT)))
+    chain: Part[tuple[ChainUnit, ...]] = r.part(
+        _cmd(CHAIN), lambda: parse_critical_chain(r.run(CHAIN, SLOW_TIMEOUT)))
+    links: Part[tuple[NetLink, ...]] = r.part(
+        _cmd(NETWORKCTL), lambda: parse_networkctl_list(r.run(NETWORKCTL)))
+    enabled = r.part(_cmd(IS_ENABLED_WAIT),
+                     lambda: r.run(IS_ENABLED_WAIT, check=False).strip())
+    journal = r.part(_cmd(WAIT_JOURNAL), lambda: r.journal(WAIT_JOURNAL))
+    wanted = r.part(_cmd(WANTS_ONLINE), lambda: _wanted_by(r.run(WANTS_ONLINE)))
+    netplan = r.part(_cmd(NETPLAN_GET), lambda: r.run(NETPLAN_GET))
+    return BootReading(taken_at=host.now(), is_root=r.is_root, startup=startup, blame=blame,
+                       chain=chain, links=links, wait_online_enabled=enabled,
+                       wait_online_journal=journal, wanted_by=wanted, netplan=netplan)
