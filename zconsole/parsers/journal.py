@@ -100,6 +100,36 @@ class _Acc:
 
 
 @parser(SOURCE + " (logins)")
+def _sshd_line(line: JournalLine, by_pid: dict[int, _Acc], no_session: dict[str, list[_Acc]],
+               setting_up: dict[int, list[_Acc]]) -> None:
+    """One of sshd's lines: the connection, reverse-mapping, Accepted, session opened or
+    failed lines of the login of that process."""
+    msg = line.message
+    pid = line.pid
+    assert pid is not None
+    acc = by_pid.get(pid)
+    if acc is None:
+        acc = by_pid[pid] = _Acc(pid, line.at)
+    acc.lines.append(line)
+    f = acc.f
+    if (m := _CONNECTION.match(msg)) is not None:
+        f.update(connected_at=line.at, addr=m.group(1))
+    elif any(r in msg for r in _REVERSE):
+        acc.reverse.append(line)
+        f.setdefault("reverse_at", line.at)
+    elif (m := _ACCEPTED.match(msg)) is not None:
+        f.update(accepted_at=line.at, method=m.group(1), user=m.group(2), addr=m.group(3))
+    elif (m := _OPENED.match(msg)) is not None and "opened_at" not in f:
+        f.setdefault("user", m.group(1))
+        f["opened_at"] = line.at
+        no_session.setdefault(str(f["user"]), []).append(acc)
+        if m.group(2):
+            f["uid"] = int(m.group(2))
+            setting_up.setdefault(int(m.group(2)), []).append(acc)
+    elif msg.startswith(_FAILED):
+        f.update(session_failed=msg[len(_FAILED):].strip(), session_failed_at=line.at)
+
+
 def logins_from_journal(lines: tuple[JournalLine, ...]) -> tuple[Login, ...]:
     """The logins in journal lines (sshd's, and logind's and systemd's when given), oldest
     first. A process with no `Accepted` line (a failed or cut attempt) is left out.
@@ -128,31 +158,7 @@ def logins_from_journal(lines: tuple[JournalLine, ...]) -> tuple[Login, ...]:
     for line in lines:
         msg = line.message
         if _is_sshd(line):
-            pid = line.pid
-            assert pid is not None
-            acc = by_pid.get(pid)
-            if acc is None:
-                acc = by_pid[pid] = _Acc(pid, line.at)
-            acc.lines.append(line)
-            f = acc.f
-            if (m := _CONNECTION.match(msg)) is not None:
-                f.update(connected_at=line.at, addr=m.group(1))
-            elif any(r in msg for r in _REVERSE):
-                acc.reverse.append(line)
-                f.setdefault("reverse_at", line.at)
-            elif (m := _ACCEPTED.match(msg)) is not None:
-                f.update(accepted_at=line.at, method=m.group(1), user=m.group(2),
-                         addr=m.group(3))
-            elif (m := _OPENED.match(msg)) is not None and "opened_at" not in f:
-                f.setdefault("user", m.group(1))
-                f["opened_at"] = line.at
-                no_session.setdefault(str(f["user"]), []).append(acc)
-                if m.group(2):
-                    f["uid"] = int(m.group(2))
-                    setting_up.setdefault(int(m.group(2)), []).append(acc)
-            elif msg.startswith(_FAILED):
-                f.update(session_failed=msg[len(_FAILED):].strip(),
-                         session_failed_at=line.at)
+            _sshd_line(line, by_pid, no_session, setting_up)
             continue
         if (m := _MANAGER.search(msg)) is not None:
             uid = int(m.group(2))

@@ -18,7 +18,8 @@ Causes judged (facts: shared/reference/fixit-facts.md, measured on the Debian 12
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.fixit import (
@@ -323,6 +324,83 @@ def _why_link(link: NetLink, dev: NetplanDevice | None) -> str:
     return what
 
 
+def _boot_evidence(r: BootReading, wait: Any, journal: Sequence[Any], stuck: Sequence[Any],
+                   devs: Mapping[str, Any]) -> list[str]:
+    """What the boot verdict rests on: blame, the boot figures, the chain, wait-online's
+    journal, the stuck links and their netplan keys, who wants network-online.target."""
+    evidence: list[str] = []
+    if wait is not None:
+        evidence.append(f"systemd-analyze blame: {wait.text} {wait.unit}")
+    if r.startup.value is not None:
+        evidence.append(f"systemd-analyze: {r.startup.value.text}")
+    if r.chain.value:
+        top = r.chain.value[0]
+        if top.at is not None:
+            evidence.append(f"systemd-analyze critical-chain: {top.unit} @{top.at:.3f}s")
+    evidence += [j.text for j in journal if j.message.startswith(("Starting ", "Failed "))
+                 or "Timeout occurred" in j.message or "Event loop failed" in j.message]
+    evidence += [f"networkctl: {ln.name} {ln.type} {ln.operational} {ln.setup}"
+                 for ln in stuck]
+    for ln in stuck:
+        d = devs.get(ln.name)
+        if d is not None:
+            keys = ", ".join(f"{k}: {v}" for k, v in d.keys.items())
+            evidence.append(f"netplan get: {d.section}.{ln.name}: {keys or '(no keys)'}")
+    enabled = r.wait_online_enabled.value
+    if enabled:
+        note = (" (netplan's generator enables it at every boot: `systemctl disable` "
+                "does not stick)" if enabled == "enabled-runtime" else "")
+        evidence.append(f"systemctl is-enabled {WAIT_ONLINE}: {enabled}{note}")
+    wanted = r.wanted_by.value or ()
+    if wanted:
+        evidence.append("wants network-online.target: " + ", ".join(wanted))
+    return evidence
+
+
+def _boot_fixes(r: BootReading, links: Sequence[Any], stuck: Sequence[Any],
+                devs: Mapping[str, Any], plan: object) -> list[Fix]:
+    """The boot fixes, narrowest first, each with what it costs."""
+    fixes: list[Fix] = []
+    uplinks = [ln.name for ln in links if ln.setup == "configured"
+               and ln.operational == "routable"]
+    uplink = uplinks[0] if uplinks else "UPLINK"
+    for ln in stuck:
+        d = devs.get(ln.name)
+        if d is not None:
+            fixes.append(Fix(
+                f"Mark {ln.name} optional in netplan",
+                f"`netplan set {d.section}.{ln.name}.optional=true`, then `netplan "
+                "generate` (networkd gets RequiredForOnline=no; no `netplan apply`: the "
+                "links are not touched now)",
+                f"networkd stops waiting for {ln.name} at boot; nothing else changes; "
+                "takes effect at the next boot"))
+        elif plan is None:
+            fixes.append(Fix(
+                f"Tell networkd {ln.name} is not required",
+                f"a drop-in for {ln.name}'s .network file with `[Link]` "
+                "`RequiredForOnline=no`",
+                f"networkd stops waiting for {ln.name}; takes effect at the next boot"))
+    dropin = f"/etc/systemd/system/{WAIT_ONLINE}.d/"
+    fixes.append(Fix(
+        f"Wait only for {uplink}",
+        f"{dropin}zconsole.conf: `[Service]` `ExecStart=` "
+        f"`ExecStart={WAIT_BIN} --interface={uplink}`",
+        f"if {uplink} is renamed or missing, the boot waits the whole 2 min again; "
+        "other links are not waited for"))
+    fixes.append(Fix(
+        "Wait for any one link",
+        f"the same drop-in with `ExecStart={WAIT_BIN} --any`",
+        "online as soon as any link is up: network-online.target may come before the "
+        "default route"))
+    users = ", ".join(r.wanted_by.value or ()) or "nothing read"
+    fixes.append(Fix(
+        "Mask wait-online (last resort)",
+        f"`systemctl mask {WAIT_ONLINE}`",
+        f"nothing holds network-online.target back: what wants it ({users}) starts "
+        "before the network is configured; NFS, iSCSI and _netdev mounts race the network"))
+    return fixes
+
+
 def diagnose_boot(r: BootReading) -> Diagnosis:
     blame = r.blame.value or ()
     wait = next((b for b in blame if b.unit == WAIT_ONLINE), None)
@@ -357,71 +435,10 @@ def diagnose_boot(r: BootReading) -> Diagnosis:
             why = "the network (no link is left configuring now: see the journal)"
         took = fmt.duration(secs) if secs is not None else "its whole timeout"
         msg = f"Boot waits {took} for {why}"
-        evidence: list[str] = []
-        if wait is not None:
-            evidence.append(f"systemd-analyze blame: {wait.text} {wait.unit}")
-        if r.startup.value is not None:
-            evidence.append(f"systemd-analyze: {r.startup.value.text}")
-        if r.chain.value:
-            top = r.chain.value[0]
-            if top.at is not None:
-                evidence.append(f"systemd-analyze critical-chain: {top.unit} @{top.at:.3f}s")
-        evidence += [j.text for j in journal if j.message.startswith(("Starting ", "Failed "))
-                     or "Timeout occurred" in j.message or "Event loop failed" in j.message]
-        evidence += [f"networkctl: {ln.name} {ln.type} {ln.operational} {ln.setup}"
-                     for ln in stuck]
-        for ln in stuck:
-            d = devs.get(ln.name)
-            if d is not None:
-                keys = ", ".join(f"{k}: {v}" for k, v in d.keys.items())
-                evidence.append(f"netplan get: {d.section}.{ln.name}: {keys or '(no keys)'}")
-        enabled = r.wait_online_enabled.value
-        if enabled:
-            note = (" (netplan's generator enables it at every boot: `systemctl disable` "
-                    "does not stick)" if enabled == "enabled-runtime" else "")
-            evidence.append(f"systemctl is-enabled {WAIT_ONLINE}: {enabled}{note}")
-        wanted = r.wanted_by.value or ()
-        if wanted:
-            evidence.append("wants network-online.target: " + ", ".join(wanted))
+        evidence = _boot_evidence(r, wait, journal, stuck, devs)
         findings.append(Finding("boot-wait-online", Severity.WARNING, "boot", msg,
                                 tuple(evidence), factor=secs))
-        uplinks = [ln.name for ln in links if ln.setup == "configured"
-                   and ln.operational == "routable"]
-        uplink = uplinks[0] if uplinks else "UPLINK"
-        for ln in stuck:
-            d = devs.get(ln.name)
-            if d is not None:
-                fixes.append(Fix(
-                    f"Mark {ln.name} optional in netplan",
-                    f"`netplan set {d.section}.{ln.name}.optional=true`, then `netplan "
-                    "generate` (networkd gets RequiredForOnline=no; no `netplan apply`: the "
-                    "links are not touched now)",
-                    f"networkd stops waiting for {ln.name} at boot; nothing else changes; "
-                    "takes effect at the next boot"))
-            elif plan is None:
-                fixes.append(Fix(
-                    f"Tell networkd {ln.name} is not required",
-                    f"a drop-in for {ln.name}'s .network file with `[Link]` "
-                    "`RequiredForOnline=no`",
-                    f"networkd stops waiting for {ln.name}; takes effect at the next boot"))
-        dropin = f"/etc/systemd/system/{WAIT_ONLINE}.d/"
-        fixes.append(Fix(
-            f"Wait only for {uplink}",
-            f"{dropin}zconsole.conf: `[Service]` `ExecStart=` "
-            f"`ExecStart={WAIT_BIN} --interface={uplink}`",
-            f"if {uplink} is renamed or missing, the boot waits the whole 2 min again; "
-            "other links are not waited for"))
-        fixes.append(Fix(
-            "Wait for any one link",
-            f"the same drop-in with `ExecStart={WAIT_BIN} --any`",
-            "online as soon as any link is up: network-online.target may come before the "
-            "default route"))
-        users = ", ".join(r.wanted_by.value or ()) or "nothing read"
-        fixes.append(Fix(
-            "Mask wait-online (last resort)",
-            f"`systemctl mask {WAIT_ONLINE}`",
-            f"nothing holds network-online.target back: what wants it ({users}) starts "
-            "before the network is configured; NFS, iSCSI and _netdev mounts race the network"))
+        fixes += _boot_fixes(r, links, stuck, devs, plan)
         verdict = findings[0]
     elif r.blame.value is None and r.wait_online_journal.value is None:
         verdict = Finding("boot-unknown", Severity.UNKNOWN, "boot",
