@@ -38,6 +38,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from zconsole.cli.commands._target import add_target_options, target_host
 from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.hosttext import json_safe, visible
@@ -53,12 +54,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                       "3 UNKNOWN (for cron, Nagios/Icinga, node_exporter)",
         description="Read the host once, judge it as the console does, print one line per "
                     "finding and exit with the monitoring-plugin code.")
-    pc.add_argument("--host", dest="check_host", metavar="[USER@]HOST",
-                    help="check a remote host over ssh")
-    pc.add_argument("--demo", dest="check_demo", metavar="SCENARIO", nargs="?",
-                    const="showcase", help="check the built-in demo host")
-    pc.add_argument("--zfs-version", dest="check_zfs_version", choices=("2.1", "2.3"),
-                    default=None, help="OpenZFS version the demo host imitates")
+    add_target_options(pc, "check", "check")
     pc.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                     help=f"deadline of each read (default {DEFAULT_TIMEOUT:g})")
     pc.add_argument("--capacity-warn", type=int, default=80, metavar="PCT")
@@ -248,22 +244,6 @@ def prometheus_text(v: Verdict) -> str:
 # ------------------------------------------------------------------------------------ entry
 
 
-def _host(args: argparse.Namespace) -> Host:
-    dest = args.check_host or args.host
-    demo = args.check_demo or args.demo
-    if dest:
-        from zconsole.hosts.ssh import SshHost
-
-        return SshHost(dest, ssh_config=args.ssh_config)
-    if demo:
-        from zconsole.hosts.demo import DemoHost
-
-        return DemoHost(demo, zfs_version=args.check_zfs_version or args.zfs_version)
-    from zconsole.hosts.local import LocalHost
-
-    return LocalHost()
-
-
 def read_once(host: Host, timeout: float) -> HostReading:
     """One reading through the console's own session: each read independent, with its
     deadline, so a hung `zpool status` is said (UNKNOWN) and the check still ends."""
@@ -289,7 +269,7 @@ def run_check(host: Host, args: argparse.Namespace, out: TextIO) -> int:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        host = _host(args)
+        host = target_host(args, "check")
     except Exception as e:  # noqa: BLE001 - a bad --host is UNKNOWN, never a traceback
         sys.stdout.write(f"UNKNOWN: {visible(str(e))}\n")
         return Severity.UNKNOWN.exit_code

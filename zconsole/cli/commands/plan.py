@@ -24,6 +24,7 @@ import json
 import sys
 from typing import TextIO
 
+from zconsole.cli.commands._target import add_target_options, target_host
 from zconsole.hosts.base import Host, HostError
 from zconsole.model.hosttext import json_safe, visible
 from zconsole.model.plan import Check, CheckLevel, Plan, Step
@@ -51,12 +52,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     pp.add_argument("--json", action="store_true", help="print the plan as JSON")
     for opt in registry.cli_options():
         _add_option(pp, opt)
-    pp.add_argument("--host", dest="plan_host", metavar="[USER@]HOST",
-                    help="plan on a remote host over ssh")
-    pp.add_argument("--demo", dest="plan_demo", metavar="SCENARIO", nargs="?",
-                    const="showcase", help="plan on the built-in demo host")
-    pp.add_argument("--zfs-version", dest="plan_zfs_version", choices=("2.1", "2.3"),
-                    default=None, help="OpenZFS version the demo host imitates")
+    add_target_options(pp, "plan", "plan on")
 
 
 def _add_option(pp: argparse.ArgumentParser, opt: CliOption) -> None:
@@ -164,20 +160,7 @@ def render(plan: Plan) -> str:
 
 
 def _host(args: argparse.Namespace) -> Host:
-    dest = args.plan_host or args.host
-    demo = args.plan_demo or args.demo
-    version = args.plan_zfs_version or args.zfs_version
-    if dest:
-        from zconsole.hosts.ssh import SshHost
-
-        return SshHost(dest, ssh_config=args.ssh_config)
-    if demo:
-        from zconsole.hosts.demo import DemoHost
-
-        return DemoHost(demo, zfs_version=version)
-    from zconsole.hosts.local import LocalHost
-
-    return LocalHost()
+    return target_host(args, "plan")
 
 
 def run_plan(args: argparse.Namespace, out: TextIO | None = None,
