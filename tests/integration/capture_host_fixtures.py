@@ -33,12 +33,11 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
 from hostvm import faults  # noqa: E402
-from hostvm.guest import HostGuest  # noqa: E402
+from hostvm.guest import OPERATOR, HostGuest, ensure_operator, guest_now  # noqa: E402
 
 OUT = REPO / "tests" / "fixtures" / "host"
 CLIENT = "10.0.2.2"  # QEMU's user-network gateway: every ssh client appears from there
 CONNECTION = f"user=root,addr={CLIENT},host={CLIENT}"
-OPERATOR = "zcop"
 USER_STOP_WAIT = 14.0  # UserStopDelaySec (10 s) and a margin
 
 TAG = ""  # --tag: a second capture of a state goes to <state>-<tag>/, next to the first
@@ -114,16 +113,6 @@ class State:
 
 GUEST_DESC = ("Debian 12 host guest (tools/testvm --flavour host: bookworm, systemd 252, "
               "openssh-server 9.2p1, netplan.io 0.106, OpenZFS 2.3.2) under QEMU/TCG")
-
-
-def guest_now(g: HostGuest) -> str:
-    return "@" + g.exec("date +%s").stdout.strip()
-
-
-def ensure_operator(g: HostGuest) -> None:
-    g.exec(f"""id {OPERATOR} >/dev/null 2>&1 || useradd -m -s /bin/bash {OPERATOR}
-install -d -m 700 -o {OPERATOR} -g {OPERATOR} /home/{OPERATOR}/.ssh
-install -m 600 -o {OPERATOR} -g {OPERATOR} /root/.ssh/authorized_keys /home/{OPERATOR}/.ssh/""")
 
 
 def login(g: HostGuest, st: State, user: str = "root", timeout: float = 400.0) -> float:

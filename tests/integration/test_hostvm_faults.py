@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from hostvm import faults
-from hostvm.guest import HostGuest
+from hostvm.guest import OPERATOR, HostGuest, ensure_operator, guest_now
 
 pytestmark = pytest.mark.hostvm
 
@@ -24,17 +24,6 @@ pytestmark = pytest.mark.hostvm
 # ends (UserStopDelaySec=10 s); a wait a little longer than that, before a login that must
 # start the manager anew
 USER_STOP_WAIT = 14.0
-OPERATOR = "zcop"  # a second account, so root's ssh master connection keeps nothing alive
-
-
-def guest_now(g: HostGuest) -> str:
-    return "@" + g.exec("date +%s").stdout.strip()
-
-
-def ensure_operator(g: HostGuest) -> None:
-    g.exec(f"""id {OPERATOR} >/dev/null 2>&1 || useradd -m -s /bin/bash {OPERATOR}
-install -d -m 700 -o {OPERATOR} -g {OPERATOR} /home/{OPERATOR}/.ssh
-install -m 600 -o {OPERATOR} -g {OPERATOR} /root/.ssh/authorized_keys /home/{OPERATOR}/.ssh/""")
 
 
 def login_as(g: HostGuest, user: str, timeout: float = 300.0) -> float:

@@ -160,3 +160,18 @@ class HostGuest(VmGuest):
 
     def __repr__(self) -> str:
         return f"HostGuest(ssh_config={str(self.ssh_config)!r})"
+
+
+OPERATOR = "zcop"  # a second account, so root's ssh master connection keeps nothing alive
+
+
+def guest_now(g: HostGuest) -> str:
+    """The guest's clock as `journalctl --since` takes it (`@EPOCH`)."""
+    return "@" + g.exec("date +%s").stdout.strip()
+
+
+def ensure_operator(g: HostGuest) -> None:
+    """The operator account (OPERATOR) with root's authorized key, made once."""
+    g.exec(f"""id {OPERATOR} >/dev/null 2>&1 || useradd -m -s /bin/bash {OPERATOR}
+install -d -m 700 -o {OPERATOR} -g {OPERATOR} /home/{OPERATOR}/.ssh
+install -m 600 -o {OPERATOR} -g {OPERATOR} /root/.ssh/authorized_keys /home/{OPERATOR}/.ssh/""")
