@@ -126,7 +126,7 @@ async def test_datasets_screen_on_the_guest(clone_chain: ZfsGuest) -> None:
         await _wait(pilot, lambda: "Snapshot scan done" in str(
             screen.query_one("#ds-status", Static).render()), "the scan")
         assert screen.dtree is not None
-        known = screen.known_names()
+        known = screen.known().names()
         assert sum(len(v) for v in known.values()) == len(zfs_list(
             g, "-t", "snapshot", "-o", "name"))
 

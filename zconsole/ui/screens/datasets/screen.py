@@ -302,6 +302,14 @@ class DatasetsScreen(ZScreen):
     def on_tree_table_highlighted(self, event: TreeTable.Highlighted) -> None:
         self._update_panel()
 
+    def known(self) -> Known:
+        """What the screen knows now (the tree, listings, radius names, the last scan);
+        `known().names()` gives the snapshot names per dataset the radius is computed from."""
+        assert self.dtree is not None
+        return Known(self.dtree, self._now(), self.loaded, self._loaded_names,
+                     self.radius_names, self.radius_errors, self.scan.result,
+                     self.opened.part if self.opened is not None else None)
+
     def _update_panel(self) -> None:
         panel = self.query_one(RadiusPanel)
         row = self.query_one(TreeTable).current
@@ -309,10 +317,7 @@ class DatasetsScreen(ZScreen):
             panel.show_lines([("muted", "Select a dataset or a snapshot to see what "
                                "zfs destroy -r / -R would take with it.")])
             return
-        known = Known(self.dtree, self._now(), self.loaded, self._loaded_names,
-                      self.radius_names, self.radius_errors, self.scan.result,
-                      self.opened.part if self.opened is not None else None)
-        lines, lacking = describe(row, known)
+        lines, lacking = describe(row, self.known())
         missing = [d for d in lacking if d not in self._radius_asked]
         if missing and len(missing) <= RADIUS_AUTOLOAD:
             self._want_radius(missing)
