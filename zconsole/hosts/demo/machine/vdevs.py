@@ -273,7 +273,7 @@ def online(m: Machine, p: Pool, dev: str, expand: bool, now: float) -> str:
     if expand:
         top = _top_of(p, v)
         leaves = list(top.leaves())
-        grown = top_space(min(x.psize for x in leaves), top.ms_shift)
+        grown = top_space(min(x.psize for x in leaves), top.ms_shift, top.width)
         if grown > top.asize:
             top.asize = grown
     m.next_txg()

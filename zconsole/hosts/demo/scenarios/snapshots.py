@@ -10,8 +10,9 @@ DESCRIPTION = "20 datasets x 500 snapshots (generated lazily) with clones of clo
 ORDER = 50
 
 
-def build(seed: int, now: float, datasets: int = 20, per: int = 500) -> Machine:
-    b = kit.new_machine("snapshots", seed, now)
+def build(seed: int, now: float, datasets: int = 20, per: int = 500,
+          scenario: str = "snapshots") -> Machine:
+    b = kit.new_machine(scenario, seed, now)
     a0 = b.hdd("TOSHIBA MG08ACA16TE", "X1A0A001FVGG", 16000900661248)
     a1 = b.hdd("TOSHIBA MG08ACA16TE", "X1A0A002FVGG", 16000900661248)
     b.pool("tank", [b.mirror(b.leaf(a0, "tank"), b.leaf(a1, "tank"))], frag=23)
