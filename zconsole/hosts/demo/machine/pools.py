@@ -5,8 +5,11 @@ propagate, finding a vdev by name, path or guid, and the pool-wide changes `zpoo
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from zconsole.hosts.demo.machine.common import CmdError, MiB, highbit
@@ -152,7 +155,16 @@ class Pool:
     def is_top(self, v: Vdev) -> bool:
         """`v in self.top`, the same answer (dataclass equality included) without comparing
         whole subtrees: only a top-level vdev with v's guid can be equal to it."""
-        return any(t is v or (t.guid == v.guid and t == v) for t in self.root.children)
+        tops = self.root.children
+        if 0 <= v.id < len(tops) and tops[v.id] is v:  # a top-level vdev's id is its index
+            return True
+        # the scans below run in C: asked for every vdev, a Python loop over every top-level
+        # vdev made a listing cost vdevs x top-level vdevs
+        if any(map(operator.is_, tops, repeat(v))):
+            return True
+        if v.guid not in list(map(attrgetter("guid"), tops)):
+            return False
+        return any(t.guid == v.guid and t == v for t in tops)
 
     def data_vdevs(self) -> list[Vdev]:
         return [v for v in self.root.children if not v.is_log]
