@@ -12,6 +12,9 @@ from collections.abc import Mapping
 
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Region
+from textual.widget import Widget
+from textual.widgets import DataTable
 
 from zconsole.model.finding import Finding
 from zconsole.model.pool import Pool, Section, Vdev
@@ -92,10 +95,13 @@ class VdevTable(LevelTable):
     `pool`, `pool:section` and `pool:section:top/child/...`, so a cursor is found again by
     key after a refresh."""
 
+    # Every row drawn: the table is as tall as its rows (not DataTable's max-height: 100%)
+    # and the page scrolls (a table with its own scrolling inside a scrolling page hid its
+    # lower rows from the page).
     DEFAULT_CSS = """
     VdevTable {
         height: auto;
-        max-height: 30;
+        max-height: initial;
         overflow-x: hidden;
     }
     """
@@ -103,6 +109,28 @@ class VdevTable(LevelTable):
     def __init__(self) -> None:
         super().__init__(cursor_type="row", zebra_stripes=False, show_cursor=False,
                          classes="vdevs")
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The table does not scroll itself (it is as tall as its rows): when the keyboard
+        moves its cursor, the page brings the cursor's row into view."""
+        if event.data_table is self and self.has_focus:
+            self.call_after_refresh(self.reveal_cursor_row)
+
+    def reveal_cursor_row(self) -> None:
+        """Scroll the nearest scrolling ancestor so the cursor's row is on screen."""
+        if not self.is_valid_row_index(self.cursor_row):
+            return
+        y = (self.header_height if self.show_header else 0) + self.cursor_row
+        node: Widget = self
+        while True:
+            y += node.virtual_region.y
+            parent = node.parent
+            if not isinstance(parent, Widget):
+                return
+            if parent.allow_vertical_scroll:
+                parent.scroll_to_region(Region(0, y, 1, 1), animate=False, immediate=True)
+                return
+            node = parent
 
     @property
     def cursor_key(self) -> str | None:
