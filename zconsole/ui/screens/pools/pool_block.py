@@ -153,8 +153,7 @@ class PoolBlock(Vertical):
         columns, fixed = columns_for(performance, width)
         pool = entry.status
         if pool is None:
-            self.table.clear(columns=True)
-            self.table.add_columns(*columns)
+            self.table.sync(columns, [])
             self.findings.update("")
             self.findings.display = False
             return
