@@ -17,7 +17,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import work
-from textual.app import App, SystemCommand
+from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
 from textual.notifications import SeverityLevel
@@ -167,7 +167,12 @@ class ZConsoleApp(App[None]):
 
     @property
     def active_screen(self) -> ZScreen | None:
-        s = self.screen
+        """The console screen on top, if any (none while the app is shutting down: a refresh
+        timer can still fire after the last screen left the stack)."""
+        try:
+            s = self.screen
+        except ScreenStackError:
+            return None
         return s if isinstance(s, ZScreen) else None
 
     # -- the command palette -----------------------------------------------------------------
