@@ -53,6 +53,8 @@ def _canonical(column: str) -> str:
 
 
 def _int(text: str, line_no: int, line: str) -> int | None:
+    if text.isdigit() and text.isascii():
+        return int(text)
     if text == "-":
         return None
     if not _INT.fullmatch(text):
@@ -93,10 +95,14 @@ def parse_zfs_list(text: str, columns: Sequence[str]) -> list[Dataset]:
             raise ParseError(SOURCE, "empty dataset name", line_no, line)
         sizes: dict[str, int | None] = {}
         for col, i in sizes_at:
+            v = fields[i]
+            if v.isdigit() and v.isascii():  # what -p prints: no need for the general parse
+                sizes[col] = int(v)
+                continue
             try:
-                sizes[col] = parse_size(fields[i])
+                sizes[col] = parse_size(v)
             except ValueError as e:
-                raise ParseError(SOURCE, f"bad {col} {fields[i]!r}", line_no, line) from e
+                raise ParseError(SOURCE, f"bad {col} {v!r}", line_no, line) from e
         ratio: float | None = None
         if i_ratio is not None:
             r = fields[i_ratio].rstrip("x")
