@@ -217,12 +217,36 @@ def bench_cpu(seconds: float) -> dict[str, Any]:
 
 # -- 3. keys during the snapshot scan ----------------------------------------------------------
 
+def press(app: Any, key: str) -> None:
+    """A key as the terminal driver delivers it: posted to the app, which hands it to the
+    focused widget. (Pilot.press also waits for the app to be idle, which a running scan's
+    progress messages postpone: that wait is not what a user feels.)"""
+    from textual import events
+
+    app.post_message(events.Key(key, None))
+
+
 async def _keys_zconsole(presses: int) -> dict[str, Any]:
     from zconsole.hosts.demo import DemoHost
     from zconsole.ui.app import ZConsoleApp
     from zconsole.ui.screens.datasets.tree_table import TreeTable
 
-    app = ZConsoleApp(DemoHost("snap100k"), refresh_interval=3600)
+    host = DemoHost("snap100k")
+    # A real host lists snapshots in a subprocess, outside the interpreter lock; the demo
+    # makes them in-process. A first scan fills a cache of the demo's answers, and the keys
+    # are measured during the second, so the scan costs only what zconsole itself does.
+    answers: dict[tuple[str, ...], Any] = {}
+    real_exec = host._exec
+
+    def cached(args: tuple[str, ...], timeout: float, stdin: str | None) -> Any:
+        if "name,createtxg" not in args:
+            return real_exec(args, timeout, stdin)
+        if args not in answers:
+            answers[args] = real_exec(args, timeout, stdin)
+        return answers[args]
+
+    host._exec = cached  # type: ignore[method-assign]
+    app = ZConsoleApp(host, refresh_interval=3600)
     lat: list[float] = []
     async with app.run_test(headless=True, size=SIZE) as pilot:
         for _ in range(3000):
@@ -237,11 +261,16 @@ async def _keys_zconsole(presses: int) -> dict[str, Any]:
             await pilot.pause(0.01)
         table = app.screen.query_one(TreeTable)
         screen: Any = app.screen
-        await pilot.press("a")
+        await pilot.press("a")  # the first scan: fills the cache of the demo's answers
+        for _ in range(60000):
+            if screen.scan.result is not None and not screen.scan.running:
+                break
+            await pilot.pause(0.01)
+        press(app, "a")  # the measured scan
         for _ in range(3000):
             if screen.scan.running:
                 break
-            await pilot.pause(0.005)
+            await asyncio.sleep(0.005)
         during = 0
         for i in range(presses):
             if not screen.scan.running:
@@ -249,7 +278,7 @@ async def _keys_zconsole(presses: int) -> dict[str, Any]:
             key = "down" if i % 2 == 0 else "up"
             before = table.cursor
             t0 = time.perf_counter()
-            await pilot.press(key)
+            press(app, key)
             while table.cursor == before:
                 await asyncio.sleep(0.0005)
             lat.append(time.perf_counter() - t0)
@@ -278,7 +307,7 @@ async def _keys_bare(presses: int) -> dict[str, Any]:
             key = "down" if i % 2 == 0 else "up"
             before = ol.highlighted
             t0 = time.perf_counter()
-            await pilot.press(key)
+            press(app, key)
             while ol.highlighted == before:
                 await asyncio.sleep(0.0005)
             lat.append(time.perf_counter() - t0)
