@@ -431,7 +431,8 @@ def verdicts(r: dict[str, Any]) -> list[tuple[str, str, str, str, bool]]:
 
 def table(rows: list[tuple[str, str, str, str, bool]]) -> str:
     head = ("figure", "budget", "measured", "ratio", "verdict")
-    cells = [head] + [(a, b, c, d, "PASS" if ok else "FAIL") for a, b, c, d, ok in rows]
+    cells = [head] + [(a, b, c, d, "-" if b == "-" else "PASS" if ok else "FAIL")
+                      for a, b, c, d, ok in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(5)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
              for r in cells]
@@ -443,7 +444,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats, shorter windows")
     ap.add_argument("--out", type=Path, default=None, help="JSON file (default: bench/results/)")
+    ap.add_argument("--show", type=Path, default=None,
+                    help="print the table of an earlier run's JSON instead of measuring")
     args = ap.parse_args(argv)
+    if args.show is not None:
+        rows = verdicts(json.loads(args.show.read_text()))
+        print(table(rows))
+        return 0 if all(ok for *_, ok in rows) else 1
     repeat = 3 if args.quick else 7
     seconds = 6.0 if args.quick else 12.0
     res: dict[str, Any] = {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
