@@ -106,3 +106,29 @@ async def test_dataset_tree_draws_nothing_again_when_nothing_changed() -> None:
         await quiet(app, pilot)
         assert table.redrawn == 0
         assert sum(r.kind == "snapshot" for r in table.rows) == 500
+
+
+async def test_text_that_did_not_change_is_not_updated() -> None:
+    """A Static's update lays the whole screen out again: the header, the problems panel
+    and the pool summaries and findings are updated only when their text changed."""
+    from textual.widgets import Static
+
+    app = make_app("degraded")  # with findings under its pool
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot, refreshes=2)
+        widgets = [w for w in app.screen.query(Static)
+                   if w.id in ("facts", "refresh", "tabs") or w.has_class("problems")
+                   or w.has_class("pool-summary") or w.has_class("findings")]
+        assert len(widgets) >= 6
+        updated: Counter[str] = Counter()
+        for w in widgets:
+            def counted(*a: Any, w: Static = w, real: Any = w.update, **k: Any) -> Any:
+                updated[str(w.id or w.classes)] += 1
+                return real(*a, **k)
+            w.update = counted  # type: ignore[method-assign]
+        await refresh(app, pilot)  # the frozen machine: nothing to say anew
+        # only the status line changed, to "refreshing for 0 s" and back
+        assert updated == Counter({"refresh": 2})
+        app.host.machine.pools["tank"].root.children[0].children[0].read_errors = 7  # type: ignore[attr-defined]
+        await refresh(app, pilot)
+        assert set(updated) - {"refresh"}  # the findings or the summary said something new
