@@ -105,7 +105,7 @@ async def test_refresh_that_raises_is_shown_not_fatal() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
 
-        def boom(**_: object) -> None:
+        def boom(*_args: object, **_kwargs: object) -> None:  # refresh(force=..., ...)
             raise RuntimeError("simulated collector crash")
 
         app.session.refresh = boom  # type: ignore[method-assign]
@@ -301,3 +301,19 @@ async def test_a_hung_status_turns_every_pool_unknown_and_q_still_quits() -> Non
     finally:
         host.release.set()
     assert not app.is_running
+
+
+def test_the_ui_thread_gets_the_interpreter_lock_back_quickly() -> None:
+    """Worker threads parse in pure Python: the console shortens the interpreter's switch
+    interval so that the UI thread is not kept waiting 5 ms at every turn of its loop."""
+    import sys
+
+    from zconsole.ui.app import UI_SWITCH_INTERVAL
+
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        make_app()
+        assert sys.getswitchinterval() == UI_SWITCH_INTERVAL < 0.005
+    finally:
+        sys.setswitchinterval(before)

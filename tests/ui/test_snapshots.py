@@ -51,3 +51,22 @@ def test_performance_columns_picture(snap_compare: Any, size: tuple[int, int]) -
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_hundred_disks_last_vdev_picture(snap_compare: Any, size: tuple[int, int]) -> None:
+    """big100 (tank: 10 raidz2 x 10) with the keyboard on tank's last row: the page has
+    scrolled to it and the last raidz2 and its disks are drawn (issue 11)."""
+    from zconsole.ui.screens.pools.pool_block import PoolBlock
+
+    app = make_app("big100", "2.3")
+
+    async def run_before(pilot: Any) -> None:
+        await settle(app, pilot)
+        blocks = list(app.screen.query(PoolBlock))
+        blocks[-1].table.focus()
+        await pilot.press("ctrl+end")
+        await pilot.pause()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -453,13 +453,15 @@ def test_iostat_disk_wait_slow_member() -> None:
     assert all(7 <= s / f <= 14 for s, f in zip(slow, fast, strict=True))
 
 
-def test_iostat_interval_does_not_sleep_and_infinite_times_out() -> None:
+def test_iostat_interval_does_not_sleep_and_infinite_times_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
+    slept: list[float] = []
+    monkeypatch.setattr(time, "sleep", slept.append)  # nothing may wait for the intervals
     h = DemoHost()  # default wall clock
-    t = time.monotonic()
     text = h.run(["zpool", "iostat", "-H", "-p", "-y", "5", "3"]).stdout
-    assert time.monotonic() - t < 2
+    assert slept == []
     assert len(text.splitlines()) == 3 * 2
     with pytest.raises(CommandTimedOut):
         h.run(["zpool", "iostat", "-H", "-p", "1"], timeout=3)
@@ -530,7 +532,7 @@ def test_network_bridges_and_vlan() -> None:
 
 
 @pytest.mark.parametrize("version", ["2.1", "2.3"])
-@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+@pytest.mark.parametrize("scenario", sorted(set(SCENARIOS) - {"snap100k"}))  # = snapshots, x10
 def test_every_output_parses(version: str, scenario: str) -> None:
     from zconsole.parsers.arcstats import parse_arcstats
     from zconsole.parsers.blockdev import parse_lsblk_json, parse_udev_export_db
@@ -568,3 +570,34 @@ def test_every_output_parses(version: str, scenario: str) -> None:
     assert parse_lsblk_json(out(h, "lsblk", "-J", "-b", "-o",
                                 "NAME,KNAME,PKNAME,TYPE,SIZE,ROTA,LOG-SEC,PHY-SEC,MODEL,SERIAL,"
                                 "WWN,VENDOR,TRAN,FSTYPE,LABEL,MOUNTPOINT"))
+
+
+def test_zpool_list_json_has_the_shape_of_openzfs_23() -> None:
+    """`zpool list -j` as the man page's example prints it: pools by name, each property a
+    value/source object; --json-int makes the numbers exact integers; -v adds the vdevs."""
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "zpool-list" / \
+        "man-zpool-list-8-example3-json.json"
+    real = json.loads(fixture.read_text())
+    real_pool = next(iter(real["pools"].values()))
+    h = host("showcase")
+    human = json.loads(out(h, "zpool", "list", "-j"))
+    assert human["output_version"] == real["output_version"]
+    pool = human["pools"]["tank"]
+    assert set(pool) == set(real_pool)
+    assert set(pool["properties"]) == set(real_pool["properties"])
+    assert pool["properties"]["size"]["value"].endswith("T")
+    assert pool["properties"]["health"] == {"value": "ONLINE",
+                                           "source": {"type": "NONE", "data": "-"}}
+    exact = json.loads(out(h, "zpool", "list", "-j", "--json-int", "-v"))["pools"]["tank"]
+    size = int(out(h, "zpool", "list", "-H", "-p", "-o", "size", "tank"))
+    assert exact["properties"]["size"]["value"] == size
+    assert exact["guid"] == h.machine.pools["tank"].guid
+    assert list(exact["vdevs"]) == ["mirror-0", "mirror-1"]
+    assert exact["vdevs"]["mirror-0"]["vdev_type"] == "mirror"
+    assert len(exact["vdevs"]["mirror-0"]["vdevs"]) == 2
+    assert set(exact) >= {"logs", "cache", "spare"}
+    # --json-int without -j is refused, and 2.1 has no -j at all
+    rc, _, err = h.answer(["zpool", "list", "--json-int"])
+    assert rc == 2 and "'--json-int' only works with '-j' option" in err
+    rc, _, err = host("showcase", "2.1").answer(["zpool", "list", "-j"])
+    assert rc == 2 and "invalid option 'j'" in err

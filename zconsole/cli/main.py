@@ -24,7 +24,12 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command line. A subcommand's own parser (whose module may import much of
+    zconsole) is built only when that subcommand is named or help is asked for: the others
+    get a bare entry, so `zconsole --version` and the console start import none of them."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    every = any(w in ("-h", "--help") for w in words)
     p = argparse.ArgumentParser(
         prog="zconsole",
         description="A terminal operations console for Linux hosts running OpenZFS.",
@@ -49,7 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        load(name).add_parser(sub)
+        if every or name in words:
+            load(name).add_parser(sub)
+        else:
+            sub.add_parser(name, add_help=False)  # not named: never parses anything
     return p
 
 
@@ -89,7 +97,7 @@ def has_zfs(host: Host) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args, extra = parser.parse_known_args(argv)
     if args.command == "parse":
         extra = load("parse").take_back_file(args, extra)

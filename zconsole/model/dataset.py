@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Dataset:
     """A filesystem, volume, snapshot or bookmark. Sizes in bytes; None where zfs printed `-`.
 
     `origin` (for clones) names the snapshot the clone was made from: it is authoritative,
     whereas a snapshot's `clones` list may be truncated. `props` holds every other requested
-    property as zfs printed it.
+    property (one no field holds) as zfs printed it. Slots: 100 000 snapshots are 100 000
+    of these.
     """
 
     name: str
@@ -27,7 +29,7 @@ class Dataset:
     compressratio: float | None = None
     dedup: str | None = None
     mountpoint: str | None = None
-    props: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    props: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def pool(self) -> str:

@@ -16,7 +16,8 @@ Traps:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from zconsole.model.dataset import Dataset
 from zconsole.parsers.errors import ParseError, parser
@@ -38,6 +39,10 @@ _ALIASES = {
     "ratio": "compressratio",
 }
 _SIZE_FIELDS = ("used", "available", "referenced", "usedbysnapshots")
+# the columns a Dataset field holds; any other requested column goes into `props`
+_FIELDS = frozenset(("name", "type", "origin", "clones", "createtxg", "creation",
+                     "compressratio", "dedup", "mountpoint", *_SIZE_FIELDS))
+_NO_PROPS: Mapping[str, str] = MappingProxyType({})
 _INT = re.compile(r"[0-9]+", re.ASCII)
 _FLOAT = re.compile(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
 
@@ -48,6 +53,8 @@ def _canonical(column: str) -> str:
 
 
 def _int(text: str, line_no: int, line: str) -> int | None:
+    if text.isdigit() and text.isascii():
+        return int(text)
     if text == "-":
         return None
     if not _INT.fullmatch(text):
@@ -64,53 +71,65 @@ def parse_zfs_list(text: str, columns: Sequence[str]) -> list[Dataset]:
         raise ParseError(SOURCE, f"bad column list {list(columns)!r}")
     if "name" not in cols:
         raise ParseError(SOURCE, "the column list must include name")
+    at = {c: i for i, c in enumerate(cols)}  # one lookup table, not two dicts per row
+    i_name = at["name"]
+    sizes_at = [(c, at[c]) for c in _SIZE_FIELDS if c in at]
+    i_type, i_origin, i_clones = at.get("type"), at.get("origin"), at.get("clones")
+    i_txg, i_creation, i_ratio = at.get("createtxg"), at.get("creation"), at.get("compressratio")
+    i_dedup, i_mount = at.get("dedup"), at.get("mountpoint")
+    # `props`: the requested columns no field holds, as zfs printed them (none for the
+    # columns zconsole asks for: no dict per row then)
+    extra = [(columns[i].strip().lower(), i) for i, c in enumerate(cols) if c not in _FIELDS]
+    width = len(cols)
     datasets: list[Dataset] = []
     for line_no, raw in enumerate(text.splitlines(), 1):
         line = raw.rstrip("\r")
         if not line.strip():
             continue
         fields = line.split("\t")
-        if len(fields) != len(cols):
-            raise ParseError(SOURCE, f"row has {len(fields)} fields, expected {len(cols)}",
+        if len(fields) != width:
+            raise ParseError(SOURCE, f"row has {len(fields)} fields, expected {width}",
                              line_no, line)
-        row = dict(zip(cols, fields, strict=True))
-        props = {columns[i].strip().lower(): fields[i] for i in range(len(cols))}
-        name = row["name"]
+        name = fields[i_name]
         if not name or name == "-":
             raise ParseError(SOURCE, "empty dataset name", line_no, line)
         sizes: dict[str, int | None] = {}
-        for col in _SIZE_FIELDS:
-            if col in row:
-                try:
-                    sizes[col] = parse_size(row[col])
-                except ValueError as e:
-                    raise ParseError(SOURCE, f"bad {col} {row[col]!r}", line_no, line) from e
+        for col, i in sizes_at:
+            v = fields[i]
+            if v.isdigit() and v.isascii():  # what -p prints: no need for the general parse
+                sizes[col] = int(v)
+                continue
+            try:
+                sizes[col] = parse_size(v)
+            except ValueError as e:
+                raise ParseError(SOURCE, f"bad {col} {v!r}", line_no, line) from e
         ratio: float | None = None
-        if "compressratio" in row:
-            r = row["compressratio"].rstrip("x")
+        if i_ratio is not None:
+            r = fields[i_ratio].rstrip("x")
             if r != "-":
                 if not _FLOAT.fullmatch(r):
-                    raise ParseError(SOURCE, f"bad compressratio {row['compressratio']!r}",
+                    raise ParseError(SOURCE, f"bad compressratio {fields[i_ratio]!r}",
                                      line_no, line)
                 ratio = float(r)
         clones: tuple[str, ...] = ()
-        if row.get("clones", "-") not in ("-", ""):
-            clones = tuple(x for x in row["clones"].split(",") if x)
+        if i_clones is not None and fields[i_clones] not in ("-", ""):
+            clones = tuple(x for x in fields[i_clones].split(",") if x)
         datasets.append(Dataset(
             name=name,
-            type=row.get("type") or _type_from_name(name),
+            type=(fields[i_type] if i_type is not None else "") or _type_from_name(name),
             used=sizes.get("used"),
             refer=sizes.get("referenced"),
             avail=sizes.get("available"),
-            origin=_opt(row.get("origin")),
+            origin=_opt(fields[i_origin]) if i_origin is not None else None,
             clones=clones,
-            createtxg=_int(row.get("createtxg", "-"), line_no, line),
-            creation=_int(row.get("creation", "-"), line_no, line),
+            createtxg=_int(fields[i_txg], line_no, line) if i_txg is not None else None,
+            creation=(_int(fields[i_creation], line_no, line) if i_creation is not None
+                      else None),
             usedbysnapshots=sizes.get("usedbysnapshots"),
             compressratio=ratio,
-            dedup=_opt(row.get("dedup")),
-            mountpoint=_opt(row.get("mountpoint")),
-            props=props,
+            dedup=_opt(fields[i_dedup]) if i_dedup is not None else None,
+            mountpoint=_opt(fields[i_mount]) if i_mount is not None else None,
+            props={key: fields[i] for key, i in extra} if extra else _NO_PROPS,
         ))
     return datasets
 

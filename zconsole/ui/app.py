@@ -10,6 +10,7 @@ say how old it is.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import work
-from textual.app import App, SystemCommand
+from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
 from textual.notifications import SeverityLevel
@@ -37,6 +38,10 @@ from zconsole.ui.themes import DEFAULT_THEME, load_themes
 
 if TYPE_CHECKING:
     from zconsole.services.ops.engine.resume import Resumable
+
+
+UI_SWITCH_INTERVAL = 0.001
+"""The interpreter's thread switch interval while the console runs (seconds)."""
 
 
 class ZConsoleApp(App[None]):
@@ -98,6 +103,11 @@ class ZConsoleApp(App[None]):
         for plans left in flight at start-up (default: yes, except on the demo host without
         an explicit state directory: a fresh demo machine has nothing in flight)."""
         super().__init__()
+        # Reads, parses and scans run in worker threads; a pure-Python parse holds the
+        # interpreter lock for a whole switch interval (5 ms by default) each time the UI
+        # thread asks for it, and a key needs several turns of the UI's loop. At 1 ms, keys
+        # stay under 100 ms during the 100 000-snapshot scan (bench/budgets.py).
+        sys.setswitchinterval(min(sys.getswitchinterval(), UI_SWITCH_INTERVAL))
         self.state_directory = state_directory
         self.offer_resume = (offer_resume if offer_resume is not None
                              else not host.simulated or state_directory is not None)
@@ -167,7 +177,12 @@ class ZConsoleApp(App[None]):
 
     @property
     def active_screen(self) -> ZScreen | None:
-        s = self.screen
+        """The console screen on top, if any (none while the app is shutting down: a refresh
+        timer can still fire after the last screen left the stack)."""
+        try:
+            s = self.screen
+        except ScreenStackError:
+            return None
         return s if isinstance(s, ZScreen) else None
 
     # -- the command palette -----------------------------------------------------------------

@@ -55,6 +55,7 @@ class DemoHost(BaseHost):
         self.started = start
         self.machine = build(scenario, seed, start)
         self.machine.last = start
+        self._tree_cache: tuple[int, Tree] | None = None
 
     # --- the Host protocol -------------------------------------------------------------
 
@@ -81,6 +82,7 @@ class DemoHost(BaseHost):
         cur = self.now()
         if t > cur:
             self._skew += t - cur
+        self.machine.changed()  # the command that waits may have changed the vdev trees
         self.machine.advance(self.now())
 
     def _exec(self, args: tuple[str, ...], timeout: float, stdin: str | None) -> Result:
@@ -101,6 +103,8 @@ class DemoHost(BaseHost):
             rc, out, err = e.rc, "", e.stderr
         except TimeoutError:
             raise CommandTimedOut(args, timeout) from None
+        finally:
+            self.machine.changed()  # any command may have changed the machine's shape
         return Result(args, rc, out, err, ctx.took)
 
     def _exec_pipeline(self, stages: list[tuple[str, ...]], timeout: float) -> Result:
@@ -119,9 +123,15 @@ class DemoHost(BaseHost):
     # --- files -------------------------------------------------------------------------
 
     def _tree(self) -> Tree:
+        """/dev, /sys/class/block and /sys/class/net as files, made once per generation of
+        the machine (every command starts a new one; see `Machine.changed`)."""
+        cached = self._tree_cache
+        if cached is not None and cached[0] == self.machine.generation:
+            return cached[1]
         tree = Tree()
         block.build_tree(self.machine, tree)
         net.build_tree(self.machine, tree)
+        self._tree_cache = (self.machine.generation, tree)
         return tree
 
     def _dynamic(self, path: str) -> str | None:

@@ -13,7 +13,7 @@ from textual.widgets import Label
 from zconsole.hosts.base import Host
 from zconsole.model.reading import HostReading
 from zconsole.services import fmt
-from zconsole.ui.kit.text import plain
+from zconsole.ui.kit.text import plain, update_if_changed
 
 
 class HeaderBar(Widget):
@@ -52,7 +52,8 @@ class HeaderBar(Widget):
         # "kernel 6.1.0-2" reads like a different version).
         while len(parts) > 2 and len(" · ".join(parts)) > room:
             parts.pop()
-        self.query_one("#facts", Label).update(plain(" · ".join(parts)))
+        facts = " · ".join(parts)
+        update_if_changed(self.query_one("#facts", Label), facts, lambda: plain(facts))
         self.query_one("#badge-demo").display = host.kind == "demo"
         self.query_one("#badge-ro").display = read_only
         self.query_one("#badge-notroot").display = (reading is not None
@@ -69,9 +70,12 @@ class HeaderBar(Widget):
             status += f" · last refresh failed: {error}"
         if reading is not None and not reading.is_root and reading.limitations:
             status += " · not root: " + "; ".join(reading.limitations)
-        self.query_one("#refresh", Label).update(plain(status))
-        strip = Text()
-        for key, name in tabs:
-            strip.append(" ")
-            strip.append(f" {key} {name} ", style="reverse bold" if name == title else "")
-        self.query_one("#tabs", Label).update(strip)
+        update_if_changed(self.query_one("#refresh", Label), status, lambda: plain(status))
+        def strip() -> Text:
+            out = Text()
+            for key, name in tabs:
+                out.append(" ")
+                out.append(f" {key} {name} ", style="reverse bold" if name == title else "")
+            return out
+
+        update_if_changed(self.query_one("#tabs", Label), (tuple(tabs), title), strip)

@@ -8,6 +8,8 @@ they are constant styles (`LEVEL_STYLE`); in a DataTable, whose cells are Rich T
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.style import Style
 from rich.text import Text
 from textual.content import Content
@@ -44,6 +46,15 @@ def state_content(state: str) -> Content:
     return plain(state_label(state), LEVEL_STYLE[state_level(state)])
 
 
+def same_cell(a: object, b: object) -> bool:
+    """Two table cells look the same: the same text with the same styles (Rich's Text
+    equality looks at the text and its spans only, not the style of the whole)."""
+    if isinstance(a, Text) and isinstance(b, Text):
+        return (a.plain == b.plain and a.spans == b.spans and a.style == b.style
+                and a.justify == b.justify)
+    return type(a) is type(b) and a == b
+
+
 class LevelTable(DataTable[Text | str]):
     """A DataTable whose cells can be coloured by level (theme variables, via component
     classes: Rich Text in a cell cannot name a theme variable itself)."""
@@ -58,6 +69,28 @@ class LevelTable(DataTable[Text | str]):
     LevelTable > .level--muted { color: $muted; }
     LevelTable > .level--primary { color: $primary; }
     """
+
+    def sync(self, columns: Sequence[str], rows: Sequence[tuple[str, Sequence[Text | str]]],
+             ) -> bool:
+        """Show `rows` ((key, cells) in order) under `columns`, changing only what differs:
+        while the columns and the row keys are those shown, the rows are kept and only the
+        cells whose text or style changed are updated (nothing at all when nothing did);
+        other columns or other keys rebuild the table. True when it was rebuilt."""
+        if [str(c.value) for c in self.columns] != list(columns):
+            self.clear(columns=True)
+            for c in columns:
+                self.add_column(c, key=c)
+        if [str(k.value) for k in self.rows] != [key for key, _ in rows]:
+            self.clear()
+            for key, cells in rows:
+                self.add_row(*cells, key=key)
+            return True
+        for key, cells in rows:
+            shown = self.get_row(key)
+            for col, old, new in zip(columns, shown, cells, strict=True):
+                if not same_cell(old, new):
+                    self.update_cell(key, col, new, update_width=True)
+        return False
 
     def level_style(self, level: str) -> Style:
         """The colour of `level` (a key of LEVEL_STYLE) as a Rich style; none for ""."""

@@ -6,7 +6,7 @@ from textual.widgets import Static
 
 from zconsole.model.reading import HostReading
 from zconsole.services import fmt
-from zconsole.ui.kit.text import Hanging, Para, para
+from zconsole.ui.kit.text import Hanging, para, update_if_changed
 
 
 class ProblemsPanel(Static):
@@ -22,15 +22,16 @@ class ProblemsPanel(Static):
     """
 
     def show(self, reading: HostReading | None, error: str | None, now: float) -> None:
-        lines: list[Para] = []
+        items: list[tuple[str, str]] = []  # (text, lead) of each line
         if error:
-            lines.append(para(f"The last refresh failed: {error}", "✖ "))
+            items.append((f"The last refresh failed: {error}", "✖ "))
             if reading is not None:
-                lines.append(para(f"Data on screen is from {fmt.age(now - reading.taken_at)}.",
-                                  "  "))
+                items.append((f"Data on screen is from {fmt.age(now - reading.taken_at)}.",
+                              "  "))
         if reading is not None:
             for name, part in reading.failures:
-                lines.append(para(f"{name}: {part.error} (tried {fmt.age(part.age(now))}"
-                                  f"{'; needs root' if part.needs_root else ''})", "✖ "))
-        self.display = bool(lines)
-        self.update(Hanging(*lines))
+                items.append((f"{name}: {part.error} (tried {fmt.age(part.age(now))}"
+                               f"{'; needs root' if part.needs_root else ''})", "✖ "))
+        self.display = bool(items)
+        update_if_changed(self, tuple(items),
+                          lambda: Hanging(*(para(text, lead) for text, lead in items)))

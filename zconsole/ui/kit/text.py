@@ -13,7 +13,7 @@ in constant styles (`"$health-warn"`), never values looked up in Python.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,12 +23,30 @@ from textual.content import Content
 from textual.css.styles import RulesMap
 from textual.strip import Strip
 from textual.style import Style as VisualStyle
-from textual.visual import RenderOptions, Visual
+from textual.visual import RenderOptions, Visual, VisualType
+from textual.widgets import Static
 
 from zconsole.model.hosttext import visible
 
 SPARK = "▁▂▃▄▅▆▇█"
 NO_DATA = "·"  # a sparkline cell for an interval without a value
+
+
+_SHOWN = "_zconsole_shown"
+
+
+def update_if_changed(widget: Static, key: object, make: Callable[[], VisualType]) -> bool:
+    """`widget.update(make())` unless what it shows was made from an equal `key` last time:
+    an update always lays the whole screen out again, a refresh that changed nothing must
+    not. True when it updated."""
+    if getattr(widget, _SHOWN, _NOTHING) == key:
+        return False
+    setattr(widget, _SHOWN, key)
+    widget.update(make())
+    return True
+
+
+_NOTHING = object()
 
 
 def plain(text: object, style: str = "", *, multiline: bool = True) -> Content:

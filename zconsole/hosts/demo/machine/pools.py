@@ -5,8 +5,11 @@ propagate, finding a vdev by name, path or guid, and the pool-wide changes `zpoo
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from zconsole.hosts.demo.machine.common import CmdError, MiB, highbit
@@ -25,7 +28,7 @@ LABEL_OVERHEAD = 4 * MiB + 512 * 1024  # front labels + boot block, back labels
 class Vdev:
     """A node of a pool's config tree. Leaves name a disk (kernel name) or a file path."""
 
-    type: str  # root, mirror, raidz, replacing, spare, disk, file
+    type: str  # root, mirror, raidz, draid, replacing, spare, disk, file
     guid: int
     children: list[Vdev] = field(default_factory=list)
     disk: str | None = None  # kernel name for disk leaves
@@ -47,6 +50,8 @@ class Vdev:
     is_log: bool = False
     resilvering: bool = False  # leaf is the target of the running resilver
     id: int = 0  # top-level vdev id (mirror-N), replacing-N / spare-N child index
+    nparity: int = 0  # raidz / draid: parity disks per group
+    draid: tuple[int, int] | None = None  # draid: (data disks per group, distributed spares)
 
     def walk(self) -> Iterator[Vdev]:
         yield self
@@ -59,12 +64,29 @@ class Vdev:
                 yield v
 
     @property
+    def width(self) -> int:
+        """How many leaves' worth of raw space a top-level vdev has: 1 for a disk or a mirror,
+        every child for raidz (parity included, as `zpool list` counts it), every child but
+        the distributed spares for draid."""
+        if self.type == "raidz":
+            return len(self.children)
+        if self.type == "draid":
+            return len(self.children) - (self.draid[1] if self.draid else 0)
+        return 1
+
+    @property
     def is_leaf(self) -> bool:
         return self.type in ("disk", "file")
 
     def name(self) -> str:
         """The name zpool prints (without -P): last path component, -partN stripped."""
-        if self.type in ("mirror", "raidz", "replacing", "spare", "draid"):
+        if self.type == "raidz":
+            return f"raidz{self.nparity}-{self.id}"
+        if self.type == "draid" and self.draid is not None:
+            data, spares = self.draid
+            return (f"draid{self.nparity}:{data}d:{len(self.children)}c:{spares}s-"
+                    f"{self.id}")
+        if self.type in ("mirror", "replacing", "spare", "draid"):
             return f"{self.type}-{self.id}"
         if self.type == "root":
             return ""
@@ -133,7 +155,16 @@ class Pool:
     def is_top(self, v: Vdev) -> bool:
         """`v in self.top`, the same answer (dataclass equality included) without comparing
         whole subtrees: only a top-level vdev with v's guid can be equal to it."""
-        return any(t is v or (t.guid == v.guid and t == v) for t in self.root.children)
+        tops = self.root.children
+        if 0 <= v.id < len(tops) and tops[v.id] is v:  # a top-level vdev's id is its index
+            return True
+        # the scans below run in C: asked for every vdev, a Python loop over every top-level
+        # vdev made a listing cost vdevs x top-level vdevs
+        if any(map(operator.is_, tops, repeat(v))):
+            return True
+        if v.guid not in list(map(attrgetter("guid"), tops)):
+            return False
+        return any(t.guid == v.guid and t == v for t in tops)
 
     def data_vdevs(self) -> list[Vdev]:
         return [v for v in self.root.children if not v.is_log]
@@ -184,8 +215,8 @@ def ms_shift_for(asize: int) -> int:
     return max(24, min(34, shift))
 
 
-def top_space(min_leaf_psize: int, ms_shift: int) -> int:
-    a = leaf_asize(min_leaf_psize)
+def top_space(min_leaf_psize: int, ms_shift: int, width: int = 1) -> int:
+    a = leaf_asize(min_leaf_psize) * width
     return (a >> ms_shift) << ms_shift
 
 
@@ -196,7 +227,7 @@ def expand_size(top: Vdev) -> int:
     leaves = list(top.leaves())
     if not leaves:
         return 0
-    grown = top_space(min(leaf.psize for leaf in leaves), top.ms_shift)
+    grown = top_space(min(leaf.psize for leaf in leaves), top.ms_shift, top.width)
     return max(0, grown - top.asize)
 
 
@@ -216,6 +247,14 @@ def recompute_states(pool: Pool) -> None:
             else:
                 v.state = "UNAVAIL" if False else "CANT_OPEN"
                 v.aux = "NO_REPLICAS"
+        elif v.type in ("raidz", "draid"):
+            lost = len(states) - len(ok)
+            if lost == 0:
+                v.state = "ONLINE"
+            elif lost <= v.nparity:
+                v.state = "DEGRADED"
+            else:
+                v.state, v.aux = "CANT_OPEN", "NO_REPLICAS"
         elif v.type == "root":
             if all(s == "ONLINE" for s in states):
                 v.state = "ONLINE"

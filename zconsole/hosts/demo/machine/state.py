@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from zconsole.hosts.demo.machine.arc import Arc, count_arc
 from zconsole.hosts.demo.machine.common import jitter
@@ -25,6 +26,42 @@ Leaves = dict[str, tuple[Pool, Vdev]]
 """Disk name -> (pool, leaf): `Machine.leaf_index()`."""
 
 
+class Tracked(dict[str, Dataset]):
+    """The datasets by name, counting the changes to its keys (`version`), so that what is
+    derived from the names alone (`Machine.children_of`) is worked out once per change
+    instead of by a walk of every dataset per question."""
+
+    version = 0
+
+    def __setitem__(self, key: str, value: Dataset) -> None:
+        self.version += 1
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self.version += 1
+        super().__delitem__(key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self.version += 1
+        return super().pop(key, *default)
+
+    def popitem(self) -> tuple[str, Dataset]:
+        self.version += 1
+        return super().popitem()
+
+    def setdefault(self, key: str, default: Dataset) -> Dataset:
+        self.version += 1
+        return super().setdefault(key, default)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self.version += 1
+        super().update(*args, **kwargs)
+
+    def clear(self) -> None:
+        self.version += 1
+        super().clear()
+
+
 @dataclass
 class Machine:
     hostname: str
@@ -33,7 +70,7 @@ class Machine:
     boot_time: float
     disks: dict[str, Disk] = field(default_factory=dict)
     pools: dict[str, Pool] = field(default_factory=dict)
-    datasets: dict[str, Dataset] = field(default_factory=dict)
+    datasets: Tracked = field(default_factory=Tracked)
     snapshots: dict[str, list[Snapshot]] = field(default_factory=dict)  # explicit ones
     series: dict[str, list[SnapshotSeries]] = field(default_factory=dict)
     arc: Arc | None = None
@@ -45,6 +82,19 @@ class Machine:
     system: System | None = None  # sshd, journal, systemd, networkd: built on first use
     last: float = 0.0
     txg_counter: int = 100
+    # Bumped by every command the host runs and every scan that completes: what is derived
+    # from the machine's shape (the leaf index, the host's /dev and /sys tree) is kept for
+    # one generation. A test that edits the machine directly calls `changed()`.
+    generation: int = 0
+    _children: tuple[int, dict[str, list[str]]] | None = field(default=None, repr=False,
+                                                               compare=False)
+    _leaves: tuple[int, Leaves] | None = field(default=None, repr=False, compare=False)
+    _names: tuple[int, dict[str, tuple[Disk, int | None]]] | None = field(
+        default=None, repr=False, compare=False)
+
+    def changed(self) -> None:
+        """The machine's shape may have changed: derived indexes are made again."""
+        self.generation += 1
 
     # --- lookups ---------------------------------------------------------------------
 
@@ -60,15 +110,29 @@ class Machine:
             base, _, num = n.rpartition("-part")
             if num.isdigit():
                 n, part = base, int(num)
+        hit = self._names_index().get(n)
+        if hit is None:
+            return None
+        d, number = hit
+        return d, (number if number is not None else part)
+
+    def _names_index(self) -> dict[str, tuple[Disk, int | None]]:
+        """Every name of every present disk and partition (kernel name, by-id, by-path),
+        made once per `generation`: the first claim on a name wins, in the order a walk of
+        the disks (each disk's names, then its partitions) would meet them."""
+        cached = self._names
+        if cached is not None and cached[0] == self.generation:
+            return cached[1]
+        index: dict[str, tuple[Disk, int | None]] = {}
         for d in self.disks.values():
             if not d.present:
                 continue
-            if n == d.name or n in d.by_id or n == d.by_path:
-                return d, part
+            for name in (d.name, *d.by_id, d.by_path):
+                index.setdefault(name, (d, None))
             for p in d.partitions:
-                if n == d.part_name(p.number):
-                    return d, p.number
-        return None
+                index.setdefault(d.part_name(p.number), (d, p.number))
+        self._names = (self.generation, index)
+        return index
 
     def leaf_of_disk(self, disk: str) -> tuple[Pool, Vdev] | None:
         """The first leaf on this disk (pools in order, data tree, then cache, then spares)."""
@@ -79,13 +143,18 @@ class Machine:
         return None
 
     def leaf_index(self) -> Leaves:
-        """`leaf_of_disk` for every disk at once, in one walk of the pools: for the callers
-        that ask about every disk (one walk per disk made the clock cost disks x vdevs)."""
+        """`leaf_of_disk` for every disk at once, in one walk of the pools made once per
+        `generation`: for the callers that ask about every disk (one walk per disk made the
+        clock cost disks x vdevs)."""
+        cached = self._leaves
+        if cached is not None and cached[0] == self.generation:
+            return cached[1]
         index: Leaves = {}
         for pool in self.pools.values():
             for v in pool.all_vdevs():
                 if v.is_leaf and v.disk is not None:
                     index.setdefault(v.disk, (pool, v))
+        self._leaves = (self.generation, index)
         return index
 
     def snapshots_of(self, ds: str) -> Iterator[Snapshot]:
@@ -130,8 +199,17 @@ class Machine:
         return sorted(d.name for d in self.datasets.values() if d.origin == snap)
 
     def children_of(self, ds: str) -> list[str]:
-        pre = ds + "/"
-        return sorted(n for n in self.datasets if n.startswith(pre) and "/" not in n[len(pre):])
+        """A dataset's direct children, sorted by name; the index of every dataset's
+        children is made in one pass over the names after each change to them."""
+        cached = self._children
+        if cached is None or cached[0] != self.datasets.version:
+            index: dict[str, list[str]] = {}
+            for n in sorted(self.datasets):
+                parent, slash, _ = n.rpartition("/")
+                if slash:
+                    index.setdefault(parent, []).append(n)
+            cached = self._children = (self.datasets.version, index)
+        return list(cached[1].get(ds, ()))
 
     def next_txg(self) -> int:
         self.txg_counter += 7
@@ -178,6 +256,7 @@ class Machine:
                 break
             self._integrate(t_end)
             complete_scans(self, t_end)
+            self.changed()
         self._integrate(now)
 
     def _integrate(self, now: float) -> None:

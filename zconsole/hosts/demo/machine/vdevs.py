@@ -118,6 +118,7 @@ def _label(m: Machine, d: Disk, pool: Pool, force_part: int | None) -> Vdev:
                 p.fs_type, p.fs_label = "zfs_member", pool.name
         path = f"/dev/disk/by-id/{d.by_id[0]}-part{force_part}"
         whole = False
+    m.changed()  # new partition names
     return Vdev(type="disk", guid=stable_int(m.seed, d.serial, pool.name, m.txg_counter),
                 disk=d.name, path=path, devid=path.rsplit("/", 1)[1],
                 phys_path=f"{d.pci_path}-part1", whole_disk=whole, psize=psize)
@@ -273,7 +274,7 @@ def online(m: Machine, p: Pool, dev: str, expand: bool, now: float) -> str:
     if expand:
         top = _top_of(p, v)
         leaves = list(top.leaves())
-        grown = top_space(min(x.psize for x in leaves), top.ms_shift)
+        grown = top_space(min(x.psize for x in leaves), top.ms_shift, top.width)
         if grown > top.asize:
             top.asize = grown
     m.next_txg()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from typing import Any
 
 from zconsole.hosts.demo.fmt import nicenum, ratio
 from zconsole.hosts.demo.machine.pools import Pool, Vdev, expand_size
@@ -267,42 +269,60 @@ def _permyriad(v: int) -> str:
 DASHES = "{name:<{w}}      -      -      -        -         -      -      -      -         -"
 
 
-def _list_vdevs(m: Machine, p: Pool, width: int, scripted: bool, literal: bool,
-                flags: NameFlags) -> list[str]:
-    out: list[str] = []
+VDEV_LIST_PROPS = ("size", "allocated", "free", "checkpoint", "expandsize", "fragmentation",
+                   "capacity", "dedupratio", "health")
+"""The columns of a vdev row of `zpool list -v`, in order."""
+
+
+def _vdev_cells(p: Pool, v: Vdev, literal: bool, isspare: bool) -> list[str]:
+    """One vdev row's cells of `zpool list -v` (`VDEV_LIST_PROPS`)."""
 
     def sz(n: int) -> str:
         if n == 0:
             return "-"
         return str(n) if literal else nicenum(n)
 
+    top = p.is_top(v)
+    cells: list[str]
+    if top and not v.is_log:
+        alloc = p.top_alloc(v)
+        size, a, f = sz(v.asize), sz(alloc), sz(v.asize - alloc)
+        frag = str(p.frag) if literal else f"{p.frag}%"
+        capv = alloc * 10000 // v.asize if v.asize else 0
+        cap = str(capv // 100) if literal else _permyriad(capv)
+        esz = sz(expand_size(v))
+        cells = [size, a, f, "-", esz, frag, cap, "-"]
+    elif top:
+        alloc = p.top_alloc(v)
+        capv = alloc * 10000 // v.asize if v.asize else 0
+        cells = [sz(v.asize), sz(alloc), sz(v.asize - alloc), "-", "-",
+                 str(0) if literal else "0%",
+                 str(capv // 100) if literal else _permyriad(capv), "-"]
+    elif v.is_leaf:
+        psize = v.psize if not v.not_present else 0
+        cells = [sz(psize), "-", "-", "-", "-", "-", "-", "-"]
+    else:
+        cells = ["-", "-", "-", "-", "-", "-", "-", "-"]
+    state = state_name(v)
+    if isspare:
+        state = "INUSE" if v.aux == "SPARED" else ("AVAIL" if v.state == "ONLINE" else state)
+    cells.append(state)
+    return cells
+
+
+def _classes(p: Pool) -> list[tuple[str, list[Vdev]]]:
+    """The vdev classes `zpool list -v` shows, in order: (class, top-level vdevs)."""
+    return [("normal", p.data_vdevs()), ("logs", p.log_vdevs()), ("cache", p.cache),
+            ("spare", p.spares)]
+
+
+def _list_vdevs(m: Machine, p: Pool, width: int, scripted: bool, literal: bool,
+                flags: NameFlags) -> list[str]:
+    out: list[str] = []
+
     def line(v: Vdev, depth: int, isspare: bool = False) -> None:
         name = vdev_name(m, v, flags)
-        top = p.is_top(v)
-        cells: list[str] = []
-        if top and not v.is_log:
-            alloc = p.top_alloc(v)
-            size, a, f = sz(v.asize), sz(alloc), sz(v.asize - alloc)
-            frag = str(p.frag) if literal else f"{p.frag}%"
-            capv = alloc * 10000 // v.asize if v.asize else 0
-            cap = str(capv // 100) if literal else _permyriad(capv)
-            esz = sz(expand_size(v))
-            cells = [size, a, f, "-", esz, frag, cap, "-"]
-        elif top:
-            alloc = p.top_alloc(v)
-            capv = alloc * 10000 // v.asize if v.asize else 0
-            cells = [sz(v.asize), sz(alloc), sz(v.asize - alloc), "-", "-",
-                     str(0) if literal else "0%",
-                     str(capv // 100) if literal else _permyriad(capv), "-"]
-        elif v.is_leaf:
-            psize = v.psize if not v.not_present else 0
-            cells = [sz(psize), "-", "-", "-", "-", "-", "-", "-"]
-        else:
-            cells = ["-", "-", "-", "-", "-", "-", "-", "-"]
-        state = state_name(v)
-        if isspare:
-            state = "INUSE" if v.aux == "SPARED" else ("AVAIL" if v.state == "ONLINE" else state)
-        cells.append(state)
+        cells = _vdev_cells(p, v, literal, isspare)
         if scripted:
             out.append("\t" + name + "\t" + "\t".join(cells))
         else:
@@ -332,3 +352,57 @@ def _list_vdevs(m: Machine, p: Pool, width: int, scripted: bool, literal: bool,
 
 
 PropFn = Callable[[Machine, Pool, str, bool], tuple[str, str]]
+
+
+# ------------------------------------------------------------------------ zpool list -j
+
+
+def _json_value(value: str, source: str, as_int: bool) -> dict[str, Any]:
+    """`{"value": ..., "source": {"type": ..., "data": "-"}}` as OpenZFS 2.3 prints a
+    property; with --json-int, a number is a JSON integer."""
+    v: str | int = int(value) if as_int and value.isdigit() else value
+    kind = {"-": "NONE", "default": "DEFAULT", "local": "LOCAL"}.get(source, source.upper())
+    return {"value": v, "source": {"type": kind, "data": "-"}}
+
+
+def zpool_list_json(m: Machine, pools: list[Pool], *, props: str, literal: bool,
+                    as_int: bool, verbose: bool, flags: NameFlags) -> str:
+    """`zpool list -j [--json-int] [-p] [-v] [-o ...]` (OpenZFS 2.3): pools by name, each
+    with its properties as value/source objects; -v adds the vdev tree by class."""
+    cols = [canonical(c) for c in props.split(",") if canonical(c) != "name"]
+    exact = literal or as_int
+
+    def num(n: int) -> str | int:
+        return n if as_int else str(n)
+
+    out: dict[str, Any] = {
+        "output_version": {"command": "zpool list", "vers_major": 0, "vers_minor": 1},
+        "pools": {},
+    }
+    for p in pools:
+        item: dict[str, Any] = {
+            "name": p.name, "type": "POOL", "state": pool_state(p), "guid": num(p.guid),
+            "txg": num(p.txg), "spa_version": num(5000), "zpl_version": num(5),
+            "properties": {c: _json_value(*pool_value(m, p, c, exact), as_int) for c in cols},
+        }
+        if verbose:
+            def vdev(v: Vdev, cls: str, isspare: bool, p: Pool = p) -> dict[str, Any]:
+                cells = _vdev_cells(p, v, exact, isspare)
+                d: dict[str, Any] = {
+                    "name": vdev_name(m, v, flags), "vdev_type": v.type, "guid": num(v.guid),
+                    "class": cls, "state": cells[-1],
+                    "properties": {k: _json_value(c, "-", as_int)
+                                   for k, c in zip(VDEV_LIST_PROPS, cells, strict=True)},
+                }
+                if v.children:
+                    d["vdevs"] = {vdev_name(m, c, flags): vdev(c, cls, isspare)
+                                  for c in v.children}
+                return d
+
+            for cls, tops in _classes(p):
+                if tops:
+                    key = "vdevs" if cls == "normal" else cls
+                    item[key] = {vdev_name(m, t, flags): vdev(t, cls, cls == "spare")
+                                 for t in tops}
+        out["pools"][p.name] = item
+    return json.dumps(out, separators=(",", ":")) + "\n"

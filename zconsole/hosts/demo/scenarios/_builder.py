@@ -42,6 +42,24 @@ NVME_1T = 1000204886016
 NVME_500G = 500107862016
 
 
+SD_MAJORS = (8, 65, 66, 67, 68, 69, 70, 71, 128, 129, 130, 131, 132, 133, 134, 135)
+
+
+def sd_name(index: int) -> str:
+    """The kernel's name for the index-th SCSI disk: sda..sdz, sdaa..sdzz, sdaaa..."""
+    out = ""
+    while True:
+        out = chr(ord("a") + index % 26) + out
+        index = index // 26 - 1
+        if index < 0:
+            return "sd" + out
+
+
+def sd_devno(index: int) -> tuple[int, int]:
+    """(major, minor) of the index-th SCSI disk, as drivers/scsi/sd.c numbers them."""
+    return SD_MAJORS[(index & 0xF0) >> 4], ((index & 0xF) << 4) | (index & 0xFFF00)
+
+
 @dataclass
 class Builder:
     scenario: str
@@ -57,10 +75,11 @@ class Builder:
     def hdd(self, model: str, serial: str, size: int, *, logical: int = 512,
             physical: int = 4096, r_ms: float = 8.0, w_ms: float = 9.0, slow: float = 1.0,
             load: float = 1.0, rotational: bool = True) -> Disk:
-        name = "sd" + chr(ord("a") + self._sd)
+        name = sd_name(self._sd)
+        major, minor = sd_devno(self._sd)
         d = Disk(
             name=name, model=model, serial=serial, size=size, rotational=rotational,
-            transport="sata", major=8, minor=16 * self._sd, logical_sector=logical,
+            transport="sata", major=major, minor=minor, logical_sector=logical,
             physical_sector=physical,
             wwn=f"0x5000{stable_int(self.scenario, serial) % (1 << 48):012x}",
             pci_path=f"pci-0000:00:17.0-ata-{self._ata_port}",
@@ -159,6 +178,20 @@ class Builder:
         leaves = [self.leaf(d, pool) for d in disks]
         return [self.mirror(*leaves[i:i + width]) for i in range(0, len(leaves), width)]
 
+    def raidz(self, parity: int, *leaves: Vdev) -> Vdev:
+        return Vdev(type="raidz", guid=stable_int(self.seed, self.scenario, "raidz",
+                                                  leaves[0].guid),
+                    children=list(leaves), ashift=leaves[0].ashift, nparity=parity)
+
+    def draid(self, parity: int, data: int, spares: int, *leaves: Vdev) -> Vdev:
+        """A dRAID vdev over `leaves` (`draidP:Dd:Cc:Ss`, C = len(leaves))."""
+        if data + parity > len(leaves) - spares:
+            raise ValueError(f"draid{parity}:{data}d:{len(leaves)}c:{spares}s does not fit")
+        return Vdev(type="draid", guid=stable_int(self.seed, self.scenario, "draid",
+                                                  leaves[0].guid),
+                    children=list(leaves), ashift=leaves[0].ashift, nparity=parity,
+                    draid=(data, spares))
+
     def pool(self, name: str, tops: list[Vdev], *, logs: list[Vdev] | None = None,
              cache: list[Vdev] | None = None, spares: list[Vdev] | None = None,
              alloc: int = 0, frag: int = 0, txg: int = 1234567) -> Pool:
@@ -173,8 +206,8 @@ class Builder:
             for leaf in leaves:
                 leaf.ashift = ashift
             minp = min(leaf.psize for leaf in leaves)
-            t.ms_shift = ms_shift_for(leaf_asize(minp))
-            t.asize = top_space(minp, t.ms_shift)
+            t.ms_shift = ms_shift_for(leaf_asize(minp) * t.width)
+            t.asize = top_space(minp, t.ms_shift, t.width)
             root.children.append(t)
         p = Pool(name=name, guid=guid, root=root, cache=cache or [], spares=spares or [],
                  alloc=alloc, frag=frag, txg=txg, import_time=self.m.boot_time + 41)

@@ -10,8 +10,9 @@ DESCRIPTION = "20 datasets x 500 snapshots (generated lazily) with clones of clo
 ORDER = 50
 
 
-def build(seed: int, now: float, datasets: int = 20, per: int = 500) -> Machine:
-    b = kit.new_machine("snapshots", seed, now)
+def build(seed: int, now: float, datasets: int = 20, per: int = 500,
+          scenario: str = "snapshots") -> Machine:
+    b = kit.new_machine(scenario, seed, now)
     disks = b.hdds("TOSHIBA MG08ACA16TE", 16000900661248, "X1A0A001FVGG", "X1A0A002FVGG")
     b.pool("tank", b.mirrors("tank", disks), frag=23)
     b.fs("tank", 96 * 1024, days_ago=800, props={"compression": "lz4"})

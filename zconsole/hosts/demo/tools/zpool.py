@@ -13,7 +13,13 @@ from zconsole.hosts.demo.getopt import Parsed
 from zconsole.hosts.demo.machine import CmdError, disks, pools, scans, vdevs
 from zconsole.hosts.demo.machine.pools import Pool
 from zconsole.hosts.demo.render.iostat import zpool_iostat
-from zconsole.hosts.demo.render.list import DEFAULT_LIST, known_pool_prop, zpool_get, zpool_list
+from zconsole.hosts.demo.render.list import (
+    DEFAULT_LIST,
+    known_pool_prop,
+    zpool_get,
+    zpool_list,
+    zpool_list_json,
+)
 from zconsole.hosts.demo.render.status import NameFlags, status_json, status_text
 from zconsole.hosts.demo.tools._common import (
     Context,
@@ -135,7 +141,10 @@ def zpool_status(ctx: Context, argv: list[str]) -> Out:
 
 
 def zpool_list_cmd(ctx: Context, argv: list[str]) -> Out:
-    p = parse(ctx, USAGE, "list", argv, ":gHLo:pPT:v" + ("j" if ctx.v23 else ""))
+    longs = {"json-int": False, "json-pool-key-guid": False} if ctx.v23 else {}
+    p = parse(ctx, USAGE, "list", argv, ":gHLo:pPT:v" + ("j" if ctx.v23 else ""), longs)
+    if p.has("--json-int") and not p.has("j"):
+        raise USAGE.error("list", ctx.v23, "'--json-int' only works with '-j' option")
     props = p.last("o") or DEFAULT_LIST
     for prop in props.split(","):
         if not known_pool_prop(prop, ctx.v23) and prop != "name":
@@ -146,6 +155,10 @@ def zpool_list_cmd(ctx: Context, argv: list[str]) -> Out:
     pools, err = _pools(ctx, args)
     if not pools and not err:
         return 0, ("no pools available\n" if not p.has("H") else ""), ""
+    if p.has("j"):
+        out = zpool_list_json(ctx.machine, pools, props=props, literal=p.has("p"),
+                              as_int=p.has("--json-int"), verbose=p.has("v"), flags=_flags(p))
+        return (1 if err else 0), out * (count or 1), err
     out = zpool_list(ctx.machine, pools, props=props, scripted=p.has("H"),
                      literal=p.has("p"), verbose=p.has("v"), flags=_flags(p), v23=ctx.v23)
     return (1 if err else 0), (out * (count or 1)) if pools else "", err

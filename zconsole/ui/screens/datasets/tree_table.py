@@ -148,14 +148,35 @@ class TreeTable(ScrollView, can_focus=True):
         self._layout: tuple[int, list[Column]] = (-1, [])
         # Rendered rows, as Textual's Log keeps them: (row, on the cursor, focused, width).
         self._strips: LRUCache[tuple[int, bool, bool, int], Strip] = LRUCache(1024)
+        self.redrawn = 0  # rendered lines the last `set_rows` dropped (they draw again)
 
     # -- data ------------------------------------------------------------------------------
     def set_rows(self, rows: Sequence[TreeRow], now: float, keep: str | None = None) -> None:
-        """Replace the rows; the cursor stays on `keep` (a row key) when it is still there."""
-        self.rows = list(rows)
-        self._index = {r.key: i for i, r in enumerate(self.rows)}
+        """Replace the rows; the cursor stays on `keep` (a row key) when it is still there.
+
+        While the same rows are listed (same keys in the same order), only the rendered
+        lines whose text changed are drawn again, and nothing at all when none did."""
+        new = list(rows)
+        old, old_now = self.rows, self.now
+        same_rows = len(new) == len(old) and all(
+            a.key == b.key for a, b in zip(old, new, strict=True))
+        self.rows = new
         self.now = now
-        self._strips.clear()
+        if same_rows:
+            stale = [k for k in self._strips.keys()
+                     if old[k[0]] != new[k[0]]
+                     or row_cells(old[k[0]], old_now) != row_cells(new[k[0]], now)]
+            for k in stale:
+                self._strips.discard(k)
+            self.redrawn = len(stale)
+            here = self.cursor
+            if (not stale and (not 0 <= here < len(new) or old[here] == new[here])
+                    and (keep is None or self._index.get(keep) in (None, here))):
+                return  # nothing to draw; the cursor and the scroll stay where they are
+        else:
+            self._index = {r.key: i for i, r in enumerate(self.rows)}
+            self.redrawn = len(self._strips)
+            self._strips.clear()
         self.virtual_size = Size(self.size.width, len(self.rows) + 1)
         target = self._index.get(keep, None) if keep is not None else None
         if target is None:

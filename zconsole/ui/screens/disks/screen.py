@@ -123,12 +123,7 @@ class DisksView(Vertical):
         self.query_one("#disks-summary", Static).update(self._summary())
         table = self.query_one(DisksTable)
         wide = self.app.size.width >= WIDE
-        if wide != self._wide:
-            table.clear(columns=True)
-            self._keys = []
-            for c in (*COLUMNS, *WIDE_COLUMNS) if wide else COLUMNS:
-                table.add_column(c, key=c)
-            self._wide = wide
+        self._wide = wide
         room = role_width(self.app.size.width, wide)
         wanted = []
         for r in rows:
@@ -138,18 +133,12 @@ class DisksView(Vertical):
             if expanded:
                 wanted.extend(table.partition_rows(r, wide=wide, room=room))
         keys = [k for k, _ in wanted]
-        if keys == self._keys:
-            for key, cells in wanted:
-                for col, value in zip(table.columns, cells, strict=True):
-                    table.update_cell(key, col, value)
-        else:
-            selected = self._selected
-            table.clear()
-            for key, cells in wanted:
-                table.add_row(*cells, key=key)
-            self._keys = keys
+        selected = self._selected
+        # rows kept and only changed cells updated while the same disks are listed
+        if table.sync((*COLUMNS, *WIDE_COLUMNS) if wide else COLUMNS, wanted):
             if selected in keys:
                 table.move_cursor(row=keys.index(selected), animate=False)
+        self._keys = keys
         self._fit_height(table, len(keys))
         self.query_one("#disks-io-note", Static).update(self._io_note())
         self._show_detail()

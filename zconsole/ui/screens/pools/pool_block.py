@@ -16,7 +16,7 @@ from zconsole.model.reading import PoolEntry
 from zconsole.services import fmt
 from zconsole.services.read.progress import ScanEstimate
 from zconsole.ui.kit.levels import LEVEL_STYLE, state_content
-from zconsole.ui.kit.text import Hanging, Para, para, plain
+from zconsole.ui.kit.text import Hanging, Para, para, plain, update_if_changed
 from zconsole.ui.screens.pools.vdev_table import VdevTable, columns_for, name_width
 from zconsole.ui.state import ViewState
 
@@ -226,14 +226,16 @@ class PoolBlock(Vertical):
             return
         entry, state, performance = (self._shown.entry, self._shown.state,
                                      self._shown.performance)
-        self.summary.update(pool_summary(entry, state.scan_estimates.get(entry.name, ())))
+        estimates = state.scan_estimates.get(entry.name, ())
+        update_if_changed(self.summary, (entry.name, entry.health, entry.usage,
+                                         entry.status, estimates),
+                          lambda: pool_summary(entry, estimates))
         width = self.app.size.width
         columns, fixed = columns_for(performance, width)
         pool = entry.status
         if pool is None:
-            self.table.clear(columns=True)
-            self.table.add_columns(*columns)
-            self.findings.update("")
+            self.table.sync(columns, [])
+            update_if_changed(self.findings, (), lambda: "")
             self.findings.display = False
             return
         sizes: dict[str, int | None] = {}
@@ -249,7 +251,8 @@ class PoolBlock(Vertical):
         names = {v.name for _, _, v in pool.walk()}
         found = [f for f in state.findings
                  if f.pool == pool.name or (f.pool is None and f.subject in names)]
-        self.findings.update(Hanging(*(
-            para(f.message, "✖ " if f.severity is Severity.CRITICAL else "▲ ",
-                 LEVEL_STYLE["warn"]) for f in found)))
+        update_if_changed(self.findings, tuple((f.message, f.severity) for f in found),
+                          lambda: Hanging(*(
+                              para(f.message, "✖ " if f.severity is Severity.CRITICAL
+                                   else "▲ ", LEVEL_STYLE["warn"]) for f in found)))
         self.findings.display = bool(found)

@@ -20,7 +20,13 @@ class PoolsView(Vertical):
     across refreshes (rows are found again by key, not by position).
     """
 
+    # As tall as its blocks (a Vertical is 1fr by default): the page around it scrolls. At
+    # 1fr the view was cut at the page's height, and the page did not scroll: on 100 disks
+    # the rows below the first screenful could never be reached.
     DEFAULT_CSS = """
+    PoolsView {
+        height: auto;
+    }
     PoolsView > #pools-message {
         padding: 1;
     }

@@ -12,6 +12,9 @@ from collections.abc import Mapping
 
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Region
+from textual.widget import Widget
+from textual.widgets import DataTable
 
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import Pool, Section, Vdev
@@ -92,10 +95,13 @@ class VdevTable(LevelTable):
     `pool`, `pool:section` and `pool:section:top/child/...`, so a cursor is found again by
     key after a refresh."""
 
+    # Every row drawn: the table is as tall as its rows (not DataTable's max-height: 100%)
+    # and the page scrolls (a table with its own scrolling inside a scrolling page hid its
+    # lower rows from the page).
     DEFAULT_CSS = """
     VdevTable {
         height: auto;
-        max-height: 30;
+        max-height: initial;
         overflow-x: hidden;
     }
     """
@@ -103,6 +109,28 @@ class VdevTable(LevelTable):
     def __init__(self) -> None:
         super().__init__(cursor_type="row", zebra_stripes=False, show_cursor=False,
                          classes="vdevs")
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The table does not scroll itself (it is as tall as its rows): when the keyboard
+        moves its cursor, the page brings the cursor's row into view."""
+        if event.data_table is self and self.has_focus:
+            self.call_after_refresh(self.reveal_cursor_row)
+
+    def reveal_cursor_row(self) -> None:
+        """Scroll the nearest scrolling ancestor so the cursor's row is on screen."""
+        if not self.is_valid_row_index(self.cursor_row):
+            return
+        y = (self.header_height if self.show_header else 0) + self.cursor_row
+        node: Widget = self
+        while True:
+            y += node.virtual_region.y
+            parent = node.parent
+            if not isinstance(parent, Widget):
+                return
+            if parent.allow_vertical_scroll:
+                parent.scroll_to_region(Region(0, y, 1, 1), animate=False, immediate=True)
+                return
+            node = parent
 
     @property
     def cursor_key(self) -> str | None:
@@ -115,23 +143,23 @@ class VdevTable(LevelTable):
     def show(self, pool: Pool, *, performance: bool, columns: tuple[str, ...],
              name_room: int, sizes: Mapping[str, int | None], slow: Mapping[str, Finding],
              leaves: Mapping[tuple[str, ...], LeafMetrics]) -> None:
-        """Rebuild the rows; the cursor stays on the same vdev."""
+        """Show the tree: rows kept and only changed cells updated while the tree has the
+        same shape (`LevelTable.sync`); rebuilt otherwise, the cursor staying on its vdev."""
         keep = self.cursor_key
-        self.clear(columns=True)
-        self.add_columns(*columns)
         top = max((x for m in leaves.values() for x in m.trend), default=0.0)
         blank = ("",) * (len(columns) - 2)
         pool_cells = (counters(pool.root) + (fmt.size(sizes.get(pool.name), short=True), "")
                       if not performance else blank)
-        self.add_row(plain_text(pool.name, "bold"), self.state_cell(pool.state), *pool_cells,
-                     key=pool.name)
+        rows: list[tuple[str, tuple[Text | str, ...]]] = [
+            (pool.name, (plain_text(pool.name, "bold"), self.state_cell(pool.state),
+                         *pool_cells))]
         for section in Section:
             tops = pool.section(section)
             if not tops:
                 continue
             if section in SECTION_TITLE:
-                self.add_row(Text(SECTION_TITLE[section], style="italic"), "", *blank,
-                             key=f"{pool.name}:{section.value}")
+                rows.append((f"{pool.name}:{section.value}",
+                             (Text(SECTION_TITLE[section], style="italic"), "", *blank)))
             for i, tv in enumerate(tops):
                 for prefix, path, v in tree_rows(tv, last=(i == len(tops) - 1)):
                     name = plain_text(fit_name(prefix, v.name, name_room))
@@ -139,9 +167,10 @@ class VdevTable(LevelTable):
                         name.stylize(self.level_style("warn") + Style(bold=True), len(prefix))
                     cells = (self._perf_cells(v, leaves.get(path), top, slow, columns)
                              if performance else self._health_cells(v, sizes, slow))
-                    self.add_row(name, self.state_cell(v.state), *cells,
-                                 key=f"{pool.name}:{section.value}:{'/'.join(path)}")
-        if keep is not None and keep in {k.value for k in self.rows}:
+                    rows.append((f"{pool.name}:{section.value}:{'/'.join(path)}",
+                                 (name, self.state_cell(v.state), *cells)))
+        rebuilt = self.sync(columns, rows)
+        if rebuilt and keep is not None and keep in {k.value for k in self.rows}:
             self.move_cursor(row=self.get_row_index(keep), animate=False)
 
     def _health_cells(self, v: Vdev, sizes: Mapping[str, int | None],

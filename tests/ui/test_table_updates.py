@@ -1,0 +1,134 @@
+"""Tables are updated in place (issue 11): while the tree's shape is unchanged the rows are
+kept and only the cells whose text changed are updated; nothing at all when nothing changed.
+Work is counted (calls to clear, add_row, update_cell; lines dropped for redrawing)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from tests.ui.conftest import make_app, settle
+from tests.ui.test_datasets_screen import open_dataset, open_screen, quiet, wait_for
+from zconsole.ui.app import ZConsoleApp
+from zconsole.ui.kit.levels import LevelTable
+from zconsole.ui.screens.disks.disk_table import DisksTable
+from zconsole.ui.screens.pools.pool_block import PoolBlock
+
+
+def spy(table: LevelTable) -> tuple[Counter[str], list[tuple[str, str]]]:
+    """Count the table's clear/add_row calls and list the cells update_cell changed."""
+    calls: Counter[str] = Counter()
+    cells: list[tuple[str, str]] = []
+    clear, add_row, update_cell = table.clear, table.add_row, table.update_cell
+
+    def counted_clear(*a: Any, **k: Any) -> Any:
+        calls["clear"] += 1
+        return clear(*a, **k)
+
+    def counted_add_row(*a: Any, **k: Any) -> Any:
+        calls["add_row"] += 1
+        return add_row(*a, **k)
+
+    def counted_update_cell(row: Any, col: Any, *a: Any, **k: Any) -> Any:
+        calls["update_cell"] += 1
+        cells.append((str(getattr(row, "value", row)), str(getattr(col, "value", col))))
+        return update_cell(row, col, *a, **k)
+
+    table.clear = counted_clear  # type: ignore[method-assign]
+    table.add_row = counted_add_row  # type: ignore[method-assign]
+    table.update_cell = counted_update_cell  # type: ignore[method-assign]
+    return calls, cells
+
+
+async def refresh(app: ZConsoleApp, pilot: Any) -> None:
+    seen = app.refreshes
+    app.action_refresh()
+    await wait_for(pilot, lambda: app.refreshes > seen and app.refresh_started is None,
+                   "a refresh")
+    await pilot.pause()
+
+
+async def test_vdev_table_keeps_its_rows_and_updates_only_changed_cells() -> None:
+    app = make_app("showcase")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot, refreshes=2)
+        block = next(b for b in app.screen.query(PoolBlock) if b.pool_name == "tank")
+        rows_before = [k.value for k in block.table.rows]
+        calls, cells = spy(block.table)
+        await refresh(app, pilot)  # the frozen machine: the same tree, the same figures
+        assert calls == Counter() and cells == []
+        # an error count changes on one disk: that one cell, nothing rebuilt
+        host = app.host
+        leaf = host.machine.pools["tank"].root.children[1].children[0]  # type: ignore[attr-defined]
+        leaf.read_errors = 3
+        await refresh(app, pilot)
+        assert calls["clear"] == 0 and calls["add_row"] == 0
+        changed = [c for c in cells if c[1] == "READ"]
+        assert len(changed) == 1 and changed[0][0].startswith("tank:vdevs:mirror-1/")
+        assert [k.value for k in block.table.rows] == rows_before
+        assert "3" in str(block.table.get_cell(changed[0][0], "READ"))
+
+
+async def test_vdev_table_is_rebuilt_when_the_tree_changes_shape() -> None:
+    app = make_app("showcase")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot, refreshes=2)
+        block = next(b for b in app.screen.query(PoolBlock) if b.pool_name == "tank")
+        calls, _ = spy(block.table)
+        rc, _, err = app.host.answer(  # type: ignore[attr-defined]
+            ["zpool", "detach", "tank", "ata-HGST_HUS724040ALE640_PN2334PBJ2C8WT"])
+        assert rc == 0, err
+        await refresh(app, pilot)
+        assert calls["clear"] >= 1 and calls["add_row"] == block.table.row_count
+
+
+async def test_disks_table_keeps_its_rows_when_nothing_changed() -> None:
+    app = make_app("showcase")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot, refreshes=2)
+        await pilot.press("2")
+        await settle(app, pilot)
+        table = app.screen.query_one(DisksTable)
+        assert table.row_count > 10
+        calls, cells = spy(table)
+        await refresh(app, pilot)
+        assert calls == Counter() and cells == []
+
+
+async def test_dataset_tree_draws_nothing_again_when_nothing_changed() -> None:
+    app = make_app("snapshots")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(app, pilot)
+        table = await open_dataset(pilot, screen, "tank/proj/p01")
+        await quiet(app, pilot)
+        assert len(table._strips) > 0  # lines on screen were drawn
+        await refresh(app, pilot)
+        await quiet(app, pilot)
+        assert table.redrawn == 0
+        assert sum(r.kind == "snapshot" for r in table.rows) == 500
+
+
+async def test_text_that_did_not_change_is_not_updated() -> None:
+    """A Static's update lays the whole screen out again: the header, the problems panel
+    and the pool summaries and findings are updated only when their text changed."""
+    from textual.widgets import Static
+
+    app = make_app("degraded")  # with findings under its pool
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot, refreshes=2)
+        widgets = [w for w in app.screen.query(Static)
+                   if w.id in ("facts", "refresh", "tabs") or w.has_class("problems")
+                   or w.has_class("pool-summary") or w.has_class("findings")]
+        assert len(widgets) >= 6
+        updated: Counter[str] = Counter()
+        for w in widgets:
+            def counted(*a: Any, w: Static = w, real: Any = w.update, **k: Any) -> Any:
+                updated[str(w.id or w.classes)] += 1
+                return real(*a, **k)
+            w.update = counted  # type: ignore[method-assign]
+        await refresh(app, pilot)  # the frozen machine: nothing to say anew
+        # only the status line changed, to "refreshing for 0 s" and back
+        assert updated == Counter({"refresh": 2})
+        app.host.machine.pools["tank"].root.children[0].children[0].read_errors = 7  # type: ignore[attr-defined]
+        await refresh(app, pilot)
+        assert set(updated) - {"refresh"}  # the findings or the summary said something new
