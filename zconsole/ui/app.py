@@ -48,7 +48,7 @@ class ZConsoleApp(App[None]):
     BINDINGS = [
         # Screen keys are shown in the header's tab strip, not in the footer (room at 80 cols).
         *(Binding(s.KEY, f"switch_mode('{s.MODE}')", s.TITLE, show=False) for s in SCREENS),
-        Binding("r", "refresh(True)", "Refresh"),
+        Binding("ctrl+r,f5", "refresh(True)", "Refresh", key_display="^r"),
         Binding("p", "toggle_pause", "Pause"),
         Binding("t", "next_theme", "Theme", show=False),
         Binding("q", "quit", "Quit"),

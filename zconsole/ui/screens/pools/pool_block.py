@@ -13,11 +13,14 @@ from zconsole.model.finding import Severity
 from zconsole.model.pool import Pool, ScanState
 from zconsole.model.reading import PoolEntry
 from zconsole.services import fmt
+from zconsole.services.health import replace as replace_health
 from zconsole.services.read.progress import ScanEstimate
 from zconsole.ui.kit.levels import LEVEL_STYLE, state_content
 from zconsole.ui.kit.text import Hanging, Para, para, plain
 from zconsole.ui.screens.pools.vdev_table import VdevTable, columns_for, name_width
 from zconsole.ui.state import ViewState
+
+REPLACE_KEY = "r"  # the replace wizard's key (services/ops/registry.py, replace-failed)
 
 
 def capacity_bar(pct: int, width: int = 10) -> str:
@@ -76,9 +79,11 @@ def usage_line(entry: PoolEntry) -> Content:
     return line
 
 
-def pool_summary(entry: PoolEntry, estimate: ScanEstimate | None = None) -> Hanging:
-    """The usage line, then the scan, `status:` and `errors:` of `zpool status`, each
-    wrapping under its own text."""
+def pool_summary(entry: PoolEntry, estimate: ScanEstimate | None = None, *,
+                 todo: str | None = None) -> Hanging:
+    """The usage line, then the scan, `status:`, `action:` and `errors:` of `zpool status`,
+    each wrapping under its own text; then `todo`, zconsole's one line of what to do
+    (`services.health.replace.advice`)."""
     if entry.status is None:
         return Hanging(usage_line(entry), para("health unknown: zpool status could not be read",
                                                "  ", LEVEL_STYLE["warn"]))
@@ -88,9 +93,13 @@ def pool_summary(entry: PoolEntry, estimate: ScanEstimate | None = None) -> Hang
         items.append(para(scan, "  "))
     if entry.status.status:
         items.append(para(" ".join(entry.status.status.split()), "  status: "))
+    if entry.status.action:
+        items.append(para(" ".join(entry.status.action.split()), "  action: "))
     errors = entry.status.errors
     if errors and errors != "No known data errors":
         items.append(para(errors, "  errors: ", LEVEL_STYLE["bad"]))
+    if todo:
+        items.append(para(todo, "  ➜ to do: ", f"bold {LEVEL_STYLE['warn']}"))
     return Hanging(*items)
 
 
@@ -148,7 +157,13 @@ class PoolBlock(Vertical):
             return
         entry, state, performance = (self._shown.entry, self._shown.state,
                                      self._shown.performance)
-        self.summary.update(pool_summary(entry, state.scan_estimates.get(entry.name)))
+        todo = None
+        if entry.status is not None:
+            cands = replace_health.candidates(entry.status, state.findings)
+            todo = replace_health.advice(entry.status, cands,
+                                         key=None if state.read_only else REPLACE_KEY)
+        self.summary.update(pool_summary(entry, state.scan_estimates.get(entry.name),
+                                         todo=todo))
         width = self.app.size.width
         columns, fixed = columns_for(performance, width)
         pool = entry.status
