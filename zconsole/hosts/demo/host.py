@@ -24,7 +24,7 @@ from zconsole.hosts.base import (
     PathNotFound,
     Result,
 )
-from zconsole.hosts.demo.machine import CmdError
+from zconsole.hosts.demo.machine import CmdError, bays
 from zconsole.hosts.demo.render import block, net, proc
 from zconsole.hosts.demo.render.block import disk_properties
 from zconsole.hosts.demo.render.tree import Tree
@@ -178,6 +178,33 @@ class DemoHost(BaseHost):
         d, part = hit
         pobj = next((x for x in d.partitions if x.number == part), None) if part else None
         return disk_properties(self.machine, d, pobj)
+
+    # --- hands at the rack (the same-bay replace rehearsed) ------------------------------
+
+    def pull_disk(self, serial: str) -> None:
+        """Take the disk with `serial` out of its bay (machine/bays.py)."""
+        self._sync()
+        bays.pull(self.machine, serial)
+
+    def insert_disk(self, bay: str, model: str, serial: str, size: int) -> str:
+        """Put a new, blank disk into `bay` (a by-path name); its kernel name."""
+        self._sync()
+        return bays.insert(self.machine, bay, model, serial, size).name
+
+    def simulate_swap(self, serial: str) -> None:
+        """A rehearsal's hands: the disk with `serial` out, a fresh one of the same model and
+        size into its bay. The runner's fast-forward calls it (`ops/zfs/bay.py`); a disk
+        already pulled is left alone and only the new one goes in."""
+        self._sync()
+        m = self.machine
+        if serial and any(d.present and d.serial == serial for d in m.disks.values()):
+            bays.swap(m, serial)
+            return
+        gone = next((d for d in m.disks.values() if not d.present
+                     and (d.serial == serial or not serial)), None)
+        if gone is not None and not any(d.present and d.pci_path == gone.pci_path
+                                        for d in m.disks.values()):
+            bays.insert(m, gone.pci_path, gone.model, f"ZNEW{len(m.disks):04d}", gone.size)
 
     # --- conveniences for tests and screenshots ----------------------------------------
 
