@@ -74,6 +74,8 @@ class DemoHost(BaseHost):
     def _sync(self) -> float:
         t = self.now()
         self.machine.advance(t)
+        if self.machine.pending_inserts:
+            bays.due(self.machine, t)
         return max(t, self.machine.last)
 
     def _fast_forward(self, t: float) -> None:
@@ -192,19 +194,11 @@ class DemoHost(BaseHost):
         return bays.insert(self.machine, bay, model, serial, size).name
 
     def simulate_swap(self, serial: str) -> None:
-        """A rehearsal's hands: the disk with `serial` out, a fresh one of the same model and
-        size into its bay. The runner's fast-forward calls it (`ops/zfs/bay.py`); a disk
-        already pulled is left alone and only the new one goes in."""
-        self._sync()
-        m = self.machine
-        if serial and any(d.present and d.serial == serial for d in m.disks.values()):
-            bays.swap(m, serial)
-            return
-        gone = next((d for d in m.disks.values() if not d.present
-                     and (d.serial == serial or not serial)), None)
-        if gone is not None and not any(d.present and d.pci_path == gone.pci_path
-                                        for d in m.disks.values()):
-            bays.insert(m, gone.pci_path, gone.model, f"ZNEW{len(m.disks):04d}", gone.size)
+        """A rehearsal's hands (`machine/bays.rehearse`): the disk with `serial` out, a new
+        one into its bay. The runner's fast-forward of a `disk-swap` wait calls it
+        (`services/ops/zfs/bay.py`)."""
+        t = self._sync()
+        bays.rehearse(self.machine, serial, t)
 
     # --- conveniences for tests and screenshots ----------------------------------------
 

@@ -76,3 +76,41 @@ def swap(m: Machine, serial: str, *, new_serial: str | None = None,
     fresh = new_serial or f"ZNEW{stable_int(m.seed, 'swap', serial) % 10000:04d}"
     return insert(m, old.pci_path, old.model, fresh, size or old.size,
                   logical=old.logical_sector, physical=old.physical_sector)
+
+
+HANDS_DELAY = 20.0  # seconds the rehearsal's hands take to swap a refused disk
+
+
+def rehearse(m: Machine, serial: str, now: float) -> None:
+    """A rehearsal's hands: the disk with `serial` out (if still in), a new one into its
+    bay: the first of `m.swap_sizes` (a too-small one, taken out again and replaced by a
+    fitting one `HANDS_DELAY` seconds later), else one like the old disk."""
+    old = next((d for d in m.disks.values() if d.present and serial and d.serial == serial),
+               None)
+    if old is not None:
+        pull(m, serial)
+    else:
+        old = next((d for d in m.disks.values() if not d.present
+                    and (d.serial == serial or not serial)), None)
+    if old is None or any(d.present and d.pci_path == old.pci_path for d in m.disks.values()):
+        return
+    n = sum(1 for d in m.disks.values() if d.serial.startswith("ZNEW"))
+    size = m.swap_sizes.pop(0) if m.swap_sizes else old.size
+    insert(m, old.pci_path, old.model, f"ZNEW{n + 1:04d}", size,
+           logical=old.logical_sector, physical=old.physical_sector)
+    if size < old.size:
+        m.pending_inserts.append((now + HANDS_DELAY, old.pci_path))
+        m.swap_sizes.insert(0, old.size)
+
+
+def due(m: Machine, now: float) -> None:
+    """The hands' pending work at `now`: the refused disk out of its bay, a fitting one in."""
+    for when, bay in list(m.pending_inserts):
+        if when > now:
+            continue
+        m.pending_inserts.remove((when, bay))
+        inside = next((d for d in m.disks.values() if d.present and d.pci_path == bay), None)
+        if inside is None:
+            continue
+        pull(m, inside.serial)
+        rehearse(m, "", now)

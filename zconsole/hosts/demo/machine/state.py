@@ -40,6 +40,11 @@ class Machine:
     swaps: list[str] = field(default_factory=list)
     last: float = 0.0
     txg_counter: int = 100
+    # the same-bay rehearsal (machine/bays.py): sizes of the disks the hands insert first
+    # (a too-small one), then the swapped disk's own size; (time, bay) of a disk they will
+    # put in later, after taking a refused one out
+    swap_sizes: list[int] = field(default_factory=list)
+    pending_inserts: list[tuple[float, str]] = field(default_factory=list)
 
     # --- lookups ---------------------------------------------------------------------
 

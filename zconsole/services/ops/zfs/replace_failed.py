@@ -366,7 +366,10 @@ def _replace_plan(draft: Draft, reading: HostReading, status: Pool, old_v: Vdev,
     keep = spare == "keep" and cand is not None and cand.under_spare is not None
     if keep:
         assert cand is not None and cand.under_spare is not None
-        steps += _keep_spare_steps(pool, old, cand.under_spare, dn, dev, fit)
+        # after the detach the spare is the member the new disk's size is measured against
+        fit_spare = still_fit(pool, cand.under_spare, dn, dev, disk_checks, force,
+                              replacing=True)
+        steps += _keep_spare_steps(pool, old, cand.under_spare, dn, dev, fit_spare)
         checks.append(Check("spare", True, CheckLevel.INFO,
                             f"The hot spare {cand.under_spare} stays as the member; the new "
                             "disk becomes the spare."))
@@ -393,13 +396,16 @@ def _replace_plan(draft: Draft, reading: HostReading, status: Pool, old_v: Vdev,
             postchecks=(predicate("vdev_state", f"{sp} is an AVAIL spare again", pool=pool,
                                   name=sp, state="AVAIL"),),
         ))
-    if bay == "free" and not keep and not health.is_gone(old_v):
+    if bay == "free" and not health.is_gone(old_v):
         steps += on_site_steps(old_v, leaf_disk(reading, old_v), "")
     steps += after_steps(pool, status, old, after)
     preview = guards.redundancy_preview(status, old, "replace", new=dn.zpool_name)
     name = who(dev) if dev is not None else dn.zpool_name
     title = (f"Replace {old} with {dn.zpool_name} in {pool}" if bay == "free" else
              f"Same bay: replace {old} in {pool} (step 2 of 2: the new disk {name})")
+    if keep and cand is not None:
+        title = (f"Keep the spare {cand.under_spare} in place of {old}; {dn.zpool_name} "
+                 f"becomes the spare of {pool}")
     return draft.plan(title=title, preview=preview, checks=checks, steps=steps,
                       params=(("stage", "replace"), ("old", old), ("bay", bay),
                               ("disk", dn.path), ("spare", spare), ("after", after),
