@@ -55,27 +55,53 @@ def _next_name(m: Machine) -> str:
     raise CmdError(1, "no free kernel name")
 
 
-def insert(m: Machine, bay: str, model: str, serial: str, size: int, *,
-           logical: int = 512, physical: int = 4096) -> Disk:
+def insert(
+    m: Machine,
+    bay: str,
+    model: str,
+    serial: str,
+    size: int,
+    *,
+    logical: int = 512,
+    physical: int = 4096,
+) -> Disk:
     if any(d.present and d.pci_path == bay for d in m.disks.values()):
         raise CmdError(1, f"bay {bay} is not empty")
     name = _next_name(m)
     index = ord(name[-1]) - ord("a") + (26 if len(name) > 3 else 0)
-    d = Disk(name=name, model=model, serial=serial, size=size, rotational=True,
-             transport="sata", major=8, minor=16 * index, logical_sector=logical,
-             physical_sector=physical,
-             wwn=f"0x5000{stable_int(m.seed, serial) % (1 << 48):012x}",
-             pci_path=bay, io=IoProfile())
+    d = Disk(
+        name=name,
+        model=model,
+        serial=serial,
+        size=size,
+        rotational=True,
+        transport="sata",
+        major=8,
+        minor=16 * index,
+        logical_sector=logical,
+        physical_sector=physical,
+        wwn=f"0x5000{stable_int(m.seed, serial) % (1 << 48):012x}",
+        pci_path=bay,
+        io=IoProfile(),
+    )
     m.disks[name] = d
     return d
 
 
-def swap(m: Machine, serial: str, *, new_serial: str | None = None,
-         size: int | None = None) -> Disk:
+def swap(
+    m: Machine, serial: str, *, new_serial: str | None = None, size: int | None = None
+) -> Disk:
     old = pull(m, serial)
     fresh = new_serial or f"ZNEW{stable_int(m.seed, 'swap', serial) % 10000:04d}"
-    return insert(m, old.pci_path, old.model, fresh, size or old.size,
-                  logical=old.logical_sector, physical=old.physical_sector)
+    return insert(
+        m,
+        old.pci_path,
+        old.model,
+        fresh,
+        size or old.size,
+        logical=old.logical_sector,
+        physical=old.physical_sector,
+    )
 
 
 HANDS_DELAY = 20.0  # seconds the rehearsal's hands take to swap a refused disk
@@ -85,19 +111,27 @@ def rehearse(m: Machine, serial: str, now: float) -> None:
     """A rehearsal's hands: the disk with `serial` out (if still in), a new one into its
     bay: the first of `m.swap_sizes` (a too-small one, taken out again and replaced by a
     fitting one `HANDS_DELAY` seconds later), else one like the old disk."""
-    old = next((d for d in m.disks.values() if d.present and serial and d.serial == serial),
-               None)
+    old = next((d for d in m.disks.values() if d.present and serial and d.serial == serial), None)
     if old is not None:
         pull(m, serial)
     else:
-        old = next((d for d in m.disks.values() if not d.present
-                    and (d.serial == serial or not serial)), None)
+        old = next(
+            (d for d in m.disks.values() if not d.present and (d.serial == serial or not serial)),
+            None,
+        )
     if old is None or any(d.present and d.pci_path == old.pci_path for d in m.disks.values()):
         return
     n = sum(1 for d in m.disks.values() if d.serial.startswith("ZNEW"))
     size = m.swap_sizes.pop(0) if m.swap_sizes else old.size
-    insert(m, old.pci_path, old.model, f"ZNEW{n + 1:04d}", size,
-           logical=old.logical_sector, physical=old.physical_sector)
+    insert(
+        m,
+        old.pci_path,
+        old.model,
+        f"ZNEW{n + 1:04d}",
+        size,
+        logical=old.logical_sector,
+        physical=old.physical_sector,
+    )
     if size < old.size:
         m.pending_inserts.append((now + HANDS_DELAY, old.pci_path))
         m.swap_sizes.insert(0, old.size)

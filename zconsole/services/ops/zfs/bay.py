@@ -49,29 +49,52 @@ class Baseline:
     members: tuple[tuple[str, str], ...]  # (serial, leaf name) of the pool's other members
 
     def params(self) -> dict[str, str]:
-        return {"pool": self.pool, "old": self.old, "old_serial": self.old_serial,
-                "old_disk": self.old_disk, "stays": ",".join(self.stays),
-                "members": ",".join(f"{s}={n}" for s, n in self.members)}
+        return {
+            "pool": self.pool,
+            "old": self.old,
+            "old_serial": self.old_serial,
+            "old_disk": self.old_disk,
+            "stays": ",".join(self.stays),
+            "members": ",".join(f"{s}={n}" for s, n in self.members),
+        }
 
     @staticmethod
     def from_params(p: Mapping[str, str]) -> Baseline:
-        members = tuple(tuple(m.split("=", 1)) for m in p.get("members", "").split(",")
-                        if "=" in m)
-        return Baseline(p["pool"], p["old"], p.get("old_serial", ""), p.get("old_disk", ""),
-                        tuple(s for s in p.get("stays", "").split(",") if s),
-                        members)  # type: ignore[arg-type]
+        members = tuple(tuple(m.split("=", 1)) for m in p.get("members", "").split(",") if "=" in m)
+        return Baseline(
+            p["pool"],
+            p["old"],
+            p.get("old_serial", ""),
+            p.get("old_disk", ""),
+            tuple(s for s in p.get("stays", "").split(",") if s),
+            members,
+        )  # type: ignore[arg-type]
 
 
-def baseline(reading: HostReading, pool: str, old: str, old_dev: Disk | None,
-             member_disks: Sequence[tuple[str, Disk]]) -> Baseline:
+def baseline(
+    reading: HostReading,
+    pool: str,
+    old: str,
+    old_dev: Disk | None,
+    member_disks: Sequence[tuple[str, Disk]],
+) -> Baseline:
     inv = reading.disks.value if reading.disks.ok else None
     old_serial = (old_dev.serial or "") if old_dev is not None else ""
-    stays = tuple(sorted({d.serial for d in (inv.whole_disks() if inv is not None else ())
-                          if d.serial and d.serial != old_serial}))
-    members = tuple(sorted((d.serial, name) for name, d in member_disks
-                           if d.serial and d.serial != old_serial))
-    return Baseline(pool, old, old_serial, old_dev.name if old_dev is not None else "",
-                    stays, members)
+    stays = tuple(
+        sorted(
+            {
+                d.serial
+                for d in (inv.whole_disks() if inv is not None else ())
+                if d.serial and d.serial != old_serial
+            }
+        )
+    )
+    members = tuple(
+        sorted((d.serial, name) for name, d in member_disks if d.serial and d.serial != old_serial)
+    )
+    return Baseline(
+        pool, old, old_serial, old_dev.name if old_dev is not None else "", stays, members
+    )
 
 
 @dataclass(frozen=True)
@@ -97,8 +120,9 @@ def describe_new(d: Disk) -> str:
     return ", ".join(bits)
 
 
-def look_at_bay(reading: HostReading, base: Baseline,
-                props: Mapping[str, str] | None = None) -> BaySight:
+def look_at_bay(
+    reading: HostReading, base: Baseline, props: Mapping[str, str] | None = None
+) -> BaySight:
     """Compare the disks now with the baseline (pure)."""
     inv = reading.disks.value if reading.disks.ok else None
     if inv is None:
@@ -108,50 +132,58 @@ def look_at_bay(reading: HostReading, base: Baseline,
     old_gone = not base.old_serial or base.old_serial not in now
     who = f"{base.old_disk} with serial {base.old_serial}" if base.old_serial else base.old
     if base.old_serial:
-        lines.append(f"{who} is gone." if old_gone else
-                     f"Waiting for {who} to be pulled.")
+        lines.append(f"{who} is gone." if old_gone else f"Waiting for {who} to be pulled.")
     wrong = tuple(f"serial {s} ({name})" for s, name in base.members if s not in now)
     if wrong:
-        back = "; ".join(f"zpool online {base.pool} {name}" for s, name in base.members
-                         if s not in now)
-        lines.append(f"⚠ WRONG DISK: {', '.join(wrong)} disappeared — a healthy member of "
-                     f"{base.pool}, not the disk to replace. Put it back in its bay now, "
-                     f"then: {back}. Nothing else is done until it is back.")
+        back = "; ".join(
+            f"zpool online {base.pool} {name}" for s, name in base.members if s not in now
+        )
+        lines.append(
+            f"⚠ WRONG DISK: {', '.join(wrong)} disappeared — a healthy member of "
+            f"{base.pool}, not the disk to replace. Put it back in its bay now, "
+            f"then: {back}. Nothing else is done until it is back."
+        )
     known = set(base.stays) | {base.old_serial}
     fresh = [d for s, d in sorted(now.items()) if s not in known]
     new: Disk | None = None
     refusal = ""
     for d in fresh:
-        checks = check_new_disk(reading, base.pool, base.old, d.name, props=props,
-                                replacing=True)
+        checks = check_new_disk(reading, base.pool, base.old, d.name, props=props, replacing=True)
         blocking = [c for c in checks if c.blocking]
         if not blocking:
             new, refusal = d, ""
             force = [c for c in checks if not c.passed and c.level is CheckLevel.CONFIRM]
-            state = ("clean" if not force else
-                     "needs a second confirmation: " + force[0].detail.split(". ")[0])
+            state = (
+                "clean"
+                if not force
+                else "needs a second confirmation: " + force[0].detail.split(". ")[0]
+            )
             lines.append(f"A new disk appeared: {describe_new(d)}, {state}.")
             break
         if new is None and not refusal:
             new, refusal = d, "; ".join(c.detail for c in blocking)
     if refusal and new is not None:
-        lines.append(f"A new disk appeared: {describe_new(new)} — ✖ REFUSED: {refusal} "
-                     "Take it out and insert one that fits; nothing was written to it.")
+        lines.append(
+            f"A new disk appeared: {describe_new(new)} — ✖ REFUSED: {refusal} "
+            "Take it out and insert one that fits; nothing was written to it."
+        )
     if new is None and old_gone and not wrong:
         lines.append("Insert the new disk in the same bay.")
     return BaySight(old_gone, wrong, new, refusal, tuple(lines))
 
 
 def bay_predicate(base: Baseline) -> Predicate:
-    return predicate("bay_swapped", f"{base.old} was pulled and a fitting new disk is in",
-                     **base.params())
+    return predicate(
+        "bay_swapped", f"{base.old} was pulled and a fitting new disk is in", **base.params()
+    )
 
 
 def _look(ev: Evaluator, p: Predicate) -> BaySight:
     base = Baseline.from_params(dict(p.params))
     reading = ev.reading("collect", lambda: collect(ev.host, timeout=ev.timeout))
-    props_part = ev.reading(f"props:{base.pool}", lambda: pool_properties(
-        ev.host, base.pool, timeout=ev.timeout))
+    props_part = ev.reading(
+        f"props:{base.pool}", lambda: pool_properties(ev.host, base.pool, timeout=ev.timeout)
+    )
     props = {v.property: v.value for v in props_part.value or ()}
     return look_at_bay(reading, base, props)
 
@@ -166,8 +198,7 @@ def bay_swapped(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
 class BaySwapWatch:
     """Looks at the disks until the old one is gone and a fitting new one is in."""
 
-    def __init__(self, ev: Evaluator, wait: Wait,
-                 clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, ev: Evaluator, wait: Wait, clock: Callable[[], float] | None = None) -> None:
         self.ev = ev
         self.wait = wait
         self.pred = next((u for u in wait.until if u.kind == "bay_swapped"), None)
@@ -177,8 +208,7 @@ class BaySwapWatch:
             raise ReadFailed("the wait names no bay to watch")
         sight = _look(self.ev, self.pred)
         text = " ".join(sight.lines)
-        return Look(not sight.done, text, sight.lines[-1] if sight.lines else "",
-                    function=ACTIVITY)
+        return Look(not sight.done, text, text.rstrip("."), function=ACTIVITY)
 
     def hurry(self, timeout: float) -> bool:
         """The demo host swaps the disks by itself (a rehearsal); real hosts wait for hands."""

@@ -1,0 +1,277 @@
+"""The on-site replace of a failed disk (services/ops/zfs/replace_failed.py, bay.py) on the
+demo host: the bay plan, the swap watched disk by disk (the old one gone, a wrong one pulled,
+a new one too small or fitting), the replace plan with the disk that appeared, the hot spare,
+and a run killed while waiting for the new disk, then resumed."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from zconsole.hosts.demo import DemoHost
+from zconsole.hosts.journal import AuditLog, PlanStore
+from zconsole.model.plan import Plan
+from zconsole.model.pool import Vdev
+from zconsole.services.ops.engine.events import RunEvent, WaitProgress
+from zconsole.services.ops.engine.resume import find_resumable
+from zconsole.services.ops.engine.runner import PlanRunner, RunResult
+from zconsole.services.ops.zfs import bay
+from zconsole.services.ops.zfs import replace_failed as rf
+from zconsole.services.ops.zfs.common import read_inputs, ref
+from zconsole.services.read.collect import collect
+
+T0 = 1795302000.0
+OLD = "ata-ST4000VN008-2DR166_ZGY8C3D4"  # FAULTED, sdb, bay ata-2
+PEER = "ata-ST4000VN008-2DR166_ZGY8A1B2"  # the good copy beside it, sda
+TWO_TB = 2000398934016
+FOUR_TB = 4000787030016
+
+
+def host(scenario: str = "degraded", version: str = "2.3") -> DemoHost:
+    return DemoHost(scenario, version, clock=lambda: T0)
+
+
+def bay_plan(h: DemoHost, old: str = OLD, **answers: str) -> Plan:
+    return rf.plan_wizard(h, {"old": ref("tank", old), "bay": "same", **answers}, False)
+
+
+def runner(h: DemoHost, plan: Plan, tmp: Path, *, fast: bool = True) -> PlanRunner:
+    return PlanRunner(
+        h,
+        plan,
+        audit=AuditLog(str(tmp / "audit.jsonl")),
+        store=PlanStore(tmp / "plans"),
+        operator="t",
+        poll_interval=0.0,
+        fast_forward=fast,
+        settle_timeout=0.0,
+    )
+
+
+def to_the_end(r: PlanRunner, events: list[RunEvent] | None = None) -> RunResult:
+    res = r.run((events if events is not None else []).append)
+    while res.status == "awaiting-operator":
+        res = r.run((events if events is not None else []).append, start_at=res.next_index)
+    return res
+
+
+def sight(h: DemoHost, plan: Plan) -> bay.BaySight:
+    swap = next(s for s in plan.steps if s.id == "swap")
+    assert swap.wait is not None
+    base = bay.Baseline.from_params(dict(swap.wait.until[0].params))
+    return bay.look_at_bay(collect(h), base)
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.3"])
+def test_the_bay_plan_offlines_shows_the_disk_and_watches_the_swap(version: str) -> None:
+    plan = bay_plan(host(version=version))
+    assert not plan.blocked
+    assert [s.id for s in plan.steps] == ["offline", "find", "swap"]
+    assert plan.argv_list()[0] == ("zpool", "offline", "tank", OLD)
+    offline = plan.steps[0]
+    assert offline.confirmation is not None and offline.confirmation.expected == "ZGY8C3D4"
+    find = plan.steps[1]
+    assert find.operator_action and "serial ZGY8C3D4" in find.operator_action
+    assert "Press i" in find.operator_action  # no ledctl on the demo: the activity blink
+    assert find.command is not None and not find.command.writes
+    swap = plan.steps[2]
+    assert swap.wait is not None and swap.wait.activity == "disk-swap"
+    assert any("While the bay is empty" in p for p in plan.preview)
+
+
+def test_ledctl_and_the_enclosure_slot_when_the_host_has_them() -> None:
+    h = host()
+    inputs = read_inputs(h, "tank")
+    site = rf.Site(ledctl=True, slots={"sdb": "enclosure 0:0:8:0 slot 02"})
+    plan = rf.build_replace_failed(inputs.reading, "tank", OLD, bay="same", site=site)
+    assert [s.id for s in plan.steps] == ["offline", "locate", "find", "swap"]
+    assert plan.steps[1].command is not None
+    assert plan.steps[1].command.argv == ("ledctl", f"locate=/dev/disk/by-id/{OLD}")
+    assert "enclosure 0:0:8:0 slot 02" in plan.steps[2].title
+    assert "locate LED is lit" in (plan.steps[2].operator_action or "")
+    after = rf.build_replace_failed(inputs.reading, "tank", OLD, bay="same", new="sdh", site=site)
+    assert after.argv_list()[0] == (
+        "ledctl",
+        "locate_off=/dev/disk/by-id/ata-ST4000VN008-2DR166_ZGY8Q5R6",
+    )
+
+
+def test_a_disk_zfs_lost_is_found_by_elimination_without_offline() -> None:
+    plan = bay_plan(host(), "15712766684991486900")
+    assert [s.id for s in plan.steps] == ["find", "swap"]
+    action = plan.steps[0].operator_action or ""
+    assert "by elimination" in action and "ZGY8A1B2" in action and "ZGY8L1M2" in action
+
+
+def test_the_last_good_copy_cannot_leave_its_bay() -> None:
+    plan = bay_plan(host(), PEER)
+    assert plan.blocked
+    assert any(c.name == "same-bay" and c.blocking for c in plan.checks)
+    assert any(c.name == "healthy-target" and "CAREFUL" in c.detail for c in plan.checks)
+
+
+def test_the_watch_says_what_it_sees_wrong_disk_too_small_then_fitting() -> None:
+    h = host()
+    plan = bay_plan(h)
+    h.run(["zpool", "offline", "tank", OLD])
+    s = sight(h, plan)
+    assert not s.old_gone and s.lines == ("Waiting for sdb with serial ZGY8C3D4 to be pulled.",)
+    # the wrong disk: a healthy member of mirror-1 comes out
+    h.pull_disk("ZGY8G7H8")
+    s = sight(h, plan)
+    assert s.wrong and not s.done
+    assert any(
+        line.startswith("⚠ WRONG DISK: serial ZGY8G7H8")
+        and "Put it back" in line
+        and "zpool online tank ata-ST4000VN008-2DR166_ZGY8G7H8" in line
+        for line in s.lines
+    )
+    status = h.run(["zpool", "status", "tank"]).stdout
+    assert "ata-ST4000VN008-2DR166_ZGY8G7H8  REMOVED" in status
+    # put back (the same disk in its bay), then the right one out
+    h.insert_disk("pci-0000:00:17.0-ata-4", "ST4000VN008-2DR166", "ZGY8G7H8", FOUR_TB)
+    h.pull_disk("ZGY8C3D4")
+    s = sight(h, plan)
+    assert s.old_gone and not s.wrong
+    assert s.lines == ("sdb with serial ZGY8C3D4 is gone.", "Insert the new disk in the same bay.")
+    # a new disk, too small: refused with the guard's reason, nothing written
+    name = h.insert_disk("pci-0000:00:17.0-ata-2", "ST2000VN004-2E41", "ZSMALL01", TWO_TB)
+    s = sight(h, plan)
+    assert not s.done and s.new is not None and s.new.name == name
+    assert "REFUSED" in s.lines[-1] and "too small" in s.lines[-1].lower()
+    assert "zfs_member" not in h.run(["lsblk", "-f", f"/dev/{name}"], check=False).stdout
+    # taken out, a fitting one in
+    h.pull_disk("ZSMALL01")
+    h.insert_disk("pci-0000:00:17.0-ata-2", "ST4000VN008-2DR166", "ZNEW0001", FOUR_TB)
+    s = sight(h, plan)
+    assert s.done and s.new is not None and s.new.serial == "ZNEW0001"
+    assert s.lines[-1].startswith("A new disk appeared: sd") and s.lines[-1].endswith("clean.")
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.3"])
+def test_same_bay_end_to_end_on_the_demo(tmp_path: Path, version: str) -> None:
+    from zconsole.ui.wizards.flows import follow_up
+
+    h = host(version=version)
+    plan = bay_plan(h, after="clear-scrub")
+    events: list[RunEvent] = []
+    assert to_the_end(runner(h, plan, tmp_path), events).status == "done"
+    said = [e.detail for e in events if isinstance(e, WaitProgress)]
+    assert any("sdb with serial ZGY8C3D4 is gone. A new disk appeared: sd" in d for d in said)
+    nxt = follow_up(plan)
+    assert nxt is not None and nxt.preset["disk"] == rf.IN_BAY
+    second = rf.plan_wizard(h, nxt.preset, False)
+    assert not second.blocked and "step 2 of 2" in second.title
+    [replace, clear, scrub] = second.argv_list()
+    assert replace[:4] == ("zpool", "replace", "tank", OLD)
+    assert replace[4].startswith("/dev/disk/by-id/ata-ST4000VN008-2DR166_ZNEW")
+    assert (clear, scrub) == (("zpool", "clear", "tank"), ("zpool", "scrub", "tank"))
+    assert to_the_end(runner(h, second, tmp_path)).status == "done"
+    status = h.run(["zpool", "status", "tank"]).stdout
+    assert OLD not in status and "ZNEW" in status
+    assert "mirror-0                           ONLINE" in status
+
+
+def test_killed_while_waiting_for_the_new_disk_then_resumed(tmp_path: Path) -> None:
+    h = host()
+    plan = bay_plan(h)
+    r = runner(h, plan, tmp_path, fast=False)
+    res = r.run(lambda e: None)
+    assert res.status == "awaiting-operator"
+    cancel = threading.Event()
+
+    def stop_after_first_look(e: RunEvent) -> None:
+        if isinstance(e, WaitProgress):
+            cancel.set()
+
+    res = r.run(stop_after_first_look, start_at=res.next_index, cancel=cancel)
+    assert res.status == "cancelled"
+    # the console is gone; the operator pulls the disk meanwhile
+    h.pull_disk("ZGY8C3D4")
+    [found] = find_resumable(h, PlanStore(tmp_path / "plans"))
+    assert found.phase == "wait" and found.plan.id == plan.id
+    assert "ZGY8C3D4 is gone" in found.sentence
+    h.insert_disk("pci-0000:00:17.0-ata-2", "ST4000VN008-2DR166", "ZNEW0009", FOUR_TB)
+    again = runner(h, found.plan, tmp_path, fast=False)
+    res = again.run(lambda e: None, start_at=found.next_index, outcomes=found.outcomes)
+    assert res.status == "done"
+    assert PlanStore(tmp_path / "plans").in_flight() == []
+    records = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    argvs = [r["argv"] for r in records if r["event"] == "command"]
+    assert argvs == [["zpool", "offline", "tank", OLD]]  # never run twice
+    events = [r["event"] for r in records]
+    assert events.count("command-intent") == 1
+    assert events.index("command-intent") < events.index("command")  # intent, then result
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_a_spare_in_use_returns_to_avail_or_stays(tmp_path: Path, keep: bool) -> None:
+    h = host("degraded-spare")
+    plan = rf.plan_wizard(
+        h,
+        {
+            "old": ref("tank", OLD),
+            "bay": "free",
+            "disk": "sdh",
+            "spare": "keep" if keep else "return",
+            "after": "none",
+        },
+        False,
+    )
+    ids = [s.id for s in plan.steps]
+    assert ids == (
+        ["detach-failed", "add-spare", "pull"]
+        if keep
+        else ["replace", "resilver", "spare-back", "pull"]
+    )
+    assert to_the_end(runner(h, plan, tmp_path)).status == "done"
+    status = h.run(["zpool", "status", "tank"]).stdout
+    spares = status.split("spares", 1)[1]
+    if keep:
+        assert "ata-ST4000VN008-2DR166_ZGY8Q5R6    AVAIL" in spares
+        assert "ZGY8N3P4" in status.split("spares", 1)[0]
+    else:
+        assert "ata-ST4000VN008-2DR166_ZGY8N3P4    AVAIL" in spares
+        assert "spare-" not in status
+
+
+def test_the_same_path_is_detected_from_a_by_path_vdev() -> None:
+    from zconsole.model.disk import Disk
+
+    leaf = Vdev(
+        "pci-0000:00:17.0-ata-2",
+        "disk",
+        "REMOVED",
+        path="/dev/disk/by-path/pci-0000:00:17.0-ata-2-part1",
+    )
+    new = Disk("sdm", "/dev/sdm", "disk", by_path=("pci-0000:00:17.0-ata-2",))
+    other = Disk("sdn", "/dev/sdn", "disk", by_path=("pci-0000:00:17.0-ata-7",))
+    assert rf.same_path(leaf, new) == "pci-0000:00:17.0-ata-2"
+    assert rf.same_path(leaf, other) is None
+    by_id = Vdev("x", "disk", "REMOVED", path=f"/dev/disk/by-id/{OLD}-part1")
+    assert rf.same_path(by_id, new) is None
+    assert rf.old_serial_hint(by_id) == "ZGY8C3D4"
+
+
+def test_the_rehearsal_hands_a_too_small_disk_first(tmp_path: Path) -> None:
+    h = host("degraded-small")
+    plan = bay_plan(h)
+    r = runner(h, plan, tmp_path)
+    res = r.run(lambda e: None)
+    events: list[RunEvent] = []
+    cancel = threading.Event()
+
+    def watch(e: RunEvent) -> None:
+        events.append(e)
+        if isinstance(e, WaitProgress) and "REFUSED" in e.detail:
+            cancel.set()
+
+    res = r.run(watch, start_at=res.next_index, cancel=cancel)
+    assert res.status == "cancelled"
+    refused = next(
+        e.detail for e in events if isinstance(e, WaitProgress) and "REFUSED" in e.detail
+    )
+    assert "2.00 TB" in refused and "too small" in refused.lower()
