@@ -60,7 +60,11 @@ class Baseline:
 
     @staticmethod
     def from_params(p: Mapping[str, str]) -> Baseline:
-        members = tuple(tuple(m.split("=", 1)) for m in p.get("members", "").split(",") if "=" in m)
+        members = tuple(
+            (m.partition("=")[0], m.partition("=")[2])
+            for m in p.get("members", "").split(",")
+            if "=" in m
+        )
         return Baseline(
             p["pool"],
             p["old"],
@@ -68,7 +72,7 @@ class Baseline:
             p.get("old_disk", ""),
             tuple(s for s in p.get("stays", "").split(",") if s),
             members,
-        )  # type: ignore[arg-type]
+        )
 
 
 def baseline(
