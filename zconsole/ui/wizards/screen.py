@@ -359,7 +359,7 @@ class WizardScreen(ZScreen):
         self.run.apply(ev, self.plan)
         phase = self.query_one(RunPhase)
         if ev.kind == "progress":
-            phase.progress(ev.text, ev.percent)
+            phase.progress(ev.text, ev.percent, bar=ev.bar, ok=ev.ok)
         elif ev.kind == "step-done" and ev.outcome is not None:
             if ev.outcome.status in (StepStatus.DONE, StepStatus.SKIPPED):
                 phase.hide_progress()
