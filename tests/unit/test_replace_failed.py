@@ -275,3 +275,15 @@ def test_the_rehearsal_hands_a_too_small_disk_first(tmp_path: Path) -> None:
         e.detail for e in events if isinstance(e, WaitProgress) and "REFUSED" in e.detail
     )
     assert "2.00 TB" in refused and "too small" in refused.lower()
+
+
+def test_the_slow_disk_finding_travels_with_the_answers() -> None:
+    slow_disk = "ata-ST4000VN008-2DR166_ZGY8E5F6"
+    h = host()
+    base = {"old": ref("tank", slow_disk), "bay": "free", "disk": "sdh"}
+    unchecked = rf.plan_wizard(h, base, False)
+    [target] = [c for c in unchecked.checks if c.name == "healthy-target"]
+    assert not target.passed and "CAREFUL" in target.detail
+    slow = rf.plan_wizard(h, {**base, "slow": "answers 10.8x slower than its peer"}, False)
+    [target] = [c for c in slow.checks if c.name == "healthy-target"]
+    assert target.passed and "10.8x slower" in target.detail

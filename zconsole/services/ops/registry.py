@@ -91,7 +91,7 @@ OPERATIONS: tuple[Operation, ...] = (
         )),
         plan=replace_failed.plan_cli,
         wizard=Wizard(key="r", label="Replace",
-                      asks=("old", "bay", "disk", "spare", "after", "baseline"),
+                      asks=("old", "bay", "disk", "spare", "after", "baseline", "slow"),
                       plan=replace_failed.plan_wizard),
     ),
     Operation(

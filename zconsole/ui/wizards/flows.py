@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from zconsole.hosts.base import Host
+from zconsole.model.finding import Finding
 from zconsole.model.plan import Plan
 from zconsole.model.reading import HostReading
 from zconsole.services import fmt
@@ -61,6 +62,7 @@ class Flow:
     selection: Selection | None = None
     builder: Builder | None = None
     preset: dict[str, str] = field(default_factory=dict)
+    findings: tuple[Finding, ...] = ()  # the console's findings (the slow disk) when opened
 
     KIND = ""
     TITLE = ""
@@ -280,7 +282,7 @@ class ReplaceFailedFlow(Flow):
         if "old" not in chosen:
             return Stage("old", "Which disk has failed? (worst first; a healthy disk only "
                                 "with a loud warning)",
-                         tuple(ch.failed_disks(reading, self.selection)),
+                         tuple(ch.failed_disks(reading, self.selection, self.findings)),
                          "No disk in any pool.")
         pool, old = split_ref(chosen["old"])
         if "bay" not in chosen:
@@ -303,8 +305,20 @@ class ReplaceFailedFlow(Flow):
                          tuple(ch.after_choices(reading, pool, old)))
         return None
 
+    def build(self, host: Host, reading: HostReading | None, chosen: Mapping[str, str],
+              force: bool) -> Plan:
+        """The slow-disk finding the console showed for the chosen disk goes with the
+        answers (`slow`): the plan's guards read it instead of calling the disk healthy."""
+        answers = dict(chosen)
+        pool, old = split_ref(answers["old"])
+        slow = next((f.message for f in self.findings if f.kind == "slow-disk"
+                     and f.subject == old and f.pool in (None, pool)), None)
+        if slow and "slow" not in answers:
+            answers["slow"] = slow
+        return super().build(host, reading, answers, force)
 
-def follow_up(plan: Plan) -> Flow | None:
+
+def follow_up(plan: Plan, findings: tuple[Finding, ...] = ()) -> Flow | None:
     """The flow that continues a finished plan, when it has a second part: the same-bay
     replace after the bay plan (its answers all given: the next thing shown is the plan)."""
     from zconsole.services.ops.zfs import replace_failed as rf
@@ -312,7 +326,7 @@ def follow_up(plan: Plan) -> Flow | None:
     params = dict(plan.params)
     if plan.kind != rf.KIND or params.get("stage") != "bay":
         return None
-    return ReplaceFailedFlow(preset={
+    return ReplaceFailedFlow(findings=findings, preset={
         "old": ref(plan.pool, params["old"]), "bay": "same", "disk": rf.IN_BAY,
         "spare": params.get("spare", "return"), "after": params.get("after", "scrub"),
         "baseline": rf.baseline_answer(plan)})

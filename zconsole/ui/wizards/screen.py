@@ -405,7 +405,7 @@ class WizardScreen(ZScreen):
         from zconsole.ui.wizards.flows import follow_up
 
         assert self.plan is not None
-        nxt = follow_up(self.plan)
+        nxt = follow_up(self.plan, self.flow.findings if self.flow is not None else ())
         if nxt is None:
             return False
         done = self.plan.title

@@ -142,10 +142,11 @@ def look_at_bay(
         back = "; ".join(
             f"zpool online {base.pool} {name}" for s, name in base.members if s not in now
         )
-        lines.append(
-            f"⚠ WRONG DISK: {', '.join(wrong)} disappeared — a healthy member of "
-            f"{base.pool}, not the disk to replace. Put it back in its bay now, "
-            f"then: {back}. Nothing else is done until it is back."
+        lines.insert(
+            0,
+            f"⚠ WRONG DISK: {', '.join(wrong)} disappeared — a member of {base.pool} that "
+            f"stays, not the disk to replace. Put it back in its bay now, then: {back}. "
+            "Nothing else is done until it is back.",
         )
     known = set(base.stays) | {base.old_serial}
     fresh = [d for s, d in sorted(now.items()) if s not in known]

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from zconsole.hosts.base import Host
 from zconsole.model.command import Command
 from zconsole.model.disk import Disk
-from zconsole.model.finding import Finding
+from zconsole.model.finding import Finding, Severity
 from zconsole.model.plan import (
     Check,
     CheckLevel,
@@ -685,7 +685,11 @@ def plan_wizard(host: Host, answers: Mapping[str, str], force: bool) -> Plan:
     """The wizard's answers: old ("pool<TAB>leaf"), bay, disk (a disk, IN_BAY after the
     swap, absent for the bay plan), spare, after; baseline (the bay plan's, for IN_BAY)."""
     pool, old = split_ref(answers["old"])
-    inputs = read_inputs(host, pool)
+    slow = answers.get("slow")
+    findings = (
+        [Finding("slow-disk", Severity.WARNING, old, slow, pool=pool)] if slow else None
+    )
+    inputs = read_inputs(host, pool, findings=findings)
     site = read_site(host)
     new = answers.get("disk") or None
     if new == IN_BAY:
