@@ -115,7 +115,7 @@ async def test_refresh_that_raises_is_shown_not_fatal() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
 
-        def boom() -> None:
+        def boom(**_: object) -> None:  # refresh(force=..., on_progress=...)
             raise RuntimeError("simulated collector crash")
 
         app.session.refresh = boom  # type: ignore[method-assign]
