@@ -31,7 +31,8 @@ def test_action_and_what_to_do_are_shown() -> None:
         "action: Replace the faulted device, or use 'zpool clear' to mark the device "
         "repaired." in text
     )
-    assert "➜ to do: Press r to replace ata-ST4000VN008-2DR166_ZGY8C3D4: FAULTED" in text
+    assert "➜ to do: Press r to replace ata-ST4000VN008-2DR166_ZGY8C3D4 (FAULTED, too many " \
+           "errors; then 1 more); mirror-0 has no redundancy left." in text
 
 
 def test_hostile_action_text_is_shown_literally() -> None:
@@ -52,4 +53,4 @@ async def test_pools_screen_points_at_r_and_read_only_says_so() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         shown = str(app.screen.query_one(".pool-summary").render())
-        assert "not offered: the console is read-only" in shown
+        assert "read-only here, so not offered" in shown

@@ -34,7 +34,7 @@ def test_the_missing_member_is_the_one_to_replace(flavour: str, state: str) -> N
     assert c.name == "vdc" and c.why.startswith(("OFFLINE", "REMOVED"))
     line = advice(pool, [c])
     assert line is not None and line.startswith("Press r to replace vdc")
-    assert "no redundancy left in mirror-0" in line
+    assert "mirror-0 has no redundancy left" in line
 
 
 @pytest.mark.parametrize("flavour", VERSIONS)
@@ -73,7 +73,7 @@ def test_demo_degraded_worst_first_and_the_slow_disk_with_its_reason() -> None:
     assert found[0].why.startswith("FAULTED (too many errors); 3 read / 117 write")
     assert found[1].gone and not found[0].gone
     assert "answers 10.8x slower" in found[2].why
-    assert "read-only" in (advice(pool, found, key=None) or "")
+    assert "read-only here" in (advice(pool, found, key=None) or "")
 
 
 def test_a_mirror_with_no_good_copy_left_says_nothing_can_be_done() -> None:

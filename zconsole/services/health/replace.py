@@ -152,9 +152,11 @@ def vdev_margin(top: Vdev) -> int:
 
 
 def advice(pool: Pool, found: Sequence[Candidate], *, key: str | None = "r") -> str | None:
-    """The one thing to do about a DEGRADED/FAULTED/UNAVAIL pool, in one line; None for a
-    healthy one. `key` is the replace wizard's key (None: the console is read-only)."""
-    if pool.state in ("ONLINE",) and not found:
+    """The one thing to do about a pool that is not ONLINE (DEGRADED, FAULTED, UNAVAIL...),
+    in one short line; None for an ONLINE one (a slow or erroring disk of an ONLINE pool has
+    its own finding above the table). `key` is the replace wizard's key (None: the console
+    is read-only)."""
+    if pool.state == "ONLINE":
         return None
     lost = [
         top
@@ -170,26 +172,19 @@ def advice(pool: Pool, found: Sequence[Candidate], *, key: str | None = "r") -> 
             "zpool online or zpool clear), or restore from backup."
         )
     if any(v.type == "replacing" for _, _, v in pool.walk()):
-        return (
-            "A replace is under way: wait for its resilver to finish before replacing "
-            "anything else."
-        )
+        return "A replace is under way: wait for its resilver to finish."
     if not found:
-        if pool.state == "ONLINE":
-            return None
         return f"{pool.name} is {pool.state}, but zconsole finds no single disk to replace."
     first = found[0]
-    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-    margin = vdev_margin(first.top)
+    why = first.why.split("; ", 1)[0]
+    if why.endswith(")") and " (" in why:  # "FAULTED (too many errors)": no nested brackets
+        head, _, note = why.partition(" (")
+        why = f"{head}, {note[:-1]}"
+    more = f"; then {len(found) - 1} more" if len(found) > 1 else ""
     left = (
-        "no redundancy left in " + first.top.name + ": one more failure loses data"
-        if margin == 0 and first.top.children
+        f"; {first.top.name} has no redundancy left"
+        if vdev_margin(first.top) == 0 and first.top.children
         else ""
     )
-    lead = (
-        f"Press {key} to replace {first.name}"
-        if key
-        else f"Replace {first.name} (not offered: the console is read-only)"
-    )
-    tail = f"; {left}" if left else ""
-    return f"{lead}: {first.why}{more}{tail}."
+    lead = f"Press {key} to replace" if key else "Replace (read-only here, so not offered)"
+    return f"{lead} {first.name} ({why}{more}){left}."
