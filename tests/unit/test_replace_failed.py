@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from tests.fakes import DelegatingHost
+from zconsole.hosts.base import PathNotFound, Result
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.plan import Plan
@@ -287,3 +290,42 @@ def test_the_slow_disk_finding_travels_with_the_answers() -> None:
     slow = rf.plan_wizard(h, {**base, "slow": "answers 10.8x slower than its peer"}, False)
     [target] = [c for c in slow.checks if c.name == "healthy-target"]
     assert target.passed and "10.8x slower" in target.detail
+
+
+class EnclosureHost(DelegatingHost):
+    """The demo host with an SES enclosure in /sys/class/enclosure and ledmon's ledctl."""
+
+    TREE = {
+        "/sys/class/enclosure": ["0:0:8:0"],
+        "/sys/class/enclosure/0:0:8:0": ["Slot 01", "Slot 02", "Slot 03"],
+        "/sys/class/enclosure/0:0:8:0/Slot 01/device/block": ["sda"],
+        "/sys/class/enclosure/0:0:8:0/Slot 02/device/block": ["sdb"],
+    }
+    label = "demo: degraded"
+
+    def list_dir(self, path: str) -> list[str]:
+        if path in self.TREE:
+            return self.TREE[path]
+        if path.startswith("/sys/class/enclosure"):
+            raise PathNotFound(path)
+        return self.inner.list_dir(path)
+
+    def run(self, argv: Sequence[str], *, timeout: float = 30.0, check: bool = True,
+            stdin: str | None = None) -> Result:
+        if list(argv[:1]) == ["ledctl"]:
+            return Result(tuple(argv), 0, "ledctl 0.97\n", "", 0.0)
+        return self.inner.run(argv, timeout=timeout, check=check, stdin=stdin)
+
+
+def test_the_enclosure_slot_and_ledctl_are_read_from_the_host() -> None:
+    from zconsole.services.read import enclosure
+
+    h = EnclosureHost(host())
+    assert enclosure.read_slots(h) == {"sda": "enclosure 0:0:8:0 slot Slot 01",
+                                       "sdb": "enclosure 0:0:8:0 slot Slot 02"}
+    assert enclosure.has_ledctl(h) and not enclosure.has_ledctl(host())
+    assert enclosure.read_slots(host()) == {}
+    plan = rf.plan_wizard(h, {"old": ref("tank", OLD), "bay": "same"}, False)
+    assert [s.id for s in plan.steps] == ["offline", "locate", "find", "swap"]
+    assert "enclosure 0:0:8:0 slot Slot 02" in plan.steps[2].title
+    assert any(c.name == "locate" and "ledctl locate=" in c.detail for c in plan.checks)
