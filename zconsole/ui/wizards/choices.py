@@ -162,11 +162,27 @@ def attach_targets(reading: HostReading | None, selection: Selection | None = No
                     ref(pool.name, top.name),
                     f"{pool.name} {top.name}{where}: single disk → 2-way mirror",
                     leaf_label(reading, top), enabled=top.state == "ONLINE"))
+            elif top.type == "raidz" and section is Section.DATA:
+                out.append(_expansion_target(reading, pool, top))
             else:
                 out.append(Choice("", f"{pool.name} {top.name}{where}",
                                   f"{top.type}: the attach wizard makes or widens mirrors only",
                                   enabled=False))
     return out
+
+
+def _expansion_target(reading: HostReading | None, pool: Pool, top: Vdev) -> Choice:
+    """A raidz vdev widened by one disk (OpenZFS 2.3); refused with the reason before."""
+    n = len(top.children)
+    label = f"{pool.name} {top.name}: raidz expansion, {n} disks → {n + 1}"
+    version = reading.zfs.version if reading is not None else None
+    if version is None or version < (2, 3, 0):
+        shown = ".".join(str(x) for x in version) if version else "unknown"
+        return Choice("", label, f"raidz expansion needs OpenZFS 2.3 (this host: {shown})",
+                      enabled=False)
+    return Choice(ref(pool.name, top.name), label,
+                  "old data keeps its data-to-parity ratio until rewritten; one expansion at "
+                  "a time")
 
 
 def selected_attach_target(reading: HostReading | None, selection: Selection | None
