@@ -29,7 +29,8 @@ def build(seed: int, now: float) -> Machine:
     b.pool(f"tank{TITLE}", [b.mirror(b.leaf(d0, f"tank{TITLE}"), b.leaf(d1, f"tank{TITLE}"))])
     pool = f"tank{TITLE}"
     b.fs(pool, 96 * 1024, days_ago=10)
-    home = f"{pool}/home[/b][red]"  # a dataset name cannot hold '@' (that is a snapshot)
+    # a dataset name cannot hold "@" (that is a snapshot) nor "/" (that is a child)
+    home = f"{pool}/home[b][red]"
     b.fs(home, 4 * kit.GiB, days_ago=9)
     b.snap(home, f"snap{CLEAR}", used=kit.MiB, days_ago=1)
     b.fs(f"{pool}/{OSC52}", 2 * kit.GiB, days_ago=8)
