@@ -329,3 +329,22 @@ def test_the_enclosure_slot_and_ledctl_are_read_from_the_host() -> None:
     assert [s.id for s in plan.steps] == ["offline", "locate", "find", "swap"]
     assert "enclosure 0:0:8:0 slot Slot 02" in plan.steps[2].title
     assert any(c.name == "locate" and "ledctl locate=" in c.detail for c in plan.checks)
+
+
+def test_zconsole_plan_prints_the_plan_the_wizard_runs() -> None:
+    import re
+
+    from zconsole.cli.commands.plan import render
+    from zconsole.services.ops.operation import PlanRequest
+
+    def shown(plan: Plan) -> str:
+        return re.sub(r"\b[0-9a-f]{32}\b", "<id>", render(plan))
+
+    h = host()
+    for bay_, extra, answers in (
+        ("same", (), {"bay": "same"}),
+        ("free", ("sdh",), {"bay": "free", "disk": "sdh"}),
+    ):
+        cli = rf.plan_cli(h, PlanRequest("tank", (OLD, *extra), {"bay": bay_}))
+        wizard = rf.plan_wizard(h, {"old": ref("tank", OLD), **answers}, False)
+        assert shown(cli) == shown(wizard)
