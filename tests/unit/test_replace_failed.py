@@ -5,6 +5,7 @@ and a run killed while waiting for the new disk, then resumed."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from collections.abc import Sequence
@@ -252,8 +253,13 @@ def test_the_same_path_is_detected_from_a_by_path_vdev() -> None:
     )
     new = Disk("sdm", "/dev/sdm", "disk", by_path=("pci-0000:00:17.0-ata-2",))
     other = Disk("sdn", "/dev/sdn", "disk", by_path=("pci-0000:00:17.0-ata-7",))
-    assert rf.same_path(leaf, new) == "pci-0000:00:17.0-ata-2"
+    assert rf.same_path(leaf, new) == "by-path pci-0000:00:17.0-ata-2"
     assert rf.same_path(leaf, other) is None
+    # vdev_id.conf names: the by-vdev link of the bay now points at the new disk
+    bay_a3 = Vdev("A3", "disk", "REMOVED", path="/dev/disk/by-vdev/A3-part1")
+    assert rf.same_path(bay_a3, new, rf.Site(by_vdev={"A3": "sdm"})) == "by-vdev A3"
+    assert rf.same_path(bay_a3, new, rf.Site(by_vdev={"A3": "sdb"})) is None
+    assert rf.same_path(bay_a3, new) is None
     by_id = Vdev("x", "disk", "REMOVED", path=f"/dev/disk/by-id/{OLD}-part1")
     assert rf.same_path(by_id, new) is None
     assert rf.old_serial_hint(by_id) == "ZGY8C3D4"
@@ -310,8 +316,14 @@ class EnclosureHost(DelegatingHost):
             raise PathNotFound(path)
         return self.inner.list_dir(path)
 
-    def run(self, argv: Sequence[str], *, timeout: float = 30.0, check: bool = True,
-            stdin: str | None = None) -> Result:
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float = 30.0,
+        check: bool = True,
+        stdin: str | None = None,
+    ) -> Result:
         if list(argv[:1]) == ["ledctl"]:
             return Result(tuple(argv), 0, "ledctl 0.97\n", "", 0.0)
         return self.inner.run(argv, timeout=timeout, check=check, stdin=stdin)
@@ -321,8 +333,10 @@ def test_the_enclosure_slot_and_ledctl_are_read_from_the_host() -> None:
     from zconsole.services.read import enclosure
 
     h = EnclosureHost(host())
-    assert enclosure.read_slots(h) == {"sda": "enclosure 0:0:8:0 slot Slot 01",
-                                       "sdb": "enclosure 0:0:8:0 slot Slot 02"}
+    assert enclosure.read_slots(h) == {
+        "sda": "enclosure 0:0:8:0 slot Slot 01",
+        "sdb": "enclosure 0:0:8:0 slot Slot 02",
+    }
     assert enclosure.has_ledctl(h) and not enclosure.has_ledctl(host())
     assert enclosure.read_slots(host()) == {}
     plan = rf.plan_wizard(h, {"old": ref("tank", OLD), "bay": "same"}, False)
@@ -348,3 +362,34 @@ def test_zconsole_plan_prints_the_plan_the_wizard_runs() -> None:
         cli = rf.plan_cli(h, PlanRequest("tank", (OLD, *extra), {"bay": bay_}))
         wizard = rf.plan_wizard(h, {"old": ref("tank", OLD), **answers}, False)
         assert shown(cli) == shown(wizard)
+
+
+def test_a_new_disk_at_the_old_by_path_name_is_replaced_by_naming_only_the_old_one() -> None:
+    """A pool named by path: the new disk in the same bay gets the same by-path name, so the
+    command is `zpool replace POOL OLD` and the leaf keeps its name."""
+    h = host()
+    h.pull_disk("ZGY8C3D4")
+    h.insert_disk("pci-0000:00:17.0-ata-2", "ST4000VN008-2DR166", "ZNEW0007", FOUR_TB)
+    reading = collect(h)
+    link = "pci-0000:00:17.0-ata-2"
+
+    def by_path(v: Vdev) -> Vdev:
+        if v.name == OLD:
+            return dataclasses.replace(v, name=link, path=f"/dev/disk/by-path/{link}-part1")
+        return dataclasses.replace(v, children=tuple(by_path(c) for c in v.children))
+
+    status = reading.pool_status.value
+    assert status is not None
+    tank = dataclasses.replace(status[0], vdevs=tuple(by_path(v) for v in status[0].vdevs))
+    reading = dataclasses.replace(
+        reading, pool_status=dataclasses.replace(reading.pool_status, value=(tank,))
+    )
+    new = next(
+        d.name
+        for d in reading.disks.value.whole_disks()  # type: ignore[union-attr]
+        if d.serial == "ZNEW0007"
+    )
+    plan = rf.build_replace_failed(reading, "tank", link, bay="same", new=new, after="none")
+    assert plan.argv_list()[0] == ("zpool", "replace", "tank", link)
+    assert any(c.name == "same-path" and f"by-path {link}" in c.detail for c in plan.checks)
+    assert [s.id for s in plan.steps] == ["replace", "resilver"]

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from zconsole.hosts.base import Host
+from zconsole.hosts.base import Host, HostError
 from zconsole.model.command import Command
 from zconsole.model.disk import Disk
 from zconsole.model.finding import Finding, Severity
@@ -77,14 +77,36 @@ LOCATE = "locate"
 
 @dataclass(frozen=True)
 class Site:
-    """What the host knows about finding disks: enclosure slots by kernel name, ledctl."""
+    """What the host knows about finding disks: enclosure slots by kernel name, ledctl, and
+    where the pool's vdev_id.conf names (/dev/disk/by-vdev/NAME) point now (NAME -> kernel
+    name)."""
 
     ledctl: bool = False
     slots: Mapping[str, str] = field(default_factory=dict)
+    by_vdev: Mapping[str, str] = field(default_factory=dict)
 
 
-def read_site(host: Host) -> Site:
-    return Site(enclosure.has_ledctl(host), enclosure.read_slots(host))
+BY_VDEV = "/dev/disk/by-vdev/"
+
+
+def _link_name(path: str, prefix: str) -> str:
+    link = path[len(prefix) :]
+    base, _, num = link.rpartition("-part")
+    return base if base and num.isdigit() else link
+
+
+def read_site(host: Host, pool: Pool | None = None) -> Site:
+    by_vdev: dict[str, str] = {}
+    for _, _, v in pool.walk() if pool is not None else ():
+        if v.is_leaf and v.path and v.path.startswith(BY_VDEV):
+            name = _link_name(v.path, BY_VDEV)
+            try:
+                real = host.realpath(BY_VDEV + name)
+            except HostError:
+                continue
+            if real.startswith("/dev/") and real != BY_VDEV + name:
+                by_vdev[name] = real.rsplit("/", 1)[-1]
+    return Site(enclosure.has_ledctl(host), enclosure.read_slots(host), by_vdev)
 
 
 def _where(dev: Disk | None, site: Site) -> str:
@@ -314,16 +336,18 @@ def _bay_plan(
 # --------------------------------------------------------------------- the replace plan
 
 
-def same_path(old_v: Vdev, dev: Disk | None) -> str | None:
-    """The by-path name the new disk shares with the old leaf (the same bay of a by-path
-    pool), else None."""
-    if dev is None or not old_v.path or not old_v.path.startswith(BY_PATH):
+def same_path(old_v: Vdev, dev: Disk | None, site: Site | None = None) -> str | None:
+    """The name the new disk shares with the old leaf, said as "by-path NAME" or "by-vdev
+    NAME" (the same bay of a pool named by path or by vdev_id.conf), else None."""
+    if dev is None or not old_v.path:
         return None
-    link = old_v.path[len(BY_PATH) :]
-    base, _, num = link.rpartition("-part")
-    if base and num.isdigit():
-        link = base
-    return link if link in dev.by_path else None
+    if old_v.path.startswith(BY_PATH):
+        link = _link_name(old_v.path, BY_PATH)
+        return f"by-path {link}" if link in dev.by_path else None
+    if old_v.path.startswith(BY_VDEV) and site is not None:
+        link = _link_name(old_v.path, BY_VDEV)
+        return f"by-vdev {link}" if site.by_vdev.get(link) == dev.name else None
+    return None
 
 
 def _same_path_steps(
@@ -501,7 +525,7 @@ def _replace_plan(
     checks += guards.check_scrub(status)
     dn, dev = new_name(reading, new)
     fit = still_fit(pool, old, dn, dev, disk_checks, force, replacing=True)
-    shared = same_path(old_v, dev)
+    shared = same_path(old_v, dev, site)
     steps: list[Step] = []
     if bay == "same" and site.ledctl and dev is not None:
         steps.append(
@@ -538,14 +562,14 @@ def _replace_plan(
                 "same-path",
                 True,
                 CheckLevel.INFO,
-                f"The new disk is at the old disk's path (by-path {shared}): "
+                f"The new disk is at the old disk's path ({shared}): "
                 f"`zpool replace {pool} {old}` without a new name.",
             )
         )
     else:
         argv = ("zpool", "replace", *force_args(checks, force), pool, old, dn.path)
         steps += replace_steps(pool, old_v, dn, dev, argv, "", fit)
-        if old_v.path and old_v.path.startswith(BY_PATH):
+        if old_v.path and old_v.path.startswith((BY_PATH, BY_VDEV)):
             checks.append(
                 Check(
                     "same-path",
@@ -690,7 +714,8 @@ def plan_wizard(host: Host, answers: Mapping[str, str], force: bool) -> Plan:
         [Finding("slow-disk", Severity.WARNING, old, slow, pool=pool)] if slow else None
     )
     inputs = read_inputs(host, pool, findings=findings)
-    site = read_site(host)
+    entry = inputs.reading.pool(pool)
+    site = read_site(host, entry.status if entry is not None else None)
     new = answers.get("disk") or None
     if new == IN_BAY:
         fields = dict(x.split("=", 1) for x in answers.get("baseline", "").split("\n") if "=" in x)
@@ -730,6 +755,8 @@ def plan_cli(host: Host, req: PlanRequest) -> Plan:
     """`zconsole plan replace-failed POOL OLD [NEW] [--bay same] [--keep-spare]
     [--after scrub|clear-scrub|none] [--force]`."""
     inputs = read_inputs(host, req.pool)
+    entry = inputs.reading.pool(req.pool)
+    site = read_site(host, entry.status if entry is not None else None)
     return build_replace_failed(
         inputs.reading,
         req.pool,
@@ -739,7 +766,7 @@ def plan_cli(host: Host, req: PlanRequest) -> Plan:
         props=inputs.props,
         findings=inputs.findings,
         force=req.force,
-        site=read_site(host),
+        site=site,
         spare="keep" if req.flag("keep_spare") else "return",
         after=req.text("after", "scrub"),
     )
