@@ -210,7 +210,7 @@ async def test_tab_strip_names_every_screen_and_footer_fits_80_columns() -> None
             assert f"{s.KEY} {s.TITLE}" in tabs
         shown = [b.binding.key for b in app.screen.active_bindings.values() if b.binding.show]
         assert not {s.KEY for s in SCREENS} & set(shown)
-        assert {"r", "p", "q"} <= set(shown)
+        assert {"ctrl+r", "p", "q"} <= set(shown)
         footer_text = " ".join(f"{b.binding.key_display or b.binding.key} {b.binding.description}"
                                for b in app.screen.active_bindings.values() if b.binding.show)
         assert len(footer_text) + len("^p palette") + 2 <= 80, footer_text

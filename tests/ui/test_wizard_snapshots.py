@@ -153,3 +153,63 @@ def _in_flight(home: Path) -> tuple[DemoHost, str]:
     result = runner.run(on_event, cancel=cancel)
     assert result.status == "cancelled", result
     return host, str(state)
+
+
+FAULTED = "ata-ST4000VN008-2DR166_ZGY8C3D4"
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("case", ["disk", "bay", "bay-preview", "wrong-disk", "new-disk",
+                                  "replace-preview"])
+def test_replace_failed_pictures(snap_compare: Any, size: tuple[int, int], case: str) -> None:
+    """The on-site replace (issue 12) on the degraded demo: which disk, where the new one
+    goes, the bay plan, the watch (a wrong disk pulled; a new disk appeared), the replace."""
+    host = DemoHost("degraded", zfs_version="2.3", clock=frozen, seed=0)
+    app = app_for(host=host)
+    app.wizard_fast_forward = False  # type: ignore[attr-defined]  # the test's hands swap
+
+    async def run_before(pilot: Any) -> None:
+        if case == "disk":
+            await to_phase(app, pilot, "replace-failed", Selection("tank"), [], Phase.CHOOSE)
+            await pilot.pause(0.05)
+            return
+        sel = Selection("tank", path=("mirror-0", FAULTED))
+        if case == "bay":
+            await to_phase(app, pilot, "replace-failed", sel, [], Phase.CHOOSE)
+            await pilot.pause(0.05)
+            return
+        screen = await to_phase(app, pilot, "replace-failed", sel, ["same", "scrub"],
+                                Phase.PREVIEW)
+        if case == "bay-preview":
+            await pilot.pause(0.05)
+            return
+        await pilot.press("enter", *"ZGY8C3D4", "enter")
+        await until(pilot, lambda: screen.operator_step is not None, "the find step",
+                    tries=1500)
+        await pilot.press("o")
+        await until(pilot, lambda: "Waiting for sdb" in _progress(screen), "the watch")
+        if case == "wrong-disk":
+            host.pull_disk("ZGY8A1B2")
+            await until(pilot, lambda: "WRONG DISK" in _progress(screen), "the alarm")
+        else:
+            host.pull_disk("ZGY8C3D4")
+            await until(pilot, lambda: "is gone" in _progress(screen), "the pull")
+            if case == "new-disk":
+                host.insert_disk("pci-0000:00:17.0-ata-2", "ST2000VN004-2E41", "ZSMALL01",
+                                 2000398934016)
+                await until(pilot, lambda: "REFUSED" in _progress(screen), "the refusal")
+            else:
+                host.insert_disk("pci-0000:00:17.0-ata-2", "ST4000VN008-2DR166", "ZNEW4242",
+                                 4000787030016)
+                await until(pilot, lambda: screen.phase is Phase.PREVIEW
+                            and screen.plan is not None and "step 2" in screen.plan.title,
+                            "the replace plan", tries=1500)
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def _progress(screen: WizardScreen) -> str:
+    from textual.widgets import Static
+
+    return str(screen.query_one("#wz-progress-text", Static).render())

@@ -408,7 +408,7 @@ async def test_pools_cursor_selects_a_member_and_d_opens_detach_on_it(tmp_path: 
         assert screen.chosen == {"member": f"tank\t{TANK_A0}"}
 
 
-@pytest.mark.parametrize("key", ["a", "d", "g", "D"])
+@pytest.mark.parametrize("key", ["a", "d", "r", "g", "D"])
 async def test_read_only_has_no_wizard_key_footer_or_palette_entry(tmp_path: Path,
                                                                    key: str) -> None:
     from zconsole.services.ops import registry
@@ -434,7 +434,7 @@ async def test_writable_console_has_the_wizard_keys_and_palette_entries(tmp_path
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         keys = {k: b.binding.action for k, b in app.screen.active_bindings.items()}
-        assert {keys.get(k) for k in ("a", "d", "g", "D")} == {f"wizard('{op.kind}')"
+        assert {keys.get(k) for k in ("a", "d", "r", "g", "D")} == {f"wizard('{op.kind}')"
                                                               for op in ops}
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert [t for t in titles if t.startswith("Wizard")] == [f"Wizard: {op.help}"
@@ -453,6 +453,7 @@ async def test_pools_screen_system_commands_come_from_the_registry(tmp_path: Pat
         assert [c.title for c in commands] == [
             "Wizard: attach a disk (make or widen a mirror)",
             "Wizard: detach a disk from a mirror",
+            "Wizard: replace a failed disk on site (a free bay or the same bay)",
             "Wizard: replace to grow (larger disks, one by one)",
             "Wizard: turn dedup off"]
         assert [c.title for c in commands] == [f"Wizard: {op.help}"

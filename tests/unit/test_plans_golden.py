@@ -100,6 +100,27 @@ CASES: dict[str, tuple[str, ...]] = {
                               "--dry-run"),
     "dedup-off-json": ("--demo", "dedup", "plan", "dedup-off", "tank", "--rewrite",
                        "tank/backup", "--dry-run", "--json"),
+    # replace-failed: the same bay (the bay plan; a disk ZFS lost; the last good copy), a
+    # free bay, the same bay after the swap, a hot spare returned or kept
+    "replace-failed-same-bay": ("--demo", "degraded", "plan", "replace-failed", "tank",
+                                DEGRADED_FAULTED, "--bay", "same", "--dry-run"),
+    "replace-failed-same-bay-gone": ("--demo", "degraded", "plan", "replace-failed", "tank",
+                                     "15712766684991486900", "--bay", "same", "--dry-run"),
+    "replace-failed-same-bay-last-copy": ("--demo", "degraded", "plan", "replace-failed",
+                                          "tank", "ata-ST4000VN008-2DR166_ZGY8A1B2", "--bay",
+                                          "same", "--dry-run"),
+    "replace-failed-free-bay": ("--demo", "degraded", "plan", "replace-failed", "tank",
+                                DEGRADED_FAULTED, "sdh", "--after", "clear-scrub",
+                                "--dry-run"),
+    "replace-failed-same-bay-new": ("--demo", "degraded", "plan", "replace-failed", "tank",
+                                    DEGRADED_FAULTED, "sdh", "--bay", "same", "--dry-run"),
+    "replace-failed-spare-return": ("--demo", "degraded-spare", "plan", "replace-failed",
+                                    "tank", DEGRADED_FAULTED, "sdh", "--dry-run"),
+    "replace-failed-spare-keep": ("--demo", "degraded-spare", "plan", "replace-failed",
+                                  "tank", DEGRADED_FAULTED, "sdh", "--keep-spare",
+                                  "--dry-run"),
+    "replace-failed-usage": ("--demo", "degraded", "plan", "replace-failed", "tank",
+                             "--dry-run"),
     # the command itself
     "no-dry-run": ("--demo", "showcase", "plan", "detach", "tank", "x"),
     "help": ("plan", "--help"),
@@ -126,6 +147,12 @@ WIZARD_CASES: dict[str, tuple[str, str, dict[str, str], bool]] = {
         "expand": "autoexpand", "site": "remote"}, True),
     "wizard-grow-missing-one": ("replace-grow", "grow", {
         "vdev": "tank\tmirror-0", f"new:{GROW_2}": "sdd"}, False),
+    "wizard-replace-failed-bay": ("replace-failed", "degraded", {
+        "old": f"tank\t{DEGRADED_FAULTED}", "bay": "same", "spare": "return",
+        "after": "scrub"}, False),
+    "wizard-replace-failed-free": ("replace-failed", "degraded", {
+        "old": f"tank\t{DEGRADED_FAULTED}", "bay": "free", "disk": "sdh",
+        "after": "clear-scrub"}, False),
     "wizard-dedup-off": ("dedup-off", "dedup", {"pool": "tank", "datasets": "",
                                                   "rewrite": ""}, False),
     "wizard-dedup-off-rewrite": ("dedup-off", "dedup", {

@@ -13,7 +13,8 @@ from zconsole.services.ops.operation import CliArgs, PlanRequest
 
 def test_kinds_are_unique_and_in_table_order() -> None:
     kinds = [op.kind for op in registry.OPERATIONS]
-    assert kinds == ["attach", "detach", "replace", "replace-grow", "dedup-off"]
+    assert kinds == ["attach", "detach", "replace", "replace-failed", "replace-grow",
+                     "dedup-off"]
     assert registry.kinds() == tuple(kinds)
     assert all(registry.get(k).kind == k for k in kinds)
     with pytest.raises(KeyError, match="unknown operation kind 'explode'"):
@@ -59,15 +60,17 @@ def test_wizard_keys_are_unique_and_free_on_the_pools_screen() -> None:
                        if not isinstance(b, tuple) and b.action.startswith("wizard(")]
     assert wizard_bindings == [("a", "wizard('attach')", "Attach"),
                                ("d", "wizard('detach')", "Detach"),
+                               ("r", "wizard('replace-failed')", "Replace"),
                                ("g", "wizard('replace-grow')", "Grow"),
                                ("D", "wizard('dedup-off')", "Dedup")]
 
 
 def test_cli_options_are_each_kinds_once_in_table_order() -> None:
     flags = [o.flag for o in registry.cli_options()]
-    assert flags == ["--force", "--on-site", "--remote", "--expand", "--rewrite"]
+    assert flags == ["--force", "--on-site", "--bay", "--keep-spare", "--after", "--remote",
+                     "--expand", "--rewrite"]
     assert [o.dest for o in registry.cli_options()] == [
-        "force", "on_site", "remote", "expand", "rewrite"]
+        "force", "on_site", "bay", "keep_spare", "after", "remote", "expand", "rewrite"]
 
 
 def test_the_plan_command_is_built_from_the_registry() -> None:
@@ -79,8 +82,8 @@ def test_the_plan_command_is_built_from_the_registry() -> None:
                               "--expand", "autoexpand", "--remote", "--rewrite", "x"])
     req = request_from(args)
     assert req == PlanRequest("tank", ("mirror-0", "sdc", "sdd"), {
-        "force": False, "on_site": False, "remote": True, "expand": "autoexpand",
-        "rewrite": ["x"]})
+        "force": False, "on_site": False, "bay": "free", "keep_spare": False, "after": "scrub",
+        "remote": True, "expand": "autoexpand", "rewrite": ["x"]})
     assert req.text("expand") == "autoexpand" and req.flag("remote") and not req.force
     assert req.texts("rewrite") == ["x"] and req.texts("nothing") == []
 
@@ -102,7 +105,7 @@ def test_cli_arity(cli: CliArgs, args: tuple[str, ...], ok: bool) -> None:
 
 @pytest.mark.parametrize(("kind", "scenario"), [
     ("attach", "showcase"), ("detach", "showcase"), ("replace-grow", "grow"),
-    ("dedup-off", "dedup")])
+    ("dedup-off", "dedup"), ("replace-failed", "degraded")])
 def test_each_flow_collects_the_answers_its_entry_names(kind: str, scenario: str) -> None:
     """Walk the flow (first offered choice at each stage): the answers are the ones the
     registry entry lists in `Wizard.asks`, and its plan function builds a plan from them."""

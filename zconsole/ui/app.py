@@ -53,7 +53,8 @@ class ZConsoleApp(App[None]):
     BINDINGS = [
         # Screen keys are shown in the header's tab strip, not in the footer (room at 80 cols).
         *(Binding(s.KEY, f"switch_mode('{s.MODE}')", s.TITLE, show=False) for s in SCREENS),
-        Binding("r", "refresh(True)", "Refresh"),
+        Binding("ctrl+r", "refresh(True)", "Refresh", key_display="^r"),
+        Binding("f5", "refresh(True)", "Refresh", show=False),
         Binding("p", "toggle_pause", "Pause"),
         Binding("t", "next_theme", "Theme", show=False),
         Binding("q", "quit", "Quit"),
@@ -268,7 +269,7 @@ class ZConsoleApp(App[None]):
 
     # -- refresh cycle -----------------------------------------------------------------------
     def action_refresh(self, force: bool = False) -> None:
-        """Start a refresh (none while one runs). `force` (the r key) also re-reads what is
+        """Start a refresh (none while one runs). `force` (ctrl+r or F5) also re-reads what is
         otherwise kept between refreshes: ZFS version, kernel, disk identity."""
         if not self.session.begin(self.clock()):
             return  # one refresh at a time; the next is armed when this one ends

@@ -24,7 +24,7 @@ from zconsole.hosts.base import (
     PathNotFound,
     Result,
 )
-from zconsole.hosts.demo.machine import CmdError
+from zconsole.hosts.demo.machine import CmdError, bays
 from zconsole.hosts.demo.render import block, net, proc
 from zconsole.hosts.demo.render.block import disk_properties
 from zconsole.hosts.demo.render.tree import Tree
@@ -76,6 +76,8 @@ class DemoHost(BaseHost):
     def _sync(self) -> float:
         t = self.now()
         self.machine.advance(t)
+        if self.machine.pending_inserts:
+            bays.due(self.machine, t)
         return max(t, self.machine.last)
 
     def _fast_forward(self, t: float) -> None:
@@ -214,6 +216,25 @@ class DemoHost(BaseHost):
         d, part = hit
         pobj = next((x for x in d.partitions if x.number == part), None) if part else None
         return disk_properties(self.machine, d, pobj)
+
+    # --- hands at the rack (the same-bay replace rehearsed) ------------------------------
+
+    def pull_disk(self, serial: str) -> None:
+        """Take the disk with `serial` out of its bay (machine/bays.py)."""
+        self._sync()
+        bays.pull(self.machine, serial)
+
+    def insert_disk(self, bay: str, model: str, serial: str, size: int) -> str:
+        """Put a new, blank disk into `bay` (a by-path name); its kernel name."""
+        self._sync()
+        return bays.insert(self.machine, bay, model, serial, size).name
+
+    def simulate_swap(self, serial: str) -> None:
+        """A rehearsal's hands (`machine/bays.rehearse`): the disk with `serial` out, a new
+        one into its bay. The runner's fast-forward of a `disk-swap` wait calls it
+        (`services/ops/zfs/bay.py`)."""
+        t = self._sync()
+        bays.rehearse(self.machine, serial, t)
 
     # --- conveniences for tests and screenshots ----------------------------------------
 

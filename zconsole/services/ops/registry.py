@@ -32,7 +32,14 @@ CLI agree.
 from __future__ import annotations
 
 from zconsole.services.ops.operation import CliArgs, CliOption, Operation, Wizard
-from zconsole.services.ops.zfs import attach, dedup_off, detach, replace, replace_grow
+from zconsole.services.ops.zfs import (
+    attach,
+    dedup_off,
+    detach,
+    replace,
+    replace_failed,
+    replace_grow,
+)
 
 FORCE = CliOption("--force", "the plan as it runs after the operator confirmed every CONFIRM "
                              "check twice (adds -f where one is needed)")
@@ -64,6 +71,28 @@ OPERATIONS: tuple[Operation, ...] = (
             CliOption("--on-site", "replace: add the identify and pull-the-old-disk steps"),
         )),
         plan=replace.plan_cli,
+    ),
+    Operation(
+        kind="replace-failed",
+        title="Replace a failed disk (on site)",
+        help="replace a failed disk on site (a free bay or the same bay)",
+        cli=CliArgs("OLD [NEW]", at_least=1, at_most=2, options=(
+            FORCE,
+            CliOption("--bay", "replace-failed: where the new disk goes: a free bay (NEW "
+                               "already plugged in) or the same bay (without NEW: the plan "
+                               "that offlines OLD and watches the swap; with NEW: the "
+                               "replace after it)", choices=replace_failed.BAYS,
+                      default="free"),
+            CliOption("--keep-spare", "replace-failed: keep the hot spare in use as the "
+                                      "member (zpool detach OLD) and add NEW as the spare"),
+            CliOption("--after", "replace-failed: afterwards, scrub (default), clear the "
+                                 "error counters then scrub, or nothing",
+                      choices=replace_failed.AFTER_CHOICES, default="scrub"),
+        )),
+        plan=replace_failed.plan_cli,
+        wizard=Wizard(key="r", label="Replace",
+                      asks=("old", "bay", "disk", "spare", "after", "baseline", "slow"),
+                      plan=replace_failed.plan_wizard),
     ),
     Operation(
         kind="replace-grow",

@@ -18,7 +18,7 @@ def open_wizard(app: ZConsoleApp, kind: str, selection: Selection | None = None
     from zconsole.ui.wizards.flows import FLOWS
     from zconsole.ui.wizards.screen import WizardScreen
 
-    flow = FLOWS[kind](selection=selection)
+    flow = FLOWS[kind](selection=selection, findings=tuple(app.findings))
     screen = WizardScreen(flow, host=app.host, reading=app.reading)
     app.push_screen(screen)
     return screen

@@ -12,10 +12,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from zconsole.model.disk import Disk
+from zconsole.model.finding import Finding
 from zconsole.model.plan import CheckLevel
 from zconsole.model.pool import Pool, Section, Vdev
 from zconsole.model.reading import DiskInventory, DiskState, HostReading
 from zconsole.services import fmt
+from zconsole.services.health import replace as replace_health
 from zconsole.services.ops.zfs.common import ref
 from zconsole.services.ops.zfs.new_disk import check_new_disk
 from zconsole.services.ops.zfs.replace_grow import members_of
@@ -160,11 +162,27 @@ def attach_targets(reading: HostReading | None, selection: Selection | None = No
                     ref(pool.name, top.name),
                     f"{pool.name} {top.name}{where}: single disk → 2-way mirror",
                     leaf_label(reading, top), enabled=top.state == "ONLINE"))
+            elif top.type == "raidz" and section is Section.DATA:
+                out.append(_expansion_target(reading, pool, top))
             else:
                 out.append(Choice("", f"{pool.name} {top.name}{where}",
                                   f"{top.type}: the attach wizard makes or widens mirrors only",
                                   enabled=False))
     return out
+
+
+def _expansion_target(reading: HostReading | None, pool: Pool, top: Vdev) -> Choice:
+    """A raidz vdev widened by one disk (OpenZFS 2.3); refused with the reason before."""
+    n = len(top.children)
+    label = f"{pool.name} {top.name}: raidz expansion, {n} disks → {n + 1}"
+    version = reading.zfs.version if reading is not None else None
+    if version is None or version < (2, 3, 0):
+        shown = ".".join(str(x) for x in version) if version else "unknown"
+        return Choice("", label, f"raidz expansion needs OpenZFS 2.3 (this host: {shown})",
+                      enabled=False)
+    return Choice(ref(pool.name, top.name), label,
+                  "old data keeps its data-to-parity ratio until rewritten; one expansion at "
+                  "a time")
 
 
 def selected_attach_target(reading: HostReading | None, selection: Selection | None
@@ -374,4 +392,99 @@ def dedup_datasets(reading: HostReading | None, pool: str | None = None) -> list
             continue
         out.append(Choice(ds.name, f"{ds.name}  dedup={value}",
                           f"{ds.type}, {fmt.size(ds.used, short=True)} used"))
+    return out
+
+
+# --- replace a failed disk -----------------------------------------------------------------
+
+def failed_disks(reading: HostReading | None, selection: Selection | None = None,
+                 findings: Sequence[Finding] = ()) -> list[Choice]:
+    """The disks worth replacing, worst first, each with why (services.health.replace);
+    then the healthy ones, which the plan warns about loudly."""
+    out: list[Choice] = []
+    healthy: list[Choice] = []
+    for pool in _pools(reading):
+        if selection is not None and pool.name != selection.pool:
+            continue
+        found = replace_health.candidates(pool, findings)
+        for c in found:
+            out.append(Choice(ref(pool.name, c.name),
+                              f"{pool.name} {c.top.name}: {leaf_label(reading, c.leaf)}",
+                              "✖ " + c.why))
+        named = {c.name for c in found}
+        for section in replace_health.REPLACEABLE_SECTIONS:
+            for top in pool.section(section):
+                for leaf in top.leaves():
+                    if leaf.name in named or leaf.state != "ONLINE":
+                        continue
+                    healthy.append(Choice(
+                        ref(pool.name, leaf.name),
+                        f"{pool.name} {top.name}: {leaf_label(reading, leaf)}",
+                        "▲ looks healthy: the plan warns loudly before anything runs"))
+    return out + healthy
+
+
+def selected_failed_disk(reading: HostReading | None, selection: Selection | None
+                         ) -> str | None:
+    """The Pools cursor's leaf, when it is one worth replacing (a healthy one is asked)."""
+    if selection is None or not selection.path:
+        return None
+    pool = find_pool(reading, selection.pool)
+    if pool is None:
+        return None
+    name = selection.path[-1]
+    if any(c.name == name for c in replace_health.candidates(pool)):
+        return ref(pool.name, name)
+    return None
+
+
+def bay_choices(reading: HostReading | None, pool_name: str, old: str,
+                base: Sequence[Choice]) -> list[Choice]:
+    """Free bay / same bay, the same bay with what the vdev has left while it is empty."""
+    pool = find_pool(reading, pool_name)
+    out = list(base)
+    if pool is None:
+        return out
+    leaf = pool.find(old)
+    found = next((c for c in replace_health.candidates(pool) if c.name == old), None)
+    top = found.top if found is not None else None
+    if top is None:
+        top = next((t for s in replace_health.REPLACEABLE_SECTIONS for t in pool.section(s)
+                    if any(v.name == old for _, v in t.walk())), None)
+    if leaf is None or top is None:
+        return out
+    margin = replace_health.vdev_margin(top)
+    gone = replace_health.is_gone(leaf)
+    healthy = replace_health.good(leaf)
+    left = margin - 1 if healthy else margin
+    if left < 0:
+        note = (f"✖ not possible: {old} holds the last good copy in {top.name}")
+        out[1] = Choice(out[1].value, out[1].label, note, enabled=False)
+        return out
+    words = ("no redundancy: one more failure while the bay is empty loses data"
+             if left == 0 else f"{top.name} can lose {left} more disk(s) while it is empty")
+    first = "ZFS lost it already: nothing to offline" if gone else f"zpool offline {old}"
+    out[1] = Choice(out[1].value, out[1].label, f"{first}; {words}")
+    return out
+
+
+def spare_standing_in(reading: HostReading | None, pool_name: str, old: str) -> str | None:
+    pool = find_pool(reading, pool_name)
+    if pool is None:
+        return None
+    found = next((c for c in replace_health.candidates(pool) if c.name == old), None)
+    return found.under_spare if found is not None else None
+
+
+def after_choices(reading: HostReading | None, pool_name: str, old: str) -> list[Choice]:
+    pool = find_pool(reading, pool_name)
+    errs = [v.name for _, _, v in pool.walk() if v.is_leaf and v.name != old
+            and any((v.read_errors, v.write_errors, v.checksum_errors))] if pool else []
+    out = [Choice("scrub", f"Scrub {pool_name} to verify it, with its progress",
+                  "zpool scrub, watched to its end")]
+    if errs:
+        out.insert(0, Choice("clear-scrub", "Clear the error counters, then scrub",
+                             f"error counters remain on {', '.join(errs)}: zpool clear, "
+                             "then zpool scrub"))
+    out.append(Choice("none", "Nothing: stop after the resilver", "scrub later"))
     return out

@@ -26,6 +26,10 @@ class EventView:
     outcome: StepOutcome | None = None
     helper: str | None = None
     output: str = ""  # a command's stdout (shown for read-only commands: the proof)
+    bar: bool = True  # a progress with a bar (a scan); False: only its sentence (a disk swap)
+
+# what a watch that has no figures says loudly (bay.py: a wrong disk pulled, a disk refused)
+ALARMS = ("⚠", "✖")
 
 
 def view(ev: run.RunEvent) -> EventView:
@@ -49,6 +53,11 @@ def view(ev: run.RunEvent) -> EventView:
                              "watching; ZFS carries on)", ok=False)
         if not ev.scanning:
             return EventView("progress", ev.step_id, ev.detail, percent=100.0)
+        if ev.percent is None and ev.total_bytes is None and ev.function == ev.activity \
+                and ev.detail:
+            # a watch of something other than a scan (the disks of a bay): its own words
+            return EventView("progress", ev.step_id, ev.detail, bar=False,
+                             ok=not any(a in ev.detail for a in ALARMS))
         text = render.progress_line(ev.function or ev.activity, ev.percent, ev.done_bytes,
                                     ev.total_bytes, ev.zpool_eta_s, ev.own_eta_s)
         return EventView("progress", ev.step_id, text, percent=ev.percent)

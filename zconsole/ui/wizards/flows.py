@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from zconsole.hosts.base import Host
+from zconsole.model.finding import Finding
 from zconsole.model.plan import Plan
 from zconsole.model.reading import HostReading
 from zconsole.services import fmt
 from zconsole.services.ops import registry
-from zconsole.services.ops.zfs.common import lines, split_ref
+from zconsole.services.ops.zfs.common import lines, ref, split_ref
 from zconsole.ui.wizards import choices as ch
 from zconsole.ui.wizards.choices import Choice, Selection
 
@@ -61,6 +62,7 @@ class Flow:
     selection: Selection | None = None
     builder: Builder | None = None
     preset: dict[str, str] = field(default_factory=dict)
+    findings: tuple[Finding, ...] = ()  # the console's findings (the slow disk) when opened
 
     KIND = ""
     TITLE = ""
@@ -242,3 +244,89 @@ class DedupOffFlow(Flow):
                          "rewritten. Rewrite one now?", tuple(opts))
         return None
 
+
+
+BAY_CHOICES = (
+    Choice("free", "A free bay, or the new disk is already plugged in",
+           "zpool replace with the new disk; the old one comes out afterwards"),
+    Choice("same", "The same bay: no free bay, the old disk must come out first",
+           "zpool offline (unless ZFS lost it already), find the disk, pull it, insert the "
+           "new one: zconsole watches the disks and checks the new one before it writes"),
+)
+SPARE_BACK = (
+    Choice("return", "Replace the failed disk; the hot spare goes back to AVAIL",
+           "ZFS returns the spare by itself when the resilver ends; zconsole checks it did"),
+    Choice("keep", "Keep the hot spare as the member; the new disk becomes the spare",
+           "zpool detach of the failed disk, then zpool add POOL spare NEW"),
+)
+
+
+@wizard_flow
+class ReplaceFailedFlow(Flow):
+    """Replace a failed disk on site: which disk (worst first, with why), where the new one
+    goes (free bay / same bay), the new disk (free bay; the same bay finds it by watching),
+    the hot spare, and what to do afterwards. A same-bay run is two plans: the bay plan,
+    then (`follow_up`) the replace plan with the disk that appeared."""
+
+    KIND = "replace-failed"
+
+    def start(self, reading: HostReading | None) -> dict[str, str]:
+        out = dict(self.preset)
+        old = ch.selected_failed_disk(reading, self.selection)
+        if old and "old" not in out:
+            out["old"] = old
+        return out
+
+    def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
+                   ) -> Stage | None:
+        if "old" not in chosen:
+            return Stage("old", "Which disk has failed? (worst first; a healthy disk only "
+                                "with a loud warning)",
+                         tuple(ch.failed_disks(reading, self.selection, self.findings)),
+                         "No disk in any pool.")
+        pool, old = split_ref(chosen["old"])
+        if "bay" not in chosen:
+            return Stage("bay", f"Where does the new disk for {old} go?",
+                         tuple(ch.bay_choices(reading, pool, old, BAY_CHOICES)))
+        if chosen["bay"] == "free" and "disk" not in chosen:
+            smallest = ch.smallest_member(reading, pool, old)
+            size = f" (members: {fmt.size_as_sold(smallest)})" if smallest else ""
+            return Stage("disk", f"Which disk replaces {old}{size}?",
+                         tuple(ch.new_disk_choices(reading, at_least=None, pool=pool,
+                                                   target=old, replacing=True,
+                                                   near=smallest)),
+                         "No whole disk is free on this host: plug the new disk in, or "
+                         "choose the same bay.")
+        if "spare" not in chosen and ch.spare_standing_in(reading, pool, old):
+            return Stage("spare", f"The hot spare {ch.spare_standing_in(reading, pool, old)} "
+                                  f"stands in for {old}. Afterwards:", SPARE_BACK)
+        if "after" not in chosen:
+            return Stage("after", "After the resilver:",
+                         tuple(ch.after_choices(reading, pool, old)))
+        return None
+
+    def build(self, host: Host, reading: HostReading | None, chosen: Mapping[str, str],
+              force: bool) -> Plan:
+        """The slow-disk finding the console showed for the chosen disk goes with the
+        answers (`slow`): the plan's guards read it instead of calling the disk healthy."""
+        answers = dict(chosen)
+        pool, old = split_ref(answers["old"])
+        slow = next((f.message for f in self.findings if f.kind == "slow-disk"
+                     and f.subject == old and f.pool in (None, pool)), None)
+        if slow and "slow" not in answers:
+            answers["slow"] = slow
+        return super().build(host, reading, answers, force)
+
+
+def follow_up(plan: Plan, findings: tuple[Finding, ...] = ()) -> Flow | None:
+    """The flow that continues a finished plan, when it has a second part: the same-bay
+    replace after the bay plan (its answers all given: the next thing shown is the plan)."""
+    from zconsole.services.ops.zfs import replace_failed as rf
+
+    params = dict(plan.params)
+    if plan.kind != rf.KIND or params.get("stage") != "bay":
+        return None
+    return ReplaceFailedFlow(findings=findings, preset={
+        "old": ref(plan.pool, params["old"]), "bay": "same", "disk": rf.IN_BAY,
+        "spare": params.get("spare", "return"), "after": params.get("after", "scrub"),
+        "baseline": rf.baseline_answer(plan)})

@@ -359,7 +359,7 @@ class WizardScreen(ZScreen):
         self.run.apply(ev, self.plan)
         phase = self.query_one(RunPhase)
         if ev.kind == "progress":
-            phase.progress(ev.text, ev.percent)
+            phase.progress(ev.text, ev.percent, bar=ev.bar, ok=ev.ok)
         elif ev.kind == "step-done" and ev.outcome is not None:
             if ev.outcome.status in (StepStatus.DONE, StepStatus.SKIPPED):
                 phase.hide_progress()
@@ -389,12 +389,42 @@ class WizardScreen(ZScreen):
 
     def _show_result(self, status: str) -> None:
         assert self.plan is not None
+        if status == "done" and self._follow_up():
+            return
         self.finished = True
         self.phase = Phase.RESULT
         self.query_one(ResultPhase).show(self.plan, self.run, done=status == "done",
                                          audit=self._audit_label())
         self._message("Enter or Escape: close")
         self.query_one(".body").scroll_home(animate=False)
+
+    def _follow_up(self) -> bool:
+        """A finished plan with a second part (the same-bay replace after the bay plan):
+        build that plan from a fresh reading and show its preview; nothing runs before the
+        operator confirms it like any other plan."""
+        from zconsole.ui.wizards.flows import follow_up
+
+        assert self.plan is not None
+        nxt = follow_up(self.plan, self.flow.findings if self.flow is not None else ())
+        if nxt is None:
+            return False
+        done = self.plan.title
+        self.flow = nxt
+        self.plan = None
+        self.force = False
+        self.pending = []
+        self.runner = None
+        self.ran = self.leaving = False
+        self.cancel = threading.Event()
+        self.run = RunLog(names=self.run.names)
+        self.resume_sentence = None
+        self.run.log(f"✔ {done}: done")
+        self.chosen = nxt.start(self.reading)
+        self.asked = []
+        self._next_stage()
+        self._message("The new disk is in: reading the host afresh and building the "
+                      "replace plan…")
+        return True
 
     def _audit_label(self) -> str | None:
         """Where the audit log is, as the operator reads it (~ for home)."""

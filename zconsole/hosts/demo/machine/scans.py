@@ -140,8 +140,33 @@ def finish_resilver(pool: Pool) -> list[Vdev]:
                     c.resilvering = False
     for v in pool.root.walk():
         v.resilvering = False
+    _return_spares(pool)
     recompute_states(pool)
     return gone
+
+
+def _return_spares(pool: Pool) -> None:
+    """spa_vdev_resilver_done: a spare-N whose original disk is healthy again (it was
+    replaced) lets its hot spare go: the spare is AVAIL again, spare-N becomes the disk."""
+    spare_disks = {s.disk for s in pool.spares}
+    for top in list(pool.root.walk()):
+        for i, child in enumerate(list(top.children)):
+            if child.type != "spare":
+                continue
+            originals = [c for c in child.children if c.disk not in spare_disks]
+            if len(originals) != 1 or originals[0].state != "ONLINE" or \
+                    not originals[0].is_leaf:
+                continue
+            keep = originals[0]
+            for c in child.children:
+                if c is not keep:
+                    for s in pool.spares:
+                        if s.disk == c.disk:
+                            s.aux = None
+            if top.type == "root":
+                keep.id, keep.asize, keep.ms_shift, keep.is_log = (
+                    child.id, child.asize, child.ms_shift, child.is_log)
+            top.children[i] = keep
 
 
 def next_scan_end(m: Machine, now: float) -> float | None:

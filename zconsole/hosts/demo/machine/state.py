@@ -82,6 +82,11 @@ class Machine:
     system: System | None = None  # sshd, journal, systemd, networkd: built on first use
     last: float = 0.0
     txg_counter: int = 100
+    # the same-bay rehearsal (machine/bays.py): sizes of the disks the hands insert first
+    # (a too-small one), then the swapped disk's own size; (time, bay) of a disk they will
+    # put in later, after taking a refused one out
+    swap_sizes: list[int] = field(default_factory=list)
+    pending_inserts: list[tuple[float, str]] = field(default_factory=list)
     # Bumped by every command the host runs and every scan that completes: what is derived
     # from the machine's shape (the leaf index, the host's /dev and /sys tree) is kept for
     # one generation. A test that edits the machine directly calls `changed()`.

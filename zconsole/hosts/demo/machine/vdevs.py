@@ -163,7 +163,13 @@ def attach(m: Machine, p: Pool, old: str, new: str, *, force: bool, replacing: b
     if not ov.is_leaf:
         raise CmdError(1, f"{errbuf}: can only attach to mirrors and top-level disks")
     if replacing:
-        if parent is not None and parent.type in ("replacing", "spare"):
+        # spa_vdev_attach: a replace inside spare-N is allowed for the original disk
+        # (not the spare standing in, and not with a spare as the new disk)
+        ov_is_spare = any(s.disk == ov.disk for s in p.spares)
+        inside_spare_ok = (parent is not None and parent.type == "spare"
+                           and not ov_is_spare and not new_is_spare)
+        if parent is not None and parent.type in ("replacing", "spare") \
+                and not inside_spare_ok:
             raise CmdError(1, f"{errbuf}: already in replacing/spare config; wait for "
                               "completion or use 'zpool detach'")
     elif parent is not None and parent.type not in ("mirror", "root"):
@@ -216,6 +222,15 @@ def attach(m: Machine, p: Pool, old: str, new: str, *, force: bool, replacing: b
     m.next_txg()
     recompute_states(p)
     start_resilver(m, p, top, now, source, d)
+
+
+def add_spare(m: Machine, p: Pool, new: str, *, force: bool) -> None:
+    """`zpool add POOL spare NEW`: a hot spare (AVAIL)."""
+    d, part, path = resolve_new(m, new)
+    check_in_use(m, d, part, path, force, p)
+    leaf = _label(m, d, p, part)
+    p.spares.append(leaf)
+    m.next_txg()
 
 
 def detach(m: Machine, p: Pool, dev: str, now: float) -> None:

@@ -54,6 +54,7 @@ USAGE = Usage(texts={
     "wait": "\twait [-Hp] [-T d|u] [-t <activity>[,...]] <pool> [interval]\n",
     "clear": "\tclear [[--power]|[-nF]] <pool> [device]\n",
     "labelclear": "\tlabelclear [-f] <vdev>\n",
+    "add": "\tadd [-afgLnPw] [-o property=value] <pool> <vdev> ...\n",
     "version": "\tversion [-j]\n",
 }, texts_21={
     "status": "\tstatus [-c [script1,script2,...]] [-igLpPstvxD]  [-T d|u] [pool] ... \n"
@@ -354,7 +355,22 @@ def zpool_labelclear(ctx: Context, argv: list[str]) -> Out:
     return 0, "", ""
 
 
+def zpool_add(ctx: Context, argv: list[str]) -> Out:
+    """`zpool add [-f] POOL spare DEV...`: the demo adds hot spares only."""
+    p = parse(ctx, USAGE, "add", argv, "fgLnPo:")
+    pool = pool_arg(ctx, "add", p.args)
+    if len(p.args) < 2:
+        raise USAGE.error("add", ctx.v23, "missing vdev specification")
+    deny(ctx, f"cannot add to '{pool.name}'")
+    if p.args[1] != "spare" or len(p.args) < 3:
+        return 1, "", "zconsole demo: zpool add only adds hot spares (spare DEV...)\n"
+    for dev in p.args[2:]:
+        vdevs.add_spare(ctx.machine, pool, dev, force=p.has("f"))
+    return 0, "", ""
+
+
 SUBCOMMANDS: dict[str, Handler] = {
+    "add": zpool_add,
     "status": zpool_status,
     "list": zpool_list_cmd,
     "iostat": zpool_iostat_cmd,

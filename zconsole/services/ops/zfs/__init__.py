@@ -5,6 +5,6 @@ engine needs to run their plans, registered on import: the predicate kinds
 ZFS's refusals (`refusals.py`). The kinds are listed in `services/ops/registry.py`.
 """
 
-from zconsole.services.ops.zfs import predicates, refusals, watch  # registered on import
+from zconsole.services.ops.zfs import bay, predicates, refusals, watch  # registered on import
 
-__all__ = ["predicates", "refusals", "watch"]
+__all__ = ["bay", "predicates", "refusals", "watch"]

@@ -1,6 +1,11 @@
 """Attach: a new disk beside a top-level disk (it becomes a 2-way mirror) or a mirror (one
 more copy). One `zpool attach`, then a Wait step for the resilver.
 
+On OpenZFS 2.3 the target may also be a raidz vdev (`zpool attach POOL raidz1-0 NEW`): a
+raidz expansion (`build_expand`), watched through zpool's `expand:` progress; refused with
+the reason on older versions, when an expansion already runs, or when the pool's
+raidz_expansion feature is not enabled.
+
 Registered as "attach" in `services.ops.registry`; the wizard's flow is
 `ui.wizards.flows.AttachFlow` (answers: `target` = "pool<TAB>leaf", `disk`).
 """
@@ -11,12 +16,15 @@ from collections.abc import Mapping
 
 from zconsole.hosts.base import Host
 from zconsole.model.command import Command
-from zconsole.model.plan import Check, Plan, Step, predicate
+from zconsole.model.plan import Check, CheckLevel, Plan, Step, predicate
+from zconsole.model.pool import Pool, ScanState, Vdev
 from zconsole.model.reading import HostReading
+from zconsole.services import fmt
 from zconsole.services.ops.operation import PlanRequest
 from zconsole.services.ops.zfs import guards
 from zconsole.services.ops.zfs.common import (
     Draft,
+    disk_index,
     force_args,
     in_and_not_yet,
     new_name,
@@ -27,7 +35,7 @@ from zconsole.services.ops.zfs.common import (
     still_fit,
     yes_no,
 )
-from zconsole.services.ops.zfs.new_disk import check_new_disk, who
+from zconsole.services.ops.zfs.new_disk import check_new_disk, smallest_member, who
 
 
 def build_attach(reading: HostReading, pool: str, target: str, disk: str, *,
@@ -40,6 +48,9 @@ def build_attach(reading: HostReading, pool: str, target: str, disk: str, *,
     status = draft.status
     if status is None:
         return draft.pool_unread()
+    wide = status.find(target)
+    if wide is not None and wide.type == "raidz":
+        return build_expand(draft, reading, status, wide, disk, props=props, force=force)
     checks: list[Check] = guards.check_attach_target(status, target)
     leaf = guards.attach_leaf(status, target)
     if leaf is None:
@@ -85,6 +96,94 @@ def build_attach(reading: HostReading, pool: str, target: str, disk: str, *,
     params = (("target", leaf.name), ("disk", dn.path),
               ("serial", dev.serial or "" if dev else ""), ("force", yes_no(force)))
     return draft.plan(title=title, preview=preview, checks=checks, steps=steps, params=params)
+
+
+EXPAND = "raidz-expand"  # check names
+EXPAND_FEATURE = "feature@raidz_expansion"
+
+
+def build_expand(draft: Draft, reading: HostReading, status: Pool, top: Vdev, disk: str, *,
+                 props: Mapping[str, str] | None, force: bool) -> Plan:
+    """Widen a raidz vdev by one disk (OpenZFS 2.3): `zpool attach POOL raidzP-N NEW`."""
+    pool = draft.pool
+    checks: list[Check] = []
+    version = reading.zfs.version
+    shown = ".".join(str(x) for x in version) if version else "unknown"
+    if version is None or version < (2, 3, 0):
+        checks.append(Check(EXPAND, False, CheckLevel.BLOCK,
+                            f"OpenZFS {shown} cannot widen a raidz vdev: raidz expansion "
+                            f"(zpool attach {pool} {top.name} NEW) came with OpenZFS 2.3."))
+    feature = (props or {}).get(EXPAND_FEATURE)
+    if feature is not None and feature not in ("enabled", "active"):
+        checks.append(Check(EXPAND, False, CheckLevel.BLOCK,
+                            f"The pool's raidz_expansion feature is {feature}: `zpool upgrade "
+                            f"{pool}` enables it (older OpenZFS can then no longer import "
+                            f"{pool})."))
+    running = status.expand
+    if running is not None and running.state in (ScanState.IN_PROGRESS, ScanState.PAUSED):
+        pct = (f" ({running.percent_done:.0f} %)" if running.percent_done is not None
+               else "")
+        checks.append(Check(EXPAND, False, CheckLevel.BLOCK,
+                            f"One expansion at a time: {running.vdev or 'a raidz vdev'} of "
+                            f"{pool} is still being expanded{pct}; attach the next disk when "
+                            "it has finished."))
+    disk_checks = check_new_disk(reading, pool, top.name, disk, props=props)
+    checks += disk_checks
+    checks += guards.check_scrub(status)
+    n = len(top.children)
+    parity = top.parity or 1
+    index = disk_index(reading)
+    _, smallest, _ = smallest_member(reading, pool, top, index)
+    gain = f"about {fmt.size(smallest)}" if smallest else "one member's size"
+    checks += [
+        Check("expand-data", True, CheckLevel.INFO,
+              f"Data written before the expansion keeps its old data-to-parity ratio "
+              f"({n - parity} data + {parity} parity) until it is rewritten (copied or "
+              f"sent/received again); new writes use {n + 1 - parity} + {parity}. The "
+              "space reported for old data stays as it was."),
+        Check("expand-capacity", True, CheckLevel.INFO,
+              f"{top.name} gains {gain} of raw capacity (one more member; the smallest "
+              "member counts) once the expansion ends; zpool list shows it."),
+        Check("expand-one", True, CheckLevel.INFO,
+              f"One expansion at a time: {top.name} keeps its parity ({parity}) throughout, "
+              "and the pool stays in use; a scrub or resilver pauses the expansion."),
+    ]
+    dn, dev = new_name(reading, disk)
+    argv = ("zpool", "attach", *force_args(checks, force), pool, top.name, dn.path)
+    new_present = predicate("vdev_present", f"{dn.zpool_name} is in {pool}", pool=pool,
+                            name=dn.zpool_name)
+    new_online = predicate("vdev_state", f"{dn.zpool_name} is ONLINE", pool=pool,
+                           name=dn.zpool_name, state="ONLINE")
+    steps = (
+        Step(
+            id="attach",
+            title=f"Attach {dn.zpool_name} to {top.name} (raidz expansion)",
+            explanation=(f"zpool labels {who(dev) if dev else disk} and adds it to "
+                         f"{top.name}; ZFS then reflows the vdev's data across {n + 1} disks. "
+                         "Everything on the new disk is lost."),
+            command=Command(argv, f"expand {top.name} with {dn.zpool_name}", writes=True),
+            prechecks=(*in_and_not_yet(pool, top.name, dn.zpool_name),
+                       still_fit(pool, top.name, dn, dev, disk_checks, force,
+                                 replacing=False)),
+            postchecks=(new_present,),
+            confirmation=serial_confirmation(dn, dev, "Expanding"),
+        ),
+        Step(
+            id="expand",
+            title=f"Expansion of {top.name}",
+            explanation=("ZFS copies every block of the vdev into the wider layout (zpool "
+                         "status: expand:). Leaving the screen only stops watching."),
+            wait=resilver_wait(pool, "raidz_expand", f"expansion of {top.name} in {pool}",
+                               (new_online,)),
+            postchecks=(new_online,),
+        ),
+    )
+    preview = guards.redundancy_preview(status, top.name, "attach", new=dn.zpool_name)
+    return draft.plan(title=f"Expand {top.name} with {dn.zpool_name} in {pool}",
+                      preview=preview, checks=checks, steps=steps,
+                      params=(("target", top.name), ("disk", dn.path),
+                              ("serial", dev.serial or "" if dev else ""),
+                              ("force", yes_no(force))))
 
 
 def plan_cli(host: Host, req: PlanRequest) -> Plan:

@@ -18,6 +18,10 @@ Kinds (params):
                                        the new-disk guards pass again on a fresh reading,
                                        for the disk with that serial (checks named in
                                        `approved` were forced by the operator)
+  bay_swapped (pool, old, old_serial, old_disk, stays, members)
+                                       the same-bay swap is done: the old disk is gone and
+                                       a new one that passes every guard is in (`bay.py`,
+                                       beside the watch that shares its reading)
 
 A new kind is one function here, decorated `@predicate_kind("name")`.
 """
@@ -45,7 +49,7 @@ _DEV_PREFIXES = ("/dev/disk/by-id/", "/dev/disk/by-path/", "/dev/disk/by-vdev/",
 
 KINDS = ("vdev_present", "vdev_absent", "vdev_state", "container_present", "container_absent",
          "no_scan", "pool_property", "dataset_property", "pool_size_at_least",
-         "new_disk_still_fit")
+         "new_disk_still_fit", "bay_swapped")
 
 
 # ------------------------------------------------------------------------------- names

@@ -14,11 +14,14 @@ from zconsole.model.finding import Severity
 from zconsole.model.pool import CopyProgress, ExpandInfo, Pool, RemovalInfo, ScanInfo, ScanState
 from zconsole.model.reading import PoolEntry
 from zconsole.services import fmt
+from zconsole.services.health import replace as replace_health
 from zconsole.services.read.progress import ScanEstimate
 from zconsole.ui.kit.levels import LEVEL_STYLE, state_content
 from zconsole.ui.kit.text import Hanging, Para, para, plain, update_if_changed
 from zconsole.ui.screens.pools.vdev_table import VdevTable, columns_for, name_width
 from zconsole.ui.state import ViewState
+
+REPLACE_KEY = "r"  # the replace wizard's key (services/ops/registry.py, replace-failed)
 
 
 def capacity_bar(pct: int, width: int = 10) -> str:
@@ -155,9 +158,11 @@ def usage_line(entry: PoolEntry) -> Content:
     return line
 
 
-def pool_summary(entry: PoolEntry, estimates: Sequence[ScanEstimate] = ()) -> Hanging:
-    """The usage line, then the scan, `status:` and `errors:` of `zpool status`, each
-    wrapping under its own text."""
+def pool_summary(entry: PoolEntry, estimates: Sequence[ScanEstimate] = (), *,
+                 todo: str | None = None) -> Hanging:
+    """The usage line, then every line of work (scan, rebuild, expansion, removal), `status:`,
+    `action:` and `errors:` of `zpool status`, each wrapping under its own text; then `todo`,
+    zconsole's one line of what to do (`services.health.replace.advice`)."""
     if entry.status is None:
         return Hanging(usage_line(entry), para("health unknown: zpool status could not be read",
                                                "  ", LEVEL_STYLE["warn"]))
@@ -166,9 +171,13 @@ def pool_summary(entry: PoolEntry, estimates: Sequence[ScanEstimate] = ()) -> Ha
         items.append(para(sentence, "  "))
     if entry.status.status:
         items.append(para(" ".join(entry.status.status.split()), "  status: "))
+    if entry.status.action:
+        items.append(para(" ".join(entry.status.action.split()), "  action: "))
     errors = entry.status.errors
     if errors and errors != "No known data errors":
         items.append(para(errors, "  errors: ", LEVEL_STYLE["bad"]))
+    if todo:
+        items.append(para(todo, "  ➜ to do: ", f"bold {LEVEL_STYLE['warn']}"))
     return Hanging(*items)
 
 
@@ -227,9 +236,14 @@ class PoolBlock(Vertical):
         entry, state, performance = (self._shown.entry, self._shown.state,
                                      self._shown.performance)
         estimates = state.scan_estimates.get(entry.name, ())
+        todo = None
+        if entry.status is not None:
+            cands = replace_health.candidates(entry.status, state.findings)
+            todo = replace_health.advice(entry.status, cands,
+                                         key=None if state.read_only else REPLACE_KEY)
         update_if_changed(self.summary, (entry.name, entry.health, entry.usage,
-                                         entry.status, estimates),
-                          lambda: pool_summary(entry, estimates))
+                                         entry.status, estimates, todo),
+                          lambda: pool_summary(entry, estimates, todo=todo))
         width = self.app.size.width
         columns, fixed = columns_for(performance, width)
         pool = entry.status

@@ -42,7 +42,9 @@ class PoolsScreen(ZScreen):
     """
 
     BINDINGS = [
-        Binding("m", "toggle_columns", "Columns"),
+        # not in the footer (80 columns hold the wizards' keys, Refresh, Pause and Quit):
+        # the README names it
+        Binding("m", "toggle_columns", "Columns", show=False),
         *(Binding(op.wizard.key, f"wizard('{op.kind}')", op.wizard.label)
           for op in registry.with_wizard() if op.wizard is not None),
     ]

@@ -56,6 +56,7 @@ class RunLog:
     names: Mapping[str, str] = field(default_factory=dict)  # by-id name -> serial
     outcomes: list[StepOutcome] = field(default_factory=list)  # of the steps run so far
     start_at: int = 0  # the step a run (again) starts at
+    watching: str = ""  # the last thing a watch of the disks said (logged when it changes)
 
     def resume(self, outcomes: Sequence[StepOutcome], next_index: int) -> None:
         """A saved plan: what its steps did, and where it goes on."""
@@ -91,6 +92,9 @@ class RunLog:
             self.log(("✔ " if ev.ok else "✖ ") + ev.text, "ok" if ev.ok else "warn")
         elif ev.kind == "progress" and ev.step_id:
             self.status[ev.step_id] = StepStatus.WAITING
+            if not ev.bar and ev.text != self.watching:  # what the disks did: into the log
+                self.watching = ev.text
+                self.log(ev.text, "ok" if ev.ok else "bad")
         elif ev.kind == "step-done" and ev.outcome is not None:
             o = ev.outcome
             self.status[o.step_id] = o.status
@@ -155,14 +159,17 @@ class RunPhase(PhaseView):
         self.query_one("#wz-steps", Static).update(Hanging(*run.steps(plan)))
         self.query_one("#wz-log", Static).update(run.tail())
 
-    def progress(self, text: str, percent: float | None) -> None:
-        bar = self.query_one(ProgressBar)
-        bar.display = True
-        if percent is not None:
-            bar.update(total=100, progress=percent)
+    def progress(self, text: str, percent: float | None, *, bar: bool = True,
+                 ok: bool = True) -> None:
+        """A wait's progress: the bar (a scan) and its line; `bar=False` only the line (a
+        watch of the disks), said loudly when `ok` is False (a wrong disk pulled)."""
+        shown = self.query_one(ProgressBar)
+        shown.display = bar
+        if percent is not None and bar:
+            shown.update(total=100, progress=percent)
         line = self.query_one("#wz-progress-text", Static)
         line.display = True
-        line.update(plain(text))
+        line.update(plain(text, "" if ok else f"bold {LEVEL_STYLE['bad']}"))
 
     def hide_progress(self) -> None:
         self.query_one(ProgressBar).display = False
