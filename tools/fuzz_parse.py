@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
+import tempfile
 import io
 import json
 import random
@@ -121,7 +123,10 @@ def main_(argv: list[str] | None = None) -> int:
     ap.add_argument("--kind", action="append", help="only these kinds")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
-    tmp = Path("/tmp") / f"zconsole-fuzz-{args.seed}.txt"
+    # one file per run: two runs side by side must never read each other's input
+    fd, name = tempfile.mkstemp(prefix=f"zconsole-fuzz-{args.seed}-", suffix=".txt")
+    os.close(fd)
+    tmp = Path(name)
     total_bad = 0
     for kind in args.kind or sorted(KINDS):
         base = samples(kind)
