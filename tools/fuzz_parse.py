@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
-import tempfile
 import io
 import json
+import os
 import random
 import sys
+import tempfile
 import traceback
 from pathlib import Path
 
