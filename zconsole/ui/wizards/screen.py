@@ -8,13 +8,12 @@ offered again at the next start, and the screen says so before it closes.
 
 Each phase is one widget (`phases/`) in a ContentSwitcher; `phase` is reactive, its watcher
 shows the phase's widget, bar and keys. Plans are built and run in workers; the runner's
-events come back as messages.
+events come back as messages. The on-site steps' keys (`o`, `i`) are in operator.py.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,7 +26,6 @@ from textual.reactive import reactive
 from textual.widgets import ContentSwitcher, Static
 
 from zconsole.hosts.base import Host
-from zconsole.model.command import Command
 from zconsole.model.plan import Confirmation, Plan, StepOutcome, StepStatus
 from zconsole.model.reading import HostReading
 from zconsole.services.ops.engine.runner import NeedsOperator, RunResult
@@ -37,6 +35,7 @@ from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.state import ViewState
 from zconsole.ui.wizards import events, render
 from zconsole.ui.wizards.flows import Flow, Stage
+from zconsole.ui.wizards.operator import OperatorSteps
 from zconsole.ui.wizards.phases import (
     ChoosePhase,
     ConfirmPhase,
@@ -50,7 +49,7 @@ from zconsole.ui.wizards.phases.base import PHASE_ACTIONS, PHASE_VIEW, Phase, Ph
 from zconsole.ui.wizards.phases.run import RunnerFactory, RunnerLike
 
 
-class WizardScreen(ZScreen):
+class WizardScreen(OperatorSteps, ZScreen):
     """One wizard run. Build with a Flow (fresh wizard) or with `resume=` (a saved plan)."""
 
     TITLE = "Wizard"
@@ -88,10 +87,6 @@ class WizardScreen(ZScreen):
     class RunEnded(Message):
         result: RunResult | None
         error: str | None = None
-
-    @dataclass
-    class IdentifyEnded(Message):
-        text: str
 
     def __init__(self, flow: Flow | None = None, *, host: Host,
                  reading: HostReading | None,
@@ -435,59 +430,6 @@ class WizardScreen(ZScreen):
         except Exception:  # noqa: BLE001 - only a label
             return None
         return backend.shown_path(audit)
-
-    # -- operator steps -------------------------------------------------------------------------
-    def _identify_command(self) -> Command | None:
-        if self.plan is None or self.operator_step is None:
-            return None
-        return render.identify_command(self.plan, self.operator_step)
-
-    def _identify_command_display(self) -> str:
-        """What `i` runs to make the disk's LED blink ("" when nothing would)."""
-        cmd = self._identify_command()
-        if cmd is None:
-            return ""
-        return self.run.helper or cmd.display()
-
-    def action_operator_done(self) -> None:
-        if self.operator_step is None or self.plan is None:
-            return
-        step = self.plan.steps[self.operator_step]
-        self.run.log(f"✔ you confirmed: {step.operator_action or step.title}", "ok")
-        self.run.start_at = self.operator_step + 1
-        self.run.operator_step = None
-        self.query_one(RunPhase).operator_done()
-        self._start_run()
-
-    def action_identify(self) -> None:
-        cmd = self._identify_command()
-        if cmd is None or self.plan is None or self.operator_step is None:
-            return
-        step = self.plan.steps[self.operator_step]
-        helper_step = step.id if step.command is cmd else next(
-            s.id for s in self.plan.steps if s.command is cmd)
-        self.run.log(f"identify: {cmd.display()} (reads only; the disk's LED blinks while "
-                     "it runs)")
-        self._render_run()
-        self._identify(helper_step, cmd)
-
-    @work(thread=True, exit_on_error=False, group="wizard-identify")
-    def _identify(self, helper_step: str, cmd: Command) -> None:
-        t0 = time.monotonic()
-        try:
-            if self.runner is not None:
-                r = self.runner.run_helper(helper_step)
-            else:
-                r = self.host.run(list(cmd.argv), timeout=900, check=False)
-            text = (f"identify finished after {time.monotonic() - t0:.0f} s "
-                    f"(exit {r.returncode})")
-        except Exception as e:  # noqa: BLE001 - shown, never fatal
-            text = f"identify failed: {type(e).__name__}: {e}"
-        self.post_message(self.IdentifyEnded(text))
-
-    def on_wizard_screen_identify_ended(self, message: IdentifyEnded) -> None:
-        self.run.log(message.text)
-        self._render_run()
 
     # -- leaving --------------------------------------------------------------------------------
     def action_back(self) -> None:

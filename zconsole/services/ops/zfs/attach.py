@@ -102,10 +102,10 @@ EXPAND = "raidz-expand"  # check names
 EXPAND_FEATURE = "feature@raidz_expansion"
 
 
-def build_expand(draft: Draft, reading: HostReading, status: Pool, top: Vdev, disk: str, *,
-                 props: Mapping[str, str] | None, force: bool) -> Plan:
-    """Widen a raidz vdev by one disk (OpenZFS 2.3): `zpool attach POOL raidzP-N NEW`."""
-    pool = draft.pool
+def _expand_blocks(pool: str, reading: HostReading, status: Pool, top: Vdev,
+                   props: Mapping[str, str] | None) -> list[Check]:
+    """What stops a raidz expansion: OpenZFS before 2.3, the pool feature not enabled, or
+    another expansion still running."""
     checks: list[Check] = []
     version = reading.zfs.version
     shown = ".".join(str(x) for x in version) if version else "unknown"
@@ -127,6 +127,14 @@ def build_expand(draft: Draft, reading: HostReading, status: Pool, top: Vdev, di
                             f"One expansion at a time: {running.vdev or 'a raidz vdev'} of "
                             f"{pool} is still being expanded{pct}; attach the next disk when "
                             "it has finished."))
+    return checks
+
+
+def build_expand(draft: Draft, reading: HostReading, status: Pool, top: Vdev, disk: str, *,
+                 props: Mapping[str, str] | None, force: bool) -> Plan:
+    """Widen a raidz vdev by one disk (OpenZFS 2.3): `zpool attach POOL raidzP-N NEW`."""
+    pool = draft.pool
+    checks = _expand_blocks(pool, reading, status, top, props)
     disk_checks = check_new_disk(reading, pool, top.name, disk, props=props)
     checks += disk_checks
     checks += guards.check_scrub(status)
