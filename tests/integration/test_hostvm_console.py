@@ -178,7 +178,8 @@ def test_slow_disk_sentence_over_ssh(mirror_pool: HostGuest, figures: Any) -> No
             assert m is not None
             figures("slow factor shown", m.group(1))
             # ▲ (warning), or ✖ (critical) when the factor is 10 or more
-            assert re.search(r"virtio-hostvm-vdc\s+✔ ONLINE.*▲ SLOW \d", screen), screen
+            symbol = m.group(0)[0]  # the sentence's own symbol, and the NOTE column's
+            assert re.search(rf"virtio-hostvm-vdc\s+✔ ONLINE.*{symbol} SLOW \d", screen), screen
             assert "virtio-hostvm-vdb answers" not in screen  # the healthy peer is not blamed
             term.press("q")
     finally:

@@ -54,10 +54,14 @@ SSHD_CONFIG_D = "/etc/ssh/sshd_config.d"
 RESOLV_CONF = "/etc/resolv.conf"
 COMMON_SESSION = "/etc/pam.d/common-session"
 PAM_GREP: tuple[str, ...] = ("grep", "-n", "pam_systemd", COMMON_SESSION)
-LOGIN_JOURNAL: tuple[str, ...] = (
-    "journalctl", "--no-pager", "-o", "short-iso-precise", "--since", "-2h",
-    "-u", "ssh.service", "-u", "systemd-logind.service", "-u", "user@*.service",
-    "-u", "session-*.scope")
+def login_journal(since: str = "-2h") -> tuple[str, ...]:
+    """The journal of logins since `since` (journalctl's form: `-2h`, `@EPOCH`, a date)."""
+    return ("journalctl", "--no-pager", "-o", "short-iso-precise", "--since", since,
+            "-u", "ssh.service", "-u", "systemd-logind.service", "-u", "user@*.service",
+            "-u", "session-*.scope")
+
+
+LOGIN_JOURNAL: tuple[str, ...] = login_journal()
 SERVICES: tuple[str, ...] = ("systemd-logind.service", "dbus.service", "ssh.service",
                              "ssh.socket")
 IS_ACTIVE: tuple[str, ...] = ("systemctl", "is-active", *SERVICES)
@@ -199,14 +203,16 @@ def _is_active(text: str) -> dict[str, str]:
 
 
 def read_ssh(host: Host, client: str | None = None, client_source: str = "$SSH_CONNECTION",
-             user: str = "root") -> SshReading:
+             user: str = "root", since: str = "-2h") -> SshReading:
     """Everything the SSH panel shows. `client`: the operator's own address (from
-    `$SSH_CONNECTION`); without it, the address of the last login in the journal."""
+    `$SSH_CONNECTION`); without it, the address of the last login in the journal. `since`:
+    how far back logins are judged (the last two hours; after a change, since the change)."""
+    journal_argv = login_journal(since)
     r = _Reader(host)
     effective = r.part(_cmd(SSHD_T), lambda: r.sshd_t(SSHD_T))
     sources = r.part(f"{SSHD_CONFIG} + {SSHD_CONFIG_D}/*.conf", lambda: read_sshd_sources(host))
     logins: Part[tuple[Login, ...]] = r.part(
-        _cmd(LOGIN_JOURNAL), lambda: logins_from_journal(r.journal(LOGIN_JOURNAL)))
+        _cmd(journal_argv), lambda: logins_from_journal(r.journal(journal_argv)))
     if client is None and logins.value:
         last = next((lg for lg in reversed(logins.value) if lg.addr), None)
         if last is not None:
