@@ -105,7 +105,7 @@ def test_pools_screen_on_real_zfs_over_ssh(mirror_pool: HostGuest, figures: Any)
 
         # the operator's colleague takes a disk offline: the next refresh shows it
         g.exec(["zpool", "offline", "tank", f"{BY_ID}vdc"])
-        term.press("r")
+        term.press("C-r")  # refresh (r is the replace wizard)
         screen = term.wait_for(re.compile(r"virtio-hostvm-vdc\s+\S+ OFFLINE"), 120,
                                "vdc OFFLINE after a refresh")
         assert re.search(r"tank\s+\S+ DEGRADED", screen), screen
