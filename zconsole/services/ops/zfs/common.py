@@ -140,6 +140,17 @@ class Draft:
                                 ": nothing is changed without knowing the pool's state.")
         return self.blocked(f"There is no imported pool named {self.pool} on {self.host}.")
 
+    def disk(self, name: str) -> tuple[Pool, Vdev] | Plan:
+        """The pool's tree and its disk `name` (a leaf); else the whole (blocked) plan: the
+        pool unread, or no such disk in it."""
+        status = self.status
+        if status is None:
+            return self.pool_unread()
+        found = status.find(name)
+        if found is None or found.children:
+            return self.blocked(f"{name} is not a disk of pool {self.pool}.", name=guards.TARGET)
+        return status, found
+
 
 def when(reading: HostReading | None, now: float | None) -> float:
     """The plan's creation time: `now`, else when the reading was taken, else the clock."""
