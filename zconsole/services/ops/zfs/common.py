@@ -201,11 +201,15 @@ def force_args(checks: Sequence[Check], force: bool) -> tuple[str, ...]:
     return ("-f",) if force and any(c.needs_force for c in checks) else ()
 
 
+def still_in(pool: str, name: str) -> Predicate:
+    """Pre-check: the vdev `name` is still in the pool."""
+    return predicate("vdev_present", f"{name} is still in {pool}", pool=pool, name=name)
+
+
 def in_and_not_yet(pool: str, existing: str, new: str) -> tuple[Predicate, Predicate]:
     """Pre-checks of a step that adds `new` next to `existing`: the one is still in the pool,
     the other not yet."""
-    return (predicate("vdev_present", f"{existing} is still in {pool}", pool=pool,
-                      name=existing),
+    return (still_in(pool, existing),
             predicate("vdev_absent", f"{new} is not in {pool} yet", pool=pool, name=new))
 
 
