@@ -162,6 +162,27 @@ def bench_first_frame(repeat: int) -> dict[str, Any]:
 
 # -- 2. CPU while running ------------------------------------------------------------------------
 
+async def _poll(pilot: Any, done: Callable[[], bool], tries: int = 3000) -> None:
+    """Pause 10 ms at a time until `done()`, `tries` times at the most."""
+    for _ in range(tries):
+        if done():
+            break
+        await pilot.pause(0.01)
+
+
+def _refreshed(app: Any) -> bool:
+    """The first refresh has ended."""
+    return app.reading is not None and app.refresh_started is None
+
+
+def _table_filled(app: Any) -> bool:
+    """The Datasets screen's tree table has rows."""
+    from zconsole.ui.screens.datasets.tree_table import TreeTable
+
+    tables = list(app.screen.query(TreeTable))
+    return bool(tables and tables[0].rows)
+
+
 async def _cpu_run(scenario: str, seconds: float, interval: float,
                    open_dataset: str | None = None) -> dict[str, Any]:
     from zconsole.hosts.demo import DemoHost
@@ -171,26 +192,17 @@ async def _cpu_run(scenario: str, seconds: float, interval: float,
     meter = DemoMeter(host)
     app = ZConsoleApp(host, refresh_interval=interval)
     async with app.run_test(headless=True, size=SIZE) as pilot:
-        for _ in range(3000):  # the first refresh
-            if app.reading is not None and app.refresh_started is None:
-                break
-            await pilot.pause(0.01)
+        await _poll(pilot, lambda: _refreshed(app))  # the first refresh
         if open_dataset is not None:
             from zconsole.ui.screens.datasets.tree_table import TreeTable
 
             await pilot.press("3")
-            for _ in range(3000):
-                tables = list(app.screen.query(TreeTable))
-                if tables and tables[0].rows:
-                    break
-                await pilot.pause(0.01)
+            await _poll(pilot, lambda: _table_filled(app))
             table = app.screen.query_one(TreeTable)
             assert table.move_to(open_dataset)
             await pilot.press("enter")
-            for _ in range(6000):
-                if sum(r.kind == "snapshot" for r in table.rows) >= 10_000:
-                    break
-                await pilot.pause(0.01)
+            await _poll(pilot, lambda: sum(r.kind == "snapshot" for r in table.rows) >= 10_000,
+                        6000)
         await pilot.pause(0.5)
         refreshes0, demo0, cpu0 = app.refreshes, meter.cpu, time.process_time()
         t0 = time.perf_counter()
@@ -226,6 +238,17 @@ def press(app: Any, key: str) -> None:
     app.post_message(events.Key(key, None))
 
 
+async def _timed_key(app: Any, i: int, where: Callable[[], Any]) -> float:
+    """Down or up (by turns: `i`), and the seconds until `where()` (the cursor) moves."""
+    key = "down" if i % 2 == 0 else "up"
+    before = where()
+    t0 = time.perf_counter()
+    press(app, key)
+    while where() == before:
+        await asyncio.sleep(0.0005)
+    return time.perf_counter() - t0
+
+
 async def _keys_zconsole(presses: int) -> dict[str, Any]:
     from zconsole.hosts.demo import DemoHost
     from zconsole.ui.app import ZConsoleApp
@@ -249,23 +272,14 @@ async def _keys_zconsole(presses: int) -> dict[str, Any]:
     app = ZConsoleApp(host, refresh_interval=3600)
     lat: list[float] = []
     async with app.run_test(headless=True, size=SIZE) as pilot:
-        for _ in range(3000):
-            if app.reading is not None and app.refresh_started is None:
-                break
-            await pilot.pause(0.01)
+        await _poll(pilot, lambda: _refreshed(app))
         await pilot.press("3")
-        for _ in range(3000):
-            tables = list(app.screen.query(TreeTable))
-            if tables and tables[0].rows:
-                break
-            await pilot.pause(0.01)
+        await _poll(pilot, lambda: _table_filled(app))
         table = app.screen.query_one(TreeTable)
         screen: Any = app.screen
         await pilot.press("a")  # the first scan: fills the cache of the demo's answers
-        for _ in range(60000):
-            if screen.scan.result is not None and not screen.scan.running:
-                break
-            await pilot.pause(0.01)
+        await _poll(pilot, lambda: screen.scan.result is not None and not screen.scan.running,
+                    60000)
         press(app, "a")  # the measured scan
         for _ in range(3000):
             if screen.scan.running:
@@ -275,13 +289,7 @@ async def _keys_zconsole(presses: int) -> dict[str, Any]:
         for i in range(presses):
             if not screen.scan.running:
                 break
-            key = "down" if i % 2 == 0 else "up"
-            before = table.cursor
-            t0 = time.perf_counter()
-            press(app, key)
-            while table.cursor == before:
-                await asyncio.sleep(0.0005)
-            lat.append(time.perf_counter() - t0)
+            lat.append(await _timed_key(app, i, lambda: table.cursor))
             during += 1
             await asyncio.sleep(0.02)
         scanned = screen.scan.snapshots
@@ -304,13 +312,7 @@ async def _keys_bare(presses: int) -> dict[str, Any]:
         ol.highlighted = 0
         await pilot.pause()
         for i in range(presses):
-            key = "down" if i % 2 == 0 else "up"
-            before = ol.highlighted
-            t0 = time.perf_counter()
-            press(app, key)
-            while ol.highlighted == before:
-                await asyncio.sleep(0.0005)
-            lat.append(time.perf_counter() - t0)
+            lat.append(await _timed_key(app, i, lambda: ol.highlighted))
             await asyncio.sleep(0.02)
     return {"keys": lat}
 

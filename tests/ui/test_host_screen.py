@@ -21,14 +21,19 @@ async def open_host(app: ZConsoleApp, pilot: Any) -> HostScreen:
     await pilot.press("6")
     screen = app.screen
     assert isinstance(screen, HostScreen)
-    for _ in range(1000):
-        if screen.reads >= 2 and screen.settled():
-            break
-        await pilot.pause(0.01)
-    else:
+    if not await panels_read(screen, pilot):
         raise AssertionError("the fix-it panels were never read")
     await pilot.pause()
     return screen
+
+
+async def panels_read(screen: HostScreen, pilot: Any) -> bool:
+    """Wait (10 s at the most) until both fix-it panels are read and settled."""
+    for _ in range(1000):
+        if screen.reads >= 2 and screen.settled():
+            return True
+        await pilot.pause(0.01)
+    return False
 
 
 def text_of(screen: HostScreen, selector: str) -> str:
@@ -39,46 +44,51 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-async def test_slow_ssh_verdict_names_usedns_and_its_file_line() -> None:
-    app = make_app("slow-ssh")
+async def read_panels(app: ZConsoleApp) -> tuple[dict[str, str], dict[str, str]]:
+    """The ssh and boot fix-it panels at 120x40: each part's text (verdict, evidence, fixes,
+    unread), on one line."""
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_host(app, pilot)
-        verdict = one_line(text_of(screen, "#fix-ssh .fix-verdict"))
-        assert verdict == ("▲ Logins wait 11 s for a reverse DNS lookup of the client "
-                           "address")
-        evidence = one_line(text_of(screen, "#fix-ssh .fix-evidence"))
-        assert ("UseDNS yes for this client (sshd -T); set at "
-                "/etc/ssh/sshd_config.d/50-hardening.conf:3") in evidence
-        assert "getent hosts 192.168.10.31: 6.0 s → ws-31.office.example" in evidence
-        assert ("reverse mapping checking getaddrinfo for ws-31.office.example "
-                "[192.168.10.31] failed.") in evidence
-        fixes = one_line(text_of(screen, "#fix-ssh .fix-fixes"))
-        assert fixes.startswith("1. Remove `UseDNS yes` at "
-                                "/etc/ssh/sshd_config.d/50-hardening.conf:3")
-        assert "2. Override it with /etc/ssh/sshd_config.d/00-zconsole-usedns.conf" in fixes
-        assert "costs: `from=\"hostname\"` patterns in authorized_keys" in fixes
-        # the boot panel of the same host: nothing wrong
-        boot = one_line(text_of(screen, "#fix-boot .fix-verdict"))
-        assert boot.startswith("✔ The boot did not wait for the network")
+        ssh, boot = (
+            {part: one_line(text_of(screen, f"#fix-{panel} .fix-{part}"))
+             for part in ("verdict", "evidence", "fixes", "unread")}
+            for panel in ("ssh", "boot")
+        )
+    return ssh, boot
+
+
+async def test_slow_ssh_verdict_names_usedns_and_its_file_line() -> None:
+    ssh, boot = await read_panels(make_app("slow-ssh"))
+    assert ssh["verdict"] == ("▲ Logins wait 11 s for a reverse DNS lookup of the client "
+                              "address")
+    evidence = ssh["evidence"]
+    assert ("UseDNS yes for this client (sshd -T); set at "
+            "/etc/ssh/sshd_config.d/50-hardening.conf:3") in evidence
+    assert "getent hosts 192.168.10.31: 6.0 s → ws-31.office.example" in evidence
+    assert ("reverse mapping checking getaddrinfo for ws-31.office.example "
+            "[192.168.10.31] failed.") in evidence
+    fixes = ssh["fixes"]
+    assert fixes.startswith("1. Remove `UseDNS yes` at "
+                            "/etc/ssh/sshd_config.d/50-hardening.conf:3")
+    assert "2. Override it with /etc/ssh/sshd_config.d/00-zconsole-usedns.conf" in fixes
+    assert "costs: `from=\"hostname\"` patterns in authorized_keys" in fixes
+    # the boot panel of the same host: nothing wrong
+    assert boot["verdict"].startswith("✔ The boot did not wait for the network")
 
 
 async def test_slow_boot_verdict_names_the_link() -> None:
-    app = make_app("slow-boot")
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_host(app, pilot)
-        verdict = one_line(text_of(screen, "#fix-boot .fix-verdict"))
-        assert verdict == ("▲ Boot waits 2 min for eno2, a port with no cable that asks for "
-                           "DHCP")
-        evidence = one_line(text_of(screen, "#fix-boot .fix-evidence"))
-        assert "networkctl: eno2 ether no-carrier configuring" in evidence
-        assert "Timeout occurred while waiting for network connectivity." in evidence
-        assert "netplan get: ethernets.eno2: dhcp4: true" in evidence
-        fixes = one_line(text_of(screen, "#fix-boot .fix-fixes"))
-        assert fixes.startswith("1. Mark eno2 optional in netplan")
-        assert fixes.index("2. Wait only for br0") < fixes.index("4. Mask wait-online")
-        assert "offsite-backup.service" in fixes
-        ssh = one_line(text_of(screen, "#fix-ssh .fix-verdict"))
-        assert ssh.startswith("✔ No cause of slow logins found")
+    ssh, boot = await read_panels(make_app("slow-boot"))
+    assert boot["verdict"] == ("▲ Boot waits 2 min for eno2, a port with no cable that asks "
+                               "for DHCP")
+    evidence = boot["evidence"]
+    assert "networkctl: eno2 ether no-carrier configuring" in evidence
+    assert "Timeout occurred while waiting for network connectivity." in evidence
+    assert "netplan get: ethernets.eno2: dhcp4: true" in evidence
+    fixes = boot["fixes"]
+    assert fixes.startswith("1. Mark eno2 optional in netplan")
+    assert fixes.index("2. Wait only for br0") < fixes.index("4. Mask wait-online")
+    assert "offsite-backup.service" in fixes
+    assert ssh["verdict"].startswith("✔ No cause of slow logins found")
 
 
 @pytest.mark.parametrize("entry,panel", [("Fix slow SSH logins", "ssh"),
@@ -93,10 +103,7 @@ async def test_palette_entries_open_the_screen(entry: str, panel: str) -> None:
         await pilot.pause()
         assert isinstance(app.screen, HostScreen)
         screen = app.screen
-        for _ in range(1000):
-            if screen.reads >= 2 and screen.settled():
-                break
-            await pilot.pause(0.01)
+        await panels_read(screen, pilot)
         await pilot.pause()
         panel_widget = screen.query_one(f"#fix-{panel}")
         body = panel_widget.parent
@@ -109,14 +116,12 @@ async def test_not_root_says_what_needs_root() -> None:
 
     host = DemoHost("slow-ssh", clock=frozen, seed=0, root=False)
     app = ZConsoleApp(host, clock=frozen, refresh_interval=3600)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_host(app, pilot)
-        verdict = one_line(text_of(screen, "#fix-ssh .fix-verdict"))
-        assert verdict.startswith("? Not judged")
-        assert "(zconsole is not root)" in verdict
-        unread = one_line(text_of(screen, "#fix-ssh .fix-unread"))
-        assert "sshd -T needs root" in unread and "(needs root)" in unread
-        assert "the system journal needs root (or group adm or systemd-journal)" in unread
+    ssh, _ = await read_panels(app)
+    assert ssh["verdict"].startswith("? Not judged")
+    assert "(zconsole is not root)" in ssh["verdict"]
+    unread = ssh["unread"]
+    assert "sshd -T needs root" in unread and "(needs root)" in unread
+    assert "the system journal needs root (or group adm or systemd-journal)" in unread
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

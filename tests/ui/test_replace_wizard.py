@@ -6,6 +6,8 @@ and resumed, and a hot spare in use that goes back to AVAIL."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +54,31 @@ async def open_on_the_faulted_disk(app: ZConsoleApp, pilot: Any) -> WizardScreen
     return screen
 
 
+async def asked(pilot: Any, screen: WizardScreen, key: str, what: str) -> None:
+    """Wait until the wizard asks its question `key` (`what`: said when it never does)."""
+    await until(pilot, lambda: screen.stage is not None and screen.stage.key == key, what)
+
+
+async def answer(pilot: Any, screen: WizardScreen, key: str, what: str, value: str) -> None:
+    """Wait for the question `key`, then answer it with `value`."""
+    await asked(pilot, screen, key, what)
+    screen.choose(value)
+
+
+async def replace_plan_shown(pilot: Any, screen: WizardScreen) -> None:
+    """The bay plan has ended: the replace plan (step 2 of 2) is previewed."""
+    await until(
+        pilot,
+        lambda: (
+            screen.phase is Phase.PREVIEW
+            and screen.plan is not None
+            and "step 2 of 2" in screen.plan.title
+        ),
+        "the replace plan",
+        tries=1500,
+    )
+
+
 async def same_bay_to_the_swap(
     app: ZConsoleApp, pilot: Any, screen: WizardScreen, after: str = "scrub"
 ) -> None:
@@ -67,12 +94,7 @@ async def same_bay_to_the_swap(
     same = next(o for o in screen.stage.options if o.value == "same")
     assert "zpool offline" in same.detail and "while it is empty" not in same.detail
     screen.choose("same")
-    await until(
-        pilot,
-        lambda: screen.stage is not None and screen.stage.key == "after",
-        "the after question",
-    )
-    screen.choose(after)
+    await answer(pilot, screen, "after", "the after question", after)
     await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview", tries=1500)
     text = body_text(screen)
     assert f"zpool offline tank {OLD}" in text
@@ -91,28 +113,28 @@ async def same_bay_to_the_swap(
     )
 
 
-async def test_same_bay_happy_path_to_a_clean_scrub(tmp_path: Path) -> None:
-    host = DemoHost("degraded", zfs_version="2.3", clock=frozen, seed=0)
+@asynccontextmanager
+async def at_the_swap(
+    tmp_path: Path, version: str = "2.3"
+) -> AsyncIterator[tuple[DemoHost, ZConsoleApp, Any, WizardScreen]]:
+    """The degraded demo host, the wizard opened on its FAULTED disk and taken to the swap."""
+    host = DemoHost("degraded", zfs_version=version, clock=frozen, seed=0)
     app = wizard_app(tmp_path, host=host, fast_forward=False)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_on_the_faulted_disk(app, pilot)
         await same_bay_to_the_swap(app, pilot, screen)
+        yield host, app, pilot, screen
+
+
+async def test_same_bay_happy_path_to_a_clean_scrub(tmp_path: Path) -> None:
+    async with at_the_swap(tmp_path) as (host, app, pilot, screen):
         host.pull_disk("ZGY8C3D4")
         await until(
             pilot, lambda: "sdb with serial ZGY8C3D4 is gone" in progress(screen), "the pull seen"
         )
         host.insert_disk(BAY, MODEL, "ZNEW4242", FOUR_TB)
         # the bay plan ends; the replace plan is built with the disk that appeared
-        await until(
-            pilot,
-            lambda: (
-                screen.phase is Phase.PREVIEW
-                and screen.plan is not None
-                and "step 2 of 2" in screen.plan.title
-            ),
-            "the replace plan",
-            tries=1500,
-        )
+        await replace_plan_shown(pilot, screen)
         text = body_text(screen)
         assert f"zpool replace tank {OLD} /dev/disk/by-id/ata-ST4000VN008-2DR166_ZNEW4242" in text
         assert "zpool scrub tank" in text
@@ -134,11 +156,7 @@ async def test_same_bay_happy_path_to_a_clean_scrub(tmp_path: Path) -> None:
 
 
 async def test_wrong_disk_pulled_is_said_loudly_with_the_way_back(tmp_path: Path) -> None:
-    host = DemoHost("degraded", zfs_version="2.3", clock=frozen, seed=0)
-    app = wizard_app(tmp_path, host=host, fast_forward=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_on_the_faulted_disk(app, pilot)
-        await same_bay_to_the_swap(app, pilot, screen)
+    async with at_the_swap(tmp_path) as (host, app, pilot, screen):
         host.pull_disk("ZGY8A1B2")  # the last good copy of mirror-0, not the failed disk
         await until(pilot, lambda: "WRONG DISK" in progress(screen), "the alarm")
         said = progress(screen)
@@ -150,11 +168,7 @@ async def test_wrong_disk_pulled_is_said_loudly_with_the_way_back(tmp_path: Path
 
 
 async def test_a_new_disk_too_small_is_refused_before_anything_is_written(tmp_path: Path) -> None:
-    host = DemoHost("degraded", zfs_version="2.3", clock=frozen, seed=0)
-    app = wizard_app(tmp_path, host=host, fast_forward=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_on_the_faulted_disk(app, pilot)
-        await same_bay_to_the_swap(app, pilot, screen)
+    async with at_the_swap(tmp_path) as (host, app, pilot, screen):
         host.pull_disk("ZGY8C3D4")
         small = host.insert_disk(BAY, "ST2000VN004-2E41", "ZSMALL01", TWO_TB)
         await until(pilot, lambda: "REFUSED" in progress(screen), "the refusal")
@@ -166,25 +180,12 @@ async def test_a_new_disk_too_small_is_refused_before_anything_is_written(tmp_pa
         )
         host.pull_disk("ZSMALL01")
         host.insert_disk(BAY, MODEL, "ZNEW0002", FOUR_TB)
-        await until(
-            pilot,
-            lambda: (
-                screen.phase is Phase.PREVIEW
-                and screen.plan is not None
-                and "step 2 of 2" in screen.plan.title
-            ),
-            "the replace plan",
-            tries=1500,
-        )
+        await replace_plan_shown(pilot, screen)
         assert "ZNEW0002" in body_text(screen)
 
 
 async def test_killed_while_waiting_for_the_new_disk_then_resumed(tmp_path: Path) -> None:
-    host = DemoHost("degraded", zfs_version="2.1", clock=frozen, seed=0)
-    app = wizard_app(tmp_path, host=host, fast_forward=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_on_the_faulted_disk(app, pilot)
-        await same_bay_to_the_swap(app, pilot, screen)
+    async with at_the_swap(tmp_path, "2.1") as (host, app, pilot, screen):
         host.pull_disk("ZGY8C3D4")
         await until(pilot, lambda: "is gone" in progress(screen), "the pull seen")
     # the console is killed: the plan stays in flight, waiting for the new disk
@@ -211,14 +212,7 @@ async def test_killed_while_waiting_for_the_new_disk_then_resumed(tmp_path: Path
         await pilot.press("enter")  # the offline ran already: nothing asked again
         await until(pilot, lambda: "is gone" in progress(w), "watching again")
         host.insert_disk(BAY, MODEL, "ZNEW0003", FOUR_TB)
-        await until(
-            pilot,
-            lambda: (
-                w.phase is Phase.PREVIEW and w.plan is not None and "step 2 of 2" in w.plan.title
-            ),
-            "the replace plan",
-            tries=1500,
-        )
+        await replace_plan_shown(pilot, w)
         assert "/dev/disk/by-id/ata-ST4000VN008-2DR166_ZNEW0003" in body_text(w)
     offlines = [r for r in audit(tmp_path) if r["event"] == "command" and r["argv"][1] == "offline"]
     assert len(offlines) == 1  # never run twice
@@ -233,39 +227,15 @@ async def test_a_spare_in_use_returns_to_avail(tmp_path: Path, version: str) -> 
         from zconsole.ui.wizards import open_wizard
 
         screen = open_wizard(app, "replace-failed", None)
-        await until(
-            pilot,
-            lambda: screen.stage is not None and screen.stage.key == "old",
-            "the disk question",
-        )
+        await asked(pilot, screen, "old", "the disk question")
         assert screen.stage is not None
         first = screen.stage.options[0]
         assert first.value == f"tank\t{OLD}" and "hot spare" in first.detail
         screen.choose(first.value)
-        await until(
-            pilot,
-            lambda: screen.stage is not None and screen.stage.key == "bay",
-            "the bay question",
-        )
-        screen.choose("free")
-        await until(
-            pilot,
-            lambda: screen.stage is not None and screen.stage.key == "disk",
-            "the disk question",
-        )
-        screen.choose("sdh")
-        await until(
-            pilot,
-            lambda: screen.stage is not None and screen.stage.key == "spare",
-            "the spare question",
-        )
-        screen.choose("return")
-        await until(
-            pilot,
-            lambda: screen.stage is not None and screen.stage.key == "after",
-            "the after question",
-        )
-        screen.choose("none")
+        await answer(pilot, screen, "bay", "the bay question", "free")
+        await answer(pilot, screen, "disk", "the disk question", "sdh")
+        await answer(pilot, screen, "spare", "the spare question", "return")
+        await answer(pilot, screen, "after", "the after question", "none")
         await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview", tries=1500)
         assert "goes back to the spares (AVAIL)" in body_text(screen)
         await pilot.press("enter", *"ZGY8Q5R6", "enter")

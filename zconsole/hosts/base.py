@@ -170,6 +170,14 @@ _PERMISSION_RE = re.compile(
 )
 
 
+def list_or_empty(host: Host, path: str) -> list[str]:
+    """`host.list_dir(path)`, or no entries when it cannot be listed (HostError)."""
+    try:
+        return host.list_dir(path)
+    except HostError:
+        return []
+
+
 def classify_failure(result: Result) -> HostError:
     """Turn a failed Result into the most specific typed error."""
     text = result.stderr or result.stdout

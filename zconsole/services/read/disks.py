@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from zconsole.model.disk import Disk, DiskIo
 from zconsole.model.finding import Finding
@@ -45,17 +45,25 @@ _SECTION_WORD = {Section.LOGS: "log", Section.CACHE: "cache", Section.SPARES: "s
                  Section.SPECIAL: "special", Section.DEDUP: "dedup"}
 
 
-class RoleFilter(str, Enum):
+_C = TypeVar("_C", bound="_Cycling")
+
+
+class _Cycling(str, Enum):
+    """An enum a key cycles through: `next()` is the member after this one, the first after
+    the last."""
+
+    def next(self: _C) -> _C:
+        members = list(type(self))
+        return members[(members.index(self) + 1) % len(members)]
+
+
+class RoleFilter(_Cycling):
     """What the `f` key cycles through."""
 
     ALL = "all"
     IN_POOL = "in pool"
     FREE = "free"
     IN_USE = "in use or holding data"
-
-    def next(self) -> RoleFilter:
-        members = list(RoleFilter)
-        return members[(members.index(self) + 1) % len(members)]
 
     def accepts(self, state: DiskState | None) -> bool:
         if self is RoleFilter.ALL:
@@ -67,16 +75,12 @@ class RoleFilter(str, Enum):
         return state in (DiskState.IN_USE, DiskState.HAS_DATA)
 
 
-class SortKey(str, Enum):
+class SortKey(_Cycling):
     """What the `s` key cycles through."""
 
     NAME = "name"
     BUSY = "busy"
     AWAIT = "await"
-
-    def next(self) -> SortKey:
-        members = list(SortKey)
-        return members[(members.index(self) + 1) % len(members)]
 
 
 class History(Protocol):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from zconsole.hosts.base import Host, HostError
+from zconsole.hosts.base import Host, HostError, list_or_empty
 
 ENCLOSURES = "/sys/class/enclosure"
 LEDCTL_PROBE = ("ledctl", "--version")
@@ -22,21 +22,9 @@ LEDCTL_PROBE = ("ledctl", "--version")
 def read_slots(host: Host) -> Mapping[str, str]:
     """Kernel disk name -> its enclosure slot, for the disks an enclosure reports."""
     out: dict[str, str] = {}
-    try:
-        enclosures = host.list_dir(ENCLOSURES)
-    except HostError:
-        return out
-    for enc in enclosures:
-        try:
-            slots = host.list_dir(f"{ENCLOSURES}/{enc}")
-        except HostError:
-            continue
-        for slot in slots:
-            try:
-                disks = host.list_dir(f"{ENCLOSURES}/{enc}/{slot}/device/block")
-            except HostError:
-                continue
-            for disk in disks:
+    for enc in list_or_empty(host, ENCLOSURES):
+        for slot in list_or_empty(host, f"{ENCLOSURES}/{enc}"):
+            for disk in list_or_empty(host, f"{ENCLOSURES}/{enc}/{slot}/device/block"):
                 out.setdefault(disk, f"enclosure {enc} slot {slot}")
     return out
 

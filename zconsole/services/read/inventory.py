@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from zconsole.hosts.base import Host, HostError
+from zconsole.hosts.base import Host, HostError, list_or_empty
 from zconsole.model.disk import Disk
 from zconsole.model.reading import DiskInventory
 from zconsole.parsers.blockdev import disk_from_udev, parse_lsblk_json, parse_udev_export_db
@@ -59,11 +59,7 @@ def _kind_from_name(name: str, is_partition: bool) -> str:
 def _links(host: Host, directory: str) -> dict[str, list[str]]:
     """kernel name -> link names in /dev/disk/by-id (or by-path), through realpath."""
     out: dict[str, list[str]] = {}
-    try:
-        names = host.list_dir(directory)
-    except HostError:
-        return out
-    for link in names:
+    for link in list_or_empty(host, directory):
         try:
             target = host.realpath(f"{directory}/{link}")
         except HostError:
@@ -83,10 +79,7 @@ def _sysfs_disk(host: Host, name: str, by_id: Mapping[str, list[str]],
         parent = real.rsplit("/", 2)[-2] if real.count("/") >= 2 else None
     whole = f"{catalogue.SYS_CLASS_BLOCK}/{parent}" if parent else base
     rot = _sysfs_int(host, f"{whole}/queue/rotational")
-    try:
-        holders = tuple(host.list_dir(f"{base}/holders"))
-    except HostError:
-        holders = ()
+    holders = tuple(list_or_empty(host, f"{base}/holders"))
     size = _sysfs_int(host, f"{base}/size")
     ids = [i for i in by_id.get(name, []) if is_part or not PART_SUFFIX.match(i)]
     return Disk(

@@ -74,6 +74,13 @@ class Flow:
         """Choices made by the Pools cursor (not asked again)."""
         return dict(self.preset)
 
+    def preset_with(self, key: str, value: str | None) -> dict[str, str]:
+        """The preset choices, and `key` = `value` (what the cursor selects) unless preset."""
+        out = dict(self.preset)
+        if value and key not in out:
+            out[key] = value
+        return out
+
     def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
                    ) -> Stage | None:
         raise NotImplementedError
@@ -115,11 +122,7 @@ class AttachFlow(Flow):
     KIND = "attach"
 
     def start(self, reading: HostReading | None) -> dict[str, str]:
-        out = dict(self.preset)
-        target = ch.selected_attach_target(reading, self.selection)
-        if target and "target" not in out:
-            out["target"] = target
-        return out
+        return self.preset_with("target", ch.selected_attach_target(reading, self.selection))
 
     def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
                    ) -> Stage | None:
@@ -143,11 +146,7 @@ class DetachFlow(Flow):
     KIND = "detach"
 
     def start(self, reading: HostReading | None) -> dict[str, str]:
-        out = dict(self.preset)
-        member = ch.selected_detach_member(reading, self.selection)
-        if member and "member" not in out:
-            out["member"] = member
-        return out
+        return self.preset_with("member", ch.selected_detach_member(reading, self.selection))
 
     def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
                    ) -> Stage | None:
@@ -163,11 +162,7 @@ class GrowFlow(Flow):
     KIND = "replace-grow"
 
     def start(self, reading: HostReading | None) -> dict[str, str]:
-        out = dict(self.preset)
-        vdev = ch.selected_grow_vdev(reading, self.selection)
-        if vdev and "vdev" not in out:
-            out["vdev"] = vdev
-        return out
+        return self.preset_with("vdev", ch.selected_grow_vdev(reading, self.selection))
 
     def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
                    ) -> Stage | None:
@@ -271,11 +266,7 @@ class ReplaceFailedFlow(Flow):
     KIND = "replace-failed"
 
     def start(self, reading: HostReading | None) -> dict[str, str]:
-        out = dict(self.preset)
-        old = ch.selected_failed_disk(reading, self.selection)
-        if old and "old" not in out:
-            out["old"] = old
-        return out
+        return self.preset_with("old", ch.selected_failed_disk(reading, self.selection))
 
     def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
                    ) -> Stage | None:

@@ -96,6 +96,17 @@ def pool_arg(ctx: Context, sub: str, args: list[str]) -> Pool:
     return p
 
 
+def pool_and_devices(ctx: Context, sub: str, argv: list[str], spec: str, missing: str,
+                     longopts: dict[str, bool] | None = None) -> tuple[Parsed, Pool]:
+    """`zpool SUB [opts] POOL DEVICE...`: the options and the pool; a usage error (`missing`)
+    when no device follows the pool."""
+    p = parse(ctx, USAGE, sub, argv, spec, longopts)
+    pool = pool_arg(ctx, sub, p.args)
+    if len(p.args) < 2:
+        raise USAGE.error(sub, ctx.v23, missing)
+    return p, pool
+
+
 def _wait(ctx: Context, pool: Pool, activities: set[str]) -> None:
     """`-w` and `zpool wait`: move the simulation past the end of the running scan."""
     sc = pool.scan
@@ -262,10 +273,7 @@ def zpool_replace(ctx: Context, argv: list[str]) -> Out:
 
 
 def zpool_detach(ctx: Context, argv: list[str]) -> Out:
-    p = parse(ctx, USAGE, "detach", argv, "")
-    pool = pool_arg(ctx, "detach", p.args)
-    if len(p.args) < 2:
-        raise USAGE.error("detach", ctx.v23, "missing <device> specification")
+    p, pool = pool_and_devices(ctx, "detach", argv, "", "missing <device> specification")
     deny(ctx, f"cannot detach {p.args[1]}")
     vdevs.detach(ctx.machine, pool, p.args[1], ctx.now)
     return 0, "", ""
@@ -274,10 +282,7 @@ def zpool_detach(ctx: Context, argv: list[str]) -> Out:
 def _each_device(ctx: Context, argv: list[str], sub: str, spec: str,
                  change: Callable[[Pool, str, Parsed], str | None]) -> Out:
     """`zpool SUB [opts] POOL DEVICE...`: `change` on every device, root only."""
-    p = parse(ctx, USAGE, sub, argv, spec, {"power": False})
-    pool = pool_arg(ctx, sub, p.args)
-    if len(p.args) < 2:
-        raise USAGE.error(sub, ctx.v23, "missing device name")
+    p, pool = pool_and_devices(ctx, sub, argv, spec, "missing device name", {"power": False})
 
     def one(dev: str) -> str | None:
         deny(ctx, f"cannot {sub} {dev}")
@@ -357,10 +362,7 @@ def zpool_labelclear(ctx: Context, argv: list[str]) -> Out:
 
 def zpool_add(ctx: Context, argv: list[str]) -> Out:
     """`zpool add [-f] POOL spare DEV...`: the demo adds hot spares only."""
-    p = parse(ctx, USAGE, "add", argv, "fgLnPo:")
-    pool = pool_arg(ctx, "add", p.args)
-    if len(p.args) < 2:
-        raise USAGE.error("add", ctx.v23, "missing vdev specification")
+    p, pool = pool_and_devices(ctx, "add", argv, "fgLnPo:", "missing vdev specification")
     deny(ctx, f"cannot add to '{pool.name}'")
     if p.args[1] != "spare" or len(p.args) < 3:
         return 1, "", "zconsole demo: zpool add only adds hot spares (spare DEV...)\n"

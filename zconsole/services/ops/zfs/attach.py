@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from zconsole.hosts.base import Host
 from zconsole.model.command import Command
+from zconsole.model.disk import Disk
 from zconsole.model.plan import Check, CheckLevel, Plan, Step, predicate
 from zconsole.model.pool import Pool, ScanState, Vdev
 from zconsole.model.reading import HostReading
@@ -35,7 +36,42 @@ from zconsole.services.ops.zfs.common import (
     still_fit,
     yes_no,
 )
-from zconsole.services.ops.zfs.new_disk import check_new_disk, smallest_member, who
+from zconsole.services.ops.zfs.new_disk import DiskName, check_new_disk, smallest_member, who
+
+
+def _watch_step(pool: str, dn: DiskName, step_id: str, title: str, explanation: str,
+                kind: str, label: str) -> Step:
+    """The Wait step after the attach: the resilver or expansion (`kind`) ends with the new
+    disk ONLINE."""
+    new_online = predicate("vdev_state", f"{dn.zpool_name} is ONLINE", pool=pool,
+                           name=dn.zpool_name, state="ONLINE")
+    return Step(id=step_id, title=title, explanation=explanation,
+                wait=resilver_wait(pool, kind, label, (new_online,)),
+                postchecks=(new_online,))
+
+
+def _params(target: str, dn: DiskName, dev: Disk | None,
+            force: bool) -> tuple[tuple[str, str], ...]:
+    return (("target", target), ("disk", dn.path),
+            ("serial", dev.serial or "" if dev else ""), ("force", yes_no(force)))
+
+
+def _attach_step(pool: str, target: str, dn: DiskName, dev: Disk | None,
+                 disk_checks: list[Check], force: bool, *, title: str, explanation: str,
+                 command: Command, verb: str) -> Step:
+    """The `zpool attach` step: `dn` is not in yet, still fits, and is in afterwards."""
+    return Step(
+        id="attach",
+        title=title,
+        explanation=explanation,
+        command=command,
+        prechecks=(*in_and_not_yet(pool, target, dn.zpool_name),
+                   still_fit(pool, target, dn, dev, disk_checks, force,
+                             replacing=False)),
+        postchecks=(predicate("vdev_present", f"{dn.zpool_name} is in {pool}", pool=pool,
+                              name=dn.zpool_name),),
+        confirmation=serial_confirmation(dn, dev, verb),
+    )
 
 
 def build_attach(reading: HostReading, pool: str, target: str, disk: str, *,
@@ -65,37 +101,25 @@ def build_attach(reading: HostReading, pool: str, target: str, disk: str, *,
              + (f" (next to {leaf.name})" if top is not leaf else ""))
     preview = guards.redundancy_preview(status, leaf.name, "attach", new=dn.zpool_name)
     argv = ("zpool", "attach", *force_args(checks, force), pool, leaf.name, dn.path)
-    new_present = predicate("vdev_present", f"{dn.zpool_name} is in {pool}", pool=pool,
-                            name=dn.zpool_name)
-    new_online = predicate("vdev_state", f"{dn.zpool_name} is ONLINE", pool=pool,
-                           name=dn.zpool_name, state="ONLINE")
     steps = (
-        Step(
-            id="attach",
+        _attach_step(
+            pool, leaf.name, dn, dev, disk_checks, force,
             title=f"Attach {dn.zpool_name} to {leaf.name}",
             explanation=(f"zpool writes a new GPT on {who(dev) if dev else disk} (partition 1 "
                          "for data, an 8 MiB partition 9) and starts a resilver that copies "
                          f"{top.name}'s data onto it. Everything on that disk is lost."),
             command=Command(argv, f"attach {dn.zpool_name} to {leaf.name}", writes=True),
-            prechecks=(*in_and_not_yet(pool, leaf.name, dn.zpool_name),
-                       still_fit(pool, leaf.name, dn, dev, disk_checks, force,
-                                 replacing=False)),
-            postchecks=(new_present,),
-            confirmation=serial_confirmation(dn, dev, "Attaching"),
+            verb="Attaching",
         ),
-        Step(
-            id="resilver",
-            title=f"Resilver {dn.zpool_name}",
-            explanation=("ZFS copies every allocated block of the vdev onto the new disk. "
-                         "The pool stays in use; leaving the screen only stops watching."),
-            wait=resilver_wait(pool, "resilver", f"resilver of {dn.zpool_name} in {pool}",
-                               (new_online,)),
-            postchecks=(new_online,),
+        _watch_step(
+            pool, dn, "resilver", f"Resilver {dn.zpool_name}",
+            ("ZFS copies every allocated block of the vdev onto the new disk. "
+             "The pool stays in use; leaving the screen only stops watching."),
+            "resilver", f"resilver of {dn.zpool_name} in {pool}",
         ),
     )
-    params = (("target", leaf.name), ("disk", dn.path),
-              ("serial", dev.serial or "" if dev else ""), ("force", yes_no(force)))
-    return draft.plan(title=title, preview=preview, checks=checks, steps=steps, params=params)
+    return draft.plan(title=title, preview=preview, checks=checks, steps=steps,
+                      params=_params(leaf.name, dn, dev, force))
 
 
 EXPAND = "raidz-expand"  # check names
@@ -158,40 +182,27 @@ def build_expand(draft: Draft, reading: HostReading, status: Pool, top: Vdev, di
     ]
     dn, dev = new_name(reading, disk)
     argv = ("zpool", "attach", *force_args(checks, force), pool, top.name, dn.path)
-    new_present = predicate("vdev_present", f"{dn.zpool_name} is in {pool}", pool=pool,
-                            name=dn.zpool_name)
-    new_online = predicate("vdev_state", f"{dn.zpool_name} is ONLINE", pool=pool,
-                           name=dn.zpool_name, state="ONLINE")
     steps = (
-        Step(
-            id="attach",
+        _attach_step(
+            pool, top.name, dn, dev, disk_checks, force,
             title=f"Attach {dn.zpool_name} to {top.name} (raidz expansion)",
             explanation=(f"zpool labels {who(dev) if dev else disk} and adds it to "
                          f"{top.name}; ZFS then reflows the vdev's data across {n + 1} disks. "
                          "Everything on the new disk is lost."),
             command=Command(argv, f"expand {top.name} with {dn.zpool_name}", writes=True),
-            prechecks=(*in_and_not_yet(pool, top.name, dn.zpool_name),
-                       still_fit(pool, top.name, dn, dev, disk_checks, force,
-                                 replacing=False)),
-            postchecks=(new_present,),
-            confirmation=serial_confirmation(dn, dev, "Expanding"),
+            verb="Expanding",
         ),
-        Step(
-            id="expand",
-            title=f"Expansion of {top.name}",
-            explanation=("ZFS copies every block of the vdev into the wider layout (zpool "
-                         "status: expand:). Leaving the screen only stops watching."),
-            wait=resilver_wait(pool, "raidz_expand", f"expansion of {top.name} in {pool}",
-                               (new_online,)),
-            postchecks=(new_online,),
+        _watch_step(
+            pool, dn, "expand", f"Expansion of {top.name}",
+            ("ZFS copies every block of the vdev into the wider layout (zpool "
+             "status: expand:). Leaving the screen only stops watching."),
+            "raidz_expand", f"expansion of {top.name} in {pool}",
         ),
     )
     preview = guards.redundancy_preview(status, top.name, "attach", new=dn.zpool_name)
     return draft.plan(title=f"Expand {top.name} with {dn.zpool_name} in {pool}",
                       preview=preview, checks=checks, steps=steps,
-                      params=(("target", top.name), ("disk", dn.path),
-                              ("serial", dev.serial or "" if dev else ""),
-                              ("force", yes_no(force))))
+                      params=_params(top.name, dn, dev, force))
 
 
 def plan_cli(host: Host, req: PlanRequest) -> Plan:

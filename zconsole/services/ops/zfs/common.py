@@ -140,6 +140,17 @@ class Draft:
                                 ": nothing is changed without knowing the pool's state.")
         return self.blocked(f"There is no imported pool named {self.pool} on {self.host}.")
 
+    def disk(self, name: str) -> tuple[Pool, Vdev] | Plan:
+        """The pool's tree and its disk `name` (a leaf); else the whole (blocked) plan: the
+        pool unread, or no such disk in it."""
+        status = self.status
+        if status is None:
+            return self.pool_unread()
+        found = status.find(name)
+        if found is None or found.children:
+            return self.blocked(f"{name} is not a disk of pool {self.pool}.", name=guards.TARGET)
+        return status, found
+
 
 def when(reading: HostReading | None, now: float | None) -> float:
     """The plan's creation time: `now`, else when the reading was taken, else the clock."""
@@ -190,11 +201,15 @@ def force_args(checks: Sequence[Check], force: bool) -> tuple[str, ...]:
     return ("-f",) if force and any(c.needs_force for c in checks) else ()
 
 
+def still_in(pool: str, name: str) -> Predicate:
+    """Pre-check: the vdev `name` is still in the pool."""
+    return predicate("vdev_present", f"{name} is still in {pool}", pool=pool, name=name)
+
+
 def in_and_not_yet(pool: str, existing: str, new: str) -> tuple[Predicate, Predicate]:
     """Pre-checks of a step that adds `new` next to `existing`: the one is still in the pool,
     the other not yet."""
-    return (predicate("vdev_present", f"{existing} is still in {pool}", pool=pool,
-                      name=existing),
+    return (still_in(pool, existing),
             predicate("vdev_absent", f"{new} is not in {pool} yet", pool=pool, name=new))
 
 

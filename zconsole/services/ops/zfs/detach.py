@@ -15,7 +15,7 @@ from zconsole.model.plan import Confirmation, Plan, Step, predicate
 from zconsole.model.reading import HostReading
 from zconsole.services.ops.operation import PlanRequest
 from zconsole.services.ops.zfs import guards
-from zconsole.services.ops.zfs.common import Draft, read_inputs, split_ref
+from zconsole.services.ops.zfs.common import Draft, read_inputs, split_ref, still_in
 
 
 def build_detach(reading: HostReading, pool: str, leaf: str, *,
@@ -30,7 +30,7 @@ def build_detach(reading: HostReading, pool: str, leaf: str, *,
     parent = guards.parent_of(status, leaf)
     title = None if parent is None else f"Detach {leaf} from {parent.name} in {pool}"
     preview = guards.redundancy_preview(status, leaf, "detach")
-    prechecks = [predicate("vdev_present", f"{leaf} is still in {pool}", pool=pool, name=leaf)]
+    prechecks = [still_in(pool, leaf)]
     if parent is not None:
         keep = [c for c in parent.children if c.name != leaf and guards.good(c)
                 and not c.children]

@@ -130,12 +130,10 @@ def build_replace(reading: HostReading, pool: str, old: str, new: str, *,
     """Replace one (failed) disk: warns loudly when `old` looks healthy."""
     draft = Draft.on_pool("replace", f"Replace {old} with {new} in {pool}", reading, pool,
                           plan_id=plan_id, now=now)
-    status = draft.status
-    if status is None:
-        return draft.pool_unread()
-    old_v = status.find(old)
-    if old_v is None or old_v.children:
-        return draft.blocked(f"{old} is not a disk of pool {pool}.", name=guards.TARGET)
+    found = draft.disk(old)
+    if isinstance(found, Plan):
+        return found
+    status, old_v = found
     checks = guards.check_replacement_target(status, old_v.name, findings)
     disk_checks = check_new_disk(reading, pool, old_v.name, new, props=props, replacing=True)
     checks += disk_checks

@@ -36,7 +36,6 @@ from zconsole.model.plan import Plan
 from zconsole.model.reading import HostReading
 from zconsole.services.ops.operation import PlanRequest
 from zconsole.services.ops.zfs import bay as baymod
-from zconsole.services.ops.zfs import guards
 from zconsole.services.ops.zfs.common import Draft, read_inputs, split_ref
 from zconsole.services.ops.zfs.replace_failed_bay import (
     BY_VDEV,
@@ -102,12 +101,10 @@ def build_replace_failed(
     if bay not in BAYS:
         raise ValueError(f"bay must be one of {', '.join(BAYS)}")
     draft = Draft.on_pool(KIND, f"Replace {old} in {pool}", reading, pool, plan_id=plan_id, now=now)
-    status = draft.status
-    if status is None:
-        return draft.pool_unread()
-    old_v = status.find(old)
-    if old_v is None or old_v.children:
-        return draft.blocked(f"{old} is not a disk of pool {pool}.", name=guards.TARGET)
+    found = draft.disk(old)
+    if isinstance(found, Plan):
+        return found
+    status, old_v = found
     site = site or Site()
     if new is None:
         if bay == "free":

@@ -24,7 +24,7 @@ from zconsole.model.reading import HostReading
 from zconsole.services.health import replace as health
 from zconsole.services.ops.zfs import bay as baymod
 from zconsole.services.ops.zfs import guards
-from zconsole.services.ops.zfs.common import Draft, disk_index, leaf_disk
+from zconsole.services.ops.zfs.common import Draft, disk_index, leaf_disk, still_in
 from zconsole.services.ops.zfs.replace import _slot
 from zconsole.services.read import enclosure
 
@@ -164,7 +164,7 @@ def _offline_step(pool: str, old: str, dev: Disk | None) -> Step:
             "a failure. It can be brought back with zpool online."
         ),
         command=Command(("zpool", "offline", pool, old), f"offline {old} in {pool}", writes=True),
-        prechecks=(predicate("vdev_present", f"{old} is still in {pool}", pool=pool, name=old),),
+        prechecks=(still_in(pool, old),),
         postchecks=(
             predicate("vdev_state", f"{old} is OFFLINE", pool=pool, name=old, state="OFFLINE"),
         ),

@@ -29,6 +29,7 @@ from zconsole.services.ops.zfs.common import (
     resilver_wait,
     serial_confirmation,
     still_fit,
+    still_in,
     yes_no,
 )
 from zconsole.services.ops.zfs.new_disk import BY_PATH, DiskName, check_new_disk, who
@@ -84,7 +85,7 @@ def _same_path_steps(
             ),
             command=Command(argv, f"replace {old} with the disk now at its path", writes=True),
             prechecks=(
-                predicate("vdev_present", f"{old} is still in {pool}", pool=pool, name=old),
+                still_in(pool, old),
                 predicate(
                     "container_absent",
                     f"no other replace is running in {pool}",
@@ -123,7 +124,7 @@ def _keep_spare_steps(
                 ("zpool", "detach", pool, old), f"detach {old} from {pool}", writes=True
             ),
             prechecks=(
-                predicate("vdev_present", f"{old} is still in {pool}", pool=pool, name=old),
+                still_in(pool, old),
                 predicate(
                     "vdev_state",
                     f"{spare} (the spare) is ONLINE",
