@@ -107,7 +107,8 @@ class FixitPanel(Vertical):
                 self.query_one(sel).display = False
             return
         age = fmt.age(now - read_at) if read_at is not None else ""
-        summary.update(f"read {age}" + (f" · last read failed: {error}" if error else ""))
+        # the error carries the host's own words: plain text, escapes made visible
+        summary.update(plain(f"read {age}" + (f" · last read failed: {error}" if error else "")))
         self.query_one(".fix-verdict", Static).update(verdict_text(d))
         has_evidence = any(f.evidence or f is not d.verdict for f in d.findings)
         self.query_one(".fix-evidence-heading").display = has_evidence
