@@ -64,9 +64,28 @@ def test_hundred_disks_last_vdev_picture(snap_compare: Any, size: tuple[int, int
     async def run_before(pilot: Any) -> None:
         await settle(app, pilot)
         blocks = list(app.screen.query(PoolBlock))
-        blocks[-1].table.focus()
-        await pilot.press("ctrl+end")
+        table = blocks[-1].table
+        table.focus()
+        # focusing scrolls the page to the table with an animation (Textual's Screen.set_focus):
+        # let it end before the key, or the two scrolls race
+        await pilot.wait_for_scheduled_animations()
         await pilot.pause()
+        await pilot.press("ctrl+end")
+        # The page scrolls after the next refresh (VdevTable.reveal_cursor_row); on a busy
+        # machine that is more than two frames away, so wait for the page itself to have
+        # scrolled down (tank is the last pool) and come to rest.
+        page = table.parent
+        while page is not None and not getattr(page, "allow_vertical_scroll", False):
+            page = page.parent
+        assert page is not None
+        for _ in range(500):
+            if (table.cursor_row == table.row_count - 1 and page.scroll_y > 0
+                    and page.scroll_y == page.scroll_target_y
+                    and not app.animator.is_being_animated(page, "scroll_y")):
+                break
+            await pilot.pause(0.01)
+        else:
+            raise AssertionError(f"page never scrolled to tank's last row: {page.scroll_y}")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)

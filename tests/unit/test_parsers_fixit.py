@@ -296,3 +296,24 @@ def test_wait_online_hang_netplan() -> None:
     assert devs["br0"].interfaces == ("lan0",)  # addresses and routes are not read
     assert devs["br100"].interfaces == ("br0.100",)
     assert devs["br0.100"].keys == {"id": "100", "link": "br0"}
+
+
+def test_a_process_id_taken_again_after_a_reboot_is_a_new_login() -> None:
+    """Two boots in one window: the host guest's frozen-logind capture (sshd[794]), then its
+    reverse-DNS capture after a reboot, with its first login's sshd[440] renumbered 794 (the
+    pid a process gets after a reboot is anyone's). Two logins, not one that took 17
+    minutes; the first, whose session failed, does not take the later `New session` line."""
+    host = Path(__file__).resolve().parents[1] / "fixtures" / "host"
+    later = (host / "slow-reverse-dns-2" / "journal-login.txt").read_text()
+    assert "sshd[794]" not in later and "sshd[440]: Accepted" in later
+    text = ((host / "frozen-logind" / "journal-all.txt").read_text()
+            + later.replace("sshd[440]", "sshd[794]"))
+    logins = [lg for lg in logins_from_journal(parse_journal(text)) if lg.pid == 794]
+    assert len(logins) == 2, logins
+    first, second = logins
+    assert first.session_failed == "Connection timed out"
+    assert first.session_at is None
+    assert first.setup_seconds is not None and 120 < first.setup_seconds < 122
+    assert second.session_failed is None and second.session_at is not None
+    assert second.accepted_at is not None and first.accepted_at is not None
+    assert second.accepted_at > first.accepted_at

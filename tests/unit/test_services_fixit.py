@@ -241,6 +241,29 @@ def test_frozen_logind_verdict() -> None:
     assert d.fixes[0].title == "Restart systemd-logind"
 
 
+def test_a_logind_wait_that_is_over_is_history_not_the_verdict(tmp_path: Path) -> None:
+    """The journal of the last 2 h can hold an earlier logind stall (the host guest's CI run
+    did: the frozen-logind recipe ran before the reverse-DNS one): logins after it that got
+    their session make it history (INFO, no fixes), and today's cause is the verdict."""
+    import shutil
+
+    state = tmp_path / "logind-then-usedns"
+    shutil.copytree(HOST / "slow-reverse-dns-2", state)
+    earlier = (HOST / "frozen-logind" / "journal-all.txt").read_text()
+    now = (HOST / "slow-reverse-dns-2" / "journal-login.txt").read_text()
+    (state / "journal-login.txt").write_text(earlier + now)
+    d = diagnose_ssh(read.read_ssh(FixtureHost(str(state)), "10.0.2.2"))
+    assert d.verdict.kind == "ssh-usedns", d.verdict
+    logind = [f for f in d.findings if f.kind == "ssh-logind"]
+    assert len(logind) == 1 and logind[0].severity is Severity.INFO, logind
+    assert logind[0].message.startswith("Earlier, 1 login(s) waited 121 s for systemd-logind")
+    assert "later login(s) got their logind session" in logind[0].evidence[0]
+    assert [f.title for f in d.fixes][0].startswith("Remove `UseDNS yes`")
+    # alone, the stall is still the verdict (nothing after it)
+    alone = diagnose_ssh(read.read_ssh(FixtureHost("frozen-logind"), "10.0.2.2"))
+    assert alone.verdict.kind == "ssh-logind" and alone.verdict.severity is Severity.WARNING
+
+
 # ---------------------------------------------------------------------------------- boot
 
 def test_clean_boot_did_not_wait() -> None:

@@ -101,13 +101,23 @@ class _Acc:
 
 @parser(SOURCE + " (logins)")
 def _sshd_line(line: JournalLine, by_pid: dict[int, _Acc], no_session: dict[str, list[_Acc]],
-               setting_up: dict[int, list[_Acc]]) -> None:
+               setting_up: dict[int, list[_Acc]], retired: list[_Acc]) -> None:
     """One of sshd's lines: the connection, reverse-mapping, Accepted, session opened or
-    failed lines of the login of that process."""
+    failed lines of the login of that process.
+
+    A process id comes back after a reboot (the journal of the last 2 h spans boots) or a
+    wrap: a line that begins a login (the connection, a reverse-mapping complaint, `Accepted`)
+    for a process whose login is already past that point is a new login, and the old one
+    is retired, not merged into it."""
     msg = line.message
     pid = line.pid
     assert pid is not None
     acc = by_pid.get(pid)
+    if acc is not None and "accepted_at" in acc.f and (
+            _CONNECTION.match(msg) or _ACCEPTED.match(msg) or any(r in msg for r in _REVERSE)):
+        retired.append(acc)
+        _settled(acc, no_session, setting_up)
+        acc = None
     if acc is None:
         acc = by_pid[pid] = _Acc(pid, line.at)
     acc.lines.append(line)
@@ -128,6 +138,17 @@ def _sshd_line(line: JournalLine, by_pid: dict[int, _Acc], no_session: dict[str,
             setting_up.setdefault(int(m.group(2)), []).append(acc)
     elif msg.startswith(_FAILED):
         f.update(session_failed=msg[len(_FAILED):].strip(), session_failed_at=line.at)
+        # pam_systemd gave up: no `New session` or scope will be this login's any more
+        _settled(acc, no_session, setting_up)
+
+
+def _settled(acc: _Acc, no_session: dict[str, list[_Acc]],
+             setting_up: dict[int, list[_Acc]]) -> None:
+    """`acc` waits for no session line any more (its session failed, or its process id
+    was taken by a later login)."""
+    for waiting in (*no_session.values(), *setting_up.values()):
+        if acc in waiting:
+            waiting.remove(acc)
 
 
 def logins_from_journal(lines: tuple[JournalLine, ...]) -> tuple[Login, ...]:
@@ -142,6 +163,7 @@ def logins_from_journal(lines: tuple[JournalLine, ...]) -> tuple[Login, ...]:
     of U whose session was opened and has no session yet; the scope to the login with that
     session number; the user's manager to the oldest login of that uid still setting up."""
     by_pid: dict[int, _Acc] = {}
+    retired: list[_Acc] = []  # logins whose process id a later process took
     no_session: dict[str, list[_Acc]] = {}  # user -> opened, no New session yet (oldest first)
     setting_up: dict[int, list[_Acc]] = {}  # uid -> opened, scope not started yet
     by_session: dict[str, _Acc] = {}
@@ -158,7 +180,7 @@ def logins_from_journal(lines: tuple[JournalLine, ...]) -> tuple[Login, ...]:
     for line in lines:
         msg = line.message
         if _is_sshd(line):
-            _sshd_line(line, by_pid, no_session, setting_up)
+            _sshd_line(line, by_pid, no_session, setting_up, retired)
             continue
         if (m := _MANAGER.search(msg)) is not None:
             uid = int(m.group(2))
@@ -191,4 +213,5 @@ def logins_from_journal(lines: tuple[JournalLine, ...]) -> tuple[Login, ...]:
                 scope(acc, line)
             elif acc is None:
                 early_scopes[m.group(1)] = line
-    return tuple(a.login() for a in by_pid.values() if "accepted_at" in a.f)
+    every = sorted([*retired, *by_pid.values()], key=lambda a: cast(float, a.f["first_at"]))
+    return tuple(a.login() for a in every if "accepted_at" in a.f)

@@ -208,6 +208,10 @@ def _logind(r: SshReading, logins: tuple[Login, ...]) -> tuple[Finding, tuple[Fi
         return None
     lg = failed[-1]
     took = lg.setup_seconds or 0.0
+    # logins after the last failed one that did get their session: logind answers again,
+    # so the wait is history (the journal keeps 2 h), not the cause of today's slow login
+    since = [x for x in logins[logins.index(lg) + 1:]
+             if x.session_failed is None and x.session_at is not None]
     evidence = [f"login of {lg.user or '?'} from {lg.addr or '?'}: session opened → "
                 f"pam_systemd gave up after {_secs(took)}: {lg.session_failed}"]
     evidence += [_line(j) for j in lg.lines if "session opened" in j.message
@@ -217,6 +221,13 @@ def _logind(r: SshReading, logins: tuple[Login, ...]) -> tuple[Finding, tuple[Fi
     if r.services.value:
         evidence.append("now: " + ", ".join(f"{u} {s}" for u, s in r.services.value.items()
                                             if not u.startswith("ssh")))
+    if since:
+        evidence.insert(0, f"{len(since)} later login(s) got their logind session, the last "
+                           f"of {since[-1].user or '?'} from {since[-1].addr or '?'}")
+        return Finding("ssh-logind", Severity.INFO, "sshd",
+                       f"Earlier, {len(failed)} login(s) waited {_secs(took)} for "
+                       "systemd-logind, which did not answer; the logins since then got "
+                       "their session", tuple(evidence)), ()
     msg = (f"Logins wait {_secs(took)} for systemd-logind, which did not answer "
            f"(pam_systemd: {lg.session_failed})")
     fixes = (

@@ -82,6 +82,11 @@ class LevelTable(DataTable[Text | str]):
                 self.add_column(c, key=c)
         if [str(k.value) for k in self.rows] != [key for key, _ in rows]:
             self.clear()
+            # clear() keeps each column's width (DataTable widths only grow): measure afresh,
+            # or a note that has gone keeps its column wide (and a picture depends on which
+            # rows happened to be shown before)
+            for column in self.columns.values():
+                column.content_width = column.label.cell_len
             for key, cells in rows:
                 self.add_row(*cells, key=key)
             return True
