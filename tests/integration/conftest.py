@@ -105,12 +105,32 @@ def _is_vm_test(item: pytest.Item) -> bool:
 VM_RERUNS = int(os.environ.get("ZCONSOLE_VM_RERUNS", "1"))
 
 
+def guest_group(item: pytest.Item) -> str | None:
+    """The guest a test runs on, as an xdist group: `./dev test` runs the suite in parallel
+    workers (pytest-xdist, --dist loadgroup), and every test of one guest must run in the
+    worker that booted it. The minutes-long host tests (reboots, 2-minute stalls) get a host
+    guest of their own, so they wait beside the rest of the suite instead of after it."""
+    names = set(getattr(item, "fixturenames", ()))
+    if "host_guest" in names:
+        return "host-slow" if item.get_closest_marker("hostvm_slow") else "host"
+    callspec = getattr(item, "callspec", None)
+    if "zfs_guest" in names and callspec is not None and "zfs_guest" in callspec.params:
+        return f"zfs{callspec.params['zfs_guest']}"
+    for flavour in ("21", "23"):
+        if f"zfs_guest_{flavour}" in names:
+            return f"zfs{flavour[0]}.{flavour[1]}-s"
+    return "vm-other" if _is_vm_test(item) else None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups off the markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # The first VM test may build a guest (~5 min per flavour cold): lift pytest-timeout's
     # per-test limit for the VM tests of this directory only.
     here = Path(__file__).resolve().parent
     reruns = VM_RERUNS if config.pluginmanager.hasplugin("rerunfailures") else 0
     for item in items:
+        if (group := guest_group(item)) is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
         if _is_vm_test(item) and here in Path(str(item.path)).resolve().parents:
             if config.pluginmanager.hasplugin("timeout"):
                 item.add_marker(pytest.mark.timeout(VM_TEST_TIMEOUT))
@@ -122,6 +142,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if _is_vm_test(item) and not vm_requested(item.config):
         pytest.skip(NOT_REQUESTED)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In an xdist worker: hand the guests' timings, figures and failures to the controller,
+    which prints the summary (pytest_testnodedown)."""
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None:
+        out["zconsole_vm"] = {"timings": _timings, "figures": _host_figures,
+                              "failures": _failures}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    got = getattr(node, "workeroutput", {}).get("zconsole_vm")
+    if got:
+        _timings.extend(got["timings"])
+        _host_figures.extend(got["figures"])
+        _failures.update(got["failures"])
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
