@@ -335,8 +335,24 @@ class Pool:
 
 
 @dataclass(frozen=True)
-class VdevUsage:
-    """One vdev row of `zpool list -v` below the pool row. Sizes in bytes, None for `-`.
+class UsageRow:
+    """What every `zpool list` row has, the pool's and its vdevs': the name, then SIZE ALLOC
+    FREE CKPOINT EXPANDSZ FRAG CAP. Sizes in bytes, fragmentation and capacity integer
+    percents, None for `-`."""
+
+    name: str
+    size: int | None
+    alloc: int | None
+    free: int | None
+    checkpoint: int | None
+    expandsize: int | None
+    fragmentation: int | None
+    capacity: int | None
+
+
+@dataclass(frozen=True)
+class VdevUsage(UsageRow):
+    """One vdev row of `zpool list -v` below the pool row.
 
     `depth` is the row's place in the tree, from the indentation of the human form: 0 for a
     top-level vdev (or a cache/spare device) of its section, 1 for its children, ... The
@@ -346,15 +362,7 @@ class VdevUsage:
     was printed in human units and may have been rounded (`1.84G`).
     """
 
-    name: str
     section: Section
-    size: int | None
-    alloc: int | None
-    free: int | None
-    checkpoint: int | None
-    expandsize: int | None
-    fragmentation: int | None
-    capacity: int | None
     health: str | None
     depth: int | None = None
     parent: int | None = None
@@ -362,18 +370,10 @@ class VdevUsage:
 
 
 @dataclass(frozen=True)
-class PoolUsage:
+class PoolUsage(UsageRow):
     """`zpool list [-v]` (scripted `-H -p`, or the human form with its header): the pool row
     plus, with -v, its vdev rows in zpool's print order."""
 
-    name: str
-    size: int | None
-    alloc: int | None
-    free: int | None
-    checkpoint: int | None
-    expandsize: int | None
-    fragmentation: int | None
-    capacity: int | None
     dedupratio: float | None
     health: str
     altroot: str | None

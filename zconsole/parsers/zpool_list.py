@@ -44,7 +44,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TypedDict
 
 from zconsole.model.pool import PoolUsage, Section, VdevUsage
 from zconsole.parsers.errors import ParseError, parser
@@ -121,36 +120,27 @@ def _class_header(line: str) -> Section | None:
     return _CLASS_HEADERS[words[0]]
 
 
-class _Space(TypedDict):
-    size: int | None
-    alloc: int | None
-    free: int | None
-    checkpoint: int | None
-    expandsize: int | None
-    fragmentation: int | None
-    capacity: int | None
+# SIZE ALLOC FREE CKPOINT EXPANDSZ FRAG CAP: the space columns of model.pool.UsageRow, in its
+# field order (after the name), which every pool and vdev row is built with.
+_Space = tuple[int | None, int | None, int | None, int | None, int | None, int | None,
+               int | None]
 
 
 def _read_columns(values: dict[str, str], line_no: int, line: str) -> tuple[_Space, bool]:
-    """SIZE ALLOC FREE CKPOINT EXPANDSZ FRAG CAP (those present): the columns pool and vdev
-    rows share. Returns them and whether every size was exact."""
-    sizes: dict[str, int | None] = {}
+    """SIZE ALLOC FREE CKPOINT EXPANDSZ FRAG CAP (`None` for those absent): the columns pool
+    and vdev rows share. Returns them and whether every size was exact."""
+    sizes: list[int | None] = []
     exact = True
     for prop in _SIZE_PROPS:
         text = values.get(prop)
         value, ok = _size(text, line_no, line) if text is not None else (None, True)
-        sizes[prop] = value
+        sizes.append(value)
         exact = exact and ok
+    size, alloc, free, checkpoint, expandsize = sizes
     frag, cap = values.get("fragmentation"), values.get("capacity")
-    return {
-        "size": sizes["size"],
-        "alloc": sizes["allocated"],
-        "free": sizes["free"],
-        "checkpoint": sizes["checkpoint"],
-        "expandsize": sizes["expandsize"],
-        "fragmentation": _percent(frag, line_no, line) if frag is not None else None,
-        "capacity": _percent(cap, line_no, line) if cap is not None else None,
-    }, exact
+    return (size, alloc, free, checkpoint, expandsize,
+            _percent(frag, line_no, line) if frag is not None else None,
+            _percent(cap, line_no, line) if cap is not None else None), exact
 
 
 @parser(SOURCE)
@@ -205,7 +195,7 @@ def _parse_scripted(lines: list[str]) -> list[PoolUsage]:
             space, exact = _read_columns(dict(zip(DEFAULT_COLUMNS[1:8], fields[1:8],
                                                   strict=True)), line_no, line)
             _ratio(fields[8], line_no, line)  # DEDUP: always `-` for vdevs
-            vdevs.append(VdevUsage(name=fields[0], section=section, **space,
+            vdevs.append(VdevUsage(fields[0], *space, section=section,
                                    health=_health(fields[9], line_no, line), exact=exact))
             continue
         fields = line.split("\t")
@@ -221,7 +211,7 @@ def _parse_scripted(lines: list[str]) -> list[PoolUsage]:
         space, exact = _read_columns(dict(zip(DEFAULT_COLUMNS[1:8], fields[1:8], strict=True)),
                                      line_no, line)
         current = PoolUsage(
-            name=fields[0], **space,
+            fields[0], *space,
             dedupratio=_ratio(fields[8], line_no, line),
             health=fields[9],
             altroot=None if fields[10] == "-" else fields[10],
@@ -305,7 +295,7 @@ def _pool_row(columns: list[str], words: list[str], line_no: int, line: str) -> 
     dedup = values.get("dedupratio")
     altroot = values.get("altroot")
     return PoolUsage(
-        name=values["name"] if "name" in values else words[0], **space,
+        values["name"] if "name" in values else words[0], *space,
         dedupratio=_ratio(dedup, line_no, line) if dedup is not None else None,
         health=_health(values.get("health", "-"), line_no, line) or "",
         altroot=None if altroot in (None, "-") else altroot, exact=exact)
@@ -328,7 +318,7 @@ def _vdev_row(cur: _Open, columns: list[str], words: list[str], indent: int, lin
     parent = stack[-1][1] if stack else None
     stack.append((indent, len(cur.vdevs)))
     cur.stack = stack
-    return VdevUsage(name=words[0], section=cur.section, **space,
+    return VdevUsage(words[0], *space, section=cur.section,
                      health=_health(values.get("health", "-"), line_no, line),
                      depth=len(stack) - 1, parent=parent, exact=exact)
 
