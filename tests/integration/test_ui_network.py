@@ -12,11 +12,10 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from textual.widgets import Static
 
+from tests.ui.test_network_screen import show_network, text_of
 from zconsole.services.read.network import collect_network
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.screens.network.screen import NetworkScreen
 
 if TYPE_CHECKING:
     from conftest import ZfsGuest
@@ -90,18 +89,10 @@ async def test_screen_on_the_guest(topology: ZfsGuest) -> None:
             if app.refreshes or app.last_error:
                 break
             await pilot.pause(0.05)
-        await pilot.press("5")
-        screen = app.screen
-        assert isinstance(screen, NetworkScreen)
-        for _ in range(600):
-            if screen.reads:
-                break
-            await pilot.pause(0.05)
-        await pilot.pause()
-        bridges = "\n".join(str(w.render()) for w in screen.query(".net-bridge").results(Static))
+        screen = await show_network(app, pilot, patience=30.0)
+        bridges = text_of(screen, ".net-bridge")
         assert "├─ ← zcport0" in bridges or "└─ ← zcport0" in bridges
         assert "└─ → zcbr0.100" in bridges and "VLAN 100 · port of zcbr100" in bridges
         assert "198.51.100.7/24" in bridges
-        findings = "\n".join(str(w.render()) for w in screen.query("#net-findings")
-                             .results(Static))
+        findings = text_of(screen, "#net-findings")
         assert "zcbr100 has no working port" in findings.replace("\n", " ")

@@ -19,12 +19,13 @@ FIX = PARSERS / "iproute"
 SIZES = [(80, 24), (120, 40)]
 
 
-async def open_network(app: ZConsoleApp, pilot: Any, refreshes: int = 1) -> NetworkScreen:
-    await settle(app, pilot, refreshes=refreshes)
+async def show_network(app: ZConsoleApp, pilot: Any, *, patience: float = 5.0) -> NetworkScreen:
+    """Press 5 and wait (up to about `patience` seconds) until the Network screen has read the
+    network; tests/integration/test_ui_network.py opens it on the guest this way too."""
     await pilot.press("5")
     screen = app.screen
     assert isinstance(screen, NetworkScreen)
-    for _ in range(500):
+    for _ in range(round(patience / 0.01)):
         if screen.reads:
             break
         await pilot.pause(0.01)
@@ -32,6 +33,11 @@ async def open_network(app: ZConsoleApp, pilot: Any, refreshes: int = 1) -> Netw
         raise AssertionError("the network was never read")
     await pilot.pause()
     return screen
+
+
+async def open_network(app: ZConsoleApp, pilot: Any, refreshes: int = 1) -> NetworkScreen:
+    await settle(app, pilot, refreshes=refreshes)
+    return await show_network(app, pilot)
 
 
 def text_of(screen: NetworkScreen, selector: str) -> str:
