@@ -39,39 +39,45 @@ from zconsole.services.ops.zfs.common import (
 from zconsole.services.ops.zfs.new_disk import DiskName, check_new_disk, smallest_member, who
 
 
-def _watch_step(pool: str, dn: DiskName, step_id: str, title: str, explanation: str,
-                kind: str, label: str) -> Step:
-    """The Wait step after the attach: the resilver or expansion (`kind`) ends with the new
-    disk ONLINE."""
-    new_online = predicate("vdev_state", f"{dn.zpool_name} is ONLINE", pool=pool,
-                           name=dn.zpool_name, state="ONLINE")
-    return Step(id=step_id, title=title, explanation=explanation,
-                wait=resilver_wait(pool, kind, label, (new_online,)),
-                postchecks=(new_online,))
-
-
-def _params(target: str, dn: DiskName, dev: Disk | None,
-            force: bool) -> tuple[tuple[str, str], ...]:
-    return (("target", target), ("disk", dn.path),
-            ("serial", dev.serial or "" if dev else ""), ("force", yes_no(force)))
-
-
-def _attach_step(pool: str, target: str, dn: DiskName, dev: Disk | None,
-                 disk_checks: list[Check], force: bool, *, title: str, explanation: str,
-                 command: Command, verb: str) -> Step:
-    """The `zpool attach` step: `dn` is not in yet, still fits, and is in afterwards."""
-    return Step(
+def _attach_plan(draft: Draft, status: Pool, target: str, dn: DiskName, dev: Disk | None,
+                 checks: list[Check], disk_checks: list[Check], force: bool, *, expand: bool,
+                 title: str, step_title: str, explanation: str, label: str) -> Plan:
+    """The plan both kinds of attach end with: `zpool attach POOL TARGET NEW` (`dn` is not in
+    yet, still fits, and is in afterwards), then the Wait step for what zpool starts, a
+    resilver, or with `expand` a raidz expansion, until the new disk is ONLINE."""
+    pool = draft.pool
+    argv = ("zpool", "attach", *force_args(checks, force), pool, target, dn.path)
+    attach = Step(
         id="attach",
-        title=title,
+        title=step_title,
         explanation=explanation,
-        command=command,
+        command=Command(argv, label, writes=True),
         prechecks=(*in_and_not_yet(pool, target, dn.zpool_name),
-                   still_fit(pool, target, dn, dev, disk_checks, force,
-                             replacing=False)),
+                   still_fit(pool, target, dn, dev, disk_checks, force, replacing=False)),
         postchecks=(predicate("vdev_present", f"{dn.zpool_name} is in {pool}", pool=pool,
                               name=dn.zpool_name),),
-        confirmation=serial_confirmation(dn, dev, verb),
+        confirmation=serial_confirmation(dn, dev, "Expanding" if expand else "Attaching"),
     )
+    new_online = predicate("vdev_state", f"{dn.zpool_name} is ONLINE", pool=pool,
+                           name=dn.zpool_name, state="ONLINE")
+    if expand:
+        watch_id, kind, watching = "expand", "raidz_expand", f"expansion of {target} in {pool}"
+        watch_title = f"Expansion of {target}"
+        about = ("ZFS copies every block of the vdev into the wider layout (zpool status: "
+                 "expand:). Leaving the screen only stops watching.")
+    else:
+        watch_id, kind, watching = "resilver", "resilver", f"resilver of {dn.zpool_name} in {pool}"
+        watch_title = f"Resilver {dn.zpool_name}"
+        about = ("ZFS copies every allocated block of the vdev onto the new disk. The pool "
+                 "stays in use; leaving the screen only stops watching.")
+    watch = Step(id=watch_id, title=watch_title, explanation=about,
+                 wait=resilver_wait(pool, kind, watching, (new_online,)),
+                 postchecks=(new_online,))
+    return draft.plan(
+        title=title, checks=checks, steps=(attach, watch),
+        preview=guards.redundancy_preview(status, target, "attach", new=dn.zpool_name),
+        params=(("target", target), ("disk", dn.path),
+                ("serial", dev.serial or "" if dev else ""), ("force", yes_no(force))))
 
 
 def build_attach(reading: HostReading, pool: str, target: str, disk: str, *,
@@ -97,29 +103,15 @@ def build_attach(reading: HostReading, pool: str, target: str, disk: str, *,
     dn, dev = new_name(reading, disk)
     found = guards.top_level(status, leaf.name)
     top = found[1] if found else leaf
-    title = (f"Attach {dn.zpool_name} to {top.name} in {pool}"
-             + (f" (next to {leaf.name})" if top is not leaf else ""))
-    preview = guards.redundancy_preview(status, leaf.name, "attach", new=dn.zpool_name)
-    argv = ("zpool", "attach", *force_args(checks, force), pool, leaf.name, dn.path)
-    steps = (
-        _attach_step(
-            pool, leaf.name, dn, dev, disk_checks, force,
-            title=f"Attach {dn.zpool_name} to {leaf.name}",
-            explanation=(f"zpool writes a new GPT on {who(dev) if dev else disk} (partition 1 "
-                         "for data, an 8 MiB partition 9) and starts a resilver that copies "
-                         f"{top.name}'s data onto it. Everything on that disk is lost."),
-            command=Command(argv, f"attach {dn.zpool_name} to {leaf.name}", writes=True),
-            verb="Attaching",
-        ),
-        _watch_step(
-            pool, dn, "resilver", f"Resilver {dn.zpool_name}",
-            ("ZFS copies every allocated block of the vdev onto the new disk. "
-             "The pool stays in use; leaving the screen only stops watching."),
-            "resilver", f"resilver of {dn.zpool_name} in {pool}",
-        ),
-    )
-    return draft.plan(title=title, preview=preview, checks=checks, steps=steps,
-                      params=_params(leaf.name, dn, dev, force))
+    return _attach_plan(
+        draft, status, leaf.name, dn, dev, checks, disk_checks, force, expand=False,
+        title=(f"Attach {dn.zpool_name} to {top.name} in {pool}"
+               + (f" (next to {leaf.name})" if top is not leaf else "")),
+        step_title=f"Attach {dn.zpool_name} to {leaf.name}",
+        explanation=(f"zpool writes a new GPT on {who(dev) if dev else disk} (partition 1 for "
+                     "data, an 8 MiB partition 9) and starts a resilver that copies "
+                     f"{top.name}'s data onto it. Everything on that disk is lost."),
+        label=f"attach {dn.zpool_name} to {leaf.name}")
 
 
 EXPAND = "raidz-expand"  # check names
@@ -181,28 +173,14 @@ def build_expand(draft: Draft, reading: HostReading, status: Pool, top: Vdev, di
               "and the pool stays in use; a scrub or resilver pauses the expansion."),
     ]
     dn, dev = new_name(reading, disk)
-    argv = ("zpool", "attach", *force_args(checks, force), pool, top.name, dn.path)
-    steps = (
-        _attach_step(
-            pool, top.name, dn, dev, disk_checks, force,
-            title=f"Attach {dn.zpool_name} to {top.name} (raidz expansion)",
-            explanation=(f"zpool labels {who(dev) if dev else disk} and adds it to "
-                         f"{top.name}; ZFS then reflows the vdev's data across {n + 1} disks. "
-                         "Everything on the new disk is lost."),
-            command=Command(argv, f"expand {top.name} with {dn.zpool_name}", writes=True),
-            verb="Expanding",
-        ),
-        _watch_step(
-            pool, dn, "expand", f"Expansion of {top.name}",
-            ("ZFS copies every block of the vdev into the wider layout (zpool "
-             "status: expand:). Leaving the screen only stops watching."),
-            "raidz_expand", f"expansion of {top.name} in {pool}",
-        ),
-    )
-    preview = guards.redundancy_preview(status, top.name, "attach", new=dn.zpool_name)
-    return draft.plan(title=f"Expand {top.name} with {dn.zpool_name} in {pool}",
-                      preview=preview, checks=checks, steps=steps,
-                      params=_params(top.name, dn, dev, force))
+    return _attach_plan(
+        draft, status, top.name, dn, dev, checks, disk_checks, force, expand=True,
+        title=f"Expand {top.name} with {dn.zpool_name} in {pool}",
+        step_title=f"Attach {dn.zpool_name} to {top.name} (raidz expansion)",
+        explanation=(f"zpool labels {who(dev) if dev else disk} and adds it to {top.name}; ZFS "
+                     f"then reflows the vdev's data across {n + 1} disks. Everything on the "
+                     "new disk is lost."),
+        label=f"expand {top.name} with {dn.zpool_name}")
 
 
 def plan_cli(host: Host, req: PlanRequest) -> Plan:
