@@ -82,40 +82,45 @@ _HUMAN_TIME = re.compile(r"^([0-9]{1,30})(?:[.,]([0-9]{1,30}))?(ns|us|ms|s)$")
 _TIME_SCALE = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 
 
+def _read_figure(text: str, pattern: re.Pattern[str], what: str,
+                 value: Callable[[str, str | None, str], tuple[int, bool]]
+                 ) -> tuple[int | None, bool]:
+    """What every human-or-`-p` figure shares: `-` -> (None, True), a plain integer (-p) is
+    exact, anything else is `pattern`'s (whole, fraction, unit) read by `value` into
+    (value, exact). ValueError for what `pattern` does not match."""
+    t = text.strip()
+    if t == "-":
+        return None, True
+    if is_int(t):
+        return int(t), True
+    m = pattern.match(t)
+    if not m:
+        raise ValueError(f"not a {what}: {text[:60]!r}")
+    return value(m.group(1), m.group(2), m.group(3))
+
+
+def _size_value(whole: str, frac: str | None, unit: str) -> tuple[int, bool]:
+    scale = _SUFFIX[unit]
+    if frac is None:
+        return int(whole) * scale, scale == 1 or len(whole) <= 2
+    return int(round(float(f"{whole}.{frac}") * scale)), False
+
+
 def parse_figure(text: str) -> tuple[int | None, bool]:
     """A human or -p figure -> (value, exact); `-` -> (None, True). ValueError otherwise.
 
     '1063256064' -> (1063256064, True), '7G' -> (7516192768, True), '1.84G' -> (.., False),
     '148M' -> (155189248, False), '11,4T' -> (.., False).
     """
-    t = text.strip()
-    if t == "-":
-        return None, True
-    if is_int(t):
-        return int(t), True
-    m = _HUMAN_FIGURE.match(t)
-    if not m:
-        raise ValueError(f"not a figure: {text[:60]!r}")
-    whole, frac, unit = m.group(1), m.group(2), m.group(3)
-    scale = _SUFFIX[unit]
-    if frac is None:
-        value = int(whole) * scale
-        return value, scale == 1 or len(whole) <= 2
-    value = int(round(float(f"{whole}.{frac}") * scale))
-    return value, False
+    return _read_figure(text, _HUMAN_FIGURE, "figure", _size_value)
+
+
+def _time_value(whole: str, frac: str | None, unit: str) -> tuple[int, bool]:
+    number = float(f"{whole}.{frac}") if frac is not None else int(whole)
+    return int(round(number * _TIME_SCALE[unit])), unit == "ns"
 
 
 def parse_latency(text: str) -> tuple[int | None, bool]:
     """An average wait in ns: '881' (-p) or '881ns' exact; '6ms', '1s' floored by zpool
     (inexact); `-` (no I/O of that kind) -> (None, True). ValueError otherwise."""
-    t = text.strip()
-    if t == "-":
-        return None, True
-    if is_int(t):
-        return int(t), True
-    m = _HUMAN_TIME.match(t)
-    if not m:
-        raise ValueError(f"not a latency: {text[:60]!r}")
-    whole, frac, unit = m.group(1), m.group(2), m.group(3)
-    number = float(f"{whole}.{frac}") if frac is not None else int(whole)
-    return int(round(number * _TIME_SCALE[unit])), unit == "ns"
+    return _read_figure(text, _HUMAN_TIME, "latency", _time_value)
