@@ -53,9 +53,9 @@ async def test_disks_screen_on_guest(clean_guest: ZfsGuest) -> None:
             assert name in rows, (name, sorted(rows))
             size, serial = lsblk[name]
             assert serial == f"zfsvm-{name}"
-            assert rows[name].serial == serial
-            assert rows[name].size_bytes == size == guest.disks[name]
-            assert rows[name].preferred_id == f"virtio-zfsvm-{name}"
+            assert rows[name].disk.serial == serial
+            assert rows[name].disk.size_bytes == size == guest.disks[name]
+            assert rows[name].disk.preferred_id == f"virtio-zfsvm-{name}"
 
         # pool members: their pool and vdev
         for name in ("vdb", "vdc"):

@@ -89,17 +89,17 @@ async def test_table_lists_service_rows_and_detail_follows_cursor() -> None:
         # first disk selected: its identity in the panel, exactly as the service has it
         sda = expected["sda"]
         text = detail(app)
-        assert f"serial     {sda.serial}" in text
-        assert f"{sda.size_bytes:,} bytes" in text
+        assert f"serial     {sda.disk.serial}" in text
+        assert f"{sda.disk.size_bytes:,} bytes" in text
         assert "512 B logical / 512 B physical (512n)" in text
         assert "IN POOL" in text and "tank, mirror-0" in text
         # move to sdj (the 4Kn disk)
         await select(app, pilot, "sdj")
         text = detail(app)
         sdj = expected["sdj"]
-        assert text.startswith(f"sdj ({sdj.preferred_id})")
+        assert text.startswith(f"sdj ({sdj.disk.preferred_id})")
         assert "4096 B logical / 4096 B physical (4Kn)" in text
-        assert "FREE" in text and f"serial     {sdj.serial}" in text
+        assert "FREE" in text and f"serial     {sdj.disk.serial}" in text
         assert "partitions none" in text
 
 

@@ -88,13 +88,13 @@ def test_showcase_roles_exact(showcase: DiskInventory) -> None:
 def test_showcase_identity(showcase: DiskInventory) -> None:
     rows = {r.name: r for r in build_rows(showcase)}
     sdj, sdh, sda = rows["sdj"], rows["sdh"], rows["sda"]
-    assert (sdj.logical_sector, sdj.physical_sector, sdj.sector_format) == (4096, 4096, "4Kn")
-    assert (sdh.logical_sector, sdh.physical_sector, sdh.sector_format) == (512, 4096, "512e")
+    assert (sdj.disk.logical_sector, sdj.disk.physical_sector, sdj.sector_format) == (4096, 4096, "4Kn")
+    assert (sdh.disk.logical_sector, sdh.disk.physical_sector, sdh.sector_format) == (512, 4096, "512e")
     assert sda.sector_format == "512n"
-    assert sda.preferred_id == "ata-HGST_HUS724040ALE640_PN2334PBJ1A2BT"
-    assert sda.by_path == ("pci-0000:00:17.0-ata-1",)
-    assert sda.serial == "PN2334PBJ1A2BT" and sda.model == "HGST_HUS724040ALE640"
-    assert sda.size_bytes == 4000787030016
+    assert sda.disk.preferred_id == "ata-HGST_HUS724040ALE640_PN2334PBJ1A2BT"
+    assert sda.disk.by_path == ("pci-0000:00:17.0-ata-1",)
+    assert sda.disk.serial == "PN2334PBJ1A2BT" and sda.disk.model == "HGST_HUS724040ALE640"
+    assert sda.disk.size_bytes == 4000787030016
     assert (sda.media, rows["sde"].media, rows["nvme1n1"].media) == ("HDD", "SSD", "NVMe")
     # partitions are listed under their disk with what is on them
     sdk1 = rows["sdk"].partitions
@@ -184,7 +184,7 @@ def test_unknown_values_stay_unknown() -> None:
     inv = DiskInventory((Disk("sdz", "", "disk"),))
     inv = DiskInventory(inv.devices, roles=classify(inv, None))
     (row,) = build_rows(inv)
-    assert row.media is None and row.sector_format is None and row.size_bytes is None
+    assert row.media is None and row.sector_format is None and row.disk.size_bytes is None
     assert row.state is DiskState.FREE
     assert row.role_sentence == "free: no partitions, no signature (pool membership not checked)"
     no_role = build_rows(DiskInventory((Disk("sdy", "", "disk"),)))
@@ -227,7 +227,7 @@ def test_local_host_lists_every_disk_of_this_machine() -> None:
     rows = {r.name: r for r in build_rows(inv)}
     for name, size in expected.items():
         assert name in rows, (name, sorted(rows))
-        assert rows[name].size_bytes == size, name
+        assert rows[name].disk.size_bytes == size, name
         assert rows[name].state is not None
         assert rows[name].role_sentence
     # partitions never show as rows of their own

@@ -121,21 +121,10 @@ class PartitionRow:
 
 @dataclass(frozen=True)
 class DiskRow:
-    """One whole disk as the Disks screen shows it."""
+    """One whole disk as the Disks screen shows it: the `disk` itself, with its role, its
+    partitions, its I/O figures and their history."""
 
-    name: str
-    preferred_id: str | None
-    by_id: tuple[str, ...]
-    by_path: tuple[str, ...]
-    serial: str | None
-    model: str | None
-    vendor: str | None
-    wwn: str | None
-    transport: str | None
-    size_bytes: int | None
-    rotational: bool | None
-    logical_sector: int | None
-    physical_sector: int | None
+    disk: Disk  # as the inventory read it: identity, size, sectors, holders, mounts, signature
     state: DiskState | None
     reasons: tuple[str, ...]  # identity's full sentences
     role_detail: str  # one short line: "tank, mirror-0", "/srv/backup mounted (ext4)"
@@ -144,9 +133,6 @@ class DiskRow:
     vdev_path: tuple[str, ...]
     leaf: str | None
     partitions: tuple[PartitionRow, ...]
-    holders: tuple[str, ...]
-    mountpoints: tuple[str, ...]
-    fs_type: str | None
     io: DiskIo | None
     io_missing: str | None  # why `io` is None
     busy_series: tuple[float, ...]
@@ -155,6 +141,10 @@ class DiskRow:
     slow: Finding | None
 
     # -- derived words ---------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.disk.name
+
     @property
     def role_word(self) -> str:
         return ROLE_LOOK[self.state][0]
@@ -180,18 +170,18 @@ class DiskRow:
     @property
     def media(self) -> str | None:
         """HDD, SSD or NVMe from the kernel's queue/rotational flag and the transport."""
-        if self.rotational is None:
+        if self.disk.rotational is None:
             return None
-        if self.rotational:
+        if self.disk.rotational:
             return "HDD"
-        if (self.transport or "") == "nvme" or self.name.startswith("nvme"):
+        if (self.disk.transport or "") == "nvme" or self.name.startswith("nvme"):
             return "NVMe"
         return "SSD"
 
     @property
     def sector_format(self) -> str | None:
         """512n, 512e (512-byte logical on 4 KiB physical) or 4Kn; None when unknown."""
-        lo, ph = self.logical_sector, self.physical_sector
+        lo, ph = self.disk.logical_sector, self.disk.physical_sector
         if lo is None or ph is None:
             return None
         if lo == 512 and ph == 512:
@@ -346,19 +336,7 @@ def build_rows(
             return history.series(name, attr) if history is not None else ()
 
         rows.append(DiskRow(
-            name=d.name,
-            preferred_id=d.preferred_id,
-            by_id=d.by_id,
-            by_path=d.by_path,
-            serial=d.serial,
-            model=d.model,
-            vendor=d.vendor,
-            wwn=d.wwn,
-            transport=d.transport,
-            size_bytes=d.size_bytes,
-            rotational=d.rotational,
-            logical_sector=d.logical_sector,
-            physical_sector=d.physical_sector,
+            disk=d,
             state=role.state if role is not None else None,
             reasons=role.reasons if role is not None else (),
             role_detail=_role_detail(d, role, inventory),
@@ -367,9 +345,6 @@ def build_rows(
             vdev_path=role.vdev_path if role is not None else (),
             leaf=role.leaf if role is not None else None,
             partitions=_partition_rows(d, inventory),
-            holders=d.holders,
-            mountpoints=d.mountpoints,
-            fs_type=d.fs_type,
             io=io,
             io_missing=None if io is not None else io_missing,
             busy_series=series("util_pct"),

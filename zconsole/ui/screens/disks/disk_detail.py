@@ -34,8 +34,8 @@ def detail_head(row: DiskRow) -> Hanging:
     """Title, slow-disk sentence, role reasons and the newest I/O figures."""
     level = LEVEL_STYLE.get(ROLE_COLOUR.get(row.role_level, ""), "")
     parts: list[Content | str] = [plain(row.name, "bold")]
-    if row.preferred_id:
-        parts.append(plain(f" ({row.preferred_id})"))
+    if row.disk.preferred_id:
+        parts.append(plain(f" ({row.disk.preferred_id})"))
     parts.append("  ")
     parts.append(plain(f"{row.role_symbol} {row.role_word}", f"{level} bold".strip()))
     if row.state is DiskState.IN_POOL:
@@ -60,45 +60,48 @@ def detail_head(row: DiskRow) -> Hanging:
 
 def _identity(row: DiskRow, source: str) -> list[tuple[str, str]]:
     """(label, value) lines: how to find the disk (by-id, by-path, serial, model, wwn)."""
+    d = row.disk
     lines: list[tuple[str, str]] = []
-    if row.by_id:
-        lines.append(("by-id", row.by_id[0]))
-        lines.extend(("", other) for other in row.by_id[1:])
+    if d.by_id:
+        lines.append(("by-id", d.by_id[0]))
+        lines.extend(("", other) for other in d.by_id[1:])
     else:
         lines.append(("by-id", "- (no /dev/disk/by-id link for this disk)"))
-    lines.append(("by-path", ", ".join(row.by_path) if row.by_path else
+    lines.append(("by-path", ", ".join(d.by_path) if d.by_path else
                   "- (no /dev/disk/by-path link for this disk)"))
-    lines.append(("serial", row.serial or _unknown("serial", source)))
-    model = row.model or _unknown("model", source)
-    if row.model and row.vendor and row.vendor.strip() and row.vendor.strip() != "ATA":
-        model = f"{row.model} (vendor {row.vendor.strip()})"
+    lines.append(("serial", d.serial or _unknown("serial", source)))
+    model = d.model or _unknown("model", source)
+    if d.model and d.vendor and d.vendor.strip() and d.vendor.strip() != "ATA":
+        model = f"{d.model} (vendor {d.vendor.strip()})"
     lines.append(("model", model))
-    if row.wwn:
-        lines.append(("wwn", row.wwn))
+    if d.wwn:
+        lines.append(("wwn", d.wwn))
     return lines
 
 
 def _hardware(row: DiskRow, source: str) -> list[tuple[str, str]]:
     """(label, value) lines: size, media and sector sizes."""
-    size = (f"{fmt.size(row.size_bytes, short=True)} ({row.size_bytes:,} bytes)"
-            if row.size_bytes is not None else _unknown("size", source))
-    if row.rotational is None:
+    d = row.disk
+    size = (f"{fmt.size(d.size_bytes, short=True)} ({d.size_bytes:,} bytes)"
+            if d.size_bytes is not None else _unknown("size", source))
+    if d.rotational is None:
         media = _unknown("queue/rotational", source)
     else:
-        media = (f"{row.media} (kernel: rotational)" if row.rotational else
+        media = (f"{row.media} (kernel: rotational)" if d.rotational else
                  f"{row.media} (kernel: non-rotational)")
-    if row.transport:
-        media += f", transport {row.transport}"
-    if row.logical_sector is None or row.physical_sector is None:
+    if d.transport:
+        media += f", transport {d.transport}"
+    if d.logical_sector is None or d.physical_sector is None:
         sectors = _unknown("sector size", source)
     else:
-        sectors = (f"{row.logical_sector} B logical / {row.physical_sector} B physical "
+        sectors = (f"{d.logical_sector} B logical / {d.physical_sector} B physical "
                    f"({row.sector_format})")
     return [("size", size), ("media", media), ("sectors", sectors)]
 
 
 def _contents(row: DiskRow) -> list[tuple[str, str]]:
     """(label, value) lines: the zpool name, partitions, signature, mounts, holders."""
+    d = row.disk
     lines: list[tuple[str, str]] = []
     if row.state is DiskState.IN_POOL and row.leaf:
         lines.append(("zpool name", row.leaf))
@@ -109,13 +112,13 @@ def _contents(row: DiskRow) -> list[tuple[str, str]]:
     else:
         lines.append(("partitions", "none"))
     own = []
-    if row.fs_type:
-        own.append(f"signature {row.fs_type} on the whole disk")
-    if row.mountpoints:
-        own.append("mounted at " + ", ".join(row.mountpoints))
+    if d.fs_type:
+        own.append(f"signature {d.fs_type} on the whole disk")
+    if d.mountpoints:
+        own.append("mounted at " + ", ".join(d.mountpoints))
     if own:
         lines.append(("whole disk", "; ".join(own)))
-    lines.append(("holders", ", ".join(row.holders) if row.holders
+    lines.append(("holders", ", ".join(d.holders) if d.holders
                   else "none (no dm/md on the disk)"))
     return lines
 

@@ -70,7 +70,7 @@ class DisksTable(LevelTable):
                    ) -> list[str | Text]:
         marker = "▾ " if expanded else ("▸ " if row.partitions else "  ")
         return [plain_text(marker + row.name), self.role_cell(row, room),
-                fmt.size(row.size_bytes, short=True), plain_text(row.media or "-"),
+                fmt.size(row.disk.size_bytes, short=True), plain_text(row.media or "-"),
                 *io_cells(row.io, wide, row.busy_series)]
 
     def partition_rows(self, row: DiskRow, *, wide: bool, room: int
