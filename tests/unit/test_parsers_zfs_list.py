@@ -11,7 +11,12 @@ from tests.paths import PARSERS
 from zconsole.model.dataset import Dataset, datasets_from_columns
 from zconsole.parsers import zfs_list
 from zconsole.parsers.errors import ParseError
-from zconsole.parsers.zfs_list import DEFAULT_COLUMNS, SNAPSHOT_COLUMNS, parse_zfs_list
+from zconsole.parsers.zfs_list import (
+    DEFAULT_COLUMNS,
+    SNAPSHOT_COLUMNS,
+    parse_zfs_list,
+    parse_zfs_list_names,
+)
 
 FIX = PARSERS / "zfs-list"
 
@@ -83,7 +88,7 @@ def test_props_hold_the_columns_no_field_holds() -> None:
 def _both(text: str, cols: Sequence[str]) -> tuple[list[Dataset] | None, list[Dataset]]:
     lay = zfs_list._Layout(cols)
     lines = text.splitlines()
-    return zfs_list._by_columns(lines, lay), zfs_list._by_rows(lines, lay)
+    return zfs_list._by_columns(lines, lay, zfs_list._build), zfs_list._by_rows(lines, lay)
 
 
 def _same(a: list[Dataset], b: list[Dataset]) -> None:
@@ -109,9 +114,11 @@ def test_fast_path_equals_row_by_row_on_demo_output(scenario: str, cols: Sequenc
                                                     chunk: int,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(zfs_list, "_CHUNK", chunk)  # rows are split a chunk at a time
-    fast, rows = _both(_demo_listing(scenario, cols), cols)
+    text = _demo_listing(scenario, cols)
+    fast, rows = _both(text, cols)
     assert fast is not None and len(rows) > 2 * 7
     _same(fast, rows)
+    assert parse_zfs_list_names(text, cols) == [d.name for d in rows]
 
 
 def test_an_unusual_row_in_a_later_chunk_gives_the_row_by_row_answer(
@@ -143,7 +150,8 @@ def test_fast_path_equals_row_by_row_on_real_output() -> None:
 ])
 def test_unusual_input_takes_the_row_by_row_path(text: str) -> None:
     cols = ("name", "used", "refer")
-    assert zfs_list._by_columns(text.splitlines(), zfs_list._Layout(cols)) is None
+    assert zfs_list._by_columns(text.splitlines(), zfs_list._Layout(cols),
+                                zfs_list._build) is None
     try:
         expected: object = zfs_list._by_rows(text.splitlines(), zfs_list._Layout(cols))
     except ParseError as e:
@@ -153,6 +161,11 @@ def test_unusual_input_takes_the_row_by_row_path(text: str) -> None:
     except ParseError as e:
         got = str(e)
     assert got == expected
+    try:
+        names: object = parse_zfs_list_names(text, cols)
+    except ParseError as e:
+        names = str(e)
+    assert names == (expected if isinstance(expected, str) else [d.name for d in expected])
 
 
 def test_a_snapshot_listing_is_parsed_column_by_column(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -183,3 +196,16 @@ def test_datasets_from_columns_builds_what_the_constructor_builds() -> None:
         datasets_from_columns(1, {"name": ["a"]})  # type has no default
     with pytest.raises(TypeError):
         datasets_from_columns(1, {"name": ["a"], "nope": [1]}, {"type": "filesystem"})
+
+
+def test_names_alone_build_no_dataset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scan's parse gives the names and builds no Dataset (work done, not time)."""
+    text = _demo_listing("showcase", ("name", "createtxg"), "snapshot")
+    expected = [d.name for d in parse_zfs_list(text, ("name", "createtxg"))]
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("built")
+
+    monkeypatch.setattr(zfs_list, "datasets_from_columns", refuse)
+    monkeypatch.setattr(zfs_list, "_by_rows", refuse)
+    assert parse_zfs_list_names(text, ("name", "createtxg")) == expected and expected

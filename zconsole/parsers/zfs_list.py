@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
 from operator import contains
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from zconsole.model.dataset import Dataset, datasets_from_columns
 from zconsole.parsers.errors import ParseError, parser
@@ -76,8 +76,19 @@ def parse_zfs_list(text: str, columns: Sequence[str]) -> list[Dataset]:
     """Parse `zfs list -H -p -o <columns>` output; `columns` as passed to `-o`."""
     layout = _Layout(columns)
     lines = text.splitlines()
-    fast = _by_columns(lines, layout)
+    fast = _by_columns(lines, layout, _build)
     return fast if fast is not None else _by_rows(lines, layout)
+
+
+@parser(SOURCE)
+def parse_zfs_list_names(text: str, columns: Sequence[str]) -> list[str]:
+    """The names `parse_zfs_list(text, columns)` would give, checked as it checks them
+    (ParseError where it raises one), without building the Datasets: the background
+    snapshot scan needs only the names of up to 100 000 snapshots."""
+    layout = _Layout(columns)
+    lines = text.splitlines()
+    fast = _by_columns(lines, layout, lambda fields, _: list(fields[0]["name"]))
+    return fast if fast is not None else [d.name for d in _by_rows(lines, layout)]
 
 
 class _Layout:
@@ -116,20 +127,33 @@ _DASH_IS_NONE = {"-": None}
 _FIELD_OF = {"referenced": "refer", "available": "avail"}
 
 
-def _by_columns(lines: list[str], lay: _Layout) -> list[Dataset] | None:
+T = TypeVar("T")
+_Fields = tuple[dict[str, Sequence[Any]], dict[str, Any]]
+
+
+def _by_columns(lines: list[str], lay: _Layout, build: Callable[[_Fields, int], list[T]]
+                ) -> list[T] | None:
+    """`build(fields, n)` of each chunk of rows, joined; None when the lines need the
+    row-by-row path."""
     if not lines or lay.width < 2 or set(map(str.count, lines, repeat("\t"))) != {lay.width - 1}:
         return None
-    datasets: list[Dataset] = []
+    out: list[T] = []
     for start in range(0, len(lines), _CHUNK):
-        part = _chunk(lines[start:start + _CHUNK], lay)
-        if part is None:
+        chunk = lines[start:start + _CHUNK]
+        fields = _fields(chunk, lay)
+        if fields is None:
             return None
-        datasets += part
-    return datasets
+        out += build(fields, len(chunk))
+    return out
 
 
-def _chunk(lines: list[str], lay: _Layout) -> list[Dataset] | None:
-    n = len(lines)
+def _build(fields: _Fields, n: int) -> list[Dataset]:
+    return datasets_from_columns(n, *fields)
+
+
+def _fields(lines: list[str], lay: _Layout) -> _Fields | None:
+    """Each field's column and the values all rows share, checked and converted; None when
+    the lines need the row-by-row path."""
     flat = "\t".join(lines).split("\t")
     width = lay.width
 
@@ -164,7 +188,7 @@ def _chunk(lines: list[str], lay: _Layout) -> list[Dataset] | None:
         same["type"] = "snapshot"  # what _type_from_name says of every one
     else:
         values["type"] = _types(names, lay, col)
-    return datasets_from_columns(n, values, same)
+    return values, same
 
 
 def _numbers(column: list[str]) -> list[int | None]:
