@@ -3,6 +3,7 @@
 
     python bench/budgets.py              # every figure, a table, JSON in bench/results/
     python bench/budgets.py --quick      # fewer repeats and shorter CPU windows
+    python bench/budgets.py --only cli,parse   # some figures (cli parse first_frame keys cpu)
 
 Each figure is a ratio against its floor measured in the same run on the same machine
 (a bare Textual app, a bare interpreter, json.loads of the same rows), or an absolute CPU
@@ -49,6 +50,7 @@ RESULTS = ROOT / "bench" / "results"
 SIZE = (120, 40)
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
+from bench.budget_table import table, verdicts  # noqa: E402
 
 # -- helpers --------------------------------------------------------------------------------
 
@@ -376,76 +378,16 @@ def bench_cli(repeat: int) -> dict[str, Any]:
     return out
 
 
-# -- the table ---------------------------------------------------------------------------------------
-
-def verdicts(r: dict[str, Any]) -> list[tuple[str, str, str, str, bool]]:
-    """(figure, budget, measured, ratio, ok)."""
-    rows = []
-    ff = r["first_frame"]
-    rows.append(("first full frame, zconsole --demo vs bare Textual", "<= 1.30 x",
-                 f"{ff['zconsole_s'] * 1e3:.0f} ms vs {ff['bare_textual_s'] * 1e3:.0f} ms",
-                 f"{ff['ratio']:.2f} x", ff["ratio"] <= 1.3))
-    for scenario, label in (("showcase", "showcase"), ("big100", "100 disks")):
-        c = r["cpu"][scenario]
-        rows.append((f"CPU at --refresh 1, {label} (demo excluded)", "<= 2.0 % core",
-                     f"{c['core_pct']:.1f} % ({c['refreshes']} refreshes, demo "
-                     f"{c['demo_cpu_s'] * 1e3:.0f} ms excluded)",
-                     f"{c['core_pct'] / 2.0:.2f} x", c["core_pct"] <= 2.0))
-    c = r["cpu"]["big1000"]
-    per = c["cpu_per_refresh_s"]
-    rows.append(("CPU per refresh, 1 000 disks (demo excluded)", "<= 250 ms",
-                 "no refresh finished" if per is None else
-                 f"{per * 1e3:.0f} ms ({c['refreshes']} in {c['wall_s']:.0f} s; "
-                 f"{c['core_pct']:.0f} % core)",
-                 "-" if per is None else f"{per / 0.25:.2f} x",
-                 per is not None and per <= 0.25))
-    for scenario in ("showcase", "big100"):
-        c = r["cpu"][scenario]
-        per = c["cpu_per_refresh_s"]
-        rows.append((f"  (CPU per refresh, {c['disks']} disks)", "-",
-                     "-" if per is None else f"{per * 1e3:.1f} ms", "-", True))
-    o = r["cpu"]["open10k"]
-    rows.append(("10 000-snapshot dataset open, refresh 5 s", "<= 2.0 % core",
-                 f"{o['core_pct']:.1f} % ({o['refreshes']} refreshes)",
-                 f"{o['core_pct'] / 2.0:.2f} x", o["core_pct"] <= 2.0))
-    k = r["keys"]
-    rows.append(("keys during the 100 000-snapshot scan, median", "< 40 ms",
-                 f"{k['median_s'] * 1e3:.1f} ms (bare list {k['bare_median_s'] * 1e3:.1f} ms;"
-                 f" {k['keys_during_scan']} keys)",
-                 f"{k['median_s'] / 0.040:.2f} x", k["median_s"] < 0.040))
-    rows.append(("keys during the 100 000-snapshot scan, max", "< 100 ms",
-                 f"{k['max_s'] * 1e3:.1f} ms (bare list {k['bare_max_s'] * 1e3:.1f} ms)",
-                 f"{k['max_s'] / 0.100:.2f} x", k["max_s"] < 0.100))
-    p = r["parse"]
-    rows.append((f"parse_zfs_list {p['rows']:,} rows vs json.loads, time", "<= 2.00 x",
-                 f"{p['parse_s'] * 1e3:.0f} ms vs {p['json_s'] * 1e3:.0f} ms",
-                 f"{p['time_ratio']:.2f} x", p["time_ratio"] <= 2.0))
-    rows.append((f"parse_zfs_list {p['rows']:,} rows vs json.loads, memory", "<= 1.50 x",
-                 f"{p['parse_peak_bytes'] / 2**20:.0f} MiB vs "
-                 f"{p['json_peak_bytes'] / 2**20:.0f} MiB",
-                 f"{p['memory_ratio']:.2f} x", p["memory_ratio"] <= 1.5))
-    for flag, c in r["cli"].items():
-        rows.append((f"zconsole {flag} CPU vs bare interpreter", "<= 1.50 x",
-                     f"{c['zconsole_cpu_s'] * 1e3:.0f} ms vs {c['bare_cpu_s'] * 1e3:.0f} ms",
-                     f"{c['ratio']:.2f} x", c["ratio"] <= 1.5))
-    return rows
-
-
-def table(rows: list[tuple[str, str, str, str, bool]]) -> str:
-    head = ("figure", "budget", "measured", "ratio", "verdict")
-    cells = [head] + [(a, b, c, d, "-" if b == "-" else "PASS" if ok else "FAIL")
-                      for a, b, c, d, ok in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(5)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-             for r in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+STEPS = ("cli", "parse", "first_frame", "keys", "cpu")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats, shorter windows")
     ap.add_argument("--out", type=Path, default=None, help="JSON file (default: bench/results/)")
+    ap.add_argument("--only", default=None, metavar="STEPS",
+                    help="comma-separated steps to measure: " + " ".join(STEPS) +
+                    " (the JSON is then named after them, not the full run's)")
     ap.add_argument("--show", type=Path, default=None,
                     help="print the table of an earlier run's JSON instead of measuring")
     args = ap.parse_args(argv)
@@ -465,7 +407,13 @@ def main(argv: list[str] | None = None) -> int:
         ("keys", lambda: bench_keys(40)),
         ("cpu", lambda: bench_cpu(seconds)),
     ]
+    only = STEPS if args.only is None else tuple(args.only.split(","))
+    unknown = set(only) - set(STEPS)
+    if unknown:
+        ap.error(f"unknown steps: {', '.join(sorted(unknown))}")
     for name, step in steps:
+        if name not in only:
+            continue
         print(f"measuring {name}…", file=sys.stderr, flush=True)
         res[name] = step()
         out_partial = RESULTS / ".partial.json"
@@ -478,7 +426,8 @@ def main(argv: list[str] | None = None) -> int:
     print(table(rows))
     print(f"\nload average before/after: {res['load_before'][0]:.2f} / "
           f"{res['load_after'][0]:.2f} on {res['cpus']} CPUs")
-    out = args.out or RESULTS / f"{dt.date.today().isoformat()}-demo-budgets.json"
+    suffix = "" if args.only is None else "-" + "-".join(only)
+    out = args.out or RESULTS / f"{dt.date.today().isoformat()}-demo-budgets{suffix}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(res, indent=2) + "\n")
     (RESULTS / ".partial.json").unlink(missing_ok=True)

@@ -126,13 +126,54 @@ async def test_number_keys_switch_screens_and_keep_the_frame() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         for screen in SCREENS:
-            await pilot.press(screen.KEY)
+            await pilot.press(screen.key)
             await pilot.pause()
-            assert app.current_mode == screen.MODE
-            assert isinstance(app.screen, screen)
+            assert app.current_mode == screen.mode
+            assert isinstance(app.screen, screen.load())
             facts = str(app.screen.query_one("#facts", Label).render())
-            assert screen.TITLE in facts and "demo: showcase" in facts
+            assert screen.title in facts and "demo: showcase" in facts
             assert app.screen.query_one("#badge-demo").display is True
+
+
+def test_screen_registry_repeats_each_screens_own_names() -> None:
+    """The registry repeats each screen's MODE, KEY and TITLE so that the app can start
+    without importing the screens it does not show first; the copies must be true."""
+    from pathlib import Path
+
+    from zconsole.ui.screens import registry
+
+    for entry in registry.SCREENS:
+        cls = entry.load()
+        assert (cls.MODE, cls.KEY, cls.TITLE) == (entry.mode, entry.key, entry.title)
+    packages = {p.parent.name for p in Path(registry.__file__).parent.glob("*/screen.py")}
+    assert packages == {e.module.split(".")[0] for e in registry.SCREENS}
+
+
+def test_only_the_first_screen_is_imported_before_the_first_frame() -> None:
+    """Start-up imports the first screen's module, not the others' (what is imported is
+    checked, not how long it takes)."""
+    import json
+    import subprocess
+    import sys
+
+    code = """
+import json, sys
+from zconsole.hosts.demo import DemoHost
+from zconsole.ui.app import ZConsoleApp
+app = ZConsoleApp(DemoHost("showcase"), refresh_interval=3600)
+seen = []
+def done():
+    seen.extend(sorted(m for m in sys.modules if m.startswith("zconsole.ui.screens.")))
+    app.exit()
+app.call_after_refresh(done)
+app.run(headless=True, size=(120, 40))
+print(json.dumps(seen))
+"""
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True, timeout=120).stdout
+    loaded = {m.split(".")[3] for m in json.loads(out.splitlines()[-1])}
+    assert "pools" in loaded
+    assert not loaded & {"disks", "datasets", "arc", "network", "host"}, loaded
 
 
 async def test_palette_lists_every_screen_and_theme() -> None:
@@ -146,11 +187,11 @@ async def test_palette_lists_every_screen_and_theme() -> None:
         labels = [str(hit.display) async for hit in provider.discover()]
         labels += [str(hit.text) async for hit in provider.search("Theme")]
         for screen in SCREENS:
-            assert f"Screen: {screen.TITLE}" in labels
+            assert f"Screen: {screen.title}" in labels
         for theme in ("dark", "light", "high-contrast"):
             assert f"Theme: {theme}" in labels
         helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
-        assert all(helps[f"Screen: {s.TITLE}"] == f"key {s.KEY}" for s in SCREENS)
+        assert all(helps[f"Screen: {s.title}"] == f"key {s.key}" for s in SCREENS)
         assert "Quit" in helps  # Textual's own entries are still there
 
 
@@ -207,9 +248,9 @@ async def test_tab_strip_names_every_screen_and_footer_fits_80_columns() -> None
         await settle(app, pilot)
         tabs = str(app.screen.query_one("#tabs", Label).render())
         for s in SCREENS:
-            assert f"{s.KEY} {s.TITLE}" in tabs
+            assert f"{s.key} {s.title}" in tabs
         shown = [b.binding.key for b in app.screen.active_bindings.values() if b.binding.show]
-        assert not {s.KEY for s in SCREENS} & set(shown)
+        assert not {s.key for s in SCREENS} & set(shown)
         assert {"ctrl+r", "p", "q"} <= set(shown)
         footer_text = " ".join(f"{b.binding.key_display or b.binding.key} {b.binding.description}"
                                for b in app.screen.active_bindings.values() if b.binding.show)

@@ -267,22 +267,3 @@ def test_readme_documents_every_key_the_json_has(capsys: pytest.CaptureFixture[s
         keys |= {k for v in pool["vdevs"] for k in v}
         for key in keys:
             assert f'"{key}"' in block, key
-
-
-def test_version_imports_no_subcommand_nor_services() -> None:
-    """`zconsole --version` builds no subcommand's parser, so it imports neither them nor
-    the services, model or Textual (what it imports is checked, not how long it takes)."""
-    import subprocess
-    import sys
-
-    code = ("import json, sys; from zconsole.cli.main import main\n"
-            "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
-            "print(json.dumps(sorted(m for m in sys.modules\n"
-            "                        if m.startswith(('zconsole', 'textual')))))")
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                         text=True).stdout
-    assert out.startswith("zconsole ")
-    loaded = json.loads(out.splitlines()[-1])
-    assert not [m for m in loaded if m.startswith(("zconsole.cli.commands.",
-                                                   "zconsole.services", "zconsole.model",
-                                                   "zconsole.ui", "textual"))], loaded

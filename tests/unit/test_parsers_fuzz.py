@@ -22,7 +22,7 @@ from zconsole.parsers.diskstats import disk_io, parse_diskstats
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.props import parse_get
 from zconsole.parsers.version import parse_zfs_version
-from zconsole.parsers.zfs_list import parse_zfs_list
+from zconsole.parsers.zfs_list import parse_zfs_list, parse_zfs_list_names
 from zconsole.parsers.zpool_iostat import parse_zpool_iostat
 from zconsole.parsers.zpool_list import parse_zpool_list, parse_zpool_list_columns
 from zconsole.parsers.zpool_status_scan import parse_expand_text, parse_removal_text
@@ -59,6 +59,8 @@ PARSERS: dict[str, tuple[Callable[[str], Any], str]] = {
     "zpool-remove": (lambda t: parse_removal_text(t.split("remove:", 1)[-1]), "zpool-status"),
     "zfs-list": (lambda t: parse_zfs_list(t, ["name", "used", "refer", "origin", "clones"]),
                  "zfs-list"),
+    "zfs-list-names": (lambda t: parse_zfs_list_names(t, ["name", "used", "refer", "origin",
+                                                          "clones"]), "zfs-list"),
     "props": (parse_get, "props"),
     "arcstats": (parse_arcstats, "arcstats"),
     "diskstats": (_diskstats_io, "diskstats"),

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import FrozenInstanceError
+
 import pytest
 
 from tests.paths import PARSERS
+from zconsole.model.dataset import Dataset, datasets_from_columns
+from zconsole.parsers import zfs_list
 from zconsole.parsers.errors import ParseError
-from zconsole.parsers.zfs_list import DEFAULT_COLUMNS, SNAPSHOT_COLUMNS, parse_zfs_list
+from zconsole.parsers.zfs_list import (
+    DEFAULT_COLUMNS,
+    SNAPSHOT_COLUMNS,
+    parse_zfs_list,
+    parse_zfs_list_names,
+)
 
 FIX = PARSERS / "zfs-list"
 
@@ -71,3 +81,131 @@ def test_props_hold_the_columns_no_field_holds() -> None:
     (d,) = parse_zfs_list("tank/a\t14336\t512\toff\n", ["name", "used", "written", "Sync"])
     assert d.used == 14336
     assert d.props == {"written": "512", "sync": "off"}
+
+
+# -- the column-by-column path gives what the row-by-row path gives -------------------------
+
+def _both(text: str, cols: Sequence[str]) -> tuple[list[Dataset] | None, list[Dataset]]:
+    lay = zfs_list._Layout(cols)
+    lines = text.splitlines()
+    return zfs_list._by_columns(lines, lay, zfs_list._build), zfs_list._by_rows(lines, lay)
+
+
+def _same(a: list[Dataset], b: list[Dataset]) -> None:
+    assert a == b
+    assert [(type(d), dict(d.props), hash(d), repr(d)) for d in a] == \
+        [(type(d), dict(d.props), hash(d), repr(d)) for d in b]
+
+
+def _demo_listing(scenario: str, cols: Sequence[str], kind: str = "all") -> str:
+    from zconsole.hosts.demo import DemoHost
+
+    host = DemoHost(scenario, clock=lambda: 1.8e9)
+    return host.run(("zfs", "list", "-H", "-p", "-t", kind, "-o", ",".join(cols))).stdout
+
+
+@pytest.mark.parametrize("cols", [
+    DEFAULT_COLUMNS, SNAPSHOT_COLUMNS, ("name", "used", "refer", "origin", "clones"),
+    ("name", "type", "used", "usedsnap", "ratio", "written", "sync", "createtxg"),
+])
+@pytest.mark.parametrize("scenario", ["showcase", "big100"])
+@pytest.mark.parametrize("chunk", [7, 8192])
+def test_fast_path_equals_row_by_row_on_demo_output(scenario: str, cols: Sequence[str],
+                                                    chunk: int,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(zfs_list, "_CHUNK", chunk)  # rows are split a chunk at a time
+    text = _demo_listing(scenario, cols)
+    fast, rows = _both(text, cols)
+    assert fast is not None and len(rows) > 2 * 7
+    _same(fast, rows)
+    assert parse_zfs_list_names(text, cols) == [d.name for d in rows]
+
+
+def test_an_unusual_row_in_a_later_chunk_gives_the_row_by_row_answer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(zfs_list, "_CHUNK", 4)
+    text = "".join(f"tank/a@s{i}\t{i}\t-\n" for i in range(10)) + "tank/a@s10\t5K\t-\n"
+    fast, rows = _both(text, ("name", "used", "refer"))
+    assert fast is None and rows[-1].used == 5 * 1024 and len(rows) == 11
+    assert parse_zfs_list(text, ("name", "used", "refer")) == rows
+
+
+def test_fast_path_equals_row_by_row_on_real_output() -> None:
+    for name, cols in (("2.3.2-all-name-used-refer-origin-clones.txt",
+                        ("name", "used", "refer", "origin", "clones")),
+                       ("2.3.2-copy-name-used-refer.txt", ("name", "used", "refer"))):
+        fast, rows = _both((FIX / name).read_text(), cols)
+        assert fast is not None
+        _same(fast, rows)
+
+
+@pytest.mark.parametrize("text", [
+    "tank\t5\t-\n\n",                 # a blank line
+    "tank\t5\t6\n \t \t \n",          # a line of blanks only
+    "tank\t5K\t6\n",                  # a size with a unit (parse_size reads it)
+    "tank\t5\n",                      # a short row
+    "tank\t\t6\n",                    # an empty size
+    "tank\t٣\t6\n",                   # a non-ASCII digit
+    "-\t5\t6\n",                      # no name
+])
+def test_unusual_input_takes_the_row_by_row_path(text: str) -> None:
+    cols = ("name", "used", "refer")
+    assert zfs_list._by_columns(text.splitlines(), zfs_list._Layout(cols),
+                                zfs_list._build) is None
+    try:
+        expected: object = zfs_list._by_rows(text.splitlines(), zfs_list._Layout(cols))
+    except ParseError as e:
+        expected = str(e)
+    try:
+        got: object = parse_zfs_list(text, cols)
+    except ParseError as e:
+        got = str(e)
+    assert got == expected
+    try:
+        names: object = parse_zfs_list_names(text, cols)
+    except ParseError as e:
+        names = str(e)
+    assert names == (expected if isinstance(expected, str) else [d.name for d in expected])
+
+
+def test_a_snapshot_listing_is_parsed_column_by_column(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `zfs list -H -p` prints never needs the row-by-row path (work done, not time)."""
+    text = _demo_listing("showcase", SNAPSHOT_COLUMNS, "snapshot")
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("row by row")
+
+    monkeypatch.setattr(zfs_list, "_by_rows", refuse)
+    ds = parse_zfs_list(text, SNAPSHOT_COLUMNS)
+    assert ds and all(d.type == "snapshot" and d.createtxg is not None for d in ds)
+
+
+def test_datasets_from_columns_builds_what_the_constructor_builds() -> None:
+    built = datasets_from_columns(
+        2, {"name": ["tank/a@s", "tank/b"], "used": [1, None], "clones": [("tank/c",), ()],
+            "props": [{"x": "1"}, {}]}, {"type": "snapshot", "compressratio": 1.5})
+    assert built == [Dataset("tank/a@s", "snapshot", used=1, clones=("tank/c",),
+                             compressratio=1.5),
+                     Dataset("tank/b", "snapshot", compressratio=1.5)]
+    assert built[0].props == {"x": "1"} and built[1].mountpoint is None
+    with pytest.raises(FrozenInstanceError):
+        built[0].name = "x"  # type: ignore[misc]
+    with pytest.raises(ValueError):
+        datasets_from_columns(2, {"name": ["a"]}, {"type": "filesystem"})
+    with pytest.raises(TypeError):
+        datasets_from_columns(1, {"name": ["a"]})  # type has no default
+    with pytest.raises(TypeError):
+        datasets_from_columns(1, {"name": ["a"], "nope": [1]}, {"type": "filesystem"})
+
+
+def test_names_alone_build_no_dataset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scan's parse gives the names and builds no Dataset (work done, not time)."""
+    text = _demo_listing("showcase", ("name", "createtxg"), "snapshot")
+    expected = [d.name for d in parse_zfs_list(text, ("name", "createtxg"))]
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("built")
+
+    monkeypatch.setattr(zfs_list, "datasets_from_columns", refuse)
+    monkeypatch.setattr(zfs_list, "_by_rows", refuse)
+    assert parse_zfs_list_names(text, ("name", "createtxg")) == expected and expected

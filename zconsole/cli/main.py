@@ -13,28 +13,60 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
 
 from zconsole import __version__
 from zconsole.cli.commands import COMMANDS, load
-from zconsole.hosts.base import Host, HostError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from zconsole.hosts.base import Host
 
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 
 
+class _Version(argparse.Action):
+    """`--version`: prints the version as it is, without a help formatter (whose width
+    lookup imports shutil, and its compressors with it)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kw: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show program's version number "
+                         "and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"zconsole {__version__}")
+        parser.exit()
+
+
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    """argparse's formatter at the width it would choose itself (COLUMNS, else the
+    terminal's, else 80; less 2), found without importing shutil."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return argparse.HelpFormatter(prog, width=(columns or 80) - 2)
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The command line. A subcommand's own parser (whose module may import much of
-    zconsole) is built only when that subcommand is named or help is asked for: the others
-    get a bare entry, so `zconsole --version` and the console start import none of them."""
-    words = list(sys.argv[1:] if argv is None else argv)
-    every = any(w in ("-h", "--help") for w in words)
+    zconsole) is built only when that subcommand is named: the others get a bare entry with
+    their help line from `COMMANDS`, so `zconsole --help`, `--version` and the console
+    import none of them."""
+    words = set(sys.argv[1:] if argv is None else argv)
     p = argparse.ArgumentParser(
-        prog="zconsole",
+        prog="zconsole", formatter_class=_formatter,
         description="A terminal operations console for Linux hosts running OpenZFS.",
     )
-    p.add_argument("--version", action="version", version=f"zconsole {__version__}")
+    p.add_argument("--version", action=_Version)
     where = p.add_mutually_exclusive_group()
     where.add_argument("--host", metavar="[USER@]HOST",
                        help="look at a remote host over ssh (your ~/.ssh/config applies)")
@@ -53,11 +85,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                    help="refresh interval (default 5)")
 
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        if every or name in words:
+    for name, line in COMMANDS.items():
+        if name in words:
             load(name).add_parser(sub)
         else:
-            sub.add_parser(name, add_help=False)  # not named: never parses anything
+            sub.add_parser(name, help=line, add_help=False)  # not named: never parses
     return p
 
 
@@ -84,6 +116,8 @@ def choose_host(args: argparse.Namespace) -> tuple[Host, str | None]:
 
 
 def has_zfs(host: Host) -> bool:
+    from zconsole.hosts.base import HostError
+
     try:
         host.read_text("/sys/module/zfs/version")
         return True
@@ -106,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command:
         code: int = load(args.command).run(args)
         return code
+    from zconsole.hosts.base import HostError
+
     if args.demo == "list":
         from zconsole.hosts.demo import list_scenarios
 

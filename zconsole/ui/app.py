@@ -47,12 +47,12 @@ UI_SWITCH_INTERVAL = 0.001
 class ZConsoleApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "zconsole"
-    MODES = {s.MODE: s for s in SCREENS}
-    DEFAULT_MODE = SCREENS[0].MODE
+    MODES = {s.mode: s for s in SCREENS}  # each entry makes its screen when first shown
+    DEFAULT_MODE = SCREENS[0].mode
 
     BINDINGS = [
         # Screen keys are shown in the header's tab strip, not in the footer (room at 80 cols).
-        *(Binding(s.KEY, f"switch_mode('{s.MODE}')", s.TITLE, show=False) for s in SCREENS),
+        *(Binding(s.key, f"switch_mode('{s.mode}')", s.title, show=False) for s in SCREENS),
         Binding("ctrl+r", "refresh(True)", "Refresh", key_display="^r"),
         Binding("f5", "refresh(True)", "Refresh", show=False),
         Binding("p", "toggle_pause", "Pause"),
@@ -191,8 +191,8 @@ class ZConsoleApp(App[None]):
         """Textual's own entries, every screen and every theme, then the active screen's."""
         yield from super().get_system_commands(screen)
         for s in SCREENS:
-            yield SystemCommand(f"Screen: {s.TITLE}", f"key {s.KEY}",
-                                partial(self.switch_mode, s.MODE))
+            yield SystemCommand(f"Screen: {s.title}", f"key {s.key}",
+                                partial(self.switch_mode, s.mode))
         yield SystemCommand("Fix slow SSH logins", "why logins are slow, and the fixes "
                             "(Host screen, key 6)", partial(self.open_fixit, "ssh"))
         yield SystemCommand("Fix slow boot", "why the boot waits for the network, and the "

@@ -40,7 +40,7 @@ from zconsole.hosts.base import Host, HostError
 from zconsole.model.dataset import Dataset
 from zconsole.model.reading import Part
 from zconsole.parsers.errors import ParseError
-from zconsole.parsers.zfs_list import parse_zfs_list
+from zconsole.parsers.zfs_list import parse_zfs_list_names
 from zconsole.services.read import catalogue
 from zconsole.services.read.collect import list_snapshots
 
@@ -385,12 +385,12 @@ class _Scan:
         argv = snapshot_names_argv(chunk)
         try:
             result = self.host.run(argv, timeout=self.timeout, check=False)
-            rows = parse_zfs_list(result.stdout, SCAN_COLUMNS)
+            names = parse_zfs_list_names(result.stdout, SCAN_COLUMNS)
         except (HostError, ParseError) as e:
             return {}, str(e)
         got: dict[str, list[str]] = {d: [] for d in chunk}
-        for row in rows:
-            got.setdefault(dataset_of(row.name), []).append(row.name)
+        for name in names:
+            got.setdefault(dataset_of(name), []).append(name)
         if result.returncode != 0:
             err = (result.stderr.strip() or f"exit {result.returncode}")
             return got, f"{' '.join(argv)} failed (exit {result.returncode}): {err}"

@@ -27,9 +27,9 @@ T = TypeVar("T")
 
 
 def screen_tabs() -> list[tuple[str, str]]:
-    from zconsole.ui.screens.registry import SCREENS  # the registry imports this module
+    from zconsole.ui.screens.registry import SCREENS
 
-    return [(s.KEY, s.TITLE) for s in SCREENS]
+    return [(s.key, s.title) for s in SCREENS]
 
 
 class ZScreen(Screen[None]):

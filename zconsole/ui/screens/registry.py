@@ -1,14 +1,47 @@
-"""Every screen of the console, in key order (1..6). The app builds its modes from this."""
+"""Every screen of the console, in key order (1..6). The app builds its modes from this.
+
+A screen's module is imported when its screen is first shown, not before the first frame:
+each entry names the module and class and repeats the class's MODE, KEY and TITLE (the
+tab strip, the bindings and the palette need them at start-up).
+`tests/ui/test_console.py::test_screen_registry_repeats_each_screens_own_names` keeps the
+copies true.
+"""
 
 from __future__ import annotations
 
-from zconsole.ui.screens.arc.screen import ArcScreen
-from zconsole.ui.screens.base import ZScreen
-from zconsole.ui.screens.datasets.screen import DatasetsScreen
-from zconsole.ui.screens.disks.screen import DisksScreen
-from zconsole.ui.screens.host.screen import HostScreen
-from zconsole.ui.screens.network.screen import NetworkScreen
-from zconsole.ui.screens.pools.screen import PoolsScreen
+from dataclasses import dataclass
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-SCREENS: tuple[type[ZScreen], ...] = (
-    PoolsScreen, DisksScreen, DatasetsScreen, ArcScreen, NetworkScreen, HostScreen)
+if TYPE_CHECKING:
+    from zconsole.ui.screens.base import ZScreen
+
+
+@dataclass(frozen=True)
+class ScreenEntry:
+    """One screen: its mode, key and title, and where its class is."""
+
+    mode: str
+    key: str
+    title: str
+    module: str  # under zconsole.ui.screens
+    cls: str
+
+    def load(self) -> type[ZScreen]:
+        screen: type[ZScreen] = getattr(import_module(f"zconsole.ui.screens.{self.module}"),
+                                        self.cls)
+        return screen
+
+    def __call__(self) -> ZScreen:
+        """A new screen (Textual calls a mode's entry to make its screen when first shown)."""
+        return self.load()()
+
+
+SCREENS: tuple[ScreenEntry, ...] = (
+    ScreenEntry("pools", "1", "Pools", "pools.screen", "PoolsScreen"),
+    ScreenEntry("disks", "2", "Disks", "disks.screen", "DisksScreen"),
+    ScreenEntry("datasets", "3", "Datasets", "datasets.screen", "DatasetsScreen"),
+    ScreenEntry("arc", "4", "ARC", "arc.screen", "ArcScreen"),
+    ScreenEntry("network", "5", "Network", "network.screen", "NetworkScreen"),
+    ScreenEntry("host", "6", "Host", "host.screen", "HostScreen"),
+)
