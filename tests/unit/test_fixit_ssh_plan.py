@@ -15,7 +15,7 @@ from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.fixit import ConfigLine, SshdSources
 from zconsole.model.plan import Plan, StepStatus
 from zconsole.services.health.fixit import diagnose_ssh
-from zconsole.services.ops.engine.runner import PlanRunner, RunEvent
+from zconsole.services.ops.engine.runner import PlanRunner, RunEvent, RunFailed
 from zconsole.services.ops.fixit import ssh as fix
 from zconsole.services.read.fixit import read_ssh
 
@@ -133,25 +133,52 @@ def test_fix_then_undo_on_the_demo(tmp_path: Path) -> None:
     assert fix.applied_fixes(store, host.label) == []
 
 
-def test_sshd_t_refuses_restore_and_nothing_applied(tmp_path: Path) -> None:
+def test_sshd_t_refuses_the_change_restore_and_nothing_applied(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A drop-in that would not validate (simulated: zconsole's text gets a bad line): sshd
+    -t refuses it, the rollback removes it, sshd never reloads."""
     host, c, store, audit = setup(tmp_path)
+    host.machine.files[DROPIN] = "MaxAuthTries 3\n"
+    host.machine.files["/etc/ssh/sshd_config"] += "UseDNS yes\n"
     before = dict(host.machine.files)
+    monkeypatch.setattr(fix, "DROPIN_LINES", ("Bogus yes", "UseDNS no"))
+    plan = fix.plan_for(host, plan_id=PID)
+    assert dict(plan.params)["mode"] == "drop-in"
+    seen, on = events()
+    run = fix.run_fix(plan, make(host, c, store, audit), on)  # type: ignore[arg-type]
+    assert not run.applied
+    failed = run.result.outcomes[1]
+    assert failed.step_id == "validate" and failed.status is StepStatus.FAILED
+    assert "Bad configuration option: Bogus" in failed.stderr
+    assert run.rollback is not None and run.rollback_result is not None
+    assert run.rollback_result.done, run.rollback_result.message
+    assert run.rollback.argv_list() == [("rm", "-f", fix.DROPIN), ("/usr/sbin/sshd", "-t")]
+    assert "rolled back" in run.result.message and "Nothing stays applied" in run.result.message
+    etc = {k: v for k, v in host.machine.files.items() if not k.startswith("/run/")}
+    assert etc == before  # (the engine's lock owner file in /run aside)
+    assert [r for r in records(audit) if r.get("argv") == ["systemctl", "reload", "ssh"]] == []
+    assert fix.applied_fixes(store, host.label) == []
+    assert store.in_flight() == []
+    last = seen[-1]
+    assert isinstance(last, RunFailed) and "rolled back" in last.message
+
+
+def test_a_rollback_that_cannot_validate_says_so(tmp_path: Path) -> None:
+    """Another file is already broken: the fix is refused and the rollback's own sshd -t
+    fails too; the file is restored all the same and both plans stay to be looked at."""
+    host, c, store, audit = setup(tmp_path)
+    before = host.machine.files[DROPIN]
     plan = fix.plan_for(host, plan_id=PID)
     host.machine.files["/etc/ssh/sshd_config.d/60-broken.conf"] = "Bogus yes\n"
     seen, on = events()
     run = fix.run_fix(plan, make(host, c, store, audit), on)  # type: ignore[arg-type]
-    assert not run.applied
     assert run.result.outcomes[2].step_id == "validate"
-    assert run.result.outcomes[2].status is StepStatus.FAILED
-    assert "Bad configuration option: Bogus" in run.result.outcomes[2].stderr
     assert run.rollback is not None and run.rollback_result is not None
-    assert run.rollback.argv_list() == [("cp", "-a", BACKUP, DROPIN)] + [
-        ("/usr/sbin/sshd", "-t")]  # no reload: sshd never re-read anything
-    assert host.machine.files[DROPIN] == before[DROPIN]
-    reloads = [r for r in records(audit) if r.get("argv") == ["systemctl", "reload", "ssh"]]
-    assert reloads == []
-    assert fix.applied_fixes(store, host.label) == []
-    assert store.in_flight()[0][0]["kind"] == fix.ROLLBACK_KIND  # its sshd -t failed too
+    assert run.rollback.argv_list() == [("cp", "-a", BACKUP, DROPIN), ("/usr/sbin/sshd", "-t")]
+    assert not run.rollback_result.done
+    assert "THE ROLLBACK STOPPED" in run.result.message
+    assert host.machine.files[DROPIN] == before
+    assert {p["kind"] for p, _ in store.in_flight()} == {fix.KIND, fix.ROLLBACK_KIND}
 
 
 def test_slow_verify_rolls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

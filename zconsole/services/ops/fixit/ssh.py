@@ -22,19 +22,29 @@ begun). The operator's undo later is the same plan built from the applied fix
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
-from zconsole.hosts.base import Host, HostError, PathNotFound
+from zconsole.hosts.base import Host, HostError, PathNotFound, Result
 from zconsole.hosts.journal import PlanStore
 from zconsole.model.command import Command
 from zconsole.model.fixit import SshdSources
-from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Step, StepStatus, predicate
+from zconsole.model.plan import (
+    Check,
+    CheckLevel,
+    Confirmation,
+    Plan,
+    Step,
+    StepOutcome,
+    StepStatus,
+    predicate,
+)
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.sshd import parse_sshd_T
-from zconsole.services.ops.engine.events import RunEvent, RunResult
+from zconsole.services.ops.engine.events import RunEvent, RunFailed, RunResult
 from zconsole.services.ops.engine.plan_io import (
     PlanFormatError,
     outcomes_from_dicts,
@@ -240,6 +250,8 @@ def restore_plan(fix: Plan, *, reload: bool, undo: bool, plan_id: str | None = N
         steps.append(_prove(p.get("was", "yes")))
     if reload or undo:
         steps.append(_reload())
+    if not undo:  # beside the fix's own steps in the wizard's log: other names
+        steps = [replace(s, id=f"rollback-{s.id}") for s in steps]
     preview = [f"{word}: {file} as it was before plan {fix.id[:12]}"]
     return _plan(kind, f"{word} the SSH fix ({file})", fix.host, now, plan_id=plan_id,
                  preview=preview, steps=steps, params=(*fix.params, ("of", fix.id)))
@@ -266,9 +278,13 @@ class FixRun:
 
 
 class Runner(Protocol):
-    """What run_fix needs of a `PlanRunner`."""
+    """What a fix needs of a `PlanRunner`."""
 
-    def run(self, on_event: Callable[[RunEvent], None]) -> RunResult: ...
+    def run(self, on_event: Callable[[RunEvent], None], *,
+            cancel: threading.Event | None = None, start_at: int = 0,
+            outcomes: Sequence[StepOutcome] | None = None) -> RunResult: ...
+
+    def run_helper(self, step_id: str, *, timeout: float = 900.0) -> Result: ...
 
 
 def rollback_for(fix: Plan, result: RunResult, *, now: float = 0.0) -> Plan | None:
@@ -286,19 +302,62 @@ def rollback_for(fix: Plan, result: RunResult, *, now: float = 0.0) -> Plan | No
     return restore_plan(fix, reload=reloaded, undo=False, now=now)
 
 
+def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
+    p = dict(fix.params)
+    if result.done:
+        what = (f"{p.get('file')} is its backup again, byte for byte"
+                if p.get("mode") == "remove-line" else f"{p.get('file')} is removed")
+        reload = "; sshd reloaded" if "rollback-reload" in [s.id for s in back.steps] else ""
+        return f"rolled back: {what}; sshd -t passes{reload}. Nothing stays applied."
+    keep = f" (the copy: {p.get('backup')})" if p.get("backup") else ""
+    return (f"THE ROLLBACK STOPPED: {result.message}. Look at {p.get('file')}{keep} before "
+            "anything else.")
+
+
+class FixRunner:
+    """Runs a fix (what the Host screen's wizard runs, and `run_fix`): the fix's own runner,
+    then, if it stopped after the file was changed, the rollback plan's (its steps are
+    "rollback-…": the wizard logs them beside the fix's). The last event says what the
+    rollback did."""
+
+    def __init__(self, fix: Plan, make_runner: Callable[[Plan], Runner]) -> None:
+        self.fix = fix
+        self.make_runner = make_runner
+        self.runner = make_runner(fix)
+        self.rollback: Plan | None = None
+        self.rollback_result: RunResult | None = None
+
+    def run(self, on_event: Callable[[RunEvent], None], *,
+            cancel: threading.Event | None = None, start_at: int = 0,
+            outcomes: Sequence[StepOutcome] | None = None) -> RunResult:
+        result = self.runner.run(on_event, cancel=cancel, start_at=start_at,
+                                 outcomes=outcomes)
+        back = rollback_for(self.fix, result, now=self.fix.created_at)
+        if back is None:
+            return result
+        self.rollback = back
+        self.rollback_result = self.make_runner(back).run(on_event, cancel=cancel)
+        if self.rollback_result.done:
+            store = getattr(self.runner, "store", None)
+            if isinstance(store, PlanStore):
+                store.finish(self.fix.id)  # rolled back: a record, not a plan to resume
+        said = _rolled_back(self.fix, back, self.rollback_result)
+        failed = result.outcomes[result.next_index] if result.next_index < len(
+            result.outcomes) else None
+        on_event(RunFailed(failed.step_id if failed else "", f"{result.message}; {said}",
+                           failed.stderr if failed else "", None))
+        return replace(result, message=f"{result.message}; {said}")
+
+    def run_helper(self, step_id: str, *, timeout: float = 900.0) -> Result:
+        return self.runner.run_helper(step_id, timeout=timeout)
+
+
 def run_fix(fix: Plan, make_runner: Callable[[Plan], Runner],
-            on_event: Callable[[RunEvent], None], *, now: float = 0.0) -> FixRun:
+            on_event: Callable[[RunEvent], None]) -> FixRun:
     """Run the fix; if it stops after the file was changed, run its rollback."""
-    runner = make_runner(fix)
+    runner = FixRunner(fix, make_runner)
     result = runner.run(on_event)
-    back = rollback_for(fix, result, now=now)
-    if back is None:
-        return FixRun(result)
-    back_result = make_runner(back).run(on_event)
-    store = getattr(runner, "store", None)
-    if isinstance(store, PlanStore):
-        store.finish(fix.id)  # rolled back: a record, not a plan to resume
-    return FixRun(result, back, back_result)
+    return FixRun(result, runner.rollback, runner.rollback_result)
 
 
 # ------------------------------------------------------------------------ reading the host
