@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Static
 
 from tests.ui.test_host_screen import open_host
@@ -99,3 +100,35 @@ async def test_read_only_offers_no_fix(tmp_path: Path) -> None:
         await pilot.pause()
         assert app.screen is screen
         assert audit(tmp_path) == []
+
+
+async def test_a_fix_that_does_not_verify_is_rolled_back_on_screen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reload does not take (the running sshd keeps UseDNS yes): the fresh login is slow,
+    the wizard says the change was rolled back, the file is as it was, no undo is offered."""
+    from zconsole.hosts.demo.tools import system as demo_system
+
+    real = demo_system._reload_ssh
+
+    def stuck(ctx: Any, s: Any) -> Any:
+        out = real(ctx, s)
+        s.running_usedns = "yes"
+        return out
+
+    monkeypatch.setattr(demo_system, "_reload_ssh", stuck)
+    app = wizard_app(tmp_path, "slow-ssh")
+    host = app.host
+    assert isinstance(host, DemoHost)
+    before = host.machine.files[DROPIN]
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_host(app, pilot)
+        wz, _, typed = await run_wizard(app, pilot, "f")
+        assert typed == ["UseDNS no"]
+        text = " ".join(body_text(wz).split())
+        assert "✖ Stopped." in text
+        assert "took 11.3 s (more than 5 s)" in text
+        assert f"rolled back: {DROPIN} is its backup again, byte for byte" in text
+        assert host.machine.files[DROPIN] == before
+        await back_to_host(app, pilot, screen)
+        assert "u: undo" not in offer(screen)
+        assert offer(screen).startswith("▶ f: apply")

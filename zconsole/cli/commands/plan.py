@@ -41,7 +41,7 @@ EXIT_BLOCKED = 3
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     kinds = registry.kinds()
     pp = sub.add_parser(
-        "plan", help=f"print the plan of a disk operation ({', '.join(kinds)}) without "
+        "plan", help=f"print the plan of an operation ({', '.join(kinds)}) without "
                      "running it",
         description="Read the host and print what a wizard would do: redundancy, checks "
                     "and every command exactly as it would run. Nothing is changed.")
