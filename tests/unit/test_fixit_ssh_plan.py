@@ -210,3 +210,23 @@ def test_slow_verify_rolls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert fix.read_usedns(host) == "yes"
     assert fix.applied_fixes(store, host.label) == []
     assert store.in_flight() == []
+
+
+def test_drop_in_fix_then_undo_on_the_demo(tmp_path: Path) -> None:
+    """UseDNS yes in the main file: the drop-in is written (printf | tee), wins, and the
+    undo removes it."""
+    host, c, store, audit = setup(tmp_path)
+    host.machine.files[DROPIN] = "MaxAuthTries 3\n"
+    host.machine.files["/etc/ssh/sshd_config"] += "UseDNS yes\n"
+    plan = fix.plan_for(host, plan_id=PID)
+    seen, on = events()
+    run = fix.run_fix(plan, make(host, c, store, audit), on)  # type: ignore[arg-type]
+    assert run.applied, run.result.message
+    assert host.machine.files[fix.DROPIN] == "".join(f"{x}\n" for x in fix.DROPIN_LINES)
+    assert fix.read_usedns(host) == "no"
+    undo = fix.undo_plan(plan)
+    assert undo.argv_list() == [("rm", "-f", fix.DROPIN), ("/usr/sbin/sshd", "-t"),
+                                ("systemctl", "reload", "ssh")]
+    assert make(host, c, store, audit)(undo).run(on).done
+    assert fix.DROPIN not in host.machine.files
+    assert fix.read_usedns(host) == "yes"
