@@ -112,6 +112,10 @@ def test_fix_ssh_applies_verifies_and_undoes(host_guest: HostGuest,
     session = subprocess.Popen(g.ssh_argv("cat"), stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
+        assert session.stdin is not None and session.stdout is not None
+        session.stdin.write("logged in\n")
+        session.stdin.flush()
+        assert session.stdout.readline() == "logged in\n"  # the session is open
         run = fix.run_fix(plan, runner, lambda _e: None)
         assert run.applied and run.rollback is None, run.result.message
         out, err = session.communicate("still here\n", timeout=60)
