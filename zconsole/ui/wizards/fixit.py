@@ -1,8 +1,9 @@
 """The fix-its as wizards: the Host screen's fix (`f`) and undo (`u`) open the same wizard
 screen as the disk operations (preview of every command, typed confirmation, run, result),
 with no choice to make: the plan comes from the host as read now
-(`services.ops.fixit.ssh`). The fix runs under `FixRunner`, which rolls the change back when
-a step after it fails."""
+(`services.ops.fixit.ssh`). The fix runs under `FixRunner` (`backend.runner_factory` picks
+it for the kind, a resumed fix too), which rolls the change back when a step after it
+fails."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from zconsole.ui.wizards.flows import Flow, Stage
 
 if TYPE_CHECKING:
     from zconsole.ui.app import ZConsoleApp
-    from zconsole.ui.wizards.phases.run import RunnerFactory, RunnerLike
     from zconsole.ui.wizards.screen import WizardScreen
 
 
@@ -37,20 +37,6 @@ class UndoSshFlow(FixSshFlow):
     TITLE = "Undo the SSH fix"
 
 
-def fix_runner_factory(app: ZConsoleApp) -> RunnerFactory:
-    """The wizard's runners: a fix under `FixRunner` (its rollback), anything else plain."""
-    from zconsole.ui.wizards import backend
-
-    make = backend.runner_factory(app)
-
-    def factory(host: Host, plan: Plan) -> RunnerLike:
-        if plan.kind == fix_ssh.KIND:
-            return fix_ssh.FixRunner(plan, lambda p: make(host, p))
-        return make(host, plan)
-
-    return factory
-
-
 def open_fix(app: ZConsoleApp, build: Callable[[Host], Plan], *, undo: bool = False
              ) -> WizardScreen:
     """Push the wizard that previews and runs the plan `build(host)` makes (in a worker)."""
@@ -58,7 +44,6 @@ def open_fix(app: ZConsoleApp, build: Callable[[Host], Plan], *, undo: bool = Fa
 
     cls = UndoSshFlow if undo else FixSshFlow
     flow = cls(builder=lambda host, _reading, _chosen, _force: build(host))
-    screen = WizardScreen(flow, host=app.host, reading=app.reading,
-                          runner_factory=fix_runner_factory(app))
+    screen = WizardScreen(flow, host=app.host, reading=app.reading)
     app.push_screen(screen)
     return screen
