@@ -2,21 +2,30 @@
 run from the operator's workstation reads it): the clean guest is judged clean; each SSH fault
 recipe is named with its file:line; the user who is not root is told exactly what needs root.
 
-Read only: the fixes (plans, apply, verify, undo) are the next step, and their end-to-end
-tests with them. Needs ZCONSOLE_VM=1 (or ZCONSOLE_HOSTVM_ATTACH=RUN_DIR of a running guest).
+And the SSH fix (services/ops/fixit/ssh.py) end to end on the slow-reverse-dns recipe: the
+plan applied through SshHost by the engine, a session opened before it still alive after the
+reload, the cause gone, the logins' seconds before/after in the report, and the undo
+bringing the fault back byte for byte. Needs ZCONSOLE_VM=1 (or ZCONSOLE_HOSTVM_ATTACH=RUN_DIR
+of a running guest).
 """
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hostvm import faults
 from hostvm.guest import HostGuest, guest_now
 
+from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.hosts.ssh import SshHost
 from zconsole.model.finding import Severity
+from zconsole.model.plan import Plan
 from zconsole.services.health.fixit import diagnose_boot, diagnose_ssh
+from zconsole.services.ops.engine.runner import PlanRunner
+from zconsole.services.ops.fixit import ssh as fix
 from zconsole.services.read.fixit import read_boot, read_ssh
 
 pytestmark = pytest.mark.hostvm
@@ -79,3 +88,60 @@ install -m 600 -o zcop -g zcop /root/.ssh/authorized_keys /home/zcop/.ssh/""")
     assert r.effective.needs_root and "no hostkeys available" in (r.effective.error or "")
     assert r.logins.needs_root
     assert r.sources.ok and r.lookup.ok and r.services.ok
+
+
+def test_fix_ssh_applies_verifies_and_undoes(host_guest: HostGuest,
+                                             slow_reverse_dns: faults.Fault,
+                                             host_figures: Any, tmp_path: Path) -> None:
+    g, fault = host_guest, slow_reverse_dns
+    fault.apply()
+    dropin = faults.SlowReverseDns.DROPIN
+    before_text = g.exec(f"cat {dropin}").stdout
+    before_stat = g.exec(f"stat -c '%a %U %G' {dropin}").stdout
+    slow = g.login_seconds(1)
+    host = ssh_host(g)
+    audit, store = AuditLog(tmp_path / "audit.jsonl"), PlanStore(tmp_path / "plans")
+
+    def runner(p: Plan) -> PlanRunner:
+        return PlanRunner(host, p, audit=audit, store=store, operator="hostvm-test")
+
+    plan = fix.plan_for(host)
+    assert not plan.blocked, plan.checks
+    assert plan.argv_list()[1] == ("sed", "-i", "-e", "2d", dropin)
+    # an operator's session, open before the reload: it must survive it
+    session = subprocess.Popen(g.ssh_argv("cat"), stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert session.stdin is not None and session.stdout is not None
+        session.stdin.write("logged in\n")
+        session.stdin.flush()
+        assert session.stdout.readline() == "logged in\n"  # the session is open
+        run = fix.run_fix(plan, runner, lambda _e: None)
+        assert run.applied and run.rollback is None, run.result.message
+        out, err = session.communicate("still here\n", timeout=60)
+        assert out == "still here\n", err
+    finally:
+        if session.poll() is None:
+            session.kill()
+    try:
+        fast = g.login_seconds(3)
+        assert fault.cause()["sshd UseDNS"] == "no"
+        d = diagnose_ssh(read_ssh(host))
+        assert not (d.verdict.kind == "ssh-usedns" and d.verdict.severity is Severity.WARNING), \
+            d.verdict
+        verify = next(o for o in run.result.outcomes if o.step_id == "verify")
+        host_figures("fix-ssh: login s with the fault", slow)
+        host_figures("fix-ssh: login s after the fix (median of 3)", g.median(fast))
+        host_figures("fix-ssh: the plan's own check", verify.message)
+
+        undo = fix.undo_plan(plan)
+        result = runner(undo).run(lambda _e: None)
+        assert result.done, result.message
+        assert g.exec(f"cat {dropin}").stdout == before_text
+        assert g.exec(f"stat -c '%a %U %G' {dropin}").stdout == before_stat
+        assert fault.cause()["sshd UseDNS"] == "yes"
+        again = g.login_seconds(1)
+        host_figures("fix-ssh: login s after the undo", again)
+        assert diagnose_ssh(read_ssh(host)).verdict.kind == "ssh-usedns"
+    finally:
+        g.exec("rm -f /var/backups/zconsole-*", check=False)

@@ -126,3 +126,23 @@ def test_plan_of_a_hostile_host_prints_no_control_codes(capsys: pytest.CaptureFi
         assert json.loads(out)["pool"] == pool
     else:
         assert "tank\\x1b]0;owned\\x07" in out
+
+
+def test_fix_ssh_dry_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """`zconsole plan fix-ssh --dry-run`: no POOL, the plan the Host screen runs."""
+    rc, out, err = run(capsys, "plan", "fix-ssh", "--demo", "slow-ssh", "--dry-run")
+    assert rc == 0, err
+    dropin = "/etc/ssh/sshd_config.d/50-hardening.conf"
+    cmds = commands(out)
+    assert cmds[1:] == [f"sed -i -e 3d {dropin}", "/usr/sbin/sshd -t",
+                        "systemctl reload ssh"]
+    assert re.fullmatch(rf"cp -a {dropin} /var/backups/zconsole-[0-9a-f]{{12}}-"
+                        r"50-hardening\.conf", cmds[0])
+    assert not missing(out, "proves: sshd -T shows usedns no",
+                       "proves: a fresh login is answered within 5 s", "READY.")
+    rc, out, err = run(capsys, "plan", "fix-ssh", "--demo", "healthy", "--dry-run")
+    assert rc == 3 and "nothing to fix" in out
+    rc, out, err = run(capsys, "plan", "fix-ssh", "tank", "--demo", "slow-ssh", "--dry-run")
+    assert rc == 2 and "takes no POOL" in err
+    rc, out, err = run(capsys, "plan", "detach", "--demo", "--dry-run")
+    assert rc == 2 and "needs POOL" in err

@@ -3,6 +3,7 @@ would run it.
 
     zconsole plan attach tank mirror-1 sdh --dry-run
     zconsole plan replace-grow tank mirror-0 sdc sdd --expand autoexpand --dry-run --json
+    zconsole plan fix-ssh --dry-run
     options: --host [USER@]HOST | --demo [SCENARIO] [--zfs-version 2.1|2.3], --json
 
 The KINDs, their ARGs and their options come from the operation registry
@@ -40,12 +41,13 @@ EXIT_BLOCKED = 3
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     kinds = registry.kinds()
     pp = sub.add_parser(
-        "plan", help=f"print the plan of a disk operation ({', '.join(kinds)}) without "
+        "plan", help=f"print the plan of an operation ({', '.join(kinds)}) without "
                      "running it",
         description="Read the host and print what a wizard would do: redundancy, checks "
                     "and every command exactly as it would run. Nothing is changed.")
     pp.add_argument("kind", choices=kinds, help="the operation")
-    pp.add_argument("pool", help="the pool")
+    pp.add_argument("pool", nargs="?", default="",
+                    help="the pool (none for a host-wide kind: fix-ssh)")
     pp.add_argument("args", nargs="*", metavar="ARG",
                     help="; ".join(f"{op.kind}: {op.cli.usage}" for op in registry.OPERATIONS))
     pp.add_argument("--dry-run", action="store_true", help="print the plan (required)")
@@ -71,7 +73,7 @@ def _add_option(pp: argparse.ArgumentParser, opt: CliOption) -> None:
 def build(host: Host, kind: str, request: PlanRequest) -> Plan:
     """Read the host and build the plan (raises ValueError for wrong arguments)."""
     op = registry.get(kind)
-    op.cli.check(kind, request.args)
+    op.cli.check(kind, request.args, request.pool)
     return op.plan(host, request)
 
 

@@ -6,6 +6,7 @@
                   knows no domain: domains register their predicate kinds, watches and
                   refusal explanations with it
     zfs/          the ZFS domain: one module per kind, its checks, its registrations
+    fixit/        the fix-its (sshd now): plans that change system configuration
 
 Importing this package imports every domain, so their registrations are in place before any
 plan is evaluated, run or resumed (the engine itself never imports a domain; an
@@ -13,6 +14,6 @@ import-linter contract in pyproject.toml keeps it so). A new domain (`fixit/`, f
 systemd) is one more import here.
 """
 
-from zconsole.services.ops import zfs  # each domain registers with the engine on import
+from zconsole.services.ops import fixit, zfs  # each domain registers with the engine on import
 
-__all__ = ["zfs"]
+__all__ = ["fixit", "zfs"]

@@ -31,6 +31,7 @@ CLI agree.
 
 from __future__ import annotations
 
+from zconsole.services.ops.fixit import ssh as fix_ssh
 from zconsole.services.ops.operation import CliArgs, CliOption, Operation, Wizard
 from zconsole.services.ops.zfs import (
     attach,
@@ -122,6 +123,13 @@ OPERATIONS: tuple[Operation, ...] = (
         plan=dedup_off.plan_cli,
         wizard=Wizard(key="D", label="Dedup", asks=("pool", "datasets", "rewrite"),
                       plan=dedup_off.plan_wizard),
+    ),
+    Operation(
+        kind=fix_ssh.KIND,
+        title="Fix slow SSH logins (UseDNS no)",
+        help="fix slow SSH logins: stop sshd's reverse DNS lookup (the Host screen's fix)",
+        cli=CliArgs("", pool=False),
+        plan=fix_ssh.plan_cli,
     ),
 )
 

@@ -67,8 +67,16 @@ def runner_factory(app: ZConsoleApp) -> RunnerFactory:
     poll = getattr(app, "wizard_poll_interval", 2.0)
     fast_forward = getattr(app, "wizard_fast_forward", None)  # demo: tests may turn it off
 
-    def make(host: Host, plan: Plan) -> Any:
+    def plain(host: Host, plan: Plan) -> Any:
         return PlanRunner(host, plan, audit=audit, store=store, operator=operator_name(),
                           poll_interval=poll, fast_forward=fast_forward)
+
+    def make(host: Host, plan: Plan) -> Any:
+        """A fix-it runs under its FixRunner (the rollback), a resumed one too."""
+        from zconsole.services.ops.fixit import ssh as fix_ssh
+
+        if plan.kind == fix_ssh.KIND:
+            return fix_ssh.FixRunner(plan, lambda p: plain(host, p))
+        return plain(host, plan)
 
     return make

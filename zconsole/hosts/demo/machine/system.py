@@ -44,3 +44,8 @@ class System:
     active: dict[str, str] = field(default_factory=dict)
     wanted_by: list[str] = field(default_factory=list)  # of network-online.target
     netplan: str = ""
+    # the running sshd: the UseDNS it read at its last (re)load (None: what `sshd` says),
+    # and the seconds a login waits for the reverse lookup while it is `yes`
+    running_usedns: str | None = None
+    dns_delay: float = 0.0
+    logins: int = 0  # fresh logins made on the host (`ssh localhost`)

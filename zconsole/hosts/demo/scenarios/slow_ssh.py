@@ -29,6 +29,7 @@ def build(seed: int, now: float) -> Machine:
     s.sshd["maxauthtries"] = ["3"]
     s.lookups = {f"hosts {CLIENT}": Lookup(f"{CLIENT}     {CLIENT_NAME}\n", 0, 6.02),
                  f"ahosts {CLIENT_NAME}": Lookup("", 2, 5.01)}
+    s.dns_delay = 6.02 + 5.01  # the PTR lookup, then the forward check of the name it gave
     s.journal = []
     for n, (ago, pid, port) in enumerate(((3300, 2211, 50412), (1900, 2290, 50988),
                                           (420, 2377, 51630))):

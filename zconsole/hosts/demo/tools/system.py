@@ -3,12 +3,13 @@ the clean host guest's captured shapes, `render.system.clean_system`):
 
 | program | forms answered |
 |---|---|
-| `sshd` | `-T`, `-T -C user=,addr=,host=` (root only: a user gets `no hostkeys available`) |
+| `sshd` | `-t`, `-T`, `-T -C user=,addr=,host=` (root only: a user gets `no hostkeys available`); `usedns` follows the files |
+| `ssh` | `[-o OPT]... localhost true`: a fresh login, slow while the running sshd has UseDNS yes |
 | `journalctl` | `--no-pager -o short-iso-precise [-b] [--since -2h\\|@EPOCH] [-u UNIT]... [-n N]` |
 | `getent` | `hosts ADDR`, `ahosts NAME` (the lookup's time is the command's duration) |
 | `systemd-analyze` | (no argument), `blame`, `critical-chain network-online.target` |
 | `networkctl` | `list` |
-| `systemctl` | `is-active UNIT...`, `is-enabled UNIT...`, `list-dependencies --reverse ... network-online.target` |
+| `systemctl` | `is-active UNIT...`, `is-enabled UNIT...`, `list-dependencies --reverse ... network-online.target`, `reload ssh` |
 | `netplan` | `get` |
 | `grep` | `-n PATTERN FILE` |
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 import fnmatch
 
 from zconsole.hosts.demo.machine import CmdError
-from zconsole.hosts.demo.machine.system import System
+from zconsole.hosts.demo.machine.system import JournalEntry, System
 from zconsole.hosts.demo.render import system as render
 from zconsole.hosts.demo.tools._common import Context, Handler, Out
 
@@ -36,13 +37,54 @@ def _strip(argv: list[str]) -> list[str]:
     return [a for a in argv if a not in NO_PAGER]
 
 
+SSHD_CONFIG = "/etc/ssh/sshd_config"
+SSHD_CONFIG_D = "/etc/ssh/sshd_config.d/"
+# keywords sshd accepts that `sshd -T` does not print under the same name
+KEYWORDS = {"include", "match", "challengeresponseauthentication"}
+
+
+def _config(ctx: Context) -> list[tuple[str, int, str]]:
+    """(file, line number, line) of sshd's files in the order it reads them: the drop-ins
+    first (Debian's Include stands at the top), in name order, then the main file."""
+    files = ctx.machine.files
+    order = sorted(p for p in files if p.startswith(SSHD_CONFIG_D) and p.endswith(".conf"))
+    out = []
+    for path in [*order, SSHD_CONFIG]:
+        for n, line in enumerate(files.get(path, "").splitlines(), 1):
+            if line.strip() and not line.lstrip().startswith("#"):
+                out.append((path, n, line.strip()))
+    return out
+
+
+def configured_usedns(ctx: Context) -> str:
+    """The UseDNS sshd's files give (the first value wins; none: the default, no)."""
+    for _, _, line in _config(ctx):
+        words = line.split()
+        if words[0].lower() == "usedns" and len(words) > 1:
+            return words[1].lower()
+    return "no"
+
+
+def _sshd_t(ctx: Context, s: System) -> Out:
+    bad = [(path, n, line.split()[0]) for path, n, line in _config(ctx)
+           if line.split()[0].lower() not in s.sshd and line.split()[0].lower() not in KEYWORDS]
+    if not bad:
+        return 0, "", ""
+    err = "".join(f"{path}: line {n}: Bad configuration option: {word}\n"
+                  for path, n, word in bad)
+    return 255, "", err + f"{bad[0][0]}: terminating, {len(bad)} bad configuration options\n"
+
+
 def sshd(ctx: Context, argv: list[str]) -> Out:
     s = _system(ctx)
-    if not argv or argv[0] != "-T":
-        raise CmdError(1, "sshd: demo host answers only -T\n")
+    if not argv or argv[0] not in ("-T", "-t"):
+        raise CmdError(1, "sshd: demo host answers only -T and -t\n")
     if not ctx.root:
         raise CmdError(1, "sshd: no hostkeys available -- exiting.\n")
+    if argv == ["-t"]:
+        return _sshd_t(ctx, s)
     values = {k: list(v) for k, v in s.sshd.items()}
+    values["usedns"] = [configured_usedns(ctx)]
     if len(argv) == 3 and argv[1] == "-C":
         spec = dict(p.partition("=")[::2] for p in argv[2].split(","))
         addr = spec.get("addr", "")
@@ -151,7 +193,45 @@ def systemctl(ctx: Context, argv: list[str]) -> Out:
         return (0 if ok else 1), "".join(x + "\n" for x in states), ""
     if verb == "list-dependencies" and units == ["--reverse", "network-online.target"]:
         return 0, "network-online.target\n" + "".join(f"{w}\n" for w in s.wanted_by), ""
+    if verb == "reload" and units in (["ssh"], ["ssh.service"]):
+        return _reload_ssh(ctx, s)
     raise CmdError(1, f"Unknown command verb {verb}.\n")
+
+
+def _reload_ssh(ctx: Context, s: System) -> Out:
+    if not ctx.root:
+        raise CmdError(1, "Failed to reload ssh.service: Access denied\n")
+    rc, _, err = _sshd_t(ctx, s)
+    if rc != 0:  # the unit's ExecReload runs sshd -t first
+        raise CmdError(1, "Job for ssh.service failed because the control process exited "
+                          "with error code.\n")
+    s.running_usedns = configured_usedns(ctx)
+    s.journal.append(JournalEntry(ctx.now, "ssh.service", "systemd", 1,
+                                  "Reloading ssh.service - OpenBSD Secure Shell server..."))
+    s.journal.append(JournalEntry(ctx.now + 0.01, "ssh.service", "sshd", 2104,
+                                  "Received SIGHUP; restarting."))
+    s.journal.append(JournalEntry(ctx.now + 0.02, "ssh.service", "systemd", 1,
+                                  "Reloaded ssh.service - OpenBSD Secure Shell server."))
+    return 0, "", ""
+
+
+def ssh(ctx: Context, argv: list[str]) -> Out:
+    """A fresh login to this host; it waits `dns_delay` while the running sshd looks names
+    up (the journal gets its lines, as a real login's)."""
+    s = _system(ctx)
+    args = list(argv)
+    while len(args) >= 2 and args[0] == "-o":
+        args = args[2:]
+    if args != ["localhost", "true"]:
+        raise CmdError(255, "ssh: demo host answers only [-o OPT]... localhost true\n")
+    running = s.running_usedns or (s.sshd.get("usedns") or ["no"])[0]
+    wait = s.dns_delay if running == "yes" else 0.0
+    ctx.took = wait + 0.31
+    s.logins += 1
+    reverse = "localhost" if wait else None
+    s.journal += render.login(ctx.now, 3100 + s.logins, 40 + s.logins, addr="127.0.0.1",
+                              port=40000 + s.logins, reverse=reverse, auth=wait)
+    return 0, "", ""
 
 
 def grep(ctx: Context, argv: list[str]) -> Out:
@@ -180,5 +260,5 @@ def netplan(ctx: Context, argv: list[str]) -> Out:
 HANDLERS: dict[str, Handler] = {
     "sshd": sshd, "journalctl": journalctl, "getent": getent,
     "systemd-analyze": systemd_analyze, "networkctl": networkctl, "systemctl": systemctl,
-    "netplan": netplan, "grep": grep,
+    "netplan": netplan, "grep": grep, "ssh": ssh,
 }

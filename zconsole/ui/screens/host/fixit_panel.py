@@ -8,6 +8,8 @@ journal lines) goes through `kit.text.plain`, never markup.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -73,6 +75,10 @@ class FixitPanel(Vertical):
     FixitPanel .fix-unread {
         color: $health-warn;
     }
+    FixitPanel .fix-offer {
+        height: auto;
+        color: $accent;
+    }
     FixitPanel .fix-advice, FixitPanel .fix-summary {
         color: $muted;
         height: auto;
@@ -89,14 +95,20 @@ class FixitPanel(Vertical):
         yield Static(classes="fix-verdict")
         yield Static("Evidence", classes="fix-heading fix-evidence-heading")
         yield Static(classes="fix-evidence")
-        yield Static("Fixes, narrowest first (shown only: nothing is changed)",
+        yield Static("Fixes, narrowest first (nothing changes unless you run one)",
                      classes="fix-heading fix-fixes-heading")
         yield Static(classes="fix-fixes")
+        yield Static(classes="fix-offer")
         yield Static(classes="fix-unread")
         yield Static(classes="fix-advice")
 
     def show(self, d: Diagnosis | None, error: str | None, read_at: float | None,
-             now: float) -> None:
+             now: float, offers: Sequence[str] = ()) -> None:
+        """`offers`: the keys that run a fix or its undo as a plan ("f: …"), shown under the
+        fixes whether or not the panel could be read (an undo stays offered)."""
+        offer = self.query_one(".fix-offer", Static)
+        offer.update(Hanging(*(para(o, "▶ ") for o in offers)))
+        offer.display = bool(offers)
         summary = self.query_one(".fix-summary", Static)
         if d is None:
             summary.update(plain(f"could not be read: {error}") if error else "reading…")

@@ -1,0 +1,134 @@
+"""The SSH fix rehearsed on the demo host through the Host screen (key 6): `f` opens the
+plan's preview, the typed confirmation runs it (sshd -t, sshd -T, reload, a fresh login),
+the panel's verdict clears; `u` opens the undo, which brings the file back byte for byte.
+`--read-only` offers neither."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Static
+
+from tests.ui.test_host_screen import open_host
+from tests.ui.test_wizards import audit, body_text, confirm_all, until, wizard_app
+from zconsole.hosts.demo import DemoHost
+from zconsole.model.finding import Severity
+from zconsole.ui.app import ZConsoleApp
+from zconsole.ui.screens.host.screen import HostScreen
+from zconsole.ui.wizards.phases.base import Phase
+from zconsole.ui.wizards.screen import WizardScreen
+
+DROPIN = "/etc/ssh/sshd_config.d/50-hardening.conf"
+
+
+def offer(screen: HostScreen) -> str:
+    w = screen.query_one("#fix-ssh .fix-offer", Static)
+    return " ".join(str(w.render()).split()) if w.display else ""
+
+
+async def back_to_host(app: ZConsoleApp, pilot: Any, screen: HostScreen) -> None:
+    """Close the wizard's result; wait for the panels read again."""
+    reads = screen.reads
+    await pilot.press("enter")
+    await until(pilot, lambda: app.screen is screen, "the Host screen")
+    await until(pilot, lambda: screen.reads >= reads + 2 and screen.settled(),
+                "the panels read again", tries=1000)
+    await pilot.pause()
+
+
+async def run_wizard(app: ZConsoleApp, pilot: Any, key: str) -> tuple[WizardScreen, str,
+                                                                        list[str]]:
+    await pilot.press(key)
+    await until(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard")
+    wz = app.screen
+    assert isinstance(wz, WizardScreen)
+    await until(pilot, lambda: wz.phase is Phase.PREVIEW, "the preview", tries=1500)
+    preview = body_text(wz)
+    typed = await confirm_all(wz, pilot)
+    await until(pilot, lambda: wz.phase is Phase.RESULT, "the result", tries=1500)
+    return wz, preview, typed
+
+
+async def test_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
+    app = wizard_app(tmp_path, "slow-ssh")
+    host = app.host
+    assert isinstance(host, DemoHost)
+    before = host.machine.files[DROPIN]
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_host(app, pilot)
+        assert offer(screen).startswith("▶ f: apply the first fix as a plan")
+        assert "u: undo" not in offer(screen)
+
+        wz, preview, typed = await run_wizard(app, pilot, "f")
+        assert f"sed -i -e 3d {DROPIN}" in preview and "systemctl reload ssh" in preview
+        assert typed == ["UseDNS no"]
+        text = body_text(wz)
+        assert "✔ Done." in text, text
+        assert "sshd -T shows `usedns no`" in text
+        assert "a fresh login: logged in in 0.3 s" in text
+        assert "UseDNS" not in host.machine.files[DROPIN]
+        argvs = [r["argv"] for r in audit(tmp_path) if r["event"] == "command"]
+        assert argvs[1:] == [["sed", "-i", "-e", "3d", DROPIN], ["/usr/sbin/sshd", "-t"],
+                             ["systemctl", "reload", "ssh"]]
+
+        await back_to_host(app, pilot, screen)
+        d = screen.diagnoses["ssh"]
+        assert not (d.verdict.kind == "ssh-usedns" and d.verdict.severity is Severity.WARNING)
+        assert offer(screen).startswith(f"▶ u: undo: restore {DROPIN} as it was on ")
+
+        wz, preview, typed = await run_wizard(app, pilot, "u")
+        assert "cp -a /var/backups/zconsole-" in preview
+        assert typed == ["undo"]
+        assert "✔ Done." in body_text(wz)
+        assert host.machine.files[DROPIN] == before  # byte for byte
+
+        await back_to_host(app, pilot, screen)
+        assert screen.diagnoses["ssh"].verdict.kind == "ssh-usedns"
+        assert offer(screen).startswith("▶ f: apply")
+        assert "u: undo" not in offer(screen)
+
+
+async def test_read_only_offers_no_fix(tmp_path: Path) -> None:
+    app = wizard_app(tmp_path, "slow-ssh", read_only=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_host(app, pilot)
+        assert screen.diagnoses["ssh"].verdict.kind == "ssh-usedns"
+        assert offer(screen) == ""
+        await pilot.press("f")
+        await pilot.pause()
+        assert app.screen is screen
+        assert audit(tmp_path) == []
+
+
+async def test_a_fix_that_does_not_verify_is_rolled_back_on_screen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reload does not take (the running sshd keeps UseDNS yes): the fresh login is slow,
+    the wizard says the change was rolled back, the file is as it was, no undo is offered."""
+    from zconsole.hosts.demo.tools import system as demo_system
+
+    real = demo_system._reload_ssh
+
+    def stuck(ctx: Any, s: Any) -> Any:
+        out = real(ctx, s)
+        s.running_usedns = "yes"
+        return out
+
+    monkeypatch.setattr(demo_system, "_reload_ssh", stuck)
+    app = wizard_app(tmp_path, "slow-ssh")
+    host = app.host
+    assert isinstance(host, DemoHost)
+    before = host.machine.files[DROPIN]
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_host(app, pilot)
+        wz, _, typed = await run_wizard(app, pilot, "f")
+        assert typed == ["UseDNS no"]
+        text = " ".join(body_text(wz).split())
+        assert "✖ Stopped." in text
+        assert "took 11.3 s (more than 5 s)" in text
+        assert f"rolled back: {DROPIN} is its backup again, byte for byte" in text
+        assert host.machine.files[DROPIN] == before
+        await back_to_host(app, pilot, screen)
+        assert "u: undo" not in offer(screen)
+        assert offer(screen).startswith("▶ f: apply")

@@ -1,0 +1,117 @@
+"""The fix-it domain's predicate kinds, registered with the engine's evaluator.
+
+Kinds (params):
+  file_line (path, line, text)      line `line` (1-based) of `path` reads `text` exactly
+  file_absent (path)                `path` does not exist
+  files_equal (path, copy)          `cmp -s path copy`: the two files are byte for byte equal
+  sshd_effective (key, value)       `sshd -T` prints `key value` (the effective setting)
+  login_fast (seconds)              a fresh `ssh -o BatchMode=yes localhost true` on the host
+                                    gets an answer from sshd within `seconds`
+
+A read that fails raises `ReadFailed`: the outcome is unknown, never "holds".
+"""
+
+from __future__ import annotations
+
+from zconsole.hosts.base import HostError, PathNotFound, Result
+from zconsole.model.plan import Predicate
+from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed, predicate_kind
+
+SSHD = "/usr/sbin/sshd"
+# a fresh login from the host to itself: no key prompt, no host-key question, no file written
+LOGIN_ARGV: tuple[str, ...] = (
+    "ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=30",
+    "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+    "-o", "LogLevel=ERROR", "localhost", "true")
+# sshd answered (the login itself may be refused: root has no key for itself)
+ANSWERED = ("Permission denied",)
+
+
+def _text(ev: Evaluator, path: str) -> str | None:
+    def read() -> str | None:
+        try:
+            return ev.host.read_text(path)
+        except PathNotFound:
+            return None
+        except (HostError, OSError) as e:
+            raise ReadFailed(f"{path} could not be read: {e}") from None
+    return ev.reading(f"file:{path}", read)
+
+
+@predicate_kind("file_line")
+def file_line(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    path, n, want = p.param("path"), int(p.param("line")), p.param("text")
+    text = _text(ev, path)
+    if text is None:
+        return False, f"{path} does not exist"
+    lines = text.splitlines()
+    got = lines[n - 1] if 0 < n <= len(lines) else None
+    if got == want:
+        return True, f"{path}:{n} reads {want!r}"
+    return False, f"{path}:{n} reads {got!r}, not {want!r}" if got is not None \
+        else f"{path} has {len(lines)} lines, no line {n}"
+
+
+@predicate_kind("file_absent")
+def file_absent(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    path = p.param("path")
+    if _text(ev, path) is None:
+        return True, f"{path} does not exist"
+    return False, f"{path} exists"
+
+
+def _run(ev: Evaluator, argv: tuple[str, ...]) -> Result:
+    try:
+        return ev.host.run(list(argv), timeout=ev.timeout, check=False)
+    except HostError as e:
+        raise ReadFailed(f"{' '.join(argv)} could not be run: {e}") from None
+
+
+@predicate_kind("files_equal")
+def files_equal(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    path, copy = p.param("path"), p.param("copy")
+    r = _run(ev, ("cmp", "-s", path, copy))
+    if r.returncode == 0:
+        return True, f"{path} is byte for byte {copy}"
+    if r.returncode == 1:
+        return False, f"{path} differs from {copy}"
+    raise ReadFailed(f"cmp {path} {copy}: exit {r.returncode} {r.stderr.strip()}")
+
+
+def effective(ev: Evaluator) -> dict[str, str]:
+    """`sshd -T` as keyword -> first value (read once per round)."""
+    def read() -> dict[str, str]:
+        r = _run(ev, (SSHD, "-T"))
+        if r.returncode != 0:
+            raise ReadFailed(f"sshd -T: exit {r.returncode}: {r.stderr.strip()}")
+        out: dict[str, str] = {}
+        for line in r.stdout.splitlines():
+            key, _, value = line.partition(" ")
+            out.setdefault(key.lower(), value.strip())
+        return out
+    return ev.reading("sshd -T", read)
+
+
+@predicate_kind("sshd_effective")
+def sshd_effective(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    key, want = p.param("key").lower(), p.param("value").lower()
+    got = effective(ev).get(key)
+    if got is not None and got.lower() == want:
+        return True, f"sshd -T shows `{key} {got}`"
+    return False, f"sshd -T shows `{key} {got}`" if got is not None \
+        else f"sshd -T does not show {key}"
+
+
+@predicate_kind("login_fast")
+def login_fast(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    limit = float(p.param("seconds"))
+    r = _run(ev, LOGIN_ARGV)
+    took = f"{r.duration:.1f} s"
+    answered = r.returncode == 0 or any(s in r.stderr for s in ANSWERED)
+    if not answered:
+        head = (r.stderr.strip().splitlines() or ["no output"])[0]
+        return False, f"a fresh login failed after {took} (exit {r.returncode}: {head})"
+    how = "logged in" if r.returncode == 0 else "sshd answered (the key was refused)"
+    if r.duration <= limit:
+        return True, f"a fresh login: {how} in {took}"
+    return False, f"a fresh login: {how} but took {took} (more than {limit:g} s)"

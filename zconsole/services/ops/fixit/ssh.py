@@ -1,0 +1,435 @@
+"""fix-ssh: logins wait for a reverse DNS lookup because sshd has `UseDNS yes`. The narrowest
+fix, as a plan the engine runs like any disk operation (exact argv, re-checked, audited):
+
+* the `yes` is in a drop-in under /etc/ssh/sshd_config.d/ (outside any Match block, and no
+  later line sets it again): back that file up (`cp -a`: content, mode, owner), then delete
+  that one line (`sed -i`);
+* else: write /etc/ssh/sshd_config.d/00-zconsole-usedns.conf with `UseDNS no` (read first,
+  so it wins; vendor files are never edited in place);
+
+then `sshd -t` validates, `sshd -T` proves the effective value is `usedns no`,
+`systemctl reload ssh` applies it (Debian's unit has KillMode=process: open sessions stay),
+and a fresh `ssh -o BatchMode=yes localhost true` on the host proves a login is answered
+quickly.
+
+A step that fails after the file was changed stops the run (the engine's rule); `run_fix`
+then runs the rollback: `restore_plan`, itself a plan, recorded like the fix (restore the
+copy or remove the drop-in, `sshd -t`, and `systemctl reload ssh` when the reload had
+begun). The operator's undo later is the same plan built from the applied fix
+(`undo_plan`).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from zconsole.hosts.base import Host, HostError, PathNotFound, Result
+from zconsole.hosts.journal import PlanStore
+from zconsole.model.command import Command
+from zconsole.model.fixit import SshdSources
+from zconsole.model.plan import (
+    Check,
+    CheckLevel,
+    Confirmation,
+    Plan,
+    Step,
+    StepOutcome,
+    StepStatus,
+    predicate,
+)
+from zconsole.parsers.errors import ParseError
+from zconsole.parsers.sshd import parse_sshd_T
+from zconsole.services.ops.engine.events import RunEvent, RunFailed, RunResult
+from zconsole.services.ops.engine.plan_io import (
+    PlanFormatError,
+    outcomes_from_dicts,
+    plan_from_dict,
+)
+from zconsole.services.ops.fixit.predicates import SSHD
+from zconsole.services.ops.operation import PlanRequest
+from zconsole.services.read.fixit import SSHD_CONFIG_D, read_sshd_sources
+
+KIND = "fix-ssh"
+UNDO_KIND = "fix-ssh-undo"
+ROLLBACK_KIND = "fix-ssh-rollback"
+DROPIN = f"{SSHD_CONFIG_D}/00-zconsole-usedns.conf"
+DROPIN_LINES = ("# zconsole fix-ssh: sshd does not look up the names of its clients", "UseDNS no")
+BACKUP_DIR = "/var/backups"
+LOCK = "sshd"  # the engine's one-writer lock on the host is named after this
+LOGIN_LIMIT = 5.0  # seconds a fresh login may take for the fix to count as proven
+CONFIRM = "UseDNS no"
+RELOAD: tuple[str, ...] = ("systemctl", "reload", "ssh")
+COST = ("`from=\"hostname\"` patterns in authorized_keys and `Match Host NAME` stop matching "
+        "names; sshd's log shows addresses instead of names")
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the fix changes: `mode` "remove-line" (line `line` of `file`, reading `text`) or
+    "drop-in" (`file` is the new drop-in)."""
+
+    mode: str
+    file: str
+    line: int = 0
+    text: str = ""
+
+
+def choose(sources: SshdSources, texts: Mapping[str, str]) -> Target:
+    """The narrowest change: remove the line when it is a global line of a drop-in and no
+    later global line sets `UseDNS yes` again; else the drop-in."""
+    lines = [c for c in sources.lines if c.keyword == "usedns" and c.match is None]
+    origin = lines[0] if lines else None
+    if origin is not None and origin.value.lower() == "yes" \
+            and origin.file.startswith(SSHD_CONFIG_D + "/") and origin.file != DROPIN:
+        after = lines[1] if len(lines) > 1 else None
+        raw = texts.get(origin.file, "").splitlines()
+        if (after is None or after.value.lower() != "yes") and 0 < origin.line_no <= len(raw):
+            return Target("remove-line", origin.file, origin.line_no, raw[origin.line_no - 1])
+    return Target("drop-in", DROPIN)
+
+
+def backup_path(plan_id: str, file: str) -> str:
+    return f"{BACKUP_DIR}/zconsole-{plan_id[:12]}-{file.rsplit('/', 1)[-1]}"
+
+
+def _plan(kind: str, title: str, host: str, now: float, *, plan_id: str | None = None,
+          preview: Sequence[str] = (), checks: Sequence[Check] = (),
+          steps: Sequence[Step] = (), params: tuple[tuple[str, str], ...] = ()) -> Plan:
+    return Plan(id=plan_id or uuid.uuid4().hex, kind=kind, title=title, host=host, pool=LOCK,
+                created_at=now, preview=tuple(preview), checks=tuple(checks),
+                steps=tuple(steps), params=params)
+
+
+def _validate() -> Step:
+    return Step(id="validate", title="Validate the configuration (sshd -t)",
+                explanation="sshd reads every file as it would at start; exit 0 and no output "
+                            "means it would accept them. If it refuses, zconsole puts the "
+                            "files back as they were and nothing is applied.",
+                command=Command((SSHD, "-t"), "validate sshd's configuration"))
+
+
+def _reload() -> Step:
+    return Step(id="reload", title="Apply: systemctl reload ssh",
+                explanation="sshd re-reads its files (SIGHUP after the unit's own sshd -t); "
+                            "open sessions, this one included, are not cut (the unit has "
+                            "KillMode=process).",
+                command=Command(RELOAD, "reload sshd", writes=True))
+
+
+def _prove(value: str) -> Step:
+    return Step(id="prove", title=f"Prove the effective value: usedns {value}",
+                explanation="`sshd -T` prints the settings sshd will use; the first value "
+                            "read wins, so this is where a forgotten line elsewhere shows.",
+                postchecks=(predicate("sshd_effective", f"sshd -T shows usedns {value}",
+                                      key="usedns", value=value),))
+
+
+def _verify() -> Step:
+    return Step(id="verify", title="Verify with a fresh login",
+                explanation=f"the host opens `ssh -o BatchMode=yes localhost true` and times "
+                            f"it: sshd must answer within {LOGIN_LIMIT:g} s. If it does not, "
+                            "zconsole rolls the change back.",
+                postchecks=(predicate("login_fast", f"a fresh login is answered within "
+                                                    f"{LOGIN_LIMIT:g} s",
+                                      seconds=f"{LOGIN_LIMIT:g}"),))
+
+
+def _change_steps(t: Target, backup: str) -> list[Step]:
+    if t.mode == "remove-line":
+        return [
+            Step(id="backup", title=f"Back up {t.file}",
+                 explanation=f"`cp -a` keeps the content, mode and owner in {backup}; the "
+                             "rollback and the undo copy it back.",
+                 command=Command(("cp", "-a", t.file, backup), "back up the drop-in",
+                                 writes=True),
+                 prechecks=(predicate("file_absent", f"{backup} does not exist yet",
+                                      path=backup),),
+                 postchecks=(predicate("files_equal", f"{backup} is a copy of {t.file}",
+                                       path=t.file, copy=backup),)),
+            Step(id="write", title=f"Remove line {t.line} of {t.file}",
+                 explanation=f"deletes `{t.text.strip()}` and nothing else.",
+                 command=Command(("sed", "-i", "-e", f"{t.line}d", t.file),
+                                 f"delete line {t.line}", writes=True),
+                 prechecks=(predicate("file_line", f"{t.file}:{t.line} still reads "
+                                                   f"{t.text!r}", path=t.file,
+                                      line=str(t.line), text=t.text),),
+                 confirmation=Confirmation(f"This changes sshd's configuration. Type "
+                                           f"{CONFIRM!r} to go on:", CONFIRM)),
+        ]
+    return [Step(id="write", title=f"Write {t.file}",
+                 explanation="a new drop-in with `UseDNS no`, named 00-… so sshd reads it "
+                             "before every other file (the first value wins); no vendor file "
+                             "is edited.",
+                 command=Command(("printf", "%s\\n", *DROPIN_LINES), "write the drop-in",
+                                 writes=True, then=(("tee", t.file),)),
+                 prechecks=(predicate("file_absent", f"{t.file} does not exist yet",
+                                      path=t.file),),
+                 postchecks=(predicate("file_line", f"{t.file} says UseDNS no", path=t.file,
+                                       line=str(len(DROPIN_LINES)),
+                                       text=DROPIN_LINES[-1]),),
+                 confirmation=Confirmation(f"This changes sshd's configuration. Type "
+                                           f"{CONFIRM!r} to go on:", CONFIRM))]
+
+
+def build_fix_ssh(host: str, usedns: str | None, sources: SshdSources | None,
+                  texts: Mapping[str, str], *, plan_id: str | None = None,
+                  now: float = 0.0) -> Plan:
+    """The fix as a plan, from what was read: the effective value (`sshd -T`), where each
+    line comes from, and the raw texts of the files."""
+    title = "Fix slow SSH logins: stop the reverse DNS lookup (UseDNS no)"
+    pid = plan_id or uuid.uuid4().hex
+    if usedns is None:
+        return _plan(KIND, title, host, now, plan_id=pid, checks=(Check(
+            "sshd-read", False, CheckLevel.BLOCK, "sshd -T could not be read (it needs "
+            "root): the effective UseDNS is unknown"),))
+    if usedns != "yes":
+        return _plan(KIND, title, host, now, plan_id=pid, checks=(Check(
+            "usedns", False, CheckLevel.BLOCK, f"sshd -T shows usedns {usedns}: sshd does not "
+            "look up client names, there is nothing to fix here"),))
+    if sources is None:
+        return _plan(KIND, title, host, now, plan_id=pid, checks=(Check(
+            "sshd-config", False, CheckLevel.BLOCK, "sshd's files could not be read"),))
+    t = choose(sources, texts)
+    backup = backup_path(pid, t.file)
+    where = f"{t.file}:{t.line} (`{t.text.strip()}`)" if t.mode == "remove-line" else None
+    preview = [f"UseDNS yes is set at {where}: that line is removed (backup: {backup})"
+               if where else f"UseDNS yes is set outside a drop-in zconsole may edit: "
+                             f"{t.file} is written with `UseDNS no`",
+               f"What it costs: {COST}",
+               "Undo: from the Host screen (the file as it was), itself a plan."]
+    checks = [Check("usedns", True, CheckLevel.INFO, "sshd -T shows usedns yes"),
+              Check("open-sessions", True, CheckLevel.INFO, "open SSH sessions stay: reload, "
+                    "not restart, and Debian's ssh.service has KillMode=process")]
+    if t.mode == "drop-in" and t.file in texts:
+        checks.append(Check("drop-in-free", False, CheckLevel.BLOCK,
+                            f"{t.file} exists already: zconsole does not overwrite it"))
+    steps = [*_change_steps(t, backup), _validate(), _prove("no"), _reload(), _verify()]
+    params = (("mode", t.mode), ("file", t.file), ("line", str(t.line)), ("text", t.text),
+              ("backup", backup if t.mode == "remove-line" else ""), ("was", usedns))
+    return _plan(KIND, title, host, now, plan_id=pid, preview=preview, checks=checks,
+                 steps=steps, params=params)
+
+
+def restore_plan(fix: Plan, *, reload: bool, undo: bool, plan_id: str | None = None,
+                 now: float = 0.0) -> Plan:
+    """Put the file of `fix` back as it was: the copy (`cp -a`) or no drop-in (`rm -f`);
+    `sshd -t`; reload when sshd had (or may have) re-read the changed file. `undo` (the
+    operator's, later): the drop-in must still be zconsole's, the fix needs typed
+    confirmation, and the old effective value is proven again."""
+    p = dict(fix.params)
+    file, backup = p.get("file", ""), p.get("backup", "")
+    kind = UNDO_KIND if undo else ROLLBACK_KIND
+    word = "Undo" if undo else "Roll back"
+    confirm = Confirmation(f"This puts {file} back as it was (UseDNS {p.get('was', 'yes')} "
+                           "again). Type 'undo' to go on:", "undo") if undo else None
+    if p.get("mode") == "remove-line":
+        restore = Step(id="restore", title=f"Restore {file} from {backup}",
+                       explanation="`cp -a` puts back the content, mode and owner saved "
+                                   "before the change.",
+                       command=Command(("cp", "-a", backup, file), f"restore {file}",
+                                       writes=True),
+                       postchecks=(predicate("files_equal", f"{file} is byte for byte the "
+                                             "saved copy", path=file, copy=backup),),
+                       confirmation=confirm)
+    else:
+        pre = (predicate("file_line", f"{file} is still the one zconsole wrote", path=file,
+                         line=str(len(DROPIN_LINES)), text=DROPIN_LINES[-1]),) if undo else ()
+        restore = Step(id="restore", title=f"Remove {file}",
+                       explanation="the drop-in zconsole wrote goes; nothing else changes.",
+                       command=Command(("rm", "-f", file), f"remove {file}", writes=True),
+                       prechecks=pre,
+                       postchecks=(predicate("file_absent", f"{file} is gone", path=file),),
+                       confirmation=confirm)
+    steps = [restore, _validate()]
+    if undo:
+        steps.append(_prove(p.get("was", "yes")))
+    if reload or undo:
+        steps.append(_reload())
+    if not undo:  # beside the fix's own steps in the wizard's log: other names
+        steps = [replace(s, id=f"rollback-{s.id}") for s in steps]
+    preview = [f"{word}: {file} as it was before plan {fix.id[:12]}"]
+    return _plan(kind, f"{word} the SSH fix ({file})", fix.host, now, plan_id=plan_id,
+                 preview=preview, steps=steps, params=(*fix.params, ("of", fix.id)))
+
+
+def undo_plan(fix: Plan, *, plan_id: str | None = None, now: float = 0.0) -> Plan:
+    return restore_plan(fix, reload=True, undo=True, plan_id=plan_id, now=now)
+
+
+# ------------------------------------------------------------------------------ running
+
+
+@dataclass(frozen=True)
+class FixRun:
+    """How `run_fix` ended: the fix's result, and the rollback's when one was needed."""
+
+    result: RunResult
+    rollback: Plan | None = None
+    rollback_result: RunResult | None = None
+
+    @property
+    def applied(self) -> bool:
+        return self.result.done
+
+
+class Runner(Protocol):
+    """What a fix needs of a `PlanRunner`."""
+
+    def run(self, on_event: Callable[[RunEvent], None], *,
+            cancel: threading.Event | None = None, start_at: int = 0,
+            outcomes: Sequence[StepOutcome] | None = None) -> RunResult: ...
+
+    def run_helper(self, step_id: str, *, timeout: float = 900.0) -> Result: ...
+
+
+def rollback_for(fix: Plan, result: RunResult, *, now: float = 0.0) -> Plan | None:
+    """The rollback a failed run needs: none if it stopped before the file was changed."""
+    if result.done or result.status != "failed":
+        return None
+    ids = [s.id for s in fix.steps]
+    if "write" not in ids or result.next_index < ids.index("write"):
+        return None
+    if result.next_index == ids.index("write"):
+        o = result.outcomes[result.next_index]
+        if o.returncode is None and "could not be run" not in o.message:
+            return None  # stopped before its command: a pre-check, the lock, the audit log
+    reloaded = "reload" in ids and result.next_index >= ids.index("reload")
+    return restore_plan(fix, reload=reloaded, undo=False, now=now)
+
+
+def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
+    p = dict(fix.params)
+    if result.done:
+        what = (f"{p.get('file')} is its backup again, byte for byte"
+                if p.get("mode") == "remove-line" else f"{p.get('file')} is removed")
+        reload = "; sshd reloaded" if "rollback-reload" in [s.id for s in back.steps] else ""
+        return f"rolled back: {what}; sshd -t passes{reload}. Nothing stays applied."
+    keep = f" (the copy: {p.get('backup')})" if p.get("backup") else ""
+    return (f"THE ROLLBACK STOPPED: {result.message}. Look at {p.get('file')}{keep} before "
+            "anything else.")
+
+
+class FixRunner:
+    """Runs a fix (what the Host screen's wizard runs, and `run_fix`): the fix's own runner,
+    then, if it stopped after the file was changed, the rollback plan's (its steps are
+    "rollback-…": the wizard logs them beside the fix's). The last event says what the
+    rollback did."""
+
+    def __init__(self, fix: Plan, make_runner: Callable[[Plan], Runner]) -> None:
+        self.fix = fix
+        self.make_runner = make_runner
+        self.runner = make_runner(fix)
+        self.rollback: Plan | None = None
+        self.rollback_result: RunResult | None = None
+
+    def run(self, on_event: Callable[[RunEvent], None], *,
+            cancel: threading.Event | None = None, start_at: int = 0,
+            outcomes: Sequence[StepOutcome] | None = None) -> RunResult:
+        result = self.runner.run(on_event, cancel=cancel, start_at=start_at,
+                                 outcomes=outcomes)
+        back = rollback_for(self.fix, result, now=self.fix.created_at)
+        if back is None:
+            return result
+        self.rollback = back
+        self.rollback_result = self.make_runner(back).run(on_event, cancel=cancel)
+        if self.rollback_result.done:
+            store = getattr(self.runner, "store", None)
+            if isinstance(store, PlanStore):
+                store.finish(self.fix.id)  # rolled back: a record, not a plan to resume
+        said = _rolled_back(self.fix, back, self.rollback_result)
+        failed = result.outcomes[result.next_index] if result.next_index < len(
+            result.outcomes) else None
+        on_event(RunFailed(failed.step_id if failed else "", f"{result.message}; {said}",
+                           failed.stderr if failed else "", None))
+        return replace(result, message=f"{result.message}; {said}")
+
+    def run_helper(self, step_id: str, *, timeout: float = 900.0) -> Result:
+        return self.runner.run_helper(step_id, timeout=timeout)
+
+
+def run_fix(fix: Plan, make_runner: Callable[[Plan], Runner],
+            on_event: Callable[[RunEvent], None]) -> FixRun:
+    """Run the fix; if it stops after the file was changed, run its rollback."""
+    runner = FixRunner(fix, make_runner)
+    result = runner.run(on_event)
+    return FixRun(result, runner.rollback, runner.rollback_result)
+
+
+# ------------------------------------------------------------------------ reading the host
+
+
+def read_usedns(host: Host) -> str | None:
+    try:
+        r = host.run([SSHD, "-T"], check=False)
+    except HostError:
+        return None
+    if r.returncode != 0:
+        return None
+    try:
+        values = parse_sshd_T(r.stdout)
+    except ParseError:
+        return None
+    got = values.get("usedns")
+    return got[0].lower() if got else None
+
+
+def read_texts(host: Host, sources: SshdSources) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for path in {*sources.files, DROPIN}:
+        try:
+            out[path] = host.read_text(path)
+        except PathNotFound:
+            continue
+        except (HostError, OSError):
+            continue
+    return out
+
+
+def plan_for(host: Host, *, plan_id: str | None = None) -> Plan:
+    """Read the host and build the fix (the CLI and the Host screen both call this)."""
+    usedns = read_usedns(host)
+    try:
+        sources: SshdSources | None = read_sshd_sources(host)
+    except (HostError, OSError, ParseError):
+        sources = None
+    texts = read_texts(host, sources) if sources is not None else {}
+    return build_fix_ssh(str(host.label), usedns, sources, texts, plan_id=plan_id,
+                         now=host.now())
+
+
+def plan_cli(host: Host, req: PlanRequest) -> Plan:
+    """`zconsole plan fix-ssh --dry-run`."""
+    return plan_for(host)
+
+
+def plan_wizard(host: Host, answers: Mapping[str, str], force: bool) -> Plan:
+    return plan_for(host)
+
+
+def applied_fixes(store: PlanStore, host: str) -> list[Plan]:
+    """Fixes applied on `host` (every step done) and not undone since, newest last."""
+    done_dir = store.done_directory
+    if not done_dir.is_dir():
+        return []
+    fixes: list[tuple[float, Plan]] = []
+    undone: set[str] = set()
+    for path in done_dir.glob("*.json"):
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            plan = plan_from_dict(doc["plan"])
+            outcomes = outcomes_from_dicts(doc.get("outcomes", []))
+        except (OSError, ValueError, KeyError, TypeError, PlanFormatError):
+            continue
+        if plan.host != host:
+            continue
+        if plan.kind == UNDO_KIND:
+            undone.add(dict(plan.params).get("of", ""))
+        elif plan.kind == KIND and outcomes and \
+                all(o.status is StepStatus.DONE for o in outcomes):
+            fixes.append((plan.created_at, plan))
+    return [p for _, p in sorted(fixes, key=lambda x: x[0]) if p.id not in undone]

@@ -1,0 +1,49 @@
+"""The fix-its as wizards: the Host screen's fix (`f`) and undo (`u`) open the same wizard
+screen as the disk operations (preview of every command, typed confirmation, run, result),
+with no choice to make: the plan comes from the host as read now
+(`services.ops.fixit.ssh`). The fix runs under `FixRunner` (`backend.runner_factory` picks
+it for the kind, a resumed fix too), which rolls the change back when a step after it
+fails."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from zconsole.hosts.base import Host
+from zconsole.model.plan import Plan
+from zconsole.model.reading import HostReading
+from zconsole.services.ops.fixit import ssh as fix_ssh
+from zconsole.ui.wizards.flows import Flow, Stage
+
+if TYPE_CHECKING:
+    from zconsole.ui.app import ZConsoleApp
+    from zconsole.ui.wizards.screen import WizardScreen
+
+
+class FixSshFlow(Flow):
+    """Nothing to choose: straight to the plan."""
+
+    KIND = fix_ssh.KIND
+    TITLE = "Fix slow SSH logins (UseDNS no)"
+
+    def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
+                   ) -> Stage | None:
+        return None
+
+
+class UndoSshFlow(FixSshFlow):
+    KIND = fix_ssh.UNDO_KIND
+    TITLE = "Undo the SSH fix"
+
+
+def open_fix(app: ZConsoleApp, build: Callable[[Host], Plan], *, undo: bool = False
+             ) -> WizardScreen:
+    """Push the wizard that previews and runs the plan `build(host)` makes (in a worker)."""
+    from zconsole.ui.wizards.screen import WizardScreen
+
+    cls = UndoSshFlow if undo else FixSshFlow
+    flow = cls(builder=lambda host, _reading, _chosen, _force: build(host))
+    screen = WizardScreen(flow, host=app.host, reading=app.reading)
+    app.push_screen(screen)
+    return screen
