@@ -146,20 +146,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """In an xdist worker: hand the guests' timings, figures and failures to the controller,
-    which prints the summary (pytest_testnodedown)."""
+    which prints them (tests/conftest.py: the controller never loads this conftest)."""
     out = getattr(session.config, "workeroutput", None)
     if out is not None:
         out["zconsole_vm"] = {"timings": _timings, "figures": _host_figures,
                               "failures": _failures}
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_testnodedown(node: Any, error: Any) -> None:
-    got = getattr(node, "workeroutput", {}).get("zconsole_vm")
-    if got:
-        _timings.extend(got["timings"])
-        _host_figures.extend(got["figures"])
-        _failures.update(got["failures"])
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

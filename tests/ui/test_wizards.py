@@ -627,3 +627,37 @@ async def test_dedup_off_with_a_send_receive_rewrite(tmp_path: Path) -> None:
         got = app.host.run(["zfs", "get", "-H", "-o", "value", "dedup", "tank/vm"]).stdout
         assert got.strip() == "off"
         assert "dedup: DDT entries" in body_text(screen)  # zpool status -D after, shown
+
+
+async def test_a_question_left_empty_by_a_missing_disk_read_fills_in_at_the_next_reading(
+        tmp_path: Path) -> None:
+    """The wizard opened on a reading whose disk list did not answer (a loaded host: the
+    host guest's CI run saw an empty box for 120 s): it says why the list is empty, and the
+    next reading fills the list in without the operator starting again."""
+    import dataclasses
+
+    from zconsole.model.reading import Part
+
+    app = wizard_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        full = app.reading
+        assert full is not None and full.disks.value is not None
+        missing = dataclasses.replace(full, disks=Part(None, full.disks.taken_at, "lsblk",
+                                                       "no answer for 30 s", "CommandTimedOut"))
+        # what the console showed when the wizard opened
+        assert app.session.last is not None
+        app.session.last = dataclasses.replace(app.session.last, reading=missing)
+        screen = WizardScreen(AttachFlow(selection=Selection("tank", path=("mirror-0",))),
+                              host=app.host, reading=missing)
+        await app.push_screen(screen)
+        await pilot.pause()
+        assert screen.phase is Phase.CHOOSE and screen.stage is not None
+        assert screen.stage.key == "disk" and screen.stage.options == ()
+        text = body_text(screen)
+        assert "The disk list was not read (no answer for 30 s)" in text, text
+        app.action_refresh()
+        await until(pilot, lambda: screen.stage is not None and bool(screen.stage.options),
+                    "the disks offered after the next reading")
+        assert screen.reading is app.reading and screen.stage.key == "disk"
+        assert "was not read" not in body_text(screen)

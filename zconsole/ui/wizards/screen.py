@@ -151,7 +151,14 @@ class WizardScreen(OperatorSteps, ZScreen):
 
     def show_state(self, state: ViewState) -> None:
         """The wizard works on the snapshot it started with; choices re-check nothing live.
-        (The plan builder reads the host afresh.)"""
+        (The plan builder reads the host afresh.) Except while a question has nothing to
+        offer: the snapshot may lack what it needs (the disk read failed, or had not answered
+        when the wizard opened, as on a loaded host guest): a newer reading is taken and the
+        question asked again, so the list fills in by itself."""
+        if (self.phase is Phase.CHOOSE and self.stage is not None and not self.stage.options
+                and state.reading is not None and state.reading is not self.reading):
+            self.reading = state.reading
+            self._next_stage()
 
     def watch_phase(self, phase: Phase) -> None:
         title = (self.flow.TITLE if self.flow is not None else
@@ -193,6 +200,10 @@ class WizardScreen(OperatorSteps, ZScreen):
         self.phase = Phase.CHOOSE
         if self.query_one(ChoosePhase).show_stage(self.stage):
             self._message("")
+        elif self.reading is not None and self.reading.disks.error:
+            self._message(f"{self.stage.empty} The disk list was not read "
+                          f"({self.reading.disks.error}): it fills in here after the next "
+                          "refresh (ctrl+r reads now).")
         else:
             self._message(self.stage.empty)
 
