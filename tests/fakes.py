@@ -75,3 +75,18 @@ class ProgramsFail(DelegatingHost):
                 raise CommandTimedOut(argv, timeout)
             raise CommandNotFound(argv, self.label)
         return super().run(argv, timeout=timeout, check=check, stdin=stdin)
+
+
+class Clock:
+    """A clock a test moves: `clock()` is the time, `clock.t` sets it, `clock.sleep(s)`
+    advances it (what the plan runner calls instead of sleeping). DemoHost, the session and
+    the runner take it where they take `time.time`."""
+
+    def __init__(self, t: float) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+    def sleep(self, s: float) -> None:
+        self.t += s

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from textual.widgets import Sparkline, Static
 
-from tests.fakes import ProgramsFail
+from tests.fakes import Clock, ProgramsFail
 from tests.ui.conftest import FROZEN, frozen, make_app, settle
 from zconsole.model.reading import DiskState
 from zconsole.services.read.disks import DiskRow, build_rows
@@ -161,14 +161,6 @@ async def test_slow_disk_marked_with_its_sentence() -> None:
         assert slow[0].message in " ".join(detail(app).split())
 
 
-class Clock:
-    def __init__(self, t: float = FROZEN) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
 async def refresh_times(app: ZConsoleApp, pilot: Any, clock: Clock, n: int) -> None:
     for _ in range(400):
         if app.refreshes >= 1 and app.refresh_started is None:
@@ -190,7 +182,7 @@ async def refresh_times(app: ZConsoleApp, pilot: Any, clock: Clock, n: int) -> N
 async def test_sampler_history_reaches_sparklines_and_sorting() -> None:
     from zconsole.hosts.demo import DemoHost
 
-    clock = Clock()
+    clock = Clock(FROZEN)
     host = DemoHost("showcase", zfs_version="2.3", clock=clock, seed=0)
     app = ZConsoleApp(host, clock=clock, refresh_interval=3600)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes import Clock
 from tests.paths import FIXTURES
 from zconsole.hosts.base import CommandNotFound, CommandTimedOut, Host, PathNotFound
 from zconsole.hosts.demo import SCENARIOS, DemoHost, list_scenarios
@@ -19,17 +20,9 @@ TRANSCRIPT = Path("/work/shared/fixtures/openzfs-2.3.2/transcript-demo.txt")
 LOCAL_TRANSCRIPT = FIXTURES / "openzfs-2.3.2" / "transcript-demo.txt"
 
 
-class Clock:
-    def __init__(self, t: float = T0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
 def host(scenario: str = "showcase", version: str = "2.3", clock: Clock | None = None,
          **kw: object) -> DemoHost:
-    return DemoHost(scenario, version, clock or Clock(), **kw)  # type: ignore[arg-type]
+    return DemoHost(scenario, version, clock or Clock(T0), **kw)  # type: ignore[arg-type]
 
 
 def out(h: DemoHost, *argv: str) -> str:
@@ -383,7 +376,7 @@ def test_frozen_clock_is_deterministic() -> None:
 
 
 def test_same_clock_sequence_same_state() -> None:
-    ca, cb = Clock(), Clock()
+    ca, cb = Clock(T0), Clock(T0)
     a, b = host(clock=ca), host(clock=cb)
     for dt in (1, 2.5, 60, 600):
         ca.t += dt
@@ -398,7 +391,7 @@ def _pct(text: str) -> float | None:
 
 
 def test_resilver_progresses_and_replacing_disappears() -> None:
-    c = Clock()
+    c = Clock(T0)
     h = host("resilvering", clock=c)
     first = out(h, "zpool", "status", "tank")
     p0 = _pct(first)
@@ -421,7 +414,7 @@ def test_resilver_progresses_and_replacing_disappears() -> None:
 
 
 def test_showcase_fast_pool_moves() -> None:
-    c = Clock()
+    c = Clock(T0)
     h = host(clock=c)
     p0 = _pct(out(h, "zpool", "status", "fast"))
     c.t += 5
@@ -430,7 +423,7 @@ def test_showcase_fast_pool_moves() -> None:
 
 
 def test_counters_monotonic_and_slow_disk_ten_times() -> None:
-    c = Clock()
+    c = Clock(T0)
     h = host(clock=c)
     from zconsole.parsers.diskstats import parse_diskstats
 
@@ -478,7 +471,7 @@ def test_iostat_interval_does_not_sleep_and_infinite_times_out(
 
 
 def test_arc_counters_grow() -> None:
-    c = Clock()
+    c = Clock(T0)
     h = host(clock=c)
 
     def hits() -> int:

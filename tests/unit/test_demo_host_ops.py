@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from tests.fakes import Clock
 from zconsole.hosts.base import CommandFailed, PermissionDenied
 from zconsole.hosts.demo import DemoHost
 
@@ -16,16 +17,8 @@ A1 = "ata-HGST_HUS724040ALE640_PN2334PBJ4K7XT"  # tank mirror-0, the slow one
 SPARE = "ata-HGST_HUS724040ALE640_PN2334PBJ7F5ZT"
 
 
-class Clock:
-    def __init__(self, t: float = T0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
 def mk(scenario: str = "showcase", version: str = "2.3", **kw: object) -> tuple[DemoHost, Clock]:
-    c = Clock()
+    c = Clock(T0)
     return DemoHost(scenario, version, c, **kw), c  # type: ignore[arg-type]
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes import Clock
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.demo.tools import system as demo_system
 from zconsole.hosts.journal import AuditLog, PlanStore
@@ -25,19 +26,8 @@ PID = "0123456789abcdef0123456789abcdef"
 BACKUP = "/var/backups/zconsole-0123456789ab-50-hardening.conf"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = T0
-
-    def __call__(self) -> float:
-        return self.t
-
-    def sleep(self, s: float) -> None:
-        self.t += s
-
-
 def setup(tmp_path: Path) -> tuple[DemoHost, Clock, PlanStore, AuditLog]:
-    c = Clock()
+    c = Clock(T0)
     return (DemoHost("slow-ssh", "2.3", c), c, PlanStore(tmp_path / "plans"),
             AuditLog(tmp_path / "audit.jsonl"))
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes import Clock
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.plan import CheckLevel, Plan
@@ -37,19 +38,8 @@ FAULTED = "ata-ST4000VN008-2DR166_ZGY8C3D4"
 FRESH = "ata-ST4000VN008-2DR166_ZGY8Q5R6"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = T0
-
-    def __call__(self) -> float:
-        return self.t
-
-    def sleep(self, s: float) -> None:
-        self.t += s
-
-
 def host(scenario: str, version: str) -> tuple[DemoHost, Clock]:
-    c = Clock()
+    c = Clock(T0)
     return DemoHost(scenario, version, clock=c), c
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.fakes import Clock
 from tests.paths import parser_text
 from zconsole.hosts.demo import DemoHost
 from zconsole.model.arc import ArcStats
@@ -277,17 +278,9 @@ def test_watch_ignores_repeated_and_failed_parts() -> None:
 # ------------------------------------------------------------------- the demo host over time
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = T0
-
-    def __call__(self) -> float:
-        return self.t
-
-
 @pytest.mark.parametrize("version,family", [("2.1", FAMILY_21), ("2.3", FAMILY_22)])
 def test_demo_host_over_clock_steps(version: str, family: str) -> None:
-    clock = Clock()
+    clock = Clock(T0)
     host = DemoHost("showcase", zfs_version=version, clock=clock, seed=0)
     live = HostSession(host)
     watch = ArcWatch()
