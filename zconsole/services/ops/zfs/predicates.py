@@ -7,7 +7,8 @@ Each reads what it needs through the evaluator (`zpool status` as JSON on 2.3 an
 Kinds (params):
   vdev_present (pool, name)            a vdev with this name/path is in the pool
   vdev_absent (pool, name)             it is not
-  vdev_state (pool, name, state)       it has this state (e.g. ONLINE) and is not resilvering
+  vdev_state (pool, name, state)       it has this state (e.g. ONLINE; "OFFLINE|FAULTED": any
+                                       of them) and is not resilvering
   container_present (pool, type)       some vdev of this type exists (e.g. replacing)
   container_absent (pool, type)        none does
   no_scan (pool)                       no scrub/resilver is in progress
@@ -209,11 +210,12 @@ def _vdev(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
         return (False, f"{short} is still in {in_pool.name} ({v.state})") if v else \
             (True, f"{short} is not in {in_pool.name}")
     want = p.param("state").upper()
+    accepted = set(want.split("|"))
     if v is None:
         return False, f"{short} is not in {in_pool.name} (expected {want})"
-    if v.state.upper() == want and not v.resilvering:
+    if v.state.upper() in accepted and not v.resilvering:
         return True, f"{short} is {v.state}"
-    if v.state.upper() == want:
+    if v.state.upper() in accepted:
         return False, f"{short} is {v.state} but still resilvering"
     return False, f"{short} is {v.state}, expected {want}"
 

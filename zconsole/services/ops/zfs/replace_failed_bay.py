@@ -154,8 +154,21 @@ def _locate_check(method: str, dev: Disk | None, old: str) -> Check:
 # ------------------------------------------------------------------------------- steps
 
 
-def _offline_step(pool: str, old: str, dev: Disk | None) -> Step:
-    """`zpool offline POOL OLD`, confirmed by the serial of the disk to pull."""
+def _offline_step(pool: str, old: str, dev: Disk | None, faulted: bool) -> Step:
+    """`zpool offline POOL OLD`, confirmed by the serial of the disk to pull. A FAULTED disk
+    stays FAULTED in `zpool status` after the offline (seen on OpenZFS 2.1.11; vdev_open()
+    checks the fault before the offline flag), so then either state is the expected result."""
+    done = (
+        predicate(
+            "vdev_state",
+            f"{old} is OFFLINE (or still FAULTED: ZFS shows the fault over the offline)",
+            pool=pool,
+            name=old,
+            state="OFFLINE|FAULTED",
+        )
+        if faulted
+        else predicate("vdev_state", f"{old} is OFFLINE", pool=pool, name=old, state="OFFLINE")
+    )
     return Step(
         id="offline",
         title=f"Take {old} offline",
@@ -165,9 +178,7 @@ def _offline_step(pool: str, old: str, dev: Disk | None) -> Step:
         ),
         command=Command(("zpool", "offline", pool, old), f"offline {old} in {pool}", writes=True),
         prechecks=(still_in(pool, old),),
-        postchecks=(
-            predicate("vdev_state", f"{old} is OFFLINE", pool=pool, name=old, state="OFFLINE"),
-        ),
+        postchecks=(done,),
         confirmation=Confirmation(
             f"Taking {old} offline leaves its vdev with less redundancy until the new "
             f"disk is resilvered. Type the serial of the disk you will pull to go on:",
@@ -276,7 +287,7 @@ def bay_plan(
     path = dev.by_id[0] if dev is not None and dev.by_id else (dev.name if dev else old)
     dev_path = ("/dev/disk/by-id/" + path) if dev is not None and dev.by_id else f"/dev/{path}"
     if not gone and old_v.state != "OFFLINE":
-        steps.append(_offline_step(pool, old, dev))
+        steps.append(_offline_step(pool, old, dev, old_v.state == "FAULTED"))
     if method == "ledctl":
         steps.append(_locate_step(serial, dev_path, path))
     stays = ", ".join(base.stays) or "none"
