@@ -51,11 +51,16 @@ async def run_wizard(app: ZConsoleApp, pilot: Any, key: str) -> tuple[WizardScre
     return wz, preview, typed
 
 
-async def test_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
+def slow_ssh_app(tmp_path: Path) -> tuple[ZConsoleApp, DemoHost, str]:
+    """The console on the demo's slow-ssh host, its host, and the drop-in's text before."""
     app = wizard_app(tmp_path, "slow-ssh")
     host = app.host
     assert isinstance(host, DemoHost)
-    before = host.machine.files[DROPIN]
+    return app, host, host.machine.files[DROPIN]
+
+
+async def test_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
+    app, host, before = slow_ssh_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_host(app, pilot)
         assert offer(screen).startswith("▶ f: apply the first fix as a plan")
@@ -116,10 +121,7 @@ async def test_a_fix_that_does_not_verify_is_rolled_back_on_screen(
         return out
 
     monkeypatch.setattr(demo_system, "_reload_ssh", stuck)
-    app = wizard_app(tmp_path, "slow-ssh")
-    host = app.host
-    assert isinstance(host, DemoHost)
-    before = host.machine.files[DROPIN]
+    app, host, before = slow_ssh_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_host(app, pilot)
         wz, _, typed = await run_wizard(app, pilot, "f")

@@ -23,6 +23,7 @@ from zconsole.services.ops.engine import refusals as R
 from zconsole.services.ops.engine import watch as W
 from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed
 from zconsole.services.ops.engine.runner import PlanRunner, RunFailed, WaitProgress
+from zconsole.services.ops.fixit.predicates import KINDS as FIXIT_KINDS
 from zconsole.services.ops.zfs.predicates import KINDS as ZFS_KINDS
 
 
@@ -33,7 +34,7 @@ def test_importing_the_engine_registers_every_domain() -> None:
             "print(sorted(PREDICATES)); print(','.join(WATCHES)); print(len(EXPLAINERS))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.splitlines()
-    assert out[0] == str(sorted(ZFS_KINDS))
+    assert out[0] == str(sorted(ZFS_KINDS + FIXIT_KINDS))
     assert {"resilver", "replace", "scrub"} <= set(out[1].split(","))
     assert out[2] == "1"
 

@@ -16,8 +16,8 @@ from types import ModuleType
 #: name -> one-line help, as each module's `add_parser` gives it (plan's from the registry).
 COMMANDS: dict[str, str] = {
     "parse": "render zpool/zfs output pasted from another host",
-    "plan": "print the plan of a disk operation (attach, detach, replace, replace-failed, "
-            "replace-grow, dedup-off) without running it",
+    "plan": "print the plan of an operation (attach, detach, replace, replace-failed, "
+            "replace-grow, dedup-off, fix-ssh) without running it",
     "capture": "record the output of every read command into DIR",
     "check": "read and judge the host once; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN "
              "(for cron, Nagios/Icinga, node_exporter)",

@@ -18,6 +18,9 @@ from zconsole.model.plan import Predicate
 from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed, predicate_kind
 
 SSHD = "/usr/sbin/sshd"
+
+#: the predicate kinds this domain registers with the engine
+KINDS = ("file_line", "file_absent", "files_equal", "sshd_effective", "login_fast")
 # a fresh login from the host to itself: no key prompt, no host-key question, no file written
 LOGIN_ARGV: tuple[str, ...] = (
     "ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=30",
