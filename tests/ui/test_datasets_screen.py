@@ -156,7 +156,10 @@ async def test_a_refresh_relists_the_opened_dataset_only() -> None:
         screen = await open_screen(app, pilot)
         table = await open_dataset(pilot, screen, "tank/proj/p01")
         listing = [a for a in host.calls if a[-1] == "tank/proj/p01"]
-        assert len(listing) == 1
+        # once for the opening, and once more when the start's refresh ended after it (a
+        # busy machine): the same listing of the opened dataset either way
+        assert listing and all(a == listing[0] for a in listing), listing
+        listing = listing[:1]
         before, refreshes = len(host.calls), app.refreshes
         for _ in range(2):
             app.action_refresh()

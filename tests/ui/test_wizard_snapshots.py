@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Input
 
 from tests.ui.conftest import frozen, settle
 from tests.ui.test_wizards import TANK_A0, confirm_all, hand_attach, hand_flow, until
@@ -74,6 +75,9 @@ def test_attach_steps(snap_compare: Any, size: tuple[int, int], step: str) -> No
         if step == "confirm":
             await pilot.press("enter")
             await pilot.press(*"VK1ABCD")  # one character short of the serial
+            # the picture once the field holds every key (a busy machine lags a frame)
+            await until(pilot, lambda: any(w.value == "VK1ABCD" for w in screen.query(Input)),
+                        "the typed serial")
         if step == "result":
             await confirm_all(screen, pilot)
             await until(pilot, lambda: screen.phase is Phase.RESULT, "the result", tries=1500)
