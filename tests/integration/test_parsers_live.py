@@ -10,12 +10,13 @@ across status/list/get/iostat, leaf names against the by-id serials, dataset siz
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
 
-from zconsole.model.pool import Pool, Section
+from zconsole.model.pool import Pool, PoolUsage, Section
 from zconsole.parsers.arcstats import parse_arcstats
 from zconsole.parsers.blockdev import parse_lsblk_json, parse_udev_export_db
 from zconsole.parsers.diskstats import parse_diskstats
@@ -90,15 +91,29 @@ def test_status_tree_and_sections(pool: ZfsGuest) -> None:
         [(s, d, v.name, v.state) for s, d, v in tank.walk()]
 
 
+def settled_list_and_props(pool: ZfsGuest) -> tuple[PoolUsage, dict[str, str]]:
+    """`zpool list` and `zpool get` of tank taken while nothing moves: an earlier test's
+    writes may still be landing (the allocated figure changes between two commands), so
+    the pool is synced and the pair is taken again until a list before and after agree."""
+    pool.exec(["zpool", "sync", "tank"])
+    for _ in range(20):
+        before = {u.name: u for u in parse_zpool_list(run(pool, C.zpool_list()))}["tank"]
+        props = props_by_name(parse_get(run(pool, C.zpool_get_all("tank"))))["tank"]
+        after = {u.name: u for u in parse_zpool_list(run(pool, C.zpool_list()))}["tank"]
+        if (before.alloc, before.free) == (after.alloc, after.free) \
+                and int(props["allocated"]) == after.alloc:
+            return after, props
+        time.sleep(1)
+    raise AssertionError(f"tank's allocation kept moving: {before.alloc} .. {after.alloc}")
+
+
 def test_status_json_vs_list(pool: ZfsGuest) -> None:
-    usage = {u.name: u for u in parse_zpool_list(run(pool, C.zpool_list()))}
-    tank = usage["tank"]
+    tank, props = settled_list_and_props(pool)
     assert tank.health == "ONLINE"
     assert {v.name: v.section for v in tank.vdevs} == {
         "mirror-0": Section.DATA, "vdb": Section.DATA, "vdc": Section.DATA,
         "mirror-1": Section.LOGS, "vdd": Section.LOGS, "vde": Section.LOGS,
         "vdf": Section.CACHE, "vdg": Section.SPARES}
-    props = props_by_name(parse_get(run(pool, C.zpool_get_all("tank"))))["tank"]
     assert int(props["size"]) == tank.size
     assert int(props["allocated"]) == tank.alloc
     assert props["health"] == tank.health
