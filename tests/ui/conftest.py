@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 import pytest_textual_snapshot
@@ -14,6 +16,44 @@ from zconsole.ui.app import ZConsoleApp
 # (tests/ui/svg_runs.py says why). Both the stored and the new picture go through this.
 _normalize_svg = pytest_textual_snapshot.normalize_svg
 pytest_textual_snapshot.normalize_svg = lambda svg: merge_runs(_normalize_svg(svg))
+
+
+async def at_rest(app: object, pilot: object, tries: int = 250) -> None:
+    """Wait until the screen stops changing: two screenshots in a row, a few frames apart,
+    are the same. A picture is then not taken while a late message (a focus change, the
+    footer's bindings, a worker's answer) is still on its way, as a loaded machine showed."""
+    from textual.app import App
+    from textual.pilot import Pilot
+
+    assert isinstance(pilot, Pilot) and isinstance(app, App)
+    await pilot.wait_for_scheduled_animations()
+    last = None
+    for _ in range(tries):
+        await pilot.pause(0.03)
+        shot = app.export_screenshot()
+        if shot == last:
+            return
+        last = shot
+    raise AssertionError("the screen never came to rest")
+
+
+@pytest.fixture
+def snap_compare(snap_compare: Callable[..., bool]) -> Callable[..., bool]:
+    """pytest-textual-snapshot's `snap_compare`, whose picture waits for the screen to come
+    to rest after the test's own `run_before` (see `at_rest`)."""
+
+    def compare(app: object, *args: Any, run_before: Any = None, **kwargs: Any) -> bool:
+        async def before(pilot: Any) -> None:
+            if run_before is not None:
+                result = run_before(pilot)
+                if inspect.isawaitable(result):
+                    await result
+            await at_rest(pilot.app, pilot)
+
+        return snap_compare(app, *args, run_before=before, **kwargs)
+
+    return compare
+
 
 # 2026-11-21 23:00:10 UTC, the time of the real 2.3.2 capture in shared/fixtures.
 FROZEN = 1795302010.0
