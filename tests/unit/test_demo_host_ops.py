@@ -234,6 +234,17 @@ def test_offline_online_clear() -> None:
     assert "too many errors" not in status(d)
 
 
+def test_offline_of_a_faulted_disk_keeps_it_faulted() -> None:
+    """Real OpenZFS (2.1.11 and 2.3.2 guests): `zpool offline` of a FAULTED disk exits 0 and
+    zpool status keeps showing FAULTED; the demo rehearses the same."""
+    d, _ = mk("degraded")
+    faulted = "ata-ST4000VN008-2DR166_ZGY8C3D4"
+    assert re.search(faulted + r" +FAULTED", status(d))
+    assert run(d, "zpool", "offline", "tank", faulted) == (0, "", "")
+    text = status(d)
+    assert re.search(faulted + r" +FAULTED", text) and not re.search(faulted + r" +OFFLINE", text)
+
+
 # ------------------------------------------------------------------------ scrub / wait
 
 

@@ -414,6 +414,10 @@ def test_operator_step_pauses_then_continues(tmp_path: Path) -> None:
     assert res2.outcomes[0].message == "the operator said it was done"
     events = [r["event"] for r in audit_records(tmp_path)]
     assert events[:3] == ["plan-start", "operator-needed", "command"]  # the dd helper
+    # the run that goes on after the operator's step says so; the plan started once
+    assert events.count("plan-start") == 1
+    cont = [r for r in audit_records(tmp_path) if r["event"] == "plan-continue"]
+    assert [c["start_at"] for c in cont] == [res.next_index] and res.next_index > 0
     assert "operator-done" in events
     dd_rec = [r for r in audit_records(tmp_path) if r["event"] == "command"][0]
     assert dd_rec["writes"] is False and dd_rec["duration_s"] == 4.2

@@ -54,8 +54,11 @@ class RunAudit:
         self.log.append(rec)
 
     def plan_start(self, start_at: int) -> None:
-        """The run begins: its steps, every command and the checks that did not pass."""
-        self.record("plan-start", title=self.plan.title, start_at=start_at,
+        """The run begins (`plan-start`), or goes on from step `start_at` after an operator
+        step or a resume (`plan-continue`): its steps, every command and the checks that did
+        not pass. One plan-start per plan in the log; a continuation says where it picks up."""
+        event = "plan-start" if start_at == 0 else "plan-continue"
+        self.record(event, title=self.plan.title, start_at=start_at,
                     steps=len(self.plan.steps),
                     commands=[c.display() for c in self.plan.commands()],
                     checks=[{"name": c.name, "level": c.level.value, "passed": c.passed,
