@@ -150,31 +150,81 @@ async def test_opening_a_dataset_loads_its_snapshots_in_a_worker() -> None:
         assert not any(r.kind == "snapshot" for r in table.rows)
 
 
-async def test_a_refresh_relists_the_opened_dataset_only() -> None:
+def listings_of(host: WrappedHost, dataset: str, since: int = 0) -> list[tuple[str, ...]]:
+    """The listings of one dataset's snapshots (not the background scan's or the radius's
+    batches of names, which may end with the same dataset)."""
+    return [a for a in host.calls[since:] if a[-1] == dataset and "snapshot" in a
+            and "name,createtxg" not in a]
+
+
+async def refresh(app: ZConsoleApp, pilot: Pilot[Any], *, force: bool = False) -> None:
+    app.action_refresh(force)
+    await wait_for(pilot, lambda: app.refresh_started is None, "a refresh")
+    await quiet(app, pilot)
+
+
+async def test_a_refresh_relists_the_opened_dataset_only_when_it_may_have_changed() -> None:
+    """Timed refreshes keep the opened dataset's listing while its sizes in the cheap list
+    stay put; a destroyed snapshot (its sizes move) or the operator's ctrl+r lists it again,
+    and never any other dataset's snapshots."""
     app, host = wrapped_app()
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_screen(app, pilot)
         table = await open_dataset(pilot, screen, "tank/proj/p01")
-        listing = [a for a in host.calls
-                   if a[-1] == "tank/proj/p01" and "name,createtxg" not in a]
-        # once for the opening, and once more when the start's refresh ended after it (a
-        # busy machine): the same listing of the opened dataset either way (the background
-        # scan's batch of names may also end with this dataset; that is not the listing)
-        assert listing and all(a == listing[0] for a in listing), listing
-        listing = listing[:1]
+        first = listings_of(host, "tank/proj/p01")
+        # once for the opening (and once more if the start's refresh ended after it)
+        assert first and all(a == first[0] for a in first), first
         before, refreshes = len(host.calls), app.refreshes
         for _ in range(2):
-            app.action_refresh()
-            await wait_for(pilot, lambda: app.refresh_started is None, "a refresh")
-            await quiet(app, pilot)
-        again = [a for a in host.calls[before:] if "snapshot" in a]
-        # the opened dataset, once per refresh; besides it only the names of the few
-        # clones the panel's -R radius needs (never a listing of every snapshot)
+            await refresh(app, pilot)
         assert app.refreshes == refreshes + 2
-        assert [a for a in again if "name,createtxg" not in a] == listing * 2
-        names = {d for a in again if "name,createtxg" in a for d in a[a.index("name,createtxg") + 1:]}
-        assert names == {"tank/clones/c1", "tank/clones/c1-1", "tank/clones/c1-1-1"}
+        again = [a for a in host.calls[before:] if "snapshot" in a]
+        # nothing moved: no listing of the opened dataset; only the names of the few clones
+        # the panel's -R radius needs (never a listing of every snapshot)
+        assert listings_of(host, "tank/proj/p01", before) == []
+        names = {d for a in again if "name,createtxg" in a
+                 for d in a[a.index("name,createtxg") + 1:]}
+        assert names <= {"tank/clones/c1", "tank/clones/c1-1", "tank/clones/c1-1-1"}
         assert sum(r.kind == "snapshot" for r in table.rows) == 500
+        # a snapshot destroyed behind the console's back: used/usedbysnapshots move
+        host.inner.run(["zfs", "destroy", "tank/proj/p01@auto-00001"])
+        before = len(host.calls)
+        await refresh(app, pilot)
+        assert listings_of(host, "tank/proj/p01", before) == first[:1]
+        assert sum(r.kind == "snapshot" for r in table.rows) == 499
+        assert table.index_of("tank/proj/p01@auto-00001") is None
+        # the operator's refresh lists it again although nothing moved
+        before = len(host.calls)
+        await refresh(app, pilot, force=True)
+        assert listings_of(host, "tank/proj/p01", before) == first[:1]
+        before = len(host.calls)
+        await refresh(app, pilot)
+        assert listings_of(host, "tank/proj/p01", before) == []
+
+
+async def test_an_unchanged_open_listing_is_relisted_when_old_and_says_its_age() -> None:
+    """A new snapshot of an idle dataset moves none of its sizes: the listing is kept, says
+    how old it is, and is listed again once it is RELIST_EVERY seconds old."""
+    from zconsole.ui.screens.datasets.screen import RELIST_EVERY
+
+    now = [FROZEN]
+    host = WrappedHost(DemoHost("snapshots", clock=lambda: now[0], seed=0))
+    app = ZConsoleApp(host, clock=lambda: now[0], refresh_interval=3600)  # type: ignore[arg-type]
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(app, pilot)
+        table = await open_dataset(pilot, screen, "tank/proj/p01")
+        host.inner.run(["zfs", "snapshot", "tank/proj/p01@zz-new"])
+        now[0] += 30
+        before = len(host.calls)
+        await refresh(app, pilot)
+        assert listings_of(host, "tank/proj/p01", before) == []
+        assert table.index_of("tank/proj/p01@zz-new") is None
+        assert "open: p01 (500 snapshots, listed 30 s ago)" in status_text(screen)
+        now[0] += RELIST_EVERY - 30
+        await refresh(app, pilot)
+        assert len(listings_of(host, "tank/proj/p01", before)) == 1
+        assert table.index_of("tank/proj/p01@zz-new") is not None
+        assert "open: p01 (501 snapshots)" in status_text(screen)
 
 
 async def test_snapshot_with_clones_names_its_blast_radius() -> None:

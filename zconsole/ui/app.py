@@ -127,6 +127,7 @@ class ZConsoleApp(App[None]):
                              f"{', '.join(self.theme_files)}")
         self.theme = self.theme_files[short].name
         self.paused = False
+        self.forced_refreshes = 0  # ctrl+r / F5 so far (ViewState.forced)
         self.session = HostSession(host, iostat_interval=iostat_interval)
         self._timer: Timer | None = None
         self._shown_stale = False
@@ -174,6 +175,7 @@ class ZConsoleApp(App[None]):
             last_error=self.last_error,
             scan_estimates=r.scan_estimates if r is not None else {},
             leaves=r.leaves if r is not None else {},
+            forced=self.forced_refreshes,
         )
 
     @property
@@ -273,6 +275,8 @@ class ZConsoleApp(App[None]):
         otherwise kept between refreshes: ZFS version, kernel, disk identity."""
         if not self.session.begin(self.clock()):
             return  # one refresh at a time; the next is armed when this one ends
+        if force:
+            self.forced_refreshes += 1
         self._tick_frame()
         self._collect(force)
 

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 class ViewState:
     """The latest refresh. `snapshot` is None until the first refresh completed.
 
+    `forced` counts the operator's own refreshes: a screen that keeps a costly listing
+    between timed refreshes lists it again when this number moves.
+
     `sampler` keeps the history (per-disk DiskIo, ARC deltas) for sparklines; `sample` is the
     newest interval. `now` is the app clock when the state was handed out (frozen in tests).
     """
@@ -34,3 +37,4 @@ class ViewState:
     last_error: str | None = None
     scan_estimates: Mapping[str, tuple[ScanEstimate, ...]] = field(default_factory=dict)
     leaves: Mapping[LeafKey, LeafMetrics] = field(default_factory=dict)
+    forced: int = 0  # how many refreshes the operator asked for (ctrl+r / F5) so far

@@ -2,8 +2,10 @@
 
 The tree and the clone graph come from the filesystem/volume list of every refresh (cheap:
 `origin` says which snapshot each clone came from). A dataset's snapshots are listed in a
-worker when it is opened (one dataset open at a time), again after each refresh while it stays
-open; `a` lists the names of every snapshot in the background with progress. Nothing here
+worker when it is opened (one dataset open at a time). While it stays open it is listed again
+only when it may have changed: its used/referenced/usedbysnapshots in the refresh's list moved,
+the listing is RELIST_EVERY seconds old, the last listing failed, or the operator refreshed
+(ctrl+r); the status line says how old the listing is. `a` lists the names of every snapshot in the background with progress. Nothing here
 writes to the host: the panel only says what `zfs destroy -r` / `-R` would take.
 
 Widgets: `tree_table.py` (the Line-API tree), `radius_panel.py` (the sentences); rows are
@@ -60,6 +62,15 @@ class ScanState:
     total: int = 0
     snapshots: int = 0
     result: ScanResult | None = None
+
+
+RELIST_EVERY = 60.0  # seconds: an opened dataset whose sizes did not move is listed again
+
+
+def fingerprint(d: Dataset | None) -> tuple[int | None, ...] | None:
+    """What the refresh's cheap list says of a dataset that a new or destroyed snapshot, or
+    data written since the last one, moves."""
+    return None if d is None else (d.used, d.refer, d.usedbysnapshots)
 
 
 def progress_bar(done: int, total: int, width: int = 12) -> str:
@@ -127,7 +138,9 @@ class DatasetsScreen(ZScreen):
         self._radius_timer: Timer | None = None
         self._radius_running = False
         self._loading: str | None = None
-        self._reload_due = False
+        self._reload_due = False  # a new reading came: see whether the open listing is due
+        self._listed_print: tuple[int | None, ...] | None = None  # when it was last asked
+        self._forced_seen = 0  # ViewState.forced when this screen last looked
 
     def compose_body(self) -> ComposeResult:
         yield Static("reading the host…", id="ds-status")
@@ -168,7 +181,7 @@ class DatasetsScreen(ZScreen):
         if self.opened is not None:
             if self.opened.dataset not in self.dtree:
                 self.opened = None
-            elif self._reload_due and self._loading is None:
+            elif self._loading is None and self._relist_due(state):
                 self._load(self.opened.dataset, keep_rows=True)
         self._render_tree()
 
@@ -189,6 +202,21 @@ class DatasetsScreen(ZScreen):
         self.radius_names.clear()
         self.radius_errors = ()
         self._radius_asked.clear()
+
+    def _relist_due(self, state: ViewState) -> bool:
+        """Whether the opened dataset's snapshots are listed again now (see the module)."""
+        assert self.opened is not None and self.dtree is not None
+        if state.forced != self._forced_seen:
+            self._forced_seen = state.forced
+            return True
+        if not self._reload_due:
+            return False
+        self._reload_due = False
+        part = self.opened.part
+        if part is None or not part.ok:
+            return True
+        now = fingerprint(self.dtree.datasets.get(self.opened.dataset))
+        return now != self._listed_print or part.age(state.now) >= RELIST_EVERY
 
     def _message(self, text: str) -> None:
         message = self.query_one("#ds-message", Static)
@@ -264,6 +292,10 @@ class DatasetsScreen(ZScreen):
     def _load(self, name: str, *, keep_rows: bool) -> None:
         self._loading = name
         self._reload_due = False
+        if self._state is not None:
+            self._forced_seen = self._state.forced
+        self._listed_print = (fingerprint(self.dtree.datasets.get(name))
+                              if self.dtree is not None else None)
         if not keep_rows:
             self.opened = OpenState(name, None)
         self.read(self.SnapshotsLoaded, partial(load_snapshots, self._host, name),
@@ -427,7 +459,9 @@ class DatasetsScreen(ZScreen):
             if part is None:
                 line += f" · listing {short}…"
             elif part.ok and part.value is not None:
-                line += f" · open: {short} ({fmt.plural(len(part.value), 'snapshot')})"
+                old = part.age(self._now())  # kept between refreshes: say its age
+                listed = f", listed {fmt.age(old)}" if old >= 5 else ""
+                line += f" · open: {short} ({fmt.plural(len(part.value), 'snapshot')}{listed})"
             else:
                 line += f" · ✖ {short}: listing failed"
         return line
