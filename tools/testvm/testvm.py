@@ -391,12 +391,23 @@ def apt_update(log: Log) -> None:
     global _apt_updated
     if _apt_updated:
         return
-    if not APT_SOURCES_FILE.exists() or APT_SOURCES_FILE.read_text() != APT_SOURCES:
-        log.step(f"writing {APT_SOURCES_FILE} (bookworm contrib + bookworm-backports)")
-        APT_SOURCES_FILE.write_text(APT_SOURCES)
-    log.step("apt-get update")
-    log.run(["apt-get", *APT_OPTS, "update"], env=APT_ENV)
+    with cache_lock("apt", log):
+        if not APT_SOURCES_FILE.exists() or APT_SOURCES_FILE.read_text() != APT_SOURCES:
+            log.step(f"writing {APT_SOURCES_FILE} (bookworm contrib + bookworm-backports)")
+            APT_SOURCES_FILE.write_text(APT_SOURCES)
+        log.step("apt-get update")
+        log.run(["apt-get", *APT_OPTS, "update"], env=APT_ENV)
     _apt_updated = True
+
+
+def apt_get(log: Log, args: list[str], *, cwd: Path | None = None,
+            env: dict[str, str] | None = None) -> None:
+    """One apt-get command, holding the cache's apt lock. The guests are built in parallel
+    (one pytest worker per guest): `apt-get update` fails at once on the lists lock another
+    worker's update holds (DPkg::Lock::Timeout waits only for the dpkg lock); seen on a cold
+    machine, where every guest but the first was skipped."""
+    with cache_lock("apt", log):
+        log.run(["apt-get", *APT_OPTS, *args], cwd=cwd, env=env)
 
 
 def apt_install(log: Log, packages: Iterable[str]) -> None:
@@ -406,9 +417,7 @@ def apt_install(log: Log, packages: Iterable[str]) -> None:
         return
     apt_update(log)
     log.step("apt-get install " + " ".join(missing))
-    log.run(
-        ["apt-get", *APT_OPTS, "install", "-y", "--no-install-recommends", *missing], env=APT_ENV
-    )
+    apt_get(log, ["install", "-y", "--no-install-recommends", *missing], env=APT_ENV)
 
 
 def dpkg_installed(pkg: str) -> bool:
@@ -526,7 +535,7 @@ def download_debs(
     if need:
         log.step("apt-get download " + " ".join(need))
         extra = ["-t", target_release] if target_release else []
-        log.run(["apt-get", *APT_OPTS, *extra, "download", *need], cwd=dest)
+        apt_get(log, [*extra, "download", *need], cwd=dest)
         for spec in need:
             name, _, ver = spec.partition("=")
             pattern = f"{name}_{ver.replace(':', '%3a')}_*.deb" if ver else f"{name}_*.deb"
@@ -1106,16 +1115,12 @@ def ensure_qemu(log_path: Path | None = None) -> str:
     log = Log(log_path or cache_root() / "logs" / "qemu-install.log", quiet=True)
     try:
         try:
-            log.run(
-                ["apt-get", *APT_OPTS, "install", "-y", "--no-install-recommends", QEMU_PACKAGE],
-                env=APT_ENV,
-            )
+            apt_get(log, ["install", "-y", "--no-install-recommends", QEMU_PACKAGE],
+                    env=APT_ENV)
         except BuildError:
             apt_update(log)
-            log.run(
-                ["apt-get", *APT_OPTS, "install", "-y", "--no-install-recommends", QEMU_PACKAGE],
-                env=APT_ENV,
-            )
+            apt_get(log, ["install", "-y", "--no-install-recommends", QEMU_PACKAGE],
+                    env=APT_ENV)
     except BuildError as exc:
         raise VMError(f"cannot install {QEMU_PACKAGE}: {exc}") from exc
     finally:
