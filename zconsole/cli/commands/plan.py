@@ -122,6 +122,7 @@ def _step_lines(n: int, step: Step) -> list[str]:
         if step.operator_action:
             rw += ", runs only on request (identify)"
         out.append(f"   $ {step.command.display()}    # {rw}")
+        out.extend(f"   | {d}" for d in step.command.diff.splitlines())
     for p in step.prechecks:
         out.append(f"   before: {p.description}")
     if step.wait is not None:
