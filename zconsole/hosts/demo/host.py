@@ -122,6 +122,13 @@ class DemoHost(BaseHost):
                 rc = r.returncode
         return Result(stages[0], rc, out, "".join(errs), 0.0)
 
+    def reboot(self) -> str:
+        """The host boots again now (a rehearsal of a boot fix): wait-online waits, is quick
+        or does not run, as the files now say (`tools/boot.reboot`)."""
+        from zconsole.hosts.demo.tools import boot
+
+        return boot.reboot(self.machine, self._sync())
+
     # --- files -------------------------------------------------------------------------
 
     def _tree(self) -> Tree:
