@@ -8,8 +8,11 @@ wait-online), run by the same engine as the disk operations.
                    a fresh login's time), registered with the engine on import
     ssh.py         "fix-ssh": the reverse-DNS cause (`UseDNS yes`), its automatic rollback
                    and its undo (each a plan)
+    boot.py        "fix-boot": the boot held by wait-online; netplan `optional: true`, the
+                   wait-online `--any` drop-in, ifupdown's allow-hotplug, the mask (last
+                   resort); each with its rollback and undo; effective at the next boot
 """
 
-from zconsole.services.ops.fixit import common, predicates, ssh
+from zconsole.services.ops.fixit import boot, common, predicates, ssh
 
-__all__ = ["common", "predicates", "ssh"]
+__all__ = ["boot", "common", "predicates", "ssh"]
