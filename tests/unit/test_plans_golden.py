@@ -172,6 +172,8 @@ WIZARD_CASES: dict[str, tuple[str, str, dict[str, str], bool]] = {
 
 def _normalise(text: str) -> str:
     text = re.sub(r"\b[0-9a-f]{32}\b", "<id>", text)
+    text = re.sub(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+                  "<boot id>", text)  # the host's boot id (fix-boot records it)
     return re.sub(r'"created_at": [0-9.e+]+', '"created_at": <time>', text)
 
 

@@ -218,6 +218,7 @@ class BootReading:
     wanted_by: Part[tuple[str, ...]]  # who wants network-online.target
     netplan: Part[str]  # `netplan get`
     booted_at: Part[float] | None = None  # when this boot began (epoch s, from /proc/uptime)
+    boot_id: Part[str] | None = None  # /proc/sys/kernel/random/boot_id: which boot this is
 
 
 @dataclass(frozen=True)
@@ -231,6 +232,7 @@ class AppliedBootFix:
     what: str  # one line: "optional: true for eno2 in /etc/netplan/90-zconsole.yaml"
     applied_at: float
     wait_before: float | None
+    boot_id: str | None = None  # the boot it was applied in (None: not known)
 
 
 # ------------------------------------------------------------------------ diagnosis

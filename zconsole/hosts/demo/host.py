@@ -14,7 +14,9 @@ which reads and changes the `machine/` and prints through `render/`. Files (`rea
 
 from __future__ import annotations
 
+import hashlib
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 
 from zconsole.hosts.base import (
@@ -163,6 +165,9 @@ class DemoHost(BaseHost):
             return m.hostname + "\n"
         if path == "/proc/sys/kernel/osrelease":
             return m.kernel + "\n"
+        if path == "/proc/sys/kernel/random/boot_id":  # one per boot of the machine
+            h = hashlib.md5(f"{m.hostname} {m.boot_time!r}".encode(), usedforsecurity=False)
+            return str(uuid.UUID(h.hexdigest())) + "\n"
         if path == "/proc/uptime":
             up = self.now() - m.boot_time
             return f"{up:.2f} {up * 1.7:.2f}\n"

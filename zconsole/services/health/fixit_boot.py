@@ -5,7 +5,8 @@ the boot the fix was applied on (recorded with the fix) against this boot's.
     wait-online took 120.0 s before the fix, 0.4 s this boot: fixed
 
 Before the reboot the fix is pending (said as such, never "fixed"); a boot that still waits
-says the fix did not help. The record comes from the caller (the Host screen reads the plan
+says the fix did not help. "After the reboot" is told by the kernel's boot id
+(/proc/sys/kernel/random/boot_id, recorded with the fix), else by the boot's start time. The record comes from the caller (the Host screen reads the plan
 store): health never imports ops.
 """
 
@@ -48,19 +49,25 @@ def judge_fix(r: BootReading, fix: AppliedBootFix) -> Finding:
     not known (the boot time could not be read)."""
     when = _when(fix.applied_at)
     booted = r.booted_at.value if r.booted_at is not None else None
-    if booted is None:
+    boot_id = r.boot_id.value if r.boot_id is not None else None
+    if boot_id is not None and fix.boot_id is not None:  # exact: the kernel's id of the boot
+        same = boot_id == fix.boot_id
+    elif booted is not None:  # else by the clock
+        same = booted < fix.applied_at
+    else:
         return Finding("boot-fix-unknown", Severity.UNKNOWN, "boot",
                        f"A boot fix was applied on {when} ({fix.what}); whether this boot "
                        "came after it is not known: the boot time could not be read")
-    if booted < fix.applied_at:
+    if same:
         return Finding("boot-fix-pending", Severity.INFO, "boot",
                        f"The fix applied on {when} ({fix.what}) takes effect at the next "
                        "boot: reboot, then this panel compares wait-online's time with the "
                        f"{_secs(fix.wait_before)} it took before the fix",
-                       (f"this boot began on {_when(booted)}, before the fix",))
+                       ("this is the boot the fix was applied in",))
     now, timed_out = wait_this_boot(r)
     before = f"wait-online took {_secs(fix.wait_before)} before the fix"
-    evidence = (f"fix: {fix.what}, applied on {when}", f"this boot began on {_when(booted)}")
+    evidence = (f"fix: {fix.what}, applied on {when}",
+                *([f"this boot began on {_when(booted)}"] if booted is not None else []))
     if now is None and r.blame.value is None and r.wait_online_journal.value is None:
         return Finding("boot-fix-unknown", Severity.UNKNOWN, "boot",
                        f"{before}; this boot's time could not be read (neither systemd-analyze "

@@ -79,6 +79,7 @@ WANTS_ONLINE: tuple[str, ...] = ("systemctl", "list-dependencies", "--reverse", 
                                  "--no-pager", "network-online.target")
 NETPLAN_GET: tuple[str, ...] = ("netplan", "get")
 UPTIME = "/proc/uptime"
+BOOT_ID = "/proc/sys/kernel/random/boot_id"
 
 TIMEOUT = 30.0
 SLOW_TIMEOUT = 90.0  # systemd-analyze asks PID 1, slow on a loaded host
@@ -284,10 +285,11 @@ def read_boot(host: Host) -> BootReading:
     wanted = r.part(_cmd(WANTS_ONLINE), lambda: _wanted_by(r.run(WANTS_ONLINE)))
     netplan = r.part(_cmd(NETPLAN_GET), lambda: r.run(NETPLAN_GET))
     booted = r.part(UPTIME, lambda: _booted_at(host))
+    boot_id = r.part(BOOT_ID, lambda: host.read_text(BOOT_ID).strip())
     return BootReading(taken_at=host.now(), is_root=r.is_root, startup=startup, blame=blame,
                        chain=chain, links=links, wait_online_enabled=enabled,
                        wait_online_journal=journal, wanted_by=wanted, netplan=netplan,
-                       booted_at=booted)
+                       booted_at=booted, boot_id=boot_id)
 
 
 def _booted_at(host: Host) -> float:

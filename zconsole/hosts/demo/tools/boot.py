@@ -371,7 +371,7 @@ def reboot(machine: Machine, now: float) -> str:
     the boot's figures and journal follow. Returns how it went ("hang", "quick", "skipped")."""
     ctx = Context(machine=machine, now=now, v23=True, root=True, fast_forward=lambda t: None)
     s = _system(ctx)
-    machine.boot_time = now
+    machine.boot_time = max(now, machine.boot_time + 1.0)  # a new boot, a new boot id
     stuck = [n for _, n, _, _, st in s.links if st == "configuring"]
     blame = [(t, u) for t, u in s.blame if u != UNIT]
     if not s.wanted_by or s.enabled.get(UNIT) == "masked":

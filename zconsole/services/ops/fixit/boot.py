@@ -504,9 +504,15 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
               ("created_dir", "yes" if fix == ANY and not facts.dropin_dir else ""),
               ("wait_before", "" if secs is None else f"{secs:.3f}"),
               ("sections", " ".join(f"{ln}={devs[ln].section}" for ln in links
-                                    if fix == NETPLAN and ln in devs)))
+                                    if fix == NETPLAN and ln in devs)),
+              ("boot_id", _boot_id(facts)))
     return common.make_plan(KIND, title, host, now, LOCK, plan_id=pid, preview=preview,
                             checks=checks, steps=steps, params=params)
+
+
+def _boot_id(facts: BootFacts) -> str:
+    part = facts.reading.boot_id
+    return (part.value or "") if part is not None else ""
 
 
 def _restore_steps(fix: Plan, *, undo: bool, dir_empty: bool = True) -> list[Step]:
@@ -697,4 +703,5 @@ def as_applied(a: common.Applied) -> AppliedBootFix:
         before = float(raw) if raw else None
     except ValueError:
         before = None
-    return AppliedBootFix(a.plan.id, p.get("fix", ""), p.get("what", ""), a.applied_at, before)
+    return AppliedBootFix(a.plan.id, p.get("fix", ""), p.get("what", ""), a.applied_at, before,
+                          p.get("boot_id") or None)
