@@ -141,11 +141,12 @@ def boot_offer(screen: HostScreen) -> str:
     return " ".join(str(w.render()).split()) if w.display else ""
 
 
-async def read_again(app: ZConsoleApp, pilot: Any, screen: HostScreen) -> None:
-    """The Host screen reads its panels again (as after a restart of the console)."""
+async def demo_reboot(app: ZConsoleApp, pilot: Any, screen: HostScreen) -> None:
+    """The palette's "Demo: reboot the host": the demo host boots again and the Host screen
+    reads its panels again."""
     reads = screen.reads
-    screen._find_applied()
-    screen.read_all(app.clock())
+    commands = {c.title: c for c in app.get_system_commands(app.screen)}
+    commands["Demo: reboot the host"].callback()
     await until(pilot, lambda: screen.reads >= reads + 2 and screen.settled(),
                 "the panels read again", tries=1000)
     await pilot.pause()
@@ -187,8 +188,7 @@ async def test_boot_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
         assert "u: undo: optional: true for eno2 in /etc/netplan/90-zconsole.yaml, as " \
                "applied on " in boot_offer(screen)
 
-        assert host.reboot() == "quick"
-        await read_again(app, pilot, screen)
+        await demo_reboot(app, pilot, screen)
         d = screen.diagnoses["boot"]
         assert d.verdict.kind == "boot-fix-proven", d.verdict
         assert d.verdict.message == ("wait-online took 120.4 s before the fix, 0.4 s this "
@@ -204,8 +204,7 @@ async def test_boot_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
         assert hint not in host.machine.files
 
         await back_to_host(app, pilot, screen)
-        assert host.reboot() == "hang"
-        await read_again(app, pilot, screen)
+        await demo_reboot(app, pilot, screen)
         assert screen.diagnoses["boot"].verdict.kind == "boot-wait-online"
         assert boot_offer(screen).startswith("▶ f: apply")
         assert "u: undo" not in boot_offer(screen)

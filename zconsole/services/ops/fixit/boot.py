@@ -424,7 +424,8 @@ COSTS = {
          "before the default route or a storage VLAN is up; services and mounts that need "
          "a particular link may start too early",
     IFUPDOWN: "{links} is brought up by udev when it has a link, not by `ifup -a` at boot; "
-              "the boot no longer waits for its DHCP",
+              "the boot no longer waits for its DHCP; on ifupdown2 (Proxmox) an "
+              "allow-hotplug port is configured at boot only if it has a link then",
 }
 
 

@@ -114,6 +114,11 @@ class HostScreen(ZScreen):
         self.read(self.Loaded, partial(boot_diagnosis, host, self.boot_applied),
                   group="fixit-boot", key="boot", asked_at=now)
 
+    def reread(self) -> None:
+        """Read the panels again now (after the demo's reboot)."""
+        self._find_applied()
+        self.read_all(max(self._now, self.console_app.clock()))
+
     def focus_panel(self, key: str) -> None:
         """Scroll the panel into view (the palette's "Fix slow SSH logins" / "Fix slow
         boot"); `f` and `u` then act on it."""
