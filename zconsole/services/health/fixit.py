@@ -382,9 +382,9 @@ def _boot_fixes(r: BootReading, links: Sequence[Any], stuck: Sequence[Any],
         if d is not None:
             fixes.append(Fix(
                 f"Mark {ln.name} optional in netplan",
-                f"`netplan set {d.section}.{ln.name}.optional=true`, then `netplan "
-                "generate` (networkd gets RequiredForOnline=no; no `netplan apply`: the "
-                "links are not touched now)",
+                f"`netplan set --origin-hint=90-zconsole {d.section}.{ln.name}.optional=true`"
+                ", then `netplan generate` (networkd gets RequiredForOnline=no; no `netplan "
+                "apply`: the links are not touched now)",
                 f"networkd stops waiting for {ln.name} at boot; nothing else changes; "
                 "takes effect at the next boot"))
         elif plan is None:
@@ -396,7 +396,7 @@ def _boot_fixes(r: BootReading, links: Sequence[Any], stuck: Sequence[Any],
     dropin = f"/etc/systemd/system/{WAIT_ONLINE}.d/"
     fixes.append(Fix(
         f"Wait only for {uplink}",
-        f"{dropin}zconsole.conf: `[Service]` `ExecStart=` "
+        f"{dropin}90-zconsole-wait-online.conf: `[Service]` `ExecStart=` "
         f"`ExecStart={WAIT_BIN} --interface={uplink}`",
         f"if {uplink} is renamed or missing, the boot waits the whole 2 min again; "
         "other links are not waited for"))
