@@ -106,7 +106,7 @@ def test_wait_online_drop_in_argv_exactly(tmp_path: Path) -> None:
         ("printf", "%s\\n", fix.DROPIN_LINES[0], "[Service]", "ExecStart=",
          "ExecStart=/lib/systemd/systemd-networkd-wait-online --any"),
         ("systemctl", "daemon-reload"),
-        ("systemd-analyze", "verify", UNIT),
+        ("systemd-analyze", "verify", "--man=no", UNIT),
     ]
     write = plan.steps[1]
     assert write.command is not None and write.command.then == (("tee", DROPIN),)

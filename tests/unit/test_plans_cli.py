@@ -170,7 +170,7 @@ def test_fix_boot_dry_run(capsys: pytest.CaptureFixture[str]) -> None:
         "'[Service]' ExecStart= 'ExecStart=/lib/systemd/systemd-networkd-wait-online --any' "
         f"| tee {dropin}",
         "systemctl daemon-reload",
-        "systemd-analyze verify systemd-networkd-wait-online.service"]
+        "systemd-analyze verify --man=no systemd-networkd-wait-online.service"]
     assert "proves: the one ExecStart left is /lib/systemd/systemd-networkd-wait-online " \
            "--any" in out
     rc, out, err = run(capsys, "plan", "fix-boot", "--fix", "mask", "--demo", "slow-boot",

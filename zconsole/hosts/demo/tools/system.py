@@ -7,7 +7,7 @@ the clean host guest's captured shapes, `render.system.clean_system`):
 | `ssh` | `[-o OPT]... localhost true`: a fresh login, slow while the running sshd has UseDNS yes |
 | `journalctl` | `--no-pager -o short-iso-precise [-b] [--since -2h\\|@EPOCH] [-u UNIT]... [-n N]` |
 | `getent` | `hosts ADDR`, `ahosts NAME` (the lookup's time is the command's duration) |
-| `systemd-analyze` | (no argument), `blame`, `critical-chain network-online.target`, `verify UNIT` |
+| `systemd-analyze` | (no argument), `blame`, `critical-chain network-online.target`, `verify [--man=no] UNIT` |
 | `networkctl` | `list` |
 | `systemctl` | `is-active UNIT...`, `is-enabled UNIT...`, `list-dependencies --reverse ... network-online.target`, `reload ssh`; `daemon-reload`, `cat`, `mask`, `unmask` of wait-online (`tools/boot.py`) |
 | `grep` | `-n PATTERN FILE` |
