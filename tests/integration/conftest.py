@@ -105,6 +105,10 @@ def _is_vm_test(item: pytest.Item) -> bool:
 VM_RERUNS = int(os.environ.get("ZCONSOLE_VM_RERUNS", "1"))
 
 
+# the modules whose hostvm_slow tests stall the guest (reboots into the 2-minute wait)
+STALLING_MODULES = ("test_hostvm_faults", "test_hostvm_fixit")
+
+
 def guest_group(item: pytest.Item) -> str | None:
     """The guest a test runs on, as an xdist group: `./dev test` runs the suite in parallel
     workers (pytest-xdist, --dist loadgroup), and every test of one guest must run in the
@@ -116,7 +120,8 @@ def guest_group(item: pytest.Item) -> str | None:
         # slow install from scratch changes nothing the others see, so it balances the host
         # group (a loaded parallel run: host-slow was the long pole, 469 s setup + 941 + 695 +
         # 176 s for the fault recipes + 666 s for the install from scratch)
-        stalls = item.get_closest_marker("hostvm_slow") and "test_hostvm_faults" in item.nodeid
+        stalls = item.get_closest_marker("hostvm_slow") and any(
+            m in item.nodeid for m in STALLING_MODULES)
         return "host-slow" if stalls else "host"
     callspec = getattr(item, "callspec", None)
     if "zfs_guest" in names and callspec is not None and "zfs_guest" in callspec.params:

@@ -5,8 +5,9 @@ recipe is named with its file:line; the user who is not root is told exactly wha
 And the SSH fix (services/ops/fixit/ssh.py) end to end on the slow-reverse-dns recipe: the
 plan applied through SshHost by the engine, a session opened before it still alive after the
 reload, the cause gone, the logins' seconds before/after in the report, and the undo
-bringing the fault back byte for byte. Needs ZCONSOLE_VM=1 (or ZCONSOLE_HOSTVM_ATTACH=RUN_DIR
-of a running guest).
+bringing the fault back byte for byte. And the boot fix (services/ops/fixit/boot.py) on the
+wait-online-hang recipe across reboots (hostvm_slow: the guest-stalling group). Needs
+ZCONSOLE_VM=1 (or ZCONSOLE_HOSTVM_ATTACH=RUN_DIR of a running guest).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from zconsole.model.finding import Severity
 from zconsole.model.plan import Plan
 from zconsole.services.health.fixit import diagnose_boot, diagnose_ssh
 from zconsole.services.ops.engine.runner import PlanRunner
+from zconsole.services.ops.fixit import boot as fix_boot
+from zconsole.services.ops.fixit import common
 from zconsole.services.ops.fixit import ssh as fix
 from zconsole.services.read.fixit import read_boot, read_ssh
 
@@ -145,3 +148,78 @@ def test_fix_ssh_applies_verifies_and_undoes(host_guest: HostGuest,
         assert diagnose_ssh(read_ssh(host)).verdict.kind == "ssh-usedns"
     finally:
         g.exec("rm -f /var/backups/zconsole-*", check=False)
+
+
+WAIT_ONLINE = "systemd-networkd-wait-online.service"
+
+
+@pytest.mark.hostvm_slow
+def test_fix_boot_applies_and_undoes_across_reboots(host_guest: HostGuest,
+                                                    wait_online_hang: faults.Fault,
+                                                    host_figures: Any, tmp_path: Path) -> None:
+    """Minutes: four reboots, two of them into the 2-minute wait. The wait-online-hang
+    recipe, rebooted into: the boot panel names lan1; the fix the diagnosis chooses (netplan
+    `optional: true` for lan1) is applied through SshHost by the engine; after a reboot
+    wait-online is quick and the panel says fixed; the undo, after a reboot, brings the hang
+    back. The seconds go to the report; the assertions are the causes and the 5-s bound."""
+    g, fault = host_guest, wait_online_hang
+    fault.apply()
+    g.reboot()
+    g.wait_booted()
+    hung = g.unit_seconds(WAIT_ONLINE)
+    assert hung is not None and hung > 60, g.blame()[:5]
+    audit, store = AuditLog(tmp_path / "audit.jsonl"), PlanStore(tmp_path / "plans")
+    host = ssh_host(g)
+
+    def runner(p: Plan) -> PlanRunner:
+        return PlanRunner(host, p, audit=audit, store=store, operator="hostvm-test")
+
+    facts = fix_boot.read_facts(host)
+    assert facts.diagnosis.verdict.kind == "boot-wait-online", facts.diagnosis.verdict
+    plan = fix_boot.plan_for(host)
+    assert not plan.blocked, plan.checks
+    assert dict(plan.params)["fix"] == "netplan-optional", plan.checks
+    assert plan.argv_list() == [
+        ("netplan", "set", "--origin-hint=90-zconsole", "ethernets.lan1.optional=true"),
+        ("netplan", "generate")]
+    netplan_before = g.exec("cat /etc/netplan/01-hostvm.yaml").stdout
+    try:
+        run = common.run_fix(plan, runner, lambda _e: None)
+        assert run.applied and run.rollback is None, run.result.message
+        written = g.exec("cat /etc/netplan/90-zconsole.yaml").stdout
+        assert "optional: true" in written, written
+        assert g.exec("cat /etc/netplan/01-hostvm.yaml").stdout == netplan_before
+        pending = diagnose_boot(read_boot(host), fix_boot.as_applied(
+            fix_boot.applied_records(store, host.label)[-1]))
+        assert pending.verdict.kind == "boot-fix-pending", pending.verdict
+
+        to_ssh = g.reboot()
+        g.wait_booted()
+        host = ssh_host(g)
+        fixed = g.unit_seconds(WAIT_ONLINE)
+        assert fixed is not None and fixed < 5.0, g.blame()[:5]
+        judged = diagnose_boot(read_boot(host), fix_boot.as_applied(
+            fix_boot.applied_records(store, host.label)[-1]))
+        assert judged.verdict.kind == "boot-fix-proven", judged.verdict
+        host_figures("fix-boot: the fix chosen", dict(plan.params)["what"])
+        host_figures("fix-boot: wait-online s with the fault (blame)", hung)
+        host_figures("fix-boot: wait-online s after the fix, next boot (blame)", fixed)
+        host_figures("fix-boot: reboot to ssh s after the fix", round(to_ssh, 1))
+        host_figures("fix-boot: the panel's verdict", judged.verdict.message)
+
+        undo = fix_boot.undo_plan(plan, host=host, now=host.now())
+        result = PlanRunner(host, undo, audit=audit, store=store,
+                            operator="hostvm-test").run(lambda _e: None)
+        assert result.done, result.message
+        assert g.exec("test -e /etc/netplan/90-zconsole.yaml", check=False).returncode == 1
+        assert g.exec("cat /etc/netplan/01-hostvm.yaml").stdout == netplan_before
+        g.reboot()
+        g.wait_booted()
+        again = g.unit_seconds(WAIT_ONLINE)
+        assert again is not None and again > 60, g.blame()[:5]
+        host_figures("fix-boot: wait-online s after the undo, next boot (blame)", again)
+        d = diagnose_boot(read_boot(ssh_host(g)))
+        assert d.verdict.kind == "boot-wait-online", d.verdict
+    finally:
+        g.exec("rm -f /etc/netplan/90-zconsole.yaml /var/backups/zconsole-*; netplan generate",
+               check=False)

@@ -134,3 +134,116 @@ async def test_a_fix_that_does_not_verify_is_rolled_back_on_screen(
         await back_to_host(app, pilot, screen)
         assert "u: undo" not in offer(screen)
         assert offer(screen).startswith("▶ f: apply")
+
+
+def boot_offer(screen: HostScreen) -> str:
+    w = screen.query_one("#fix-boot .fix-offer", Static)
+    return " ".join(str(w.render()).split()) if w.display else ""
+
+
+async def demo_reboot(app: ZConsoleApp, pilot: Any, screen: HostScreen) -> None:
+    """The palette's "Demo: reboot the host": the demo host boots again and the Host screen
+    reads its panels again."""
+    reads = screen.reads
+    commands = {c.title: c for c in app.get_system_commands(app.screen)}
+    commands["Demo: reboot the host"].callback()
+    await until(pilot, lambda: screen.reads >= reads + 2 and screen.settled(),
+                "the panels read again", tries=1000)
+    await pilot.pause()
+
+
+async def test_boot_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
+    """slow-boot: `f` previews the netplan fix, 'optional' typed runs it (netplan set,
+    netplan generate, netplan get proves it); the panel says it takes effect at the next
+    boot; after the demo's reboot it says fixed with both figures; `u` undoes it and after
+    the next reboot the wait is back."""
+    app = wizard_app(tmp_path, "slow-boot")
+    host = app.host
+    assert isinstance(host, DemoHost)
+    hint = "/etc/netplan/90-zconsole.yaml"
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_host(app, pilot)
+        assert screen.diagnoses["boot"].verdict.kind == "boot-wait-online"
+        assert boot_offer(screen).startswith("▶ f: apply the first fix as a plan")
+        assert offer(screen) == ""  # the SSH panel has nothing to fix here
+
+        wz, preview, typed = await run_wizard(app, pilot, "f")
+        assert ("netplan set --origin-hint=90-zconsole ethernets.eno2.optional=true"
+                in preview)
+        assert "+      optional: true" in preview  # the change, as a diff
+        assert typed == ["optional"]
+        text = body_text(wz)
+        assert "✔ Done." in text, text
+        assert "netplan get ethernets.eno2.optional prints 'true'" in text
+        assert "optional: true" in host.machine.files[hint]
+        argvs = [r["argv"] for r in audit(tmp_path) if r["event"] == "command"]
+        assert argvs == [["netplan", "set", "--origin-hint=90-zconsole",
+                          "ethernets.eno2.optional=true"], ["netplan", "generate"]]
+
+        await back_to_host(app, pilot, screen)
+        d = screen.diagnoses["boot"]
+        assert d.verdict.kind == "boot-fix-pending", d.verdict
+        assert "takes effect at the next boot" in d.verdict.message
+        assert not boot_offer(screen).startswith("▶ f")  # nothing more to apply now
+        assert "u: undo: optional: true for eno2 in /etc/netplan/90-zconsole.yaml, as " \
+               "applied on " in boot_offer(screen)
+
+        await demo_reboot(app, pilot, screen)
+        d = screen.diagnoses["boot"]
+        assert d.verdict.kind == "boot-fix-proven", d.verdict
+        assert d.verdict.message == ("wait-online took 120.4 s before the fix, 0.4 s this "
+                                     "boot: fixed")
+        verdict = " ".join(str(screen.query_one("#fix-boot .fix-verdict", Static).render())
+                           .split())
+        assert verdict == "✔ wait-online took 120.4 s before the fix, 0.4 s this boot: fixed"
+
+        wz, preview, typed = await run_wizard(app, pilot, "u")
+        assert f"rm -f {hint}" in preview and "netplan generate" in preview
+        assert typed == ["undo"]
+        assert "✔ Done." in body_text(wz)
+        assert hint not in host.machine.files
+
+        await back_to_host(app, pilot, screen)
+        await demo_reboot(app, pilot, screen)
+        assert screen.diagnoses["boot"].verdict.kind == "boot-wait-online"
+        assert boot_offer(screen).startswith("▶ f: apply")
+        assert "u: undo" not in boot_offer(screen)
+
+
+async def test_boot_fix_read_only_offers_nothing(tmp_path: Path) -> None:
+    app = wizard_app(tmp_path, "slow-boot", read_only=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_host(app, pilot)
+        assert screen.diagnoses["boot"].verdict.kind == "boot-wait-online"
+        assert boot_offer(screen) == ""
+        await pilot.press("f")
+        await pilot.pause()
+        assert app.screen is screen and audit(tmp_path) == []
+
+
+async def test_f_and_u_act_on_the_panel_chosen_in_the_palette(tmp_path: Path) -> None:
+    """Both panels offer a fix (slow-boot with UseDNS yes and a slow resolver): `f` fixes the
+    SSH panel first; after the palette's 'Fix slow boot' it fixes the boot."""
+    app = wizard_app(tmp_path, "slow-boot")
+    host = app.host
+    assert isinstance(host, DemoHost)
+    slow = DemoHost("slow-ssh", clock=host._clock, seed=0).machine
+    assert slow.system is not None and host.machine.system is not None
+    host.machine.files[DROPIN] = slow.files[DROPIN]
+    host.machine.system.lookups.update(slow.system.lookups)
+    host.machine.system.journal += [e for e in slow.system.journal
+                                    if e.unit == "ssh.service"]
+    host.machine.system.running_usedns = "yes"
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_host(app, pilot)
+        assert screen.fix_offered("ssh") and screen.fix_offered("boot")
+        assert screen.fix_target() == "ssh"
+        assert offer(screen).startswith("▶ f: apply")
+        assert boot_offer(screen).startswith("▶ f, after the palette's 'Fix slow boot': ")
+        app.open_fixit("boot")
+        await pilot.pause()
+        await pilot.pause()
+        assert screen.fix_target() == "boot"
+        assert boot_offer(screen).startswith("▶ f: apply")
+        wz, preview, typed = await run_wizard(app, pilot, "f")
+        assert typed == ["optional"] and "netplan set" in preview

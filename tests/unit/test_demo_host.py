@@ -110,11 +110,17 @@ SMOKE: dict[str, list[str]] = {
     "cp": ["cp", "-a", "/etc/zconsole-smoke", "/var/backups/zconsole-smoke"],
     "rm": ["rm", "-f", "/etc/zconsole-smoke"],
     "sed": ["sed", "-i", "-e", "1d", "/etc/zconsole-smoke"],
+    "dpkg-query": ["dpkg-query", "-W", "-f=${Version}", "netplan.io"],
+    "test": ["test", "-e", "/etc/zconsole-smoke"],
+    "mkdir": ["mkdir", "-m", "0755", "/etc/zconsole-smoke.d"],
+    "rmdir": ["rmdir", "/etc/zconsole-smoke.d"],
+    "ifquery": ["ifquery", "--list"],
     "printf": ["printf", "%s\\n", "one", "two"],
     "tee": ["tee", "/etc/zconsole-smoke"],
     "cmp": ["cmp", "-s", "/etc/zconsole-smoke", "/etc/zconsole-smoke"],
 }
-SILENT = {"true", "ssh", "cp", "rm", "sed", "tee", "cmp"}  # succeed without a word
+SILENT = {"true", "ssh", "cp", "rm", "sed", "tee", "cmp", "test", "mkdir", "rmdir",
+          "ifquery"}  # succeed without a word
 
 
 def test_every_tools_module_is_in_the_program_table() -> None:
@@ -145,6 +151,8 @@ def test_every_program_is_exercised() -> None:
 def test_every_program_answers(program: str) -> None:
     h = host()
     h.machine.files["/etc/zconsole-smoke"] = "one\ntwo\n"  # what the file programs work on
+    if program == "rmdir":
+        h.run(["mkdir", "-m", "0755", "/etc/zconsole-smoke.d"])
     r = h.run(SMOKE[program])
     assert r.returncode == 0 and r.argv == tuple(SMOKE[program])
     assert r.stdout or r.stderr or program in SILENT

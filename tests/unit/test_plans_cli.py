@@ -146,3 +146,46 @@ def test_fix_ssh_dry_run(capsys: pytest.CaptureFixture[str]) -> None:
     assert rc == 2 and "takes no POOL" in err
     rc, out, err = run(capsys, "plan", "detach", "--demo", "--dry-run")
     assert rc == 2 and "needs POOL" in err
+
+
+def test_fix_boot_dry_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """`zconsole plan fix-boot [--fix FIX] --dry-run`: the plan the Host screen runs, the
+    narrowest fix by default, the others on request; effective at the next boot."""
+    rc, out, err = run(capsys, "plan", "fix-boot", "--demo", "slow-boot", "--dry-run")
+    assert rc == 0, err
+    assert commands(out) == [
+        "netplan set --origin-hint=90-zconsole ethernets.eno2.optional=true",
+        "netplan generate"]
+    assert not missing(out, "before: networkctl still shows eno2 configuring",
+                       "proves: netplan get ethernets.eno2.optional prints true",
+                       "|        dhcp4: true", "| +      optional: true",
+                       "It takes effect at the NEXT boot", "READY.")
+    dropin = ("/etc/systemd/system/systemd-networkd-wait-online.service.d/"
+              "90-zconsole-wait-online.conf")
+    rc, out, err = run(capsys, "plan", "fix-boot", "--fix", "wait-online-any", "--demo",
+                       "slow-boot", "--dry-run")
+    assert rc == 0, err
+    assert commands(out)[1:] == [
+        "printf '%s\\n' '# zconsole fix-boot: wait for any one link, not for every link' "
+        "'[Service]' ExecStart= 'ExecStart=/lib/systemd/systemd-networkd-wait-online --any' "
+        f"| tee {dropin}",
+        "systemctl daemon-reload",
+        "systemd-analyze verify --man=no systemd-networkd-wait-online.service"]
+    assert "proves: the one ExecStart left is /lib/systemd/systemd-networkd-wait-online " \
+           "--any" in out
+    rc, out, err = run(capsys, "plan", "fix-boot", "--fix", "mask", "--demo", "slow-boot",
+                       "--dry-run")
+    assert rc == 0 and commands(out) == [
+        "systemctl mask systemd-networkd-wait-online.service"]
+    assert "READY after acknowledging 1 warning(s)." in out
+    rc, out, err = run(capsys, "plan", "fix-boot", "--fix", "ifupdown-hotplug", "--demo",
+                       "slow-boot", "--dry-run")
+    assert rc == 3 and "BLOCKED" in out and "--fix wait-online-any" in out
+    rc, out, err = run(capsys, "plan", "fix-boot", "--demo", "healthy", "--dry-run")
+    assert rc == 3 and "nothing to fix" in out
+    rc, out, err = run(capsys, "plan", "fix-boot", "tank", "--demo", "slow-boot", "--dry-run")
+    assert rc == 2 and "takes no POOL" in err
+    with pytest.raises(SystemExit) as exited:
+        run(capsys, "plan", "fix-boot", "--fix", "reboot", "--demo", "slow-boot", "--dry-run")
+    assert exited.value.code == 2
+    assert "invalid choice: 'reboot'" in capsys.readouterr().err

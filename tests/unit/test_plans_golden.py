@@ -121,6 +121,16 @@ CASES: dict[str, tuple[str, ...]] = {
                                   "--dry-run"),
     "replace-failed-usage": ("--demo", "degraded", "plan", "replace-failed", "tank",
                              "--dry-run"),
+    # the fix-its: the boot held by wait-online (the narrowest fix, the others on request)
+    "fix-boot": ("--demo", "slow-boot", "plan", "fix-boot", "--dry-run"),
+    "fix-boot-any": ("--demo", "slow-boot", "plan", "fix-boot", "--fix", "wait-online-any",
+                     "--dry-run"),
+    "fix-boot-mask": ("--demo", "slow-boot", "plan", "fix-boot", "--fix", "mask",
+                      "--dry-run"),
+    "fix-boot-ifupdown-blocked": ("--demo", "slow-boot", "plan", "fix-boot", "--fix",
+                                  "ifupdown-hotplug", "--dry-run"),
+    "fix-boot-healthy": ("--demo", "healthy", "plan", "fix-boot", "--dry-run"),
+    "fix-boot-json": ("--demo", "slow-boot", "plan", "fix-boot", "--dry-run", "--json"),
     # the command itself
     "no-dry-run": ("--demo", "showcase", "plan", "detach", "tank", "x"),
     "help": ("plan", "--help"),
@@ -162,6 +172,8 @@ WIZARD_CASES: dict[str, tuple[str, str, dict[str, str], bool]] = {
 
 def _normalise(text: str) -> str:
     text = re.sub(r"\b[0-9a-f]{32}\b", "<id>", text)
+    text = re.sub(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+                  "<boot id>", text)  # the host's boot id (fix-boot records it)
     return re.sub(r'"created_at": [0-9.e+]+', '"created_at": <time>', text)
 
 

@@ -14,7 +14,7 @@ from zconsole.services.ops.operation import CliArgs, PlanRequest
 def test_kinds_are_unique_and_in_table_order() -> None:
     kinds = [op.kind for op in registry.OPERATIONS]
     assert kinds == ["attach", "detach", "replace", "replace-failed", "replace-grow",
-                     "dedup-off", "fix-ssh"]
+                     "dedup-off", "fix-ssh", "fix-boot"]
     assert registry.kinds() == tuple(kinds)
     assert all(registry.get(k).kind == k for k in kinds)
     with pytest.raises(KeyError, match="unknown operation kind 'explode'"):
@@ -68,9 +68,9 @@ def test_wizard_keys_are_unique_and_free_on_the_pools_screen() -> None:
 def test_cli_options_are_each_kinds_once_in_table_order() -> None:
     flags = [o.flag for o in registry.cli_options()]
     assert flags == ["--force", "--on-site", "--bay", "--keep-spare", "--after", "--remote",
-                     "--expand", "--rewrite"]
+                     "--expand", "--rewrite", "--fix"]
     assert [o.dest for o in registry.cli_options()] == [
-        "force", "on_site", "bay", "keep_spare", "after", "remote", "expand", "rewrite"]
+        "force", "on_site", "bay", "keep_spare", "after", "remote", "expand", "rewrite", "fix"]
 
 
 def test_the_plan_command_is_built_from_the_registry() -> None:
@@ -83,7 +83,7 @@ def test_the_plan_command_is_built_from_the_registry() -> None:
     req = request_from(args)
     assert req == PlanRequest("tank", ("mirror-0", "sdc", "sdd"), {
         "force": False, "on_site": False, "bay": "free", "keep_spare": False, "after": "scrub",
-        "remote": True, "expand": "autoexpand", "rewrite": ["x"]})
+        "remote": True, "expand": "autoexpand", "rewrite": ["x"], "fix": None})
     assert req.text("expand") == "autoexpand" and req.flag("remote") and not req.force
     assert req.texts("rewrite") == ["x"] and req.texts("nothing") == []
 

@@ -10,12 +10,17 @@ from dataclasses import dataclass
 class Command:
     """`argv` runs; with `then`, its output is piped into each following argv in turn
     (`zfs send ... | zfs receive ...`), still without any shell: the host connects the
-    processes itself."""
+    processes itself.
+
+    `diff`: for a command that changes a file, the change as a unified diff (difflib) of the
+    file's text before and after, made when the plan was built. It is shown with the command
+    and recorded in the audit log's intent record; it is never run."""
 
     argv: tuple[str, ...]
     purpose: str
     writes: bool = False
     then: tuple[tuple[str, ...], ...] = ()
+    diff: str = ""
 
     def __post_init__(self) -> None:
         for argv in (self.argv, *self.then):

@@ -217,6 +217,22 @@ class BootReading:
     wait_online_journal: Part[tuple[JournalLine, ...]]
     wanted_by: Part[tuple[str, ...]]  # who wants network-online.target
     netplan: Part[str]  # `netplan get`
+    booted_at: Part[float] | None = None  # when this boot began (epoch s, from /proc/uptime)
+    boot_id: Part[str] | None = None  # /proc/sys/kernel/random/boot_id: which boot this is
+
+
+@dataclass(frozen=True)
+class AppliedBootFix:
+    """A boot fix applied from zconsole (read back from its plan record), as the boot panel
+    judges it after the next boot: which fix, what it changed, when, and how long
+    wait-online took at the boot it was applied on (None: not known)."""
+
+    plan_id: str
+    fix: str  # netplan-optional | wait-online-any | ifupdown-hotplug | mask
+    what: str  # one line: "optional: true for eno2 in /etc/netplan/90-zconsole.yaml"
+    applied_at: float
+    wait_before: float | None
+    boot_id: str | None = None  # the boot it was applied in (None: not known)
 
 
 # ------------------------------------------------------------------------ diagnosis

@@ -199,6 +199,10 @@ class ZConsoleApp(App[None]):
                             "(Host screen, key 6)", partial(self.open_fixit, "ssh"))
         yield SystemCommand("Fix slow boot", "why the boot waits for the network, and the "
                             "fixes (Host screen, key 6)", partial(self.open_fixit, "boot"))
+        if self.host.simulated and callable(getattr(self.host, "reboot", None)):
+            yield SystemCommand("Demo: reboot the host", "the demo host boots again, so a boot "
+                                "fix's next boot can be rehearsed (Host screen, key 6)",
+                                self.demo_reboot)
         for short, theme in self.theme_files.items():
             yield SystemCommand(f"Theme: {short}", f"switch to the {short} theme",
                                 partial(self.use_theme, theme.name))
@@ -213,6 +217,23 @@ class ZConsoleApp(App[None]):
         screen = self.screen
         if isinstance(screen, HostScreen):
             self.call_after_refresh(screen.focus_panel, panel)
+
+    def demo_reboot(self) -> None:
+        """The demo host boots again (`DemoHost.reboot`): wait-online waits, is quick or does
+        not run, as its files now say; the Host screen reads its panels again."""
+        from zconsole.ui.screens.host.screen import HostScreen
+
+        reboot = getattr(self.host, "reboot", None)
+        if not self.host.simulated or not callable(reboot):
+            return
+        how = reboot()
+        said = {"hang": "wait-online waited its 2 min again", "quick": "wait-online was quick",
+                "skipped": "wait-online did not run"}.get(str(how), str(how))
+        self.notify_plain(f"The demo host rebooted: {said}.", title="Demo")
+        self.switch_mode(HostScreen.MODE)
+        screen = self.screen
+        if isinstance(screen, HostScreen):
+            self.call_after_refresh(screen.reread)
 
     def use_theme(self, name: str) -> None:
         self.theme = name

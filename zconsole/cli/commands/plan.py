@@ -4,6 +4,7 @@ would run it.
     zconsole plan attach tank mirror-1 sdh --dry-run
     zconsole plan replace-grow tank mirror-0 sdc sdd --expand autoexpand --dry-run --json
     zconsole plan fix-ssh --dry-run
+    zconsole plan fix-boot [--fix netplan-optional|wait-online-any|ifupdown-hotplug|mask] --dry-run
     options: --host [USER@]HOST | --demo [SCENARIO] [--zfs-version 2.1|2.3], --json
 
 The KINDs, their ARGs and their options come from the operation registry
@@ -46,10 +47,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         description="Read the host and print what a wizard would do: redundancy, checks "
                     "and every command exactly as it would run. Nothing is changed.")
     pp.add_argument("kind", choices=kinds, help="the operation")
+    host_wide = [op.kind for op in registry.OPERATIONS if not op.cli.pool]
     pp.add_argument("pool", nargs="?", default="",
-                    help="the pool (none for a host-wide kind: fix-ssh)")
+                    help=f"the pool (none for a host-wide kind: {', '.join(host_wide)})")
     pp.add_argument("args", nargs="*", metavar="ARG",
-                    help="; ".join(f"{op.kind}: {op.cli.usage}" for op in registry.OPERATIONS))
+                    help="; ".join(f"{op.kind}: {op.cli.usage}" for op in registry.OPERATIONS
+                                   if op.cli.usage))
     pp.add_argument("--dry-run", action="store_true", help="print the plan (required)")
     pp.add_argument("--json", action="store_true", help="print the plan as JSON")
     for opt in registry.cli_options():
@@ -122,6 +125,7 @@ def _step_lines(n: int, step: Step) -> list[str]:
         if step.operator_action:
             rw += ", runs only on request (identify)"
         out.append(f"   $ {step.command.display()}    # {rw}")
+        out.extend(f"   | {d}" for d in step.command.diff.splitlines())
     for p in step.prechecks:
         out.append(f"   before: {p.description}")
     if step.wait is not None:

@@ -14,7 +14,9 @@ which reads and changes the `machine/` and prints through `render/`. Files (`rea
 
 from __future__ import annotations
 
+import hashlib
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 
 from zconsole.hosts.base import (
@@ -122,6 +124,13 @@ class DemoHost(BaseHost):
                 rc = r.returncode
         return Result(stages[0], rc, out, "".join(errs), 0.0)
 
+    def reboot(self) -> str:
+        """The host boots again now (a rehearsal of a boot fix): wait-online waits, is quick
+        or does not run, as the files now say (`tools/boot.reboot`)."""
+        from zconsole.hosts.demo.tools import boot
+
+        return boot.reboot(self.machine, self._sync())
+
     # --- files -------------------------------------------------------------------------
 
     def _tree(self) -> Tree:
@@ -156,6 +165,9 @@ class DemoHost(BaseHost):
             return m.hostname + "\n"
         if path == "/proc/sys/kernel/osrelease":
             return m.kernel + "\n"
+        if path == "/proc/sys/kernel/random/boot_id":  # one per boot of the machine
+            h = hashlib.md5(f"{m.hostname} {m.boot_time!r}".encode(), usedforsecurity=False)
+            return str(uuid.UUID(h.hexdigest())) + "\n"
         if path == "/proc/uptime":
             up = self.now() - m.boot_time
             return f"{up:.2f} {up * 1.7:.2f}\n"

@@ -19,10 +19,12 @@ Causes judged (facts: shared/reference/fixit-facts.md, measured on the Debian 12
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.fixit import (
+    AppliedBootFix,
     BootReading,
     ConfigLine,
     Diagnosis,
@@ -380,9 +382,9 @@ def _boot_fixes(r: BootReading, links: Sequence[Any], stuck: Sequence[Any],
         if d is not None:
             fixes.append(Fix(
                 f"Mark {ln.name} optional in netplan",
-                f"`netplan set {d.section}.{ln.name}.optional=true`, then `netplan "
-                "generate` (networkd gets RequiredForOnline=no; no `netplan apply`: the "
-                "links are not touched now)",
+                f"`netplan set --origin-hint=90-zconsole {d.section}.{ln.name}.optional=true`"
+                ", then `netplan generate` (networkd gets RequiredForOnline=no; no `netplan "
+                "apply`: the links are not touched now)",
                 f"networkd stops waiting for {ln.name} at boot; nothing else changes; "
                 "takes effect at the next boot"))
         elif plan is None:
@@ -394,7 +396,7 @@ def _boot_fixes(r: BootReading, links: Sequence[Any], stuck: Sequence[Any],
     dropin = f"/etc/systemd/system/{WAIT_ONLINE}.d/"
     fixes.append(Fix(
         f"Wait only for {uplink}",
-        f"{dropin}zconsole.conf: `[Service]` `ExecStart=` "
+        f"{dropin}90-zconsole-wait-online.conf: `[Service]` `ExecStart=` "
         f"`ExecStart={WAIT_BIN} --interface={uplink}`",
         f"if {uplink} is renamed or missing, the boot waits the whole 2 min again; "
         "other links are not waited for"))
@@ -412,7 +414,25 @@ def _boot_fixes(r: BootReading, links: Sequence[Any], stuck: Sequence[Any],
     return fixes
 
 
-def diagnose_boot(r: BootReading) -> Diagnosis:
+def diagnose_boot(r: BootReading, applied: AppliedBootFix | None = None) -> Diagnosis:
+    """The boot panel. `applied`: the last boot fix applied from zconsole and not undone;
+    after the next boot its verdict is the comparison (`health.fixit_boot`): fixed, or not
+    fixed (with the wait's own verdict), and before it the fix is pending."""
+    d = _diagnose_boot(r)
+    if applied is None:
+        return d
+    from zconsole.services.health.fixit_boot import judge_fix
+
+    judged = judge_fix(r, applied)
+    if judged.kind == "boot-fix-failed":  # the wait stays the verdict; this says why
+        return replace(d, findings=(d.verdict, judged, *d.findings[1:]))
+    others = tuple(f for f in d.findings
+                   if f is not d.verdict or f.severity.rank > Severity.OK.rank)
+    return replace(d, verdict=judged, findings=(judged, *others),
+                   fixes=() if judged.kind != "boot-fix-unknown" else d.fixes)
+
+
+def _diagnose_boot(r: BootReading) -> Diagnosis:
     blame = r.blame.value or ()
     wait = next((b for b in blame if b.unit == WAIT_ONLINE), None)
     journal = r.wait_online_journal.value or ()

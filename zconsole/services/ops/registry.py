@@ -31,6 +31,7 @@ CLI agree.
 
 from __future__ import annotations
 
+from zconsole.services.ops.fixit import boot as fix_boot
 from zconsole.services.ops.fixit import ssh as fix_ssh
 from zconsole.services.ops.operation import CliArgs, CliOption, Operation, Wizard
 from zconsole.services.ops.zfs import (
@@ -130,6 +131,18 @@ OPERATIONS: tuple[Operation, ...] = (
         help="fix slow SSH logins: stop sshd's reverse DNS lookup (the Host screen's fix)",
         cli=CliArgs("", pool=False),
         plan=fix_ssh.plan_cli,
+    ),
+    Operation(
+        kind=fix_boot.KIND,
+        title="Fix slow boot (wait-online)",
+        help="fix a boot held by wait-online: the narrowest fix the diagnosis allows (the "
+             "Host screen's fix)",
+        cli=CliArgs("", pool=False, options=(
+            CliOption("--fix", "fix-boot: which fix (default: the narrowest the diagnosis "
+                               "allows; mask is the last resort and never chosen by itself)",
+                      choices=fix_boot.FIXES),
+        )),
+        plan=fix_boot.plan_cli,
     ),
 )
 

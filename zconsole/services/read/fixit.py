@@ -78,6 +78,8 @@ WAIT_JOURNAL: tuple[str, ...] = ("journalctl", "--no-pager", "-b", "-u", WAIT_ON
 WANTS_ONLINE: tuple[str, ...] = ("systemctl", "list-dependencies", "--reverse", "--plain",
                                  "--no-pager", "network-online.target")
 NETPLAN_GET: tuple[str, ...] = ("netplan", "get")
+UPTIME = "/proc/uptime"
+BOOT_ID = "/proc/sys/kernel/random/boot_id"
 
 TIMEOUT = 30.0
 SLOW_TIMEOUT = 90.0  # systemd-analyze asks PID 1, slow on a loaded host
@@ -282,6 +284,18 @@ def read_boot(host: Host) -> BootReading:
     journal = r.part(_cmd(WAIT_JOURNAL), lambda: r.journal(WAIT_JOURNAL))
     wanted = r.part(_cmd(WANTS_ONLINE), lambda: _wanted_by(r.run(WANTS_ONLINE)))
     netplan = r.part(_cmd(NETPLAN_GET), lambda: r.run(NETPLAN_GET))
+    booted = r.part(UPTIME, lambda: _booted_at(host))
+    boot_id = r.part(BOOT_ID, lambda: host.read_text(BOOT_ID).strip())
     return BootReading(taken_at=host.now(), is_root=r.is_root, startup=startup, blame=blame,
                        chain=chain, links=links, wait_online_enabled=enabled,
-                       wait_online_journal=journal, wanted_by=wanted, netplan=netplan)
+                       wait_online_journal=journal, wanted_by=wanted, netplan=netplan,
+                       booted_at=booted, boot_id=boot_id)
+
+
+def _booted_at(host: Host) -> float:
+    """When this boot began: the host's clock less /proc/uptime's first figure."""
+    text = host.read_text(UPTIME)
+    try:
+        return host.now() - float(text.split()[0])
+    except (ValueError, IndexError):
+        raise ParseError(UPTIME, "not `SECONDS IDLE`", 1, text[:80]) from None

@@ -73,10 +73,10 @@ def runner_factory(app: ZConsoleApp) -> RunnerFactory:
 
     def make(host: Host, plan: Plan) -> Any:
         """A fix-it runs under its FixRunner (the rollback), a resumed one too."""
-        from zconsole.services.ops.fixit import ssh as fix_ssh
+        from zconsole.services.ops.fixit import common as fixit
 
-        if plan.kind == fix_ssh.KIND:
-            return fix_ssh.FixRunner(plan, lambda p: plain(host, p))
+        if fixit.is_fix(plan.kind):
+            return fixit.FixRunner(plan, lambda p: plain(host, p))
         return plain(host, plan)
 
     return make

@@ -1,9 +1,9 @@
 """The fix-its as wizards: the Host screen's fix (`f`) and undo (`u`) open the same wizard
 screen as the disk operations (preview of every command, typed confirmation, run, result),
 with no choice to make: the plan comes from the host as read now
-(`services.ops.fixit.ssh`). The fix runs under `FixRunner` (`backend.runner_factory` picks
-it for the kind, a resumed fix too), which rolls the change back when a step after it
-fails."""
+(`services.ops.fixit.ssh`, `services.ops.fixit.boot`). The fix runs under `FixRunner`
+(`backend.runner_factory` picks it for the kind, a resumed fix too), which rolls the change
+back when a step after it fails."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from zconsole.hosts.base import Host
 from zconsole.model.plan import Plan
 from zconsole.model.reading import HostReading
+from zconsole.services.ops.fixit import boot as fix_boot
 from zconsole.services.ops.fixit import ssh as fix_ssh
 from zconsole.ui.wizards.flows import Flow, Stage
 
@@ -37,12 +38,29 @@ class UndoSshFlow(FixSshFlow):
     TITLE = "Undo the SSH fix"
 
 
-def open_fix(app: ZConsoleApp, build: Callable[[Host], Plan], *, undo: bool = False
-             ) -> WizardScreen:
-    """Push the wizard that previews and runs the plan `build(host)` makes (in a worker)."""
+class FixBootFlow(FixSshFlow):
+    KIND = fix_boot.KIND
+    TITLE = "Fix slow boot (wait-online)"
+
+
+class UndoBootFlow(FixSshFlow):
+    KIND = fix_boot.UNDO_KIND
+    TITLE = "Undo the boot fix"
+
+
+FLOWS: dict[tuple[str, bool], type[FixSshFlow]] = {
+    ("ssh", False): FixSshFlow, ("ssh", True): UndoSshFlow,
+    ("boot", False): FixBootFlow, ("boot", True): UndoBootFlow,
+}
+
+
+def open_fix(app: ZConsoleApp, build: Callable[[Host], Plan], *, undo: bool = False,
+             panel: str = "ssh") -> WizardScreen:
+    """Push the wizard that previews and runs the plan `build(host)` makes (in a worker);
+    `panel`: the Host screen's panel the fix is for (ssh or boot)."""
     from zconsole.ui.wizards.screen import WizardScreen
 
-    cls = UndoSshFlow if undo else FixSshFlow
+    cls = FLOWS[(panel, undo)]
     flow = cls(builder=lambda host, _reading, _chosen, _force: build(host))
     screen = WizardScreen(flow, host=app.host, reading=app.reading)
     app.push_screen(screen)

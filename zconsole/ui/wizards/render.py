@@ -158,6 +158,8 @@ def commands_text(plan: Plan, *, start_at: int = 0) -> Content:
         prefix = "# writes" if step.command.writes else "# reads only"
         parts.append(plain(f"{prefix}, step {i + 1}: {mark}{step.command.purpose}\n", "dim"))
         parts.append(plain(step.command.display() + "\n"))
+        if step.command.diff:  # the file's change (host text: plain, never markup)
+            parts.append(plain(step.command.diff.rstrip("\n") + "\n", "dim"))
     if not parts:
         parts.append(Content.styled("(this plan runs no command)\n", "dim"))
     return Content.assemble(*parts).rstrip()

@@ -49,3 +49,9 @@ class System:
     running_usedns: str | None = None
     dns_delay: float = 0.0
     logins: int = 0  # fresh logins made on the host (`ssh localhost`)
+    # the boot fixes (tools/boot.py): netplan's version as dpkg knows it, directories made
+    # with mkdir, the state a masked unit had before, the daemon-reloads made
+    netplan_version: str = "0.106-2"
+    dirs: set[str] = field(default_factory=set)
+    unmasked: dict[str, str] = field(default_factory=dict)
+    reloads: int = 0

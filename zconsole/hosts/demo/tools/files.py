@@ -5,7 +5,7 @@ mode or owner, so `cp -a` copies the text):
 |---|---|
 | `cp` | `-a SRC DST` |
 | `rm` | `-f PATH` |
-| `sed` | `-i -e Nd PATH` (delete line N) |
+| `sed` | `-i -e Nd PATH` (delete line N), `-i -e 'Ns/RE/REPL/' PATH` (on line N only) |
 | `printf` | `FORMAT ARG...` with `%s` and `\\n` |
 | `tee` | `PATH` (stdin to PATH and to stdout) |
 | `cmp` | `-s A B` |
@@ -51,18 +51,32 @@ def rm(ctx: Context, argv: list[str]) -> Out:
     return 0, "", ""
 
 
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
 def sed(ctx: Context, argv: list[str]) -> Out:
-    m = re.fullmatch(r"(\d+)d", argv[2]) if len(argv) == 4 and argv[:2] == ["-i", "-e"] \
+    ok = len(argv) == 4 and argv[:2] == ["-i", "-e"]
+    m = re.fullmatch(r"(\d+)d", argv[2]) if ok else None
+    sub = re.fullmatch(r"(\d+)s/((?:[^/\\]|\\.)*)/((?:[^/\\]|\\.)*)/", argv[2]) if ok \
         else None
-    if m is None:
-        raise CmdError(1, "sed: demo host answers only -i -e Nd PATH\n")
+    if m is None and sub is None:
+        raise CmdError(1, "sed: demo host answers only -i -e Nd PATH, -i -e Ns/RE/REPL/ PATH\n")
     path = argv[3]
     text = _text(ctx, "sed: can't read", path)
     _root(ctx, "sed", path)
     lines = text.splitlines(keepends=True)
-    n = int(m.group(1))
+    n = int((m or sub).group(1))  # type: ignore[union-attr]
     if 0 < n <= len(lines):
-        del lines[n - 1]
+        if m is not None:
+            del lines[n - 1]
+        else:
+            assert sub is not None
+            body = lines[n - 1].rstrip("\n")
+            # the anchored BRE of a fix-it plan: its escapes are literal characters
+            got = re.sub(sub.group(2), _unescape(sub.group(3)).replace("\\", "\\\\"), body,
+                         count=1)
+            lines[n - 1] = got + lines[n - 1][len(body):]
     ctx.machine.files[path] = "".join(lines)
     return 0, "", ""
 

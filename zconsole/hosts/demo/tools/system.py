@@ -7,11 +7,12 @@ the clean host guest's captured shapes, `render.system.clean_system`):
 | `ssh` | `[-o OPT]... localhost true`: a fresh login, slow while the running sshd has UseDNS yes |
 | `journalctl` | `--no-pager -o short-iso-precise [-b] [--since -2h\\|@EPOCH] [-u UNIT]... [-n N]` |
 | `getent` | `hosts ADDR`, `ahosts NAME` (the lookup's time is the command's duration) |
-| `systemd-analyze` | (no argument), `blame`, `critical-chain network-online.target` |
+| `systemd-analyze` | (no argument), `blame`, `critical-chain network-online.target`, `verify [--man=no] UNIT` |
 | `networkctl` | `list` |
-| `systemctl` | `is-active UNIT...`, `is-enabled UNIT...`, `list-dependencies --reverse ... network-online.target`, `reload ssh` |
-| `netplan` | `get` |
+| `systemctl` | `is-active UNIT...`, `is-enabled UNIT...`, `list-dependencies --reverse ... network-online.target`, `reload ssh`; `daemon-reload`, `cat`, `mask`, `unmask` of wait-online (`tools/boot.py`) |
 | `grep` | `-n PATTERN FILE` |
+
+`netplan` and the other programs of the boot fixes are in `tools/boot.py`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import fnmatch
 from zconsole.hosts.demo.machine import CmdError
 from zconsole.hosts.demo.machine.system import JournalEntry, System
 from zconsole.hosts.demo.render import system as render
+from zconsole.hosts.demo.tools import boot
 from zconsole.hosts.demo.tools._common import Context, Handler, Out
 
 NO_PAGER = ("--no-pager", "--plain", "--no-legend")
@@ -167,6 +169,8 @@ def systemd_analyze(ctx: Context, argv: list[str]) -> Out:
         return 0, "".join(f"{t.rjust(width)} {u}\n" for t, u in s.blame), ""
     if args == ["critical-chain", "network-online.target"]:
         return 0, render.CHAIN_LEGEND + s.chain, ""
+    if args[:1] == ["verify"]:
+        return boot.verify(ctx, args[1:])
     raise CmdError(1, f"Unknown command verb {args[0]}.\n")
 
 
@@ -195,6 +199,9 @@ def systemctl(ctx: Context, argv: list[str]) -> Out:
         return 0, "network-online.target\n" + "".join(f"{w}\n" for w in s.wanted_by), ""
     if verb == "reload" and units in (["ssh"], ["ssh.service"]):
         return _reload_ssh(ctx, s)
+    done = boot.systemctl_boot(ctx, verb, units)
+    if done is not None:
+        return done
     raise CmdError(1, f"Unknown command verb {verb}.\n")
 
 
@@ -248,17 +255,8 @@ def grep(ctx: Context, argv: list[str]) -> Out:
     return (0 if hits else 1), "".join(hits), ""
 
 
-def netplan(ctx: Context, argv: list[str]) -> Out:
-    s = _system(ctx)
-    if argv != ["get"]:
-        raise CmdError(1, "netplan: demo host answers only `get`\n")
-    if not s.netplan:
-        raise CmdError(1, "netplan: command not found\n")
-    return 0, s.netplan, ""
-
-
 HANDLERS: dict[str, Handler] = {
     "sshd": sshd, "journalctl": journalctl, "getent": getent,
     "systemd-analyze": systemd_analyze, "networkctl": networkctl, "systemctl": systemctl,
-    "netplan": netplan, "grep": grep, "ssh": ssh,
+    "grep": grep, "ssh": ssh,
 }

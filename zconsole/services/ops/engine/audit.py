@@ -2,7 +2,8 @@
 (`hosts.journal.AuditLog`), each with the time, host, plan, kind, pool and operator.
 
 A command that writes gets two records: `command-intent` (argv exactly, appended and fsynced
-before the command runs; if it cannot be written the command does not run) and `command` (the
+before the command runs; if it cannot be written the command does not run; with the file's
+change as a unified diff when the command carries one) and `command` (the
 result: argv, exit code, stdout and stderr, each cut at `OUTPUT_LIMIT` bytes saying how much
 was left out, and duration). Read-only helpers get the result record only.
 """
@@ -76,7 +77,7 @@ class RunAudit:
         self.record(
             "command-intent", step_id=step.id, command=cmd.display(),
             argv=[list(a) for a in cmd.pipeline] if cmd.then else list(cmd.argv),
-            writes=cmd.writes, purpose=cmd.purpose)
+            writes=cmd.writes, purpose=cmd.purpose, **({"diff": cmd.diff} if cmd.diff else {}))
 
     def command(self, step: Step, cmd: Command, result: Result | None, duration: float,
                 error: str | None = None) -> None:

@@ -70,8 +70,11 @@ def _opt_num(raw: Any, what: str) -> float | None:
 # --- to dicts --------------------------------------------------------------------------------
 
 def command_to_dict(c: Command) -> dict[str, Any]:
-    return {"argv": list(c.argv), "purpose": c.purpose, "writes": c.writes,
-            "then": [list(a) for a in c.then]}
+    d: dict[str, Any] = {"argv": list(c.argv), "purpose": c.purpose, "writes": c.writes,
+                         "then": [list(a) for a in c.then]}
+    if c.diff:  # only the commands that change a file carry one
+        d["diff"] = c.diff
+    return d
 
 
 def predicate_to_dict(p: Predicate) -> dict[str, Any]:
@@ -139,7 +142,8 @@ def command_from_dict(raw: Any) -> Command:
     try:
         return Command(argv=_strs(d.get("argv"), "command.argv"),
                        purpose=str(d.get("purpose", "")), writes=bool(d.get("writes", False)),
-                       then=tuple(_strs(a, "command.then[]") for a in then_raw))
+                       then=tuple(_strs(a, "command.then[]") for a in then_raw),
+                       diff=str(d.get("diff", "")))
     except ValueError as e:
         if isinstance(e, PlanFormatError):
             raise

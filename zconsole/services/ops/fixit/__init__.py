@@ -1,12 +1,18 @@
-"""The fix-it domain: plans that change a host's system configuration (sshd now; systemd's
-wait-online next), run by the same engine as the disk operations.
+"""The fix-it domain: plans that change a host's system configuration (sshd, systemd's
+wait-online), run by the same engine as the disk operations.
 
+    common.py      what they share: the backup (`cp -a`) and restore of a file, the change
+                   as a unified diff (in the preview and the audit intent), FixRunner (the
+                   rollback of a half-applied fix), the applied fixes an undo is built from
     predicates.py  the predicate kinds these plans use (file lines, sshd's effective values,
                    a fresh login's time), registered with the engine on import
     ssh.py         "fix-ssh": the reverse-DNS cause (`UseDNS yes`), its automatic rollback
                    and its undo (each a plan)
+    boot.py        "fix-boot": the boot held by wait-online; netplan `optional: true`, the
+                   wait-online `--any` drop-in, ifupdown's allow-hotplug, the mask (last
+                   resort); each with its rollback and undo; effective at the next boot
 """
 
-from zconsole.services.ops.fixit import predicates, ssh
+from zconsole.services.ops.fixit import boot, common, predicates, ssh
 
-__all__ = ["predicates", "ssh"]
+__all__ = ["boot", "common", "predicates", "ssh"]

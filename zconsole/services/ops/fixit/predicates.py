@@ -7,6 +7,17 @@ Kinds (params):
   sshd_effective (key, value)       `sshd -T` prints `key value` (the effective setting)
   login_fast (seconds)              a fresh `ssh -o BatchMode=yes localhost true` on the host
                                     gets an answer from sshd within `seconds`
+  path_exists (path, want)          `test -e path` says it exists (want "yes") or not ("no"):
+                                    directories and /sys/class/net/IFACE too
+  command_line (argv, line, want)   the read-only `argv` (tab-separated) prints a line that
+                                    reads `line` (want "yes") or none (want "no"), whatever
+                                    its exit code (`systemctl is-enabled` of a masked unit
+                                    exits 1)
+  link_setup (name, setup)          `networkctl list` shows link `name` in setup state
+                                    `setup` (configuring: wait-online still waits for it)
+  unit_exec_start (unit, value)     `systemctl cat unit`: after every file and drop-in, in
+                                    the order systemd applies them (`ExecStart=` empties the
+                                    list), the one ExecStart left is `value`
 
 A read that fails raises `ReadFailed`: the outcome is unknown, never "holds".
 """
@@ -15,12 +26,15 @@ from __future__ import annotations
 
 from zconsole.hosts.base import HostError, PathNotFound, Result
 from zconsole.model.plan import Predicate
+from zconsole.parsers.errors import ParseError
+from zconsole.parsers.systemd import parse_networkctl_list
 from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed, predicate_kind
 
 SSHD = "/usr/sbin/sshd"
 
 #: the predicate kinds this domain registers with the engine
-KINDS = ("file_line", "file_absent", "files_equal", "sshd_effective", "login_fast")
+KINDS = ("file_line", "file_absent", "files_equal", "sshd_effective", "login_fast",
+         "path_exists", "command_line", "link_setup", "unit_exec_start")
 # a fresh login from the host to itself: no key prompt, no host-key question, no file written
 LOGIN_ARGV: tuple[str, ...] = (
     "ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=30",
@@ -118,3 +132,78 @@ def login_fast(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     if r.duration <= limit:
         return True, f"a fresh login: {how} in {took}"
     return False, f"a fresh login: {how} but took {took} (more than {limit:g} s)"
+
+
+@predicate_kind("path_exists")
+def path_exists(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    path, want = p.param("path"), p.param("want") == "yes"
+    r = _run(ev, ("test", "-e", path))
+    if r.returncode not in (0, 1):
+        raise ReadFailed(f"test -e {path}: exit {r.returncode} {r.stderr.strip()}")
+    there = r.returncode == 0
+    return there == want, f"{path} exists" if there else f"{path} does not exist"
+
+
+@predicate_kind("command_line")
+def command_line(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    argv = tuple(p.param("argv").split("\t"))
+    line, want = p.param("line"), p.param("want") == "yes"
+    r = ev.reading("run:" + p.param("argv"), lambda: _run(ev, argv))
+    lines = [x.strip() for x in r.stdout.splitlines() if x.strip()]
+    said = " ".join(argv)
+    if r.returncode != 0 and not lines:
+        head = (r.stderr.strip().splitlines() or ["no output"])[0]
+        raise ReadFailed(f"{said}: exit {r.returncode}: {head}")
+    got = line in lines
+    shown = "; ".join(lines[:3]) + (" …" if len(lines) > 3 else "")
+    if got == want:
+        return True, f"{said} prints {shown!r}"
+    return False, f"{said} prints {shown or 'nothing'!r}"
+
+
+NETWORKCTL_LIST: tuple[str, ...] = ("networkctl", "list", "--no-pager")
+
+
+@predicate_kind("link_setup")
+def link_setup(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    name, want = p.param("name"), p.param("setup")
+
+    def read() -> dict[str, tuple[str, str]]:
+        r = _run(ev, NETWORKCTL_LIST)
+        if r.returncode != 0:
+            raise ReadFailed(f"networkctl list: exit {r.returncode}: {r.stderr.strip()}")
+        try:
+            return {ln.name: (ln.operational, ln.setup)
+                    for ln in parse_networkctl_list(r.stdout)}
+        except ParseError as e:
+            raise ReadFailed(str(e)) from None
+    links = ev.reading("networkctl list", read)
+    if name not in links:
+        return False, f"networkctl list shows no link {name}"
+    operational, setup = links[name]
+    return setup == want, f"networkctl list: {name} {operational} {setup}"
+
+
+def exec_start(cat: str) -> list[str]:
+    """The ExecStart= lines left after `systemctl cat`'s files, in the order shown (the
+    order systemd applies them): an empty assignment clears the list."""
+    out: list[str] = []
+    for raw in cat.splitlines():
+        line = raw.strip()
+        if line.startswith("ExecStart="):
+            value = line[len("ExecStart="):].strip()
+            out = [] if not value else [*out, value]
+    return out
+
+
+@predicate_kind("unit_exec_start")
+def unit_exec_start(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    unit, want = p.param("unit"), p.param("value")
+    r = _run(ev, ("systemctl", "cat", "--no-pager", unit))
+    if r.returncode != 0:
+        raise ReadFailed(f"systemctl cat {unit}: exit {r.returncode}: {r.stderr.strip()}")
+    got = exec_start(r.stdout)
+    if got == [want]:
+        return True, f"systemctl cat {unit}: ExecStart={want}"
+    return False, (f"systemctl cat {unit}: ExecStart is {' ; '.join(got)!r}" if got
+                   else f"systemctl cat {unit}: no ExecStart left")

@@ -21,14 +21,11 @@ begun). The operator's undo later is the same plan built from the applied fix
 
 from __future__ import annotations
 
-import json
-import threading
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Protocol
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from zconsole.hosts.base import Host, HostError, PathNotFound, Result
+from zconsole.hosts.base import Host, HostError, PathNotFound
 from zconsole.hosts.journal import PlanStore
 from zconsole.model.command import Command
 from zconsole.model.fixit import SshdSources
@@ -38,17 +35,19 @@ from zconsole.model.plan import (
     Confirmation,
     Plan,
     Step,
-    StepOutcome,
-    StepStatus,
     predicate,
 )
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.sshd import parse_sshd_T
-from zconsole.services.ops.engine.events import RunEvent, RunFailed, RunResult
-from zconsole.services.ops.engine.plan_io import (
-    PlanFormatError,
-    outcomes_from_dicts,
-    plan_from_dict,
+from zconsole.services.ops.engine.events import RunResult
+from zconsole.services.ops.fixit import common
+from zconsole.services.ops.fixit.common import (  # noqa: F401 - the names fix-ssh always had
+    BACKUP_DIR,
+    FixRun,
+    FixRunner,
+    Runner,
+    backup_path,
+    run_fix,
 )
 from zconsole.services.ops.fixit.predicates import SSHD
 from zconsole.services.ops.operation import PlanRequest
@@ -59,7 +58,6 @@ UNDO_KIND = "fix-ssh-undo"
 ROLLBACK_KIND = "fix-ssh-rollback"
 DROPIN = f"{SSHD_CONFIG_D}/00-zconsole-usedns.conf"
 DROPIN_LINES = ("# zconsole fix-ssh: sshd does not look up the names of its clients", "UseDNS no")
-BACKUP_DIR = "/var/backups"
 LOCK = "sshd"  # the engine's one-writer lock on the host is named after this
 LOGIN_LIMIT = 5.0  # seconds a fresh login may take for the fix to count as proven
 CONFIRM = "UseDNS no"
@@ -93,16 +91,11 @@ def choose(sources: SshdSources, texts: Mapping[str, str]) -> Target:
     return Target("drop-in", DROPIN)
 
 
-def backup_path(plan_id: str, file: str) -> str:
-    return f"{BACKUP_DIR}/zconsole-{plan_id[:12]}-{file.rsplit('/', 1)[-1]}"
-
-
 def _plan(kind: str, title: str, host: str, now: float, *, plan_id: str | None = None,
           preview: Sequence[str] = (), checks: Sequence[Check] = (),
           steps: Sequence[Step] = (), params: tuple[tuple[str, str], ...] = ()) -> Plan:
-    return Plan(id=plan_id or uuid.uuid4().hex, kind=kind, title=title, host=host, pool=LOCK,
-                created_at=now, preview=tuple(preview), checks=tuple(checks),
-                steps=tuple(steps), params=params)
+    return common.make_plan(kind, title, host, now, LOCK, plan_id=plan_id, preview=preview,
+                            checks=checks, steps=steps, params=params)
 
 
 def _validate() -> Step:
@@ -139,41 +132,34 @@ def _verify() -> Step:
                                       seconds=f"{LOGIN_LIMIT:g}"),))
 
 
-def _change_steps(t: Target, backup: str) -> list[Step]:
+def _change_steps(t: Target, backup: str, before: str | None) -> list[Step]:
+    confirm = Confirmation(f"This changes sshd's configuration. Type {CONFIRM!r} to go on:",
+                           CONFIRM)
     if t.mode == "remove-line":
+        diff = common.unified_diff(t.file, before, common.delete_line(before, t.line)) \
+            if before is not None else ""
         return [
-            Step(id="backup", title=f"Back up {t.file}",
-                 explanation=f"`cp -a` keeps the content, mode and owner in {backup}; the "
-                             "rollback and the undo copy it back.",
-                 command=Command(("cp", "-a", t.file, backup), "back up the drop-in",
-                                 writes=True),
-                 prechecks=(predicate("file_absent", f"{backup} does not exist yet",
-                                      path=backup),),
-                 postchecks=(predicate("files_equal", f"{backup} is a copy of {t.file}",
-                                       path=t.file, copy=backup),)),
+            common.backup_step(t.file, backup, what="the drop-in"),
             Step(id="write", title=f"Remove line {t.line} of {t.file}",
                  explanation=f"deletes `{t.text.strip()}` and nothing else.",
                  command=Command(("sed", "-i", "-e", f"{t.line}d", t.file),
-                                 f"delete line {t.line}", writes=True),
+                                 f"delete line {t.line}", writes=True, diff=diff),
                  prechecks=(predicate("file_line", f"{t.file}:{t.line} still reads "
                                                    f"{t.text!r}", path=t.file,
                                       line=str(t.line), text=t.text),),
-                 confirmation=Confirmation(f"This changes sshd's configuration. Type "
-                                           f"{CONFIRM!r} to go on:", CONFIRM)),
+                 confirmation=confirm),
         ]
     return [Step(id="write", title=f"Write {t.file}",
                  explanation="a new drop-in with `UseDNS no`, named 00-… so sshd reads it "
                              "before every other file (the first value wins); no vendor file "
                              "is edited.",
-                 command=Command(("printf", "%s\\n", *DROPIN_LINES), "write the drop-in",
-                                 writes=True, then=(("tee", t.file),)),
+                 command=common.write_command(t.file, DROPIN_LINES, "write the drop-in"),
                  prechecks=(predicate("file_absent", f"{t.file} does not exist yet",
                                       path=t.file),),
                  postchecks=(predicate("file_line", f"{t.file} says UseDNS no", path=t.file,
                                        line=str(len(DROPIN_LINES)),
                                        text=DROPIN_LINES[-1]),),
-                 confirmation=Confirmation(f"This changes sshd's configuration. Type "
-                                           f"{CONFIRM!r} to go on:", CONFIRM))]
+                 confirmation=confirm)]
 
 
 def build_fix_ssh(host: str, usedns: str | None, sources: SshdSources | None,
@@ -208,7 +194,8 @@ def build_fix_ssh(host: str, usedns: str | None, sources: SshdSources | None,
     if t.mode == "drop-in" and t.file in texts:
         checks.append(Check("drop-in-free", False, CheckLevel.BLOCK,
                             f"{t.file} exists already: zconsole does not overwrite it"))
-    steps = [*_change_steps(t, backup), _validate(), _prove("no"), _reload(), _verify()]
+    steps = [*_change_steps(t, backup, texts.get(t.file)), _validate(), _prove("no"),
+             _reload(), _verify()]
     params = (("mode", t.mode), ("file", t.file), ("line", str(t.line)), ("text", t.text),
               ("backup", backup if t.mode == "remove-line" else ""), ("was", usedns))
     return _plan(KIND, title, host, now, plan_id=pid, preview=preview, checks=checks,
@@ -228,30 +215,19 @@ def restore_plan(fix: Plan, *, reload: bool, undo: bool, plan_id: str | None = N
     confirm = Confirmation(f"This puts {file} back as it was (UseDNS {p.get('was', 'yes')} "
                            "again). Type 'undo' to go on:", "undo") if undo else None
     if p.get("mode") == "remove-line":
-        restore = Step(id="restore", title=f"Restore {file} from {backup}",
-                       explanation="`cp -a` puts back the content, mode and owner saved "
-                                   "before the change.",
-                       command=Command(("cp", "-a", backup, file), f"restore {file}",
-                                       writes=True),
-                       postchecks=(predicate("files_equal", f"{file} is byte for byte the "
-                                             "saved copy", path=file, copy=backup),),
-                       confirmation=confirm)
+        restore = common.restore_step(file, backup, confirmation=confirm)
     else:
         pre = (predicate("file_line", f"{file} is still the one zconsole wrote", path=file,
                          line=str(len(DROPIN_LINES)), text=DROPIN_LINES[-1]),) if undo else ()
-        restore = Step(id="restore", title=f"Remove {file}",
-                       explanation="the drop-in zconsole wrote goes; nothing else changes.",
-                       command=Command(("rm", "-f", file), f"remove {file}", writes=True),
-                       prechecks=pre,
-                       postchecks=(predicate("file_absent", f"{file} is gone", path=file),),
-                       confirmation=confirm)
+        restore = common.remove_step(file, prechecks=pre, confirmation=confirm,
+                                     what="the drop-in zconsole wrote")
     steps = [restore, _validate()]
     if undo:
         steps.append(_prove(p.get("was", "yes")))
     if reload or undo:
         steps.append(_reload())
     if not undo:  # beside the fix's own steps in the wizard's log: other names
-        steps = [replace(s, id=f"rollback-{s.id}") for s in steps]
+        steps = common.as_rollback(steps)
     preview = [f"{word}: {file} as it was before plan {fix.id[:12]}"]
     return _plan(kind, f"{word} the SSH fix ({file})", fix.host, now, plan_id=plan_id,
                  preview=preview, steps=steps, params=(*fix.params, ("of", fix.id)))
@@ -264,40 +240,13 @@ def undo_plan(fix: Plan, *, plan_id: str | None = None, now: float = 0.0) -> Pla
 # ------------------------------------------------------------------------------ running
 
 
-@dataclass(frozen=True)
-class FixRun:
-    """How `run_fix` ended: the fix's result, and the rollback's when one was needed."""
-
-    result: RunResult
-    rollback: Plan | None = None
-    rollback_result: RunResult | None = None
-
-    @property
-    def applied(self) -> bool:
-        return self.result.done
-
-
-class Runner(Protocol):
-    """What a fix needs of a `PlanRunner`."""
-
-    def run(self, on_event: Callable[[RunEvent], None], *,
-            cancel: threading.Event | None = None, start_at: int = 0,
-            outcomes: Sequence[StepOutcome] | None = None) -> RunResult: ...
-
-    def run_helper(self, step_id: str, *, timeout: float = 900.0) -> Result: ...
-
-
 def rollback_for(fix: Plan, result: RunResult, *, now: float = 0.0) -> Plan | None:
     """The rollback a failed run needs: none if it stopped before the file was changed."""
     if result.done or result.status != "failed":
         return None
-    ids = [s.id for s in fix.steps]
-    if "write" not in ids or result.next_index < ids.index("write"):
+    if not common.changed_host(fix, result, ("write",)):
         return None
-    if result.next_index == ids.index("write"):
-        o = result.outcomes[result.next_index]
-        if o.returncode is None and "could not be run" not in o.message:
-            return None  # stopped before its command: a pre-check, the lock, the audit log
+    ids = [s.id for s in fix.steps]
     reloaded = "reload" in ids and result.next_index >= ids.index("reload")
     return restore_plan(fix, reload=reloaded, undo=False, now=now)
 
@@ -314,50 +263,10 @@ def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
             "anything else.")
 
 
-class FixRunner:
-    """Runs a fix (what the Host screen's wizard runs, and `run_fix`): the fix's own runner,
-    then, if it stopped after the file was changed, the rollback plan's (its steps are
-    "rollback-…": the wizard logs them beside the fix's). The last event says what the
-    rollback did."""
-
-    def __init__(self, fix: Plan, make_runner: Callable[[Plan], Runner]) -> None:
-        self.fix = fix
-        self.make_runner = make_runner
-        self.runner = make_runner(fix)
-        self.rollback: Plan | None = None
-        self.rollback_result: RunResult | None = None
-
-    def run(self, on_event: Callable[[RunEvent], None], *,
-            cancel: threading.Event | None = None, start_at: int = 0,
-            outcomes: Sequence[StepOutcome] | None = None) -> RunResult:
-        result = self.runner.run(on_event, cancel=cancel, start_at=start_at,
-                                 outcomes=outcomes)
-        back = rollback_for(self.fix, result, now=self.fix.created_at)
-        if back is None:
-            return result
-        self.rollback = back
-        self.rollback_result = self.make_runner(back).run(on_event, cancel=cancel)
-        if self.rollback_result.done:
-            store = getattr(self.runner, "store", None)
-            if isinstance(store, PlanStore):
-                store.finish(self.fix.id)  # rolled back: a record, not a plan to resume
-        said = _rolled_back(self.fix, back, self.rollback_result)
-        failed = result.outcomes[result.next_index] if result.next_index < len(
-            result.outcomes) else None
-        on_event(RunFailed(failed.step_id if failed else "", f"{result.message}; {said}",
-                           failed.stderr if failed else "", None))
-        return replace(result, message=f"{result.message}; {said}")
-
-    def run_helper(self, step_id: str, *, timeout: float = 900.0) -> Result:
-        return self.runner.run_helper(step_id, timeout=timeout)
-
-
-def run_fix(fix: Plan, make_runner: Callable[[Plan], Runner],
-            on_event: Callable[[RunEvent], None]) -> FixRun:
-    """Run the fix; if it stops after the file was changed, run its rollback."""
-    runner = FixRunner(fix, make_runner)
-    result = runner.run(on_event)
-    return FixRun(result, runner.rollback, runner.rollback_result)
+FIX = common.register(common.FixKind(
+    KIND, UNDO_KIND, ROLLBACK_KIND,
+    rollback_for=lambda fix, result, now: rollback_for(fix, result, now=now),
+    rolled_back=_rolled_back))
 
 
 # ------------------------------------------------------------------------ reading the host
@@ -413,23 +322,4 @@ def plan_wizard(host: Host, answers: Mapping[str, str], force: bool) -> Plan:
 
 def applied_fixes(store: PlanStore, host: str) -> list[Plan]:
     """Fixes applied on `host` (every step done) and not undone since, newest last."""
-    done_dir = store.done_directory
-    if not done_dir.is_dir():
-        return []
-    fixes: list[tuple[float, Plan]] = []
-    undone: set[str] = set()
-    for path in done_dir.glob("*.json"):
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-            plan = plan_from_dict(doc["plan"])
-            outcomes = outcomes_from_dicts(doc.get("outcomes", []))
-        except (OSError, ValueError, KeyError, TypeError, PlanFormatError):
-            continue
-        if plan.host != host:
-            continue
-        if plan.kind == UNDO_KIND:
-            undone.add(dict(plan.params).get("of", ""))
-        elif plan.kind == KIND and outcomes and \
-                all(o.status is StepStatus.DONE for o in outcomes):
-            fixes.append((plan.created_at, plan))
-    return [p for _, p in sorted(fixes, key=lambda x: x[0]) if p.id not in undone]
+    return common.applied_fixes(store, host, KIND, UNDO_KIND)

@@ -1,0 +1,341 @@
+"""fix-boot as a plan (services/ops/fixit/boot.py), run by the engine on the demo host's
+slow-boot scenario (eno2, no cable, DHCP: wait-online waits 2 min): the argv of each fix
+exactly, the fix chosen from the diagnosis (netplan, ifupdown, plain networkd), the refusal
+when the stuck link is gone at the re-check, the rollback when validation fails, the undo
+restoring exactly, and the next boot's verdict (services/health/fixit_boot.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.fakes import Clock
+from zconsole.hosts.demo import DemoHost
+from zconsole.hosts.demo.tools import PROGRAMS
+from zconsole.hosts.journal import AuditLog, PlanStore
+from zconsole.model.finding import Severity
+from zconsole.model.plan import Plan, StepStatus
+from zconsole.services.health.fixit import diagnose_boot
+from zconsole.services.ops.engine.runner import PlanRunner
+from zconsole.services.ops.fixit import boot as fix
+from zconsole.services.ops.fixit import common
+from zconsole.services.read.fixit import read_boot
+
+T0 = 1795302000.0
+PID = "fedcba9876543210fedcba9876543210"
+UNIT = "systemd-networkd-wait-online.service"
+DIR = f"/etc/systemd/system/{UNIT}.d"
+DROPIN = f"{DIR}/90-zconsole-wait-online.conf"
+INTERFACES = ("source /etc/network/interfaces.d/*\n\nauto lo\niface lo inet loopback\n\n"
+              "auto eno2\niface eno2 inet dhcp\n")
+
+
+class Rig:
+    """The demo slow-boot host, its clock, and a runner factory over one audit log/store."""
+
+    def __init__(self, tmp_path: Path, scenario: str = "slow-boot") -> None:
+        self.clock = Clock(T0)
+        self.host = DemoHost(scenario, "2.3", self.clock)
+        self.store = PlanStore(tmp_path / "plans")
+        self.audit = AuditLog(tmp_path / "audit.jsonl")
+
+    def runner(self, plan: Plan) -> PlanRunner:
+        return PlanRunner(self.host, plan, audit=self.audit, store=self.store,
+                          operator="alice", clock=self.clock, sleep=self.clock.sleep,
+                          postcheck_attempts=1, postcheck_delay=0.0)
+
+    def run(self, plan: Plan) -> common.FixRun:
+        return common.run_fix(plan, self.runner, lambda _e: None)
+
+    @property
+    def system(self):  # type: ignore[no-untyped-def]
+        assert self.host.machine.system is not None
+        return self.host.machine.system
+
+    def files(self) -> dict[str, str]:
+        """The machine's files less the engine's lock owner files in /run."""
+        return {k: v for k, v in self.host.machine.files.items() if not k.startswith("/run/")}
+
+    def records(self) -> list[dict[str, object]]:
+        return [json.loads(x) for x in Path(self.audit.path).read_text().splitlines()]
+
+    def reboot(self) -> str:
+        self.clock.t += 60
+        how = self.host.reboot()
+        self.clock.t += 300
+        return how
+
+
+def ifupdown_host(rig: Rig) -> None:
+    """slow-boot without netplan: eno2 comes from /etc/network/interfaces (`auto eno2`)."""
+    rig.system.netplan = ""
+    rig.host.machine.files["/etc/network/interfaces"] = INTERFACES
+
+
+# ----------------------------------------------------------------------- the plans exactly
+
+
+def test_netplan_fix_argv_exactly(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    plan = fix.plan_for(rig.host, plan_id=PID)
+    assert not plan.blocked, plan.checks
+    assert plan.kind == "fix-boot" and dict(plan.params)["fix"] == "netplan-optional"
+    assert plan.argv_list() == [
+        ("netplan", "set", "--origin-hint=90-zconsole", "ethernets.eno2.optional=true"),
+        ("netplan", "generate"),
+    ]
+    assert [s.id for s in plan.steps] == ["write", "validate", "prove"]
+    write = plan.steps[0]
+    assert write.confirmation is not None and write.confirmation.expected == "optional"
+    assert [(p.kind, dict(p.params)) for p in write.prechecks] == [
+        ("link_setup", {"name": "eno2", "setup": "configuring"})]
+    assert write.command is not None and "+      optional: true\n" in write.command.diff
+    prove = plan.steps[2].postchecks[0]
+    assert dict(prove.params) == {"argv": "netplan\tget\tethernets.eno2.optional",
+                                  "line": "true", "want": "yes"}
+    assert dict(plan.params)["wait_before"] == "120.359"
+    assert any("NEXT boot" in s for s in plan.preview)
+
+
+def test_wait_online_drop_in_argv_exactly(tmp_path: Path) -> None:
+    plan = fix.plan_for(Rig(tmp_path).host, "wait-online-any", plan_id=PID)
+    assert plan.argv_list() == [
+        ("mkdir", "-m", "0755", DIR),
+        ("printf", "%s\\n", fix.DROPIN_LINES[0], "[Service]", "ExecStart=",
+         "ExecStart=/lib/systemd/systemd-networkd-wait-online --any"),
+        ("systemctl", "daemon-reload"),
+        ("systemd-analyze", "verify", "--man=no", UNIT),
+    ]
+    write = plan.steps[1]
+    assert write.command is not None and write.command.then == (("tee", DROPIN),)
+    assert plan.steps[0].confirmation is not None  # the first change is confirmed
+    assert dict(plan.params)["created_dir"] == "yes"
+    assert [p.kind for p in plan.steps[-1].postchecks] == ["unit_exec_start"]
+
+
+def test_ifupdown_fix_argv_exactly(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    ifupdown_host(rig)
+    plan = fix.plan_for(rig.host, plan_id=PID)
+    backup = "/var/backups/zconsole-fedcba987654-interfaces"
+    assert dict(plan.params)["fix"] == "ifupdown-hotplug", plan.checks
+    assert plan.argv_list() == [
+        ("cp", "-a", "/etc/network/interfaces", backup),
+        ("sed", "-i", "-e", "6s/^auto eno2$/allow-hotplug eno2/", "/etc/network/interfaces"),
+        ("ifquery", "--list", "--allow=hotplug"),
+    ]
+    write = plan.steps[1]
+    assert [(p.kind, dict(p.params).get("text")) for p in write.prechecks] == [
+        ("file_line", "auto eno2"), ("path_exists", None)]
+
+
+def test_mask_argv_and_its_cost(tmp_path: Path) -> None:
+    plan = fix.plan_for(Rig(tmp_path).host, "mask", plan_id=PID)
+    assert plan.argv_list() == [("systemctl", "mask", UNIT)]
+    warn = next(c for c in plan.checks if c.name == "last-resort")
+    assert not warn.passed and "offsite-backup.service" in warn.detail
+    assert "_netdev" in warn.detail and "iSCSI" in warn.detail
+
+
+def test_sed_expression_escapes_the_name() -> None:
+    assert fix.sed_escape("auto br0.100") == "auto br0\\.100"
+    assert fix.sed_escape("a/b[1]*$^&") == "a\\/b\\[1\\]\\*\\$\\^\\&"
+
+
+# ---------------------------------------------------------------- the fix per diagnosis
+
+
+def test_the_fix_is_chosen_from_the_diagnosis(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    assert fix.choose(fix.read_facts(rig.host)) == ("netplan-optional", [])
+    # netplan 0.105: --origin-hint lost changes to a device of another file: the next fix
+    rig.system.netplan_version = "0.105-0ubuntu2~22.04.3"
+    chosen, passed = fix.choose(fix.read_facts(rig.host))
+    assert chosen == "wait-online-any"
+    assert "LP: #1997467" in passed[0]
+    plan = fix.plan_for(rig.host)
+    assert any(c.name == "passed-over" and "0.105" in c.detail for c in plan.checks)
+    asked = fix.plan_for(rig.host, "netplan-optional")
+    assert asked.blocked and "the next fix: zconsole plan fix-boot --fix wait-online-any" in \
+        asked.checks[-1].detail
+    rig.system.netplan_version = "0.99-0ubuntu3~20.04.2"
+    assert "no `netplan set`" in fix.choose(fix.read_facts(rig.host))[1][0]
+    # ifupdown: the stuck link has an `auto` line
+    ifupdown_host(rig)
+    assert fix.choose(fix.read_facts(rig.host))[0] == "ifupdown-hotplug"
+    # plain networkd: neither netplan nor ifupdown defines it
+    del rig.host.machine.files["/etc/network/interfaces"]
+    assert fix.choose(fix.read_facts(rig.host))[0] == "wait-online-any"
+
+
+def test_nothing_to_fix_is_blocked(tmp_path: Path) -> None:
+    healthy = Rig(tmp_path, "healthy").host
+    for name in (None, *fix.FIXES):
+        assert fix.plan_for(healthy, name).blocked, name
+    plan = fix.plan_for(healthy)
+    assert "there is nothing to fix here" in plan.checks[-1].detail
+
+
+# -------------------------------------------------------------------- running the fixes
+
+
+def test_refused_when_the_stuck_link_is_gone_at_the_recheck(tmp_path: Path) -> None:
+    """Planned while eno2 was configuring; by the time it runs, eno2 is configured (a cable
+    was plugged in): the write is refused by its re-check, nothing changes, no rollback."""
+    rig = Rig(tmp_path)
+    before = rig.files()
+    plan = fix.plan_for(rig.host, plan_id=PID)
+    rig.system.links = [(i, n, t, "routable", "configured") if n == "eno2"
+                        else (i, n, t, o, s) for i, n, t, o, s in rig.system.links]
+    run = rig.run(plan)
+    assert not run.applied and run.rollback is None
+    failed = run.result.outcomes[0]
+    assert failed.step_id == "write" and failed.status is StepStatus.FAILED
+    assert "eno2 routable configured" in failed.message
+    assert rig.files() == before
+    assert [r for r in rig.records() if r["event"] == "command-intent"] == []
+    # and with the link gone altogether
+    rig.system.links = [x for x in rig.system.links if x[1] != "eno2"]
+    run = rig.run(fix.plan_for(rig.host, "ifupdown-hotplug"))
+    assert not run.applied
+
+
+def test_a_drop_in_that_does_not_verify_is_rolled_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The drop-in names a binary that is not there (simulated): systemd-analyze verify
+    refuses it, the rollback removes the drop-in and the directory zconsole made, reloads."""
+    rig = Rig(tmp_path)
+    before = rig.files()
+    bad = "/lib/systemd/systemd-networkd-wait-onlin --any"
+    monkeypatch.setattr(fix, "EXEC_ANY", bad)
+    monkeypatch.setattr(fix, "DROPIN_LINES", (*fix.DROPIN_LINES[:-1], f"ExecStart={bad}"))
+    plan = fix.plan_for(rig.host, "wait-online-any", plan_id=PID)
+    run = rig.run(plan)
+    assert not run.applied
+    failed = next(o for o in run.result.outcomes if o.status is StepStatus.FAILED)
+    assert failed.step_id == "validate"
+    assert "is not executable" in failed.stderr
+    assert run.rollback is not None and run.rollback_result is not None
+    assert run.rollback_result.done, run.rollback_result.message
+    assert run.rollback.argv_list() == [("rm", "-f", DROPIN), ("rmdir", DIR),
+                                        ("systemctl", "daemon-reload")]
+    assert [s.id for s in run.rollback.steps][0] == "rollback-restore"
+    assert "rolled back" in run.result.message and "Nothing stays applied" in run.result.message
+    assert rig.files() == before and DIR not in rig.system.dirs
+    assert fix.applied_fixes(rig.store, rig.host.label) == []
+    assert rig.store.in_flight() == []
+
+
+def test_a_netplan_change_that_does_not_generate_is_rolled_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig = Rig(tmp_path)
+    before = rig.files()
+    real = PROGRAMS["netplan"]
+
+    def refuses(ctx, argv):  # type: ignore[no-untyped-def]
+        if argv == ["generate"] and "/etc/netplan/90-zconsole.yaml" in ctx.machine.files:
+            return 1, "", "/etc/netplan/90-zconsole.yaml:4:7: Error in network definition\n"
+        return real(ctx, argv)
+
+    monkeypatch.setitem(PROGRAMS, "netplan", refuses)
+    run = rig.run(fix.plan_for(rig.host, plan_id=PID))
+    assert not run.applied and run.rollback is not None
+    assert run.result.outcomes[1].step_id == "validate"
+    assert run.rollback.argv_list()[0] == ("rm", "-f", "/etc/netplan/90-zconsole.yaml")
+    assert run.rollback_result is not None and run.rollback_result.done
+    assert "rolled back" in run.result.message
+    assert rig.files() == before  # the file netplan set wrote is gone
+    assert rig.store.in_flight() == []
+
+
+def test_undo_restores_exactly(tmp_path: Path) -> None:
+    """Each fix applied, then undone: the files are what they were, byte for byte."""
+    for name in fix.FIXES:
+        rig = Rig(tmp_path / name)
+        if name == "ifupdown-hotplug":
+            ifupdown_host(rig)
+        else:  # an older 90-zconsole.yaml: backed up, restored byte for byte
+            rig.host.machine.files["/etc/netplan/90-zconsole.yaml"] = (
+                "network:\n  version: 2\n  bridges:\n    br100:\n      optional: true\n")
+        before, enabled = rig.files(), dict(rig.system.enabled)
+        plan = fix.plan_for(rig.host, name, plan_id=PID)
+        run = rig.run(plan)
+        assert run.applied, (name, run.result.message)
+        assert rig.files() != before or rig.system.enabled != enabled, name
+        [applied] = fix.applied_fixes(rig.store, rig.host.label)
+        undo = fix.undo_plan(applied, host=rig.host)
+        assert undo.steps[0].confirmation is not None
+        assert undo.steps[0].confirmation.expected == "undo"
+        result = rig.runner(undo).run(lambda _e: None)
+        assert result.done, (name, result.message)
+        kept = {k: v for k, v in rig.files().items() if not k.startswith("/var/backups/")}
+        assert kept == before, name  # the copies stay in /var/backups
+        assert rig.system.enabled == enabled and not rig.system.dirs, name
+        assert fix.applied_fixes(rig.store, rig.host.label) == [], name
+
+
+def test_the_file_changed_is_in_the_audit_intent(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    ifupdown_host(rig)
+    plan = fix.plan_for(rig.host, plan_id=PID)
+    assert rig.run(plan).applied
+    intent = next(r for r in rig.records()
+                  if r["event"] == "command-intent" and r["step_id"] == "write")
+    assert intent["diff"] == (
+        "--- a/etc/network/interfaces\n+++ b/etc/network/interfaces\n"
+        "@@ -3,5 +3,5 @@\n auto lo\n iface lo inet loopback\n \n-auto eno2\n"
+        "+allow-hotplug eno2\n iface eno2 inet dhcp\n")
+    assert rig.host.machine.files["/etc/network/interfaces"] == INTERFACES.replace(
+        "auto eno2", "allow-hotplug eno2")
+
+
+# -------------------------------------------------------------------- the next boot
+
+
+def verdict_after(rig: Rig) -> tuple[str, str]:
+    [a] = fix.applied_records(rig.store, rig.host.label)
+    d = diagnose_boot(read_boot(rig.host), fix.as_applied(a))
+    return d.verdict.kind, d.verdict.message
+
+
+@pytest.mark.parametrize("name", ["netplan-optional", "wait-online-any", "mask"])
+def test_the_next_boot_says_whether_it_worked(tmp_path: Path, name: str) -> None:
+    rig = Rig(tmp_path)
+    assert rig.run(fix.plan_for(rig.host, name, plan_id=PID)).applied
+    kind, msg = verdict_after(rig)
+    assert kind == "boot-fix-pending" and "takes effect at the next boot" in msg
+    assert rig.reboot() == ("skipped" if name == "mask" else "quick")
+    kind, msg = verdict_after(rig)
+    this = "did not run this boot" if name == "mask" else "0.4 s this boot"
+    assert (kind, msg) == ("boot-fix-proven",
+                           f"wait-online took 120.4 s before the fix, {this}: fixed")
+
+
+def test_a_fix_that_did_not_help_says_so(tmp_path: Path) -> None:
+    """Applied, but the boot waits again (here a second link left configuring)."""
+    rig = Rig(tmp_path)
+    assert rig.run(fix.plan_for(rig.host, plan_id=PID)).applied
+    rig.system.links = [(i, n, t, "no-carrier", "configuring") if n == "eno1"
+                        else (i, n, t, o, s) for i, n, t, o, s in rig.system.links]
+    assert rig.reboot() == "hang"
+    [a] = fix.applied_records(rig.store, rig.host.label)
+    d = diagnose_boot(read_boot(rig.host), fix.as_applied(a))
+    assert d.verdict.kind == "boot-wait-online" and d.verdict.severity is Severity.WARNING
+    failed = d.findings[1]
+    assert failed.kind == "boot-fix-failed"
+    assert failed.message == ("wait-online took 120.4 s before the fix, 120.4 s this boot (it "
+                              "timed out again): the fix did not help (u undoes it)")
+
+
+def test_undone_the_hang_is_back(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    plan = fix.plan_for(rig.host, "wait-online-any", plan_id=PID)
+    assert rig.run(plan).applied
+    assert rig.reboot() == "quick"
+    assert rig.runner(fix.undo_plan(plan, host=rig.host)).run(lambda _e: None).done
+    assert rig.reboot() == "hang"
+    d = diagnose_boot(read_boot(rig.host))
+    assert d.verdict.message == "Boot waits 2 min for eno2, a port with no cable that asks " \
+                                "for DHCP"

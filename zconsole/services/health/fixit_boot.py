@@ -1,0 +1,82 @@
+"""Did the boot fix work? A boot fix (services/ops/fixit/boot.py) takes effect at the next
+boot, so the judgement comes from the first reading after a reboot: the wait-online time of
+the boot the fix was applied on (recorded with the fix) against this boot's.
+
+    wait-online took 120.0 s before the fix, 0.4 s this boot: fixed
+
+Before the reboot the fix is pending (said as such, never "fixed"); a boot that still waits
+says the fix did not help. "After the reboot" is told by the kernel's boot id
+(/proc/sys/kernel/random/boot_id, recorded with the fix), else by the boot's start time. The record comes from the caller (the Host screen reads the plan
+store): health never imports ops.
+"""
+
+from __future__ import annotations
+
+import time
+
+from zconsole.model.finding import Finding, Severity
+from zconsole.model.fixit import AppliedBootFix, BootReading
+
+SLOW_WAIT = 10.0  # s: as services.health.fixit: a wait-online run longer than this held the boot
+WAIT_ONLINE = "systemd-networkd-wait-online.service"
+
+
+def _secs(s: float | None) -> str:
+    return "?" if s is None else f"{s:.1f} s"
+
+
+def _when(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
+
+
+def wait_this_boot(r: BootReading) -> tuple[float | None, bool]:
+    """(wait-online's seconds at this boot or None when it did not run, whether it timed
+    out), from blame, else from its journal of this boot."""
+    blame = r.blame.value or ()
+    wait = next((b.seconds for b in blame if b.unit == WAIT_ONLINE), None)
+    journal = r.wait_online_journal.value or ()
+    timed_out = any("Timeout occurred while waiting" in j.message
+                    or "Event loop failed" in j.message for j in journal)
+    if wait is None and journal:
+        start = next((j for j in journal if j.message.startswith("Starting ")), None)
+        if start is not None and journal[-1] is not start:
+            wait = journal[-1].at - start.at
+    return wait, timed_out
+
+
+def judge_fix(r: BootReading, fix: AppliedBootFix) -> Finding:
+    """The applied fix against this boot: pending (not rebooted since), fixed, not fixed, or
+    not known (the boot time could not be read)."""
+    when = _when(fix.applied_at)
+    booted = r.booted_at.value if r.booted_at is not None else None
+    boot_id = r.boot_id.value if r.boot_id is not None else None
+    if boot_id is not None and fix.boot_id is not None:  # exact: the kernel's id of the boot
+        same = boot_id == fix.boot_id
+    elif booted is not None:  # else by the clock
+        same = booted < fix.applied_at
+    else:
+        return Finding("boot-fix-unknown", Severity.UNKNOWN, "boot",
+                       f"A boot fix was applied on {when} ({fix.what}); whether this boot "
+                       "came after it is not known: the boot time could not be read")
+    if same:
+        return Finding("boot-fix-pending", Severity.INFO, "boot",
+                       f"The fix applied on {when} ({fix.what}) takes effect at the next "
+                       "boot: reboot, then this panel compares wait-online's time with the "
+                       f"{_secs(fix.wait_before)} it took before the fix",
+                       ("this is the boot the fix was applied in",))
+    now, timed_out = wait_this_boot(r)
+    before = f"wait-online took {_secs(fix.wait_before)} before the fix"
+    evidence = (f"fix: {fix.what}, applied on {when}",
+                *([f"this boot began on {_when(booted)}"] if booted is not None else []))
+    if now is None and r.blame.value is None and r.wait_online_journal.value is None:
+        return Finding("boot-fix-unknown", Severity.UNKNOWN, "boot",
+                       f"{before}; this boot's time could not be read (neither systemd-analyze "
+                       "blame nor wait-online's journal)", evidence)
+    if not timed_out and (now is None or now < SLOW_WAIT):
+        this = "did not run this boot" if now is None else f"{_secs(now)} this boot"
+        return Finding("boot-fix-proven", Severity.OK, "boot", f"{before}, {this}: fixed",
+                       evidence, factor=now)
+    return Finding("boot-fix-failed", Severity.WARNING, "boot",
+                   f"{before}, {_secs(now)} this boot"
+                   + (" (it timed out again)" if timed_out else "")
+                   + ": the fix did not help (u undoes it)", evidence, factor=now)

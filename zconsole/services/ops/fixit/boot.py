@@ -1,0 +1,711 @@
+"""fix-boot: the boot waits (2 min by default) for systemd-networkd-wait-online, held by a
+link networkd is still `configuring` (a port with no cable that asks for DHCP). The fixes,
+narrowest first, chosen from the diagnosis (which link, and whether netplan, ifupdown or
+plain networkd defines it); each a plan the engine runs like any disk operation (exact argv,
+re-checked right before the write, audited with the file's diff, verified, undoable):
+
+* `netplan-optional` (netplan hosts): `netplan set --origin-hint=90-zconsole
+  SECTION.IFACE.optional=true` for each stuck link, `netplan generate` validates (and
+  renders networkd's files: netplan 1.0 `RequiredForOnline=no`, 1.1 leaves the link out of
+  its wait-online drop-in), `netplan get` proves the merged value. netplan ≥ 0.106 writes the
+  whole definition of IFACE into /etc/netplan/90-zconsole.yaml (the other files are not
+  touched), so the undo removes that file (or restores its copy, if it existed). Refused on
+  netplan < 0.101 (no `netplan set`) and 0.105 (its --origin-hint ignored changes to a
+  device defined in another file, LP: #1997467): the next fix is offered instead.
+* `wait-online-any`: the drop-in
+  /etc/systemd/system/systemd-networkd-wait-online.service.d/90-zconsole-wait-online.conf
+  (`ExecStart=` reset, then `--any`: online as soon as one link is), `systemctl
+  daemon-reload`, `systemd-analyze verify` validates, `systemctl cat` proves the one
+  ExecStart left is zconsole's. The undo removes the drop-in (and the directory if zconsole
+  made it), then daemon-reload.
+* `ifupdown-hotplug`: `auto IFACE` → `allow-hotplug IFACE` in the file that says it (after
+  a `cp -a` backup; `sed` with an expression anchored on that line number and its exact
+  text, which is re-checked right before); `ifquery --list --allow=hotplug` proves it.
+* `mask` (last resort, never chosen by itself): `systemctl mask
+  systemd-networkd-wait-online.service`; nothing then holds network-online.target back.
+
+Every fix takes effect at the NEXT boot (wait-online is a oneshot that already ran): the
+plan says so, records this boot's wait-online time in its params, and after a reboot the
+boot panel compares (`services.health.fixit_boot`).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from zconsole.hosts.base import Host, HostError, PathNotFound
+from zconsole.hosts.journal import PlanStore
+from zconsole.model.command import Command
+from zconsole.model.fixit import AppliedBootFix, BootReading, Diagnosis
+from zconsole.model.plan import (
+    Check,
+    CheckLevel,
+    Confirmation,
+    Plan,
+    Predicate,
+    Step,
+    predicate,
+)
+from zconsole.parsers.errors import ParseError
+from zconsole.parsers.netplan import NetplanDevice, parse_netplan_get
+from zconsole.services.health.fixit import diagnose_boot
+from zconsole.services.ops.engine.events import RunResult
+from zconsole.services.ops.fixit import common
+from zconsole.services.ops.operation import PlanRequest
+from zconsole.services.read.fixit import read_boot
+
+KIND = "fix-boot"
+UNDO_KIND = "fix-boot-undo"
+ROLLBACK_KIND = "fix-boot-rollback"
+LOCK = "wait-online"  # the engine's one-writer lock on the host is named after this
+
+NETPLAN = "netplan-optional"
+ANY = "wait-online-any"
+IFUPDOWN = "ifupdown-hotplug"
+MASK = "mask"
+FIXES = (NETPLAN, ANY, IFUPDOWN, MASK)  # narrowest first
+
+UNIT = "systemd-networkd-wait-online.service"
+WAIT_BIN = "/lib/systemd/systemd-networkd-wait-online"  # resolves on every merged-/usr target
+DROPIN_DIR = f"/etc/systemd/system/{UNIT}.d"
+DROPIN = f"{DROPIN_DIR}/90-zconsole-wait-online.conf"
+EXEC_ANY = f"{WAIT_BIN} --any"
+DROPIN_LINES = ("# zconsole fix-boot: wait for any one link, not for every link",
+                "[Service]", "ExecStart=", f"ExecStart={EXEC_ANY}")
+NETPLAN_HINT = "90-zconsole"
+NETPLAN_FILE = f"/etc/netplan/{NETPLAN_HINT}.yaml"
+INTERFACES = "/etc/network/interfaces"
+INTERFACES_D = "/etc/network/interfaces.d"
+MASK_LINK = f"/etc/systemd/system/{UNIT}"
+NETPLAN_VERSION: tuple[str, ...] = ("dpkg-query", "-W", "-f=${Version}", "netplan.io")
+DAEMON_RELOAD: tuple[str, ...] = ("systemctl", "daemon-reload")
+# --man=no: verify would run man(1) for the unit's Documentation= and fail where manuals are
+# not installed (seen on the host guest: "Command 'man systemd-networkd-wait-online.service(8)'
+# failed with code 1"), which says nothing about the drop-in
+VERIFY: tuple[str, ...] = ("systemd-analyze", "verify", "--man=no", UNIT)
+HOTPLUG_LIST: tuple[str, ...] = ("ifquery", "--list", "--allow=hotplug")
+NEXT_BOOT = ("It takes effect at the NEXT boot (wait-online already ran for this one): "
+             "nothing changes now, no link is touched. After a reboot the Host screen "
+             "compares the new boot's wait-online time with this boot's.")
+CONFIRM = {NETPLAN: "optional", ANY: "wait for any", IFUPDOWN: "allow-hotplug",
+           MASK: "mask wait-online"}
+
+
+@dataclass(frozen=True)
+class BootFacts:
+    """What the plan is built from: the boot panel's reading and diagnosis, and what the
+    fixes touch (netplan's version and its 90-zconsole file, ifupdown's files, the drop-in
+    and its directory)."""
+
+    reading: BootReading
+    diagnosis: Diagnosis
+    netplan_version: str | None = None  # dpkg's version of netplan.io (None: not known)
+    netplan_file: str | None = None  # /etc/netplan/90-zconsole.yaml as it is (None: absent)
+    ifupdown: Mapping[str, str] = field(default_factory=dict)  # path -> text
+    dropin: str | None = None  # the drop-in as it is (None: absent)
+    dropin_dir: bool = False  # its directory exists
+
+
+# ------------------------------------------------------------------------------ choosing
+
+
+def _netplan(facts: BootFacts) -> dict[str, NetplanDevice] | None:
+    text = facts.reading.netplan.value
+    if text is None:
+        return None
+    try:
+        return parse_netplan_get(text)
+    except ParseError:
+        return None
+
+
+def stuck_links(facts: BootFacts) -> list[str]:
+    return [ln.name for ln in facts.reading.links.value or () if ln.setup == "configuring"]
+
+
+def waits(facts: BootFacts) -> bool:
+    """The diagnosis says the boot waited for wait-online."""
+    return facts.diagnosis.verdict.kind == "boot-wait-online"
+
+
+def wait_before(facts: BootFacts) -> float | None:
+    f = next((f for f in facts.diagnosis.findings if f.kind == "boot-wait-online"), None)
+    return f.factor if f is not None else None
+
+
+def netplan_version_problem(version: str | None) -> str | None:
+    """Why `netplan set --origin-hint` cannot be used with this netplan (None: it can, or
+    the version is not known and the result is proven by `netplan get`)."""
+    if version is None:
+        return None
+    m = re.match(r"(?:\d+:)?(\d+)\.(\d+)", version)
+    if m is None:
+        return None
+    v = (int(m.group(1)), int(m.group(2)))
+    if v < (0, 101):
+        return f"netplan {version} has no `netplan set` (it came with 0.101)"
+    if v == (0, 105):
+        return (f"netplan {version}'s `netplan set --origin-hint` ignores a change to a "
+                "device defined in another file (LP: #1997467, fixed in 0.106)")
+    return None
+
+
+def ifupdown_lines(facts: BootFacts, link: str) -> list[tuple[str, int]]:
+    """(file, line number) of every line that reads exactly `auto LINK`."""
+    out = []
+    for path in sorted(facts.ifupdown):
+        for n, line in enumerate(facts.ifupdown[path].splitlines(), 1):
+            if line.strip() == f"auto {link}" and line == line.rstrip():
+                out.append((path, n))
+    return out
+
+
+def ifupdown_candidates(facts: BootFacts) -> list[str]:
+    """Links ifupdown brings up at boot (`auto LINK`) that have no carrier or that networkd
+    left configuring: `ifup -a` (networking.service) waits for them."""
+    stuck = stuck_links(facts)
+    out = []
+    for ln in facts.reading.links.value or ():
+        held = ln.setup == "configuring" or ln.operational in ("no-carrier", "off")
+        if ln.name != "lo" and held and (not stuck or ln.name in stuck) \
+                and len(ifupdown_lines(facts, ln.name)) == 1:
+            out.append(ln.name)
+    return out
+
+
+def applicable(facts: BootFacts, fix: str) -> str | None:
+    """None when `fix` can be planned from these facts, else why not (one sentence)."""
+    stuck = stuck_links(facts)
+    if fix == IFUPDOWN:
+        if not facts.ifupdown:
+            return f"{INTERFACES} could not be read (is ifupdown installed?)"
+        if not ifupdown_candidates(facts):
+            return ("no link without carrier is brought up by a single `auto LINK` line of "
+                    f"{INTERFACES} or {INTERFACES_D}/*")
+        return None
+    if not waits(facts):
+        return f"the boot did not wait for {UNIT}: there is nothing to fix here"
+    if fix == NETPLAN:
+        devs = _netplan(facts)
+        if devs is None:
+            return "netplan is not in use here (`netplan get` could not be read)"
+        if not stuck:
+            return "no link is left configuring now: there is no link to mark optional"
+        missing = [s for s in stuck if s not in devs]
+        if missing:
+            return f"netplan does not define {', '.join(missing)}"
+        already = [s for s in stuck if devs[s].flag("optional")]
+        if already:
+            return (f"{', '.join(already)} is optional in netplan already: the wait comes "
+                    "from elsewhere")
+        return netplan_version_problem(facts.netplan_version)
+    if fix == ANY:
+        if facts.dropin is not None:
+            return f"{DROPIN} exists already: zconsole does not overwrite it"
+        return None
+    if fix == MASK:
+        if facts.reading.wait_online_enabled.value == "masked":
+            return f"{UNIT} is masked already"
+        return None
+    return f"unknown fix {fix!r} (known: {', '.join(FIXES)})"
+
+
+def choose(facts: BootFacts) -> tuple[str, list[str]]:
+    """The narrowest fix the diagnosis allows, and why each narrower one was passed over:
+    netplan when netplan defines the stuck link, ifupdown when an `auto` line brings it up,
+    else the drop-in. The mask is never chosen by itself."""
+    passed: list[str] = []
+    for fix in (NETPLAN, IFUPDOWN):
+        why = applicable(facts, fix)
+        if why is None and (fix != IFUPDOWN or waits(facts)):
+            return fix, passed
+        if why is not None:
+            passed.append(f"{fix}: {why}")
+    return ANY, passed
+
+
+# ------------------------------------------------------------------------------ the plans
+
+
+def _link_prechecks(links: Sequence[str]) -> tuple[Predicate, ...]:
+    """The re-check right before the write: each link is still there, still configuring."""
+    return tuple(predicate("link_setup", f"networkctl still shows {ln} configuring",
+                           name=ln, setup="configuring") for ln in links)
+
+
+def _confirm(fix: str) -> Confirmation:
+    return Confirmation(f"This changes how the host boots (at the next boot). Type "
+                        f"{CONFIRM[fix]!r} to go on:", CONFIRM[fix])
+
+
+def _key(section: str, link: str) -> str:
+    """netplan's dotted key for the link's `optional` (a dot in a name is escaped: br0\\.100)."""
+    return f"{section}.{link.replace('.', chr(92) + '.')}.optional"
+
+
+def _netplan_get(section: str, link: str) -> tuple[str, ...]:
+    return ("netplan", "get", _key(section, link))
+
+
+def _with_optional(text: str, link: str) -> str:
+    """`netplan get`'s text with `optional: true` for `link` (the diff shown; netplan
+    writes the file itself)."""
+    out: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if stripped in (f"{link}:", f"{link}: {{}}"):
+            ind = len(line) - len(line.lstrip(" "))
+            out.append(" " * ind + f"{link}:")
+            i += 1
+            while i < len(lines) and (not lines[i].strip()
+                                      or len(lines[i]) - len(lines[i].lstrip(" ")) > ind):
+                out.append(lines[i])
+                i += 1
+            out.append(" " * (ind + 2) + "optional: true")
+            continue
+        out.append(line)
+        i += 1
+    return "\n".join(out) + "\n"
+
+
+def _netplan_steps(facts: BootFacts, links: Sequence[str], backup: str) -> list[Step]:
+    devs = _netplan(facts) or {}
+    steps: list[Step] = []
+    if facts.netplan_file is not None:
+        steps.append(common.backup_step(NETPLAN_FILE, backup, what=f"{NETPLAN_FILE}"))
+    merged = facts.reading.netplan.value or ""
+    for n, ln in enumerate(links):
+        section = devs[ln].section
+        after = _with_optional(merged, ln)
+        steps.append(Step(
+            id="write" if n == 0 else f"write-{ln}",
+            title=f"Mark {ln} optional in netplan ({NETPLAN_FILE})",
+            explanation=(f"`netplan set` writes {section}.{ln} with `optional: true` into "
+                         f"{NETPLAN_FILE} (netplan ≥ 0.106 copies {ln}'s whole definition "
+                         "there; no other file is changed). The diff is of `netplan get`, the "
+                         "merged configuration."),
+            command=Command(("netplan", "set", f"--origin-hint={NETPLAN_HINT}",
+                             f"{_key(section, ln)}=true"), f"mark {ln} optional",
+                            writes=True,
+                            diff=common.unified_diff("/etc/netplan (netplan get)", merged,
+                                                     after)),
+            prechecks=_link_prechecks([ln]),
+            confirmation=_confirm(NETPLAN) if n == 0 else None))
+        merged = after
+    steps.append(Step(
+        id="validate", title="Validate: netplan generate",
+        explanation="netplan reads every file and renders networkd's files under /run (what "
+                    "the next boot renders too); it refuses a configuration it cannot "
+                    "read. No `netplan apply`: no link is touched now.",
+        command=Command(("netplan", "generate"), "validate and render netplan's "
+                        "configuration", writes=True)))
+    steps.append(Step(
+        id="prove", title="Prove the merged value: netplan get",
+        explanation="`netplan get` prints the configuration merged from every file.",
+        postchecks=tuple(predicate("command_line", f"netplan get "
+                                   f"{_key(devs[ln].section, ln)} prints true",
+                                   argv="\t".join(_netplan_get(devs[ln].section, ln)),
+                                   line="true", want="yes") for ln in links)))
+    return steps
+
+
+def _any_steps(facts: BootFacts, links: Sequence[str]) -> list[Step]:
+    steps: list[Step] = []
+    if not facts.dropin_dir:
+        steps.append(Step(
+            id="mkdir", title=f"Make {DROPIN_DIR}",
+            explanation="the drop-in directory of the unit; the undo removes it again.",
+            command=Command(("mkdir", "-m", "0755", DROPIN_DIR), "make the drop-in "
+                            "directory", writes=True),
+            prechecks=(predicate("path_exists", f"{DROPIN_DIR} does not exist yet",
+                                 path=DROPIN_DIR, want="no"),),
+            postchecks=(predicate("path_exists", f"{DROPIN_DIR} exists", path=DROPIN_DIR,
+                                  want="yes"),),
+            confirmation=_confirm(ANY)))
+    steps.append(Step(
+        id="write", title=f"Write {DROPIN}",
+        explanation=("`ExecStart=` empties the unit's command (a oneshot takes several), "
+                     f"then `{EXEC_ANY}`: online as soon as any one link is. Named 90-… it "
+                     "comes after netplan's 10-netplan.conf, so its reset wins."),
+        command=common.write_command(DROPIN, DROPIN_LINES, "write the drop-in"),
+        prechecks=(predicate("file_absent", f"{DROPIN} does not exist yet", path=DROPIN),
+                   *_link_prechecks(links)),
+        postchecks=(predicate("file_line", f"{DROPIN} says ExecStart={EXEC_ANY}",
+                              path=DROPIN, line=str(len(DROPIN_LINES)),
+                              text=DROPIN_LINES[-1]),),
+        confirmation=_confirm(ANY) if facts.dropin_dir else None))
+    steps.append(_daemon_reload())
+    steps.append(Step(
+        id="validate", title=f"Validate: systemd-analyze verify --man=no {UNIT}",
+        explanation="systemd loads the unit with its drop-ins and checks them (the command "
+                    "must be an executable, the keys known); exit 0 means it accepts them.",
+        command=Command(VERIFY, "validate the unit and its drop-ins")))
+    steps.append(Step(
+        id="prove", title=f"Prove the effective command: systemctl cat {UNIT}",
+        explanation="`systemctl cat` shows the unit and its drop-ins in the order systemd "
+                    "applies them; the one ExecStart left must be zconsole's (a later "
+                    "override.conf would win, and this says so).",
+        postchecks=(predicate("unit_exec_start", f"the one ExecStart left is {EXEC_ANY}",
+                              unit=UNIT, value=EXEC_ANY),)))
+    return steps
+
+
+def sed_escape(text: str) -> str:
+    """`text` as a literal in a sed basic regular expression (and its replacement)."""
+    return re.sub(r"([\\/.*\[\]^$&])", r"\\\1", text)
+
+
+def _ifupdown_steps(link: str, file: str, line: int, backup: str, before: str) -> list[Step]:
+    old, new = f"auto {link}", f"allow-hotplug {link}"
+    expr = f"{line}s/^{sed_escape(old)}$/{sed_escape(new)}/"
+    return [
+        common.backup_step(file, backup, what=file),
+        Step(id="write", title=f"{file}:{line}: `{old}` → `{new}`",
+             explanation=(f"ifup -a (networking.service, at boot) no longer waits for {link}; "
+                          "udev brings it up when its cable is plugged in. The sed expression "
+                          "only acts on that line, and only if it still reads exactly that."),
+             command=Command(("sed", "-i", "-e", expr, file), f"{old} → {new}", writes=True,
+                             diff=common.unified_diff(file, before, common.replace_line(
+                                 before, line, new))),
+             prechecks=(predicate("file_line", f"{file}:{line} still reads {old!r}",
+                                  path=file, line=str(line), text=old),
+                        predicate("path_exists", f"{link} still exists",
+                                  path=f"/sys/class/net/{link}", want="yes")),
+             postchecks=(predicate("file_line", f"{file}:{line} reads {new!r}", path=file,
+                                   line=str(line), text=new),),
+             confirmation=_confirm(IFUPDOWN)),
+        Step(id="validate", title="Validate: ifquery --list --allow=hotplug",
+             explanation="ifupdown reads its files as it will at boot and lists the "
+                         "interfaces udev brings up.",
+             command=Command(HOTPLUG_LIST, "list the allow-hotplug interfaces"),
+             postchecks=(predicate("command_line", f"ifquery lists {link} as allow-hotplug",
+                                   argv="\t".join(HOTPLUG_LIST), line=link, want="yes"),)),
+    ]
+
+
+def _mask_steps() -> list[Step]:
+    return [Step(
+        id="mask", title=f"systemctl mask {UNIT}",
+        explanation=(f"links {MASK_LINK} to /dev/null: the unit never starts (netplan's "
+                     "generator re-enables it at every boot, so `disable` would not stick)."),
+        command=Command(("systemctl", "mask", UNIT), "mask wait-online", writes=True),
+        prechecks=(predicate("path_exists", f"{MASK_LINK} does not exist (no local unit "
+                             "file to shadow)", path=MASK_LINK, want="no"),),
+        postchecks=(predicate("command_line", f"systemctl is-enabled {UNIT} says masked",
+                              argv=f"systemctl\tis-enabled\t{UNIT}", line="masked",
+                              want="yes"),),
+        confirmation=_confirm(MASK))]
+
+
+def _daemon_reload(step_id: str = "reload") -> Step:
+    return Step(id=step_id, title="systemctl daemon-reload",
+                explanation="systemd reads the unit files again (nothing is started or "
+                            "stopped).",
+                command=Command(DAEMON_RELOAD, "reload systemd's unit files", writes=True))
+
+
+def _mask_cost(facts: BootFacts) -> str:
+    users = ", ".join(facts.reading.wanted_by.value or ()) or "nothing that zconsole could read"
+    return (f"nothing holds network-online.target back any more: what wants it ({users}) "
+            "starts before the network is configured; NFS, CIFS and _netdev mounts and iSCSI "
+            "logins (ordered after network-online.target) race the network, and pools on "
+            "iSCSI disks may not import. Local pools are not affected (zfs-mount has no "
+            "network dependency). zconsole read who wants the target; it did not read "
+            "/etc/fstab")
+
+
+COSTS = {
+    NETPLAN: "networkd no longer waits for {links} at boot; nothing else changes (the link "
+             "is still configured when its cable is plugged in)",
+    ANY: "network-online.target is reached as soon as any one link is online, which may be "
+         "before the default route or a storage VLAN is up; services and mounts that need "
+         "a particular link may start too early",
+    IFUPDOWN: "{links} is brought up by udev when it has a link, not by `ifup -a` at boot; "
+              "the boot no longer waits for its DHCP; on ifupdown2 (Proxmox) an "
+              "allow-hotplug port is configured at boot only if it has a link then",
+}
+
+
+def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
+                   plan_id: str | None = None, now: float = 0.0) -> Plan:
+    """The fix as a plan, from what was read. `fix` None: the narrowest the diagnosis
+    allows (`choose`); a named fix that does not apply is a blocked plan saying why."""
+    pid = plan_id or uuid.uuid4().hex
+    passed: list[str] = []
+    if fix is None and not waits(facts) and applicable(facts, IFUPDOWN) is not None:
+        v = facts.diagnosis.verdict
+        return common.make_plan(KIND, "Fix slow boot", host, now, LOCK, plan_id=pid, checks=(
+            Check("wait-online", False, CheckLevel.BLOCK,
+                  f"{v.message}: there is nothing to fix here"),))
+    if fix is None:
+        fix, passed = choose(facts)
+    why = applicable(facts, fix)
+    title = {NETPLAN: "Fix slow boot: mark the stuck link optional in netplan",
+             ANY: "Fix slow boot: wait-online waits for any one link",
+             IFUPDOWN: "Fix slow boot: ifupdown brings the port up on hotplug",
+             MASK: "Fix slow boot: mask wait-online (last resort)"}.get(fix, "Fix slow boot")
+    checks = [Check("passed-over", True, CheckLevel.INFO, f"narrower fix not possible: {p}")
+              for p in passed]
+    if why is not None:
+        nxt = {NETPLAN: ANY, IFUPDOWN: ANY, ANY: MASK}.get(fix) \
+            if "nothing to fix" not in why else None
+        hint = f"; the next fix: zconsole plan fix-boot --fix {nxt}" if nxt else ""
+        checks.append(Check(fix, False, CheckLevel.BLOCK, why + hint))
+        return common.make_plan(KIND, title, host, now, LOCK, plan_id=pid, checks=checks,
+                                params=(("fix", fix),))
+    stuck = stuck_links(facts)
+    devs = _netplan(facts) or {}
+    secs = wait_before(facts)
+    before = f"{secs:.1f} s" if secs is not None else "an unknown time"
+    backup = ""
+    file = ""
+    line = 0
+    links: list[str] = stuck
+    if fix == NETPLAN:
+        file = NETPLAN_FILE
+        backup = common.backup_path(pid, file) if facts.netplan_file is not None else ""
+        steps = _netplan_steps(facts, stuck, backup)
+        what = f"optional: true for {', '.join(stuck)} in {NETPLAN_FILE}"
+    elif fix == ANY:
+        file = DROPIN
+        steps = _any_steps(facts, stuck)
+        what = f"wait-online --any ({DROPIN})"
+    elif fix == IFUPDOWN:
+        link = ifupdown_candidates(facts)[0]
+        links = [link]
+        file, line = ifupdown_lines(facts, link)[0]
+        backup = common.backup_path(pid, file)
+        steps = _ifupdown_steps(link, file, line, backup, facts.ifupdown[file])
+        what = f"allow-hotplug {link} in {file}:{line}"
+    else:
+        file = MASK_LINK
+        steps = _mask_steps()
+        what = f"{UNIT} masked"
+    cost = _mask_cost(facts) if fix == MASK else COSTS[fix].format(
+        links=", ".join(links) or "the stuck link")
+    preview = [f"The boot waited {before} for {UNIT}"
+               + (f", held by {', '.join(stuck)} (configuring)" if stuck else "") + ".",
+               f"The fix: {what}.", f"What it costs: {cost}.", NEXT_BOOT,
+               "Undo: from the Host screen (u), itself a plan."]
+    checks.append(Check("next-boot", True, CheckLevel.INFO,
+                        "takes effect at the next boot; the open sessions and the links "
+                        "are not touched now"))
+    if fix == MASK:
+        checks.append(Check("last-resort", False, CheckLevel.WARN,
+                            "masking is the last resort: " + cost))
+    if fix == NETPLAN and facts.netplan_version is None:
+        checks.append(Check("netplan-version", True, CheckLevel.INFO,
+                            "netplan's version could not be read (dpkg-query): the result "
+                            "is proven with `netplan get` all the same"))
+    params = (("fix", fix), ("what", what), ("file", file), ("backup", backup),
+              ("line", str(line)), ("links", " ".join(links)),
+              ("created_dir", "yes" if fix == ANY and not facts.dropin_dir else ""),
+              ("wait_before", "" if secs is None else f"{secs:.3f}"),
+              ("sections", " ".join(f"{ln}={devs[ln].section}" for ln in links
+                                    if fix == NETPLAN and ln in devs)),
+              ("boot_id", _boot_id(facts)))
+    return common.make_plan(KIND, title, host, now, LOCK, plan_id=pid, preview=preview,
+                            checks=checks, steps=steps, params=params)
+
+
+def _boot_id(facts: BootFacts) -> str:
+    part = facts.reading.boot_id
+    return (part.value or "") if part is not None else ""
+
+
+def _restore_steps(fix: Plan, *, undo: bool, dir_empty: bool = True) -> list[Step]:
+    p = dict(fix.params)
+    kind, file, backup = p.get("fix", ""), p.get("file", ""), p.get("backup", "")
+    confirm = common.undo_confirmation(p.get("what", file)) if undo else None
+    if kind == NETPLAN:
+        first = common.restore_step(file, backup, confirmation=confirm) if backup else \
+            common.remove_step(file, confirmation=confirm,
+                               what=f"the file `netplan set` wrote for zconsole ({file})")
+        sections = dict(w.split("=", 1) for w in p.get("sections", "").split() if "=" in w)
+        return [first, Step(id="validate", title="netplan generate",
+                            explanation="networkd's files are rendered again without the "
+                                        "change.",
+                            command=Command(("netplan", "generate"), "render netplan's "
+                                            "configuration again", writes=True),
+                            postchecks=tuple(predicate(
+                                "command_line", f"netplan get does not say {ln} is optional",
+                                argv="\t".join(_netplan_get(sec, ln)), line="true",
+                                want="no") for ln, sec in sections.items()))]
+    if kind == ANY:
+        pre = (predicate("file_line", f"{file} is still the one zconsole wrote", path=file,
+                         line=str(len(DROPIN_LINES)), text=DROPIN_LINES[-1]),) if undo else ()
+        steps = [common.remove_step(file, prechecks=pre, confirmation=confirm,
+                                    what="the drop-in zconsole wrote")]
+        if p.get("created_dir") and dir_empty:
+            steps.append(Step(id="rmdir", title=f"Remove {DROPIN_DIR}",
+                              explanation="zconsole made it; rmdir refuses if anything else "
+                                          "is in it.",
+                              command=Command(("rmdir", DROPIN_DIR), "remove the drop-in "
+                                              "directory", writes=True)))
+        steps.append(_daemon_reload())
+        steps.append(Step(id="prove", title=f"Prove: systemctl cat {UNIT}",
+                          explanation="zconsole's ExecStart is gone from the unit.",
+                          postchecks=(predicate("command_line", f"systemctl cat {UNIT} has "
+                                                f"no ExecStart={EXEC_ANY}",
+                                                argv=f"systemctl\tcat\t--no-pager\t{UNIT}",
+                                                line=f"ExecStart={EXEC_ANY}", want="no"),)))
+        return steps
+    if kind == IFUPDOWN:
+        return [common.restore_step(file, backup, confirmation=confirm)]
+    return [Step(id="unmask", title=f"systemctl unmask {UNIT}",
+                 explanation="the unit starts again when network-online.target is wanted.",
+                 command=Command(("systemctl", "unmask", UNIT), "unmask wait-online",
+                                 writes=True),
+                 postchecks=(predicate("command_line", f"systemctl is-enabled {UNIT} no "
+                                       "longer says masked",
+                                       argv=f"systemctl\tis-enabled\t{UNIT}", line="masked",
+                                       want="no"),),
+                 confirmation=confirm)]
+
+
+def restore_plan(fix: Plan, *, undo: bool, dir_empty: bool = True,
+                 plan_id: str | None = None, now: float = 0.0) -> Plan:
+    """Put back what `fix` changed: the copy (`cp -a`), or no file zconsole made (`rm -f`,
+    and its directory), or unmask; validate and prove as the fix did. `undo`: the operator's,
+    later (typed confirmation 'undo'); else the automatic rollback (steps `rollback-…`)."""
+    p = dict(fix.params)
+    steps = _restore_steps(fix, undo=undo, dir_empty=dir_empty)
+    if not undo:
+        steps = common.as_rollback(steps)
+    word = "Undo" if undo else "Roll back"
+    preview = [f"{word}: {p.get('what', '?')}, as it was before plan {fix.id[:12]}",
+               "It takes effect at the next boot, like the fix did."]
+    if p.get("created_dir") and not dir_empty:
+        preview.append(f"{DROPIN_DIR} holds other files now: it stays.")
+    return common.make_plan(UNDO_KIND if undo else ROLLBACK_KIND,
+                            f"{word} the boot fix ({p.get('what', '?')})", fix.host, now, LOCK,
+                            plan_id=plan_id, preview=preview, steps=steps,
+                            params=(*fix.params, ("of", fix.id)))
+
+
+def undo_plan(fix: Plan, *, host: Host | None = None, plan_id: str | None = None,
+              now: float = 0.0) -> Plan:
+    """The operator's undo of an applied fix. With `host`, the drop-in directory zconsole
+    made is removed only if nothing else is in it now."""
+    empty = True
+    if host is not None and dict(fix.params).get("created_dir"):
+        try:
+            empty = set(host.list_dir(DROPIN_DIR)) <= {DROPIN.rsplit("/", 1)[-1]}
+        except (HostError, OSError):
+            empty = True
+    return restore_plan(fix, undo=True, dir_empty=empty, plan_id=plan_id, now=now)
+
+
+def _changes(fix: Plan) -> list[str]:
+    return [s.id for s in fix.steps if s.id in ("mkdir", "mask") or s.id.startswith("write")]
+
+
+def rollback_for(fix: Plan, result: RunResult, *, now: float = 0.0) -> Plan | None:
+    """The rollback a failed run needs: none if it stopped before the host was changed."""
+    if result.done or result.status != "failed":
+        return None
+    if not common.changed_host(fix, result, _changes(fix)):
+        return None
+    return restore_plan(fix, undo=False, now=now)
+
+
+def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
+    p = dict(fix.params)
+    if result.done:
+        return (f"rolled back: {p.get('what')} is undone ({', '.join(c.display() for c in back.commands())}). "
+                "Nothing stays applied.")
+    keep = f" (the copy: {p.get('backup')})" if p.get("backup") else ""
+    return (f"THE ROLLBACK STOPPED: {result.message}. Look at {p.get('file')}{keep} before "
+            "anything else.")
+
+
+FIX = common.register(common.FixKind(
+    KIND, UNDO_KIND, ROLLBACK_KIND,
+    rollback_for=lambda fix, result, now: rollback_for(fix, result, now=now),
+    rolled_back=_rolled_back))
+
+
+# ------------------------------------------------------------------------ reading the host
+
+
+def _text(host: Host, path: str) -> str | None:
+    try:
+        return host.read_text(path)
+    except (HostError, OSError):
+        return None
+
+
+def read_facts(host: Host, reading: BootReading | None = None) -> BootFacts:
+    """The boot panel's reading and diagnosis, and what the fixes touch."""
+    r = reading if reading is not None else read_boot(host)
+    d = diagnose_boot(r)
+    version = None
+    try:
+        res = host.run(list(NETPLAN_VERSION), check=False)
+        if res.returncode == 0 and res.stdout.strip():
+            version = res.stdout.strip()
+    except HostError:
+        version = None
+    ifupdown: dict[str, str] = {}
+    main = _text(host, INTERFACES)
+    if main is not None:
+        ifupdown[INTERFACES] = main
+        try:
+            names = host.list_dir(INTERFACES_D)
+        except (HostError, OSError):
+            names = []
+        for name in names:
+            text = _text(host, f"{INTERFACES_D}/{name}")
+            if text is not None:
+                ifupdown[f"{INTERFACES_D}/{name}"] = text
+    try:
+        host.list_dir(DROPIN_DIR)
+        dropin_dir = True
+    except PathNotFound:
+        dropin_dir = False
+    except (HostError, OSError):
+        dropin_dir = True  # not known: never mkdir over it (the pre-check would refuse)
+    return BootFacts(r, d, version, _text(host, NETPLAN_FILE), ifupdown, _text(host, DROPIN),
+                     dropin_dir)
+
+
+def plan_for(host: Host, fix: str | None = None, *, plan_id: str | None = None) -> Plan:
+    """Read the host and build the fix (the CLI and the Host screen both call this)."""
+    return build_fix_boot(str(host.label), read_facts(host), fix, plan_id=plan_id,
+                          now=host.now())
+
+
+def plan_cli(host: Host, req: PlanRequest) -> Plan:
+    """`zconsole plan fix-boot [--fix FIX] --dry-run`."""
+    return plan_for(host, req.text("fix") or None)
+
+
+def plan_wizard(host: Host, answers: Mapping[str, str], force: bool) -> Plan:
+    return plan_for(host, answers.get("fix") or None)
+
+
+def applied_records(store: PlanStore, host: str) -> list[common.Applied]:
+    return common.applied_records(store, host, KIND, UNDO_KIND)
+
+
+def applied_fixes(store: PlanStore, host: str) -> list[Plan]:
+    """Boot fixes applied on `host` and not undone since, newest last."""
+    return common.applied_fixes(store, host, KIND, UNDO_KIND)
+
+
+def as_applied(a: common.Applied) -> AppliedBootFix:
+    """The record the boot panel judges after the next boot (health never reads ops)."""
+    p = dict(a.plan.params)
+    raw = p.get("wait_before", "")
+    try:
+        before = float(raw) if raw else None
+    except ValueError:
+        before = None
+    return AppliedBootFix(a.plan.id, p.get("fix", ""), p.get("what", ""), a.applied_at, before,
+                          p.get("boot_id") or None)
