@@ -20,23 +20,35 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.ui.conftest import make_app, settle  # noqa: E402
+from tests.ui.conftest import at_rest, make_app, settle  # noqa: E402
+from tests.ui.test_host_screen import panels_read  # noqa: E402
+from zconsole.ui.screens.host.screen import HostScreen  # noqa: E402
 
-SHOTS = [
-    # (file stem, scenario, zfs version, theme, size, refreshes)
-    ("showcase-dark-120x40", "showcase", "2.3", "dark", (120, 40), 6),
-    ("showcase-light-120x40", "showcase", "2.3", "light", (120, 40), 6),
-    ("showcase-high-contrast-120x40", "showcase", "2.3", "high-contrast", (120, 40), 6),
-    ("degraded-dark-80x24", "degraded", "2.3", "dark", (80, 24), 6),
-    ("resilvering-2.1-dark-120x40", "resilvering", "2.1", "dark", (120, 40), 1),
+SHOTS: list[tuple[str, str, str, str, tuple[int, int], int, str]] = [
+    # (file stem, scenario, zfs version, theme, size, refreshes, keys pressed after them)
+    ("showcase-dark-120x40", "showcase", "2.3", "dark", (120, 40), 6, ""),
+    ("showcase-light-120x40", "showcase", "2.3", "light", (120, 40), 6, ""),
+    ("showcase-high-contrast-120x40", "showcase", "2.3", "high-contrast", (120, 40), 6, ""),
+    ("degraded-dark-80x24", "degraded", "2.3", "dark", (80, 24), 6, ""),
+    ("resilvering-2.1-dark-120x40", "resilvering", "2.1", "dark", (120, 40), 1, ""),
+    # the fix-it panels (Host screen, key 6)
+    ("fixit-slow-ssh-dark-120x40", "slow-ssh", "2.3", "dark", (120, 40), 1, "6"),
+    ("fixit-slow-boot-dark-120x40", "slow-boot", "2.3", "dark", (120, 40), 1, "6"),
 ]
 
 
 async def shoot(stem: str, scenario: str, version: str, theme: str, size: tuple[int, int],
-                refreshes: int) -> str:
+                refreshes: int, keys: str) -> str:
     app = make_app(scenario, version, theme=theme)
     async with app.run_test(size=size) as pilot:
         await settle(app, pilot, refreshes=refreshes)
+        for key in keys:
+            await pilot.press(key)
+        screen = app.screen
+        if isinstance(screen, HostScreen) and not await panels_read(screen, pilot):
+            raise SystemExit(f"{stem}: the fix-it panels were never read")
+        if keys:
+            await at_rest(app, pilot)
         return app.export_screenshot(title=f"zconsole — demo {scenario} ({theme})")
 
 
@@ -47,8 +59,8 @@ def main() -> int:
     out = ROOT / "screenshots"
     out.mkdir(exist_ok=True)
     changed = []
-    for stem, scenario, version, theme, size, refreshes in SHOTS:
-        svg = asyncio.run(shoot(stem, scenario, version, theme, size, refreshes))
+    for stem, scenario, version, theme, size, refreshes, keys in SHOTS:
+        svg = asyncio.run(shoot(stem, scenario, version, theme, size, refreshes, keys))
         # Rich derives the SVG's element-id prefix from run-specific data; pin it per file so
         # unchanged pictures stay byte-identical.
         svg = re.sub(r"terminal-\d+", f"terminal-{zlib.crc32(stem.encode())}", svg)
