@@ -11,6 +11,7 @@ wait-online), run by the same engine as the disk operations.
     boot.py        "fix-boot": the boot held by wait-online; netplan `optional: true`, the
                    wait-online `--any` drop-in, ifupdown's allow-hotplug, the mask (last
                    resort); each with its rollback and undo; effective at the next boot
+    boot_facts.py  what fix-boot reads of the host (BootFacts) and which fix applies where
 """
 
 from zconsole.services.ops.fixit import boot, common, predicates, ssh

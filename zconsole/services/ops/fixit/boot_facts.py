@@ -1,0 +1,258 @@
+"""fix-boot's facts: what the plans are made of and from (the constants, the host's files
+and the diagnosis read into BootFacts) and which fix applies to which host, narrowest first.
+The plans themselves are in boot.py (see its docstring for the four fixes)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from zconsole.hosts.base import Host, HostError, PathNotFound
+from zconsole.model.fixit import BootReading, Diagnosis
+from zconsole.parsers.errors import ParseError
+from zconsole.parsers.netplan import NetplanDevice, parse_netplan_get
+from zconsole.services.health.fixit import diagnose_boot
+from zconsole.services.read.fixit import read_boot
+
+KIND = "fix-boot"
+UNDO_KIND = "fix-boot-undo"
+ROLLBACK_KIND = "fix-boot-rollback"
+LOCK = "wait-online"  # the engine's one-writer lock on the host is named after this
+
+NETPLAN = "netplan-optional"
+ANY = "wait-online-any"
+IFUPDOWN = "ifupdown-hotplug"
+MASK = "mask"
+FIXES = (NETPLAN, ANY, IFUPDOWN, MASK)  # narrowest first
+
+UNIT = "systemd-networkd-wait-online.service"
+WAIT_BIN = "/lib/systemd/systemd-networkd-wait-online"  # resolves on every merged-/usr target
+DROPIN_DIR = f"/etc/systemd/system/{UNIT}.d"
+DROPIN = f"{DROPIN_DIR}/90-zconsole-wait-online.conf"
+EXEC_ANY = f"{WAIT_BIN} --any"
+DROPIN_LINES = ("# zconsole fix-boot: wait for any one link, not for every link",
+                "[Service]", "ExecStart=", f"ExecStart={EXEC_ANY}")
+NETPLAN_HINT = "90-zconsole"
+NETPLAN_FILE = f"/etc/netplan/{NETPLAN_HINT}.yaml"
+INTERFACES = "/etc/network/interfaces"
+INTERFACES_D = "/etc/network/interfaces.d"
+MASK_LINK = f"/etc/systemd/system/{UNIT}"
+NETPLAN_VERSION: tuple[str, ...] = ("dpkg-query", "-W", "-f=${Version}", "netplan.io")
+DAEMON_RELOAD: tuple[str, ...] = ("systemctl", "daemon-reload")
+# --man=no: verify would run man(1) for the unit's Documentation= and fail where manuals are
+# not installed (seen on the host guest: "Command 'man systemd-networkd-wait-online.service(8)'
+# failed with code 1"), which says nothing about the drop-in
+VERIFY: tuple[str, ...] = ("systemd-analyze", "verify", "--man=no", UNIT)
+HOTPLUG_LIST: tuple[str, ...] = ("ifquery", "--list", "--allow=hotplug")
+NEXT_BOOT = ("It takes effect at the NEXT boot (wait-online already ran for this one): "
+             "nothing changes now, no link is touched. After a reboot the Host screen "
+             "compares the new boot's wait-online time with this boot's.")
+CONFIRM = {NETPLAN: "optional", ANY: "wait for any", IFUPDOWN: "allow-hotplug",
+           MASK: "mask wait-online"}
+
+
+@dataclass(frozen=True)
+class BootFacts:
+    """What the plan is built from: the boot panel's reading and diagnosis, and what the
+    fixes touch (netplan's version and its 90-zconsole file, ifupdown's files, the drop-in
+    and its directory)."""
+
+    reading: BootReading
+    diagnosis: Diagnosis
+    netplan_version: str | None = None  # dpkg's version of netplan.io (None: not known)
+    netplan_file: str | None = None  # /etc/netplan/90-zconsole.yaml as it is (None: absent)
+    ifupdown: Mapping[str, str] = field(default_factory=dict)  # path -> text
+    dropin: str | None = None  # the drop-in as it is (None: absent)
+    dropin_dir: bool = False  # its directory exists
+
+
+# ------------------------------------------------------------------------------ choosing
+
+
+def _netplan(facts: BootFacts) -> dict[str, NetplanDevice] | None:
+    text = facts.reading.netplan.value
+    if text is None:
+        return None
+    try:
+        return parse_netplan_get(text)
+    except ParseError:
+        return None
+
+
+def stuck_links(facts: BootFacts) -> list[str]:
+    return [ln.name for ln in facts.reading.links.value or () if ln.setup == "configuring"]
+
+
+def waits(facts: BootFacts) -> bool:
+    """The diagnosis says the boot waited for wait-online."""
+    return facts.diagnosis.verdict.kind == "boot-wait-online"
+
+
+def wait_before(facts: BootFacts) -> float | None:
+    f = next((f for f in facts.diagnosis.findings if f.kind == "boot-wait-online"), None)
+    return f.factor if f is not None else None
+
+
+def netplan_version_problem(version: str | None) -> str | None:
+    """Why `netplan set --origin-hint` cannot be used with this netplan (None: it can, or
+    the version is not known and the result is proven by `netplan get`)."""
+    if version is None:
+        return None
+    m = re.match(r"(?:\d+:)?(\d+)\.(\d+)", version)
+    if m is None:
+        return None
+    v = (int(m.group(1)), int(m.group(2)))
+    if v < (0, 101):
+        return f"netplan {version} has no `netplan set` (it came with 0.101)"
+    if v == (0, 105):
+        return (f"netplan {version}'s `netplan set --origin-hint` ignores a change to a "
+                "device defined in another file (LP: #1997467, fixed in 0.106)")
+    return None
+
+
+def ifupdown_lines(facts: BootFacts, link: str) -> list[tuple[str, int]]:
+    """(file, line number) of every line that reads exactly `auto LINK`."""
+    out = []
+    for path in sorted(facts.ifupdown):
+        for n, line in enumerate(facts.ifupdown[path].splitlines(), 1):
+            if line.strip() == f"auto {link}" and line == line.rstrip():
+                out.append((path, n))
+    return out
+
+
+def ifupdown_candidates(facts: BootFacts) -> list[str]:
+    """Links ifupdown brings up at boot (`auto LINK`) that have no carrier or that networkd
+    left configuring: `ifup -a` (networking.service) waits for them."""
+    stuck = stuck_links(facts)
+    out = []
+    for ln in facts.reading.links.value or ():
+        held = ln.setup == "configuring" or ln.operational in ("no-carrier", "off")
+        if ln.name != "lo" and held and (not stuck or ln.name in stuck) \
+                and len(ifupdown_lines(facts, ln.name)) == 1:
+            out.append(ln.name)
+    return out
+
+
+def applicable(facts: BootFacts, fix: str) -> str | None:
+    """None when `fix` can be planned from these facts, else why not (one sentence)."""
+    stuck = stuck_links(facts)
+    if fix == IFUPDOWN:
+        if not facts.ifupdown:
+            return f"{INTERFACES} could not be read (is ifupdown installed?)"
+        if not ifupdown_candidates(facts):
+            return ("no link without carrier is brought up by a single `auto LINK` line of "
+                    f"{INTERFACES} or {INTERFACES_D}/*")
+        return None
+    if not waits(facts):
+        return f"the boot did not wait for {UNIT}: there is nothing to fix here"
+    if fix == NETPLAN:
+        devs = _netplan(facts)
+        if devs is None:
+            return "netplan is not in use here (`netplan get` could not be read)"
+        if not stuck:
+            return "no link is left configuring now: there is no link to mark optional"
+        missing = [s for s in stuck if s not in devs]
+        if missing:
+            return f"netplan does not define {', '.join(missing)}"
+        already = [s for s in stuck if devs[s].flag("optional")]
+        if already:
+            return (f"{', '.join(already)} is optional in netplan already: the wait comes "
+                    "from elsewhere")
+        return netplan_version_problem(facts.netplan_version)
+    if fix == ANY:
+        if facts.dropin is not None:
+            return f"{DROPIN} exists already: zconsole does not overwrite it"
+        return None
+    if fix == MASK:
+        if facts.reading.wait_online_enabled.value == "masked":
+            return f"{UNIT} is masked already"
+        return None
+    return f"unknown fix {fix!r} (known: {', '.join(FIXES)})"
+
+
+def choose(facts: BootFacts) -> tuple[str, list[str]]:
+    """The narrowest fix the diagnosis allows, and why each narrower one was passed over:
+    netplan when netplan defines the stuck link, ifupdown when an `auto` line brings it up,
+    else the drop-in. The mask is never chosen by itself."""
+    passed: list[str] = []
+    for fix in (NETPLAN, IFUPDOWN):
+        why = applicable(facts, fix)
+        if why is None and (fix != IFUPDOWN or waits(facts)):
+            return fix, passed
+        if why is not None:
+            passed.append(f"{fix}: {why}")
+    return ANY, passed
+
+
+# ------------------------------------------------------------------------ reading the host
+
+
+def _text(host: Host, path: str) -> str | None:
+    try:
+        return host.read_text(path)
+    except (HostError, OSError):
+        return None
+
+
+def read_facts(host: Host, reading: BootReading | None = None) -> BootFacts:
+    """The boot panel's reading and diagnosis, and what the fixes touch."""
+    r = reading if reading is not None else read_boot(host)
+    d = diagnose_boot(r)
+    version = None
+    try:
+        res = host.run(list(NETPLAN_VERSION), check=False)
+        if res.returncode == 0 and res.stdout.strip():
+            version = res.stdout.strip()
+    except HostError:
+        version = None
+    ifupdown: dict[str, str] = {}
+    main = _text(host, INTERFACES)
+    if main is not None:
+        ifupdown[INTERFACES] = main
+        try:
+            names = host.list_dir(INTERFACES_D)
+        except (HostError, OSError):
+            names = []
+        for name in names:
+            text = _text(host, f"{INTERFACES_D}/{name}")
+            if text is not None:
+                ifupdown[f"{INTERFACES_D}/{name}"] = text
+    try:
+        host.list_dir(DROPIN_DIR)
+        dropin_dir = True
+    except PathNotFound:
+        dropin_dir = False
+    except (HostError, OSError):
+        dropin_dir = True  # not known: never mkdir over it (the pre-check would refuse)
+    return BootFacts(r, d, version, _text(host, NETPLAN_FILE), ifupdown, _text(host, DROPIN),
+                     dropin_dir)
+
+
+def _with_optional(text: str, link: str) -> str:
+    """`netplan get`'s text with `optional: true` for `link` (the diff shown; netplan
+    writes the file itself)."""
+    out: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if stripped in (f"{link}:", f"{link}: {{}}"):
+            ind = len(line) - len(line.lstrip(" "))
+            out.append(" " * ind + f"{link}:")
+            i += 1
+            while i < len(lines) and (not lines[i].strip()
+                                      or len(lines[i]) - len(lines[i].lstrip(" ")) > ind):
+                out.append(lines[i])
+                i += 1
+            out.append(" " * (ind + 2) + "optional: true")
+            continue
+        out.append(line)
+        i += 1
+    return "\n".join(out) + "\n"
+
+
+def sed_escape(text: str) -> str:
+    """`text` as a literal in a sed basic regular expression (and its replacement)."""
+    return re.sub(r"([\\/.*\[\]^$&])", r"\\\1", text)
