@@ -16,11 +16,9 @@ See tools/testvm/README.md.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +29,8 @@ import pytest
 from hostvm import faults
 from hostvm.guest import HostGuest
 from vmguest import VmGuest
+
+from tests.paths import load_testvm
 
 REPO = Path(__file__).resolve().parents[2]
 TESTVM_PY = REPO / "tools" / "testvm" / "testvm.py"
@@ -182,15 +182,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 
 
 def _load_testvm() -> ModuleType:
-    name = "zconsole_testvm"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, TESTVM_PY)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_testvm()
 
 
 class ZfsGuest(VmGuest):

@@ -95,18 +95,6 @@ async def test_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
         assert "u: undo" not in offer(screen)
 
 
-async def test_read_only_offers_no_fix(tmp_path: Path) -> None:
-    app = wizard_app(tmp_path, "slow-ssh", read_only=True)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_host(app, pilot)
-        assert screen.diagnoses["ssh"].verdict.kind == "ssh-usedns"
-        assert offer(screen) == ""
-        await pilot.press("f")
-        await pilot.pause()
-        assert app.screen is screen
-        assert audit(tmp_path) == []
-
-
 async def test_a_fix_that_does_not_verify_is_rolled_back_on_screen(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The reload does not take (the running sshd keeps UseDNS yes): the fresh login is slow,
@@ -210,12 +198,15 @@ async def test_boot_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
         assert "u: undo" not in boot_offer(screen)
 
 
-async def test_boot_fix_read_only_offers_nothing(tmp_path: Path) -> None:
-    app = wizard_app(tmp_path, "slow-boot", read_only=True)
+@pytest.mark.parametrize(("scenario", "panel", "verdict"), [
+    ("slow-ssh", "ssh", "ssh-usedns"), ("slow-boot", "boot", "boot-wait-online")])
+async def test_read_only_offers_no_fix(tmp_path: Path, scenario: str, panel: str,
+                                       verdict: str) -> None:
+    app = wizard_app(tmp_path, scenario, read_only=True)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_host(app, pilot)
-        assert screen.diagnoses["boot"].verdict.kind == "boot-wait-online"
-        assert boot_offer(screen) == ""
+        assert screen.diagnoses[panel].verdict.kind == verdict
+        assert (offer(screen) if panel == "ssh" else boot_offer(screen)) == ""
         await pilot.press("f")
         await pilot.pause()
         assert app.screen is screen and audit(tmp_path) == []

@@ -5,8 +5,6 @@ at once on the lists lock the first one held, and every guest but one was skippe
 from __future__ import annotations
 
 import fcntl
-import importlib.util
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -14,19 +12,7 @@ from typing import Any
 
 import pytest
 
-TESTVM_PY = Path(__file__).resolve().parents[2] / "tools" / "testvm" / "testvm.py"
-
-
-def load_testvm() -> ModuleType:
-    name = "zconsole_testvm"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, TESTVM_PY)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+from tests.paths import load_testvm
 
 
 class RecordingLog:

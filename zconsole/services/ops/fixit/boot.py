@@ -453,9 +453,7 @@ def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
     if result.done:
         return (f"rolled back: {p.get('what')} is undone ({', '.join(c.display() for c in back.commands())}). "
                 "Nothing stays applied.")
-    keep = f" (the copy: {p.get('backup')})" if p.get("backup") else ""
-    return (f"THE ROLLBACK STOPPED: {result.message}. Look at {p.get('file')}{keep} before "
-            "anything else.")
+    return common.rollback_stopped(fix, result)
 
 
 FIX = common.register(common.FixKind(

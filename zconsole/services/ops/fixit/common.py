@@ -151,6 +151,14 @@ def as_rollback(steps: Sequence[Step]) -> list[Step]:
     return [replace(s, id=f"rollback-{s.id}") for s in steps]
 
 
+def rollback_stopped(fix: Plan, result: RunResult) -> str:
+    """What a fix-it says when its own rollback stopped: nothing more runs, look first."""
+    p = dict(fix.params)
+    keep = f" (the copy: {p.get('backup')})" if p.get("backup") else ""
+    return (f"THE ROLLBACK STOPPED: {result.message}. Look at {p.get('file')}{keep} before "
+            "anything else.")
+
+
 def changed_host(fix: Plan, result: RunResult, changes: Sequence[str]) -> bool:
     """Did the run that stopped with `result` change the host? `changes`: the ids of the
     steps that change it, in plan order. A run that stopped before the first of them did

@@ -258,9 +258,7 @@ def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
                 if p.get("mode") == "remove-line" else f"{p.get('file')} is removed")
         reload = "; sshd reloaded" if "rollback-reload" in [s.id for s in back.steps] else ""
         return f"rolled back: {what}; sshd -t passes{reload}. Nothing stays applied."
-    keep = f" (the copy: {p.get('backup')})" if p.get("backup") else ""
-    return (f"THE ROLLBACK STOPPED: {result.message}. Look at {p.get('file')}{keep} before "
-            "anything else.")
+    return common.rollback_stopped(fix, result)
 
 
 FIX = common.register(common.FixKind(
