@@ -21,11 +21,18 @@ pytest_textual_snapshot.normalize_svg = lambda svg: merge_runs(_normalize_svg(sv
 async def at_rest(app: object, pilot: object, tries: int = 250) -> None:
     """Wait until the screen stops changing: two screenshots in a row, a few frames apart,
     are the same. A picture is then not taken while a late message (a focus change, the
-    footer's bindings, a worker's answer) is still on its way, as a loaded machine showed."""
+    footer's bindings, a worker's answer) is still on its way, as a loaded machine showed.
+    Text fields stop blinking first (their cursor stays drawn)."""
     from textual.app import App
     from textual.pilot import Pilot
+    from textual.widgets import Input
 
     assert isinstance(pilot, Pilot) and isinstance(app, App)
+    # A focused field's cursor blinks every 0.5 s from its last key: whether the picture has
+    # it depended on how long a loaded machine took to get here (CI, twice: the attach
+    # wizard's serial field). Stopped, the cursor is always drawn, as in every picture.
+    for field in app.screen.query(Input):
+        field.cursor_blink = False
     await pilot.wait_for_scheduled_animations()
     last = None
     for _ in range(tries):
