@@ -11,17 +11,8 @@ from zconsole.hosts.demo import DemoHost
 from zconsole.model.disk import Disk, DiskIo
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.reading import DiskInventory, DiskState
+from zconsole.services.read import disks as dv
 from zconsole.services.read.collect import collect
-from zconsole.services.read.disks import (
-    RoleFilter,
-    SortKey,
-    build_rows,
-    filter_rows,
-    ignored_summary,
-    io_missing_reason,
-    natural_key,
-    sort_rows,
-)
 from zconsole.services.read.identity import classify
 
 FROZEN = 1795302010.0
@@ -50,9 +41,9 @@ def showcase(request: pytest.FixtureRequest) -> DiskInventory:
 
 
 def test_showcase_roles_exact(showcase: DiskInventory) -> None:
-    rows = {r.name: r for r in build_rows(showcase)}
+    rows = {r.name: r for r in dv.build_rows(showcase)}
     # whole disks only, never a partition row
-    assert sorted(rows, key=natural_key) == [
+    assert sorted(rows, key=dv.natural_key) == [
         "sda", "sdb", "sdc", "sdd", "sde", "sdf", "sdg", "sdh", "sdi", "sdj", "sdk", "sdl",
         "nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1"]
     # the ext4 disk
@@ -86,7 +77,7 @@ def test_showcase_roles_exact(showcase: DiskInventory) -> None:
 
 
 def test_showcase_identity(showcase: DiskInventory) -> None:
-    rows = {r.name: r for r in build_rows(showcase)}
+    rows = {r.name: r for r in dv.build_rows(showcase)}
     sdj, sdh, sda = rows["sdj"], rows["sdh"], rows["sda"]
     assert (sdj.disk.logical_sector, sdj.disk.physical_sector, sdj.sector_format) == (4096, 4096, "4Kn")
     assert (sdh.disk.logical_sector, sdh.disk.physical_sector, sdh.sector_format) == (512, 4096, "512e")
@@ -118,7 +109,7 @@ def test_io_history_and_slow_finding(showcase: DiskInventory) -> None:
     hist = FakeHistory({("sdb", "util_pct"): (90.0, 100.0),
                         ("sdb", "r_await_ms"): (60.0, 70.0),
                         ("sdb", "w_await_ms"): (80.0, 86.0)})
-    rows = {r.name: r for r in build_rows(showcase, latest=latest, history=hist,
+    rows = {r.name: r for r in dv.build_rows(showcase, latest=latest, history=hist,
                                           findings=[other_pool, finding],
                                           io_missing="no interval yet")}
     assert rows["sdb"].slow is finding
@@ -132,26 +123,26 @@ def test_io_history_and_slow_finding(showcase: DiskInventory) -> None:
     assert rows["sdk"].io is None and rows["sdk"].io_missing == "no interval yet"
     assert rows["sdc"].busy_series == ()
 
-    ordered = [r.name for r in sort_rows(rows.values(), SortKey.BUSY)]
+    ordered = [r.name for r in dv.sort_rows(rows.values(), dv.SortKey.BUSY)]
     assert ordered[:2] == ["sdb", "sda"]
-    assert [r.name for r in sort_rows(rows.values(), SortKey.AWAIT)][:2] == ["sdb", "sda"]
-    names = [r.name for r in sort_rows(rows.values(), SortKey.NAME)]
+    assert [r.name for r in dv.sort_rows(rows.values(), dv.SortKey.AWAIT)][:2] == ["sdb", "sda"]
+    names = [r.name for r in dv.sort_rows(rows.values(), dv.SortKey.NAME)]
     assert names[0] == "sda" and names[-1] == "nvme3n1"
 
 
 def test_filters(showcase: DiskInventory) -> None:
-    rows = build_rows(showcase)
-    assert {r.name for r in filter_rows(rows, RoleFilter.FREE)} == {"sdh", "sdi", "sdj"}
-    assert {r.name for r in filter_rows(rows, RoleFilter.IN_USE)} == {"sdk", "sdl", "nvme0n1"}
-    assert len(filter_rows(rows, RoleFilter.IN_POOL)) == 10
-    assert len(filter_rows(rows, RoleFilter.ALL)) == 16
-    f = RoleFilter.ALL
+    rows = dv.build_rows(showcase)
+    assert {r.name for r in dv.filter_rows(rows, dv.RoleFilter.FREE)} == {"sdh", "sdi", "sdj"}
+    assert {r.name for r in dv.filter_rows(rows, dv.RoleFilter.IN_USE)} == {"sdk", "sdl", "nvme0n1"}
+    assert len(dv.filter_rows(rows, dv.RoleFilter.IN_POOL)) == 10
+    assert len(dv.filter_rows(rows, dv.RoleFilter.ALL)) == 16
+    f = dv.RoleFilter.ALL
     seen = []
     for _ in range(4):
         seen.append(f)
         f = f.next()
-    assert f is RoleFilter.ALL and len(set(seen)) == 4
-    assert SortKey.NAME.next() is SortKey.BUSY and SortKey.AWAIT.next() is SortKey.NAME
+    assert f is dv.RoleFilter.ALL and len(set(seen)) == 4
+    assert dv.SortKey.NAME.next() is dv.SortKey.BUSY and dv.SortKey.AWAIT.next() is dv.SortKey.NAME
 
 
 def test_stacked_and_swap_words() -> None:
@@ -169,34 +160,34 @@ def test_stacked_and_swap_words() -> None:
     )
     inv = DiskInventory(devices)
     inv = DiskInventory(devices, roles=classify(inv, []))
-    rows = {r.name: r for r in build_rows(inv)}
+    rows = {r.name: r for r in dv.build_rows(inv)}
     assert set(rows) == {"sda", "sdb", "sdc", "sdd"}  # md/dm/loop/zram themselves ignored
     assert rows["sda"].role_sentence == "in use: md member (md0)"
     assert rows["sdb"].role_sentence == "in use: dm member (dm-0)"
     assert rows["sdc"].role_sentence == "in use: swap"
     assert rows["sdd"].state is DiskState.HAS_DATA
     assert rows["sdd"].role_sentence == "has data: xfs on sdd1, not mounted"
-    assert ignored_summary(inv) == "not shown: 1 dm, 1 loop, 1 md, 1 zram"
-    assert {r.name for r in build_rows(inv, include_ignored=True)} >= {"loop0", "md0"}
+    assert dv.ignored_summary(inv) == "not shown: 1 dm, 1 loop, 1 md, 1 zram"
+    assert {r.name for r in dv.build_rows(inv, include_ignored=True)} >= {"loop0", "md0"}
 
 
 def test_unknown_values_stay_unknown() -> None:
     inv = DiskInventory((Disk("sdz", "", "disk"),))
     inv = DiskInventory(inv.devices, roles=classify(inv, None))
-    (row,) = build_rows(inv)
+    (row,) = dv.build_rows(inv)
     assert row.media is None and row.sector_format is None and row.disk.size_bytes is None
     assert row.state is DiskState.FREE
     assert row.role_sentence == "free: no partitions, no signature (pool membership not checked)"
-    no_role = build_rows(DiskInventory((Disk("sdy", "", "disk"),)))
+    no_role = dv.build_rows(DiskInventory((Disk("sdy", "", "disk"),)))
     assert no_role[0].state is None and no_role[0].role_word == "UNKNOWN"
     assert no_role[0].role_sentence == "role unknown: no role computed"
 
 
 def test_io_missing_reasons() -> None:
-    assert io_missing_reason(False, (), None) == "no sample yet"
-    assert "diskstats could not be read: boom" in io_missing_reason(True, (), "boom")
-    assert io_missing_reason(True, ("x failed",), None) == "sampling failed: x failed"
-    assert io_missing_reason(True, (), None).startswith("no interval yet")
+    assert dv.io_missing_reason(False, (), None) == "no sample yet"
+    assert "diskstats could not be read: boom" in dv.io_missing_reason(True, (), "boom")
+    assert dv.io_missing_reason(True, ("x failed",), None) == "sampling failed: x failed"
+    assert dv.io_missing_reason(True, (), None).startswith("no interval yet")
 
 
 def _sysfs_whole_disks() -> dict[str, int]:
@@ -224,7 +215,7 @@ def test_local_host_lists_every_disk_of_this_machine() -> None:
     snap = collect(LocalHost())
     inv = snap.disks.value
     assert inv is not None, snap.disks.error
-    rows = {r.name: r for r in build_rows(inv)}
+    rows = {r.name: r for r in dv.build_rows(inv)}
     for name, size in expected.items():
         assert name in rows, (name, sorted(rows))
         assert rows[name].disk.size_bytes == size, name
