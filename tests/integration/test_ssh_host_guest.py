@@ -79,14 +79,15 @@ def test_failing_command_is_command_failed_with_stderr(host: SshHost) -> None:
 def test_slow_command_is_command_timed_out(host: SshHost, zfs_guest: ZfsGuest) -> None:
     t0 = time.monotonic()
     with pytest.raises(CommandTimedOut) as exc:
-        host.run(["sleep", "30"], timeout=1)
+        host.run(["sleep", "600"], timeout=1)
     took = time.monotonic() - t0
     assert exc.value.timeout == 1
-    assert exc.value.argv == ("sleep", "30")
-    assert took < 10, f"timeout of 1 s took {took:.1f} s"
-    # the host is still usable afterwards, and a command under its timeout is not cut
+    assert exc.value.argv == ("sleep", "600")
+    # it did not wait for the command (600 s): a behaviour, not a time budget
+    assert took < 300, f"timeout of 1 s took {took:.1f} s"
+    # the host is still usable afterwards, and a command well under its timeout is not cut
     assert host.run(["echo", "still here"]).stdout == "still here\n"
-    assert host.run(["sleep", "1"], timeout=15).returncode == 0
+    assert host.run(["sleep", "1"], timeout=120).returncode == 0
 
 
 def test_missing_file_is_path_not_found(host: SshHost) -> None:
