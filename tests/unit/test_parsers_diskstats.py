@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from tests.paths import parser_text
@@ -55,7 +53,7 @@ def test_formulas_against_the_guests_awk_deltas() -> None:
     t = 6.404  # wall time of the whole guest command (an upper bound of the interval)
     for dev, (r, w, sw, msw, io) in deltas.items():
         c = cur[dev]
-        prev = replace(c, reads=c.reads - r, writes=c.writes - w,
+        prev = c._replace(reads=c.reads - r, writes=c.writes - w,
                        sectors_written=c.sectors_written - sw, ms_writing=c.ms_writing - msw,
                        ms_io=c.ms_io - io)
         x = disk_io(prev, c, t)
@@ -66,7 +64,7 @@ def test_formulas_against_the_guests_awk_deltas() -> None:
         assert x.await_ms == pytest.approx(msw / w if w else 0.0)
         assert x.util_pct == pytest.approx(io / (t * 1000) * 100)
         assert x.aqu_sz == 0.0  # weighted ms delta unknown: left unchanged
-    vdb = disk_io(replace(cur["vdb"], writes=6851, ms_writing=2278), cur["vdb"], t)
+    vdb = disk_io(cur["vdb"]._replace(writes=6851, ms_writing=2278), cur["vdb"], t)
     assert vdb.w_await_ms == pytest.approx(1229 / 4441)  # 0.277 ms per write
 
 
@@ -82,16 +80,16 @@ def test_host_samples_kernel_618() -> None:
 def test_await_aqu_util_cap_wrap_and_reset() -> None:
     (c,) = parse_diskstats(" 254      16 vdb 327 0 16774 121 11292 0 1493529 3507 0 2900 3667 "
                            "0 0 0 0 154 38\n")
-    prev = replace(c, reads=c.reads - 10, ms_reading=c.ms_reading - 50, writes=c.writes - 30,
+    prev = c._replace(reads=c.reads - 10, ms_reading=c.ms_reading - 50, writes=c.writes - 30,
                    ms_writing=c.ms_writing - 90, weighted_ms=c.weighted_ms - 500,
                    ms_io=c.ms_io - 2500)
     x = disk_io(prev, c, 2.0)
     assert x.r_await_ms == 5.0 and x.w_await_ms == 3.0 and x.await_ms == 140 / 40
     assert x.aqu_sz == 0.25 and x.util_pct == 100.0  # 125 % capped
-    wrapped = replace(prev, ms_io=(1 << 32) - 100, ms_writing=(1 << 32) - 10)
-    y = disk_io(wrapped, replace(c, ms_io=900, ms_writing=20), 2.0)
+    wrapped = prev._replace(ms_io=(1 << 32) - 100, ms_writing=(1 << 32) - 10)
+    y = disk_io(wrapped, c._replace(ms_io=900, ms_writing=20), 2.0)
     assert y.util_pct == 50.0 and y.w_await_ms == 1.0
-    reset = disk_io(c, replace(c, reads=3, writes=4, ms_io=1), 2.0)
+    reset = disk_io(c, c._replace(reads=3, writes=4, ms_io=1), 2.0)
     assert (reset.r_s, reset.w_s, reset.util_pct, reset.await_ms) == (0.0, 0.0, 0.0, 0.0)
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from tests.unit.test_services_fakehost import FakeHost, fixture
@@ -42,7 +40,7 @@ def first_sample() -> list[DiskStat]:
     out = []
     for s in parse_diskstats(DS2):
         r, w, sw, mw, t = deltas[s.name]
-        out.append(dataclasses.replace(s, reads=s.reads - r, writes=s.writes - w,
+        out.append(s._replace(reads=s.reads - r, writes=s.writes - w,
                                        sectors_written=s.sectors_written - sw,
                                        ms_writing=s.ms_writing - mw, ms_io=s.ms_io - t))
     return out
@@ -51,8 +49,8 @@ def first_sample() -> list[DiskStat]:
 def stacked(stats: list[DiskStat]) -> list[DiskStat]:
     """Add a partition and a device-mapper line that copy vdb's counters."""
     vdb = next(s for s in stats if s.name == "vdb")
-    return [*stats, dataclasses.replace(vdb, name="vdb1", minor=17),
-            dataclasses.replace(vdb, name="dm-0", major=253, minor=0)]
+    return [*stats, vdb._replace(name="vdb1", minor=17),
+            vdb._replace(name="dm-0", major=253, minor=0)]
 
 
 def test_real_diskstats_deltas() -> None:
@@ -97,12 +95,12 @@ def test_history_is_bounded_and_resets_are_skipped() -> None:
     s = Sampler(history=3)
     base = parse_diskstats(DS2)
     for i in range(6):
-        s.add_diskstats([dataclasses.replace(x, writes=x.writes + 10 * i) for x in base],
+        s.add_diskstats([x._replace(writes=x.writes + 10 * i) for x in base],
                         float(i))
     assert len(s.history("vdb")) == 3
     # vdb re-added: counters back near zero -> no figure for that interval
-    later = [dataclasses.replace(x, writes=x.writes + 60) for x in base]
-    reset = [dataclasses.replace(x, reads=0, writes=0, sectors_read=0, sectors_written=0)
+    later = [x._replace(writes=x.writes + 60) for x in base]
+    reset = [x._replace(reads=0, writes=0, sectors_read=0, sectors_written=0)
              if x.name == "vdb" else x for x in later]
     io = s.add_diskstats(reset, 6.0)
     assert "vdb" not in io and "vdc" in io

@@ -229,3 +229,21 @@ def test_demo_showcase_slow_mirror_member_is_found() -> None:
     assert f.kind == "slow-disk"
     assert "slower than its mirror peer" in f.message
     assert "every write to mirror-" in f.message
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=4),
+                       st.one_of(st.integers(0, 50), st.floats(0, 1e4, allow_nan=False)),
+                       max_size=40))
+def test_peer_medians_are_the_median_of_every_other_member(values: dict[str, float]) -> None:
+    """One sort per group gives, for each member, exactly statistics.median of the others
+    (duplicates, odd and even groups, ints and floats)."""
+    import statistics
+
+    from zconsole.services.health.slowdisk import _peer_medians
+
+    got = _peer_medians(values)
+    want = {k: statistics.median([v for n, v in values.items() if n != k])
+            for k in values} if len(values) >= 2 else {}
+    assert got.keys() == want.keys()
+    for k in want:
+        assert got[k] == pytest.approx(want[k], rel=1e-12, abs=1e-12), (k, values)

@@ -20,16 +20,14 @@ aqu-sz = Δweighted_ms/T_ms, %util = Δms_io/T_ms×100 (capped at 100).
 
 from __future__ import annotations
 
-import re
-
 from zconsole.model.disk import DiskIo, DiskStat
 from zconsole.parsers.errors import ParseError, parser
 
 SOURCE = "diskstats"
 
-_UINT = re.compile(r"[0-9]+", re.ASCII)
 _WRAP = 1 << 32
 _COUNTS = (14, 18, 20)
+_MISSING: list[int | str | None] = [None] * 20
 
 
 @parser(SOURCE)
@@ -43,22 +41,13 @@ def parse_diskstats(text: str) -> list[DiskStat]:
             raise ParseError(SOURCE, f"{len(parts)} fields, expected 14, 18 or 20",
                              line_no, raw)
         numbers = parts[:2] + parts[3:]
-        if not all(_UINT.fullmatch(p) for p in numbers):
+        digits = "".join(numbers)  # split() leaves no empty field: all digits iff each is
+        if not (digits.isdigit() and digits.isascii()):
             raise ParseError(SOURCE, "non-numeric counter", line_no, raw)
-        v = [int(p) for p in numbers]
-        n = len(parts)
-        stats.append(DiskStat(
-            major=v[0], minor=v[1], name=parts[2],
-            reads=v[2], reads_merged=v[3], sectors_read=v[4], ms_reading=v[5],
-            writes=v[6], writes_merged=v[7], sectors_written=v[8], ms_writing=v[9],
-            in_flight=v[10], ms_io=v[11], weighted_ms=v[12],
-            discards=v[13] if n >= 18 else None,
-            discards_merged=v[14] if n >= 18 else None,
-            sectors_discarded=v[15] if n >= 18 else None,
-            ms_discarding=v[16] if n >= 18 else None,
-            flushes=v[17] if n >= 20 else None,
-            ms_flushing=v[18] if n >= 20 else None,
-        ))
+        v: list[int | str | None] = [*map(int, numbers)]
+        v.insert(2, parts[2])
+        v += _MISSING[len(v):]  # discards, flushes: None on older kernels
+        stats.append(DiskStat._make(v[:20]))
     return stats
 
 

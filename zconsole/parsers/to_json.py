@@ -85,12 +85,26 @@ _STATE = {ScanState.IN_PROGRESS: "in_progress", ScanState.PAUSED: "in_progress",
           ScanState.FINISHED: "finished", ScanState.CANCELED: "canceled"}
 
 
+def record_fields(obj: Any) -> tuple[str, ...] | None:
+    """The field names of a model record, in order: a dataclass instance or a NamedTuple
+    (the records parsed by the thousand, `DiskStat` and `Dataset`, are NamedTuples: one C
+    call each). None for anything else."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return tuple(f.name for f in dataclasses.fields(obj))
+    fields = getattr(type(obj), "_fields", None)
+    if isinstance(obj, tuple) and isinstance(fields, tuple):
+        return fields
+    return None
+
+
 def to_jsonable(obj: Any) -> Any:
-    """Dataclasses -> dicts (field order), enums -> value, tuples/lists -> lists."""
+    """Records (dataclasses, NamedTuples) -> dicts (field order), enums -> value,
+    tuples/lists -> lists."""
     if isinstance(obj, Enum):
         return obj.value
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    names = record_fields(obj)
+    if names is not None:
+        return {n: to_jsonable(getattr(obj, n)) for n in names}
     if isinstance(obj, (list, tuple)):
         return [to_jsonable(x) for x in obj]
     if isinstance(obj, dict):

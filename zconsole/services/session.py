@@ -247,20 +247,21 @@ class HostSession:
         reading = assemble(self.host, rd, taken_at=taken_at, zfs=zfs, kernel=kernel,
                            status=status, usage=parts["usage"], datasets=parts["datasets"],
                            arc=parts["arc"], diskstats=diskstats, disks=disks)
-        sample = self._feed_sampler(reading, raw, pools)
+        inventory = reading.disks.value
+        index = DiskIndex(inventory.devices) if inventory is not None else None  # one per refresh
+        sample = self._feed_sampler(reading, raw, pools, index)
         findings = tuple(find_slow_disks(pools, self.sampler.leaf_history)) if pools else ()
         self.scans.update(pools, status.taken_at)
         self.arc.observe(reading.arc)
         estimates = {p.name: e for p in pools if (e := tuple(self.scans.estimates(p)))}
-        leaves = leaf_metrics(reading, sample, self.sampler.leaf_history)
+        leaves = leaf_metrics(reading, sample, self.sampler.leaf_history, index)
         return Refresh(reading, sample, findings, estimates, leaves)
 
     def _feed_sampler(self, reading: HostReading, raw: Part[_RawSample],
-                      pools: Sequence[Pool]) -> SampleResult | None:
+                      pools: Sequence[Pool], index: DiskIndex | None) -> SampleResult | None:
         if not (reading.zfs.present or reading.diskstats.ok):
             return None
         inventory = reading.disks.value
-        index = DiskIndex(inventory.devices) if inventory is not None else None
         if inventory is not None:
             self.sampler.set_whole_disks(d.name for d in inventory.whole_disks())
         errors: list[str] = []

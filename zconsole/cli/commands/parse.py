@@ -11,12 +11,12 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import fields, is_dataclass
 from typing import Any
 
 from zconsole.model import Pool, RemovalInfo, Vdev
 from zconsole.model.hosttext import visible
 from zconsole.parsers import ParseError
+from zconsole.parsers.to_json import record_fields
 
 EXIT_OK = 0
 EXIT_PARSE = 3
@@ -217,12 +217,11 @@ def render_generic(parsed: Any) -> str:
     items: list[Any]
     if isinstance(parsed, dict):
         return "\n".join(f"{visible(k)}: {visible(v)}" for k, v in parsed.items()) + "\n"
-    if is_dataclass(parsed) and not isinstance(parsed, type):
+    if (own := record_fields(parsed)) is not None:
         if hasattr(parsed, "fields") and isinstance(parsed.fields, dict):
             return "\n".join(f"{visible(k):32} {visible(v)}"
                              for k, v in parsed.fields.items()) + "\n"
-        return "\n".join(f"{f.name}: {visible(getattr(parsed, f.name))}"
-                         for f in fields(parsed)) + "\n"
+        return "\n".join(f"{n}: {visible(getattr(parsed, n))}" for n in own) + "\n"
     items = list(parsed)
     if items and isinstance(items[0], list):  # iostat: reports of pools
         flat = [p for report in items for p in report]
@@ -246,9 +245,10 @@ def render_generic(parsed: Any) -> str:
     if not items:
         return "(nothing)\n"
     first = next((i for i in items if i is not None), None)
-    if not (is_dataclass(first) and not isinstance(first, type)):
+    first_fields = record_fields(first)
+    if first_fields is None:
         return "\n".join(visible(i) for i in items) + "\n"
-    names = [f.name for f in fields(first) if f.name not in ("props", "children", "vdevs")]
+    names = [n for n in first_fields if n not in ("props", "children", "vdevs")]
     rows = [[_cell(getattr(i, n, None)) for n in names] for i in items]
     if labels is not None:
         for row, label in zip(rows, labels, strict=True):

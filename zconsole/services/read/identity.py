@@ -59,6 +59,7 @@ class DiskIndex:
     def __init__(self, devices: Iterable[Disk]) -> None:
         self.devices: dict[str, Disk] = {}
         self._alias: dict[str, str] = {}
+        self._leaves: dict[tuple[str | None, str], Disk | None] = {}
         for d in devices:
             self.devices[d.name] = d
         for d in self.devices.values():
@@ -99,13 +100,19 @@ class DiskIndex:
         return d
 
     def leaf_disk(self, leaf: Vdev) -> Disk | None:
-        """The whole disk under a zpool leaf: its path first, then its name."""
-        for ref in (leaf.path, leaf.name):
+        """The whole disk under a zpool leaf: its path first, then its name (remembered per
+        path and name: a refresh asks for every leaf from several places)."""
+        key = (leaf.path, leaf.name)
+        if key in self._leaves:
+            return self._leaves[key]
+        found = None
+        for ref in key:
             if ref:
-                d = self.whole(ref)
-                if d is not None:
-                    return d
-        return None
+                found = self.whole(ref)
+                if found is not None:
+                    break
+        self._leaves[key] = found
+        return found
 
     def leaf_disk_name(self, pool: str, leaf: Vdev) -> str | None:
         """For sampling.leaf_samples / Sampler.tick (the pool name is not needed here)."""
