@@ -358,3 +358,42 @@ def test_the_ui_thread_gets_the_interpreter_lock_back_quickly() -> None:
         assert sys.getswitchinterval() == UI_SWITCH_INTERVAL < 0.005
     finally:
         sys.setswitchinterval(before)
+
+
+async def test_a_refresh_is_announced_once_it_has_run_a_second() -> None:
+    """The status line says "refreshing for N s" only once a refresh has run for a second:
+    a quick one would change the line (and draw the screen) twice to say nothing."""
+    import threading
+
+    from zconsole.hosts.demo import DemoHost
+
+    now = [frozen()]
+    app = ZConsoleApp(DemoHost("showcase", clock=frozen, seed=0), clock=lambda: now[0],
+                      refresh_interval=3600)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        gate = threading.Event()
+        real = app.session.refresh
+
+        def slow(**kw: object) -> object:
+            gate.wait(30)
+            return real(**kw)  # type: ignore[arg-type]
+
+        app.session.refresh = slow  # type: ignore[method-assign]
+        status = app.screen.query_one("#refresh", Label)
+        try:
+            app.action_refresh()
+            assert app.refresh_started is not None
+            now[0] += 0.5
+            app.screen.refresh_frame(app.view_state())  # type: ignore[attr-defined]
+            assert "refreshing" not in str(status.render())
+            now[0] += 1.5
+            app.screen.refresh_frame(app.view_state())  # type: ignore[attr-defined]
+            assert "refreshing for 2 s" in str(status.render())
+        finally:
+            gate.set()
+        for _ in range(500):
+            if app.refresh_started is None:
+                break
+            await pilot.pause(0.01)
+        assert "refreshing" not in str(status.render())

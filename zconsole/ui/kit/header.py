@@ -16,6 +16,9 @@ from zconsole.services import fmt
 from zconsole.ui.kit.text import plain, update_if_changed
 
 
+SAY_REFRESHING_AFTER = 1.0  # seconds
+
+
 class HeaderBar(Widget):
     """Host, versions, refresh age, and the DEMO / READ-ONLY / NOT ROOT badges."""
 
@@ -53,7 +56,8 @@ class HeaderBar(Widget):
         while len(parts) > 2 and len(" · ".join(parts)) > room:
             parts.pop()
         facts = " · ".join(parts)
-        update_if_changed(self.query_one("#facts", Label), facts, lambda: plain(facts))
+        update_if_changed(self.query_one("#facts", Label), facts, lambda: plain(facts),
+                          layout=False)
         self.query_one("#badge-demo").display = host.kind == "demo"
         self.query_one("#badge-ro").display = read_only
         self.query_one("#badge-notroot").display = (reading is not None
@@ -62,7 +66,10 @@ class HeaderBar(Widget):
             status = "reading the host…"
         else:
             status = f"refreshed {fmt.age(now - reading.taken_at)}"
-        if refreshing_since is not None and reading is not None:
+        if (refreshing_since is not None and reading is not None
+                and now - refreshing_since >= SAY_REFRESHING_AFTER):
+            # a refresh that ends within a second is not announced: the line would change
+            # twice per refresh (and the screen be drawn twice) to say nothing
             status += f" · refreshing for {fmt.duration(now - refreshing_since)}"
         if paused:
             status += " · PAUSED (p to resume)"
@@ -70,7 +77,9 @@ class HeaderBar(Widget):
             status += f" · last refresh failed: {error}"
         if reading is not None and not reading.is_root and reading.limitations:
             status += " · not root: " + "; ".join(reading.limitations)
-        update_if_changed(self.query_one("#refresh", Label), status, lambda: plain(status))
+        # the two lines' labels have a fixed size (app.tcss): a new text needs no layout
+        update_if_changed(self.query_one("#refresh", Label), status, lambda: plain(status),
+                          layout=False)
         def strip() -> Text:
             out = Text()
             for key, name in tabs:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.content import Content
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey, RowKey
 
 from zconsole.model.finding import Severity
 from zconsole.services.health.levels import state_severity
@@ -55,6 +57,13 @@ def same_cell(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
 
 
+_NO_STYLE = Style()
+
+
+def _width(cell: Text | str) -> int:
+    return cell.cell_len if isinstance(cell, Text) else cell_len(cell)
+
+
 class LevelTable(DataTable[Text | str]):
     """A DataTable whose cells can be coloured by level (theme variables, via component
     classes: Rich Text in a cell cannot name a theme variable itself)."""
@@ -90,18 +99,77 @@ class LevelTable(DataTable[Text | str]):
             for key, cells in rows:
                 self.add_row(*cells, key=key)
             return True
+        changed: list[tuple[str, str, Text | str]] = []
         for key, cells in rows:
             shown = self.get_row(key)
-            for col, old, new in zip(columns, shown, cells, strict=True):
-                if not same_cell(old, new):
-                    self.update_cell(key, col, new, update_width=True)
+            changed += [(key, col, new) for col, old, new
+                        in zip(columns, shown, cells, strict=True) if not same_cell(old, new)]
+        if changed:
+            self._update_cells(changed)
         return False
 
+    # Textual's DataTable forgets every drawn cell and line when one cell changes (its caches
+    # are keyed by a table-wide update count): on a refresh where one disk's figure moved,
+    # every visible row was rendered again. A few changed rows are forgotten one by one
+    # instead; a column that must grow, many changes, or a Textual whose caches are not the
+    # ones expected here take the ordinary path.
+    _ROW_CACHES = ("_cell_render_cache", "_row_render_cache", "_row_renderable_cache")
+    IN_PLACE_MAX_ROWS = 8
+
+    def _update_cells(self, changed: Sequence[tuple[str, str, Text | str]]) -> None:
+        rows = {key for key, _, _ in changed}
+        grows = any(_width(new) > self.columns[ColumnKey(col)].content_width
+                    for _, col, new in changed)
+        if grows or len(rows) > self.IN_PLACE_MAX_ROWS or not self._caches_known():
+            for key, col, new in changed:
+                self.update_cell(key, col, new, update_width=True)
+            return
+        count = self._update_count
+        for key, col, new in changed:
+            self.update_cell(key, col, new)  # stores the value, checks the keys, refreshes
+        self._update_count = count  # ...and the other rows keep what was drawn for them
+        self._forget_rows({RowKey(key) for key in rows})
+        self.in_place_updates += len(changed)
+
+    in_place_updates = 0  # cells updated without redrawing the other rows (tests read it)
+
+    def _caches_known(self) -> bool:
+        return isinstance(getattr(self, "_update_count", None), int) and all(
+            hasattr(getattr(self, name, None), "keys") for name in
+            (*self._ROW_CACHES, "_line_cache"))
+
+    def _forget_rows(self, keys: set[RowKey]) -> None:
+        indexes = {self._row_locations.get(k) for k in keys}
+        cell, row, renderables = (getattr(self, name) for name in self._ROW_CACHES)
+        for cache, gone in ((cell, lambda k: k[0] in keys), (row, lambda k: k[0] in keys),
+                            (renderables, lambda k: k[1] in indexes)):
+            for k in [k for k in cache.keys() if gone(k)]:
+                cache.discard(k)
+        self._line_cache.clear()  # lines are cheap to join again from the rows kept
+
     def level_style(self, level: str) -> Style:
-        """The colour of `level` (a key of LEVEL_STYLE) as a Rich style; none for ""."""
+        """The colour of `level` (a key of LEVEL_STYLE) as a Rich style; none for "".
+        Worked out once per level until the styles change (a theme switch, a CSS reload:
+        `notify_style_update`): Textual blends the colours anew on every call, and a big
+        pool's table asks for thousands of cells' levels on every refresh."""
         if not level:
-            return Style()
-        return self.get_component_rich_style(f"level--{level}", partial=True)
+            return _NO_STYLE
+        style = self._level_styles.get(level)
+        if style is None:
+            style = self._level_styles[level] = self.get_component_rich_style(
+                f"level--{level}", partial=True)
+        return style
+
+    @property
+    def _level_styles(self) -> dict[str, Style]:
+        cache: dict[str, Style] | None = self.__dict__.get("_zc_level_styles")
+        if cache is None:
+            cache = self.__dict__["_zc_level_styles"] = {}
+        return cache
+
+    def notify_style_update(self) -> None:
+        self._level_styles.clear()
+        super().notify_style_update()
 
     def level_text(self, text: object, level: str = "", *, bold: bool = False) -> Text:
         """A cell: `text` (host text allowed: it goes through `plain`) in `level`'s colour."""

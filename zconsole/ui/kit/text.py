@@ -35,14 +35,16 @@ NO_DATA = "·"  # a sparkline cell for an interval without a value
 _SHOWN = "_zconsole_shown"
 
 
-def update_if_changed(widget: Static, key: object, make: Callable[[], VisualType]) -> bool:
+def update_if_changed(widget: Static, key: object, make: Callable[[], VisualType], *,
+                      layout: bool = True) -> bool:
     """`widget.update(make())` unless what it shows was made from an equal `key` last time:
-    an update always lays the whole screen out again, a refresh that changed nothing must
-    not. True when it updated."""
+    an update lays the whole screen out again, a refresh that changed nothing must not.
+    `layout=False` for a widget whose size its CSS fixes (a new text cannot move anything):
+    only the widget is drawn again. True when it updated."""
     if getattr(widget, _SHOWN, _NOTHING) == key:
         return False
     setattr(widget, _SHOWN, key)
-    widget.update(make())
+    widget.update(make(), layout=layout)
     return True
 
 
