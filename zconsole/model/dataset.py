@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass
 from itertools import repeat
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+NO_PROPS: Mapping[str, str] = MappingProxyType({})  # a Dataset's props when none were asked
 
 
-@dataclass(frozen=True, slots=True)
-class Dataset:
+class Dataset(NamedTuple):
     """A filesystem, volume, snapshot or bookmark. Sizes in bytes; None where zfs printed `-`.
 
     `origin` (for clones) names the snapshot the clone was made from: it is authoritative,
     whereas a snapshot's `clones` list may be truncated. `props` holds every other requested
-    property (one no field holds) as zfs printed it. Slots: 100 000 snapshots are 100 000
-    of these.
+    property (one no field holds) as zfs printed it; it takes no part in equality or hash.
+
+    A NamedTuple, not a frozen dataclass: `zfs list` of 100 000 snapshots is 100 000 of
+    these, and a tuple is made in one C call (`datasets_from_columns`) where a frozen
+    dataclass sets each of its 14 fields with a Python-level call.
     """
 
     name: str
@@ -32,7 +36,20 @@ class Dataset:
     compressratio: float | None = None
     dedup: str | None = None
     mountpoint: str | None = None
-    props: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    props: Mapping[str, str] = NO_PROPS
+
+    # equality and hash leave `props` out (it is a mapping: unhashable, and not the dataset's
+    # identity); a Dataset never equals a plain tuple
+    # (not NotImplemented for other types: Python would then ask tuple.__eq__, equal to a
+    # plain tuple of the same values)
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Dataset) and self[:_COMPARED] == other[:_COMPARED]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self[:_COMPARED])
 
     @property
     def pool(self) -> str:
@@ -54,40 +71,35 @@ class Dataset:
         return None
 
 
-# Each field's slot, set directly (what the frozen __init__ does through object.__setattr__).
-_SLOT_SETTERS = {f.name: getattr(Dataset, f.name).__set__ for f in fields(Dataset)}
-_NEW = object.__new__
+_COMPARED = len(Dataset._fields) - 1  # every field but props
+_MAKE = tuple.__new__
 
 
 def datasets_from_columns(count: int, columns: Mapping[str, Sequence[Any]],
                           same: Mapping[str, Any] | None = None) -> list[Dataset]:
     """`count` Datasets built field by field: `columns[f][i]` is field f of the i-th one,
     `same[f]` field f of all of them, and a field in neither takes its default. The same
-    objects as `Dataset(...)` row by row, at a fraction of the cost (a frozen dataclass's
-    __init__ sets each of its 14 fields with a Python-level object.__setattr__ call; here
-    each field of every object is set by one loop in C): `zfs list` of 100 000 snapshots is
-    100 000 of them."""
+    objects as `Dataset(...)` row by row, made by one loop in C: `zfs list` of 100 000
+    snapshots is 100 000 of them."""
     same = same or {}
-    unknown = (columns.keys() | same.keys()) - _SLOT_SETTERS.keys()
+    unknown = (columns.keys() | same.keys()) - set(Dataset._fields)
     if unknown:
         raise TypeError(f"Dataset has no field {', '.join(sorted(unknown))}")
-    built = list(map(_NEW, repeat(Dataset, count)))
-    for f in fields(Dataset):
+    per_field: list[Any] = []
+    for name in Dataset._fields:
         values: Any
-        if f.name in columns:
-            values = columns[f.name]
+        if name in columns:
+            values = columns[name]
             if len(values) != count:
-                raise ValueError(f"{len(values)} values of {f.name} for {count} datasets")
-        elif f.name in same:
-            values = repeat(same[f.name], count)
-        elif f.default is not MISSING:
-            values = repeat(f.default, count)
-        elif f.default_factory is not MISSING:
-            values = (f.default_factory() for _ in range(count))
+                raise ValueError(f"{len(values)} values of {name} for {count} datasets")
+        elif name in same:
+            values = repeat(same[name], count)
+        elif name in Dataset._field_defaults:
+            values = repeat(Dataset._field_defaults[name], count)
         else:
-            raise TypeError(f"datasets_from_columns needs the field {f.name}")
-        deque(map(_SLOT_SETTERS[f.name], built, values), maxlen=0)
-    return built
+            raise TypeError(f"datasets_from_columns needs the field {name}")
+        per_field.append(values)
+    return list(map(_MAKE, repeat(Dataset, count), zip(*per_field, strict=True)))
 
 
 @dataclass(frozen=True)

@@ -21,13 +21,13 @@ which gives the same answer and says where the input is wrong.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from operator import contains
-from types import MappingProxyType
 from typing import Any, TypeVar
 
-from zconsole.model.dataset import Dataset, datasets_from_columns
+from zconsole.model.dataset import NO_PROPS, Dataset, datasets_from_columns
+from zconsole.parsers.bulk import holding_collections
 from zconsole.parsers.errors import ParseError, parser
 from zconsole.parsers.units import parse_size
 
@@ -50,7 +50,7 @@ _SIZE_FIELDS = ("used", "available", "referenced", "usedbysnapshots")
 # the columns a Dataset field holds; any other requested column goes into `props`
 _FIELDS = frozenset(("name", "type", "origin", "clones", "createtxg", "creation",
                      "compressratio", "dedup", "mountpoint", *_SIZE_FIELDS))
-_NO_PROPS: Mapping[str, str] = MappingProxyType({})
+_NO_PROPS = NO_PROPS
 _INT = re.compile(r"[0-9]+", re.ASCII)
 _FLOAT = re.compile(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
 
@@ -138,12 +138,13 @@ def _by_columns(lines: list[str], lay: _Layout, build: Callable[[_Fields, int], 
     if not lines or lay.width < 2 or set(map(str.count, lines, repeat("\t"))) != {lay.width - 1}:
         return None
     out: list[T] = []
-    for start in range(0, len(lines), _CHUNK):
-        chunk = lines[start:start + _CHUNK]
-        fields = _fields(chunk, lay)
-        if fields is None:
-            return None
-        out += build(fields, len(chunk))
+    with holding_collections():  # 100 000 new records: no cycle among them to look for
+        for start in range(0, len(lines), _CHUNK):
+            chunk = lines[start:start + _CHUNK]
+            fields = _fields(chunk, lay)
+            if fields is None:
+                return None
+            out += build(fields, len(chunk))
     return out
 
 

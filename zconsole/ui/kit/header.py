@@ -15,7 +15,6 @@ from zconsole.model.reading import HostReading
 from zconsole.services import fmt
 from zconsole.ui.kit.text import plain, update_if_changed
 
-
 SAY_REFRESHING_AFTER = 1.0  # seconds
 
 
