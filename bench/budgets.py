@@ -109,12 +109,15 @@ class DemoMeter:
 
 # -- 1. first full frame ---------------------------------------------------------------------
 
+# As `zconsole --demo` starts (cli/main.py): the garbage collector held from before the
+# host and the app are imported until the first reading is drawn.
 FIRST_FRAME_ZCONSOLE = """
-import sys, time
+import gc, sys, time
 t0 = time.perf_counter()
+gc.disable()
 from zconsole.hosts.demo import DemoHost
 from zconsole.ui.app import ZConsoleApp
-app = ZConsoleApp(DemoHost("showcase"), refresh_interval=3600)
+app = ZConsoleApp(DemoHost("showcase"), refresh_interval=3600, collector_held=True)
 
 def check():
     from zconsole.ui.screens.pools.pool_block import PoolBlock

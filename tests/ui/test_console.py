@@ -397,3 +397,51 @@ async def test_a_refresh_is_announced_once_it_has_run_a_second() -> None:
                 break
             await pilot.pause(0.01)
         assert "refreshing" not in str(status.render())
+
+
+async def test_the_collector_held_for_start_up_is_let_go_after_the_first_reading() -> None:
+    """zconsole's main holds the cyclic garbage collector during start-up; the app freezes
+    what start-up made and turns the collector back on once the first reading is drawn."""
+    import gc
+
+    from zconsole.hosts.demo import DemoHost
+
+    gc.disable()
+    try:
+        app = ZConsoleApp(DemoHost("showcase", clock=frozen, seed=0), clock=frozen,
+                          refresh_interval=3600, collector_held=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert not gc.isenabled()  # held until the first reading is on screen
+            await settle(app, pilot)
+            for _ in range(100):
+                if gc.isenabled():
+                    break
+                await pilot.pause(0.01)
+            assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+def test_main_holds_the_collector_only_while_the_console_starts(monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
+    """main() passes collector_held to the app it runs, and the collector is on again
+    whatever happens (here: the console refuses a terminal that is not one)."""
+    import gc
+
+    from zconsole.cli import main as cli_main
+
+    seen: dict[str, object] = {}
+
+    class Recorder:
+        def __init__(self, host: object, **kw: object) -> None:
+            seen.update(kw, enabled_at_start=gc.isenabled())
+
+        def run(self) -> None:
+            seen["ran"] = True
+
+    monkeypatch.setattr("zconsole.ui.app.ZConsoleApp", Recorder)
+    monkeypatch.setenv("ZCONSOLE_FORCE_UI", "1")
+    assert cli_main(["--demo", "showcase"]) == 0
+    assert seen["collector_held"] is True and seen["enabled_at_start"] is False
+    assert seen["ran"] is True and gc.isenabled()

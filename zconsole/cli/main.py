@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 
@@ -140,6 +141,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command:
         code: int = load(args.command).run(args)
         return code
+    # The console's start-up imports Textual and zconsole and builds its screens: hundreds of
+    # thousands of objects that all live as long as the console, among which the cyclic
+    # garbage collector runs hundreds of collections that free nothing. It is held until the
+    # first reading is on screen (ZConsoleApp, collector_held), then frozen and let go.
+    gc.disable()
+    try:
+        return _console(args)
+    finally:
+        gc.enable()
+
+
+def _console(args: argparse.Namespace) -> int:
     from zconsole.hosts.base import HostError
 
     if args.demo == "list":
@@ -159,6 +172,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from zconsole.ui.app import ZConsoleApp
 
     app = ZConsoleApp(host, notice=notice, theme_name=args.theme, read_only=args.read_only,
-                      refresh_interval=args.refresh)
+                      refresh_interval=args.refresh, collector_held=True)
     app.run()
     return EXIT_OK
