@@ -12,9 +12,18 @@ def verdicts(r: dict[str, Any]) -> list[Row]:
     rows: list[Row] = []
     if "first_frame" in r:
         ff = r["first_frame"]
-        rows.append(("first full frame, zconsole --demo vs bare Textual", "<= 1.30 x",
-                     f"{ff['zconsole_s'] * 1e3:.0f} ms vs {ff['bare_textual_s'] * 1e3:.0f} ms",
-                     f"{ff['ratio']:.2f} x", ff["ratio"] <= 1.3))
+        if "floor_s" in ff:  # the floor: bare Textual + one status call
+            rows.append(("first full frame, zconsole --demo vs bare Textual + one status "
+                         "call", "<= 1.30 x",
+                         f"{ff['zconsole_s'] * 1e3:.0f} ms vs {ff['floor_s'] * 1e3:.0f} ms "
+                         f"(bare Textual {ff['bare_textual_s'] * 1e3:.0f} ms: "
+                         f"{ff['ratio_to_bare_textual']:.2f} x)",
+                         f"{ff['ratio']:.2f} x", ff["ratio"] <= 1.3))
+        else:  # results from before the floor had its status call
+            rows.append(("first full frame, zconsole --demo vs bare Textual", "<= 1.30 x",
+                         f"{ff['zconsole_s'] * 1e3:.0f} ms vs "
+                         f"{ff['bare_textual_s'] * 1e3:.0f} ms",
+                         f"{ff['ratio']:.2f} x", ff["ratio"] <= 1.3))
     if "cpu" in r:
         rows += _cpu_verdicts(r["cpu"])
     if "keys" in r:

@@ -13,11 +13,44 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.screen import Screen
 from textual.widgets import Footer
 
 
 class ZFooter(Footer):
+    """Also: one recompose for a burst of binding changes, and none when the keys it would
+    show are those shown. Textual's Footer recomposes after every `bindings_updated` signal
+    (a screen mounting, each focus change); zconsole's start-up sent eight in a row, each
+    rebuilding every key widget (a tenth of the first frame)."""
+
+    _recompose_pending = False
+    _shown: object = None
+
+    def bindings_changed(self, screen: Screen[Any]) -> None:
+        self._bindings_ready = True
+        if not screen.app.app_focus:
+            return
+        if self.is_attached and screen is self.screen and not self._recompose_pending:
+            self._recompose_pending = True
+            self.call_after_refresh(self._recompose_if_changed)
+
+    async def _recompose_if_changed(self) -> None:
+        self._recompose_pending = False
+        if not self.is_attached:
+            return
+        shown = self._keys_to_show()
+        if shown == self._shown:
+            return
+        await self.recompose()
+
+    def _keys_to_show(self) -> object:
+        """What `compose` reads: each shown binding, whether it is enabled, its tooltip."""
+        return tuple((b.key, b.action, b.description, b.group, enabled, tooltip)
+                     for (_, b, enabled, tooltip) in self.screen.active_bindings.values()
+                     if b.show or b.key == self.app.COMMAND_PALETTE_BINDING)
+
     async def recompose(self) -> None:
+        self._shown = self._keys_to_show() if self._bindings_ready else None
         await super().recompose()
         self.prune_watchers()
 
