@@ -182,7 +182,8 @@ async def test_palette_lists_every_screen_and_theme() -> None:
     from zconsole.ui.screens.registry import SCREENS
 
     app = make_app()
-    async with app.run_test(size=(120, 40)):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)  # the Pools screen is up (it adds the wizards' entries)
         provider = SystemCommandsProvider(app.screen)
         labels = [str(hit.display) async for hit in provider.discover()]
         labels += [str(hit.text) async for hit in provider.search("Theme")]

@@ -5,6 +5,11 @@ The wizards come from the operation registry (`services/ops/registry.py`): one k
 with a `Wizard` (`Binding(key, "wizard('KIND')", label)`, handled by `action_wizard`), and
 one palette entry each (`system_commands`). With `--read-only` the wizards do not exist
 here: no key, no footer entry, no palette entry.
+
+The keys are `WIZARD_KEYS`, a copy of the registry's (kind, key, label) that
+tests/unit/test_registry.py holds equal to it: importing the registry imports every domain
+of services.ops (60-90 ms of dataclasses), which the first frame does not need; the registry
+is imported when a wizard or the palette is first opened.
 """
 
 from __future__ import annotations
@@ -16,7 +21,6 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.widgets import Static
 
-from zconsole.services.ops import registry
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.pools.pools_view import PoolsView
 from zconsole.ui.state import ViewState
@@ -27,6 +31,14 @@ PERF_LEGEND = (
     "write, ms · TREND: worst latency over the last refreshes, one scale per pool"
 )
 WIZARD_HELP = "on the selected row"
+# (kind, key, footer label) of every registry entry with a wizard, in registry order
+WIZARD_KEYS: tuple[tuple[str, str, str], ...] = (
+    ("attach", "a", "Attach"),
+    ("detach", "d", "Detach"),
+    ("replace-failed", "r", "Replace"),
+    ("replace-grow", "g", "Grow"),
+    ("dedup-off", "D", "Dedup"),
+)
 
 class PoolsScreen(ZScreen):
     MODE = "pools"
@@ -45,8 +57,7 @@ class PoolsScreen(ZScreen):
         # not in the footer (80 columns hold the wizards' keys, Refresh, Pause and Quit):
         # the README names it
         Binding("m", "toggle_columns", "Columns", show=False),
-        *(Binding(op.wizard.key, f"wizard('{op.kind}')", op.wizard.label)
-          for op in registry.with_wizard() if op.wizard is not None),
+        *(Binding(key, f"wizard('{kind}')", label) for kind, key, label in WIZARD_KEYS),
     ]
 
     def compose_body(self) -> ComposeResult:
@@ -77,6 +88,8 @@ class PoolsScreen(ZScreen):
         one per wizard of the registry, none when the console is read-only."""
         if self.console_app.read_only:
             return
+        from zconsole.services.ops import registry
+
         for op in registry.with_wizard():
             yield SystemCommand(f"Wizard: {op.help}", WIZARD_HELP,
                                 partial(self.start_wizard, op.kind))
