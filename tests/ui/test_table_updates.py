@@ -183,3 +183,41 @@ async def test_text_that_did_not_change_is_not_updated() -> None:
         app.host.machine.pools["tank"].root.children[0].children[0].read_errors = 7  # type: ignore[attr-defined]
         await refresh(app, pilot)
         assert set(updated) - {"refresh"}  # the findings or the summary said something new
+
+
+async def test_a_text_that_keeps_its_line_count_is_drawn_without_a_layout() -> None:
+    """update_if_changed lays the screen out again only when the new text needs another
+    number of lines at the widget's width (a figure changing in place moves nothing)."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    from zconsole.ui.kit.text import update_if_changed
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("resilver 10 % done", id="s")
+
+    app = One()
+    async with app.run_test(size=(40, 10)) as pilot:
+        widget = app.query_one("#s", Static)
+        await pilot.pause()
+        layouts: list[bool] = []
+        real = widget.refresh
+
+        def counted(*a: Any, **k: Any) -> Any:
+            layouts.append(bool(k.get("layout")))
+            return real(*a, **k)
+
+        widget.refresh = counted  # type: ignore[method-assign]
+        assert update_if_changed(widget, 11, lambda: "resilver 11 % done")
+        assert not any(layouts)  # same one line: drawn again, no layout
+        await pilot.pause()
+        assert "11 %" in str(widget.render())
+        layouts.clear()
+        assert update_if_changed(widget, 12, lambda: "resilver 12 % done\nsdb FAULTED")
+        assert any(layouts)  # two lines now: the screen is laid out again
+        await pilot.pause()
+        assert widget.size.height == 2
+        layouts.clear()
+        assert not update_if_changed(widget, 12, lambda: "not asked for")
+        assert layouts == []

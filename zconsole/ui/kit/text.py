@@ -36,15 +36,23 @@ _SHOWN = "_zconsole_shown"
 
 
 def update_if_changed(widget: Static, key: object, make: Callable[[], VisualType], *,
-                      layout: bool = True) -> bool:
+                      layout: bool | None = None) -> bool:
     """`widget.update(make())` unless what it shows was made from an equal `key` last time:
-    an update lays the whole screen out again, a refresh that changed nothing must not.
-    `layout=False` for a widget whose size its CSS fixes (a new text cannot move anything):
-    only the widget is drawn again. True when it updated."""
+    an update may lay the whole screen out again, a refresh that changed nothing must not.
+    `layout=None` (the default): lay out again only when the new text takes another number
+    of lines at the widget's width (a figure that changed in place moves nothing, only the
+    widget is drawn again); `False` for a widget whose size its CSS fixes; `True` always.
+    True when it updated."""
     if getattr(widget, _SHOWN, _NOTHING) == key:
         return False
     setattr(widget, _SHOWN, key)
-    widget.update(make(), layout=layout)
+    if layout is not None or not widget.is_mounted:
+        widget.update(make(), layout=layout is not False)
+        return True
+    width, height = widget.content_size
+    widget.update(make(), layout=False)
+    if not width or widget.get_content_height(widget.size, widget.app.size, width) != height:
+        widget.refresh(layout=True)
     return True
 
 
