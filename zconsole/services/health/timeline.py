@@ -17,16 +17,31 @@ from datetime import datetime, timedelta, timezone
 
 from zconsole.model.pool import Pool, ScanState, Vdev
 from zconsole.model.timeline import Entry, Kind, Source
+from zconsole.parsers.zpool_events import vdev_short
 from zconsole.services import fmt
 from zconsole.services.read.progress import ScanEstimate
 from zconsole.services.read.timeline import BAD_STATES
 
 
-def clock_time(at: float, offset: int | None, *, seconds: bool = False) -> str:
-    """`at` as the host's wall clock ("03:12" or "03:12:40"); UTC when the offset is
-    unknown."""
+def clock_time(at: float, offset: int | None, *, now: float | None = None,
+               seconds: bool = False) -> str:
+    """`at` as the host's wall clock ("03:12" or "03:12:40", with the date before it when
+    it is not the day of `now`); UTC when the offset is unknown."""
     t = datetime.fromtimestamp(at, timezone.utc) + timedelta(seconds=offset or 0)
-    return t.strftime("%H:%M:%S" if seconds else "%H:%M")
+    text = t.strftime("%H:%M:%S" if seconds else "%H:%M")
+    if now is not None:
+        today = datetime.fromtimestamp(now, timezone.utc) + timedelta(seconds=offset or 0)
+        if today.date() != t.date():
+            text = f"{t:%Y-%m-%d} {text}"
+    return text
+
+
+def vdev_words(v: Vdev) -> str:
+    """A leaf as the summary names it: a missing disk, which zpool names by its guid, by
+    the path it was at."""
+    if v.name.isdigit() and v.note and v.note.startswith("was "):
+        return vdev_short(v.note[len("was "):])
+    return v.name
 
 
 def _errors(v: Vdev) -> str:
@@ -116,8 +131,9 @@ def summary(pools: Sequence[Pool], entries: Sequence[Entry],
             else:
                 at, by_zfs = got
                 word = "since" if by_zfs else "first seen by zconsole at"
-                head += f" {word} {clock_time(at, offset)} ({fmt.duration(now - at)})"
-        parts = [f"{v.name} {v.state}{_errors(v)}" for v in bad]
+                head += (f" {word} {clock_time(at, offset, now=now)} "
+                         f"({fmt.duration(now - at)})")
+        parts = [f"{vdev_words(v)} {v.state}{_errors(v)}" for v in bad]
         if scan:
             parts.append(scan)
         lines.append(head + (": " + "; ".join(parts) if parts else ""))

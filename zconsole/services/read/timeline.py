@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from zconsole.hosts.base import Host, HostError
 from zconsole.hosts.journal import AuditLog
@@ -87,12 +87,13 @@ def event_entries(events: Sequence[ZpoolEvent], *, offset: int, keep_history: bo
         if ev.cls == "sysevent.fs.zfs.history_event" and not keep_history:
             continue
         kind, vdev, words, state = describe(ev)
-        if not ev.get("vdev_path"):
-            guid = ev.number("vdev_guid")
-            hit = names.get(guid) if guid is not None else None
-            if hit is not None:
-                words = words.replace(vdev, hit[1]) if vdev else words
-                vdev = hit[1]
+        guid = ev.number("vdev_guid")
+        hit = names.get(guid) if guid is not None else None
+        if hit is not None and hit[0] == ev.get("pool"):
+            # zpool status's name for it (a missing disk is named by its guid there)
+            if not ev.get("vdev_path") and vdev:
+                words = words.replace(vdev, hit[1])
+            vdev = hit[1]
         at = ev.at if ev.at is not None else local_to_epoch(ev.local, offset)
         out.append(Entry(at, kind, ev.get("pool"), vdev, words, Source.EVENTS, ev.cls,
                          state=state, seq=i))
@@ -130,7 +131,8 @@ def history_entries(records: Sequence[HistoryRecord], *, offset: int) -> list[En
             vdev = ""
         who = _who(r)
         out.append(Entry(at, kind, r.pool, vdev, words, Source.HISTORY,
-                         f"by {who}" if who else "", seq=i))
+                         ("" if not who else who if who.startswith("on ") else f"by {who}"),
+                         seq=i))
     return out
 
 
@@ -199,8 +201,8 @@ class StateWatch:
                 before = None if last is None else last.get(key, "")
                 if before == state:
                     continue
-                if before is None and state == "ONLINE":
-                    continue  # the first reading: only what is not healthy is news
+                if before is None and (state == "ONLINE" or key[1]):
+                    continue  # the first reading: only a pool that is not healthy is news
                 pool, vdev = key
                 name = vdev or pool
                 if before is None:
@@ -286,3 +288,44 @@ def read_timeline(host: Host, *, audit: AuditLog | None = None,
                               | {e.pool for e in hist_entries}))
     return Timeline(merge(ev_entries, hist_entries, au_entries, observed), tuple(sources),
                     taken_at, offset, tz_name, pool_names)
+
+
+# --------------------------------------------------------------- what the screen shows
+
+_SINCE = re.compile(r"(?:([0-9]{4})-([0-9]{2})-([0-9]{2})[ T])?([0-9]{1,2}):([0-9]{2})"
+                    r"(?::([0-9]{2}))?$", re.ASCII)
+
+
+def parse_since(text: str, now: float, offset: int | None) -> float | None:
+    """An operator's "since" as epoch seconds: `03:00` or `03:00:30` (the host's wall
+    clock: today, or yesterday when that is still to come) or `2026-11-21 03:00`; None
+    when it is not one of these."""
+    m = _SINCE.match(text.strip())
+    if m is None:
+        return None
+    off = offset or 0
+    host_now = datetime.fromtimestamp(now + off, timezone.utc).replace(tzinfo=None)
+    try:
+        if m.group(1):
+            day = datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        else:
+            day = host_now.replace(hour=0, minute=0, second=0, microsecond=0)
+        local = day.replace(hour=int(m.group(4)), minute=int(m.group(5)),
+                            second=int(m.group(6) or 0))
+    except ValueError:
+        return None
+    if not m.group(1) and local > host_now:
+        local -= timedelta(days=1)
+    return local_to_epoch(local, off)
+
+
+def filter_entries(entries: Sequence[Entry], *, pool: str | None = None,
+                   vdev: str | None = None, kind: Kind | None = None,
+                   since: float | None = None) -> list[Entry]:
+    """The entries the filters keep (None: no filter). A vdev filter keeps the entries about
+    that vdev; a pool filter keeps that pool's entries and those about no pool."""
+    return [e for e in entries
+            if (pool is None or e.pool in (pool, ""))
+            and (vdev is None or e.vdev == vdev)
+            and (kind is None or e.kind is kind)
+            and (since is None or e.at >= since)]
