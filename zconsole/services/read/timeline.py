@@ -163,10 +163,14 @@ def audit_entries(records: Iterable[Mapping[str, object]], host_label: str) -> l
     return out
 
 
+_MERGE_ORDER = {Source.HISTORY: 0, Source.EVENTS: 1, Source.AUDIT: 2, Source.OBSERVED: 3}
+
+
 def merge(*groups: Iterable[Entry]) -> tuple[Entry, ...]:
-    """Every entry in time order; entries of the same time keep the order their source
-    gave them (then events, history, audit, observed)."""
-    order = {s: i for i, s in enumerate(Source)}
+    """Every entry in time order; at the same time the history first (a command's record
+    has whole seconds, the events it caused came within that second), then events, audit
+    and observations, each source in its own order."""
+    order = _MERGE_ORDER
     everything = [e for g in groups for e in g]
     everything.sort(key=lambda e: (e.at, order[e.source], e.seq))
     return tuple(everything)
