@@ -94,6 +94,9 @@ def _resilver(p: Pool, estimates: Sequence[ScanEstimate]) -> str:
         return ""
     what = scan.function.value if scan.function is not None else "scan"
     targets = [v.name for top in p.vdevs for _, v in top.walk() if v.resilvering]
+    if not targets:  # zpool marks it only once it is written to: a replacing's new disk
+        targets = [v.children[-1].name for top in p.vdevs for _, v in top.walk()
+                   if v.type == "replacing" and v.children]
     text = what + (f" of {', '.join(targets)}" if targets and what == "resilver" else "")
     if scan.percent_done is not None:
         text += f" {scan.percent_done:.0f} %"

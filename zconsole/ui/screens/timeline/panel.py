@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -144,6 +145,8 @@ class TimelinePanel(Vertical):
     }
     TimelinePanel #tl-entries {
         height: auto;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 
@@ -153,9 +156,17 @@ class TimelinePanel(Vertical):
         yield Static(id="tl-filters")
         yield Static(id="tl-entries")
 
+    _last: tuple[Any, ...] | None = None
+
+    def on_resize(self) -> None:
+        if self._last is not None:
+            self.show(*self._last)  # the entries are cut to the width
+
     def show(self, summary: Sequence[str], timeline: Timeline | None, error: str | None,
              entries: Sequence[Entry], observed: int, filters: Filters, hidden: int) -> None:
-        width = max(40, self.size.width or self.app.size.width)
+        self._last = (summary, timeline, error, entries, observed, filters, hidden)
+        # before the first layout: the screen's width less the body's padding and scroll bar
+        width = max(40, self.content_size.width or self.app.size.width - 5)
         self.query_one("#tl-summary", Static).update(
             Hanging(*(para(line, "") for line in summary)) if summary else "")
         sources = self.query_one("#tl-sources", Static)
