@@ -198,7 +198,7 @@ def complete_scans(m: Machine, t: float) -> None:
             zlog.scan_finished(m, p, sc.end_time, sc.function == "SCRUB", sc.errors)
             if sc.function == "RESILVER":
                 for old in finish_resilver(p):
-                    zlog.internal(m, p, sc.end_time, "vdev detach", f"vdev={old.path}")
+                    zlog.internal(m, p, sc.end_time, "detach", f"vdev={old.path}")
                     zlog.config_sync(m, p, sc.end_time)
                     d = m.disks.get(old.disk or "")
                     for part in d.partitions if d else []:

@@ -445,7 +445,7 @@ def _remember(sub: str, ctx: Context, argv: list[str], at: float) -> None:
                 zlog.scan_started(m, pool, at, False)
                 zlog.config_sync(m, pool, at)
         elif sub == "detach" and len(args) >= 2:
-            zlog.internal(m, pool, at, "vdev detach", f"vdev={args[1]}")
+            zlog.internal(m, pool, at, "detach", f"vdev={args[1]}")
             zlog.config_sync(m, pool, at)
         elif sub in ("offline", "online") and len(args) >= 2:
             for dev in args[1:]:
