@@ -75,12 +75,17 @@ async def test_filters_cycle_with_keys_and_clear() -> None:
             or all(e.kind is Kind.ERROR for e in screen.shown)
         await pilot.press("x")
         assert len(screen.shown) == everything
-        await pilot.press("p")
+        await pilot.press("o")
         assert screen.filters.pool == "tank"
         await pilot.press("v")  # the first vdev of tank's entries, sorted
         vdev = screen.filters.vdev
         assert vdev and all(e.vdev == vdev for e in screen.shown)
         assert f"pool tank · vdev {vdev} · kind all" in text(screen, "#tl-filters")
+        await pilot.press("p")  # the console's pause is still p
+        assert app.paused
+        footer = " ".join(f"{b.binding.key_display or b.binding.key} {b.binding.description}"
+                          for b in screen.active_bindings.values() if b.binding.show)
+        assert len(footer) + len("^p palette") + 2 <= 80, footer
 
 
 async def test_since_marker_shows_what_changed_since_a_time() -> None:

@@ -182,4 +182,4 @@ class TimelinePanel(Vertical):
             since = (filters.since, filters.since_text) if filters.since is not None else None
             entries_w.update(entry_lines(entries, timeline.utc_offset, width, since, hidden))
         self.query_one("#tl-filters", Static).update(plain(
-            f"{filters.words()}   (p pool, v vdev, k kind, s since, x clear)"))
+            f"{filters.words()}   (o pool, v vdev, k kind, s since, x clear)"))

@@ -4,7 +4,7 @@ The screen reads `zpool events -v`, `zpool history -il`, the host's time zone an
 own audit log in a worker (`services.read.timeline.read_timeline`) when it is shown, when the
 operator refreshes (ctrl+r) and at most once a minute with the refreshes; what zconsole saw
 change between two refreshes (the session's `StateWatch`) and the summary line are taken
-from every refresh. Keys: `p` pool, `v` vdev, `k` kind (each cycles), `s` since (type a
+from every refresh. Keys: `o` pool (`p` is the console's pause), `v` vdev, `k` kind (each cycles), `s` since (type a
 time), `x` clears the filters.
 """
 
@@ -48,11 +48,11 @@ class TimelineScreen(ZScreen):
     KEY = "7"
 
     BINDINGS = [
-        Binding("p", "cycle('pool')", "Pool"),
+        Binding("o", "cycle('pool')", "Pool"),
         Binding("v", "cycle('vdev')", "Vdev"),
         Binding("k", "cycle('kind')", "Kind"),
         Binding("s", "since", "Since"),
-        Binding("x", "clear", "Clear filters"),
+        Binding("x", "clear", "Clear"),
     ]
 
     DEFAULT_CSS = """
