@@ -145,21 +145,23 @@ def scan_finished(m: Machine, pool: Pool, at: float, scrub: bool, errors: int = 
           [] if scrub else [("resilver_type", _q("healing"))])
 
 
-def backfill(m: Machine, now: float) -> None:
+SOFTWARE = {"2.1": "zfs-2.1.11-0-ge25f9131d-dist", "2.3": "92f430b-dist"}  # as the guests print
+
+
+def backfill(m: Machine, now: float, zfs_version: str = "2.3") -> None:
     """The past a freshly built scenario's state implies (see the module's docstring)."""
     boot = m.boot_time
+    sw = SOFTWARE.get(zfs_version, SOFTWARE["2.3"])
     for pool in m.pools.values():
         created = boot - 200 * 86400 - 3 * 3600
         leaves = [v for v in pool.root.walk() if v.is_leaf]
         command(m, pool, created, ["zpool", "create", "-o", "ashift=12", pool.name,
                                    *_layout(pool)])
-        internal(m, pool, created, "create", txg=4, text="pool version 5000; software version "
-                 "zfs-2.3.2-2~bpo12+2; uts " + m.hostname + " " + m.kernel + " #1 SMP "
-                 "PREEMPT_DYNAMIC Debian x86_64")
-        internal(m, pool, boot + 41, "open", txg=pool.txg - 9000, text="pool version 5000; software version "
-                 "zfs-2.3.2-2~bpo12+2; uts " + m.hostname + " " + m.kernel)
-        internal(m, pool, boot + 41, "import", txg=pool.txg - 8998, text="pool version 5000; software version "
-                 "zfs-2.3.2-2~bpo12+2; uts " + m.hostname + " " + m.kernel)
+        banner = f"pool version 5000; software version {sw}; uts {m.hostname} {m.kernel}"
+        internal(m, pool, created, "create", banner + " #1 SMP PREEMPT_DYNAMIC Debian x86_64",
+                 txg=4)
+        internal(m, pool, boot + 41, "open", banner, txg=pool.txg - 9000)
+        internal(m, pool, boot + 41, "import", banner, txg=pool.txg - 8998)
         event(m, boot + 41, "sysevent.fs.zfs.pool_import", pool)
         config_sync(m, pool, boot + 42)
         for v in leaves:
