@@ -4,8 +4,10 @@ services/health/timeline.py) on the demo host and on hand-made models."""
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 from zconsole.hosts.demo import DemoHost
+from zconsole.hosts.journal import AuditLog
 from zconsole.model.pool import Pool, ScanFunction, ScanInfo, ScanState, Vdev
 from zconsole.model.timeline import Entry, Kind, Source
 from zconsole.parsers.zpool_events import ZpoolEvent, describe, vdev_short
@@ -191,3 +193,25 @@ def test_summary_line_of_a_degraded_pool_with_a_resilver() -> None:
     healthy = Pool("tank", "ONLINE", vdevs=(Vdev("sdb", "disk", "ONLINE"),))
     assert summary([healthy], [], {}, NOW, 0) == ["tank ONLINE"]
     assert summary([], [], {}, NOW, 0) == []
+
+
+def test_the_audit_log_brings_zconsoles_own_commands_on_this_host(tmp_path: Path) -> None:
+    host = DemoHost("degraded", clock=frozen)
+    log = AuditLog(tmp_path / "audit.jsonl")
+    base = {"host": host.label, "plan_id": "p1", "kind": "replace", "pool": "tank",
+            "operator": "alice"}
+    log.append({**base, "ts": NOW - 30, "event": "plan-start", "title": "Replace a disk"})
+    log.append({**base, "ts": NOW - 20, "event": "command-intent", "writes": True,
+                "command": "zpool replace tank sdb sdm"})
+    log.append({**base, "ts": NOW - 10, "event": "command", "writes": True, "exit_code": 0,
+                "command": "zpool replace tank sdb sdm"})
+    log.append({**base, "ts": NOW - 5, "event": "command", "writes": False, "exit_code": 0,
+                "command": "zpool status -p"})
+    log.append({**base, "host": "another", "ts": NOW - 4, "event": "command", "writes": True,
+                "exit_code": 1, "command": "zpool clear tank"})
+    t = read_timeline(host, audit=log)
+    mine = [(e.at, e.words, e.vdev, e.detail) for e in t.entries if e.source is Source.AUDIT]
+    assert mine == [(NOW - 30, "zconsole plan started: Replace a disk", "", "by alice"),
+                    (NOW - 10, "zpool replace tank sdb sdm", "sdm", "by alice")]
+    audit = t.source(Source.AUDIT)
+    assert audit is not None and audit.ok and audit.entries == 2
