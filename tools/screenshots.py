@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 from tests.ui.conftest import at_rest, make_app, settle  # noqa: E402
 from tests.ui.test_host_screen import panels_read  # noqa: E402
 from zconsole.ui.screens.host.screen import HostScreen  # noqa: E402
+from zconsole.ui.screens.timeline.screen import TimelineScreen  # noqa: E402
 
 SHOTS: list[tuple[str, str, str, str, tuple[int, int], int, str]] = [
     # (file stem, scenario, zfs version, theme, size, refreshes, keys pressed after them)
@@ -34,6 +35,8 @@ SHOTS: list[tuple[str, str, str, str, tuple[int, int], int, str]] = [
     # the fix-it panels (Host screen, key 6)
     ("fixit-slow-ssh-dark-120x40", "slow-ssh", "2.3", "dark", (120, 40), 1, "6"),
     ("fixit-slow-boot-dark-120x40", "slow-boot", "2.3", "dark", (120, 40), 1, "6"),
+    # the Timeline (key 7) of the degraded demo
+    ("timeline-degraded-dark-120x40", "degraded", "2.3", "dark", (120, 40), 1, "7"),
 ]
 
 
@@ -47,6 +50,13 @@ async def shoot(stem: str, scenario: str, version: str, theme: str, size: tuple[
         screen = app.screen
         if isinstance(screen, HostScreen) and not await panels_read(screen, pilot):
             raise SystemExit(f"{stem}: the fix-it panels were never read")
+        if isinstance(screen, TimelineScreen):
+            for _ in range(500):
+                if screen.reads:
+                    break
+                await pilot.pause(0.01)
+            else:
+                raise SystemExit(f"{stem}: the timeline was never read")
         if keys:
             await at_rest(app, pilot)
         return app.export_screenshot(title=f"zconsole — demo {scenario} ({theme})")

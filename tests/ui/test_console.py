@@ -241,11 +241,19 @@ async def test_header_drops_whole_facts_when_narrow(width: int) -> None:
         assert not facts.rstrip().endswith("kernel")
 
 
-async def test_tab_strip_names_every_screen_and_footer_fits_80_columns() -> None:
+async def test_tab_strip_names_every_screen_where_it_fits_and_footer_fits_80_columns() -> None:
     from zconsole.ui.screens.registry import SCREENS
 
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        tabs = str(app.screen.query_one("#tabs", Label).render())
+        # seven names would leave the refresh line no room at 80 columns: every key, and
+        # the name of the screen shown
+        assert tabs.split() == ["1", "Pools", *(s.key for s in SCREENS[1:])]
+        assert str(app.screen.query_one("#refresh", Label).render()) == "refreshed 0 s ago"
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         tabs = str(app.screen.query_one("#tabs", Label).render())
         for s in SCREENS:

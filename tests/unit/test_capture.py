@@ -86,7 +86,7 @@ def test_capture_runs_only_read_commands(tmp_path: Path) -> None:
               "offline", "export", "import", "labelclear", "scrub", "clear", "remove", "add"}
     assert host.ran
     for argv in host.ran:
-        assert argv[0] in {"zfs", "zpool", "udevadm", "lsblk", "uname", "ip", "bridge"}
+        assert argv[0] in {"zfs", "zpool", "udevadm", "lsblk", "uname", "ip", "bridge", "date"}
         assert not writes & set(argv[1:2]), argv
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert all(c["returncode"] is None and "CommandNotFound" in c["error"]

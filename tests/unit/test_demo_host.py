@@ -98,6 +98,7 @@ SMOKE: dict[str, list[str]] = {
     "hostname": ["hostname"],
     "id": ["id", "-u"],
     "true": ["true"],
+    "date": ["date", "+%z %Z"],
     "sshd": ["sshd", "-T"],
     "journalctl": ["journalctl", "--no-pager", "-o", "short-iso-precise", "-u", "ssh"],
     "getent": ["getent", "hosts", "127.0.0.1"],

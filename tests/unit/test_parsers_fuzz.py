@@ -23,6 +23,8 @@ from zconsole.parsers.errors import ParseError
 from zconsole.parsers.props import parse_get
 from zconsole.parsers.version import parse_zfs_version
 from zconsole.parsers.zfs_list import parse_zfs_list, parse_zfs_list_names
+from zconsole.parsers.zpool_events import parse_zpool_events
+from zconsole.parsers.zpool_history import parse_zpool_history
 from zconsole.parsers.zpool_iostat import parse_zpool_iostat
 from zconsole.parsers.zpool_list import parse_zpool_list, parse_zpool_list_columns
 from zconsole.parsers.zpool_status_scan import parse_expand_text, parse_removal_text
@@ -68,6 +70,8 @@ PARSERS: dict[str, tuple[Callable[[str], Any], str]] = {
     "udev-props": (parse_udevadm_properties, "blockdev"),
     "lsblk": (parse_lsblk_json, "blockdev"),
     "version": (parse_zfs_version, "version"),
+    "zpool-events": (parse_zpool_events, "zpool-events"),
+    "zpool-history": (parse_zpool_history, "zpool-history"),
 }
 
 

@@ -71,6 +71,7 @@ from zconsole.services.read.sampling import (
     leaf_samples,
     map_leaves,
 )
+from zconsole.services.read.timeline import StateWatch
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,7 @@ class HostSession:
         self.scans = ScanTracker()
         self.arc = ArcWatch()
         self.inventory = InventoryCache()
+        self.watch = StateWatch()  # pool and vdev state changes seen between two readings
         if parallel is None:
             parallel = bool(getattr(host, "concurrent_reads", False))
         self.flights = Flights(parallel=parallel)
@@ -252,6 +254,8 @@ class HostSession:
         sample = self._feed_sampler(reading, raw, pools, index)
         findings = tuple(find_slow_disks(pools, self.sampler.leaf_history)) if pools else ()
         self.scans.update(pools, status.taken_at)
+        if status.ok:
+            self.watch.observe(pools, status.taken_at)
         self.arc.observe(reading.arc)
         estimates = {p.name: e for p in pools if (e := tuple(self.scans.estimates(p)))}
         leaves = leaf_metrics(reading, sample, self.sampler.leaf_history, index)

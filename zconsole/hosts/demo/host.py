@@ -55,7 +55,7 @@ class DemoHost(BaseHost):
         self._root = root
         start = float(self._clock())
         self.started = start
-        self.machine = build(scenario, seed, start)
+        self.machine = build(scenario, seed, start, zfs_version)
         self.machine.last = start
         self._tree_cache: tuple[int, Tree] | None = None
 

@@ -29,6 +29,9 @@ EXTRA_READS: tuple[tuple[str, ...], ...] = (
     ("zpool", "list", "-H", "-p"),
     ("zpool", "iostat", "-v", "-H", "-p"),
     ("zpool", "version"),
+    C.ZPOOL_EVENTS,  # the Timeline screen's reads
+    C.ZPOOL_HISTORY,
+    C.DATE_ZONE,
     ("zfs", "list", "-H", "-p", "-t", "all", "-o",
      "name,type,used,refer,origin,clones,createtxg,creation", "-s", "createtxg"),
     ("ip", "-j", "-d", "link", "show"),

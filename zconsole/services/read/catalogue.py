@@ -96,6 +96,12 @@ def zpool_get_all(pool: str) -> tuple[str, ...]:
     return ("zpool", "get", "-H", "-p", "all", pool)
 
 
+# The Timeline screen's reads (services/read/timeline.py), read when that screen is shown.
+ZPOOL_EVENTS: tuple[str, ...] = ("zpool", "events", "-v")
+ZPOOL_HISTORY: tuple[str, ...] = ("zpool", "history", "-il")
+DATE_ZONE: tuple[str, ...] = ("date", "+%z %Z")  # the host's UTC offset and zone name
+
+
 def udevadm_export_db() -> tuple[str, ...]:
     """The whole udev database in one command (identity of every block device)."""
     return ("udevadm", "info", "--export-db")
@@ -166,6 +172,9 @@ def read_only_commands(
 READ_ONLY_COMMANDS: tuple[Command, ...] = (
     *read_only_commands(json_status=True),
     Command(zpool_status_text(), "pool health and vdev tree (OpenZFS 2.1 text form)"),
+    Command(ZPOOL_EVENTS, "the kernel's recent ZFS events (Timeline screen)"),
+    Command(ZPOOL_HISTORY, "every command and internal change of each pool (Timeline screen)"),
+    Command(DATE_ZONE, "the host's time zone (Timeline screen)"),
 )
 
 

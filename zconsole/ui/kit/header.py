@@ -79,11 +79,18 @@ class HeaderBar(Widget):
         # the two lines' labels have a fixed size (app.tcss): a new text needs no layout
         update_if_changed(self.query_one("#refresh", Label), status, lambda: plain(status),
                           layout=False)
+        # Every tab with its name when that leaves the refresh line room to say its age;
+        # else the keys alone and the name of this screen's tab.
+        full = sum(len(name) + 5 for _, name in tabs)
+        compact = full + len("refreshed 10 min ago") > self.app.size.width - 2
+
         def strip() -> Text:
             out = Text()
             for key, name in tabs:
                 out.append(" ")
-                out.append(f" {key} {name} ", style="reverse bold" if name == title else "")
+                here = name == title
+                label = f" {key} {name} " if here or not compact else f" {key}"
+                out.append(label, style="reverse bold" if here else "")
             return out
 
-        update_if_changed(self.query_one("#tabs", Label), (tuple(tabs), title), strip)
+        update_if_changed(self.query_one("#tabs", Label), (tuple(tabs), title, compact), strip)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from zconsole.hosts.demo.machine import zlog
 from zconsole.hosts.demo.machine.common import CmdError, MiB
 from zconsole.hosts.demo.machine.disks import disk_speed
 from zconsole.hosts.demo.machine.pools import expand_size, recompute_states
@@ -194,8 +195,11 @@ def complete_scans(m: Machine, t: float) -> None:
             sc.processed_final = sc.to_examine - sc.skipped if sc.function == "RESILVER" else 0
             sc.base_issued = float(sc.to_examine - sc.skipped)
             p.txg += 40
+            zlog.scan_finished(m, p, sc.end_time, sc.function == "SCRUB", sc.errors)
             if sc.function == "RESILVER":
                 for old in finish_resilver(p):
+                    zlog.internal(m, p, sc.end_time, "detach", f"vdev={old.path}")
+                    zlog.config_sync(m, p, sc.end_time)
                     d = m.disks.get(old.disk or "")
                     for part in d.partitions if d else []:
                         if part.fs_type == "zfs_member":

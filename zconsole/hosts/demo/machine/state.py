@@ -21,6 +21,7 @@ from zconsole.hosts.demo.machine.net import NetLink
 from zconsole.hosts.demo.machine.pools import Pool, Vdev
 from zconsole.hosts.demo.machine.scans import complete_scans, is_resilver_source, next_scan_end
 from zconsole.hosts.demo.machine.system import System
+from zconsole.hosts.demo.machine.zlog import ZLog
 
 Leaves = dict[str, tuple[Pool, Vdev]]
 """Disk name -> (pool, leaf): `Machine.leaf_index()`."""
@@ -80,6 +81,7 @@ class Machine:
     locks: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
     system: System | None = None  # sshd, journal, systemd, networkd: built on first use
+    zlog: ZLog | None = None  # zpool events and zpool history (machine/zlog.py)
     last: float = 0.0
     txg_counter: int = 100
     # the same-bay rehearsal (machine/bays.py): sizes of the disks the hands insert first

@@ -11,7 +11,7 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 
-from zconsole.hosts.demo.machine import Machine
+from zconsole.hosts.demo.machine import Machine, zlog
 from zconsole.hosts.demo.scenarios._builder import mark_dedup_owners
 
 Build = Callable[[int, float], Machine]
@@ -43,7 +43,7 @@ def list_scenarios() -> list[tuple[str, str]]:
     return list(SCENARIOS.items())
 
 
-def build(scenario: str, seed: int, now: float) -> Machine:
+def build(scenario: str, seed: int, now: float, zfs_version: str = "2.3") -> Machine:
     try:
         builder = BUILDERS[scenario]
     except KeyError:
@@ -52,4 +52,5 @@ def build(scenario: str, seed: int, now: float) -> Machine:
         ) from None
     m = builder(seed, now)
     mark_dedup_owners(m)
+    zlog.backfill(m, now, zfs_version)
     return m

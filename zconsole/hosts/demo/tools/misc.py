@@ -1,7 +1,10 @@
-"""Small tools with fixed answers: `uname [-r]`, `hostname`, `id -u`, `true`. Any other
-argument gives `PROGRAM: invalid option` (exit 1)."""
+"""Small tools with fixed answers: `uname [-r]`, `hostname`, `id -u`, `true`, `date
+[+FORMAT]` (the machine's clock, in UTC: the demo host's time zone). Any other argument gives
+`PROGRAM: invalid option` (exit 1)."""
 
 from __future__ import annotations
+
+import datetime as dt
 
 from zconsole.hosts.demo.tools._common import Context, Handler, Out
 
@@ -34,4 +37,16 @@ def true(ctx: Context, argv: list[str]) -> Out:
     return 0, "", ""
 
 
-HANDLERS: dict[str, Handler] = {"uname": uname, "hostname": hostname, "id": id_, "true": true}
+def date(ctx: Context, argv: list[str]) -> Out:
+    """`date` and `date +FORMAT` (strftime's conversions; %Z reads UTC)."""
+    t = dt.datetime.fromtimestamp(int(ctx.now), dt.timezone.utc)
+    if argv == []:
+        return 0, t.strftime("%a %b %e %H:%M:%S UTC %Y") + "\n", ""
+    if len(argv) == 1 and argv[0].startswith("+"):
+        fmt = argv[0][1:].replace("%s", str(int(ctx.now)))
+        return 0, t.strftime(fmt) + "\n", ""
+    return 1, "", f"date: invalid date '{argv[0]}'\n"
+
+
+HANDLERS: dict[str, Handler] = {"uname": uname, "hostname": hostname, "id": id_, "true": true,
+                                "date": date}

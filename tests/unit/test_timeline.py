@@ -1,0 +1,217 @@
+"""The Timeline's reads, merge and summary line (services/read/timeline.py,
+services/health/timeline.py) on the demo host and on hand-made models."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from zconsole.hosts.demo import DemoHost
+from zconsole.hosts.journal import AuditLog
+from zconsole.model.pool import Pool, ScanFunction, ScanInfo, ScanState, Vdev
+from zconsole.model.timeline import Entry, Kind, Source
+from zconsole.parsers.zpool_events import ZpoolEvent, describe, vdev_short
+from zconsole.services.health.timeline import summary
+from zconsole.services.read.progress import ScanEstimate
+from zconsole.services.read.timeline import (
+    StateWatch,
+    filter_entries,
+    merge,
+    offset_from_events,
+    parse_offset,
+    parse_since,
+    read_timeline,
+)
+
+NOW = 1795302010.0  # 2026-11-21 23:00:10 UTC (tests/ui/conftest.py's frozen clock)
+
+
+def frozen() -> float:
+    return NOW
+
+
+def entry(at: float, source: Source, words: str = "", *, kind: Kind = Kind.STATE,
+          vdev: str = "", state: str = "", seq: int = 0, pool: str = "tank") -> Entry:
+    return Entry(at, kind, pool, vdev, words, source, state=state, seq=seq)
+
+
+def test_merge_orders_by_time_then_history_before_events_then_each_sources_order() -> None:
+    a = entry(10.0, Source.HISTORY, "zpool replace", seq=0)
+    b = entry(10.0, Source.EVENTS, "vdev attached", seq=5)
+    c = entry(10.0, Source.EVENTS, "resilver started", seq=6)
+    d = entry(5.0, Source.OBSERVED, "seen")
+    e = entry(12.0, Source.AUDIT, "zconsole")
+    assert merge([a, e], [c, b], [d]) == (d, a, b, c, e)
+
+
+def test_parse_offset_and_offset_from_an_events_header() -> None:
+    assert parse_offset("+0100 CET\n") == (3600, "CET")
+    assert parse_offset("-0530") == (-19800, "")
+    assert parse_offset("CET") is None
+    ev = ZpoolEvent("sysevent.fs.zfs.config_sync", datetime(2026, 11, 22, 0, 0, 10),
+                    NOW + 0.5)
+    assert offset_from_events([ev]) == 3600
+
+
+def test_since_is_the_hosts_wall_clock_today_or_yesterday() -> None:
+    assert parse_since("22:00", NOW, 0) == NOW - 3600 - 10
+    assert parse_since("23:30", NOW, 0) == NOW + 1790 - 86400  # still to come: yesterday
+    assert parse_since("23:00", NOW, 3600) == NOW - 10 - 3600  # 00:00:10 at UTC+1
+    assert parse_since("2026-11-20 23:00:10", NOW, 0) == NOW - 86400
+    assert parse_since("soon", NOW, 0) is None
+    assert parse_since("25:00", NOW, 0) is None
+
+
+def test_filters_keep_a_pool_a_vdev_a_kind_and_what_came_since() -> None:
+    rows = [entry(1, Source.EVENTS, vdev="sdb"), entry(2, Source.EVENTS, vdev="sdc"),
+            entry(3, Source.HISTORY, kind=Kind.COMMAND, pool="big"),
+            entry(4, Source.EVENTS, kind=Kind.CONFIG, pool="")]
+    assert [e.at for e in filter_entries(rows, pool="big")] == [3, 4]
+    assert [e.at for e in filter_entries(rows, vdev="sdc")] == [2]
+    assert [e.at for e in filter_entries(rows, kind=Kind.COMMAND)] == [3]
+    assert [e.at for e in filter_entries(rows, since=2.5)] == [3, 4]
+
+
+def test_events_classes_read_as_words() -> None:
+    def ev(cls: str, **fields: str) -> ZpoolEvent:
+        return ZpoolEvent(cls, datetime(2026, 1, 1), 1.0, fields)
+
+    assert describe(ev("ereport.fs.zfs.checksum", vdev_path="/dev/sdb1"))[2] == \
+        "checksum error on sdb"
+    assert describe(ev("resource.fs.zfs.statechange", vdev_path="/dev/sdb1",
+                       vdev_state="FAULTED", vdev_laststate="ONLINE")) == (
+        Kind.STATE, "sdb", "sdb FAULTED (was ONLINE)", "FAULTED")
+    assert describe(ev("ereport.fs.zfs.io", vdev_path="/dev/disk/by-id/ata-X-part1",
+                       zio_type="0x2", zio_err="0x5"))[2] == "write I/O error on ata-X (EIO)"
+    assert describe(ev("sysevent.fs.zfs.resilver_start"))[:3:2] == (Kind.SCAN,
+                                                                     "resilver started")
+    assert describe(ev("sysevent.fs.zfs.scrub_finish"))[2] == "scrub finished"
+    assert describe(ev("sysevent.fs.zfs.config_sync"))[0] is Kind.CONFIG
+    assert describe(ev("sysevent.fs.zfs.vdev_attach", vdev_path="/dev/vdd1"))[2] == \
+        "vdd attached"
+    assert describe(ev("sysevent.fs.zfs.history_event", history_internal_name="set",
+                       history_dsname="tank", history_internal_str="atime=off"))[2] == \
+        "set tank atime=off"
+    assert describe(ev("sysevent.fs.zfs.new_thing"))[2] == "new thing"
+    assert vdev_short("/dev/nvme0n1p1") == "nvme0n1" and vdev_short("/tmp/f1") == "f1"
+
+
+def test_demo_degraded_timeline_has_the_failure_and_says_how_far_events_reach() -> None:
+    host = DemoHost("degraded", clock=frozen)
+    t = read_timeline(host)
+    assert t.utc_offset == 0 and t.tz_name == "UTC"
+    events = t.source(Source.EVENTS)
+    assert events is not None and events.ok and events.entries > 0
+    assert events.oldest is not None and events.oldest >= host.machine.boot_time
+    assert "lost at reboot" in events.note
+    history = t.source(Source.HISTORY)
+    assert history is not None and history.ok and history.oldest is not None
+    assert history.oldest < host.machine.boot_time  # the history outlives reboots
+    words = [e.words for e in t.entries]
+    fault = words.index("ata-ST4000VN008-2DR166_ZGY8C3D4 FAULTED (was ONLINE)")
+    errors = [i for i, w in enumerate(words) if w.startswith("write I/O error on "
+                                                            "ata-ST4000VN008-2DR166_ZGY8C3D4")]
+    assert errors and max(errors) < fault
+    assert t.entries[fault].at == NOW - 47 * 60
+    assert [e.at for e in t.entries] == sorted(e.at for e in t.entries)
+    # the internal history records are not repeated as history_event events
+    assert not any(e.detail == "sysevent.fs.zfs.history_event" for e in t.entries)
+
+
+def test_a_replace_and_its_resilver_appear_in_order() -> None:
+    clock = [NOW]
+    host = DemoHost("degraded", clock=lambda: clock[0])
+    old = "ata-ST4000VN008-2DR166_ZGY8C3D4"
+    host.run(["zpool", "replace", "tank", old, "ata-ST4000VN008-2DR166_ZGY8Q5R6"])
+    clock[0] += 60
+    host.run(["zpool", "wait", "-t", "resilver", "tank"])
+    t = read_timeline(host)
+    seq = [(e.source, e.words) for e in t.entries if e.at >= NOW]
+    command = seq.index((Source.HISTORY, f"zpool replace tank {old} "
+                                         "ata-ST4000VN008-2DR166_ZGY8Q5R6"))
+    started = seq.index((Source.EVENTS, "resilver started"))
+    finished = seq.index((Source.EVENTS, "resilver finished"))
+    assert command < started < finished
+    cmd = next(e for e in t.entries if e.source is Source.HISTORY and e.at >= NOW
+               and e.kind is Kind.COMMAND)
+    assert cmd.vdev == "ata-ST4000VN008-2DR166_ZGY8Q5R6" and cmd.detail.startswith("by root")
+
+
+def test_a_source_that_fails_says_so_and_the_others_are_still_read() -> None:
+    host = DemoHost("degraded", clock=frozen, root=False)  # zpool events needs root
+    t = read_timeline(host)
+    events = t.source(Source.EVENTS)
+    assert events is not None and events.error is not None and "Permission denied" in \
+        events.error
+    history = t.source(Source.HISTORY)
+    assert history is not None and history.ok and history.entries > 0
+    assert t.entries
+
+
+def test_state_watch_records_changes_between_readings() -> None:
+    def pool(state: str, leaf: str) -> Pool:
+        return Pool("tank", state, vdevs=(Vdev("mirror-1", "mirror", state, children=(
+            Vdev("sdb", "disk", leaf), Vdev("sdc", "disk", "ONLINE"))),))
+
+    w = StateWatch()
+    w.observe([pool("ONLINE", "ONLINE")], 100.0)
+    assert w.entries == ()  # a healthy first reading is no news
+    w.observe([pool("DEGRADED", "FAULTED")], 105.0)
+    got = {(e.vdev, e.words) for e in w.entries}
+    assert got == {("", "tank DEGRADED (first seen; was ONLINE)"),
+                   ("mirror-1", "mirror-1 DEGRADED (first seen; was ONLINE)"),
+                   ("sdb", "sdb FAULTED (first seen; was ONLINE)")}
+    assert all(e.at == 105.0 and e.source is Source.OBSERVED for e in w.entries)
+    w.observe([pool("DEGRADED", "FAULTED")], 110.0)
+    assert len(w.entries) == 3  # nothing changed
+
+
+def test_summary_line_of_a_degraded_pool_with_a_resilver() -> None:
+    sdb = Vdev("sdb", "disk", "FAULTED", read_errors=0, write_errors=117)
+    sdm = Vdev("sdm", "disk", "ONLINE", resilvering=True)
+    pool = Pool("tank", "DEGRADED", vdevs=(
+        Vdev("mirror-1", "mirror", "DEGRADED", children=(
+            Vdev("replacing-0", "replacing", "DEGRADED", children=(sdb, sdm)),
+            Vdev("sdc", "disk", "ONLINE"))),),
+        scan=ScanInfo(ScanFunction.RESILVER, ScanState.IN_PROGRESS, percent_done=62.4,
+                      eta_seconds=3600))
+    began = NOW - 47 * 60
+    entries = [entry(began - 600, Source.EVENTS, vdev="sdb", state="ONLINE"),
+               entry(began, Source.EVENTS, vdev="sdb", state="FAULTED"),
+               entry(began + 60, Source.OBSERVED, vdev="sdb", state="FAULTED")]
+    estimates = {"tank": (ScanEstimate("tank", "resilver", 62.4, 1.5, 25 * 60, 5, 300.0),)}
+    assert summary([pool], entries, estimates, NOW, 0) == [
+        "tank DEGRADED since 22:13 (47 min): sdb FAULTED after 117 write errors; "
+        "resilver of sdm 62 %, done in about 25 min"]
+    # no pace of its own yet: zpool's estimate; no event: zconsole's first sight, said so
+    only_seen = [entry(began, Source.OBSERVED, vdev="sdb", state="FAULTED")]
+    assert summary([pool], only_seen, {}, NOW, 3600) == [
+        "tank DEGRADED first seen by zconsole at 2026-11-21 23:13 (47 min): sdb FAULTED "
+        "after 117 write errors; resilver of sdm 62 %, done in about 1 h 0 min"]
+    assert summary([pool], [], {}, NOW, 0)[0].startswith(
+        "tank DEGRADED (since before the oldest event): sdb FAULTED")
+    healthy = Pool("tank", "ONLINE", vdevs=(Vdev("sdb", "disk", "ONLINE"),))
+    assert summary([healthy], [], {}, NOW, 0) == ["tank ONLINE"]
+    assert summary([], [], {}, NOW, 0) == []
+
+
+def test_the_audit_log_brings_zconsoles_own_commands_on_this_host(tmp_path: Path) -> None:
+    host = DemoHost("degraded", clock=frozen)
+    log = AuditLog(tmp_path / "audit.jsonl")
+    base = {"host": host.label, "plan_id": "p1", "kind": "replace", "pool": "tank",
+            "operator": "alice"}
+    log.append({**base, "ts": NOW - 30, "event": "plan-start", "title": "Replace a disk"})
+    log.append({**base, "ts": NOW - 20, "event": "command-intent", "writes": True,
+                "command": "zpool replace tank sdb sdm"})
+    log.append({**base, "ts": NOW - 10, "event": "command", "writes": True, "exit_code": 0,
+                "command": "zpool replace tank sdb sdm"})
+    log.append({**base, "ts": NOW - 5, "event": "command", "writes": False, "exit_code": 0,
+                "command": "zpool status -p"})
+    log.append({**base, "host": "another", "ts": NOW - 4, "event": "command", "writes": True,
+                "exit_code": 1, "command": "zpool clear tank"})
+    t = read_timeline(host, audit=log)
+    mine = [(e.at, e.words, e.vdev, e.detail) for e in t.entries if e.source is Source.AUDIT]
+    assert mine == [(NOW - 30, "zconsole plan started: Replace a disk", "", "by alice"),
+                    (NOW - 10, "zpool replace tank sdb sdm", "sdm", "by alice")]
+    audit = t.source(Source.AUDIT)
+    assert audit is not None and audit.ok and audit.entries == 2

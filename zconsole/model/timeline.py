@@ -1,0 +1,88 @@
+"""The Timeline: one time-ordered list of what happened on a host, from every source.
+
+An `Entry` is one thing that happened: when (epoch seconds, the host's clock or ZFS's own
+`time`), what kind, on which pool and vdev, the words an operator reads, and where zconsole
+learnt it (`Source`). `Timeline` is the merged list with what each source said about
+itself (read, failed, how far back it reaches).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Kind(str, Enum):
+    """What an entry is about; the Timeline screen filters on it."""
+
+    STATE = "state"  # a vdev or pool changed state (statechange, removed, observed)
+    ERROR = "error"  # I/O, checksum, data, delay errors (ereports)
+    SCAN = "scan"  # scrub, resilver, rebuild started / finished / paused
+    CONFIG = "config"  # attach, detach, replace, add, remove, config sync, import, export
+    COMMAND = "command"  # a command run on the pool (`zpool history`), a zconsole command
+    INTERNAL = "internal"  # ZFS's own internal history records (txg, property changes)
+    OTHER = "other"
+
+
+class Source(str, Enum):
+    """Where an entry comes from."""
+
+    EVENTS = "zpool events"
+    HISTORY = "zpool history"
+    AUDIT = "zconsole audit log"
+    OBSERVED = "zconsole observed"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One thing that happened. `at` is epoch seconds (a float: events carry nanoseconds,
+    history whole seconds). `vdev` is the short vdev name ("sdb", "mirror-1") or "";
+    `words` is the sentence shown (host text: names come from the host). `detail` is the
+    raw line or class it was made from."""
+
+    at: float
+    kind: Kind
+    pool: str
+    vdev: str
+    words: str
+    source: Source
+    detail: str = ""
+    state: str = ""  # the vdev/pool state the entry reports, when it reports one
+    seq: int = 0  # order among entries of one source with the same time
+
+
+@dataclass(frozen=True)
+class SourceRead:
+    """What one source gave: how many entries, its error when it failed, and the oldest time
+    it reaches back to (zpool events is a ring buffer lost at reboot)."""
+
+    source: Source
+    entries: int = 0
+    error: str | None = None
+    oldest: float | None = None
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """Every entry, oldest first, with what each source said about its read.
+
+    `utc_offset` is the host's offset from UTC in seconds (times are shown in the host's
+    time zone, named `tz_name`), None when it could not be read (times shown in UTC)."""
+
+    entries: tuple[Entry, ...]
+    sources: tuple[SourceRead, ...]
+    taken_at: float
+    utc_offset: int | None = None
+    tz_name: str = ""
+    pools: tuple[str, ...] = field(default_factory=tuple)
+
+    def source(self, s: Source) -> SourceRead | None:
+        for r in self.sources:
+            if r.source is s:
+                return r
+        return None

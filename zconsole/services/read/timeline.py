@@ -1,0 +1,335 @@
+"""The timeline of one host: `zpool events -v`, `zpool history -il`, zconsole's own audit
+log and what zconsole itself saw change between two refreshes, merged into one list in time
+order (`model.timeline.Timeline`).
+
+* Each source is read on its own: one that fails is a `SourceRead` with its error, the others
+  are still shown.
+* `zpool events` is a ring buffer in the kernel module: empty after a reboot or a module
+  reload, its oldest events dropped once full. `SourceRead.oldest` says how far back it
+  reaches on this host.
+* `zpool history` prints the host's local time without a zone: the host's UTC offset comes
+  from `date +%z` (else from an event, whose header is local time and whose `time` is epoch
+  seconds; else the times are taken as UTC and the timeline says so).
+* The `history_event` events repeat `zpool history -i`'s internal records: they are left out
+  when the history was read.
+* `StateWatch` is zconsole's own record across refreshes: a pool or vdev whose state changed
+  between two readings ("mirror-1 DEGRADED (first seen; was ONLINE)"). The session keeps it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta, timezone
+
+from zconsole.hosts.base import Host, HostError
+from zconsole.hosts.journal import AuditLog
+from zconsole.model.pool import Pool
+from zconsole.model.timeline import Entry, Kind, Source, SourceRead, Timeline
+from zconsole.parsers.errors import ParseError
+from zconsole.parsers.zpool_events import ZpoolEvent, describe, parse_zpool_events, vdev_short
+from zconsole.parsers.zpool_history import HistoryRecord, RecordKind, parse_zpool_history
+from zconsole.services.read import catalogue
+
+TIMEOUT = 20.0
+_OFFSET = re.compile(r"([+-])([0-9]{2})([0-9]{2})(?: (\S+))?$", re.ASCII)
+BAD_STATES = frozenset({"DEGRADED", "FAULTED", "UNAVAIL", "REMOVED", "OFFLINE", "CANT_OPEN",
+                        "SUSPENDED"})
+# zpool commands whose device arguments name the vdev an entry is about
+_VDEV_COMMANDS = ("replace", "attach", "detach", "online", "offline", "clear", "remove")
+
+
+def parse_offset(text: str) -> tuple[int, str] | None:
+    """`date '+%z %Z'` ("+0100 CET") -> (3600, "CET"); None when it is not that."""
+    m = _OFFSET.match(text.strip())
+    if m is None:
+        return None
+    secs = int(m.group(2)) * 3600 + int(m.group(3)) * 60
+    return (-secs if m.group(1) == "-" else secs), m.group(4) or ""
+
+
+def offset_from_events(events: Iterable[ZpoolEvent]) -> int | None:
+    """The host's UTC offset as the events show it: each header is local time, each `time`
+    the same instant in epoch seconds (rounded to the quarter hour)."""
+    for ev in events:
+        if ev.at is None:
+            continue
+        utc = datetime.fromtimestamp(int(ev.at), timezone.utc).replace(tzinfo=None)
+        diff = (ev.local - utc).total_seconds()
+        return int(round(diff / 900.0)) * 900
+    return None
+
+
+def local_to_epoch(local: datetime, offset: int) -> float:
+    return local.replace(tzinfo=timezone.utc).timestamp() - offset
+
+
+def _guid_names(pools: Sequence[Pool]) -> dict[int, tuple[str, str]]:
+    out: dict[int, tuple[str, str]] = {}
+    for p in pools:
+        for top in (*p.vdevs, *p.logs, *p.cache, *p.spares):
+            for _, v in top.walk():
+                if v.guid:
+                    try:
+                        out[int(v.guid, 0)] = (p.name, v.name)
+                    except ValueError:
+                        continue
+    return out
+
+
+def event_entries(events: Sequence[ZpoolEvent], *, offset: int, keep_history: bool,
+                  pools: Sequence[Pool] = ()) -> list[Entry]:
+    """The events as entries (history_event ones only when `keep_history`)."""
+    names = _guid_names(pools)
+    out: list[Entry] = []
+    for i, ev in enumerate(events):
+        if ev.cls == "sysevent.fs.zfs.history_event" and not keep_history:
+            continue
+        kind, vdev, words, state = describe(ev)
+        guid = ev.number("vdev_guid")
+        hit = names.get(guid) if guid is not None else None
+        if hit is not None and hit[0] == ev.get("pool"):
+            # zpool status's name for it (a missing disk is named by its guid there)
+            if not ev.get("vdev_path") and vdev:
+                words = words.replace(vdev, hit[1])
+            vdev = hit[1]
+        at = ev.at if ev.at is not None else local_to_epoch(ev.local, offset)
+        out.append(Entry(at, kind, ev.get("pool"), vdev, words, Source.EVENTS, ev.cls,
+                         state=state, seq=i))
+    return out
+
+
+def _command_vdev(text: str) -> str:
+    words = text.split()
+    if len(words) < 4 or words[0] != "zpool" or words[1] not in _VDEV_COMMANDS:
+        return ""
+    args = [w for w in words[2:] if not w.startswith("-")]
+    if len(args) < 2:
+        return ""
+    return vdev_short(args[-1] if words[1] in ("replace", "attach") else args[1])
+
+
+def _who(r: HistoryRecord) -> str:
+    user = r.user or (f"uid {r.user_id}" if r.user_id is not None else "")
+    if user and r.host:
+        return f"{user} on {r.host}"
+    return user or (f"on {r.host}" if r.host else "")
+
+
+def history_entries(records: Sequence[HistoryRecord], *, offset: int) -> list[Entry]:
+    out: list[Entry] = []
+    for i, r in enumerate(records):
+        at = local_to_epoch(r.local, offset)
+        if r.kind is RecordKind.COMMAND:
+            kind, words, vdev = Kind.COMMAND, r.text, _command_vdev(r.text)
+        elif r.kind is RecordKind.IOCTL:
+            kind, words, vdev = Kind.INTERNAL, f"ioctl {r.text}", ""
+        else:
+            kind = Kind.INTERNAL
+            words = " ".join(w for w in (r.op, r.dataset, r.text) if w) or r.kind.value
+            vdev = ""
+        who = _who(r)
+        out.append(Entry(at, kind, r.pool, vdev, words, Source.HISTORY,
+                         ("" if not who else who if who.startswith("on ") else f"by {who}"),
+                         seq=i))
+    return out
+
+
+def audit_entries(records: Iterable[Mapping[str, object]], host_label: str) -> list[Entry]:
+    """zconsole's own audit log: the commands its wizards ran on this host (results, not
+    intents) and the plans they started."""
+    out: list[Entry] = []
+    for i, rec in enumerate(records):
+        if rec.get("host") not in (None, host_label):
+            continue
+        ts = rec.get("ts")
+        if not isinstance(ts, (int, float)):
+            continue
+        event = rec.get("event")
+        pool = str(rec.get("pool") or "")
+        who = str(rec.get("operator") or "")
+        if event == "command" and rec.get("writes"):
+            code = rec.get("exit_code")
+            words = str(rec.get("command") or "")
+            if code not in (0, None):
+                words += f" (failed, exit {code})"
+            out.append(Entry(float(ts), Kind.COMMAND, pool, _command_vdev(words), words,
+                             Source.AUDIT, f"by {who}" if who else "", seq=i))
+        elif event == "plan-start":
+            out.append(Entry(float(ts), Kind.COMMAND, pool, "",
+                             f"zconsole plan started: {rec.get('title') or rec.get('kind')}",
+                             Source.AUDIT, f"by {who}" if who else "", seq=i))
+    return out
+
+
+_MERGE_ORDER = {Source.HISTORY: 0, Source.EVENTS: 1, Source.AUDIT: 2, Source.OBSERVED: 3}
+
+
+def merge(*groups: Iterable[Entry]) -> tuple[Entry, ...]:
+    """Every entry in time order; at the same time the history first (a command's record
+    has whole seconds, the events it caused came within that second), then events, audit
+    and observations, each source in its own order."""
+    order = _MERGE_ORDER
+    everything = [e for g in groups for e in g]
+    everything.sort(key=lambda e: (e.at, order[e.source], e.seq))
+    return tuple(everything)
+
+
+class StateWatch:
+    """What zconsole saw change between two readings of `zpool status` (this session)."""
+
+    LIMIT = 2000
+
+    def __init__(self) -> None:
+        self._last: dict[tuple[str, str], str] | None = None
+        self._entries: tuple[Entry, ...] = ()
+        self._lock = threading.Lock()
+        self._seq = 0
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        return self._entries
+
+    def observe(self, pools: Sequence[Pool], at: float) -> None:
+        states: dict[tuple[str, str], str] = {}
+        for p in pools:
+            states[(p.name, "")] = p.state
+            for top in (*p.vdevs, *p.logs, *p.cache):
+                for _, v in top.walk():
+                    states.setdefault((p.name, v.name), v.state)
+        with self._lock:
+            last = self._last
+            new: list[Entry] = []
+            for key, state in states.items():
+                before = None if last is None else last.get(key, "")
+                if before == state:
+                    continue
+                if before is None and (state == "ONLINE" or key[1]):
+                    continue  # the first reading: only a pool that is not healthy is news
+                pool, vdev = key
+                name = vdev or pool
+                if before is None:
+                    why = "first seen; already so at zconsole's first reading"
+                elif before == "":
+                    why = "first seen; new"
+                else:
+                    why = f"first seen; was {before}"
+                self._seq += 1
+                new.append(Entry(at, Kind.STATE, pool, vdev, f"{name} {state} ({why})",
+                                 Source.OBSERVED, state=state, seq=self._seq))
+            if last is not None:
+                for key, before in last.items():
+                    if key not in states and key[1]:
+                        self._seq += 1
+                        new.append(Entry(at, Kind.STATE, key[0], key[1],
+                                         f"{key[1]} gone from the pool (was {before})",
+                                         Source.OBSERVED, state="", seq=self._seq))
+            self._last = states
+            if new:
+                self._entries = (self._entries + tuple(new))[-self.LIMIT:]
+
+
+def read_timeline(host: Host, *, audit: AuditLog | None = None,
+                  observed: Sequence[Entry] = (), pools: Sequence[Pool] = (),
+                  timeout: float = TIMEOUT) -> Timeline:
+    """Read every source once and merge them."""
+    sources: list[SourceRead] = []
+    taken_at = host.now()
+    # the host's time zone
+    offset: int | None = None
+    tz_name = ""
+    try:
+        got = parse_offset(host.run(catalogue.DATE_ZONE, timeout=timeout).stdout)
+        if got is not None:
+            offset, tz_name = got
+    except HostError:
+        pass
+    # zpool events -v
+    events: tuple[ZpoolEvent, ...] | None = None
+    events_error: str | None = None
+    dropped = 0
+    try:
+        parsed = parse_zpool_events(host.run(catalogue.ZPOOL_EVENTS, timeout=timeout).stdout)
+        events, dropped = parsed.events, parsed.dropped
+    except (HostError, ParseError) as e:
+        events_error = str(e)
+    if offset is None and events:
+        offset = offset_from_events(events)
+    # zpool history -il
+    records: tuple[HistoryRecord, ...] | None = None
+    history_error: str | None = None
+    try:
+        result = host.run(catalogue.ZPOOL_HISTORY, timeout=timeout, check=False)
+        if result.returncode != 0 and "no pools available" not in result.stderr:
+            history_error = (result.stderr.strip().splitlines() or
+                             [f"exit {result.returncode}"])[-1]
+        else:
+            records = parse_zpool_history(result.stdout)
+    except (HostError, ParseError) as e:
+        history_error = str(e)
+    off = offset if offset is not None else 0
+    ev_entries = event_entries(events or (), offset=off, keep_history=records is None,
+                               pools=pools)
+    note = "a ring buffer in the kernel module, lost at reboot"
+    if dropped:
+        note += f"; {dropped} events were dropped (buffer full)"
+    sources.append(SourceRead(Source.EVENTS, len(ev_entries), events_error,
+                              min((e.at for e in ev_entries), default=None), note))
+    hist_entries = history_entries(records or (), offset=off)
+    sources.append(SourceRead(Source.HISTORY, len(hist_entries), history_error,
+                              min((e.at for e in hist_entries), default=None)))
+    au_entries: list[Entry] = []
+    if audit is not None:
+        try:
+            au_entries = audit_entries(audit.records(), str(host.label))
+            sources.append(SourceRead(Source.AUDIT, len(au_entries)))
+        except (OSError, ValueError) as e:
+            sources.append(SourceRead(Source.AUDIT, 0, str(e)))
+    sources.append(SourceRead(Source.OBSERVED, len(observed),
+                              note="what zconsole saw change during this session"))
+    pool_names = tuple(sorted({p.name for p in pools} | {e.pool for e in ev_entries if e.pool}
+                              | {e.pool for e in hist_entries}))
+    return Timeline(merge(ev_entries, hist_entries, au_entries, observed), tuple(sources),
+                    taken_at, offset, tz_name, pool_names)
+
+
+# --------------------------------------------------------------- what the screen shows
+
+_SINCE = re.compile(r"(?:([0-9]{4})-([0-9]{2})-([0-9]{2})[ T])?([0-9]{1,2}):([0-9]{2})"
+                    r"(?::([0-9]{2}))?$", re.ASCII)
+
+
+def parse_since(text: str, now: float, offset: int | None) -> float | None:
+    """An operator's "since" as epoch seconds: `03:00` or `03:00:30` (the host's wall
+    clock: today, or yesterday when that is still to come) or `2026-11-21 03:00`; None
+    when it is not one of these."""
+    m = _SINCE.match(text.strip())
+    if m is None:
+        return None
+    off = offset or 0
+    host_now = datetime.fromtimestamp(now + off, timezone.utc).replace(tzinfo=None)
+    try:
+        if m.group(1):
+            day = datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        else:
+            day = host_now.replace(hour=0, minute=0, second=0, microsecond=0)
+        local = day.replace(hour=int(m.group(4)), minute=int(m.group(5)),
+                            second=int(m.group(6) or 0))
+    except ValueError:
+        return None
+    if not m.group(1) and local > host_now:
+        local -= timedelta(days=1)
+    return local_to_epoch(local, off)
+
+
+def filter_entries(entries: Sequence[Entry], *, pool: str | None = None,
+                   vdev: str | None = None, kind: Kind | None = None,
+                   since: float | None = None) -> list[Entry]:
+    """The entries the filters keep (None: no filter). A vdev filter keeps the entries about
+    that vdev; a pool filter keeps that pool's entries and those about no pool."""
+    return [e for e in entries
+            if (pool is None or e.pool in (pool, ""))
+            and (vdev is None or e.vdev == vdev)
+            and (kind is None or e.kind is kind)
+            and (since is None or e.at >= since)]

@@ -1,0 +1,185 @@
+"""The Timeline screen's body: the summary line for the screen share, what each source gave
+(and how far back `zpool events` reaches), the filters, then the entries, newest first.
+
+Newest first: the question during an incident is "what changed?", and the latest change has
+to be on screen at once, under the summary, on an 80x24 terminal, without scrolling; each day
+starts with its date line, and the "since" marker closes the list at the time asked for.
+Every name and word from the host is shown through `plain` (never markup).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from zconsole.model.timeline import Entry, Kind, Source, Timeline
+from zconsole.services import fmt
+from zconsole.services.read.timeline import BAD_STATES
+from zconsole.ui.kit.levels import LEVEL_STYLE
+from zconsole.ui.kit.text import Hanging, fit, para, plain
+
+MUTED = LEVEL_STYLE["muted"]
+SHOWN_MAX = 400  # entries drawn at most (the newest); the rest are counted
+SOURCE_TAG = {Source.EVENTS: "event", Source.HISTORY: "history", Source.AUDIT: "zconsole",
+              Source.OBSERVED: "seen"}
+
+
+@dataclass(frozen=True)
+class Filters:
+    pool: str | None = None
+    vdev: str | None = None
+    kind: Kind | None = None
+    since: float | None = None
+    since_text: str = ""
+
+    def words(self) -> str:
+        return (f"pool {self.pool or 'all'} · vdev {self.vdev or 'all'} · "
+                f"kind {self.kind.value if self.kind else 'all'} · "
+                f"since {self.since_text or '-'}")
+
+
+def host_time(at: float, offset: int | None) -> datetime:
+    return datetime.fromtimestamp(at, timezone.utc).replace(tzinfo=None) + timedelta(
+        seconds=offset or 0)
+
+
+def zone_words(t: Timeline) -> str:
+    if t.utc_offset is None:
+        return "times in UTC (the host's time zone could not be read)"
+    sign = "+" if t.utc_offset >= 0 else "-"
+    h, m = divmod(abs(t.utc_offset) // 60, 60)
+    name = f" {t.tz_name}" if t.tz_name else ""
+    return f"times in the host's time zone (UTC{sign}{h:02d}:{m:02d}{name})"
+
+
+def sources_text(t: Timeline, observed: int) -> Hanging:
+    paras = []
+    for s in t.sources:
+        if s.source is Source.OBSERVED:
+            continue
+        if s.error is not None:
+            paras.append(para(f"{s.source.value} could not be read: {s.error}", "✖ ",
+                              LEVEL_STYLE["bad"]))
+            continue
+        words = f"{s.source.value}: {fmt.plural(s.entries, 'entry', 'entries')}"
+        if s.oldest is not None:
+            words += f", back to {host_time(s.oldest, t.utc_offset):%Y-%m-%d %H:%M}"
+        if s.source is Source.EVENTS:
+            words += f" ({s.note}: nothing before the last boot)"
+        paras.append(para(words, "• ", MUTED))
+    paras.append(para(f"zconsole observed: {fmt.plural(observed, 'change', 'changes')} "
+                      f"this session · {zone_words(t)}", "• ", MUTED))
+    return Hanging(*paras)
+
+
+def _style(e: Entry) -> str:
+    if e.state in BAD_STATES:
+        return LEVEL_STYLE["bad"] if e.state != "DEGRADED" else LEVEL_STYLE["warn"]
+    if e.state == "ONLINE":
+        return LEVEL_STYLE["ok"]
+    if e.kind is Kind.ERROR:
+        return LEVEL_STYLE["warn"]
+    if e.kind is Kind.INTERNAL:
+        return MUTED
+    return ""
+
+
+def entry_lines(entries: Sequence[Entry], offset: int | None, width: int,
+                since: tuple[float, str] | None, hidden: int) -> Content:
+    """The entries, newest first, a date line where the day changes, the since marker."""
+    pool_w = min(12, max((len(e.pool) for e in entries), default=4))
+    parts: list[Content] = []
+    day = None
+    for e in reversed(entries[-SHOWN_MAX:]):
+        t = host_time(e.at, offset)
+        if t.date() != day:
+            day = t.date()
+            parts.append(Content.styled(f"── {day:%Y-%m-%d %a} ──", "bold"))
+        tag = SOURCE_TAG[e.source]
+        head = f"{t:%H:%M:%S} {e.kind.value:<8} "
+        room = max(10, width - len(head) - pool_w - 2 - len(tag) - 3)
+        words = e.words + (f" ({e.detail})" if e.detail and e.source is not Source.EVENTS
+                           else "")
+        parts.append(Content.assemble(
+            Content.styled(head, MUTED),
+            plain(fit(e.pool, pool_w).ljust(pool_w) + "  ", multiline=False),
+            plain(fit(words.replace("\n", " "), room).ljust(room), _style(e),
+                  multiline=False),
+            Content.styled(f"  {tag}", MUTED)))
+    if len(entries) > SHOWN_MAX:
+        parts.append(Content.styled(f"… {len(entries) - SHOWN_MAX} older entries not drawn",
+                                    MUTED))
+    if since is not None:
+        parts.append(Content.styled(
+            f"── since {since[1]}: {fmt.plural(hidden, 'older entry', 'older entries')} "
+            "hidden ──", LEVEL_STYLE["primary"]))
+    if not entries:
+        parts.append(Content.styled("nothing to show with these filters", MUTED))
+    return Content("\n").join(parts)
+
+
+class TimelinePanel(Vertical):
+    DEFAULT_CSS = """
+    TimelinePanel {
+        height: auto;
+    }
+    TimelinePanel #tl-summary {
+        height: auto;
+        text-style: bold;
+    }
+    TimelinePanel #tl-sources {
+        height: auto;
+        margin: 1 0 0 0;
+    }
+    TimelinePanel #tl-filters {
+        height: auto;
+        color: $primary;
+        margin: 1 0 0 0;
+    }
+    TimelinePanel #tl-entries {
+        height: auto;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="tl-summary")
+        yield Static(id="tl-sources")
+        yield Static(id="tl-filters")
+        yield Static(id="tl-entries")
+
+    _last: tuple[Any, ...] | None = None
+
+    def on_resize(self) -> None:
+        if self._last is not None:
+            self.show(*self._last)  # the entries are cut to the width
+
+    def show(self, summary: Sequence[str], timeline: Timeline | None, error: str | None,
+             entries: Sequence[Entry], observed: int, filters: Filters, hidden: int) -> None:
+        self._last = (summary, timeline, error, entries, observed, filters, hidden)
+        # before the first layout: the screen's width less the body's padding and scroll bar
+        width = max(40, self.content_size.width or self.app.size.width - 5)
+        self.query_one("#tl-summary", Static).update(
+            Hanging(*(para(line, "") for line in summary)) if summary else "")
+        sources = self.query_one("#tl-sources", Static)
+        entries_w = self.query_one("#tl-entries", Static)
+        if timeline is None:
+            sources.update(plain(f"✖ the timeline could not be read: {error}",
+                                 LEVEL_STYLE["bad"]) if error
+                           else Content.styled("reading zpool events and zpool history…",
+                                               MUTED))
+            entries_w.update("")
+        else:
+            sources.update(sources_text(timeline, observed))
+            since = (filters.since, filters.since_text) if filters.since is not None else None
+            entries_w.update(entry_lines(entries, timeline.utc_offset, width, since, hidden))
+        self.query_one("#tl-filters", Static).update(plain(
+            f"{filters.words()}   (o pool, v vdev, k kind, s since, x clear)"))

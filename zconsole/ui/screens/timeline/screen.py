@@ -1,0 +1,215 @@
+"""Timeline: "since when?" and "what changed?" in one list, newest first.
+
+The screen reads `zpool events -v`, `zpool history -il`, the host's time zone and zconsole's
+own audit log in a worker (`services.read.timeline.read_timeline`) when it is shown, when the
+operator refreshes (ctrl+r) and at most once a minute with the refreshes; what zconsole saw
+change between two refreshes (the session's `StateWatch`) and the summary line are taken
+from every refresh. Keys: `o` pool (`p` is the console's pause), `v` vdev, `k` kind (each cycles), `s` since (type a
+time), `x` clears the filters.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Input
+
+from zconsole.hosts.base import Host
+from zconsole.hosts.journal import AuditLog
+from zconsole.model.pool import Pool
+from zconsole.model.timeline import Entry, Kind, Timeline
+from zconsole.services.health.timeline import summary
+from zconsole.services.read.timeline import (
+    filter_entries,
+    merge,
+    parse_since,
+    read_timeline,
+)
+from zconsole.ui.kit.reading import PartFailed, PartLoaded
+from zconsole.ui.screens.base import ZScreen
+from zconsole.ui.screens.timeline.panel import Filters, TimelinePanel
+from zconsole.ui.state import ViewState
+
+GROUP = "timeline"
+REREAD_S = 60.0  # with the refreshes, the sources are read again after this long
+
+
+def _read(host: Host, audit_path: str | None, pools: tuple[Pool, ...]) -> Timeline:
+    audit = AuditLog(audit_path) if audit_path and Path(audit_path).exists() else None
+    return read_timeline(host, audit=audit, pools=pools)
+
+
+class TimelineScreen(ZScreen):
+    MODE = "timeline"
+    TITLE = "Timeline"
+    KEY = "7"
+
+    BINDINGS = [
+        Binding("o", "cycle('pool')", "Pool"),
+        Binding("v", "cycle('vdev')", "Vdev"),
+        Binding("k", "cycle('kind')", "Kind"),
+        Binding("s", "since", "Since"),
+        Binding("x", "clear", "Clear"),
+    ]
+
+    DEFAULT_CSS = """
+    TimelineScreen #tl-since {
+        display: none;
+        dock: bottom;
+        margin: 0 0 1 0;
+    }
+    TimelineScreen #tl-since.open {
+        display: block;
+    }
+    """
+
+    class Loaded(PartLoaded[Timeline]):
+        """The sources were read."""
+
+    def __init__(self, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.timeline: Timeline | None = None
+        self.error: str | None = None
+        self.reads = 0
+        self.filters = Filters()
+        self.summary: list[str] = []
+        self.shown: list[Entry] = []
+        self._asked_at: float | None = None
+        self._forced = -1
+        self._state: ViewState | None = None
+
+    def compose(self) -> ComposeResult:
+        yield from super().compose()
+        yield Input(placeholder="since (03:00, 03:00:30 or 2026-11-21 03:00; empty: all)",
+                    id="tl-since")
+
+    def compose_body(self) -> ComposeResult:
+        yield TimelinePanel(id="tl-panel")
+
+    def on_mount(self) -> None:
+        self._redraw()
+
+    # -- reading --------------------------------------------------------------------------
+    def show_state(self, state: ViewState) -> None:
+        self._state = state
+        due = (self._asked_at is None or state.forced != self._forced
+               or state.now - self._asked_at >= REREAD_S)
+        if due:
+            self._asked_at = state.now
+            self._forced = state.forced
+            pools = tuple(state.reading.pool_status.value or ()) if state.reading else ()
+            self.read(self.Loaded, partial(_read, state.host, self._audit_path(), pools),
+                      group=GROUP, asked_at=state.now)
+        self._redraw()
+
+    def _audit_path(self) -> str | None:
+        from zconsole.ui.wizards.backend import audit_path_for
+
+        try:
+            return audit_path_for(self.console_app)
+        except (OSError, ValueError):
+            return None
+
+    def on_timeline_screen_loaded(self, message: Loaded) -> None:
+        self.timeline = message.value
+        self.error = None
+        self.reads += 1
+        self._redraw()
+
+    def on_part_failed(self, message: PartFailed) -> None:
+        self.error = message.error
+        self.reads += 1
+        self._redraw()
+
+    # -- what is shown --------------------------------------------------------------------
+    def entries(self) -> tuple[Entry, ...]:
+        """Every entry: the sources' and what zconsole saw change this session."""
+        observed = self.console_app.session.watch.entries
+        base = self.timeline.entries if self.timeline is not None else ()
+        return merge(base, observed) if observed else base
+
+    def _choices(self, what: str) -> list[str]:
+        everything = self.entries()
+        if what == "pool":
+            return sorted({e.pool for e in everything if e.pool})
+        pool = self.filters.pool
+        return sorted({e.vdev for e in everything if e.vdev and (pool is None or e.pool == pool)})
+
+    def action_cycle(self, what: str) -> None:
+        f = self.filters
+        if what == "kind":
+            kinds: list[Kind | None] = [None, *Kind]
+            nxt = kinds[(kinds.index(f.kind) + 1) % len(kinds)]
+            self.filters = Filters(f.pool, f.vdev, nxt, f.since, f.since_text)
+        else:
+            options: list[str | None] = [None, *self._choices(what)]
+            cur = f.pool if what == "pool" else f.vdev
+            nxt_s = options[(options.index(cur) + 1) % len(options)] if cur in options \
+                else None
+            self.filters = (Filters(nxt_s, None, f.kind, f.since, f.since_text)
+                            if what == "pool" else
+                            Filters(f.pool, nxt_s, f.kind, f.since, f.since_text))
+        self._redraw()
+
+    def action_since(self) -> None:
+        box = self.query_one("#tl-since", Input)
+        box.add_class("open")
+        box.value = self.filters.since_text
+        box.focus()
+
+    def action_clear(self) -> None:
+        self.filters = Filters()
+        self._redraw()
+
+    def set_since(self, text: str) -> bool:
+        """Show what changed since `text` (the host's wall clock); "" shows everything.
+        False when `text` is not a time."""
+        f = self.filters
+        if not text.strip():
+            self.filters = Filters(f.pool, f.vdev, f.kind)
+            self._redraw()
+            return True
+        offset = self.timeline.utc_offset if self.timeline is not None else None
+        now = self._state.now if self._state is not None else self.console_app.clock()
+        at = parse_since(text, now, offset)
+        if at is None:
+            self.notify(f"not a time: {text!r} (try 03:00 or 2026-11-21 03:00)",
+                        severity="warning", markup=False)
+            return False
+        self.filters = Filters(f.pool, f.vdev, f.kind, at, text.strip())
+        self._redraw()
+        return True
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "tl-since":
+            return
+        event.stop()
+        if self.set_since(event.value):
+            event.input.remove_class("open")
+            self.query_one(TimelinePanel).focus()
+
+    def key_escape(self) -> None:
+        box = self.query_one("#tl-since", Input)
+        if box.has_class("open"):
+            box.remove_class("open")
+
+    def _redraw(self) -> None:
+        if not self.is_mounted:
+            return
+        state = self._state
+        everything = self.entries()
+        f = self.filters
+        unfiltered = filter_entries(everything, pool=f.pool, vdev=f.vdev, kind=f.kind)
+        self.shown = filter_entries(unfiltered, since=f.since)
+        hidden = len(unfiltered) - len(self.shown)
+        if state is not None and state.reading is not None:
+            pools = state.reading.pool_status.value or ()
+            offset = self.timeline.utc_offset if self.timeline is not None else None
+            self.summary = summary(pools, everything, state.scan_estimates, state.now, offset)
+        self.query_one(TimelinePanel).show(self.summary, self.timeline, self.error, self.shown,
+                                           len(self.console_app.session.watch.entries), f,
+                                           hidden)
