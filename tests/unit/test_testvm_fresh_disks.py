@@ -64,6 +64,12 @@ def testvm() -> ModuleType:
     return load_testvm()
 
 
+class Guest:
+    """What the guest's probe of its pool disks answers (`gone:vdc misnamed:vdb`)."""
+
+    probe = ""
+
+
 @pytest.fixture
 def guest(testvm: ModuleType, tmp_path: Path) -> tuple[Any, FakeQemu, list[str]]:
     inst = testvm.Instance(testvm.FLAVOURS["2.3"], tmp_path / "run")
@@ -73,7 +79,8 @@ def guest(testvm: ModuleType, tmp_path: Path) -> tuple[Any, FakeQemu, list[str]]
 
     def exec_(command: Any, **kw: Any) -> subprocess.CompletedProcess[str]:
         scripts.append(str(command))
-        return subprocess.CompletedProcess(command, 0, "", "")
+        out = Guest.probe if "misnamed:" in str(command) else ""
+        return subprocess.CompletedProcess(command, 0, out, "")
 
     inst.qmp = qemu.qmp
     inst.exec = exec_
@@ -145,6 +152,24 @@ def test_reset_removes_fresh_disks_before_the_pulled_pool_disk_comes_back(
     assert not (inst.run_dir / "fresh-disks.json").exists()
     # the guest script checks each pool disk is back under its own kernel name
     assert "another kernel name" in scripts[-1]
+    assert "zpool destroy" in scripts[0]
+
+
+def test_reset_plugs_a_disk_back_under_its_own_kernel_name(
+        guest: tuple[Any, FakeQemu, list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """vdb was pulled while a pool held it open (its name vdb stays taken until ZFS lets go)
+    and plugged back: the guest named it vdh. Once the pools are gone reset unplugs it, and
+    plugs it back with vdc (pulled) in order, so each gets its own name."""
+    inst, qemu, scripts = guest
+    qemu.qmp("human-monitor-command", {"command-line": "device_del vdc"})
+    monkeypatch.setattr(Guest, "probe", "misnamed:vdb\ngone:vdc\n")
+    qemu.hmp.clear()
+    inst.reset()
+    assert "zpool destroy" in scripts[0]  # the pools let go of the names first
+    assert qemu.hmp[0] == "device_del vdb"
+    adds = [c.split("id=")[-1] for c in qemu.hmp if c.startswith("device_add")]
+    assert adds == ["vdb", "vdc"]
+    assert set(qemu.devices) == {"scratch", *inst.disks}
 
 
 def test_a_fresh_disk_whose_device_never_came_loses_its_drive(

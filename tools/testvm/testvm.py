@@ -1676,23 +1676,41 @@ Host {self.alias}
         self.fresh_disks_file.unlink(missing_ok=True)
         return sorted(disks)
 
+    def _pool_disks_in_guest(self) -> tuple[set[str], set[str]]:
+        """(pool disks the guest does not have, pool disks it has under another kernel name
+        than their own: zfsvm-vdb at /dev/vdh)."""
+        by_id = f"/dev/disk/by-id/virtio-{self.serial_prefix}"
+        probe = " ".join(
+            f'if [ -e {by_id}-{d} ]; then [ "$(readlink -f {by_id}-{d})" = /dev/{d} ] '
+            f"|| echo misnamed:{d}; else echo gone:{d}; fi;"
+            for d in self.disks
+        )
+        words = self.exec(probe, timeout=30).stdout.split()
+        return ({w[5:] for w in words if w.startswith("gone:")},
+                {w[9:] for w in words if w.startswith("misnamed:")})
+
     def reset(self, timeout: float = 120.0) -> None:
         """Destroy all pools, re-plug unplugged disks, wipe labels on the pool disks."""
         # Fresh disks go first: one may hold the kernel name (vdX) of a pulled pool disk,
         # which gets it back only once the fresh disk is gone.
         self.remove_fresh_disks()
+        # Pools go next: a pool that held a pulled disk keeps its kernel name (vdX) taken
+        # until ZFS lets go, and a disk plugged back meanwhile got another name.
+        self.exec("for p in $(zpool list -H -o name 2>/dev/null); do "
+                  'zpool destroy -f "$p" || exit 1; done', timeout=timeout)
+        gone_in_guest, misnamed = self._pool_disks_in_guest()
         # A disk whose device_del is still in flight is gone in the guest but still known to
         # QEMU (the guest ejects it only after tearing the block device down): wait for QEMU.
-        probe = " ".join(
-            f"[ -e /dev/disk/by-id/virtio-{self.serial_prefix}-{d} ] || echo {d};"
-            for d in self.disks
-        )
-        gone_in_guest = set(self.exec(probe, timeout=30).stdout.split())
+        # A disk under another kernel name than its own is unplugged too, and plugged back
+        # below, in order, when the names are free again.
+        for name in sorted(misnamed):
+            self.monitor(f"device_del {name}")
+        leaving = gone_in_guest | misnamed
         deadline = time.monotonic() + 30
-        while gone_in_guest & self.attached_disks():
+        while leaving & self.attached_disks():
             if time.monotonic() > deadline:
                 raise VMError(
-                    f"unplug of {sorted(gone_in_guest & self.attached_disks())} never completed"
+                    f"unplug of {sorted(leaving & self.attached_disks())} never completed"
                 )
             time.sleep(0.3)
         for name in self.disks:
