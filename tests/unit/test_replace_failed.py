@@ -282,6 +282,19 @@ def test_the_same_path_is_detected_from_a_by_path_vdev() -> None:
     assert rf.old_serial_hint(by_id) == "ZGY8C3D4"
 
 
+def test_the_serial_of_a_lost_virtio_disk_is_its_by_id_name() -> None:
+    """udev names a virtio disk by-id `virtio-SERIAL` (no model, no underscore): the missing
+    disk's sentence gives the serial its label reads (seen on the OpenZFS guests: "Find the
+    missing disk (virtio-zfsvm-vdd)" said no serial)."""
+    gone = Vdev("virtio-zfsvm-vdd", "disk", "REMOVED",
+                path="/dev/disk/by-id/virtio-zfsvm-vdd-part1")
+    assert rf.old_serial_hint(gone) == "zfsvm-vdd"
+    was = Vdev("1234567890", "disk", "UNAVAIL", note="was /dev/disk/by-id/virtio-QM00005-part1")
+    assert rf.old_serial_hint(was) == "QM00005"
+    assert rf.old_serial_hint(Vdev("x", "disk", "UNAVAIL", path="/dev/disk/by-id/virtio-")) \
+        is None
+
+
 def test_the_rehearsal_hands_a_too_small_disk_first(tmp_path: Path) -> None:
     h = host("degraded-small")
     plan = bay_plan(h)

@@ -96,13 +96,16 @@ def locate_method(dev: Disk | None, site: Site, gone: bool) -> str:
 
 def old_serial_hint(leaf: Vdev) -> str | None:
     """The serial a lost disk's by-id name carried (`was /dev/disk/by-id/ata-MODEL_SERIAL-
-    part1` -> SERIAL): what its label should read. None when the name has none."""
+    part1` -> SERIAL; udev names a virtio disk `virtio-SERIAL`): what its label should read.
+    None when the name has none."""
     text = (leaf.note or "").removeprefix("was ") or leaf.path or ""
     if "/by-id/" not in text:
         return None
     link = text.rsplit("/", 1)[-1]
     base, _, num = link.rpartition("-part")
     link = base if base and num.isdigit() else link
+    if link.startswith("virtio-"):
+        return link.removeprefix("virtio-") or None
     if link.startswith(("wwn-", "nvme-eui.")) or "_" not in link:
         return None
     return link.rsplit("_", 1)[-1] or None
