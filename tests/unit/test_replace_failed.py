@@ -295,6 +295,15 @@ def test_the_serial_of_a_lost_virtio_disk_is_its_by_id_name() -> None:
         is None
 
 
+def test_the_serial_of_a_lost_disk_without_a_path() -> None:
+    """OpenZFS 2.1's text status gives a leaf's name, no path: a name in udev's by-id form
+    still says the serial (seen on the 2.1 guest, the same sentence as above)."""
+    assert rf.old_serial_hint(Vdev("virtio-zfsvm-vdd", "disk", "REMOVED")) == "zfsvm-vdd"
+    assert rf.old_serial_hint(Vdev(OLD, "disk", "REMOVED")) == "ZGY8C3D4"
+    assert rf.old_serial_hint(Vdev("sdb", "disk", "REMOVED")) is None
+    assert rf.old_serial_hint(Vdev("wwn-0x5000c500a1b2c3d4", "disk", "REMOVED")) is None
+
+
 def test_the_rehearsal_hands_a_too_small_disk_first(tmp_path: Path) -> None:
     h = host("degraded-small")
     plan = bay_plan(h)
