@@ -227,26 +227,62 @@ def st_degraded_offline(g: Guest) -> str:
     return "degraded-offline: mirror-0 DEGRADED, vdc OFFLINE (zpool offline), vdb ONLINE"
 
 
-def st_removed(g: Guest) -> str:
-    pool_with_data(g, "mirror vdb vdc", 32)
-    g.monitor("device_del vdc")
+def unplugged(g: Guest, disk: str) -> None:
+    """`device_del DISK`, waited for until the guest let it go and ZFS marked it REMOVED."""
+    g.monitor(f"device_del {disk}")
     deadline = time.monotonic() + 60
-    while g.quiet("test -e /dev/disk/by-id/virtio-zfsvm-vdc && echo present").strip():
+    while g.quiet(f"test -e /dev/disk/by-id/virtio-zfsvm-{disk} && echo present").strip():
         if time.monotonic() > deadline:
-            raise RuntimeError("vdc still present 60 s after device_del")
+            raise RuntimeError(f"{disk} still present 60 s after device_del")
         time.sleep(0.5)
-    g.note("waited until /dev/disk/by-id/virtio-zfsvm-vdc was gone")
+    g.note(f"waited until /dev/disk/by-id/virtio-zfsvm-{disk} was gone")
     # ZFS (no zed in the guest) notices the missing disk on the next I/O.
     deadline = time.monotonic() + 60
     while "REMOVED" not in g.quiet("zpool status tank"):
         if time.monotonic() > deadline:
-            raise RuntimeError("vdc never became REMOVED")
+            raise RuntimeError(f"{disk} never became REMOVED")
         random_file(g, "/tank/after-unplug.bin", 4)
         g.sh("sync")
         time.sleep(1)
-    g.note("the guest reset re-plugs vdc afterwards (same image, serial and id)")
+    g.note(f"the guest reset re-plugs {disk} afterwards (same image, serial and id)")
+
+
+def st_removed(g: Guest) -> str:
+    pool_with_data(g, "mirror vdb vdc", 32)
+    unplugged(g, "vdc")
     return ("removed: vdc hot-unplugged with QEMU device_del; mirror-0 DEGRADED, vdc REMOVED; "
             "vdc is gone from /dev, sysfs and the udev database")
+
+
+BY_ID = "/dev/disk/by-id/virtio-zfsvm-"
+
+
+def st_faulted_member(g: Guest) -> str:
+    """Issue 12's failed disk, in a pool named by-id as on a real host."""
+    pool_with_data(g, "mirror " + " ".join(BY_ID + d for d in ("vdb", "vdc", "vdd")), 32)
+    g.sh("zpool export tank")
+    # vdc's data area overwritten, its labels kept (the first 4 MiB, the last MiB)
+    g.sh("dd if=/dev/zero of=/dev/vdc1 bs=1M seek=4 count=1000 oflag=direct status=none")
+    g.sh("zpool import -d /dev/disk/by-id tank")
+    g.sh("zpool scrub -w tank")
+    # what zed's diagnosis does after too many errors (no zed in the guest)
+    g.sh("zpool offline -f tank virtio-zfsvm-vdc")
+    return ("faulted-member: a 3-way mirror of by-id names; vdc's data area overwritten while "
+            "exported, repaired by a scrub from the other copies (CKSUM errors on vdc), then "
+            "`zpool offline -f` as zed does after too many errors: vdc FAULTED (external "
+            "device fault)")
+
+
+def st_raidz2_spare_removed(g: Guest) -> str:
+    """Issue 12's hot spare in use, in a pool named by-id as on a real host."""
+    disks = " ".join(BY_ID + d for d in ("vdb", "vdc", "vdd", "vde"))
+    pool_with_data(g, f"raidz2 {disks} spare {BY_ID}vdf", 24)
+    unplugged(g, "vdd")
+    g.sh(f"zpool replace tank virtio-zfsvm-vdd {BY_ID}vdf")
+    g.sh("zpool wait -t resilver tank")
+    return ("raidz2-spare-removed: raidz2 of by-id names with hot spare vdf; vdd hot-unplugged "
+            "(device_del: REMOVED), then `zpool replace tank virtio-zfsvm-vdd vdf`: raidz2-0 > "
+            "spare-2 (vdd REMOVED, vdf ONLINE); spares: vdf INUSE; resilver finished")
 
 
 # The states caught mid-resilver: pool layout (320 MiB of data), the command that starts the
@@ -552,6 +588,8 @@ STATES: dict[str, Callable[[Guest], str]] = {
     "removal-in-progress": st_removal_in_progress,
     "removal-finished": st_removal_finished,
     "draid-rebuild": st_draid_rebuild,
+    "faulted-member": st_faulted_member,
+    "raidz2-spare-removed": st_raidz2_spare_removed,
 }
 # States that need a newer OpenZFS than 2.1 (raidz expansion came with 2.3).
 MIN_VERSION = {"raidz-expand-in-progress": (2, 3), "raidz-expand-finished": (2, 3)}

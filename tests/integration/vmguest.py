@@ -34,7 +34,17 @@ class VmGuest:
         ``block_set_io_throttle drv-vdc 0 0 0 0 0 20``); returns its output."""
         return str(self._inst.monitor(command))
 
+    def replug(self, name: str) -> None:
+        """Plug a pool disk pulled with ``device_del NAME`` back in (same image and serial)."""
+        self._inst.replug(name)
+
+    def insert_disk(self, name: str, size: int, serial: str | None = None) -> str:
+        """Insert a fresh blank disk (a new image, serial and size; QEMU device id `name`,
+        pulled with ``device_del NAME``); returns its /dev/disk/by-id path. reset() removes
+        it."""
+        return str(self._inst.insert_disk(name, size, serial))
+
     def reset(self) -> None:
-        """No pools, blank pool disks (vdb..vdg), unplugged disks plugged back (and on the ZFS
-        guests /scratch emptied)."""
+        """No pools, blank pool disks (vdb..vdg), fresh disks removed, unplugged disks plugged
+        back under their own kernel names (and on the ZFS guests /scratch emptied)."""
         self._inst.reset()

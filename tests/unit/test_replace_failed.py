@@ -17,6 +17,7 @@ from tests.fakes import DelegatingHost
 from zconsole.hosts.base import PathNotFound, Result
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.journal import AuditLog, PlanStore
+from zconsole.hosts.replay import ReplayHost
 from zconsole.model.plan import Plan
 from zconsole.model.pool import Vdev
 from zconsole.services.ops.engine.events import RunEvent, WaitProgress
@@ -282,6 +283,28 @@ def test_the_same_path_is_detected_from_a_by_path_vdev() -> None:
     assert rf.old_serial_hint(by_id) == "ZGY8C3D4"
 
 
+def test_the_serial_of_a_lost_virtio_disk_is_its_by_id_name() -> None:
+    """udev names a virtio disk by-id `virtio-SERIAL` (no model, no underscore): the missing
+    disk's sentence gives the serial its label reads (seen on the OpenZFS guests: "Find the
+    missing disk (virtio-zfsvm-vdd)" said no serial)."""
+    gone = Vdev("virtio-zfsvm-vdd", "disk", "REMOVED",
+                path="/dev/disk/by-id/virtio-zfsvm-vdd-part1")
+    assert rf.old_serial_hint(gone) == "zfsvm-vdd"
+    was = Vdev("1234567890", "disk", "UNAVAIL", note="was /dev/disk/by-id/virtio-QM00005-part1")
+    assert rf.old_serial_hint(was) == "QM00005"
+    assert rf.old_serial_hint(Vdev("x", "disk", "UNAVAIL", path="/dev/disk/by-id/virtio-")) \
+        is None
+
+
+def test_the_serial_of_a_lost_disk_without_a_path() -> None:
+    """OpenZFS 2.1's text status gives a leaf's name, no path: a name in udev's by-id form
+    still says the serial (seen on the 2.1 guest, the same sentence as above)."""
+    assert rf.old_serial_hint(Vdev("virtio-zfsvm-vdd", "disk", "REMOVED")) == "zfsvm-vdd"
+    assert rf.old_serial_hint(Vdev(OLD, "disk", "REMOVED")) == "ZGY8C3D4"
+    assert rf.old_serial_hint(Vdev("sdb", "disk", "REMOVED")) is None
+    assert rf.old_serial_hint(Vdev("wwn-0x5000c500a1b2c3d4", "disk", "REMOVED")) is None
+
+
 def test_the_rehearsal_hands_a_too_small_disk_first(tmp_path: Path) -> None:
     h = host("degraded-small")
     plan = bay_plan(h)
@@ -410,3 +433,62 @@ def test_a_new_disk_at_the_old_by_path_name_is_replaced_by_naming_only_the_old_o
     assert plan.argv_list()[0] == ("zpool", "replace", "tank", link)
     assert any(c.name == "same-path" and f"by-path {link}" in c.detail for c in plan.checks)
     assert [s.id for s in plan.steps] == ["replace", "resilver"]
+
+
+# ------------------------------------------- the same bay on real OpenZFS (guest captures)
+
+CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "capture"
+GUEST_VERSIONS = ["2.1.11", "2.3.2"]
+
+
+def guest_bay_plan(version: str, state: str, **answers: str) -> tuple[Plan, ReplayHost]:
+    h = ReplayHost(str(CAPTURES / f"zfs-{version}" / state))
+    return rf.plan_wizard(h, {"bay": "same", "after": "scrub", **answers}, False), h
+
+
+@pytest.mark.parametrize("version", GUEST_VERSIONS)
+def test_the_bay_plan_of_a_faulted_member_on_the_guests(version: str) -> None:
+    """faulted-member: a 3-way mirror of by-id names, vdc overwritten, scrubbed, faulted."""
+    plan, _ = guest_bay_plan(version, "faulted-member", old="tank\tvirtio-zfsvm-vdc")
+    assert not plan.blocked
+    assert [s.id for s in plan.steps] == ["offline", "find", "swap"]
+    offline, find, _ = plan.steps
+    assert offline.command is not None
+    assert offline.command.argv == ("zpool", "offline", "tank", "virtio-zfsvm-vdc")
+    assert offline.confirmation is not None and offline.confirmation.expected == "zfsvm-vdc"
+    # ZFS shows the fault over the offline: either state is the offline done
+    assert dict(offline.postchecks[0].params)["state"] == "OFFLINE|FAULTED"
+    params = dict(plan.params)
+    assert params["locate"] == "blink" and params["old_serial"] == "zfsvm-vdc"
+    assert find.operator_action is not None and "serial zfsvm-vdc" in find.operator_action
+    assert params["members"] == "zfsvm-vdb=virtio-zfsvm-vdb,zfsvm-vdd=virtio-zfsvm-vdd"
+
+
+@pytest.mark.parametrize("version", GUEST_VERSIONS)
+def test_the_bay_plan_of_a_pulled_disk_with_its_spare_in_use_on_the_guests(
+        version: str) -> None:
+    """raidz2-spare-removed: vdd pulled (REMOVED), the hot spare vdf INUSE in spare-2. The
+    missing disk is found by elimination, its serial read off its by-id name (2.1's text
+    status gives no path); the spare in use is one member, not two (it is a leaf of spare-2
+    and of the spares), so pulling it by mistake is said once."""
+    plan, h = guest_bay_plan(version, "raidz2-spare-removed", old="tank\tvirtio-zfsvm-vdd",
+                             spare="return")
+    assert not plan.blocked
+    assert [s.id for s in plan.steps] == ["find", "swap"]  # ZFS lost it: no offline
+    params = dict(plan.params)
+    assert params["locate"] == "elimination" and params["old_serial"] == ""
+    find = plan.steps[0].operator_action or ""
+    assert "Find the missing disk (its old name ends in serial zfsvm-vdd)" in find
+    assert ("these serials stay in the machine: zfsvm-scratch, zfsvm-vdb, zfsvm-vdc, "
+            "zfsvm-vde, zfsvm-vdf, zfsvm-vdg.") in find
+    assert params["members"] == ("zfsvm-vdb=virtio-zfsvm-vdb,zfsvm-vdc=virtio-zfsvm-vdc,"
+                                 "zfsvm-vde=virtio-zfsvm-vde,zfsvm-vdf=virtio-zfsvm-vdf")
+    reading = collect(h)
+    inv = reading.disks.value
+    assert inv is not None
+    pulled = dataclasses.replace(reading, disks=dataclasses.replace(
+        reading.disks, value=dataclasses.replace(
+            inv, devices=tuple(d for d in inv.devices if d.serial != "zfsvm-vdf"))))
+    sight = bay.look_at_bay(pulled, bay.Baseline.from_params(params))
+    assert sight.wrong == ("serial zfsvm-vdf (virtio-zfsvm-vdf)",)
+    assert sight.lines[0].count("zpool online tank virtio-zfsvm-vdf") == 1

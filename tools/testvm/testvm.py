@@ -65,6 +65,14 @@ POOL_DISKS: dict[str, int] = {
     "vdf": 2 * GiB,
     "vdg": 2 * GiB,
 }
+# Fresh disks (Instance.insert_disk): a new blank image hot-plugged with its own name, serial
+# and size, like a new disk inserted in a bay; reset() unplugs them and deletes their images.
+# Their names and serials are recorded in the run directory (FRESH_DISKS_FILE), so a reset by
+# another process (the CLI) finds them. virtio-blk serials are at most 20 bytes.
+FRESH_DISKS_FILE = "fresh-disks.json"
+FRESH_NAME = re.compile(r"[a-z][a-z0-9]{0,11}")
+FRESH_SERIAL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,19}")
+RESERVED_DEVICE_IDS = frozenset({SCRATCH_DISK[0], "root", "nic0", "nic1"})
 
 APT_SOURCES_FILE = Path("/etc/apt/sources.list.d/zconsole-testvm.sources")
 APT_SOURCES = """\
@@ -1218,6 +1226,7 @@ class Instance:
             "ssh.ctl",
             "console.log",
             "qemu.log",
+            FRESH_DISKS_FILE,  # a new QEMU has none of the previous one's fresh disks
         ]:
             (self.run_dir / stale).unlink(missing_ok=True)
         disk_dir = self.run_dir / "disks"
@@ -1574,20 +1583,134 @@ Host {self.alias}
         if out.strip():
             raise VMError(f"device_add {name}: {out.strip()}")
 
-    def reset(self, timeout: float = 120.0) -> None:
-        """Destroy all pools, re-plug unplugged disks, wipe labels on the pool disks."""
-        # A disk whose device_del is still in flight is gone in the guest but still known to
-        # QEMU (the guest ejects it only after tearing the block device down): wait for QEMU.
+    # fresh disks: a new disk inserted in a bay (a new image, serial and size)
+    fresh_disks_file = _in_run_dir(FRESH_DISKS_FILE)
+
+    def fresh_disks(self) -> dict[str, dict[str, object]]:
+        """The fresh disks inserted since the start: name -> {"size", "serial", "image"}."""
+        try:
+            data = json.loads(self.fresh_disks_file.read_text())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _save_fresh(self, disks: dict[str, dict[str, object]]) -> None:
+        tmp = self.fresh_disks_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(disks, indent=2, sort_keys=True) + "\n")
+        tmp.replace(self.fresh_disks_file)
+
+    def _serials_in_use(self) -> set[str]:
+        pool = {f"{self.serial_prefix}-{d}" for d in self.disks}
+        fresh = {str(v.get("serial")) for v in self.fresh_disks().values()}
+        return pool | fresh | {f"{self.serial_prefix}-{d}" for d in RESERVED_DEVICE_IDS}
+
+    def insert_disk(self, name: str, size: int, serial: str | None = None) -> str:
+        """Hot-plug a fresh blank disk: a new sparse image disks/NAME.img of `size` bytes,
+        QEMU drive drv-NAME and device id NAME, serial `serial` (default <prefix>-NAME), so
+        the guest sees a disk it never saw (by-id virtio-SERIAL; the kernel gives it the
+        lowest free vdX name, which may be the one a pulled disk left). Returns the by-id
+        path. Pull it with `device_del NAME` (monitor); reset() removes it for good."""
+        if not FRESH_NAME.fullmatch(name):
+            raise VMError(f"fresh disk name {name!r}: want [a-z][a-z0-9]{{0,11}}")
+        if name in self.disks or name in RESERVED_DEVICE_IDS or name in self.fresh_disks():
+            raise VMError(f"fresh disk name {name!r} is taken")
+        serial = serial if serial is not None else f"{self.serial_prefix}-{name}"
+        if not FRESH_SERIAL.fullmatch(serial):
+            raise VMError(f"fresh disk serial {serial!r}: want 1-20 of [A-Za-z0-9._-]")
+        if serial in self._serials_in_use():
+            raise VMError(f"fresh disk serial {serial!r} is already in use")
+        if size <= 0 or size % 512:
+            raise VMError(f"fresh disk size {size}: want a positive multiple of 512 bytes")
+        img = self.run_dir / "disks" / f"{name}.img"
+        img.unlink(missing_ok=True)
+        with open(img, "wb") as fh:
+            fh.truncate(size)
+        disks = self.fresh_disks()
+        disks[name] = {"size": size, "serial": serial, "image": str(img)}
+        self._save_fresh(disks)  # before plugging: a reset removes even a half-done insert
+        out = self.monitor(f"drive_add 0 {self._fresh_drive_opts(name)}")
+        if "OK" not in out:
+            raise VMError(f"drive_add {name}: {out.strip()}")
+        out = self.monitor(
+            f"device_add virtio-blk-pci,drive=drv-{name},serial={serial},id={name}"
+        )
+        if out.strip():
+            raise VMError(f"device_add {name}: {out.strip()}")
+        return f"/dev/disk/by-id/virtio-{serial}"
+
+    def _fresh_drive_opts(self, name: str) -> str:
+        img = self.run_dir / "disks" / f"{name}.img"
+        return f"if=none,id=drv-{name},file={img},format=raw,cache=unsafe,discard=unmap"
+
+    def _peripherals(self) -> set[str]:
+        out = self.qmp("qom-list", {"path": "/machine/peripheral"})
+        return {p["name"] for p in out} if isinstance(out, list) else set()
+
+    def _drives(self) -> set[str]:
+        blocks = self.qmp("query-block")
+        return {str(b.get("device")) for b in blocks} if isinstance(blocks, list) else set()
+
+    def remove_fresh_disks(self, timeout: float = 30.0) -> list[str]:
+        """Unplug every fresh disk (waiting until QEMU let it go), drop its drive and delete
+        its image: the guest is left with its usual disks. Returns the names removed."""
+        disks = self.fresh_disks()
+        if not disks:
+            return []
+        plugged = self._peripherals()
+        for name in disks:
+            if name in plugged:
+                # an unplug already in flight answers with an error: waited for below
+                self.monitor(f"device_del {name}")
+        deadline = time.monotonic() + timeout
+        while set(disks) & self._peripherals():
+            if time.monotonic() > deadline:
+                left = sorted(set(disks) & self._peripherals())
+                raise VMError(f"unplug of the fresh disks {left} never completed")
+            time.sleep(0.3)
+        drives = self._drives()
+        for name in disks:
+            # a drive made by drive_add goes with its device; one never attached stays
+            if f"drv-{name}" in drives:
+                self.monitor(f"drive_del drv-{name}")
+            (self.run_dir / "disks" / f"{name}.img").unlink(missing_ok=True)
+        self.fresh_disks_file.unlink(missing_ok=True)
+        return sorted(disks)
+
+    def _pool_disks_in_guest(self) -> tuple[set[str], set[str]]:
+        """(pool disks the guest does not have, pool disks it has under another kernel name
+        than their own: zfsvm-vdb at /dev/vdh)."""
+        by_id = f"/dev/disk/by-id/virtio-{self.serial_prefix}"
         probe = " ".join(
-            f"[ -e /dev/disk/by-id/virtio-{self.serial_prefix}-{d} ] || echo {d};"
+            f'if [ -e {by_id}-{d} ]; then [ "$(readlink -f {by_id}-{d})" = /dev/{d} ] '
+            f"|| echo misnamed:{d}; else echo gone:{d}; fi;"
             for d in self.disks
         )
-        gone_in_guest = set(self.exec(probe, timeout=30).stdout.split())
+        words = self.exec(probe, timeout=30).stdout.split()
+        return ({w[5:] for w in words if w.startswith("gone:")},
+                {w[9:] for w in words if w.startswith("misnamed:")})
+
+    def reset(self, timeout: float = 120.0) -> None:
+        """Destroy all pools, re-plug unplugged disks, wipe labels on the pool disks."""
+        # Fresh disks go first: one may hold the kernel name (vdX) of a pulled pool disk,
+        # which gets it back only once the fresh disk is gone.
+        self.remove_fresh_disks()
+        # Pools go next: a pool that held a pulled disk keeps its kernel name (vdX) taken
+        # until ZFS lets go, and a disk plugged back meanwhile got another name.
+        self.exec("for p in $(zpool list -H -o name 2>/dev/null); do "
+                  'zpool destroy -f "$p" || exit 1; done', timeout=timeout)
+        gone_in_guest, misnamed = self._pool_disks_in_guest()
+        # A disk whose device_del is still in flight is gone in the guest but still known to
+        # QEMU (the guest ejects it only after tearing the block device down): wait for QEMU.
+        # A disk under another kernel name than its own is unplugged too, and plugged back
+        # below, in order, when the names are free again.
+        for name in sorted(misnamed):
+            self.monitor(f"device_del {name}")
+        leaving = gone_in_guest | misnamed
         deadline = time.monotonic() + 30
-        while gone_in_guest & self.attached_disks():
+        while leaving & self.attached_disks():
             if time.monotonic() > deadline:
                 raise VMError(
-                    f"unplug of {sorted(gone_in_guest & self.attached_disks())} never completed"
+                    f"unplug of {sorted(leaving & self.attached_disks())} never completed"
                 )
             time.sleep(0.3)
         for name in self.disks:
@@ -1604,6 +1727,12 @@ for i in $(seq 1 100); do
   sleep 0.2
 done
 [ -n "$missing" ] && echo "disks not back:$missing" >&2
+# tests name the pool disks by their kernel names: each must be back under its own
+renamed=""
+for d in {disks}; do
+  [ -e {by_id}-$d ] && [ "$(readlink -f {by_id}-$d)" != /dev/$d ] && renamed="$renamed $d"
+done
+[ -n "$renamed" ] && echo "disks back under another kernel name:$renamed" >&2
 for p in $(zpool list -H -o name 2>/dev/null); do zpool destroy -f "$p" || exit 1; done
 for d in {disks}; do
   dev=$(readlink -f {by_id}-$d) || continue
@@ -1614,7 +1743,7 @@ for d in {disks}; do
 done
 rm -rf /scratch/* 2>/dev/null
 udevadm settle --timeout=30
-[ -z "$(zpool list -H -o name 2>/dev/null)" ] && [ -z "$missing" ]
+[ -z "$(zpool list -H -o name 2>/dev/null)" ] && [ -z "$missing" ] && [ -z "$renamed" ]
 """
         self.exec(script, timeout=timeout)
 
@@ -2214,6 +2343,14 @@ class GuestCommandError(subprocess.CalledProcessError):
 # --------------------------------------------------------------------------- CLI
 
 
+def parse_bytes(text: str) -> int:
+    """'1073741824', '512M', '1G' (powers of 1024) -> bytes."""
+    m = re.fullmatch(r"\s*(\d+)\s*([KMG]?)i?B?\s*", text, re.IGNORECASE)
+    if m is None:
+        raise VMError(f"size {text!r}: want bytes or a K/M/G suffix")
+    return int(m.group(1)) * 1024 ** " KMG".index(m.group(2).upper() or " ")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="testvm.py", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -2256,6 +2393,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("command", nargs="+")
     p = sub.add_parser("reset", help="destroy pools, wipe disks, re-plug removed disks")
     common(p)
+    p = sub.add_parser(
+        "insert-disk",
+        help="hot-plug a fresh blank disk (new image, serial and size); reset removes it",
+    )
+    common(p)
+    p.add_argument("name", help="QEMU device id, [a-z][a-z0-9]{0,11}, e.g. new1")
+    p.add_argument("size", help="bytes, or with a K/M/G suffix (powers of 1024)")
+    p.add_argument("--serial", default=None, help="default: <prefix>-NAME (zfsvm-new1)")
     p = sub.add_parser("reboot", help="host flavour: systemctl reboot, wait for ssh and boot end")
     common(p)
     p = sub.add_parser(
@@ -2315,6 +2460,8 @@ def main(argv: list[str] | None = None) -> int:
             print(inst.monitor(" ".join(args.command)), end="")
         elif args.cmd == "reset":
             inst.reset()
+        elif args.cmd == "insert-disk":
+            print(inst.insert_disk(args.name, parse_bytes(args.size), args.serial))
         elif args.cmd == "reboot":
             if not isinstance(inst, HostInstance):
                 ap.error("reboot is for --flavour host (the ZFS guests run with -no-reboot)")

@@ -93,8 +93,9 @@ def baseline(
             }
         )
     )
+    # a set: a hot spare in use is a leaf twice (in its spare-N vdev and in the spares)
     members = tuple(
-        sorted((d.serial, name) for name, d in member_disks if d.serial and d.serial != old_serial)
+        sorted({(d.serial, name) for name, d in member_disks if d.serial and d.serial != old_serial})
     )
     return Baseline(
         pool, old, old_serial, old_dev.name if old_dev is not None else "", stays, members

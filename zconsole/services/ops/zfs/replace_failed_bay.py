@@ -94,15 +94,25 @@ def locate_method(dev: Disk | None, site: Site, gone: bool) -> str:
     return "ledctl" if site.ledctl else "blink"
 
 
+# udev's /dev/disk/by-id names of whole disks, by bus (zpool prints the link's name)
+BY_ID_BUSES = ("ata-", "scsi-", "nvme-", "virtio-", "usb-", "mmc-", "ieee1394-")
+
+
 def old_serial_hint(leaf: Vdev) -> str | None:
     """The serial a lost disk's by-id name carried (`was /dev/disk/by-id/ata-MODEL_SERIAL-
-    part1` -> SERIAL): what its label should read. None when the name has none."""
+    part1` -> SERIAL; udev names a virtio disk `virtio-SERIAL`): what its label should read.
+    None when the name has none. Without a path (OpenZFS 2.1's text status gives none) a leaf
+    named like a by-id link (`ata-MODEL_SERIAL`, `virtio-SERIAL`) is read as one."""
     text = (leaf.note or "").removeprefix("was ") or leaf.path or ""
+    if not text and leaf.name.startswith(BY_ID_BUSES):
+        text = "/dev/disk/by-id/" + leaf.name
     if "/by-id/" not in text:
         return None
     link = text.rsplit("/", 1)[-1]
     base, _, num = link.rpartition("-part")
     link = base if base and num.isdigit() else link
+    if link.startswith("virtio-"):
+        return link.removeprefix("virtio-") or None
     if link.startswith(("wwn-", "nvme-eui.")) or "_" not in link:
         return None
     return link.rsplit("_", 1)[-1] or None
