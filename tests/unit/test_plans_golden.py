@@ -125,6 +125,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "fix-boot": ("--demo", "slow-boot", "plan", "fix-boot", "--dry-run"),
     "fix-boot-any": ("--demo", "slow-boot", "plan", "fix-boot", "--fix", "wait-online-any",
                      "--dry-run"),
+    "fix-boot-interface": ("--demo", "slow-boot", "plan", "fix-boot", "--fix",
+                           "wait-online-interface", "--dry-run"),
     "fix-boot-mask": ("--demo", "slow-boot", "plan", "fix-boot", "--fix", "mask",
                       "--dry-run"),
     "fix-boot-ifupdown-blocked": ("--demo", "slow-boot", "plan", "fix-boot", "--fix",

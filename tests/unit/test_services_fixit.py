@@ -284,7 +284,7 @@ def test_wait_online_hang_verdict_names_the_link() -> None:
     assert "enabled-runtime (netplan's generator enables it at every boot" in ev
     assert "netplan get: ethernets.lan1: dhcp4: true" in ev
     assert [f.title for f in d.fixes] == [
-        "Mark lan1 optional in netplan", "Wait only for br0", "Wait for any one link",
+        "Mark lan1 optional in netplan", "Wait only for br0 and br100", "Wait for any one link",
         "Mask wait-online (last resort)"]
     assert "zc-needs-online.service" in d.fixes[-1].cost
 

@@ -228,7 +228,7 @@ class AppliedBootFix:
     wait-online took at the boot it was applied on (None: not known)."""
 
     plan_id: str
-    fix: str  # netplan-optional | wait-online-any | ifupdown-hotplug | mask
+    fix: str  # netplan-optional | wait-online-interface | wait-online-any | ifupdown-hotplug | mask
     what: str  # one line: "optional: true for eno2 in /etc/netplan/90-zconsole.yaml"
     applied_at: float
     wait_before: float | None

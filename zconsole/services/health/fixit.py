@@ -375,8 +375,8 @@ def _boot_fixes(r: BootReading, links: Sequence[Any], stuck: Sequence[Any],
     """The boot fixes, narrowest first, each with what it costs."""
     fixes: list[Fix] = []
     uplinks = [ln.name for ln in links if ln.setup == "configured"
-               and ln.operational == "routable"]
-    uplink = uplinks[0] if uplinks else "UPLINK"
+               and ln.operational == "routable"] or ["UPLINK"]
+    uplink = " and ".join(uplinks)
     for ln in stuck:
         d = devs.get(ln.name)
         if d is not None:
@@ -397,9 +397,10 @@ def _boot_fixes(r: BootReading, links: Sequence[Any], stuck: Sequence[Any],
     fixes.append(Fix(
         f"Wait only for {uplink}",
         f"{dropin}90-zconsole-wait-online.conf: `[Service]` `ExecStart=` "
-        f"`ExecStart={WAIT_BIN} --interface={uplink}`",
-        f"if {uplink} is renamed or missing, the boot waits the whole 2 min again; "
-        "other links are not waited for"))
+        f"`ExecStart={WAIT_BIN} {' '.join(f'--interface={u}' for u in uplinks)}` (the "
+        "links configured and routable now)",
+        f"if {uplink} {'is' if len(uplinks) == 1 else 'are'} renamed or missing, the boot "
+        "waits the whole 2 min again; other links are not waited for"))
     fixes.append(Fix(
         "Wait for any one link",
         f"the same drop-in with `ExecStart={WAIT_BIN} --any`",

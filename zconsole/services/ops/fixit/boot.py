@@ -12,6 +12,10 @@ re-checked right before the write, audited with the file's diff, verified, undoa
   touched), so the undo removes that file (or restores its copy, if it existed). Refused on
   netplan < 0.101 (no `netplan set`) and 0.105 (its --origin-hint ignored changes to a
   device defined in another file, LP: #1997467): the next fix is offered instead.
+* `wait-online-interface`: the same drop-in as below, with `--interface=LINK` for each link
+  networkd shows configured and routable now (the links that matter; several: all are
+  waited for), so the stuck link no longer is; each is re-checked configured before the
+  write. Narrower than `--any`, but a renamed or missing link waits the whole 2 min again.
 * `wait-online-any`: the drop-in
   /etc/systemd/system/systemd-networkd-wait-online.service.d/90-zconsole-wait-online.conf
   (`ExecStart=` reset, then `--any`: online as soon as one link is), `systemctl
@@ -55,9 +59,11 @@ from zconsole.services.ops.fixit.boot_facts import (
     DAEMON_RELOAD,
     DROPIN,
     DROPIN_DIR,
+    DROPIN_FIXES,
     DROPIN_LINES,
     EXEC_ANY,
     HOTPLUG_LIST,
+    IFACE,
     IFUPDOWN,
     KIND,
     LOCK,
@@ -76,11 +82,14 @@ from zconsole.services.ops.fixit.boot_facts import (
     _with_optional,
     applicable,
     choose,
+    dropin_lines,
+    exec_interfaces,
     ifupdown_candidates,
     ifupdown_lines,
     read_facts,
     sed_escape,
     stuck_links,
+    uplinks,
     wait_before,
     waits,
 )
@@ -153,7 +162,15 @@ def _netplan_steps(facts: BootFacts, links: Sequence[str], backup: str) -> list[
     return steps
 
 
-def _any_steps(facts: BootFacts, links: Sequence[str]) -> list[Step]:
+def _dropin_steps(facts: BootFacts, fix: str, links: Sequence[str],
+                  ups: Sequence[str] = ()) -> list[Step]:
+    """wait-online-any (`--any`) or wait-online-interface (`--interface=` for each of
+    `ups`): the drop-in, daemon-reload, verify, and `systemctl cat` proving its ExecStart."""
+    lines = DROPIN_LINES if fix == ANY else dropin_lines(fix, ups)
+    value = lines[-1][len("ExecStart="):]
+    why = ("online as soon as any one link is" if fix == ANY else
+           f"online when {', '.join(ups)} {'is' if len(ups) == 1 else 'are'} (the links "
+           "configured and routable now); no other link is waited for")
     steps: list[Step] = []
     if not facts.dropin_dir:
         steps.append(Step(
@@ -165,19 +182,20 @@ def _any_steps(facts: BootFacts, links: Sequence[str]) -> list[Step]:
                                  path=DROPIN_DIR, want="no"),),
             postchecks=(predicate("path_exists", f"{DROPIN_DIR} exists", path=DROPIN_DIR,
                                   want="yes"),),
-            confirmation=_confirm(ANY)))
+            confirmation=_confirm(fix)))
     steps.append(Step(
         id="write", title=f"Write {DROPIN}",
         explanation=("`ExecStart=` empties the unit's command (a oneshot takes several), "
-                     f"then `{EXEC_ANY}`: online as soon as any one link is. Named 90-… it "
-                     "comes after netplan's 10-netplan.conf, so its reset wins."),
-        command=common.write_command(DROPIN, DROPIN_LINES, "write the drop-in"),
+                     f"then `{value}`: {why}. Named 90-… it comes after netplan's "
+                     "10-netplan.conf, so its reset wins."),
+        command=common.write_command(DROPIN, lines, "write the drop-in"),
         prechecks=(predicate("file_absent", f"{DROPIN} does not exist yet", path=DROPIN),
-                   *_link_prechecks(links)),
-        postchecks=(predicate("file_line", f"{DROPIN} says ExecStart={EXEC_ANY}",
-                              path=DROPIN, line=str(len(DROPIN_LINES)),
-                              text=DROPIN_LINES[-1]),),
-        confirmation=_confirm(ANY) if facts.dropin_dir else None))
+                   *_link_prechecks(links),
+                   *(predicate("link_setup", f"networkctl still shows {u} configured",
+                               name=u, setup="configured") for u in ups)),
+        postchecks=(predicate("file_line", f"{DROPIN} says ExecStart={value}",
+                              path=DROPIN, line=str(len(lines)), text=lines[-1]),),
+        confirmation=_confirm(fix) if facts.dropin_dir else None))
     steps.append(_daemon_reload())
     steps.append(Step(
         id="validate", title=f"Validate: systemd-analyze verify --man=no {UNIT}",
@@ -189,8 +207,8 @@ def _any_steps(facts: BootFacts, links: Sequence[str]) -> list[Step]:
         explanation="`systemctl cat` shows the unit and its drop-ins in the order systemd "
                     "applies them; the one ExecStart left must be zconsole's (a later "
                     "override.conf would win, and this says so).",
-        postchecks=(predicate("unit_exec_start", f"the one ExecStart left is {EXEC_ANY}",
-                              unit=UNIT, value=EXEC_ANY),)))
+        postchecks=(predicate("unit_exec_start", f"the one ExecStart left is {value}",
+                              unit=UNIT, value=value),)))
     return steps
 
 
@@ -259,6 +277,10 @@ COSTS = {
     ANY: "network-online.target is reached as soon as any one link is online, which may be "
          "before the default route or a storage VLAN is up; services and mounts that need "
          "a particular link may start too early",
+    IFACE: "the boot waits for {uplinks} only, each until it is configured: if one is "
+           "renamed, missing or without its cable at boot, the boot waits the whole 2 min "
+           "again; {links} and any other link are not waited for, so what needs them may "
+           "start before they are up",
     IFUPDOWN: "{links} is brought up by udev when it has a link, not by `ifup -a` at boot; "
               "the boot no longer waits for its DHCP; on ifupdown2 (Proxmox) an "
               "allow-hotplug port is configured at boot only if it has a link then",
@@ -280,13 +302,14 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
         fix, passed = choose(facts)
     why = applicable(facts, fix)
     title = {NETPLAN: "Fix slow boot: mark the stuck link optional in netplan",
+             IFACE: "Fix slow boot: wait-online waits only for the links that matter",
              ANY: "Fix slow boot: wait-online waits for any one link",
              IFUPDOWN: "Fix slow boot: ifupdown brings the port up on hotplug",
              MASK: "Fix slow boot: mask wait-online (last resort)"}.get(fix, "Fix slow boot")
     checks = [Check("passed-over", True, CheckLevel.INFO, f"narrower fix not possible: {p}")
               for p in passed]
     if why is not None:
-        nxt = {NETPLAN: ANY, IFUPDOWN: ANY, ANY: MASK}.get(fix) \
+        nxt = {NETPLAN: IFACE, IFACE: ANY, IFUPDOWN: ANY, ANY: MASK}.get(fix) \
             if "nothing to fix" not in why else None
         hint = f"; the next fix: zconsole plan fix-boot --fix {nxt}" if nxt else ""
         checks.append(Check(fix, False, CheckLevel.BLOCK, why + hint))
@@ -307,8 +330,13 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
         what = f"optional: true for {', '.join(stuck)} in {NETPLAN_FILE}"
     elif fix == ANY:
         file = DROPIN
-        steps = _any_steps(facts, stuck)
+        steps = _dropin_steps(facts, ANY, stuck)
         what = f"wait-online --any ({DROPIN})"
+    elif fix == IFACE:
+        file = DROPIN
+        ups = uplinks(facts)
+        steps = _dropin_steps(facts, IFACE, stuck, ups)
+        what = (f"wait-online {' '.join(f'--interface={u}' for u in ups)} ({DROPIN})")
     elif fix == IFUPDOWN:
         link = ifupdown_candidates(facts)[0]
         links = [link]
@@ -321,7 +349,7 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
         steps = _mask_steps()
         what = f"{UNIT} masked"
     cost = _mask_cost(facts) if fix == MASK else COSTS[fix].format(
-        links=", ".join(links) or "the stuck link")
+        links=", ".join(links) or "the stuck link", uplinks=", ".join(uplinks(facts)))
     preview = [f"The boot waited {before} for {UNIT}"
                + (f", held by {', '.join(stuck)} (configuring)" if stuck else "") + ".",
                f"The fix: {what}.", f"What it costs: {cost}.", NEXT_BOOT,
@@ -338,7 +366,9 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
                             "is proven with `netplan get` all the same"))
     params = (("fix", fix), ("what", what), ("file", file), ("backup", backup),
               ("line", str(line)), ("links", " ".join(links)),
-              ("created_dir", "yes" if fix == ANY and not facts.dropin_dir else ""),
+              ("created_dir", "yes" if fix in DROPIN_FIXES and not facts.dropin_dir else ""),
+              ("exec", exec_interfaces(uplinks(facts)) if fix == IFACE else
+               EXEC_ANY if fix == ANY else ""),
               ("wait_before", "" if secs is None else f"{secs:.3f}"),
               ("sections", " ".join(f"{ln}={devs[ln].section}" for ln in links
                                     if fix == NETPLAN and ln in devs)),
@@ -370,9 +400,11 @@ def _restore_steps(fix: Plan, *, undo: bool, dir_empty: bool = True) -> list[Ste
                                 "command_line", f"netplan get does not say {ln} is optional",
                                 argv="\t".join(_netplan_get(sec, ln)), line="true",
                                 want="no") for ln, sec in sections.items()))]
-    if kind == ANY:
+    if kind in DROPIN_FIXES:
+        value = p.get("exec") or EXEC_ANY
         pre = (predicate("file_line", f"{file} is still the one zconsole wrote", path=file,
-                         line=str(len(DROPIN_LINES)), text=DROPIN_LINES[-1]),) if undo else ()
+                         line=str(len(DROPIN_LINES)), text=f"ExecStart={value}"),) \
+            if undo else ()
         steps = [common.remove_step(file, prechecks=pre, confirmation=confirm,
                                     what="the drop-in zconsole wrote")]
         if p.get("created_dir") and dir_empty:
@@ -385,9 +417,9 @@ def _restore_steps(fix: Plan, *, undo: bool, dir_empty: bool = True) -> list[Ste
         steps.append(Step(id="prove", title=f"Prove: systemctl cat {UNIT}",
                           explanation="zconsole's ExecStart is gone from the unit.",
                           postchecks=(predicate("command_line", f"systemctl cat {UNIT} has "
-                                                f"no ExecStart={EXEC_ANY}",
+                                                f"no ExecStart={value}",
                                                 argv=f"systemctl\tcat\t--no-pager\t{UNIT}",
-                                                line=f"ExecStart={EXEC_ANY}", want="no"),)))
+                                                line=f"ExecStart={value}", want="no"),)))
         return steps
     if kind == IFUPDOWN:
         return [common.restore_step(file, backup, confirmation=confirm)]
