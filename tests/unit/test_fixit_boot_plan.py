@@ -382,3 +382,29 @@ def test_undone_the_hang_is_back(tmp_path: Path) -> None:
     d = diagnose_boot(read_boot(rig.host))
     assert d.verdict.message == "Boot waits 2 min for eno2, a port with no cable that asks " \
                                 "for DHCP"
+
+
+def test_the_next_fix_after_an_undo_without_the_hang_in_between(tmp_path: Path) -> None:
+    """One fix applied, rebooted (quick), undone: this boot did not wait, but eno2 is still
+    configuring and something wants network-online.target, so the next boot would wait:
+    the next fix is planned all the same (saying so), and judged after its reboot. A host
+    where nothing would wait still has nothing to fix."""
+    rig = Rig(tmp_path)
+    first = fix.plan_for(rig.host, "wait-online-any", plan_id=PID)
+    assert rig.run(first).applied
+    assert rig.reboot() == "quick"
+    assert rig.runner(fix.undo_plan(first, host=rig.host)).run(lambda _e: None).done
+    plan = fix.plan_for(rig.host, "wait-online-interface", plan_id="1" * 32)
+    assert not plan.blocked, plan.checks
+    assert plan.preview[0].startswith(f"This boot did not wait for {UNIT} (a fix undone "
+                                      "since?), but networkd is still configuring eno2 and ")
+    assert dict(plan.params)["wait_before"] == ""
+    assert rig.run(plan).applied
+    assert rig.reboot() == "quick"
+    [a] = fix.applied_records(rig.store, rig.host.label)
+    d = diagnose_boot(read_boot(rig.host), fix.as_applied(a))
+    assert d.verdict.kind == "boot-fix-proven"
+    assert d.verdict.message == ("the fix was applied in a boot that did not wait (its wait "
+                                 "is not known), 0.4 s this boot: fixed")
+    rig.system.wanted_by = []  # nothing wants the network online: nothing would wait
+    assert fix.plan_for(rig.host, "mask").blocked

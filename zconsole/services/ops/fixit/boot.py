@@ -92,6 +92,7 @@ from zconsole.services.ops.fixit.boot_facts import (
     uplinks,
     wait_before,
     waits,
+    would_wait,
 )
 from zconsole.services.ops.fixit.boot_facts import (
     FIXES as FIXES,  # boot.FIXES, named by the registry
@@ -293,7 +294,8 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
     allows (`choose`); a named fix that does not apply is a blocked plan saying why."""
     pid = plan_id or uuid.uuid4().hex
     passed: list[str] = []
-    if fix is None and not waits(facts) and applicable(facts, IFUPDOWN) is not None:
+    if fix is None and not waits(facts) and not would_wait(facts) and \
+            applicable(facts, IFUPDOWN) is not None:
         v = facts.diagnosis.verdict
         return common.make_plan(KIND, "Fix slow boot", host, now, LOCK, plan_id=pid, checks=(
             Check("wait-online", False, CheckLevel.BLOCK,
@@ -350,8 +352,15 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
         what = f"{UNIT} masked"
     cost = _mask_cost(facts) if fix == MASK else COSTS[fix].format(
         links=", ".join(links) or "the stuck link", uplinks=", ".join(uplinks(facts)))
-    preview = [f"The boot waited {before} for {UNIT}"
-               + (f", held by {', '.join(stuck)} (configuring)" if stuck else "") + ".",
+    if waits(facts) or not would_wait(facts):
+        first = (f"The boot waited {before} for {UNIT}"
+                 + (f", held by {', '.join(stuck)} (configuring)" if stuck else "") + ".")
+    else:
+        first = (f"This boot did not wait for {UNIT} (a fix undone since?), but networkd is "
+                 f"still configuring {', '.join(stuck)} and "
+                 f"{', '.join(facts.reading.wanted_by.value or ())} wants "
+                 "network-online.target: the next boot would wait for it.")
+    preview = [first,
                f"The fix: {what}.", f"What it costs: {cost}.", NEXT_BOOT,
                "Undo: from the Host screen (u), itself a plan."]
     checks.append(Check("next-boot", True, CheckLevel.INFO,

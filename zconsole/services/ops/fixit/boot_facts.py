@@ -112,6 +112,15 @@ def waits(facts: BootFacts) -> bool:
     return facts.diagnosis.verdict.kind == "boot-wait-online"
 
 
+def would_wait(facts: BootFacts) -> bool:
+    """This boot did not wait (a fix undone since, say), but the next one would: networkd
+    is still configuring a link, something wants network-online.target, and wait-online is
+    not masked."""
+    r = facts.reading
+    return bool(stuck_links(facts)) and bool(r.wanted_by.value) \
+        and r.wait_online_enabled.value != "masked"
+
+
 def wait_before(facts: BootFacts) -> float | None:
     f = next((f for f in facts.diagnosis.findings if f.kind == "boot-wait-online"), None)
     return f.factor if f is not None else None
@@ -167,7 +176,7 @@ def applicable(facts: BootFacts, fix: str) -> str | None:
             return ("no link without carrier is brought up by a single `auto LINK` line of "
                     f"{INTERFACES} or {INTERFACES_D}/*")
         return None
-    if not waits(facts):
+    if not waits(facts) and not would_wait(facts):
         return f"the boot did not wait for {UNIT}: there is nothing to fix here"
     if fix == NETPLAN:
         devs = _netplan(facts)
@@ -204,7 +213,7 @@ def choose(facts: BootFacts) -> tuple[str, list[str]]:
     passed: list[str] = []
     for fix in (NETPLAN, IFUPDOWN):
         why = applicable(facts, fix)
-        if why is None and (fix != IFUPDOWN or waits(facts)):
+        if why is None and (fix != IFUPDOWN or waits(facts) or would_wait(facts)):
             return fix, passed
         if why is not None:
             passed.append(f"{fix}: {why}")
