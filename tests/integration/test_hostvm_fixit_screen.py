@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from hostvm import faults
-from hostvm.guest import HostGuest
+from hostvm.guest import OPERATOR, HostGuest, ensure_operator
 from textual.widgets import Static
 
 from tests.ui.test_wizards import body_text
@@ -197,4 +197,87 @@ async def test_fix_ssh_through_the_host_screen(host_guest: HostGuest,
     finally:
         if session is not None and session.poll() is None:
             session.kill()
+        g.exec("rm -f /var/backups/zconsole-*", check=False)
+
+
+def first_login(g: HostGuest, user: str = OPERATOR) -> float:
+    """`ssh -l USER hostvm true` after the user's manager stopped (no session of the user
+    left, logind's UserStopDelaySec over): a first login, which starts the manager."""
+    uid = g.exec(["id", "-u", user]).stdout.strip()
+    g.exec(f"loginctl terminate-user {user} 2>/dev/null; for i in $(seq 1 120); do "
+           f"systemctl is-active -q user@{uid}.service || exit 0; sleep 1; done; exit 1",
+           timeout=300)
+    argv = g.ssh_argv("true")
+    argv[-2:-2] = ["-l", user]
+    t0 = time.monotonic()
+    proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return round(time.monotonic() - t0, 2)
+
+
+async def test_slow_user_manager_fixed_through_the_host_screen(
+        host_guest: HostGuest, slow_user_manager: faults.Fault, host_figures: Any,
+        tmp_path: Path) -> None:
+    """slow-user-manager (user@.service.d/50-zc-slow.conf: ExecStartPre=/bin/sleep 25): the
+    SSH panel names the service at fault and the drop-in, file:line; `f` removes it as a
+    plan ('remove the drop-in' typed: backup, rm, daemon-reload, systemctl cat proves it
+    gone); the operator's next first login no longer runs it and the panel no longer names
+    it; `u` puts it back byte for byte and the next first login waits for it again."""
+    g, fault = host_guest, slow_user_manager
+    ensure_operator(g)
+    uid = g.exec(["id", "-u", OPERATOR]).stdout.strip()
+    unit = f"user@{uid}.service"
+    dropin = faults.SlowUserManager.DROPIN
+    fault.apply()
+    before = file_state(g, dropin)
+    slow = first_login(g)
+    app = console(g, tmp_path)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_host(app, pilot)
+            d = screen.diagnoses["ssh"]
+            assert d.verdict.kind == "ssh-user-manager", d.verdict
+            verdict = panel_text(screen, "ssh", "verdict")
+            assert verdict.startswith(f"▲ The first login of {OPERATOR} waits "), verdict
+            assert verdict.endswith(f"for {unit} (the user's systemd manager): the drop-in "
+                                    f"{dropin}:3 runs `ExecStartPre=/bin/sleep 25`"), verdict
+            assert panel_text(screen, "ssh", "fixes").startswith(
+                f"1. Remove the drop-in {dropin}")
+            assert "Drop pam_systemd from the SSH session (explained, not done)" in \
+                panel_text(screen, "ssh", "fixes")
+
+            wz, preview = await wizard(app, pilot, "f")
+            assert wz.phase is Phase.PREVIEW, preview
+            assert f"rm -f {dropin}" in preview and "systemctl daemon-reload" in preview
+            result = await confirm(wz, pilot, "remove the drop-in")
+            assert "✔ Done." in result, result
+            assert f"systemctl cat {unit} no longer lists {dropin}" in " ".join(result.split())
+            assert g.exec(f"test -e {dropin}", check=False).returncode == 1
+            assert dropin not in fault.cause()["user@0 drop-ins"]
+            fast = first_login(g)
+
+            await back_to_host(app, pilot, screen)
+            d = screen.diagnoses["ssh"]
+            assert dropin not in d.verdict.message, d.verdict  # the cause is gone
+            assert screen.fix_kind("ssh") is None  # nothing more to apply
+            assert panel_text(screen, "ssh", "offer").startswith(
+                f"▶ u: undo: restore {dropin} as it was on ")
+
+            wz, preview = await wizard(app, pilot, "u")
+            assert "cp -a /var/backups/zconsole-" in preview, preview
+            result = await confirm(wz, pilot, "undo")
+            assert "✔ Done." in result, result
+            assert file_state(g, dropin) == before  # byte for byte, mode and owner
+            assert dropin in fault.cause()["user@0 drop-ins"]
+            again = first_login(g)
+
+            await back_to_host(app, pilot, screen)
+            d = screen.diagnoses["ssh"]
+            assert d.verdict.kind == "ssh-user-manager" and dropin in d.verdict.message, \
+                d.verdict
+        host_figures("screen fix-session: operator's first login s with the drop-in", slow)
+        host_figures("screen fix-session: first login s after the fix", fast)
+        host_figures("screen fix-session: first login s after the undo", again)
+    finally:
         g.exec("rm -f /var/backups/zconsole-*", check=False)

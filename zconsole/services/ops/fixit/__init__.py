@@ -12,8 +12,10 @@ wait-online), run by the same engine as the disk operations.
                    wait-online `--any` drop-in, ifupdown's allow-hotplug, the mask (last
                    resort); each with its rollback and undo; effective at the next boot
     boot_facts.py  what fix-boot reads of the host (BootFacts) and which fix applies where
+    session.py     "fix-session": the session setup's causes (logind not answering: its
+                   restart; a slow user manager's drop-in: its removal, with undo)
 """
 
-from zconsole.services.ops.fixit import boot, common, predicates, ssh
+from zconsole.services.ops.fixit import boot, common, predicates, session, ssh
 
-__all__ = ["boot", "common", "predicates", "ssh"]
+__all__ = ["boot", "common", "predicates", "session", "ssh"]

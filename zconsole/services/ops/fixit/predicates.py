@@ -6,6 +6,9 @@ Kinds (params):
   files_equal (path, copy)          `cmp -s path copy`: the two files are byte for byte equal
   sshd_effective (key, value)       `sshd -T` prints `key value` (the effective setting)
   sshd_valid ()                     `sshd -t` accepts sshd's files as they are (exit 0)
+  logind_answers (seconds, want)    `loginctl list-sessions` (a D-Bus call to systemd-logind)
+                                    answers within `seconds` (want "yes", the default) or
+                                    does not (want "no")
   login_fast (seconds)              a fresh `ssh -o BatchMode=yes localhost true` on the host
                                     gets an answer from sshd within `seconds`
   path_exists (path, want)          `test -e path` says it exists (want "yes") or not ("no"):
@@ -35,7 +38,8 @@ SSHD = "/usr/sbin/sshd"
 
 #: the predicate kinds this domain registers with the engine
 KINDS = ("file_line", "file_absent", "files_equal", "sshd_effective", "sshd_valid",
-         "login_fast", "path_exists", "command_line", "link_setup", "unit_exec_start")
+         "logind_answers", "login_fast", "path_exists", "command_line", "link_setup",
+         "unit_exec_start")
 # a fresh login from the host to itself: no key prompt, no host-key question, no file written
 LOGIN_ARGV: tuple[str, ...] = (
     "ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=30",
@@ -139,6 +143,27 @@ def sshd_valid(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     if refused is None:
         return True, "sshd -t accepts sshd's files"
     return False, f"refused by sshd -t ({refused})"
+
+
+LOGINCTL: tuple[str, ...] = ("loginctl", "--no-pager", "--no-legend", "list-sessions")
+
+
+@predicate_kind("logind_answers")
+def logind_answers(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    limit = float(p.param("seconds"))
+    want = dict(p.params).get("want", "yes") == "yes"
+    try:  # a logind that does not answer costs loginctl sd-bus's 25 s: let it say so
+        r = ev.host.run(list(LOGINCTL), timeout=max(ev.timeout, 60.0), check=False)
+    except HostError as e:
+        raise ReadFailed(f"loginctl list-sessions could not be run: {e}") from None
+    took = f"{r.duration:.1f} s"
+    if r.returncode == 0 and r.duration <= limit:
+        said = f"logind answered loginctl list-sessions in {took}"
+        return want, said
+    head = (r.stderr.strip().splitlines() or ["no output"])[0]
+    said = (f"logind answered, but only after {took}" if r.returncode == 0 else
+            f"loginctl list-sessions failed after {took} (exit {r.returncode}: {head})")
+    return not want, said
 
 
 @predicate_kind("login_fast")
