@@ -32,7 +32,8 @@ from zconsole.model.command import Command
 from zconsole.model.finding import Severity
 from zconsole.model.fixit import SshReading
 from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Step, predicate
-from zconsole.services.health.fixit import SlowManager, at_fault, diagnose_ssh, slow_manager
+from zconsole.services.health.fixit import diagnose_ssh
+from zconsole.services.health.fixit_session import SlowManager, at_fault, slow_manager
 from zconsole.services.ops.engine.events import RunResult
 from zconsole.services.ops.fixit import common
 from zconsole.services.ops.operation import PlanRequest
