@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from hostvm import faults
-from hostvm.guest import OPERATOR, HostGuest, ensure_operator
+from hostvm.guest import OPERATOR, HostGuest, ensure_operator, guest_now
 from textual.widgets import Static
 
 from tests.ui.test_wizards import body_text
@@ -64,9 +64,12 @@ def audit(tmp: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
 
 
-def console(g: HostGuest, tmp: Path) -> ZConsoleApp:
+def console(g: HostGuest, tmp: Path, since: str) -> ZConsoleApp:
+    """The console on SshHost into the guest; its SSH panel judges the logins since `since`
+    (the test's start: the session's guest keeps earlier tests' faults in its journal)."""
     app = ZConsoleApp(ssh_host(g), refresh_interval=3600, state_directory=str(tmp))
     app.wizard_poll_interval = 0.5  # type: ignore[attr-defined]
+    app.fixit_since = since  # type: ignore[attr-defined]
     return app
 
 
@@ -133,11 +136,12 @@ async def test_fix_ssh_through_the_host_screen(host_guest: HostGuest,
     before the reload is alive after it; the verdict turns OK; `u`, typed 'undo': the drop-in
     is back byte for byte (content, mode, owner) and the verdict names the cause again."""
     g, fault = host_guest, slow_reverse_dns
+    since = guest_now(g)
     fault.apply()
     dropin = faults.SlowReverseDns.DROPIN
     before = file_state(g, dropin)
     slow = g.login_seconds(1)  # also the login from 10.0.2.2 the panel judges
-    app = console(g, tmp_path)
+    app = console(g, tmp_path, since)
     session = None
     try:
         async with app.run_test(size=(120, 40)) as pilot:
@@ -229,10 +233,11 @@ async def test_slow_user_manager_fixed_through_the_host_screen(
     uid = g.exec(["id", "-u", OPERATOR]).stdout.strip()
     unit = f"user@{uid}.service"
     dropin = faults.SlowUserManager.DROPIN
+    since = guest_now(g)
     fault.apply()
     before = file_state(g, dropin)
     slow = first_login(g)
-    app = console(g, tmp_path)
+    app = console(g, tmp_path, since)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await open_host(app, pilot)

@@ -55,13 +55,17 @@ OFFERS = {
 }
 
 
-def ssh_diagnosis(host: Host) -> Diagnosis:
+JOURNAL_SINCE = "-2h"  # the logins judged: the last two hours of the journal
+
+
+def ssh_diagnosis(host: Host, since: str = JOURNAL_SINCE) -> Diagnosis:
     """The SSH panel's read and judgement. On the host itself (zconsole run in the
-    operator's SSH session) the client address is the session's own."""
+    operator's SSH session) the client address is the session's own. `since`: the logins
+    judged (journalctl's form; the app's `fixit_since` when set)."""
     client = None
     if host.kind == "local":
         client = client_from_ssh_connection(os.environ.get("SSH_CONNECTION"))
-    return diagnose_ssh(read_ssh(host, client))
+    return diagnose_ssh(read_ssh(host, client, since=since))
 
 
 def boot_diagnosis(host: Host, applied: AppliedBootFix | None = None) -> Diagnosis:
@@ -114,8 +118,9 @@ class HostScreen(ZScreen):
     def read_all(self, now: float) -> None:
         self._asked = now
         host = self.console_app.host
-        self.read(self.Loaded, partial(ssh_diagnosis, host), group="fixit-ssh", key="ssh",
-                  asked_at=now)
+        since = getattr(self.console_app, "fixit_since", None) or JOURNAL_SINCE
+        self.read(self.Loaded, partial(ssh_diagnosis, host, since), group="fixit-ssh",
+                  key="ssh", asked_at=now)
         self.read(self.Loaded, partial(boot_diagnosis, host, self.boot_applied),
                   group="fixit-boot", key="boot", asked_at=now)
 
