@@ -127,7 +127,7 @@ def login(g: HostGuest, st: State, user: str = "root", timeout: float = 400.0) -
     return secs
 
 
-def ssh_reads(st: State) -> None:
+def ssh_reads(st: State, session: bool = True) -> None:
     st.run("sshd-T.txt", ["sshd", "-T"])
     st.run("sshd-T-C.txt", ["sshd", "-T", "-C", CONNECTION])
     st.run("sshd_config", ["cat", "/etc/ssh/sshd_config"])
@@ -145,6 +145,25 @@ def ssh_reads(st: State) -> None:
                              "ssh.service", "ssh.socket"])
     st.run("is-enabled-ssh.txt", ["systemctl", "is-enabled", "ssh.service", "ssh.socket"])
     st.run("ssh-connection.txt", 'echo "$SSH_CONNECTION"')
+    if session:
+        session_reads(st)
+
+
+def session_reads(st: State, logind: bool = True) -> None:
+    """The session setup's reads (zconsole/services/read/fixit.py): the user managers'
+    units (root's and the operator's), the session daemons' processes, logind timed."""
+    uids = ["0"]
+    op = st.g.exec(["id", "-u", OPERATOR], check=False)
+    if op.returncode == 0:
+        uids.append(op.stdout.strip())
+    for uid in uids:
+        st.run(f"systemctl-cat-user@{uid}.service.txt",
+               ["systemctl", "cat", "--no-pager", f"user@{uid}.service"])
+    st.run("ps-daemons.txt", ["ps", "-o", "pid=,stat=,comm=", "-C",
+                              "systemd-logind,dbus-daemon"])
+    if logind:
+        st.run("loginctl-list-sessions.txt",
+               ["loginctl", "--no-pager", "--no-legend", "list-sessions"])
 
 
 def journal_since(st: State, since: str, suffix: str = "") -> None:
@@ -237,8 +256,13 @@ def capture(g: HostGuest, state: str) -> None:
         with faults.applied(state, g) as fault:
             st.note(f"cause() {fault.cause()}")
             login(g, st)
+            # while logind is still stopped: the session daemons and logind's answer as the
+            # panel reads them during the fault (the files of ssh_reads come after kill -CONT)
+            session_reads(st)
+            st.note("ps-daemons.txt and loginctl-list-sessions.txt: taken while logind was "
+                    "stopped; the others after kill -CONT")
         time.sleep(2)
-        ssh_reads(st)
+        ssh_reads(st, session=False)
         journal_since(st, since)
         st.run("journal-logind.txt", ["journalctl", "--no-pager", "-u", "systemd-logind",
                                       "-o", "short-iso-precise", "--since", since])
@@ -281,7 +305,8 @@ def write_sources() -> Path:
            "`nonroot/`, taken on the same guest a minute later. A `-2` directory is a second",
            "capture of the same state on a second boot of the guest (the commands added after",
            "the first run: the forward lookup sshd makes, the login journal as the fix-it read",
-           "asks for it).", ""]
+           "asks for it); a `-3` directory a third, for the session setup's reads (the user",
+           "managers' units, the session daemons' processes, logind's answer timed).", ""]
     for d in sorted(p for p in OUT.iterdir() if (p / "manifest.json").is_file()):
         m = json.loads((d / "manifest.json").read_text())
         out += [f"## {d.name}", "", f"Fault: {m['fault']}.", ""]

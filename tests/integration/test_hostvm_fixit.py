@@ -12,6 +12,7 @@ ZCONSOLE_VM=1 (or ZCONSOLE_HOSTVM_ATTACH=RUN_DIR of a running guest).
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -223,3 +224,98 @@ def test_fix_boot_applies_and_undoes_across_reboots(host_guest: HostGuest,
     finally:
         g.exec("rm -f /etc/netplan/90-zconsole.yaml /var/backups/zconsole-*; netplan generate",
                check=False)
+
+
+SSHD_D = "/etc/ssh/sshd_config.d"
+
+
+def sshd_files(g: HostGuest) -> str:
+    """Every file sshd reads, byte for byte (sha256) with mode and owner, and what is in
+    /var/backups of zconsole's."""
+    return g.exec("cd /etc/ssh && stat -c '%n %a %U %G' sshd_config sshd_config.d/* && "
+                  "sha256sum sshd_config sshd_config.d/*; ls /var/backups | grep zconsole",
+                  check=False).stdout
+
+
+def reloads_since(g: HostGuest, since: str) -> list[str]:
+    """sshd's and systemd's words for a reload of ssh.service since `since`."""
+    out = g.exec(["journalctl", "--no-pager", "-o", "cat", "--since", since, "-u",
+                  "ssh.service"], check=False).stdout
+    return [x for x in out.splitlines() if "SIGHUP" in x or "Reload" in x]
+
+
+def test_a_broken_change_is_refused_by_sshd_t_and_nothing_is_applied(
+        host_guest: HostGuest, slow_reverse_dns: faults.Fault, host_figures: Any,
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two ways a change would not validate, on the real sshd 9.2:
+
+    1. another drop-in was broken after sshd's last reload (the running sshd is fine,
+       `sshd -t` is not): a plan built before is refused by `sshd -t` right before its first
+       step, nothing is written; a plan built now is blocked saying so;
+    2. zconsole's own drop-in would not validate (the product's drop-in text, given a bad
+       line: the seam the unit test uses too): written, refused by `sshd -t`, removed again.
+
+    Each time: every file sshd reads byte for byte as before, no backup left, sshd never
+    reloaded, the audit log says refused."""
+    g, fault = host_guest, slow_reverse_dns
+    fault.apply()
+    host = ssh_host(g)
+    audit, store = AuditLog(tmp_path / "audit.jsonl"), PlanStore(tmp_path / "plans")
+
+    def runner(p: Plan) -> PlanRunner:
+        return PlanRunner(host, p, audit=audit, store=store, operator="hostvm-test")
+
+    broken = f"{SSHD_D}/60-zc-broken.conf"
+    again = f"{SSHD_D}/51-zc-usedns-again.conf"
+    try:
+        since = guest_now(g)
+        reloaded = reloads_since(g, since)  # the recipe's own reload may fall in this second
+        plan = fix.plan_for(host)
+        assert not plan.blocked and dict(plan.params)["mode"] == "remove-line"
+        g.write_file(broken, "# an admin's edit, not reloaded yet\nUseDNS maybe\n")
+        before = sshd_files(g)
+        run = fix.run_fix(plan, runner, lambda _e: None)
+        assert not run.applied and run.rollback is None, run.result.message
+        first = run.result.outcomes[0]
+        assert first.step_id == "backup", first
+        assert "refused by sshd -t" in first.message and broken in first.message, first.message
+        assert sshd_files(g) == before
+        recs = [json.loads(x) for x in (tmp_path / "audit.jsonl").read_text().splitlines()]
+        assert [r for r in recs if r["event"] == "command"] == []
+        pre = next(r for r in recs if r["event"] == "checks")
+        assert not pre["results"][0]["ok"] and "refused by sshd -t" in \
+            pre["results"][0]["detail"]
+        blocked = fix.plan_for(host)
+        assert [c.name for c in blocked.checks if c.blocking] == ["sshd-valid"], \
+            blocked.checks  # (sshd -T fails on such files too: not "needs root")
+        assert broken in blocked.checks[0].detail, blocked.checks
+        host_figures("refused 1: the pre-check", first.message)
+        g.exec(f"rm -f {broken}")
+
+        # 2. the drop-in itself would not validate
+        g.write_file(again, "UseDNS yes\n")  # a later yes: fix-ssh writes its own drop-in
+        monkeypatch.setattr(fix, "DROPIN_LINES", ("UseDNS no", "Bogus yes"))
+        plan = fix.plan_for(host)
+        assert not plan.blocked and dict(plan.params)["mode"] == "drop-in", plan.checks
+        before = sshd_files(g)
+        run = fix.run_fix(plan, runner, lambda _e: None)
+        assert not run.applied
+        failed = next(o for o in run.result.outcomes if o.status.value == "failed")
+        assert failed.step_id == "validate", failed
+        assert failed.message.startswith("refused (exit 255)"), failed.message
+        assert "Bad configuration option: Bogus" in failed.stderr, failed.stderr
+        assert run.rollback is not None and run.rollback_result is not None
+        assert run.rollback_result.done, run.rollback_result.message
+        assert "rolled back" in run.result.message, run.result.message
+        assert sshd_files(g) == before
+        assert fault.cause()["sshd UseDNS"] == "yes"
+        assert reloads_since(g, since) == reloaded  # sshd was never reloaded
+        recs = [json.loads(x) for x in (tmp_path / "audit.jsonl").read_text().splitlines()]
+        validate = [r for r in recs if r["event"] == "command" and r["step_id"] == "validate"]
+        assert validate[-1]["exit_code"] == 255
+        assert "Bad configuration option: Bogus" in validate[-1]["stderr"]
+        assert not any(r.get("argv") == ["systemctl", "reload", "ssh"] for r in recs)
+        host_figures("refused 2: the validation", failed.message)
+        host_figures("refused 2: the rollback", run.result.message)
+    finally:
+        g.exec(f"rm -f {broken} {again} /var/backups/zconsole-*", check=False)

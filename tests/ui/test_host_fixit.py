@@ -238,3 +238,51 @@ async def test_f_and_u_act_on_the_panel_chosen_in_the_palette(tmp_path: Path) ->
         assert boot_offer(screen).startswith("▶ f: apply")
         wz, preview, typed = await run_wizard(app, pilot, "f")
         assert typed == ["optional"] and "netplan set" in preview
+
+
+async def test_session_fixes_rehearsed_on_the_demo(tmp_path: Path) -> None:
+    """slow-session: the SSH panel names the drop-in of user@.service; `f` removes it (the
+    backup, rm, daemon-reload, systemctl cat proves it gone), 'remove the drop-in' typed;
+    nothing more to apply, `u` puts it back byte for byte."""
+    from zconsole.hosts.demo.scenarios.slow_session import DROPIN as USER_DROPIN
+
+    app = wizard_app(tmp_path, "slow-session")
+    host = app.host
+    assert isinstance(host, DemoHost)
+    before = host.machine.files[USER_DROPIN]
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_host(app, pilot)
+        assert screen.diagnoses["ssh"].verdict.kind == "ssh-user-manager"
+        assert offer(screen).startswith("▶ f: apply the first fix as a plan: every command "
+                                        "shown first, typed confirmation, proven (logind")
+        wz, preview, typed = await run_wizard(app, pilot, "f")
+        assert f"rm -f {USER_DROPIN}" in preview and "systemctl daemon-reload" in preview
+        assert "Not done from here: dropping pam_systemd" in " ".join(preview.split())
+        assert typed == ["remove the drop-in"]
+        assert "✔ Done." in body_text(wz)
+        assert USER_DROPIN not in host.machine.files
+        await back_to_host(app, pilot, screen)
+        assert not offer(screen).startswith("▶ f")  # nothing more to apply
+        assert offer(screen).startswith(f"▶ u: undo: restore {USER_DROPIN} as it was on ")
+        wz, preview, typed = await run_wizard(app, pilot, "u")
+        assert typed == ["undo"] and "✔ Done." in body_text(wz)
+        assert host.machine.files[USER_DROPIN] == before
+        await back_to_host(app, pilot, screen)
+        assert offer(screen).startswith("▶ f: apply")
+
+
+async def test_logind_restart_rehearsed_on_the_demo(tmp_path: Path) -> None:
+    """frozen-logind: `f` restarts systemd-logind ('restart logind' typed), loginctl proves
+    it answers, the panel's verdict turns OK; a restart has no undo."""
+    app = wizard_app(tmp_path, "frozen-logind")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_host(app, pilot)
+        assert screen.diagnoses["ssh"].verdict.kind == "ssh-logind"
+        wz, preview, typed = await run_wizard(app, pilot, "f")
+        assert "systemctl restart systemd-logind.service" in preview
+        assert typed == ["restart logind"]
+        text = body_text(wz)
+        assert "✔ Done." in text, text
+        await back_to_host(app, pilot, screen)
+        assert screen.diagnoses["ssh"].verdict.severity is Severity.OK
+        assert offer(screen) == ""

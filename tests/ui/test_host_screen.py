@@ -86,7 +86,7 @@ async def test_slow_boot_verdict_names_the_link() -> None:
     assert "netplan get: ethernets.eno2: dhcp4: true" in evidence
     fixes = boot["fixes"]
     assert fixes.startswith("1. Mark eno2 optional in netplan")
-    assert fixes.index("2. Wait only for br0") < fixes.index("4. Mask wait-online")
+    assert fixes.index("2. Wait only for br0 and br100") < fixes.index("4. Mask wait-online")
     assert "offsite-backup.service" in fixes
     assert ssh["verdict"].startswith("✔ No cause of slow logins found")
 

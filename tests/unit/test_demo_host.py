@@ -119,6 +119,8 @@ SMOKE: dict[str, list[str]] = {
     "printf": ["printf", "%s\\n", "one", "two"],
     "tee": ["tee", "/etc/zconsole-smoke"],
     "cmp": ["cmp", "-s", "/etc/zconsole-smoke", "/etc/zconsole-smoke"],
+    "ps": ["ps", "-o", "pid=,stat=,comm=", "-C", "systemd-logind,dbus-daemon"],
+    "loginctl": ["loginctl", "--no-pager", "--no-legend", "list-sessions"],
 }
 SILENT = {"true", "ssh", "cp", "rm", "sed", "tee", "cmp", "test", "mkdir", "rmdir",
           "ifquery"}  # succeed without a word

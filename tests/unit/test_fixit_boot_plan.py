@@ -115,6 +115,48 @@ def test_wait_online_drop_in_argv_exactly(tmp_path: Path) -> None:
     assert [p.kind for p in plan.steps[-1].postchecks] == ["unit_exec_start"]
 
 
+def test_wait_online_interface_argv_exactly(tmp_path: Path) -> None:
+    """wait-online-interface: the same drop-in, waiting for the links networkd shows
+    configured and routable now (br0, br100: several, all of them), each re-checked
+    configured before the write; the undo removes it and proves that ExecStart is gone."""
+    rig = Rig(tmp_path)
+    plan = fix.plan_for(rig.host, "wait-online-interface", plan_id=PID)
+    assert not plan.blocked, plan.checks
+    exec_ = "/lib/systemd/systemd-networkd-wait-online --interface=br0 --interface=br100"
+    assert plan.argv_list() == [
+        ("mkdir", "-m", "0755", DIR),
+        ("printf", "%s\\n", "# zconsole fix-boot: wait for br0, br100 only, not for every "
+         "link", "[Service]", "ExecStart=", f"ExecStart={exec_}"),
+        ("systemctl", "daemon-reload"),
+        ("systemd-analyze", "verify", "--man=no", UNIT),
+    ]
+    write = plan.steps[1]
+    assert [(p.kind, dict(p.params).get("name"), dict(p.params).get("setup"))
+            for p in write.prechecks] == [
+        ("file_absent", None, None), ("link_setup", "eno2", "configuring"),
+        ("link_setup", "br0", "configured"), ("link_setup", "br100", "configured")]
+    assert plan.steps[0].confirmation is not None
+    assert plan.steps[0].confirmation.expected == "wait only for"
+    assert [dict(p.params)["value"] for p in plan.steps[-1].postchecks] == [exec_]
+    assert dict(plan.params)["exec"] == exec_
+    assert any("if one is renamed, missing or without its cable at boot, the boot waits "
+               "the whole 2 min again" in x for x in plan.preview)
+    before = rig.files()
+    assert rig.run(plan).applied
+    assert rig.host.machine.files[DROPIN].endswith(f"ExecStart={exec_}\n")
+    undo = fix.undo_plan(plan, host=rig.host)
+    assert dict(undo.steps[0].prechecks[0].params) == {
+        "path": DROPIN, "line": "4", "text": f"ExecStart={exec_}"}
+    assert rig.runner(undo).run(lambda _e: None).done
+    assert rig.files() == before and DIR not in rig.system.dirs
+    # a link that matters gone before the write: refused, nothing written
+    plan = fix.plan_for(rig.host, "wait-online-interface", plan_id="1" * 32)
+    rig.system.links = [x for x in rig.system.links if x[1] != "br100"]
+    run = rig.run(plan)
+    assert not run.applied and rig.files() == before
+    assert "networkctl list shows no link br100" in run.result.message
+
+
 def test_ifupdown_fix_argv_exactly(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
     ifupdown_host(rig)
@@ -158,8 +200,8 @@ def test_the_fix_is_chosen_from_the_diagnosis(tmp_path: Path) -> None:
     plan = fix.plan_for(rig.host)
     assert any(c.name == "passed-over" and "0.105" in c.detail for c in plan.checks)
     asked = fix.plan_for(rig.host, "netplan-optional")
-    assert asked.blocked and "the next fix: zconsole plan fix-boot --fix wait-online-any" in \
-        asked.checks[-1].detail
+    assert asked.blocked and "the next fix: zconsole plan fix-boot --fix " \
+        "wait-online-interface" in asked.checks[-1].detail
     rig.system.netplan_version = "0.99-0ubuntu3~20.04.2"
     assert "no `netplan set`" in fix.choose(fix.read_facts(rig.host))[1][0]
     # ifupdown: the stuck link has an `auto` line
@@ -300,7 +342,8 @@ def verdict_after(rig: Rig) -> tuple[str, str]:
     return d.verdict.kind, d.verdict.message
 
 
-@pytest.mark.parametrize("name", ["netplan-optional", "wait-online-any", "mask"])
+@pytest.mark.parametrize("name", ["netplan-optional", "wait-online-interface",
+                                  "wait-online-any", "mask"])
 def test_the_next_boot_says_whether_it_worked(tmp_path: Path, name: str) -> None:
     rig = Rig(tmp_path)
     assert rig.run(fix.plan_for(rig.host, name, plan_id=PID)).applied
@@ -339,3 +382,29 @@ def test_undone_the_hang_is_back(tmp_path: Path) -> None:
     d = diagnose_boot(read_boot(rig.host))
     assert d.verdict.message == "Boot waits 2 min for eno2, a port with no cable that asks " \
                                 "for DHCP"
+
+
+def test_the_next_fix_after_an_undo_without_the_hang_in_between(tmp_path: Path) -> None:
+    """One fix applied, rebooted (quick), undone: this boot did not wait, but eno2 is still
+    configuring and something wants network-online.target, so the next boot would wait:
+    the next fix is planned all the same (saying so), and judged after its reboot. A host
+    where nothing would wait still has nothing to fix."""
+    rig = Rig(tmp_path)
+    first = fix.plan_for(rig.host, "wait-online-any", plan_id=PID)
+    assert rig.run(first).applied
+    assert rig.reboot() == "quick"
+    assert rig.runner(fix.undo_plan(first, host=rig.host)).run(lambda _e: None).done
+    plan = fix.plan_for(rig.host, "wait-online-interface", plan_id="1" * 32)
+    assert not plan.blocked, plan.checks
+    assert plan.preview[0].startswith(f"This boot did not wait for {UNIT} (a fix undone "
+                                      "since?), but networkd is still configuring eno2 and ")
+    assert dict(plan.params)["wait_before"] == ""
+    assert rig.run(plan).applied
+    assert rig.reboot() == "quick"
+    [a] = fix.applied_records(rig.store, rig.host.label)
+    d = diagnose_boot(read_boot(rig.host), fix.as_applied(a))
+    assert d.verdict.kind == "boot-fix-proven"
+    assert d.verdict.message == ("the fix was applied in a boot that did not wait (its wait "
+                                 "is not known), 0.4 s this boot: fixed")
+    rig.system.wanted_by = []  # nothing wants the network online: nothing would wait
+    assert fix.plan_for(rig.host, "mask").blocked

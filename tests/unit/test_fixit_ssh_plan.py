@@ -153,14 +153,54 @@ def test_sshd_t_refuses_the_change_restore_and_nothing_applied(
     assert isinstance(last, RunFailed) and "rolled back" in last.message
 
 
+def test_a_file_broken_before_the_fix_refuses_it_before_any_change(tmp_path: Path) -> None:
+    """Another drop-in was broken after sshd's last reload (the running sshd is fine, `sshd
+    -t` is not): the fix is refused by sshd -t before anything is written (no backup, no
+    sed, no reload, no rollback to run); a plan built now is blocked saying so."""
+    host, c, store, audit = setup(tmp_path)
+    plan = fix.plan_for(host, plan_id=PID)
+    assert not plan.blocked
+    host.machine.files["/etc/ssh/sshd_config.d/60-broken.conf"] = "Bogus yes\n"
+    before = {k: v for k, v in host.machine.files.items() if not k.startswith("/run/")}
+    seen, on = events()
+    run = fix.run_fix(plan, make(host, c, store, audit), on)  # type: ignore[arg-type]
+    assert not run.applied and run.rollback is None
+    first = run.result.outcomes[0]
+    assert first.step_id == "backup" and first.status is StepStatus.FAILED
+    assert "refused by sshd -t (exit 255: /etc/ssh/sshd_config.d/60-broken.conf: line 1: " \
+           "Bad configuration option: Bogus" in first.message, first.message
+    assert {k: v for k, v in host.machine.files.items() if not k.startswith("/run/")} == before
+    recs = records(audit)
+    assert [r for r in recs if r["event"] in ("command", "command-intent")] == []
+    pre = [r for r in recs if r["event"] == "checks" and r["phase"] == "pre"][0]
+    assert pre["results"][0]["kind"] == "sshd_valid" and not pre["results"][0]["ok"]
+    assert "refused by sshd -t" in pre["results"][0]["detail"]
+    assert fix.applied_fixes(store, host.label) == []
+
+    again = fix.plan_for(host, plan_id=PID)
+    assert again.blocked
+    why = [ch.detail for ch in again.checks if ch.blocking]
+    assert len(why) == 1 and why[0].startswith(
+        "refused by sshd -t before any change (exit 255: /etc/ssh/sshd_config.d/"
+        "60-broken.conf: line 1: Bad configuration option: Bogus"), why
+
+
 def test_a_rollback_that_cannot_validate_says_so(tmp_path: Path) -> None:
-    """Another file is already broken: the fix is refused and the rollback's own sshd -t
-    fails too; the file is restored all the same and both plans stay to be looked at."""
+    """Another file is broken while the fix runs (after its write): the fix is refused and
+    the rollback's own sshd -t fails too; the file is restored all the same and both plans
+    stay to be looked at."""
+    from zconsole.services.ops.engine.events import CommandFinished
+
     host, c, store, audit = setup(tmp_path)
     before = host.machine.files[DROPIN]
     plan = fix.plan_for(host, plan_id=PID)
-    host.machine.files["/etc/ssh/sshd_config.d/60-broken.conf"] = "Bogus yes\n"
-    seen, on = events()
+    seen: list[RunEvent] = []
+
+    def on(e: RunEvent) -> None:
+        seen.append(e)
+        if isinstance(e, CommandFinished) and e.step_id == "write":
+            host.machine.files["/etc/ssh/sshd_config.d/60-broken.conf"] = "Bogus yes\n"
+
     run = fix.run_fix(plan, make(host, c, store, audit), on)  # type: ignore[arg-type]
     assert run.result.outcomes[2].step_id == "validate"
     assert run.rollback is not None and run.rollback_result is not None

@@ -20,6 +20,7 @@ from zconsole.parsers.systemd import (
     parse_critical_chain,
     parse_networkctl_list,
     parse_startup,
+    parse_unit_cat,
     timespan,
 )
 
@@ -317,3 +318,22 @@ def test_a_process_id_taken_again_after_a_reboot_is_a_new_login() -> None:
     assert second.session_failed is None and second.session_at is not None
     assert second.accepted_at is not None and first.accepted_at is not None
     assert second.accepted_at > first.accepted_at
+
+
+def test_systemctl_cat_of_a_user_manager_with_a_drop_in() -> None:
+    """slow-user-manager-3: the packages' unit, their 10-login-barrier.conf, the recipe's
+    drop-in; each file's lines as written (its own comments kept, the blank line systemctl
+    puts between files dropped)."""
+    text = (HOST / "slow-user-manager-3" / "systemctl-cat-user@1000.service.txt").read_text()
+    files = parse_unit_cat(text)
+    assert [f.path for f in files] == [
+        "/lib/systemd/system/user@.service",
+        "/usr/lib/systemd/system/user@.service.d/10-login-barrier.conf",
+        "/etc/systemd/system/user@.service.d/50-zc-slow.conf"]
+    assert [(f.vendor, f.dropin) for f in files] == [(True, False), (True, True),
+                                                     (False, True)]
+    assert files[2].lines == ("# zconsole fault recipe: a slow user manager", "[Service]",
+                              "ExecStartPre=/bin/sleep 25")
+    assert files[0].lines[-1] == "OOMScoreAdjust=100"
+    with pytest.raises(ParseError):
+        parse_unit_cat("[Service]\nExecStart=/bin/true\n")

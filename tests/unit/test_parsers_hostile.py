@@ -35,6 +35,7 @@ from zconsole.parsers.systemd import (
     parse_critical_chain,
     parse_networkctl_list,
     parse_startup,
+    parse_unit_cat,
 )
 from zconsole.parsers.zpool_iostat import parse_zpool_iostat
 from zconsole.parsers.zpool_list import parse_zpool_list
@@ -78,6 +79,7 @@ ALL["systemd-analyze-blame"] = (parse_blame, _host_samples("blame.txt"))
 ALL["critical-chain"] = (parse_critical_chain, _host_samples("critical-chain-*.txt"))
 ALL["networkctl-list"] = (parse_networkctl_list, _host_samples("networkctl-list*.txt"))
 ALL["netplan-get"] = (parse_netplan_get, _host_samples("netplan-get.txt"))
+ALL["systemctl-cat"] = (parse_unit_cat, _host_samples("systemctl-cat-*.txt"))
 
 
 def shapes(base: str) -> Iterator[tuple[str, str]]:

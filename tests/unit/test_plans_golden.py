@@ -125,11 +125,17 @@ CASES: dict[str, tuple[str, ...]] = {
     "fix-boot": ("--demo", "slow-boot", "plan", "fix-boot", "--dry-run"),
     "fix-boot-any": ("--demo", "slow-boot", "plan", "fix-boot", "--fix", "wait-online-any",
                      "--dry-run"),
+    "fix-boot-interface": ("--demo", "slow-boot", "plan", "fix-boot", "--fix",
+                           "wait-online-interface", "--dry-run"),
     "fix-boot-mask": ("--demo", "slow-boot", "plan", "fix-boot", "--fix", "mask",
                       "--dry-run"),
     "fix-boot-ifupdown-blocked": ("--demo", "slow-boot", "plan", "fix-boot", "--fix",
                                   "ifupdown-hotplug", "--dry-run"),
     "fix-boot-healthy": ("--demo", "healthy", "plan", "fix-boot", "--dry-run"),
+    # the session setup: a slow user manager's drop-in, a logind that does not answer
+    "fix-session-dropin": ("--demo", "slow-session", "plan", "fix-session", "--dry-run"),
+    "fix-session-logind": ("--demo", "frozen-logind", "plan", "fix-session", "--dry-run"),
+    "fix-session-healthy": ("--demo", "healthy", "plan", "fix-session", "--dry-run"),
     "fix-boot-json": ("--demo", "slow-boot", "plan", "fix-boot", "--dry-run", "--json"),
     # the command itself
     "no-dry-run": ("--demo", "showcase", "plan", "detach", "tank", "x"),
@@ -174,6 +180,8 @@ def _normalise(text: str) -> str:
     text = re.sub(r"\b[0-9a-f]{32}\b", "<id>", text)
     text = re.sub(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
                   "<boot id>", text)  # the host's boot id (fix-boot records it)
+    # a fix-it's backup is named after its plan's id
+    text = re.sub(r"/var/backups/zconsole-[0-9a-f]{12}-", "/var/backups/zconsole-<id>-", text)
     return re.sub(r'"created_at": [0-9.e+]+', '"created_at": <time>', text)
 
 

@@ -36,6 +36,7 @@ class FixtureHost:
 
     def __init__(self, state: str, root: bool = True, now: float = 1_795_454_400.0) -> None:
         self.dir = HOST / state
+        self.name = self.dir.name
         self.root = root
         self._now = now
         self.ran: list[tuple[str, ...]] = []
@@ -98,6 +99,22 @@ class FixtureHost:
                  read.NETPLAN_GET: "netplan-get.txt"}
         if a in table:
             return self._answer(table[a], a)
+        if a[:3] == read.unit_cat("x")[:3]:
+            # the user managers' units came with the `-3` captures; a state captured before
+            # that (whose fault never touched user@.service) gets the packages' unit as
+            # clean-3 captured it from the same guest image
+            name = f"systemctl-cat-{a[3]}.txt"
+            if name in self.meta:
+                return self._answer(name, a)
+            if not self.name.endswith("-3"):
+                return FixtureHost("clean-3")._answer(name, a)
+            raise HostError(f"{' '.join(a)} was not captured in {self.dir.name}")
+        name = {read.PS_DAEMONS: "ps-daemons.txt",
+                read.LOGINCTL: "loginctl-list-sessions.txt"}.get(a, "")
+        if name:
+            if name not in self.meta:
+                raise HostError(f"{' '.join(a)} was not captured in {self.dir.name}")
+            return self._answer(name, a, float(self.meta[name].get("seconds", 0.0)))
         raise AssertionError(f"no capture for {a}")
 
     def run_pipeline(self, argvs: Sequence[Sequence[str]], *, timeout: float = DEFAULT_TIMEOUT,
@@ -284,7 +301,7 @@ def test_wait_online_hang_verdict_names_the_link() -> None:
     assert "enabled-runtime (netplan's generator enables it at every boot" in ev
     assert "netplan get: ethernets.lan1: dhcp4: true" in ev
     assert [f.title for f in d.fixes] == [
-        "Mark lan1 optional in netplan", "Wait only for br0", "Wait for any one link",
+        "Mark lan1 optional in netplan", "Wait only for br0 and br100", "Wait for any one link",
         "Mask wait-online (last resort)"]
     assert "zc-needs-online.service" in d.fixes[-1].cost
 
@@ -294,12 +311,13 @@ def test_wait_online_hang_verdict_names_the_link() -> None:
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_every_demo_scenario_answers_the_fixit_reads(scenario: str) -> None:
     """The demo host answers every fix-it read in its real format (nothing unread as root);
-    slow-ssh and slow-boot show their cause, the others none."""
+    slow-ssh, slow-session, frozen-logind and slow-boot show their cause, the others none."""
     host = DemoHost(scenario, clock=lambda: 1_795_302_010.0)
     ssh = diagnose_ssh(read.read_ssh(host))
     boot = diagnose_boot(read.read_boot(host))
     assert ssh.unread == () and boot.unread == (), (ssh.unread, boot.unread)
-    assert ssh.verdict.kind == ("ssh-usedns" if scenario == "slow-ssh" else "ssh-ok")
+    assert ssh.verdict.kind == {"slow-ssh": "ssh-usedns", "slow-session": "ssh-user-manager",
+                                "frozen-logind": "ssh-logind"}.get(scenario, "ssh-ok")
     assert boot.verdict.kind == ("boot-wait-online" if scenario == "slow-boot" else "boot-ok")
 
 
@@ -341,3 +359,45 @@ def test_second_capture_clean_read_with_the_reads_own_journal() -> None:
     assert first.manager_started[1] - first.manager_started[0] == pytest.approx(8.8, abs=0.05)
     assert all(lg.session_at is not None for lg in r.logins.value)
     assert diagnose_ssh(r).verdict.kind == "ssh-ok"
+
+
+# ------------------------------------------------------------ the session setup (-3 captures)
+
+def test_third_capture_clean_has_no_session_cause() -> None:
+    d = diagnose_ssh(read.read_ssh(FixtureHost("clean-3"), "10.0.2.2"))
+    assert d.verdict.kind == "ssh-ok" and d.unread == (), (d.verdict, d.unread)
+
+
+def test_slow_user_manager_names_the_drop_in_and_its_line() -> None:
+    """The manager's unit as `systemctl cat` printed it: the packages' 10-login-barrier.conf
+    is passed over, the recipe's drop-in is named with its line, and its removal is the fix
+    a plan applies."""
+    host = FixtureHost("slow-user-manager-3")
+    d = diagnose_ssh(read.read_ssh(host, "10.0.2.2"))
+    assert d.verdict.kind == "ssh-user-manager" and d.unread == (), (d.verdict, d.unread)
+    assert d.verdict.message.startswith("The first login of zcop waits ")
+    assert d.verdict.message.endswith(
+        "for user@1000.service (the user's systemd manager): the drop-in "
+        "/etc/systemd/system/user@.service.d/50-zc-slow.conf:3 runs "
+        "`ExecStartPre=/bin/sleep 25`"), d.verdict.message
+    assert "10-login-barrier" not in " ".join(d.verdict.evidence)
+    assert (d.fixes[0].title, d.fixes[0].plan) == (
+        "Remove the drop-in /etc/systemd/system/user@.service.d/50-zc-slow.conf",
+        "fix-session")
+    assert read.unit_cat("user@1000.service") in host.ran
+
+
+def test_frozen_logind_names_the_stopped_process_and_its_silence() -> None:
+    """ps and loginctl as the panel read them while logind was stopped: the service at fault
+    is named, with its state, and the restart is the fix a plan applies."""
+    d = diagnose_ssh(read.read_ssh(FixtureHost("frozen-logind-3"), "10.0.2.2"))
+    assert d.verdict.kind == "ssh-logind" and d.verdict.severity is Severity.WARNING
+    assert d.verdict.message.startswith("Logins wait ")
+    assert "for systemd-logind, which did not answer (pam_systemd: Connection timed out)" in \
+        d.verdict.message
+    ev = "\n".join(d.verdict.evidence)
+    assert "ps: systemd-logind pid 403 state Ts (stopped: SIGSTOP, a debugger?)" in ev
+    assert "now: loginctl list-sessions failed after 26 s: Failed to list sessions: " \
+           "Connection timed out" in ev, ev
+    assert (d.fixes[0].title, d.fixes[0].plan) == ("Restart systemd-logind", "fix-session")
+    assert d.fixes[1].plan == "" and "no XDG_RUNTIME_DIR" in d.fixes[1].cost

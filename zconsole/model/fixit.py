@@ -187,6 +187,24 @@ class Timed:
 
 
 @dataclass(frozen=True)
+class UnitFile:
+    """One file of `systemctl cat UNIT`: its path and its lines as written (line 1 is the
+    file's first line)."""
+
+    path: str
+    lines: tuple[str, ...]
+
+    @property
+    def vendor(self) -> bool:
+        """A file of the packages (/usr/lib, /lib), not the admin's (/etc) or runtime (/run)."""
+        return self.path.startswith(("/usr/lib/", "/lib/"))
+
+    @property
+    def dropin(self) -> bool:
+        return ".d/" in self.path
+
+
+@dataclass(frozen=True)
 class SshReading:
     """What the SSH panel read; every part has its own outcome."""
 
@@ -203,6 +221,14 @@ class SshReading:
     resolv: Part[str]  # /etc/resolv.conf
     pam_systemd: Part[tuple[str, ...]]  # the pam_systemd lines of common-session
     services: Part[dict[str, str]]  # systemd-logind / dbus / ssh: is-active
+    # `systemctl cat user@UID.service` of the user managers the journal saw starting for a
+    # login (unit -> text: the unit and its drop-ins, each after a `# PATH` line)
+    user_units: Part[dict[str, str]] | None = None
+    # the session daemons' processes when a login's session failed (`ps`: comm ->
+    # (pid, state letters): T = stopped)
+    daemons: Part[dict[str, tuple[int, str]]] | None = None
+    # `loginctl list-sessions` timed, when a login's session failed: does logind answer now?
+    logind_now: Part[Timed] | None = None
 
 
 @dataclass(frozen=True)
@@ -228,7 +254,7 @@ class AppliedBootFix:
     wait-online took at the boot it was applied on (None: not known)."""
 
     plan_id: str
-    fix: str  # netplan-optional | wait-online-any | ifupdown-hotplug | mask
+    fix: str  # netplan-optional | wait-online-interface | wait-online-any | ifupdown-hotplug | mask
     what: str  # one line: "optional: true for eno2 in /etc/netplan/90-zconsole.yaml"
     applied_at: float
     wait_before: float | None
@@ -240,11 +266,13 @@ class AppliedBootFix:
 
 @dataclass(frozen=True)
 class Fix:
-    """One fix, as text: what to change and what it costs or breaks. Never executed here."""
+    """One fix, as text: what to change and what it costs or breaks. Never executed here.
+    `plan`: the fix-it plan kind that applies it (the Host screen's `f`), "" if none."""
 
     title: str
     change: str
     cost: str
+    plan: str = ""
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@
 - `systemd-analyze critical-chain UNIT`: a tree of `unit @at +took` lines under two lines of
   legend;
 - `networkctl list`: `IDX LINK TYPE OPERATIONAL SETUP` rows and `N links listed.`;
+- `systemctl cat UNIT`: each file (the unit, then its drop-ins in the order systemd applies
+  them) after a `# /PATH` line, the files separated by an empty line;
 - time spans as systemd's format_timespan() writes them: `2min 359ms`, `1.085s`, `945ms`,
   `1h 2min 3.5s`, `12us` / `12µs`.
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from zconsole.model.fixit import BlameEntry, ChainUnit, NetLink, StartupTimes
+from zconsole.model.fixit import BlameEntry, ChainUnit, NetLink, StartupTimes, UnitFile
 from zconsole.parsers.errors import ParseError, parser
 
 _UNITS = {"us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0,
@@ -113,3 +115,21 @@ def parse_networkctl_list(text: str) -> tuple[NetLink, ...]:
             raise ParseError("networkctl list", "index out of range", n, raw)
         out.append(NetLink(int(words[0]), words[1], words[2], words[3], words[4]))
     return tuple(out)
+
+
+@parser("systemctl cat")
+def parse_unit_cat(text: str) -> tuple[UnitFile, ...]:
+    """The files of `systemctl cat`, in its order. A file's own comment lines stay in it; the
+    empty line systemctl writes before the next `# /PATH` is not the file's."""
+    files: list[tuple[str, list[str]]] = []
+    lines = text.splitlines()
+    for n, raw in enumerate(lines, 1):
+        if raw.startswith("# /") and (n == 1 or not lines[n - 2].strip()):
+            if files and files[-1][1] and not files[-1][1][-1].strip():
+                files[-1][1].pop()
+            files.append((raw[2:].strip(), []))
+        elif files:
+            files[-1][1].append(raw)
+        elif raw.strip():
+            raise ParseError("systemctl cat", "text before the first `# /PATH` line", n, raw)
+    return tuple(UnitFile(path, tuple(body)) for path, body in files)

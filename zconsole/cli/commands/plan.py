@@ -4,7 +4,8 @@ would run it.
     zconsole plan attach tank mirror-1 sdh --dry-run
     zconsole plan replace-grow tank mirror-0 sdc sdd --expand autoexpand --dry-run --json
     zconsole plan fix-ssh --dry-run
-    zconsole plan fix-boot [--fix netplan-optional|wait-online-any|ifupdown-hotplug|mask] --dry-run
+    zconsole plan fix-boot [--fix netplan-optional|wait-online-interface|wait-online-any|
+                                                 ifupdown-hotplug|mask] --dry-run
     options: --host [USER@]HOST | --demo [SCENARIO] [--zfs-version 2.1|2.3], --json
 
 The KINDs, their ARGs and their options come from the operation registry

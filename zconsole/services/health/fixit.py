@@ -8,10 +8,11 @@ The fixes are text: nothing here changes the host (the plans are the next step).
 Causes judged (facts: shared/reference/fixit-facts.md, measured on the Debian 12 host guest):
 - reverse DNS: `UseDNS yes` (Debian's default is no: someone set it) and the lookup of the
   client address is slow, or sshd logged `reverse mapping checking getaddrinfo ... failed`;
-- the user's manager: CreateSession waits for `user@UID.service`; a slow one holds the first
-  login of a user (25 s with the fault recipe);
-- logind not answering: `pam_systemd(sshd:session): Failed to create session: ...` after
-  2 min (systemd 252's CreateSession timeout) or 90 s (dbus frozen);
+- the session setup (`health.fixit_session`): the user's manager (CreateSession waits for
+  `user@UID.service`; a slow one holds the first login of a user, 25 s with the fault
+  recipe) and the drop-in that slows it; logind or dbus not answering
+  (`pam_systemd(sshd:session): Failed to create session: ...` after 2 min, systemd 252's
+  CreateSession timeout, or 90 s with dbus frozen);
 - the boot: `systemd-networkd-wait-online` waiting (2 min by default) for a link networkd
   still calls `configuring`, e.g. a port with no cable that asks for DHCP.
 """
@@ -29,7 +30,6 @@ from zconsole.model.fixit import (
     ConfigLine,
     Diagnosis,
     Fix,
-    JournalLine,
     Login,
     NetLink,
     SshdSources,
@@ -38,14 +38,14 @@ from zconsole.model.fixit import (
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.netplan import NetplanDevice, parse_netplan_get
 from zconsole.services import fmt
+from zconsole.services.health.fixit_session import line_text as _line
+from zconsole.services.health.fixit_session import logind_cause as _logind
+from zconsole.services.health.fixit_session import secs as _secs
+from zconsole.services.health.fixit_session import user_manager_cause as _user_manager
 
 SLOW_LOOKUP = 1.0  # s: a reverse lookup slower than this is felt at every login
 SLOW_PHASE = 5.0  # s: a login phase slower than this is the cause of a slow login
 SLOW_WAIT = 10.0  # s: a wait-online run longer than this held the boot
-# s: a user manager this slow to start is broken anywhere. On the host guest under TCG with
-# a load of 5-8, the clean first login after boot waited 8.8 s for user@0.service (nothing
-# wrong); with the slow-user-manager recipe (ExecStartPre=/bin/sleep 25) 35 s.
-SLOW_MANAGER = 15.0
 # the verdict: the cause every login pays first, then the first login's own wait
 VERDICT_ORDER = {"ssh-logind": 0, "ssh-usedns": 1, "ssh-user-manager": 2}
 DROPIN_USEDNS = "/etc/ssh/sshd_config.d/00-zconsole-usedns.conf"
@@ -59,14 +59,6 @@ AUTH_KEYS = {
 }
 RELOAD = ("validate with `sshd -t`, prove the value with `sshd -T`, apply with "
           "`systemctl reload ssh` (open sessions survive: Debian's unit has KillMode=process)")
-
-
-def _secs(s: float) -> str:
-    return f"{s:.0f} s" if s >= 10 else f"{s:.1f} s"
-
-
-def _line(j: JournalLine) -> str:
-    return j.text
 
 
 def _first(values: tuple[str, ...] | None) -> str | None:
@@ -159,92 +151,19 @@ def _reverse_dns(r: SshReading, src: SshdSources | None,
             "matching names; sshd's log shows addresses instead of names")
     if origin is not None and origin.file.startswith("/etc/ssh/sshd_config.d/"):
         fixes.append(Fix(f"Remove `UseDNS {origin.value}` at {origin.where}",
-                         f"delete line {origin.line_no} of {origin.file}; {RELOAD}", cost))
+                         f"delete line {origin.line_no} of {origin.file}; {RELOAD}", cost,
+                         plan="fix-ssh"))
     fixes.append(Fix(f"Override it with {DROPIN_USEDNS}",
                      f"a drop-in with `UseDNS no` (named 00-… so it is read first and wins; "
                      f"outside any Match block); {RELOAD}",
-                     cost + "; one more file to know about"))
+                     cost + "; one more file to know about",
+                     plan="" if fixes else "fix-ssh"))
     fixes.append(Fix("Make the lookup fast instead",
                      f"give {r.client or 'the client'} a PTR record (and its name an A record) "
                      "on the DNS server in /etc/resolv.conf, or a line in /etc/hosts",
                      "nothing in sshd changes; every program on the host resolves faster"))
     return Finding("ssh-usedns", Severity.WARNING, "sshd", msg, tuple(evidence),
                    factor=wait), tuple(fixes)
-
-
-def _user_manager(r: SshReading, logins: tuple[Login, ...]
-                  ) -> tuple[Finding, tuple[Fix, ...]] | None:
-    slow = [lg for lg in logins if lg.manager_started is not None
-            and lg.manager_started[1] - lg.manager_started[0] >= SLOW_MANAGER]
-    if not slow:
-        return None
-    lg = slow[-1]
-    assert lg.manager_started is not None
-    took = lg.manager_started[1] - lg.manager_started[0]
-    unit = f"user@{lg.uid}.service" if lg.uid is not None else "user@UID.service"
-    evidence = [f"login of {lg.user or '?'}: session opened → session ready "
-                f"{_secs(lg.setup_seconds or took)}; {unit} took {_secs(took)} to start"]
-    evidence += [_line(j) for j in lg.lines if "user@" in j.message or
-                 "session opened" in j.message or "New session" in j.message
-                 or j.message.startswith("Started session-")]
-    msg = (f"The first login of {lg.user or 'a user'} waits {_secs(took)} for {unit} "
-           "(the user's systemd manager)")
-    fixes = (
-        Fix(f"Find what slows {unit}",
-            f"`systemctl cat {unit}` (drop-ins, ExecStartPre) and "
-            f"`journalctl -b -u {unit}`; remove the drop-in or the slow user unit",
-            "read only until the cause is known; removing a drop-in undoes someone's "
-            "change, so ask who made it"),
-        Fix(f"Keep {lg.user or 'the user'}'s manager running: "
-            f"`loginctl enable-linger {lg.user or 'USER'}`",
-            "the manager starts at boot and stays, so logins no longer wait for it",
-            "the user's services keep running after logout; the first wait moves to boot"),
-    )
-    return Finding("ssh-user-manager", Severity.WARNING, "sshd", msg, tuple(evidence),
-                   factor=took), fixes
-
-
-def _logind(r: SshReading, logins: tuple[Login, ...]) -> tuple[Finding, tuple[Fix, ...]] | None:
-    failed = [lg for lg in logins if lg.session_failed is not None]
-    if not failed:
-        return None
-    lg = failed[-1]
-    took = lg.setup_seconds or 0.0
-    # logins after the last failed one that did get their session: logind answers again,
-    # so the wait is history (the journal keeps 2 h), not the cause of today's slow login
-    since = [x for x in logins[logins.index(lg) + 1:]
-             if x.session_failed is None and x.session_at is not None]
-    evidence = [f"login of {lg.user or '?'} from {lg.addr or '?'}: session opened → "
-                f"pam_systemd gave up after {_secs(took)}: {lg.session_failed}"]
-    evidence += [_line(j) for j in lg.lines if "session opened" in j.message
-                 or "pam_systemd" in j.message]
-    if r.pam_systemd.value:
-        evidence += list(r.pam_systemd.value)
-    if r.services.value:
-        evidence.append("now: " + ", ".join(f"{u} {s}" for u, s in r.services.value.items()
-                                            if not u.startswith("ssh")))
-    if since:
-        evidence.insert(0, f"{len(since)} later login(s) got their logind session, the last "
-                           f"of {since[-1].user or '?'} from {since[-1].addr or '?'}")
-        return Finding("ssh-logind", Severity.INFO, "sshd",
-                       f"Earlier, {len(failed)} login(s) waited {_secs(took)} for "
-                       "systemd-logind, which did not answer; the logins since then got "
-                       "their session", tuple(evidence)), ()
-    msg = (f"Logins wait {_secs(took)} for systemd-logind, which did not answer "
-           f"(pam_systemd: {lg.session_failed})")
-    fixes = (
-        Fix("Restart systemd-logind",
-            "`systemctl restart systemd-logind` (and `systemctl status dbus` first: a dbus "
-            "that does not answer gives the same wait)",
-            "logins during the restart wait a moment; open SSH sessions keep running"),
-        Fix("Drop pam_systemd from the SSH session (last resort)",
-            "`pam-auth-update`, untick \"Register user sessions in the systemd control group "
-            "hierarchy\"",
-            "no logind session: no XDG_RUNTIME_DIR, no user@.service, no loginctl or "
-            "lingering; sessions may hang at shutdown; for every login, not only SSH"),
-    )
-    return Finding("ssh-logind", Severity.WARNING, "sshd", msg, tuple(evidence),
-                   factor=took), fixes
 
 
 def _auth_methods(r: SshReading, src: SshdSources | None) -> list[Finding]:
@@ -279,7 +198,7 @@ def diagnose_ssh(r: SshReading) -> Diagnosis:
     src = r.sources.value
     logins = r.logins.value or ()
     causes = [c for c in (_reverse_dns(r, src, logins), _logind(r, logins),
-                          _user_manager(r, logins)) if c is not None]
+                          _user_manager(r)) if c is not None]
     warn = sorted((c for c in causes if c[0].severity is Severity.WARNING),
                   key=lambda c: VERDICT_ORDER.get(c[0].kind, 9))
     info = [c[0] for c in causes if c[0].severity is not Severity.WARNING]
@@ -290,7 +209,9 @@ def diagnose_ssh(r: SshReading) -> Diagnosis:
                       ("sshd_config files", r.sources), ("logins (journal)", r.logins),
                       ("reverse lookup", r.lookup), ("forward check", r.forward),
                       ("resolver", r.resolv),
-                      ("PAM session", r.pam_systemd), ("services", r.services)])
+                      ("PAM session", r.pam_systemd), ("services", r.services),
+                      ("user managers", r.user_units), ("session daemons", r.daemons),
+                      ("logind now", r.logind_now)])
     if src is not None:
         unread += tuple(src.problems)
     advice = ("On your workstation: `GSSAPIAuthentication no` in ~/.ssh/config (Debian and "
@@ -375,8 +296,8 @@ def _boot_fixes(r: BootReading, links: Sequence[Any], stuck: Sequence[Any],
     """The boot fixes, narrowest first, each with what it costs."""
     fixes: list[Fix] = []
     uplinks = [ln.name for ln in links if ln.setup == "configured"
-               and ln.operational == "routable"]
-    uplink = uplinks[0] if uplinks else "UPLINK"
+               and ln.operational == "routable"] or ["UPLINK"]
+    uplink = " and ".join(uplinks)
     for ln in stuck:
         d = devs.get(ln.name)
         if d is not None:
@@ -397,9 +318,10 @@ def _boot_fixes(r: BootReading, links: Sequence[Any], stuck: Sequence[Any],
     fixes.append(Fix(
         f"Wait only for {uplink}",
         f"{dropin}90-zconsole-wait-online.conf: `[Service]` `ExecStart=` "
-        f"`ExecStart={WAIT_BIN} --interface={uplink}`",
-        f"if {uplink} is renamed or missing, the boot waits the whole 2 min again; "
-        "other links are not waited for"))
+        f"`ExecStart={WAIT_BIN} {' '.join(f'--interface={u}' for u in uplinks)}` (the "
+        "links configured and routable now)",
+        f"if {uplink} {'is' if len(uplinks) == 1 else 'are'} renamed or missing, the boot "
+        "waits the whole 2 min again; other links are not waited for"))
     fixes.append(Fix(
         "Wait for any one link",
         f"the same drop-in with `ExecStart={WAIT_BIN} --any`",

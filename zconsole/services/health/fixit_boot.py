@@ -65,7 +65,9 @@ def judge_fix(r: BootReading, fix: AppliedBootFix) -> Finding:
                        f"{_secs(fix.wait_before)} it took before the fix",
                        ("this is the boot the fix was applied in",))
     now, timed_out = wait_this_boot(r)
-    before = f"wait-online took {_secs(fix.wait_before)} before the fix"
+    before = (f"wait-online took {_secs(fix.wait_before)} before the fix"
+              if fix.wait_before is not None else
+              "the fix was applied in a boot that did not wait (its wait is not known)")
     evidence = (f"fix: {fix.what}, applied on {when}",
                 *([f"this boot began on {_when(booted)}"] if booted is not None else []))
     if now is None and r.blame.value is None and r.wait_online_journal.value is None:

@@ -32,6 +32,7 @@ CLI agree.
 from __future__ import annotations
 
 from zconsole.services.ops.fixit import boot as fix_boot
+from zconsole.services.ops.fixit import session as fix_session
 from zconsole.services.ops.fixit import ssh as fix_ssh
 from zconsole.services.ops.operation import CliArgs, CliOption, Operation, Wizard
 from zconsole.services.ops.zfs import (
@@ -131,6 +132,14 @@ OPERATIONS: tuple[Operation, ...] = (
         help="fix slow SSH logins: stop sshd's reverse DNS lookup (the Host screen's fix)",
         cli=CliArgs("", pool=False),
         plan=fix_ssh.plan_cli,
+    ),
+    Operation(
+        kind=fix_session.KIND,
+        title="Fix slow SSH logins (the session setup)",
+        help="fix logins held in the session setup: restart a logind that does not answer, "
+             "or remove a slow user manager's drop-in (the Host screen's fix)",
+        cli=CliArgs("", pool=False),
+        plan=fix_session.plan_cli,
     ),
     Operation(
         kind=fix_boot.KIND,

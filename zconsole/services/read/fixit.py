@@ -66,6 +66,17 @@ SERVICES: tuple[str, ...] = ("systemd-logind.service", "dbus.service", "ssh.serv
                              "ssh.socket")
 IS_ACTIVE: tuple[str, ...] = ("systemctl", "is-active", *SERVICES)
 
+DAEMONS = ("systemd-logind", "dbus-daemon")
+PS_DAEMONS: tuple[str, ...] = ("ps", "-o", "pid=,stat=,comm=", "-C", ",".join(DAEMONS))
+LOGINCTL: tuple[str, ...] = ("loginctl", "--no-pager", "--no-legend", "list-sessions")
+USER_UNITS_MAX = 3  # user managers read (the newest that started for a login)
+
+
+def unit_cat(unit: str) -> tuple[str, ...]:
+    """`systemctl cat UNIT`: the unit file and its drop-ins, each after a `# PATH` line."""
+    return ("systemctl", "cat", "--no-pager", unit)
+
+
 SYSTEMD_ANALYZE: tuple[str, ...] = ("systemd-analyze",)
 BLAME: tuple[str, ...] = ("systemd-analyze", "blame", "--no-pager")
 CHAIN: tuple[str, ...] = ("systemd-analyze", "critical-chain", "--no-pager",
@@ -257,10 +268,53 @@ def read_ssh(host: Host, client: str | None = None, client_source: str = "$SSH_C
     resolv = r.part(RESOLV_CONF, lambda: host.read_text(RESOLV_CONF))
     pam = r.part(_cmd(PAM_GREP), lambda: _pam_systemd(_grep(r, PAM_GREP)))
     services = r.part(_cmd(IS_ACTIVE), lambda: _is_active(r.run(IS_ACTIVE, check=False)))
+    units = _managers(r, logins.value or ())
+    if any(lg.session_failed for lg in logins.value or ()):
+        daemons = r.part(_cmd(PS_DAEMONS), lambda: _ps(_grep(r, PS_DAEMONS)))
+
+        def ask_logind() -> Timed:  # a logind that does not answer costs sd-bus's 25 s
+            res = host.run(LOGINCTL, timeout=LOOKUP_TIMEOUT, check=False)
+            return Timed(res.stdout + res.stderr, res.duration, res.returncode)
+
+        logind_now: Part[Timed] = r.part(_cmd(LOGINCTL), ask_logind)
+    else:
+        daemons = Part(None, host.now(), _cmd(PS_DAEMONS), "no login's session failed",
+                       "Skipped")
+        logind_now = Part(None, host.now(), _cmd(LOGINCTL), "no login's session failed",
+                          "Skipped")
     return SshReading(taken_at=host.now(), is_root=r.is_root, client=client,
                       client_source=client_source, effective=effective,
                       effective_client=effective_client, sources=sources, logins=logins,
-                      lookup=looked, forward=forwarded, resolv=resolv, pam_systemd=pam, services=services)
+                      lookup=looked, forward=forwarded, resolv=resolv, pam_systemd=pam,
+                      services=services, user_units=units, daemons=daemons,
+                      logind_now=logind_now)
+
+
+def _managers(r: _Reader, logins: Sequence[Login]) -> Part[dict[str, str]]:
+    """`systemctl cat` of the user managers that started for a login (the newest few): where
+    their drop-ins are, and what they run before the manager starts."""
+    units: list[str] = []
+    for lg in reversed(logins):
+        if lg.manager_started is not None and lg.uid is not None:
+            unit = f"user@{lg.uid}.service"
+            if unit not in units:
+                units.append(unit)
+    units = units[:USER_UNITS_MAX]
+    source = _cmd(unit_cat("user@UID.service"))
+    if not units:
+        return Part(None, r.host.now(), source, "no user manager started for a login",
+                    "Skipped")
+    return r.part(source, lambda: {u: r.run(unit_cat(u)) for u in units})
+
+
+def _ps(text: str) -> dict[str, tuple[int, str]]:
+    """`ps -o pid=,stat=,comm=` lines as comm -> (pid, state letters)."""
+    out: dict[str, tuple[int, str]] = {}
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) == 3 and words[0].isdigit():
+            out[words[2]] = (int(words[0]), words[1])
+    return out
 
 
 def _wanted_by(text: str) -> tuple[str, ...]:

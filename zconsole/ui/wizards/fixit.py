@@ -14,6 +14,7 @@ from zconsole.hosts.base import Host
 from zconsole.model.plan import Plan
 from zconsole.model.reading import HostReading
 from zconsole.services.ops.fixit import boot as fix_boot
+from zconsole.services.ops.fixit import session as fix_session
 from zconsole.services.ops.fixit import ssh as fix_ssh
 from zconsole.ui.wizards.flows import Flow, Stage
 
@@ -48,19 +49,33 @@ class UndoBootFlow(FixSshFlow):
     TITLE = "Undo the boot fix"
 
 
-FLOWS: dict[tuple[str, bool], type[FixSshFlow]] = {
-    ("ssh", False): FixSshFlow, ("ssh", True): UndoSshFlow,
-    ("boot", False): FixBootFlow, ("boot", True): UndoBootFlow,
-}
+class FixSessionFlow(FixSshFlow):
+    KIND = fix_session.KIND
+    TITLE = "Fix slow SSH logins (the session setup)"
+
+
+class UndoSessionFlow(FixSshFlow):
+    KIND = fix_session.UNDO_KIND
+    TITLE = "Undo the session fix"
+
+
+FLOWS: dict[str, type[FixSshFlow]] = {cls.KIND: cls for cls in (
+    FixSshFlow, UndoSshFlow, FixBootFlow, UndoBootFlow, FixSessionFlow, UndoSessionFlow)}
+# the fix of each Host screen panel when the panel does not say which (the boot's)
+PANEL_KIND = {"ssh": fix_ssh.KIND, "boot": fix_boot.KIND}
+UNDO_KIND = {fix_ssh.KIND: fix_ssh.UNDO_KIND, fix_boot.KIND: fix_boot.UNDO_KIND,
+             fix_session.KIND: fix_session.UNDO_KIND}
 
 
 def open_fix(app: ZConsoleApp, build: Callable[[Host], Plan], *, undo: bool = False,
-             panel: str = "ssh") -> WizardScreen:
+             panel: str = "ssh", kind: str | None = None) -> WizardScreen:
     """Push the wizard that previews and runs the plan `build(host)` makes (in a worker);
-    `panel`: the Host screen's panel the fix is for (ssh or boot)."""
+    `kind`: the fix-it's plan kind (fix-ssh, fix-session, fix-boot; default the panel's),
+    `undo`: its undo."""
     from zconsole.ui.wizards.screen import WizardScreen
 
-    cls = FLOWS[(panel, undo)]
+    fix = kind or PANEL_KIND[panel]
+    cls = FLOWS[UNDO_KIND[fix] if undo else fix]
     flow = cls(builder=lambda host, _reading, _chosen, _force: build(host))
     screen = WizardScreen(flow, host=app.host, reading=app.reading)
     app.push_screen(screen)

@@ -55,3 +55,8 @@ class System:
     dirs: set[str] = field(default_factory=set)
     unmasked: dict[str, str] = field(default_factory=dict)
     reloads: int = 0
+    # the session setup (tools/session.py): the session daemons' processes (comm -> pid and
+    # ps state letters; "T": stopped), logind's restarts
+    daemons: dict[str, tuple[int, str]] = field(default_factory=lambda: {
+        "dbus-daemon": (424, "Ss"), "systemd-logind": (428, "Ss")})
+    logind_restarts: int = 0

@@ -274,11 +274,14 @@ def parse_t(text: str) -> dict[str, list[str]]:
 
 def login(at: float, pid: int, session: int, *, user: str = "root", uid: int = 0,
           addr: str = "192.168.10.31", port: int = 54572, reverse: str | None = None,
-          auth: float = 0.08, setup: float = 0.40, logind_pid: int = 405
-          ) -> list[JournalEntry]:
+          auth: float = 0.08, setup: float = 0.40, logind_pid: int = 405,
+          manager: float | None = None, failed: str | None = None) -> list[JournalEntry]:
     """One login as the guest's journal shows it (clean: Accepted, session opened, logind's
     New session, the scope). `reverse`: the name a slow PTR answer gave, logged `auth`
-    seconds before Accepted (UseDNS yes)."""
+    seconds before Accepted (UseDNS yes). `manager`: the user's manager (user@UID.service)
+    started for this login and took that long (the scope starts after it). `failed`:
+    pam_systemd's "Failed to create session: FAILED" `setup` seconds after the session
+    opened (logind did not answer: no New session, no scope)."""
     out = []
     t = at
     if reverse is not None:
@@ -294,8 +297,20 @@ def login(at: float, pid: int, session: int, *, user: str = "root", uid: int = 0
                             f"pam_unix(sshd:session): session opened for user {user}(uid={uid}) "
                             "by (uid=0)"))
     t += setup
+    if failed is not None:
+        out.append(JournalEntry(t, "ssh.service", "sshd", pid,
+                                f"pam_systemd(sshd:session): Failed to create session: "
+                                f"{failed}"))
+        return out
     out.append(JournalEntry(t, "systemd-logind.service", "systemd-logind", logind_pid,
                             f"New session {session} of user {user}."))
+    if manager is not None:
+        unit = f"user@{uid}.service"
+        out.append(JournalEntry(t + 0.05, unit, "systemd", 1,
+                                f"Starting {unit} - User Manager for UID {uid}..."))
+        t += 0.05 + manager
+        out.append(JournalEntry(t, unit, "systemd", 1,
+                                f"Started {unit} - User Manager for UID {uid}."))
     out.append(JournalEntry(t + 0.17, f"session-{session}.scope", "systemd", 1,
                             f"Started session-{session}.scope - Session {session} of User "
                             f"{user}."))

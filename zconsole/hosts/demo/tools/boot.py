@@ -366,6 +366,13 @@ def _optional(ctx: Context, link: str) -> bool:
     return link in _stanzas(ctx, "allow-hotplug") and link not in _stanzas(ctx, "auto")
 
 
+def _waits_only_for_others(ctx: Context, stuck: list[str]) -> bool:
+    """wait-online runs with `--interface=` and names none of the stuck links."""
+    named = [a.split("=", 1)[1].split(":")[0] for c in exec_start(ctx, UNIT)
+             for a in c.split() if a.startswith("--interface=")]
+    return bool(named) and not set(named) & set(stuck)
+
+
 def reboot(machine: Machine, now: float) -> str:
     """The host boots again at `now`: wait-online runs (or not) as its files now say, and
     the boot's figures and journal follow. Returns how it went ("hang", "quick", "skipped")."""
@@ -377,7 +384,7 @@ def reboot(machine: Machine, now: float) -> str:
     if not s.wanted_by or s.enabled.get(UNIT) == "masked":
         how = "skipped"
     elif any("--any" in c.split() for c in exec_start(ctx, UNIT)) or \
-            all(_optional(ctx, n) for n in stuck):
+            all(_optional(ctx, n) for n in stuck) or _waits_only_for_others(ctx, stuck):
         how = "quick"
     else:
         how = "hang"

@@ -9,7 +9,7 @@ the clean host guest's captured shapes, `render.system.clean_system`):
 | `getent` | `hosts ADDR`, `ahosts NAME` (the lookup's time is the command's duration) |
 | `systemd-analyze` | (no argument), `blame`, `critical-chain network-online.target`, `verify [--man=no] UNIT` |
 | `networkctl` | `list` |
-| `systemctl` | `is-active UNIT...`, `is-enabled UNIT...`, `list-dependencies --reverse ... network-online.target`, `reload ssh`; `daemon-reload`, `cat`, `mask`, `unmask` of wait-online (`tools/boot.py`) |
+| `systemctl` | `is-active UNIT...`, `is-enabled UNIT...`, `list-dependencies --reverse ... network-online.target`, `reload ssh`; `daemon-reload`, `cat`, `mask`, `unmask` of wait-online (`tools/boot.py`); `cat user@UID.service`, `restart systemd-logind` (`tools/session.py`) |
 | `grep` | `-n PATTERN FILE` |
 
 `netplan` and the other programs of the boot fixes are in `tools/boot.py`.
@@ -22,7 +22,7 @@ import fnmatch
 from zconsole.hosts.demo.machine import CmdError
 from zconsole.hosts.demo.machine.system import JournalEntry, System
 from zconsole.hosts.demo.render import system as render
-from zconsole.hosts.demo.tools import boot
+from zconsole.hosts.demo.tools import boot, session
 from zconsole.hosts.demo.tools._common import Context, Handler, Out
 
 NO_PAGER = ("--no-pager", "--plain", "--no-legend")
@@ -200,6 +200,8 @@ def systemctl(ctx: Context, argv: list[str]) -> Out:
     if verb == "reload" and units in (["ssh"], ["ssh.service"]):
         return _reload_ssh(ctx, s)
     done = boot.systemctl_boot(ctx, verb, units)
+    if done is None:
+        done = session.systemctl_session(ctx, verb, units)
     if done is not None:
         return done
     raise CmdError(1, f"Unknown command verb {verb}.\n")

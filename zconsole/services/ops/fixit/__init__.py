@@ -9,11 +9,14 @@ wait-online), run by the same engine as the disk operations.
     ssh.py         "fix-ssh": the reverse-DNS cause (`UseDNS yes`), its automatic rollback
                    and its undo (each a plan)
     boot.py        "fix-boot": the boot held by wait-online; netplan `optional: true`, the
-                   wait-online `--any` drop-in, ifupdown's allow-hotplug, the mask (last
+                   wait-online `--interface=` and `--any` drop-ins, ifupdown's allow-hotplug, the mask (last
                    resort); each with its rollback and undo; effective at the next boot
     boot_facts.py  what fix-boot reads of the host (BootFacts) and which fix applies where
+    boot_steps.py  fix-boot's steps per fix (netplan, ifupdown, mask) and what they share
+    session.py     "fix-session": the session setup's causes (logind not answering: its
+                   restart; a slow user manager's drop-in: its removal, with undo)
 """
 
-from zconsole.services.ops.fixit import boot, common, predicates, ssh
+from zconsole.services.ops.fixit import boot, common, predicates, session, ssh
 
-__all__ = ["boot", "common", "predicates", "ssh"]
+__all__ = ["boot", "common", "predicates", "session", "ssh"]

@@ -12,6 +12,10 @@ re-checked right before the write, audited with the file's diff, verified, undoa
   touched), so the undo removes that file (or restores its copy, if it existed). Refused on
   netplan < 0.101 (no `netplan set`) and 0.105 (its --origin-hint ignored changes to a
   device defined in another file, LP: #1997467): the next fix is offered instead.
+* `wait-online-interface`: the same drop-in as below, with `--interface=LINK` for each link
+  networkd shows configured and routable now (the links that matter; several: all are
+  waited for), so the stuck link no longer is; each is re-checked configured before the
+  write. Narrower than `--any`, but a renamed or missing link waits the whole 2 min again.
 * `wait-online-any`: the drop-in
   /etc/systemd/system/systemd-networkd-wait-online.service.d/90-zconsole-wait-online.conf
   (`ExecStart=` reset, then `--any`: online as soon as one link is), `systemctl
@@ -41,9 +45,7 @@ from zconsole.model.fixit import AppliedBootFix
 from zconsole.model.plan import (
     Check,
     CheckLevel,
-    Confirmation,
     Plan,
-    Predicate,
     Step,
     predicate,
 )
@@ -51,13 +53,12 @@ from zconsole.services.ops.engine.events import RunResult
 from zconsole.services.ops.fixit import common
 from zconsole.services.ops.fixit.boot_facts import (
     ANY,
-    CONFIRM,
-    DAEMON_RELOAD,
     DROPIN,
     DROPIN_DIR,
+    DROPIN_FIXES,
     DROPIN_LINES,
     EXEC_ANY,
-    HOTPLUG_LIST,
+    IFACE,
     IFUPDOWN,
     KIND,
     LOCK,
@@ -65,7 +66,6 @@ from zconsole.services.ops.fixit.boot_facts import (
     MASK_LINK,
     NETPLAN,
     NETPLAN_FILE,
-    NETPLAN_HINT,
     NEXT_BOOT,
     ROLLBACK_KIND,
     UNDO_KIND,
@@ -73,87 +73,48 @@ from zconsole.services.ops.fixit.boot_facts import (
     VERIFY,
     BootFacts,
     _netplan,
-    _with_optional,
     applicable,
     choose,
+    dropin_lines,
+    exec_interfaces,
     ifupdown_candidates,
     ifupdown_lines,
     read_facts,
-    sed_escape,
     stuck_links,
+    uplinks,
     wait_before,
     waits,
+    would_wait,
 )
 from zconsole.services.ops.fixit.boot_facts import (
     FIXES as FIXES,  # boot.FIXES, named by the registry
+)
+from zconsole.services.ops.fixit.boot_facts import (
+    sed_escape as sed_escape,  # boot.sed_escape, as it always was
+)
+from zconsole.services.ops.fixit.boot_steps import (
+    _confirm,
+    _daemon_reload,
+    _ifupdown_steps,
+    _link_prechecks,
+    _mask_steps,
+    _netplan_get,
+    _netplan_steps,
 )
 from zconsole.services.ops.operation import PlanRequest
 
 # ------------------------------------------------------------------------------ the plans
 
 
-def _link_prechecks(links: Sequence[str]) -> tuple[Predicate, ...]:
-    """The re-check right before the write: each link is still there, still configuring."""
-    return tuple(predicate("link_setup", f"networkctl still shows {ln} configuring",
-                           name=ln, setup="configuring") for ln in links)
-
-
-def _confirm(fix: str) -> Confirmation:
-    return Confirmation(f"This changes how the host boots (at the next boot). Type "
-                        f"{CONFIRM[fix]!r} to go on:", CONFIRM[fix])
-
-
-def _key(section: str, link: str) -> str:
-    """netplan's dotted key for the link's `optional` (a dot in a name is escaped: br0\\.100)."""
-    return f"{section}.{link.replace('.', chr(92) + '.')}.optional"
-
-
-def _netplan_get(section: str, link: str) -> tuple[str, ...]:
-    return ("netplan", "get", _key(section, link))
-
-
-def _netplan_steps(facts: BootFacts, links: Sequence[str], backup: str) -> list[Step]:
-    devs = _netplan(facts) or {}
-    steps: list[Step] = []
-    if facts.netplan_file is not None:
-        steps.append(common.backup_step(NETPLAN_FILE, backup, what=f"{NETPLAN_FILE}"))
-    merged = facts.reading.netplan.value or ""
-    for n, ln in enumerate(links):
-        section = devs[ln].section
-        after = _with_optional(merged, ln)
-        steps.append(Step(
-            id="write" if n == 0 else f"write-{ln}",
-            title=f"Mark {ln} optional in netplan ({NETPLAN_FILE})",
-            explanation=(f"`netplan set` writes {section}.{ln} with `optional: true` into "
-                         f"{NETPLAN_FILE} (netplan ≥ 0.106 copies {ln}'s whole definition "
-                         "there; no other file is changed). The diff is of `netplan get`, the "
-                         "merged configuration."),
-            command=Command(("netplan", "set", f"--origin-hint={NETPLAN_HINT}",
-                             f"{_key(section, ln)}=true"), f"mark {ln} optional",
-                            writes=True,
-                            diff=common.unified_diff("/etc/netplan (netplan get)", merged,
-                                                     after)),
-            prechecks=_link_prechecks([ln]),
-            confirmation=_confirm(NETPLAN) if n == 0 else None))
-        merged = after
-    steps.append(Step(
-        id="validate", title="Validate: netplan generate",
-        explanation="netplan reads every file and renders networkd's files under /run (what "
-                    "the next boot renders too); it refuses a configuration it cannot "
-                    "read. No `netplan apply`: no link is touched now.",
-        command=Command(("netplan", "generate"), "validate and render netplan's "
-                        "configuration", writes=True)))
-    steps.append(Step(
-        id="prove", title="Prove the merged value: netplan get",
-        explanation="`netplan get` prints the configuration merged from every file.",
-        postchecks=tuple(predicate("command_line", f"netplan get "
-                                   f"{_key(devs[ln].section, ln)} prints true",
-                                   argv="\t".join(_netplan_get(devs[ln].section, ln)),
-                                   line="true", want="yes") for ln in links)))
-    return steps
-
-
-def _any_steps(facts: BootFacts, links: Sequence[str]) -> list[Step]:
+def _dropin_steps(facts: BootFacts, fix: str, links: Sequence[str],
+                  ups: Sequence[str] = ()) -> list[Step]:
+    """wait-online-any (`--any`) or wait-online-interface (`--interface=` for each of
+    `ups`): the drop-in, daemon-reload, verify, and `systemctl cat` proving its ExecStart."""
+    lines = DROPIN_LINES if fix == ANY else dropin_lines(fix, ups)
+    value = lines[-1][len("ExecStart="):]
+    why = ("online as soon as any one link is" if fix == ANY else
+           f"online when {', '.join(ups)} {'is' if len(ups) == 1 else 'are'} (the links "
+           "configured and routable now); no other link is waited for")
     steps: list[Step] = []
     if not facts.dropin_dir:
         steps.append(Step(
@@ -165,19 +126,20 @@ def _any_steps(facts: BootFacts, links: Sequence[str]) -> list[Step]:
                                  path=DROPIN_DIR, want="no"),),
             postchecks=(predicate("path_exists", f"{DROPIN_DIR} exists", path=DROPIN_DIR,
                                   want="yes"),),
-            confirmation=_confirm(ANY)))
+            confirmation=_confirm(fix)))
     steps.append(Step(
         id="write", title=f"Write {DROPIN}",
         explanation=("`ExecStart=` empties the unit's command (a oneshot takes several), "
-                     f"then `{EXEC_ANY}`: online as soon as any one link is. Named 90-… it "
-                     "comes after netplan's 10-netplan.conf, so its reset wins."),
-        command=common.write_command(DROPIN, DROPIN_LINES, "write the drop-in"),
+                     f"then `{value}`: {why}. Named 90-… it comes after netplan's "
+                     "10-netplan.conf, so its reset wins."),
+        command=common.write_command(DROPIN, lines, "write the drop-in"),
         prechecks=(predicate("file_absent", f"{DROPIN} does not exist yet", path=DROPIN),
-                   *_link_prechecks(links)),
-        postchecks=(predicate("file_line", f"{DROPIN} says ExecStart={EXEC_ANY}",
-                              path=DROPIN, line=str(len(DROPIN_LINES)),
-                              text=DROPIN_LINES[-1]),),
-        confirmation=_confirm(ANY) if facts.dropin_dir else None))
+                   *_link_prechecks(links),
+                   *(predicate("link_setup", f"networkctl still shows {u} configured",
+                               name=u, setup="configured") for u in ups)),
+        postchecks=(predicate("file_line", f"{DROPIN} says ExecStart={value}",
+                              path=DROPIN, line=str(len(lines)), text=lines[-1]),),
+        confirmation=_confirm(fix) if facts.dropin_dir else None))
     steps.append(_daemon_reload())
     steps.append(Step(
         id="validate", title=f"Validate: systemd-analyze verify --man=no {UNIT}",
@@ -189,58 +151,9 @@ def _any_steps(facts: BootFacts, links: Sequence[str]) -> list[Step]:
         explanation="`systemctl cat` shows the unit and its drop-ins in the order systemd "
                     "applies them; the one ExecStart left must be zconsole's (a later "
                     "override.conf would win, and this says so).",
-        postchecks=(predicate("unit_exec_start", f"the one ExecStart left is {EXEC_ANY}",
-                              unit=UNIT, value=EXEC_ANY),)))
+        postchecks=(predicate("unit_exec_start", f"the one ExecStart left is {value}",
+                              unit=UNIT, value=value),)))
     return steps
-
-
-def _ifupdown_steps(link: str, file: str, line: int, backup: str, before: str) -> list[Step]:
-    old, new = f"auto {link}", f"allow-hotplug {link}"
-    expr = f"{line}s/^{sed_escape(old)}$/{sed_escape(new)}/"
-    return [
-        common.backup_step(file, backup, what=file),
-        Step(id="write", title=f"{file}:{line}: `{old}` → `{new}`",
-             explanation=(f"ifup -a (networking.service, at boot) no longer waits for {link}; "
-                          "udev brings it up when its cable is plugged in. The sed expression "
-                          "only acts on that line, and only if it still reads exactly that."),
-             command=Command(("sed", "-i", "-e", expr, file), f"{old} → {new}", writes=True,
-                             diff=common.unified_diff(file, before, common.replace_line(
-                                 before, line, new))),
-             prechecks=(predicate("file_line", f"{file}:{line} still reads {old!r}",
-                                  path=file, line=str(line), text=old),
-                        predicate("path_exists", f"{link} still exists",
-                                  path=f"/sys/class/net/{link}", want="yes")),
-             postchecks=(predicate("file_line", f"{file}:{line} reads {new!r}", path=file,
-                                   line=str(line), text=new),),
-             confirmation=_confirm(IFUPDOWN)),
-        Step(id="validate", title="Validate: ifquery --list --allow=hotplug",
-             explanation="ifupdown reads its files as it will at boot and lists the "
-                         "interfaces udev brings up.",
-             command=Command(HOTPLUG_LIST, "list the allow-hotplug interfaces"),
-             postchecks=(predicate("command_line", f"ifquery lists {link} as allow-hotplug",
-                                   argv="\t".join(HOTPLUG_LIST), line=link, want="yes"),)),
-    ]
-
-
-def _mask_steps() -> list[Step]:
-    return [Step(
-        id="mask", title=f"systemctl mask {UNIT}",
-        explanation=(f"links {MASK_LINK} to /dev/null: the unit never starts (netplan's "
-                     "generator re-enables it at every boot, so `disable` would not stick)."),
-        command=Command(("systemctl", "mask", UNIT), "mask wait-online", writes=True),
-        prechecks=(predicate("path_exists", f"{MASK_LINK} does not exist (no local unit "
-                             "file to shadow)", path=MASK_LINK, want="no"),),
-        postchecks=(predicate("command_line", f"systemctl is-enabled {UNIT} says masked",
-                              argv=f"systemctl\tis-enabled\t{UNIT}", line="masked",
-                              want="yes"),),
-        confirmation=_confirm(MASK))]
-
-
-def _daemon_reload(step_id: str = "reload") -> Step:
-    return Step(id=step_id, title="systemctl daemon-reload",
-                explanation="systemd reads the unit files again (nothing is started or "
-                            "stopped).",
-                command=Command(DAEMON_RELOAD, "reload systemd's unit files", writes=True))
 
 
 def _mask_cost(facts: BootFacts) -> str:
@@ -259,6 +172,10 @@ COSTS = {
     ANY: "network-online.target is reached as soon as any one link is online, which may be "
          "before the default route or a storage VLAN is up; services and mounts that need "
          "a particular link may start too early",
+    IFACE: "the boot waits for {uplinks} only, each until it is configured: if one is "
+           "renamed, missing or without its cable at boot, the boot waits the whole 2 min "
+           "again; {links} and any other link are not waited for, so what needs them may "
+           "start before they are up",
     IFUPDOWN: "{links} is brought up by udev when it has a link, not by `ifup -a` at boot; "
               "the boot no longer waits for its DHCP; on ifupdown2 (Proxmox) an "
               "allow-hotplug port is configured at boot only if it has a link then",
@@ -271,7 +188,8 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
     allows (`choose`); a named fix that does not apply is a blocked plan saying why."""
     pid = plan_id or uuid.uuid4().hex
     passed: list[str] = []
-    if fix is None and not waits(facts) and applicable(facts, IFUPDOWN) is not None:
+    if fix is None and not waits(facts) and not would_wait(facts) and \
+            applicable(facts, IFUPDOWN) is not None:
         v = facts.diagnosis.verdict
         return common.make_plan(KIND, "Fix slow boot", host, now, LOCK, plan_id=pid, checks=(
             Check("wait-online", False, CheckLevel.BLOCK,
@@ -280,13 +198,14 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
         fix, passed = choose(facts)
     why = applicable(facts, fix)
     title = {NETPLAN: "Fix slow boot: mark the stuck link optional in netplan",
+             IFACE: "Fix slow boot: wait-online waits only for the links that matter",
              ANY: "Fix slow boot: wait-online waits for any one link",
              IFUPDOWN: "Fix slow boot: ifupdown brings the port up on hotplug",
              MASK: "Fix slow boot: mask wait-online (last resort)"}.get(fix, "Fix slow boot")
     checks = [Check("passed-over", True, CheckLevel.INFO, f"narrower fix not possible: {p}")
               for p in passed]
     if why is not None:
-        nxt = {NETPLAN: ANY, IFUPDOWN: ANY, ANY: MASK}.get(fix) \
+        nxt = {NETPLAN: IFACE, IFACE: ANY, IFUPDOWN: ANY, ANY: MASK}.get(fix) \
             if "nothing to fix" not in why else None
         hint = f"; the next fix: zconsole plan fix-boot --fix {nxt}" if nxt else ""
         checks.append(Check(fix, False, CheckLevel.BLOCK, why + hint))
@@ -307,8 +226,13 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
         what = f"optional: true for {', '.join(stuck)} in {NETPLAN_FILE}"
     elif fix == ANY:
         file = DROPIN
-        steps = _any_steps(facts, stuck)
+        steps = _dropin_steps(facts, ANY, stuck)
         what = f"wait-online --any ({DROPIN})"
+    elif fix == IFACE:
+        file = DROPIN
+        ups = uplinks(facts)
+        steps = _dropin_steps(facts, IFACE, stuck, ups)
+        what = (f"wait-online {' '.join(f'--interface={u}' for u in ups)} ({DROPIN})")
     elif fix == IFUPDOWN:
         link = ifupdown_candidates(facts)[0]
         links = [link]
@@ -321,9 +245,16 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
         steps = _mask_steps()
         what = f"{UNIT} masked"
     cost = _mask_cost(facts) if fix == MASK else COSTS[fix].format(
-        links=", ".join(links) or "the stuck link")
-    preview = [f"The boot waited {before} for {UNIT}"
-               + (f", held by {', '.join(stuck)} (configuring)" if stuck else "") + ".",
+        links=", ".join(links) or "the stuck link", uplinks=", ".join(uplinks(facts)))
+    if waits(facts) or not would_wait(facts):
+        first = (f"The boot waited {before} for {UNIT}"
+                 + (f", held by {', '.join(stuck)} (configuring)" if stuck else "") + ".")
+    else:
+        first = (f"This boot did not wait for {UNIT} (a fix undone since?), but networkd is "
+                 f"still configuring {', '.join(stuck)} and "
+                 f"{', '.join(facts.reading.wanted_by.value or ())} wants "
+                 "network-online.target: the next boot would wait for it.")
+    preview = [first,
                f"The fix: {what}.", f"What it costs: {cost}.", NEXT_BOOT,
                "Undo: from the Host screen (u), itself a plan."]
     checks.append(Check("next-boot", True, CheckLevel.INFO,
@@ -338,7 +269,9 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
                             "is proven with `netplan get` all the same"))
     params = (("fix", fix), ("what", what), ("file", file), ("backup", backup),
               ("line", str(line)), ("links", " ".join(links)),
-              ("created_dir", "yes" if fix == ANY and not facts.dropin_dir else ""),
+              ("created_dir", "yes" if fix in DROPIN_FIXES and not facts.dropin_dir else ""),
+              ("exec", exec_interfaces(uplinks(facts)) if fix == IFACE else
+               EXEC_ANY if fix == ANY else ""),
               ("wait_before", "" if secs is None else f"{secs:.3f}"),
               ("sections", " ".join(f"{ln}={devs[ln].section}" for ln in links
                                     if fix == NETPLAN and ln in devs)),
@@ -370,9 +303,11 @@ def _restore_steps(fix: Plan, *, undo: bool, dir_empty: bool = True) -> list[Ste
                                 "command_line", f"netplan get does not say {ln} is optional",
                                 argv="\t".join(_netplan_get(sec, ln)), line="true",
                                 want="no") for ln, sec in sections.items()))]
-    if kind == ANY:
+    if kind in DROPIN_FIXES:
+        value = p.get("exec") or EXEC_ANY
         pre = (predicate("file_line", f"{file} is still the one zconsole wrote", path=file,
-                         line=str(len(DROPIN_LINES)), text=DROPIN_LINES[-1]),) if undo else ()
+                         line=str(len(DROPIN_LINES)), text=f"ExecStart={value}"),) \
+            if undo else ()
         steps = [common.remove_step(file, prechecks=pre, confirmation=confirm,
                                     what="the drop-in zconsole wrote")]
         if p.get("created_dir") and dir_empty:
@@ -385,9 +320,9 @@ def _restore_steps(fix: Plan, *, undo: bool, dir_empty: bool = True) -> list[Ste
         steps.append(Step(id="prove", title=f"Prove: systemctl cat {UNIT}",
                           explanation="zconsole's ExecStart is gone from the unit.",
                           postchecks=(predicate("command_line", f"systemctl cat {UNIT} has "
-                                                f"no ExecStart={EXEC_ANY}",
+                                                f"no ExecStart={value}",
                                                 argv=f"systemctl\tcat\t--no-pager\t{UNIT}",
-                                                line=f"ExecStart={EXEC_ANY}", want="no"),)))
+                                                line=f"ExecStart={value}", want="no"),)))
         return steps
     if kind == IFUPDOWN:
         return [common.restore_step(file, backup, confirmation=confirm)]

@@ -5,7 +5,7 @@ The plans themselves are in boot.py (see its docstring for the four fixes)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from zconsole.hosts.base import Host, HostError, PathNotFound
@@ -21,10 +21,12 @@ ROLLBACK_KIND = "fix-boot-rollback"
 LOCK = "wait-online"  # the engine's one-writer lock on the host is named after this
 
 NETPLAN = "netplan-optional"
+IFACE = "wait-online-interface"
 ANY = "wait-online-any"
 IFUPDOWN = "ifupdown-hotplug"
 MASK = "mask"
-FIXES = (NETPLAN, ANY, IFUPDOWN, MASK)  # narrowest first
+FIXES = (NETPLAN, IFACE, ANY, IFUPDOWN, MASK)  # narrowest first
+DROPIN_FIXES = (IFACE, ANY)  # the two that write the wait-online drop-in
 
 UNIT = "systemd-networkd-wait-online.service"
 WAIT_BIN = "/lib/systemd/systemd-networkd-wait-online"  # resolves on every merged-/usr target
@@ -33,6 +35,20 @@ DROPIN = f"{DROPIN_DIR}/90-zconsole-wait-online.conf"
 EXEC_ANY = f"{WAIT_BIN} --any"
 DROPIN_LINES = ("# zconsole fix-boot: wait for any one link, not for every link",
                 "[Service]", "ExecStart=", f"ExecStart={EXEC_ANY}")
+
+
+def exec_interfaces(links: Sequence[str]) -> str:
+    """wait-online's command that waits for `links` only (several: all of them)."""
+    return " ".join([WAIT_BIN, *(f"--interface={ln}" for ln in links)])
+
+
+def dropin_lines(fix: str, links: Sequence[str] = ()) -> tuple[str, ...]:
+    """The drop-in's lines for `fix` (wait-online-any, or wait-online-interface for
+    `links`)."""
+    if fix == ANY:
+        return DROPIN_LINES
+    return (f"# zconsole fix-boot: wait for {', '.join(links)} only, not for every link",
+            "[Service]", "ExecStart=", f"ExecStart={exec_interfaces(links)}")
 NETPLAN_HINT = "90-zconsole"
 NETPLAN_FILE = f"/etc/netplan/{NETPLAN_HINT}.yaml"
 INTERFACES = "/etc/network/interfaces"
@@ -48,8 +64,8 @@ HOTPLUG_LIST: tuple[str, ...] = ("ifquery", "--list", "--allow=hotplug")
 NEXT_BOOT = ("It takes effect at the NEXT boot (wait-online already ran for this one): "
              "nothing changes now, no link is touched. After a reboot the Host screen "
              "compares the new boot's wait-online time with this boot's.")
-CONFIRM = {NETPLAN: "optional", ANY: "wait for any", IFUPDOWN: "allow-hotplug",
-           MASK: "mask wait-online"}
+CONFIRM = {NETPLAN: "optional", IFACE: "wait only for", ANY: "wait for any",
+           IFUPDOWN: "allow-hotplug", MASK: "mask wait-online"}
 
 
 @dataclass(frozen=True)
@@ -84,9 +100,25 @@ def stuck_links(facts: BootFacts) -> list[str]:
     return [ln.name for ln in facts.reading.links.value or () if ln.setup == "configuring"]
 
 
+def uplinks(facts: BootFacts) -> list[str]:
+    """The links that matter: networkd shows them configured and routable now (what the
+    boot's wait-online can wait for alone); the stuck ones never are."""
+    return [ln.name for ln in facts.reading.links.value or ()
+            if ln.setup == "configured" and ln.operational == "routable"]
+
+
 def waits(facts: BootFacts) -> bool:
     """The diagnosis says the boot waited for wait-online."""
     return facts.diagnosis.verdict.kind == "boot-wait-online"
+
+
+def would_wait(facts: BootFacts) -> bool:
+    """This boot did not wait (a fix undone since, say), but the next one would: networkd
+    is still configuring a link, something wants network-online.target, and wait-online is
+    not masked."""
+    r = facts.reading
+    return bool(stuck_links(facts)) and bool(r.wanted_by.value) \
+        and r.wait_online_enabled.value != "masked"
 
 
 def wait_before(facts: BootFacts) -> float | None:
@@ -144,7 +176,7 @@ def applicable(facts: BootFacts, fix: str) -> str | None:
             return ("no link without carrier is brought up by a single `auto LINK` line of "
                     f"{INTERFACES} or {INTERFACES_D}/*")
         return None
-    if not waits(facts):
+    if not waits(facts) and not would_wait(facts):
         return f"the boot did not wait for {UNIT}: there is nothing to fix here"
     if fix == NETPLAN:
         devs = _netplan(facts)
@@ -160,9 +192,12 @@ def applicable(facts: BootFacts, fix: str) -> str | None:
             return (f"{', '.join(already)} is optional in netplan already: the wait comes "
                     "from elsewhere")
         return netplan_version_problem(facts.netplan_version)
-    if fix == ANY:
+    if fix in DROPIN_FIXES:
         if facts.dropin is not None:
             return f"{DROPIN} exists already: zconsole does not overwrite it"
+        if fix == IFACE and not uplinks(facts):
+            return ("no link is configured and routable now: there is no link to wait for "
+                    "instead")
         return None
     if fix == MASK:
         if facts.reading.wait_online_enabled.value == "masked":
@@ -178,7 +213,7 @@ def choose(facts: BootFacts) -> tuple[str, list[str]]:
     passed: list[str] = []
     for fix in (NETPLAN, IFUPDOWN):
         why = applicable(facts, fix)
-        if why is None and (fix != IFUPDOWN or waits(facts)):
+        if why is None and (fix != IFUPDOWN or waits(facts) or would_wait(facts)):
             return fix, passed
         if why is not None:
             passed.append(f"{fix}: {why}")

@@ -5,6 +5,10 @@ Kinds (params):
   file_absent (path)                `path` does not exist
   files_equal (path, copy)          `cmp -s path copy`: the two files are byte for byte equal
   sshd_effective (key, value)       `sshd -T` prints `key value` (the effective setting)
+  sshd_valid ()                     `sshd -t` accepts sshd's files as they are (exit 0)
+  logind_answers (seconds, want)    `loginctl list-sessions` (a D-Bus call to systemd-logind)
+                                    answers within `seconds` (want "yes", the default) or
+                                    does not (want "no")
   login_fast (seconds)              a fresh `ssh -o BatchMode=yes localhost true` on the host
                                     gets an answer from sshd within `seconds`
   path_exists (path, want)          `test -e path` says it exists (want "yes") or not ("no"):
@@ -33,8 +37,9 @@ from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed, predi
 SSHD = "/usr/sbin/sshd"
 
 #: the predicate kinds this domain registers with the engine
-KINDS = ("file_line", "file_absent", "files_equal", "sshd_effective", "login_fast",
-         "path_exists", "command_line", "link_setup", "unit_exec_start")
+KINDS = ("file_line", "file_absent", "files_equal", "sshd_effective", "sshd_valid",
+         "logind_answers", "login_fast", "path_exists", "command_line", "link_setup",
+         "unit_exec_start")
 # a fresh login from the host to itself: no key prompt, no host-key question, no file written
 LOGIN_ARGV: tuple[str, ...] = (
     "ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=30",
@@ -117,6 +122,48 @@ def sshd_effective(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
         return True, f"sshd -T shows `{key} {got}`"
     return False, f"sshd -T shows `{key} {got}`" if got is not None \
         else f"sshd -T does not show {key}"
+
+
+SSHD_T: tuple[str, ...] = (SSHD, "-t")
+
+
+def sshd_t_refusal(r: Result) -> str | None:
+    """None when `sshd -t` accepted the files, else its words (the first line, and how
+    many more there were)."""
+    if r.returncode == 0:
+        return None
+    lines = [x.strip() for x in (r.stderr or r.stdout).splitlines() if x.strip()]
+    more = f" (and {len(lines) - 1} more lines)" if len(lines) > 1 else ""
+    return f"exit {r.returncode}: {lines[0] if lines else 'no output'}{more}"
+
+
+@predicate_kind("sshd_valid")
+def sshd_valid(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    refused = sshd_t_refusal(_run(ev, SSHD_T))
+    if refused is None:
+        return True, "sshd -t accepts sshd's files"
+    return False, f"refused by sshd -t ({refused})"
+
+
+LOGINCTL: tuple[str, ...] = ("loginctl", "--no-pager", "--no-legend", "list-sessions")
+
+
+@predicate_kind("logind_answers")
+def logind_answers(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    limit = float(p.param("seconds"))
+    want = dict(p.params).get("want", "yes") == "yes"
+    try:  # a logind that does not answer costs loginctl sd-bus's 25 s: let it say so
+        r = ev.host.run(list(LOGINCTL), timeout=max(ev.timeout, 60.0), check=False)
+    except HostError as e:
+        raise ReadFailed(f"loginctl list-sessions could not be run: {e}") from None
+    took = f"{r.duration:.1f} s"
+    if r.returncode == 0 and r.duration <= limit:
+        said = f"logind answered loginctl list-sessions in {took}"
+        return want, said
+    head = (r.stderr.strip().splitlines() or ["no output"])[0]
+    said = (f"logind answered, but only after {took}" if r.returncode == 0 else
+            f"loginctl list-sessions failed after {took} (exit {r.returncode}: {head})")
+    return not want, said
 
 
 @predicate_kind("login_fast")

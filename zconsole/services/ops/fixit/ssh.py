@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from zconsole.hosts.base import Host, HostError, PathNotFound
 from zconsole.hosts.journal import PlanStore
@@ -49,9 +49,9 @@ from zconsole.services.ops.fixit.common import (  # noqa: F401 - the names fix-s
     backup_path,
     run_fix,
 )
-from zconsole.services.ops.fixit.predicates import SSHD
+from zconsole.services.ops.fixit.predicates import SSHD, SSHD_T, sshd_t_refusal
 from zconsole.services.ops.operation import PlanRequest
-from zconsole.services.read.fixit import SSHD_CONFIG_D, read_sshd_sources
+from zconsole.services.read.fixit import NO_HOSTKEYS, SSHD_CONFIG_D, read_sshd_sources
 
 KIND = "fix-ssh"
 UNDO_KIND = "fix-ssh-undo"
@@ -62,6 +62,9 @@ LOCK = "sshd"  # the engine's one-writer lock on the host is named after this
 LOGIN_LIMIT = 5.0  # seconds a fresh login may take for the fix to count as proven
 CONFIRM = "UseDNS no"
 RELOAD: tuple[str, ...] = ("systemctl", "reload", "ssh")
+REFUSED = ("refused by sshd -t before any change ({}): sshd's files as they are now would "
+           "not start sshd (the running sshd still uses what it read at its last start or "
+           "reload); zconsole changes nothing until that is fixed")
 COST = ("`from=\"hostname\"` patterns in authorized_keys and `Match Host NAME` stop matching "
         "names; sshd's log shows addresses instead of names")
 
@@ -132,6 +135,18 @@ def _verify() -> Step:
                                       seconds=f"{LOGIN_LIMIT:g}"),))
 
 
+VALID_BEFORE = predicate("sshd_valid", "sshd -t accepts sshd's files as they are, before any "
+                         "change")
+
+
+def _valid_first(step: Step) -> Step:
+    """`step` (the first that changes anything) re-checks that sshd -t accepts the files as
+    they are right before it runs: a file broken by someone else since the last reload
+    refuses the fix there, before anything is written (else the fix's own sshd -t would
+    fail, and the rollback's too, on a file zconsole never touched)."""
+    return replace(step, prechecks=(VALID_BEFORE, *step.prechecks))
+
+
 def _change_steps(t: Target, backup: str, before: str | None) -> list[Step]:
     confirm = Confirmation(f"This changes sshd's configuration. Type {CONFIRM!r} to go on:",
                            CONFIRM)
@@ -139,7 +154,7 @@ def _change_steps(t: Target, backup: str, before: str | None) -> list[Step]:
         diff = common.unified_diff(t.file, before, common.delete_line(before, t.line)) \
             if before is not None else ""
         return [
-            common.backup_step(t.file, backup, what="the drop-in"),
+            _valid_first(common.backup_step(t.file, backup, what="the drop-in")),
             Step(id="write", title=f"Remove line {t.line} of {t.file}",
                  explanation=f"deletes `{t.text.strip()}` and nothing else.",
                  command=Command(("sed", "-i", "-e", f"{t.line}d", t.file),
@@ -154,7 +169,8 @@ def _change_steps(t: Target, backup: str, before: str | None) -> list[Step]:
                              "before every other file (the first value wins); no vendor file "
                              "is edited.",
                  command=common.write_command(t.file, DROPIN_LINES, "write the drop-in"),
-                 prechecks=(predicate("file_absent", f"{t.file} does not exist yet",
+                 prechecks=(VALID_BEFORE,
+                            predicate("file_absent", f"{t.file} does not exist yet",
                                       path=t.file),),
                  postchecks=(predicate("file_line", f"{t.file} says UseDNS no", path=t.file,
                                        line=str(len(DROPIN_LINES)),
@@ -164,11 +180,15 @@ def _change_steps(t: Target, backup: str, before: str | None) -> list[Step]:
 
 def build_fix_ssh(host: str, usedns: str | None, sources: SshdSources | None,
                   texts: Mapping[str, str], *, plan_id: str | None = None,
-                  now: float = 0.0) -> Plan:
+                  now: float = 0.0, refused: str | None = None) -> Plan:
     """The fix as a plan, from what was read: the effective value (`sshd -T`), where each
-    line comes from, and the raw texts of the files."""
+    line comes from, and the raw texts of the files. `refused`: what `sshd -t` said of the
+    files as they are (None: it accepted them): then nothing is changed."""
     title = "Fix slow SSH logins: stop the reverse DNS lookup (UseDNS no)"
     pid = plan_id or uuid.uuid4().hex
+    if refused is not None:  # sshd -T fails on such files too: not a question of root
+        return _plan(KIND, title, host, now, plan_id=pid, checks=(Check(
+            "sshd-valid", False, CheckLevel.BLOCK, REFUSED.format(refused)),))
     if usedns is None:
         return _plan(KIND, title, host, now, plan_id=pid, checks=(Check(
             "sshd-read", False, CheckLevel.BLOCK, "sshd -T could not be read (it needs "
@@ -194,6 +214,7 @@ def build_fix_ssh(host: str, usedns: str | None, sources: SshdSources | None,
     if t.mode == "drop-in" and t.file in texts:
         checks.append(Check("drop-in-free", False, CheckLevel.BLOCK,
                             f"{t.file} exists already: zconsole does not overwrite it"))
+
     steps = [*_change_steps(t, backup, texts.get(t.file)), _validate(), _prove("no"),
              _reload(), _verify()]
     params = (("mode", t.mode), ("file", t.file), ("line", str(t.line)), ("text", t.text),
@@ -221,6 +242,8 @@ def restore_plan(fix: Plan, *, reload: bool, undo: bool, plan_id: str | None = N
                          line=str(len(DROPIN_LINES)), text=DROPIN_LINES[-1]),) if undo else ()
         restore = common.remove_step(file, prechecks=pre, confirmation=confirm,
                                      what="the drop-in zconsole wrote")
+    if undo:  # the operator's, later: the files may have been broken by someone since
+        restore = _valid_first(restore)
     steps = [restore, _validate()]
     if undo:
         steps.append(_prove(p.get("was", "yes")))
@@ -285,6 +308,18 @@ def read_usedns(host: Host) -> str | None:
     return got[0].lower() if got else None
 
 
+def read_refusal(host: Host) -> str | None:
+    """What `sshd -t` says of sshd's files as they are (None: accepted, or not known: the
+    run re-checks right before the first change)."""
+    try:
+        r = host.run(list(SSHD_T), check=False)
+    except HostError:
+        return None
+    if NO_HOSTKEYS in r.stderr:  # a user, not root: sshd -t cannot tell
+        return None
+    return sshd_t_refusal(r)
+
+
 def read_texts(host: Host, sources: SshdSources) -> dict[str, str]:
     out: dict[str, str] = {}
     for path in {*sources.files, DROPIN}:
@@ -305,8 +340,9 @@ def plan_for(host: Host, *, plan_id: str | None = None) -> Plan:
     except (HostError, OSError, ParseError):
         sources = None
     texts = read_texts(host, sources) if sources is not None else {}
+    refused = read_refusal(host)
     return build_fix_ssh(str(host.label), usedns, sources, texts, plan_id=plan_id,
-                         now=host.now())
+                         now=host.now(), refused=refused)
 
 
 def plan_cli(host: Host, req: PlanRequest) -> Plan:

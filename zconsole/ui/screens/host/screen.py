@@ -1,11 +1,12 @@
 """Host: the fix-it panels. Why SSH logins are slow and why the boot waits for the network,
 each with its verdict, evidence and the fixes narrowest first.
 
-The SSH panel's reverse-DNS verdict (`ssh-usedns`, a warning) and the boot panel's wait-online
-verdict (`boot-wait-online`) each offer their narrowest fix as a plan (`f`: the wizard screen:
-every command, typed confirmation, run with automatic rollback; `services.ops.fixit.ssh`,
-`services.ops.fixit.boot`); a fix applied from this console offers its undo (`u`, itself a
-plan). When both panels offer one, `f` and `u` act on the panel last chosen (the palette's
+The SSH panel's verdicts that a plan fixes (a warning whose fix names its plan: the reverse
+DNS lookup, `services.ops.fixit.ssh`; logind not answering or a slow user manager's drop-in,
+`services.ops.fixit.session`) and the boot panel's wait-online verdict
+(`services.ops.fixit.boot`) each offer their narrowest fix as a plan (`f`: the wizard screen:
+every command, typed confirmation, run with automatic rollback); a fix applied from this
+console offers its undo (`u`, itself a plan; a logind restart has none). When both panels offer one, `f` and `u` act on the panel last chosen (the palette's
 "Fix slow SSH logins" / "Fix slow boot"), else on the first. `--read-only` offers neither.
 
 A boot fix takes effect at the next boot: the boot panel is judged with the last boot fix
@@ -41,22 +42,30 @@ REREAD = 60.0  # s between the screen's own reads while it is shown
 PANELS = {"ssh": "Slow SSH logins", "boot": "Boot waiting for the network"}
 PALETTE = {"ssh": "Fix slow SSH logins", "boot": "Fix slow boot"}
 OFFERS = {
-    "ssh": "apply the first fix as a plan: every command shown first, typed confirmation, "
-           "validated (sshd -t, sshd -T), reloaded, verified by a fresh login, rolled back if "
-           "that fails; undo later with u",
-    "boot": "apply the first fix as a plan: every command shown first, typed confirmation, "
-            "validated and verified, rolled back if that fails; it takes effect at the next "
-            "boot, which this panel then judges; undo later with u",
+    "fix-ssh": "apply the first fix as a plan: every command shown first, typed "
+               "confirmation, validated (sshd -t, sshd -T), reloaded, verified by a fresh "
+               "login, rolled back if that fails; undo later with u",
+    "fix-session": "apply the first fix as a plan: every command shown first, typed "
+                   "confirmation, proven (logind answers, or systemctl no longer lists the "
+                   "drop-in), rolled back if that fails; a removed drop-in can be undone "
+                   "later with u",
+    "fix-boot": "apply the first fix as a plan: every command shown first, typed "
+                "confirmation, validated and verified, rolled back if that fails; it takes "
+                "effect at the next boot, which this panel then judges; undo later with u",
 }
 
 
-def ssh_diagnosis(host: Host) -> Diagnosis:
+JOURNAL_SINCE = "-2h"  # the logins judged: the last two hours of the journal
+
+
+def ssh_diagnosis(host: Host, since: str = JOURNAL_SINCE) -> Diagnosis:
     """The SSH panel's read and judgement. On the host itself (zconsole run in the
-    operator's SSH session) the client address is the session's own."""
+    operator's SSH session) the client address is the session's own. `since`: the logins
+    judged (journalctl's form; the app's `fixit_since` when set)."""
     client = None
     if host.kind == "local":
         client = client_from_ssh_connection(os.environ.get("SSH_CONNECTION"))
-    return diagnose_ssh(read_ssh(host, client))
+    return diagnose_ssh(read_ssh(host, client, since=since))
 
 
 def boot_diagnosis(host: Host, applied: AppliedBootFix | None = None) -> Diagnosis:
@@ -109,8 +118,9 @@ class HostScreen(ZScreen):
     def read_all(self, now: float) -> None:
         self._asked = now
         host = self.console_app.host
-        self.read(self.Loaded, partial(ssh_diagnosis, host), group="fixit-ssh", key="ssh",
-                  asked_at=now)
+        since = getattr(self.console_app, "fixit_since", None) or JOURNAL_SINCE
+        self.read(self.Loaded, partial(ssh_diagnosis, host, since), group="fixit-ssh",
+                  key="ssh", asked_at=now)
         self.read(self.Loaded, partial(boot_diagnosis, host, self.boot_applied),
                   group="fixit-boot", key="boot", asked_at=now)
 
@@ -155,26 +165,35 @@ class HostScreen(ZScreen):
         self.boot_applied = None
         if self.console_app.read_only:
             return
-        from zconsole.services.ops.fixit import boot, ssh
+        from zconsole.services.ops.fixit import boot, session, ssh
         from zconsole.ui.wizards.backend import store_for
 
         label = str(self.console_app.host.label)
         try:
             store = store_for(self.console_app)
-            self.applied["ssh"] = ssh.applied_fixes(store, label)
+            self.applied["ssh"] = sorted(
+                [*ssh.applied_fixes(store, label), *session.applied_fixes(store, label)],
+                key=lambda p: p.created_at)
             records = boot.applied_records(store, label)
         except OSError:
             return
         self.applied["boot"] = [a.plan for a in records]
         self.boot_applied = boot.as_applied(records[-1]) if records else None
 
-    def fix_offered(self, key: str = "ssh") -> bool:
-        """The panel's verdict is the cause its fix-it fixes (a warning), and this console may
-        change the host."""
+    def fix_kind(self, key: str = "ssh") -> str | None:
+        """The fix-it plan kind the panel's verdict offers (fix-ssh or fix-session for the
+        SSH panel, fix-boot), None when its verdict is not a cause a plan fixes."""
         d = self.diagnoses.get(key)
-        kind = {"ssh": "ssh-usedns", "boot": "boot-wait-online"}[key]
-        return (not self.console_app.read_only and d is not None
-                and d.verdict.kind == kind and d.verdict.severity is Severity.WARNING)
+        if d is None or d.verdict.severity is not Severity.WARNING:
+            return None
+        if key == "boot":
+            return "fix-boot" if d.verdict.kind == "boot-wait-online" else None
+        return next((f.plan for f in d.fixes if f.plan), None)
+
+    def fix_offered(self, key: str = "ssh") -> bool:
+        """The panel's verdict is a cause a fix-it fixes (a warning), and this console may
+        change the host."""
+        return not self.console_app.read_only and self.fix_kind(key) is not None
 
     def _target(self, keys: list[str]) -> str | None:
         if not keys:
@@ -192,9 +211,10 @@ class HostScreen(ZScreen):
 
     def _offers(self, key: str) -> list[str]:
         out = []
-        if self.fix_offered(key):
+        kind = self.fix_kind(key)
+        if kind is not None and self.fix_offered(key):
             how = "f" if self.fix_target() == key else f"f, after the palette's {PALETTE[key]!r}"
-            out.append(f"{how}: {OFFERS[key]}")
+            out.append(f"{how}: {OFFERS[kind]}")
         for p in self.applied[key][-1:]:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(p.created_at))
             how = "u" if self.undo_target() == key else f"u, after the palette's {PALETTE[key]!r}"
@@ -217,22 +237,28 @@ class HostScreen(ZScreen):
         key = self.fix_target()
         if key is None:
             return
-        from zconsole.services.ops.fixit import boot, ssh
+        from zconsole.services.ops.fixit import boot, session, ssh
         from zconsole.ui.wizards.fixit import open_fix
 
+        kind = self.fix_kind(key) or ""
+        build = {"fix-ssh": ssh.plan_for, "fix-session": session.plan_for}.get(
+            kind, boot.plan_for)
         self._asked = None  # back from the wizard: read the panels again
-        open_fix(self.console_app, ssh.plan_for if key == "ssh" else boot.plan_for, panel=key)
+        open_fix(self.console_app, build, panel=key, kind=kind)
 
     def action_undo_fix(self) -> None:
         key = self.undo_target()
         if key is None:
             return
-        from zconsole.services.ops.fixit import boot, ssh
+        from zconsole.services.ops.fixit import boot, session, ssh
         from zconsole.ui.wizards.fixit import open_fix
 
         fix = self.applied[key][-1]
         self._asked = None
-        if key == "ssh":
+        if fix.kind == session.KIND:
+            open_fix(self.console_app, lambda host: session.undo_plan(fix, now=host.now()),
+                     undo=True, kind=session.KIND)
+        elif key == "ssh":
             open_fix(self.console_app, lambda host: ssh.undo_plan(fix, now=host.now()),
                      undo=True)
         else:

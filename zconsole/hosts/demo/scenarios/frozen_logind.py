@@ -1,0 +1,28 @@
+"""Logins that wait 2 min: systemd-logind does not answer (its process is stopped), so
+pam_systemd's CreateSession times out (systemd 252: 120 s) at every login (the shapes of
+the host guest's frozen-logind capture: tests/fixtures/host/frozen-logind/)."""
+
+from __future__ import annotations
+
+from zconsole.hosts.demo.machine import Machine
+from zconsole.hosts.demo.render import system as sysr
+from zconsole.hosts.demo.scenarios.healthy import build as build_healthy
+
+NAME = "frozen-logind"
+DESCRIPTION = ("healthy pools; every SSH login waits 2 min: systemd-logind does not answer "
+               "(stopped), pam_systemd gives up on the session")
+ORDER = 97
+
+CLIENT = "192.168.10.31"
+
+
+def build(seed: int, now: float) -> Machine:
+    m = build_healthy(seed, now)
+    m.hostname = "zdemo-frozen-logind"
+    s = sysr.clean_system(m)
+    s.daemons["systemd-logind"] = (428, "Ts")
+    s.journal = sysr.login(now - 3000, 2101, 6, addr=CLIENT, port=49810)
+    s.journal += sysr.login(now - 600, 2399, 0, addr=CLIENT, port=52116, setup=120.74,
+                            failed="Connection timed out")
+    m.system = s
+    return m
