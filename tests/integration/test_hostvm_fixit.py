@@ -5,14 +5,17 @@ recipe is named with its file:line; the user who is not root is told exactly wha
 And the SSH fix (services/ops/fixit/ssh.py) end to end on the slow-reverse-dns recipe: the
 plan applied through SshHost by the engine, a session opened before it still alive after the
 reload, the cause gone, the logins' seconds before/after in the report, and the undo
-bringing the fault back byte for byte. And the boot fix (services/ops/fixit/boot.py) on the
-wait-online-hang recipe across reboots (hostvm_slow: the guest-stalling group). Needs
-ZCONSOLE_VM=1 (or ZCONSOLE_HOSTVM_ATTACH=RUN_DIR of a running guest).
+bringing the fault back byte for byte; a broken change refused by the real `sshd -t` with
+nothing applied. And every boot fix (services/ops/fixit/boot.py) on the wait-online-hang and
+ifupdown-dhcp-hang recipes across reboots, in one test (hostvm_slow: the guest-stalling
+group). The SSH and session fixes through the Host screen are in test_hostvm_fixit_screen.py.
+Needs ZCONSOLE_VM=1 (or ZCONSOLE_HOSTVM_ATTACH=RUN_DIR of a running guest).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -154,78 +157,6 @@ def test_fix_ssh_applies_verifies_and_undoes(host_guest: HostGuest,
 WAIT_ONLINE = "systemd-networkd-wait-online.service"
 
 
-@pytest.mark.hostvm_slow
-def test_fix_boot_applies_and_undoes_across_reboots(host_guest: HostGuest,
-                                                    wait_online_hang: faults.Fault,
-                                                    host_figures: Any, tmp_path: Path) -> None:
-    """Minutes: four reboots, two of them into the 2-minute wait. The wait-online-hang
-    recipe, rebooted into: the boot panel names lan1; the fix the diagnosis chooses (netplan
-    `optional: true` for lan1) is applied through SshHost by the engine; after a reboot
-    wait-online is quick and the panel says fixed; the undo, after a reboot, brings the hang
-    back. The seconds go to the report; the assertions are the causes and the 5-s bound."""
-    g, fault = host_guest, wait_online_hang
-    fault.apply()
-    g.reboot()
-    g.wait_booted()
-    hung = g.unit_seconds(WAIT_ONLINE)
-    assert hung is not None and hung > 60, g.blame()[:5]
-    audit, store = AuditLog(tmp_path / "audit.jsonl"), PlanStore(tmp_path / "plans")
-    host = ssh_host(g)
-
-    def runner(p: Plan) -> PlanRunner:
-        return PlanRunner(host, p, audit=audit, store=store, operator="hostvm-test")
-
-    facts = fix_boot.read_facts(host)
-    assert facts.diagnosis.verdict.kind == "boot-wait-online", facts.diagnosis.verdict
-    plan = fix_boot.plan_for(host)
-    assert not plan.blocked, plan.checks
-    assert dict(plan.params)["fix"] == "netplan-optional", plan.checks
-    assert plan.argv_list() == [
-        ("netplan", "set", "--origin-hint=90-zconsole", "ethernets.lan1.optional=true"),
-        ("netplan", "generate")]
-    netplan_before = g.exec("cat /etc/netplan/01-hostvm.yaml").stdout
-    try:
-        run = common.run_fix(plan, runner, lambda _e: None)
-        assert run.applied and run.rollback is None, run.result.message
-        written = g.exec("cat /etc/netplan/90-zconsole.yaml").stdout
-        assert "optional: true" in written, written
-        assert g.exec("cat /etc/netplan/01-hostvm.yaml").stdout == netplan_before
-        pending = diagnose_boot(read_boot(host), fix_boot.as_applied(
-            fix_boot.applied_records(store, host.label)[-1]))
-        assert pending.verdict.kind == "boot-fix-pending", pending.verdict
-
-        to_ssh = g.reboot()
-        g.wait_booted()
-        host = ssh_host(g)
-        fixed = g.unit_seconds(WAIT_ONLINE)
-        assert fixed is not None and fixed < 5.0, g.blame()[:5]
-        judged = diagnose_boot(read_boot(host), fix_boot.as_applied(
-            fix_boot.applied_records(store, host.label)[-1]))
-        assert judged.verdict.kind == "boot-fix-proven", judged.verdict
-        host_figures("fix-boot: the fix chosen", dict(plan.params)["what"])
-        host_figures("fix-boot: wait-online s with the fault (blame)", hung)
-        host_figures("fix-boot: wait-online s after the fix, next boot (blame)", fixed)
-        host_figures("fix-boot: reboot to ssh s after the fix", round(to_ssh, 1))
-        host_figures("fix-boot: the panel's verdict", judged.verdict.message)
-
-        undo = fix_boot.undo_plan(plan, host=host, now=host.now())
-        result = PlanRunner(host, undo, audit=audit, store=store,
-                            operator="hostvm-test").run(lambda _e: None)
-        assert result.done, result.message
-        assert g.exec("test -e /etc/netplan/90-zconsole.yaml", check=False).returncode == 1
-        assert g.exec("cat /etc/netplan/01-hostvm.yaml").stdout == netplan_before
-        g.reboot()
-        g.wait_booted()
-        again = g.unit_seconds(WAIT_ONLINE)
-        assert again is not None and again > 60, g.blame()[:5]
-        host_figures("fix-boot: wait-online s after the undo, next boot (blame)", again)
-        d = diagnose_boot(read_boot(ssh_host(g)))
-        assert d.verdict.kind == "boot-wait-online", d.verdict
-    finally:
-        g.exec("rm -f /etc/netplan/90-zconsole.yaml /var/backups/zconsole-*; netplan generate",
-               check=False)
-
-
 SSHD_D = "/etc/ssh/sshd_config.d"
 
 
@@ -319,3 +250,144 @@ def test_a_broken_change_is_refused_by_sshd_t_and_nothing_is_applied(
         host_figures("refused 2: the rollback", run.result.message)
     finally:
         g.exec(f"rm -f {broken} {again} /var/backups/zconsole-*", check=False)
+
+
+DROPIN_DIR = f"/etc/systemd/system/{WAIT_ONLINE}.d"
+MASK_LINK = f"/etc/systemd/system/{WAIT_ONLINE}"
+
+
+def state(g: HostGuest, *paths: str) -> str:
+    """Each path as it is: absent, or its mode, owner and bytes (base64)."""
+    return g.exec(" ; ".join(
+        f"if [ -e {p} ] || [ -L {p} ]; then stat -c '%n %F %a %U %G' {p}; "
+        f"[ -f {p} ] && base64 -w0 {p}; echo; else echo '{p} absent'; fi" for p in paths)).stdout
+
+
+def networking_waited_for_lan1(g: HostGuest) -> bool:
+    """This boot, networking.service (`ifup -a`) ran dhclient for lan1."""
+    log = g.journal("-u", "networking.service")
+    return "No DHCPOFFERS received" in log or "DHCPDISCOVER on lan1" in log
+
+
+# six boots, two of them 2-minute hangs, and a seventh to leave the guest as built: 30 min on
+# a loaded 2-core machine (2026-11-26, load 4-5), over the guest tests' limit: twice it
+@pytest.mark.timeout(2 * int(os.environ.get("ZCONSOLE_VM_TEST_TIMEOUT", "1800")))
+@pytest.mark.hostvm_slow
+def test_every_boot_fix_across_reboots(host_guest: HostGuest, wait_online_hang: faults.Fault,
+                                       ifupdown_dhcp_hang: faults.Fault, host_figures: Any,
+                                       tmp_path: Path) -> None:
+    """Minutes: six reboots, two of them into the hang. lan1 (no cable) asks for DHCP both
+    in netplan (networkd: wait-online waits 2 min for it) and in ifupdown (`auto lan1`:
+    networking.service waits for dhclient), as on a host that got netplan beside an old
+    interfaces file. One faulty boot is measured; `ifupdown-hotplug` is applied then and
+    kept through the next four boots; each of the wait-online fixes — the one the diagnosis
+    chooses (netplan `optional: true` for lan1), then `wait-online-interface`,
+    `wait-online-any` and `mask` — is applied through SshHost by the engine (the panel says
+    it is pending until the reboot), the guest rebooted, the cause asserted gone
+    (wait-online under 5 s in blame, or not run; networking.service did not run dhclient for
+    lan1), the panel's verdict 'fixed', and then undone with every file checked byte for
+    byte without a reboot (the next fix is planned in that boot: the next one would wait).
+    Only the last undo reboots: both hangs are back. The seconds go to the report."""
+    g = host_guest
+    wait_online_hang.apply()
+    ifupdown_dhcp_hang.apply()
+    fault_files = (faults.NETPLAN_FILE, faults.IFUPDOWN_FILE)
+    touched = (DROPIN_DIR, MASK_LINK, fix_boot.NETPLAN_FILE)
+    g.reboot()
+    g.wait_booted()
+    hung = g.unit_seconds(WAIT_ONLINE)
+    networking = g.unit_seconds("networking.service")
+    assert hung is not None and hung > 60, g.blame()[:5]
+    assert networking_waited_for_lan1(g)
+    host_figures("faulty boot: wait-online s (blame)", hung)
+    host_figures("faulty boot: networking.service s (blame)", networking)
+    audit, store = AuditLog(tmp_path / "audit.jsonl"), PlanStore(tmp_path / "plans")
+
+    def run(plan: Plan) -> None:
+        host = ssh_host(g)
+        result = common.run_fix(plan, lambda p: PlanRunner(
+            host, p, audit=audit, store=store, operator="hostvm-test"), lambda _e: None)
+        assert result.applied and result.rollback is None, result.result.message
+
+    def undo(plan: Plan) -> None:
+        host = ssh_host(g)
+        u = fix_boot.undo_plan(plan, host=host, now=host.now())
+        result = PlanRunner(host, u, audit=audit, store=store,
+                            operator="hostvm-test").run(lambda _e: None)
+        assert result.done, result.message
+
+    clean = state(g, *touched)
+    faulty = state(g, *fault_files)
+    netplan_faulty = state(g, faults.NETPLAN_FILE)
+    hotplug = fix_boot.plan_for(ssh_host(g), "ifupdown-hotplug")
+    assert not hotplug.blocked, hotplug.checks
+    assert hotplug.argv_list()[1] == ("sed", "-i", "-e", "2s/^auto lan1$/allow-hotplug lan1/",
+                                      faults.IFUPDOWN_FILE)
+    run(hotplug)
+    try:
+        for name in ("netplan-optional", "wait-online-interface", "wait-online-any", "mask"):
+            host = ssh_host(g)
+            if name == "netplan-optional":  # the one the diagnosis chooses
+                facts = fix_boot.read_facts(host)
+                assert facts.diagnosis.verdict.kind == "boot-wait-online", \
+                    facts.diagnosis.verdict
+                plan = fix_boot.plan_for(host)
+                assert dict(plan.params)["fix"] == name, plan.checks
+                assert plan.argv_list() == [
+                    ("netplan", "set", "--origin-hint=90-zconsole",
+                     "ethernets.lan1.optional=true"), ("netplan", "generate")]
+            else:
+                plan = fix_boot.plan_for(host, name)
+            assert not plan.blocked, (name, plan.checks)
+            if name == "wait-online-interface":
+                assert dict(plan.params)["exec"] == (
+                    "/lib/systemd/systemd-networkd-wait-online --interface=br0 "
+                    "--interface=br100"), plan.params
+            run(plan)
+            if name == "netplan-optional":
+                written = g.exec(f"cat {fix_boot.NETPLAN_FILE}").stdout
+                assert "optional: true" in written, written
+                assert state(g, faults.NETPLAN_FILE) == netplan_faulty  # not touched
+            pending = diagnose_boot(read_boot(host), fix_boot.as_applied(
+                fix_boot.applied_records(store, host.label)[-1]))
+            assert pending.verdict.kind == "boot-fix-pending", (name, pending.verdict)
+            to_ssh = g.reboot()
+            g.wait_booted()
+            took = g.unit_seconds(WAIT_ONLINE)
+            if name == "mask":
+                assert took is None, g.blame()[:5]  # not run at all
+            else:
+                assert took is not None and took < 5.0, (name, g.blame()[:5])
+            assert not networking_waited_for_lan1(g), g.journal("-u", "networking.service")
+            host = ssh_host(g)
+            judged = diagnose_boot(read_boot(host), fix_boot.as_applied(
+                fix_boot.applied_records(store, host.label)[-1]))
+            assert judged.verdict.kind == "boot-fix-proven", (name, judged.verdict)
+            host_figures(f"{name}: wait-online s, next boot (blame)",
+                         "did not run" if took is None else took)
+            host_figures(f"{name}: networking.service s (blame, allow-hotplug lan1)",
+                         g.unit_seconds("networking.service"))
+            host_figures(f"{name}: reboot to ssh s", round(to_ssh, 1))
+            host_figures(f"{name}: the panel", judged.verdict.message)
+            undo(plan)
+            assert state(g, *touched) == clean, name  # byte for byte, without a reboot
+            assert state(g, faults.NETPLAN_FILE) == netplan_faulty, name
+    finally:
+        undo(hotplug)
+    assert state(g, *touched) == clean
+    assert state(g, *fault_files) == faulty  # both fault files byte for byte
+    g.reboot()
+    g.wait_booted()
+    again = g.unit_seconds(WAIT_ONLINE)
+    assert again is not None and again > 60, g.blame()[:5]
+    assert networking_waited_for_lan1(g)
+    assert diagnose_boot(read_boot(ssh_host(g))).verdict.kind == "boot-wait-online"
+    host_figures("after the last undo: wait-online s (blame)", again)
+    host_figures("after the last undo: networking.service s (blame)",
+                 g.unit_seconds("networking.service"))
+    # both faults out and one reboot here, instead of one per fixture
+    ifupdown_dhcp_hang.undo()
+    wait_online_hang.undo()
+    g.exec(f"rm -f {fix_boot.NETPLAN_FILE} /var/backups/zconsole-*", check=False)
+    g.reboot()
+    g.wait_booted()
