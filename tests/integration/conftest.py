@@ -107,6 +107,10 @@ VM_RERUNS = int(os.environ.get("ZCONSOLE_VM_RERUNS", "1"))
 
 # the modules whose hostvm_slow tests stall the guest (reboots into the 2-minute wait)
 STALLING_MODULES = ("test_hostvm_faults", "test_hostvm_fixit")
+# host tests long enough to get a host guest of their own, beside the host-slow group: every
+# boot fix across six reboots took 932 s on a quiet machine and 30 min on a loaded one, more
+# than the rest of host-slow together (its reboots mostly wait on the 2-minute stalls)
+OWN_HOST_GUEST = ("test_every_boot_fix_across_reboots",)
 
 
 def guest_group(item: pytest.Item) -> str | None:
@@ -122,6 +126,8 @@ def guest_group(item: pytest.Item) -> str | None:
         # 176 s for the fault recipes + 666 s for the install from scratch)
         stalls = item.get_closest_marker("hostvm_slow") and any(
             m in item.nodeid for m in STALLING_MODULES)
+        if any(name in item.nodeid for name in OWN_HOST_GUEST):
+            return "host-boot"
         return "host-slow" if stalls else "host"
     callspec = getattr(item, "callspec", None)
     if "zfs_guest" in names and callspec is not None and "zfs_guest" in callspec.params:
