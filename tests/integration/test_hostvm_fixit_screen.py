@@ -21,6 +21,7 @@ import pytest
 from hostvm import faults
 from hostvm.guest import OPERATOR, HostGuest, ensure_operator, guest_now
 from textual.widgets import Static
+from vmguest import until
 
 from tests.ui.test_wizards import body_text
 from zconsole.hosts.ssh import SshHost
@@ -40,13 +41,6 @@ def ssh_host(g: HostGuest) -> SshHost:
     return SshHost(f"root@{g.alias}", ssh_config=str(g.ssh_config))
 
 
-async def until(pilot: Any, cond: Any, what: str, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if cond():
-            return
-        await pilot.pause(0.1)
-    raise AssertionError(f"timed out after {seconds:.0f} s waiting for {what}")
 
 
 def panel_text(screen: HostScreen, panel: str, part: str) -> str:

@@ -18,12 +18,12 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from textual.widgets import Static
+from vmguest import until
 
 from tests.ui.test_hostile_host import screen_text
 from tests.ui.test_wizards import body_text
@@ -50,14 +50,6 @@ PARAMS = "/sys/module/zfs/parameters/"
 # --------------------------------------------------------------------------- the console
 
 
-async def until(pilot: Any, cond: Callable[[], bool], what: str, seconds: float = 180) -> None:
-    """Wait (generously: ssh to an emulated guest on a loaded machine) for `cond`."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if cond():
-            return
-        await pilot.pause(0.1)
-    raise AssertionError(f"timed out after {seconds:.0f} s waiting for {what}")
 
 
 def console(g: ZfsGuest, state: Path) -> ZConsoleApp:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 from textual.widgets import Static
+from vmguest import until
 
 from tests.ui.test_wizards import shown
 from zconsole.ui.app import ZConsoleApp
@@ -31,13 +32,6 @@ pytestmark = pytest.mark.zfsvm
 POOL = "zcwiz"
 
 
-async def _until(pilot: Any, cond: Any, what: str, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if cond():
-            return
-        await pilot.pause(0.1)
-    raise AssertionError(f"timed out after {seconds:.0f} s waiting for {what}")
 
 
 def _text(screen: WizardScreen) -> str:
@@ -55,7 +49,7 @@ async def test_attach_wizard_on_the_guest(clean_guest: ZfsGuest, tmp_path: Path)
     app.wizard_poll_interval = 0.5  # type: ignore[attr-defined]
     t0 = time.monotonic()
     async with app.run_test(size=(120, 40)) as pilot:
-        await _until(pilot, lambda: app.reading is not None and app.refresh_started is None,
+        await until(pilot, lambda: app.reading is not None and app.refresh_started is None,
                      "the first refresh", 120)
         await pilot.pause(0.3)
         view = app.screen.query_one(PoolsView)
@@ -65,7 +59,7 @@ async def test_attach_wizard_on_the_guest(clean_guest: ZfsGuest, tmp_path: Path)
         key = view.selected_key()
         assert key == f"{POOL}:vdevs:vdb", key
         await pilot.press("a")
-        await _until(pilot, lambda: isinstance(app.screen, WizardScreen)
+        await until(pilot, lambda: isinstance(app.screen, WizardScreen)
                      and app.screen.phase is Phase.CHOOSE, "the disk choice", 30)
         screen = app.screen
         assert isinstance(screen, WizardScreen) and screen.stage is not None
@@ -76,7 +70,7 @@ async def test_attach_wizard_on_the_guest(clean_guest: ZfsGuest, tmp_path: Path)
         first = screen.stage.options[0]
         assert first.enabled and first.value in ("vdc", "vdd", "vde"), screen.stage.options
         screen.choose(first.value)
-        await _until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview", 120)
+        await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview", 120)
         assert screen.plan is not None and not screen.plan.blocked
         argv = ("zpool", "attach", POOL, "vdb", f"/dev/disk/by-id/virtio-zfsvm-{first.value}")
         assert screen.plan.argv_list() == [argv]
@@ -92,7 +86,7 @@ async def test_attach_wizard_on_the_guest(clean_guest: ZfsGuest, tmp_path: Path)
         await pilot.press(*"wrong", "enter")
         assert screen.phase is Phase.CONFIRM and screen.runner is None
         await pilot.press(*expected, "enter")
-        await _until(pilot, lambda: screen.phase is Phase.RESULT, "the result", 600)
+        await until(pilot, lambda: screen.phase is Phase.RESULT, "the result", 600)
         text = _text(screen)
         assert "✔ Done." in text, text
         elapsed = time.monotonic() - t0

@@ -5,7 +5,8 @@ reset, around the testvm instance (`Instance`, `HostInstance`). `ZfsGuest` (conf
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,3 +49,14 @@ class VmGuest:
         """No pools, blank pool disks (vdb..vdg), fresh disks removed, unplugged disks plugged
         back under their own kernel names (and on the ZFS guests /scratch emptied)."""
         self._inst.reset()
+
+
+async def until(pilot: Any, cond: Callable[[], bool], what: str, seconds: float = 180) -> None:
+    """Pause the console under test (Textual's Pilot) until `cond()`, or fail after `seconds`:
+    generous waits, as ssh to an emulated guest on a loaded machine is slow; never a figure."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if cond():
+            return
+        await pilot.pause(0.1)
+    raise AssertionError(f"timed out after {seconds:.0f} s waiting for {what}")
