@@ -357,7 +357,11 @@ def test_every_boot_fix_across_reboots(host_guest: HostGuest, wait_online_hang: 
             if name == "mask":
                 assert took is None, g.blame()[:5]  # not run at all
             else:
-                assert took is not None and took < 5.0, (name, g.blame()[:5])
+                # the cause is gone: wait-online ran and ended without its timeout, far from
+                # the faulty boot's wait (seconds are reported: a loaded CI run saw networkd
+                # itself start 45 s into the boot)
+                assert took is not None and took <= hung / 4, (name, took, g.blame()[:5])
+                assert "Timeout occurred" not in g.journal("-u", WAIT_ONLINE), name
             assert not networking_waited_for_lan1(g), g.journal("-u", "networking.service")
             host = ssh_host(g)
             judged = diagnose_boot(read_boot(host), fix_boot.as_applied(

@@ -408,3 +408,23 @@ def test_the_next_fix_after_an_undo_without_the_hang_in_between(tmp_path: Path) 
                                  "is not known), 0.4 s this boot: fixed")
     rig.system.wanted_by = []  # nothing wants the network online: nothing would wait
     assert fix.plan_for(rig.host, "mask").blocked
+
+
+@pytest.mark.parametrize("wait,timed_out,kind", [
+    (20.0, False, "boot-fix-proven"),   # slow host, no timeout, a sixth of the old wait
+    (40.0, False, "boot-fix-failed"),   # more than a quarter of the 120.4 s before
+    (20.0, True, "boot-fix-failed"),    # it timed out: whatever the seconds say
+])
+def test_a_slow_boot_without_the_timeout_is_fixed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  wait: float, timed_out: bool,
+                                                  kind: str) -> None:
+    """A loaded or slow host may bring its links up in more than 10 s once the stuck link no
+    longer holds the boot: no timeout and a quarter of the old wait at most is fixed."""
+    from zconsole.services.health import fixit_boot
+
+    rig = Rig(tmp_path)
+    assert rig.run(fix.plan_for(rig.host, "wait-online-any", plan_id=PID)).applied
+    assert rig.reboot() == "quick"
+    monkeypatch.setattr(fixit_boot, "wait_this_boot", lambda r: (wait, timed_out))
+    [a] = fix.applied_records(rig.store, rig.host.label)
+    assert fixit_boot.judge_fix(read_boot(rig.host), fix.as_applied(a)).kind == kind
