@@ -8,55 +8,23 @@ restarted, pam_systemd removed)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.fakes import Clock
-from zconsole.hosts.demo import DemoHost
+from tests.unit.test_fixit_boot_plan import Rig  # the demo host, its clock, one audit/store
 from zconsole.hosts.demo.render import system as sysr
 from zconsole.hosts.demo.scenarios.slow_session import DROPIN, DROPIN_TEXT
 from zconsole.hosts.demo.tools import session as demo_session
-from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.finding import Severity
-from zconsole.model.plan import Plan, StepStatus
+from zconsole.model.plan import StepStatus
 from zconsole.services.health.fixit import diagnose_ssh
-from zconsole.services.ops.engine.runner import PlanRunner
-from zconsole.services.ops.fixit import common
 from zconsole.services.ops.fixit import session as fix
 from zconsole.services.read.fixit import read_ssh
 
 T0 = 1795302000.0
 PID = "0123456789abcdef0123456789abcdef"
 BACKUP = "/var/backups/zconsole-0123456789ab-50-home-share.conf"
-
-
-class Rig:
-    def __init__(self, tmp_path: Path, scenario: str) -> None:
-        self.clock = Clock(T0)
-        self.host = DemoHost(scenario, "2.3", self.clock)
-        self.store = PlanStore(tmp_path / "plans")
-        self.audit = AuditLog(tmp_path / "audit.jsonl")
-
-    def runner(self, plan: Plan) -> PlanRunner:
-        return PlanRunner(self.host, plan, audit=self.audit, store=self.store,
-                          operator="alice", clock=self.clock, sleep=self.clock.sleep,
-                          postcheck_attempts=1, postcheck_delay=0.0)
-
-    def run(self, plan: Plan) -> common.FixRun:
-        return common.run_fix(plan, self.runner, lambda _e: None)
-
-    @property
-    def system(self):  # type: ignore[no-untyped-def]
-        assert self.host.machine.system is not None
-        return self.host.machine.system
-
-    def files(self) -> dict[str, str]:
-        return {k: v for k, v in self.host.machine.files.items() if not k.startswith("/run/")}
-
-    def records(self) -> list[dict[str, object]]:
-        return [json.loads(x) for x in Path(self.audit.path).read_text().splitlines()]
 
 
 # ------------------------------------------------------------------- the slow user manager
