@@ -3,6 +3,8 @@
     zconsole                         the console on this machine (demo host when no ZFS here)
     zconsole --demo [SCENARIO]       the console on the built-in demo host
     zconsole --host user@box         the console on a remote host over ssh
+    zconsole --host a --host b       several hosts (the Fleet screen); --hosts [FILE]: a hosts
+                                     file; --demo-fleet: several demo hosts
     zconsole parse KIND [FILE|-]     render output pasted from another host (--json: the model)
     zconsole capture --host H DIR    record every read command's output into a fixture dir
     zconsole plan KIND POOL ... --dry-run   print a disk operation's plan (nothing runs)
@@ -23,6 +25,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from zconsole.hosts.base import Host
+    from zconsole.hosts.fleet import HostEntry
+    from zconsole.services.fleet import Member
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -69,8 +73,14 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action=_Version)
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--host", metavar="[USER@]HOST",
-                       help="look at a remote host over ssh (your ~/.ssh/config applies)")
+    where.add_argument("--host", metavar="[USER@]HOST", action="append",
+                       help="look at a remote host over ssh (your ~/.ssh/config applies); "
+                            "again for several hosts (the Fleet screen, key 8)")
+    where.add_argument("--hosts", metavar="FILE", nargs="?", const="",
+                       help="look at every host of a hosts file (default "
+                            "$XDG_CONFIG_HOME/zconsole/hosts.toml; README: its format)")
+    where.add_argument("--demo-fleet", action="store_true",
+                       help="several demo hosts, one of them never answering (Fleet screen)")
     where.add_argument("--demo", metavar="SCENARIO", nargs="?", const="showcase",
                        help="use the built-in demo host; SCENARIO 'list' lists them")
     where.add_argument("--local", action="store_true",
@@ -97,9 +107,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 def choose_host(args: argparse.Namespace) -> tuple[Host, str | None]:
     """The host to look at, and a notice for the operator (why the demo host was chosen)."""
     if args.host:
+        from zconsole.cli.commands._target import one_destination
         from zconsole.hosts.ssh import SshHost
 
-        return SshHost(args.host, ssh_config=args.ssh_config), None
+        dest = one_destination(args.host, "console shows")
+        assert dest is not None
+        return SshHost(dest, ssh_config=args.ssh_config), None
     if args.demo:
         from zconsole.hosts.demo import DemoHost
 
@@ -114,6 +127,14 @@ def choose_host(args: argparse.Namespace) -> tuple[Host, str | None]:
     return (DemoHost("showcase", zfs_version=args.zfs_version),
             "No OpenZFS on this machine: showing the built-in demo host "
             "(zconsole --local shows this machine's own disks and network).")
+
+
+def make_fleet(entries: Sequence[HostEntry], zfs_version: str) -> list[Member]:
+    """One Member (a Host and its session) per entry, in the file's order."""
+    from zconsole.hosts.fleet import make_host
+    from zconsole.services.fleet import Member
+
+    return [Member.of(e.name, make_host(e, zfs_version=zfs_version), e.tags) for e in entries]
 
 
 def has_zfs(host: Host) -> bool:
@@ -154,6 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _console(args: argparse.Namespace) -> int:
     from zconsole.hosts.base import HostError
+    from zconsole.model.hosttext import visible
 
     if args.demo == "list":
         from zconsole.hosts.demo import list_scenarios
@@ -161,10 +183,21 @@ def _console(args: argparse.Namespace) -> int:
         for name, text in list_scenarios():
             print(f"{name:12} {text}")
         return EXIT_OK
+    from zconsole.cli.commands._target import fleet_entries
+    from zconsole.hosts.fleet import HostsFileError
+
     try:
-        host, notice = choose_host(args)
+        entries = fleet_entries(args, "console")
+        if entries is not None:
+            if not entries:
+                raise HostsFileError("the hosts file has no [[host]]")
+            fleet = make_fleet(entries, args.zfs_version)
+            host, notice = fleet[0].host, None
+        else:
+            fleet = None
+            host, notice = choose_host(args)
     except (HostError, KeyError, ValueError) as e:
-        print(f"zconsole: {e}", file=sys.stderr)
+        print(f"zconsole: {visible(str(e))}", file=sys.stderr)
         return EXIT_ERROR
     if not sys.stdout.isatty() and not os.environ.get("ZCONSOLE_FORCE_UI"):
         print("zconsole: the console needs a terminal (stdout is not a tty)", file=sys.stderr)
@@ -172,6 +205,6 @@ def _console(args: argparse.Namespace) -> int:
     from zconsole.ui.app import ZConsoleApp
 
     app = ZConsoleApp(host, notice=notice, theme_name=args.theme, read_only=args.read_only,
-                      refresh_interval=args.refresh, collector_held=True)
+                      refresh_interval=args.refresh, collector_held=True, fleet=fleet)
     app.run()
     return EXIT_OK

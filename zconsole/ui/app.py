@@ -13,7 +13,7 @@ from __future__ import annotations
 import gc
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
@@ -31,6 +31,7 @@ from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding
 from zconsole.model.hosttext import visible
 from zconsole.model.reading import HostReading
+from zconsole.services.fleet import Member
 from zconsole.services.session import HostSession, Refresh
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.registry import SCREENS
@@ -73,21 +74,25 @@ class ZConsoleApp(App[None]):
 
     @dataclass
     class RefreshDone(Message):
-        """A refresh completed (posted by the refresh worker)."""
+        """A refresh completed (posted by the refresh worker); `member`: of which host
+        (None: the host on screen)."""
 
         result: Refresh
+        member: Member | None = None
 
     @dataclass
     class RefreshProgress(Message):
         """The running refresh's pools answered before its other reads (posted early)."""
 
         result: Refresh
+        member: Member | None = None
 
     @dataclass
     class RefreshFailed(Message):
         """A refresh raised: `error` reads `ExceptionName: text`."""
 
         error: str
+        member: Member | None = None
 
     @dataclass
     class ResumeFound(Message):
@@ -110,13 +115,17 @@ class ZConsoleApp(App[None]):
         state_directory: str | None = None,
         offer_resume: bool | None = None,
         collector_held: bool = False,
+        fleet: Sequence[Member] | None = None,
     ) -> None:
         """`state_directory`: where the wizards keep the audit log and saved plans (default
         `hosts.journal.state_dir()`, under `demo/` for the demo host). `offer_resume`: look
         for plans left in flight at start-up (default: yes, except on the demo host without
         an explicit state directory: a fresh demo machine has nothing in flight).
         `collector_held`: the caller (`zconsole`'s main) held the cyclic garbage collector
-        for start-up; it is frozen and let go once the first reading is on screen."""
+        for start-up; it is frozen and let go once the first reading is on screen.
+        `fleet`: several hosts, each with its own session and refresh loop (the Fleet
+        screen); `host` is then the first member's, the host every screen shows until the
+        operator picks another (`switch_host`)."""
         super().__init__()
         self._collector_held = collector_held
         # Reads, parses and scans run in worker threads; a pure-Python parse holds the
@@ -143,8 +152,15 @@ class ZConsoleApp(App[None]):
         self.theme = self.theme_files[short].name
         self.paused = False
         self.forced_refreshes = 0  # ctrl+r / F5 so far (ViewState.forced)
-        self.session = HostSession(host, iostat_interval=iostat_interval)
-        self._timer: Timer | None = None
+        if fleet:
+            self.members = list(fleet)
+            self.host = self.members[0].host
+        else:
+            self.members = [Member(host.label, host,
+                                   HostSession(host, iostat_interval=iostat_interval))]
+        self.current = self.members[0]
+        self.session = self.current.session
+        self._refresh_timers: dict[int, Timer] = {}  # id(member) -> its next refresh
         self._shown_stale = False
 
     # -- what screens read -------------------------------------------------------------------
@@ -257,6 +273,8 @@ class ZConsoleApp(App[None]):
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick_frame)
         self.action_refresh()
+        for m in self.members[1:]:
+            self._refresh_member(m)
         if self.offer_resume:
             self._find_resumable()
 
@@ -305,75 +323,112 @@ class ZConsoleApp(App[None]):
             self._shown_stale = stale
             screen.show_state(state)
 
-    # -- refresh cycle -----------------------------------------------------------------------
+    # -- refresh cycle: one loop per host ----------------------------------------------------
     def action_refresh(self, force: bool = False) -> None:
-        """Start a refresh (none while one runs). `force` (ctrl+r or F5) also re-reads what is
-        otherwise kept between refreshes: ZFS version, kernel, disk identity."""
-        if not self.session.begin(self.clock()):
-            return  # one refresh at a time; the next is armed when this one ends
-        if force:
-            self.forced_refreshes += 1
-        self._tick_frame()
-        self._collect(force)
+        """Start a refresh of the host on screen (none while one runs). `force` (ctrl+r or
+        F5) also re-reads what is otherwise kept between refreshes: ZFS version, kernel,
+        disk identity."""
+        self._refresh_member(self.current, force)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="refresh")
-    def _collect(self, force: bool = False) -> None:
+    def _refresh_member(self, m: Member, force: bool = False) -> None:
+        """Start `m`'s refresh in a worker of its own: a host that does not answer holds its
+        own loop, never another's (its next refresh is armed when this one ends)."""
+        now = self.clock()
+        if not m.session.begin(now):
+            return  # one refresh at a time per host
+        if m.asked_at is None:
+            m.asked_at = now
+        if m is self.current:
+            if force:
+                self.forced_refreshes += 1
+            self._tick_frame()
+        self.run_worker(partial(self._collect, m, force), thread=True, exclusive=True,
+                        exit_on_error=False, group=f"refresh-{id(m)}",
+                        name=f"refresh {m.name}")
+
+    def _collect(self, m: Member, force: bool = False) -> None:
         worker = get_current_worker()
 
         def early(result: Refresh) -> None:
             if not worker.is_cancelled:
-                self.post_message(self.RefreshProgress(result))
+                self.post_message(self.RefreshProgress(result, m))
 
         try:
-            result = self.session.refresh(force=force, on_progress=early,
-                                          cancelled=lambda: worker.is_cancelled)
+            result = m.session.refresh(force=force, on_progress=early,
+                                       cancelled=lambda: worker.is_cancelled)
         except Exception as e:  # noqa: BLE001 - any failure must reach the screen, not kill the app
             if not worker.is_cancelled:
-                self.post_message(self.RefreshFailed(f"{type(e).__name__}: {e}"))
+                self.post_message(self.RefreshFailed(f"{type(e).__name__}: {e}", m))
             return
         if not worker.is_cancelled:
-            self.post_message(self.RefreshDone(result))
+            self.post_message(self.RefreshDone(result, m))
 
     def on_zconsole_app_refresh_progress(self, message: RefreshProgress) -> None:
-        if self.session.running:  # not after the refresh already ended
-            self.session.progress(message.result, self.clock())
+        m = message.member or self.current
+        if m.session.running:  # not after the refresh already ended
+            m.session.progress(message.result, self.clock())
             screen = self.active_screen
-            if screen is not None:
+            if screen is not None and m is self.current:
                 state = self.view_state()
                 screen.refresh_frame(state)
                 screen.show_state(state)
 
     def on_zconsole_app_refresh_done(self, message: RefreshDone) -> None:
-        self.session.done(message.result, self.clock())
-        self._refresh_done()
+        m = message.member or self.current
+        m.session.done(message.result, self.clock())
+        self._refresh_done(m)
 
     def on_zconsole_app_refresh_failed(self, message: RefreshFailed) -> None:
-        self.session.failed(message.error)
-        self._refresh_done()
+        m = message.member or self.current
+        m.session.failed(message.error)
+        self._refresh_done(m)
 
-    def _refresh_done(self) -> None:
+    def _refresh_done(self, m: Member | None = None) -> None:
+        m = m or self.current
         screen = self.active_screen
         if screen is not None:
             state = self.view_state()
-            screen.refresh_frame(state)
-            screen.show_state(state)
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+            if m is self.current:
+                screen.refresh_frame(state)
+                screen.show_state(state)
+            else:
+                screen.member_refreshed(state)
+        old = self._refresh_timers.pop(id(m), None)
+        if old is not None:
+            old.stop()
         if not self.paused:
-            self._timer = self.set_timer(self.refresh_interval, self._refresh_tick)
+            self._refresh_timers[id(m)] = self.set_timer(self.refresh_interval,
+                                                 partial(self._refresh_tick, m))
         if self._collector_held:
             self._collector_held = False
             self.call_after_refresh(release_collector)
 
-    def _refresh_tick(self) -> None:
+    def _refresh_tick(self, m: Member | None = None) -> None:
         if not self.paused:
-            self.action_refresh()
+            self._refresh_member(m or self.current)
+
+    # -- several hosts -----------------------------------------------------------------------
+    def switch_host(self, m: Member, mode: str = SCREENS[0].mode) -> None:
+        """Every screen shows `m` from now on: the screens made for the previous host are
+        dropped (each is made again, for this host, when shown) and `mode` is shown."""
+        if m is not self.current:
+            self.current = m
+            self.host = m.host
+            self.session = m.session
+            self._shown_stale = False
+            for entry in SCREENS:
+                if entry.mode != self.current_mode:
+                    self.remove_mode(entry.mode)
+                    self.add_mode(entry.mode, entry)
+            if m.asked_at is None:
+                self._refresh_member(m)
+        self.switch_mode(mode)
 
     def action_toggle_pause(self) -> None:
         self.paused = not self.paused
         if not self.paused:
-            self.action_refresh()
+            for m in self.members:
+                self._refresh_member(m)
         self._tick_frame()
 
     def action_next_theme(self) -> None:

@@ -11,6 +11,10 @@ import argparse
 
 from zconsole.hosts.base import Host
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from zconsole.hosts.fleet import HostEntry
+
 
 def add_target_options(pp: argparse.ArgumentParser, name: str, verb: str) -> None:
     pp.add_argument("--host", dest=f"{name}_host", metavar="[USER@]HOST",
@@ -21,8 +25,18 @@ def add_target_options(pp: argparse.ArgumentParser, name: str, verb: str) -> Non
                     default=None, help="OpenZFS version the demo host imitates")
 
 
+def one_destination(value: str | list[str] | None, verb: str = "works on") -> str | None:
+    """The main parser's `--host` (given once or more) as one destination; ValueError when
+    several were given to something that works on one host."""
+    if value is None or isinstance(value, str):
+        return value
+    if len(value) > 1:
+        raise ValueError(f"several --host given: this {verb} one host")
+    return value[0] if value else None
+
+
 def target_host(args: argparse.Namespace, name: str) -> Host:
-    dest = getattr(args, f"{name}_host", None) or args.host
+    dest = getattr(args, f"{name}_host", None) or one_destination(args.host)
     demo = getattr(args, f"{name}_demo", None) or args.demo
     if dest:
         from zconsole.hosts.ssh import SshHost
@@ -36,3 +50,28 @@ def target_host(args: argparse.Namespace, name: str) -> Host:
     from zconsole.hosts.local import LocalHost
 
     return LocalHost()
+
+
+def add_fleet_options(pp: argparse.ArgumentParser, name: str, verb: str) -> None:
+    pp.add_argument("--hosts", dest=f"{name}_hosts", metavar="FILE", nargs="?", const="",
+                    help=f"{verb} every host of a hosts file (default "
+                         "$XDG_CONFIG_HOME/zconsole/hosts.toml)")
+
+
+def fleet_entries(args: argparse.Namespace, name: str) -> tuple[HostEntry, ...] | None:
+    """The hosts the command works on when it is several: `--hosts [FILE]` (the
+    subcommand's or the main parser's), `--demo-fleet`, or `--host` given more than once;
+    None for one host. HostsFileError when the hosts file cannot be used."""
+    from zconsole.hosts import fleet
+
+    path = getattr(args, f"{name}_hosts", None)
+    if path is None:
+        path = getattr(args, "hosts", None)
+    if path is not None:
+        return fleet.load_hosts(path or None)
+    if getattr(args, "demo_fleet", False):
+        return fleet.demo_fleet()
+    hosts = args.host
+    if isinstance(hosts, list) and len(hosts) > 1:
+        return fleet.from_destinations(hosts, getattr(args, "ssh_config", None))
+    return None

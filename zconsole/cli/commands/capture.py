@@ -42,7 +42,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    host = args.capture_host or args.host
+    from zconsole.cli.commands._target import one_destination
+
+    try:
+        host = args.capture_host or one_destination(args.host, "captures")
+    except ValueError as e:
+        print(f"zconsole capture: {e}", file=sys.stderr)
+        return 2
     if not host:
         print("zconsole capture: --host is required (capture is for real hosts)",
               file=sys.stderr)

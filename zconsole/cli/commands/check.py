@@ -35,17 +35,30 @@ import argparse
 import json
 import re
 import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from zconsole.cli.commands._target import add_target_options, target_host
+from zconsole.cli.commands._target import (
+    add_fleet_options,
+    add_target_options,
+    fleet_entries,
+    target_host,
+)
 from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.hosttext import json_safe, visible
 from zconsole.model.pool import ScanState
 from zconsole.model.reading import HostReading
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from zconsole.hosts.fleet import HostEntry
+
 DEFAULT_TIMEOUT = 30.0
+WORKERS = 8  # hosts read at once by `check --hosts`
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -55,6 +68,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         description="Read the host once, judge it as the console does, print one line per "
                     "finding and exit with the monitoring-plugin code.")
     add_target_options(pc, "check", "check")
+    add_fleet_options(pc, "check", "check")
+    pc.add_argument("--workers", type=int, default=WORKERS, metavar="N",
+                    help=f"hosts checked at once with --hosts (default {WORKERS})")
     pc.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                     help=f"deadline of each read (default {DEFAULT_TIMEOUT:g})")
     pc.add_argument("--capacity-warn", type=int, default=80, metavar="PCT")
@@ -224,20 +240,25 @@ _HELP = {
 }
 
 
-def prometheus_text(v: Verdict) -> str:
-    host = ("host", v.host)
-    rows = [*v.metrics, Metric("check_status", (), float(v.status.exit_code)),
-            Metric("check_timestamp_seconds", (), v.taken_at)]
+def prometheus_text(v: Verdict | Sequence[Verdict]) -> str:
+    """One verdict's metrics, or several hosts' (each sample with its `host` label): every
+    metric's samples together under one HELP and TYPE, as the exposition format wants."""
+    verdicts = [v] if isinstance(v, Verdict) else list(v)
+    families: dict[str, list[str]] = {}
+    for one in verdicts:
+        host = ("host", one.host)
+        rows = [*one.metrics, Metric("check_status", (), float(one.status.exit_code)),
+                Metric("check_timestamp_seconds", (), one.taken_at)]
+        for m in rows:
+            labels = ",".join(f'{k}="{_prom_value(val)}"' for k, val in (host, *m.labels))
+            families.setdefault(m.name, []).append(
+                f"zconsole_{m.name}{{{labels}}} {_num(m.value)}")
     lines: list[str] = []
-    seen: set[str] = set()
-    for m in rows:
-        name = f"zconsole_{m.name}"
-        if name not in seen:
-            seen.add(name)
-            lines.append(f"# HELP {name} {_HELP.get(m.name, m.name)}")
-            lines.append(f"# TYPE {name} gauge")
-        labels = ",".join(f'{k}="{_prom_value(val)}"' for k, val in (host, *m.labels))
-        lines.append(f"{name}{{{labels}}} {_num(m.value)}")
+    for short, samples in families.items():
+        name = f"zconsole_{short}"
+        lines.append(f"# HELP {name} {_HELP.get(short, short)}")
+        lines.append(f"# TYPE {name} gauge")
+        lines.extend(samples)
     return "\n".join(lines) + "\n"
 
 
@@ -267,7 +288,115 @@ def run_check(host: Host, args: argparse.Namespace, out: TextIO) -> int:
     return v.status.exit_code
 
 
+def unknown(name: str, message: str, taken_at: float) -> Verdict:
+    """The verdict on a host that could not be read at all."""
+    return Verdict(name, taken_at, [Finding("no-answer", Severity.UNKNOWN, name, message)],
+                   [Metric("up", (), 0.0)])
+
+
+def read_all(entries: Sequence[HostEntry], check_one: Callable[[HostEntry], Verdict], *,
+             workers: int = WORKERS, deadline: float,
+             clock: Callable[[], float] = time.monotonic) -> list[Verdict]:
+    """`check_one(entry)` for every entry, at most `workers` at once, each on a thread of its
+    own. A host whose check has not ended `deadline` seconds after it began is UNKNOWN ("no
+    answer") and its thread is left behind (a daemon: it holds neither the others nor the
+    exit), so a hung host never delays the verdict on the rest. In the entries' order."""
+    done: dict[int, Verdict] = {}
+    started: dict[int, float] = {}
+    waiting = list(range(len(entries)))
+    cond = threading.Condition()
+
+    def job(i: int) -> None:
+        e = entries[i]
+        try:
+            v = check_one(e)
+        except Exception as ex:  # noqa: BLE001 - a host's failure is its UNKNOWN, not ours
+            v = unknown(e.name, f"{e.name}: {type(ex).__name__}: {ex}", time.time())
+        with cond:
+            done.setdefault(i, v)
+            cond.notify_all()
+
+    with cond:
+        while waiting or started:
+            while waiting and len(started) < max(1, workers):
+                i = waiting.pop(0)
+                started[i] = clock()
+                threading.Thread(target=job, args=(i,), daemon=True,
+                                 name=f"check {entries[i].name}").start()
+            now = clock()
+            for i, t in list(started.items()):
+                if i in done:
+                    del started[i]
+                elif now - t >= deadline:
+                    e = entries[i]
+                    done[i] = unknown(e.name, f"{e.name}: no answer within {deadline:g} s",
+                                      time.time())
+                    del started[i]
+            if started and not (waiting and len(started) < max(1, workers)):
+                first = min(started.values())
+                if not any(i in done for i in started):
+                    cond.wait(max(0.0, first + deadline - clock()))
+    return [done[i] for i in range(len(entries))]
+
+
+def fleet_text(verdicts: Sequence[Verdict]) -> str:
+    """The worst state and how many hosts are in each, then one section per host."""
+    worst = Severity.worst(v.status for v in verdicts)
+    counts = [f"{n} {sev.name}" for sev in (Severity.CRITICAL, Severity.UNKNOWN,
+                                             Severity.WARNING, Severity.OK)
+              if (n := sum(1 for v in verdicts if v.status is sev))]
+    out = [f"{worst.name}: {len(verdicts)} host{'s' if len(verdicts) != 1 else ''}: "
+           f"{', '.join(counts) or 'none'}\n"]
+    for v in verdicts:
+        out.append(f"\n== {visible(v.host)} ==\n")
+        out.append(nagios_text(v))
+    return "".join(out)
+
+
+def run_fleet(entries: Sequence[HostEntry], args: argparse.Namespace, out: TextIO) -> int:
+    """`check --hosts`: every host read and judged, in parallel with a bound; the exit code
+    is the worst host's."""
+    from zconsole.hosts.fleet import make_host
+
+    zfs_version = getattr(args, "check_zfs_version", None) or args.zfs_version
+
+    def check_one(e: HostEntry) -> Verdict:
+        reading = read_once(make_host(e, zfs_version=zfs_version), args.timeout)
+        v = judge(reading, capacity_warn=args.capacity_warn,
+                  capacity_crit=args.capacity_crit, errors_crit=args.errors_crit)
+        v.host = e.name
+        return v
+
+    # a refresh is `zfs version` then the reads side by side (each `timeout`, the I/O
+    # sample one interval more); past twice that and a bit, the host is not answering
+    verdicts = read_all(entries, check_one, workers=args.workers,
+                        deadline=2 * args.timeout + 5)
+    if args.prometheus:
+        from zconsole.hosts.journal import write_atomically
+
+        write_atomically(args.prometheus, prometheus_text(verdicts))
+    worst = Severity.worst(v.status for v in verdicts)
+    if args.json:
+        out.write(json.dumps({"version": 1, "status": worst.value,
+                              "exit_code": worst.exit_code,
+                              "hosts": [as_json(v) for v in verdicts]},
+                             ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.write(fleet_text(verdicts))
+    return worst.exit_code
+
+
 def run(args: argparse.Namespace) -> int:
+    try:
+        entries = fleet_entries(args, "check")
+    except ValueError as e:  # HostsFileError: the file and the line
+        sys.stdout.write(f"UNKNOWN: {visible(str(e))}\n")
+        return Severity.UNKNOWN.exit_code
+    if entries is not None:
+        if not entries:
+            sys.stdout.write("UNKNOWN: the hosts file has no [[host]]\n")
+            return Severity.UNKNOWN.exit_code
+        return run_fleet(entries, args, sys.stdout)
     try:
         host = target_host(args, "check")
     except Exception as e:  # noqa: BLE001 - a bad --host is UNKNOWN, never a traceback

@@ -78,6 +78,10 @@ class ZScreen(Screen[None]):
     def show_state(self, state: ViewState) -> None:
         """Update the body from the latest refresh."""
 
+    def member_refreshed(self, state: ViewState) -> None:
+        """Another host of the fleet (not the one on screen) ended a refresh: only the
+        Fleet screen shows it."""
+
     def system_commands(self) -> Iterable[SystemCommand]:
         """This screen's own command palette entries (the app adds the screens, themes
         and Textual's own)."""

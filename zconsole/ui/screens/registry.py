@@ -1,4 +1,4 @@
-"""Every screen of the console, in key order (1..7). The app builds its modes from this.
+"""Every screen of the console, in key order (1..8). The app builds its modes from this.
 
 A screen's module is imported when its screen is first shown, not before the first frame:
 each entry names the module and class and repeats the class's MODE, KEY and TITLE (the
@@ -45,4 +45,5 @@ SCREENS: tuple[ScreenEntry, ...] = (
     ScreenEntry("network", "5", "Network", "network.screen", "NetworkScreen"),
     ScreenEntry("host", "6", "Host", "host.screen", "HostScreen"),
     ScreenEntry("timeline", "7", "Timeline", "timeline.screen", "TimelineScreen"),
+    ScreenEntry("fleet", "8", "Fleet", "fleet.screen", "FleetScreen"),
 )

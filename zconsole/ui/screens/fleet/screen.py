@@ -1,0 +1,137 @@
+"""Fleet: every host the console follows, one row each, worst first among equals of order.
+
+Each host has its own session and refresh loop (the app's `members`): a host that does not
+answer holds only its own row, which says since when ("no answer for 2 min"), never its last
+ONLINE. A row sums the host up as `services.fleet.fleet_row` judges it: the worst of the
+console's own findings, pools, the fullest pool's capacity, scrubs and resilvers running,
+slow disks, the reading's age. `enter` shows that host on every screen (the Pools screen
+first); the line under the table is the highlighted host's worst finding.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable, Static
+
+from zconsole.model.finding import Severity
+from zconsole.services.fleet import FleetRow, fleet_row
+from zconsole.ui.kit.levels import SEVERITY_LEVEL, LevelTable
+from zconsole.ui.kit.text import plain, update_if_changed
+from zconsole.ui.screens.base import ZScreen
+from zconsole.ui.state import ViewState
+
+COLUMNS = ("Host", "State", "Pools", "Full", "Scrub / resilver", "Slow", "Reading", "Tags")
+
+
+class FleetTable(LevelTable):
+    """The hosts, one row each (keyed by their place in the fleet)."""
+
+
+class FleetScreen(ZScreen):
+    MODE = "fleet"
+    TITLE = "Fleet"
+    KEY = "8"
+
+    BINDINGS = [Binding("enter", "show_host", "Show host")]
+
+    DEFAULT_CSS = """
+    FleetScreen FleetTable {
+        height: auto;
+        max-height: 20;
+    }
+    FleetScreen #fleet-detail {
+        height: auto;
+        padding: 0 1;
+        color: $muted;
+    }
+    """
+
+    def __init__(self, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.rows: list[FleetRow] = []
+
+    def compose_body(self) -> ComposeResult:
+        yield FleetTable(cursor_type="row", zebra_stripes=False, id="fleet-table")
+        yield Static("", id="fleet-detail")
+
+    def on_mount(self) -> None:
+        self._redraw(self.console_app.clock())
+        table = self.query_one(FleetTable)
+        table.focus()
+        current = self.console_app.current
+        at = next((i for i, m in enumerate(self.console_app.members) if m is current), 0)
+        table.move_cursor(row=at)
+
+    def show_state(self, state: ViewState) -> None:
+        self._redraw(state.now)
+
+    def member_refreshed(self, state: ViewState) -> None:
+        self._redraw(state.now)
+
+    def refresh_frame(self, state: ViewState) -> None:
+        super().refresh_frame(state)
+        self._redraw(state.now)  # the ages move every second
+
+    def _redraw(self, now: float) -> None:
+        if not self.is_mounted:
+            return
+        app = self.console_app
+        self.rows = [fleet_row(m, now, app.stale_after) for m in app.members]
+        table = self.query_one(FleetTable)
+        current = app.current
+        cells = [(str(i), self._cells(table, r, app.members[i] is current))
+                 for i, r in enumerate(self.rows)]
+        table.sync(COLUMNS, cells)
+        self._detail()
+
+    def _cells(self, table: FleetTable, r: FleetRow, current: bool) -> list[Text | str]:
+        level = SEVERITY_LEVEL[r.state]
+        state = f"{r.state.symbol} {r.state.name}"
+        full = f"{r.capacity} %" if r.capacity is not None else "-"
+        return [
+            table.level_text(("▸ " if current else "  ") + r.name, bold=current),
+            table.level_text(state, level),
+            str(r.pools) if r.pools is not None else "-",
+            table.level_text(full, "warn" if r.capacity is not None and r.capacity >= 80
+                             else ""),
+            table.level_text(", ".join(r.scans) or "-"),
+            table.level_text(str(r.slow) if r.pools is not None else "-",
+                             "warn" if r.slow else ""),
+            table.level_text(r.age, "" if r.answering else "bad"),
+            table.level_text(" ".join(r.tags), "muted"),
+        ]
+
+    def highlighted(self) -> int | None:
+        table = self.query_one(FleetTable)
+        if not self.rows or table.cursor_row < 0 or table.cursor_row >= len(self.rows):
+            return None
+        return table.cursor_row
+
+    def _detail(self) -> None:
+        i = self.highlighted()
+        if i is None:
+            text = ""
+        else:
+            r = self.rows[i]
+            said = r.problem or ("nothing to report" if r.state is Severity.OK else "")
+            text = (f"{r.name}: {said}" if said else r.name) + \
+                "  (enter: show this host on every screen)"
+        update_if_changed(self.query_one("#fleet-detail", Static), text,
+                          lambda: plain(text))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._detail()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_show_host()
+
+    def action_show_host(self) -> None:
+        """Every screen shows the highlighted host from now on (the Pools screen first)."""
+        i = self.highlighted()
+        if i is None:
+            return
+        self.console_app.switch_host(self.console_app.members[i])
