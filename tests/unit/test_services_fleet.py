@@ -26,7 +26,7 @@ def test_rows_of_answering_hosts() -> None:
     r = fleet_row(ok, T0 + 12, 25)
     assert (r.state, r.answering, r.pools, r.capacity, r.age, r.tags) == (
         Severity.OK, True, 1, 46, "12 s ago", ("prod",))
-    assert r.scans and r.scans[0].startswith("tank resilver ")
+    assert r.scans and r.scans[0].startswith("tank: resilver ")
     r = fleet_row(bad, T0 + 1, 25)
     assert r.state is Severity.WARNING and r.problem.startswith("tank is DEGRADED")
 

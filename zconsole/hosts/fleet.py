@@ -222,7 +222,7 @@ def make_host(entry: HostEntry, *, zfs_version: str = "2.3",
     if entry.demo == SILENT:
         from zconsole.hosts.silent import SilentHost
 
-        return SilentHost(entry.name, clock=clock)
+        return SilentHost(SILENT, clock=clock)
     if entry.demo is not None:
         from zconsole.hosts.demo import DemoHost
 

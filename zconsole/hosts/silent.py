@@ -22,7 +22,7 @@ class SilentHost(BaseHost):
     simulated = True
     concurrent_reads = True  # each read waits on its own: a refresh ends at its deadline
 
-    def __init__(self, name: str = "no answer", clock: Callable[[], float] | None = None
+    def __init__(self, name: str = "no-answer", clock: Callable[[], float] | None = None
                  ) -> None:
         self.name = name
         self._clock = clock or time.time

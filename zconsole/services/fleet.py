@@ -55,7 +55,7 @@ class FleetRow:
     pools: int | None  # None: not known (no answer)
     capacity: int | None  # the fullest pool's, percent
     capacity_pool: str | None
-    scans: tuple[str, ...] = ()  # "tank resilver 62 %"
+    scans: tuple[str, ...] = ()  # "tank: resilver 62 %"
     slow: int = 0
     age: str = ""  # "12 s ago", "no answer for 2 min", "reading…"
     problem: str = ""  # the worst finding's message (or why there is no reading)
@@ -108,7 +108,7 @@ def fleet_row(member: Member, now: float, stale_after: float) -> FleetRow:
                 kind = "rebuild" if scan.rebuild_vdev else scan.function.value
                 done = (f" {scan.percent_done:.0f} %" if scan.percent_done is not None
                         else "")
-                scans.append(f"{e.name} {kind}{done}")
+                scans.append(f"{e.name}: {kind}{done}")
     seen = s.status_age(now)
     return FleetRow(
         member.name, member.tags, state, True, len(pools),

@@ -22,7 +22,11 @@ from zconsole.ui.kit.text import plain, update_if_changed
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.state import ViewState
 
-COLUMNS = ("Host", "State", "Pools", "Full", "Scrub / resilver", "Slow", "Reading", "Tags")
+COLUMNS = ("Host", "State", "Reading", "Pools", "Full", "Slow", "Scrub / resilver", "Tags")
+# Under WIDE columns the scans column shows their progress alone (the line under the table
+# names them for the highlighted host) and the tags are left out: a row fits 80 columns.
+NARROW = ("Host", "State", "Reading", "Pools", "Full", "Slow", "Scan")
+WIDE = 100
 
 
 class FleetTable(LevelTable):
@@ -82,27 +86,37 @@ class FleetScreen(ZScreen):
         self.rows = [fleet_row(m, now, app.stale_after) for m in app.members]
         table = self.query_one(FleetTable)
         current = app.current
-        cells = [(str(i), self._cells(table, r, app.members[i] is current))
+        wide = app.size.width >= WIDE
+        cells = [(str(i), self._cells(table, r, app.members[i] is current, wide))
                  for i, r in enumerate(self.rows)]
-        table.sync(COLUMNS, cells)
+        table.sync(COLUMNS if wide else NARROW, cells)
         self._detail()
 
-    def _cells(self, table: FleetTable, r: FleetRow, current: bool) -> list[Text | str]:
+    def _cells(self, table: FleetTable, r: FleetRow, current: bool, wide: bool
+               ) -> list[Text | str]:
+        """One host's cells; the host on screen in bold (the header names it too)."""
         level = SEVERITY_LEVEL[r.state]
-        state = f"{r.state.symbol} {r.state.name}"
         full = f"{r.capacity} %" if r.capacity is not None else "-"
-        return [
-            table.level_text(("▸ " if current else "  ") + r.name, bold=current),
-            table.level_text(state, level),
+        if wide:
+            scans = ", ".join(r.scans) or "-"
+        else:  # "37 %", or how many run
+            scans = (r.scans[0].rsplit(" ", 2)[-2] + " %" if len(r.scans) == 1
+                     and r.scans[0].endswith(" %") else
+                     f"{len(r.scans)} run" if r.scans else "-")
+        cells: list[Text | str] = [
+            table.level_text(r.name, bold=current),
+            table.level_text(f"{r.state.symbol} {r.state.name}", level),
+            table.level_text(r.age, "" if r.answering else "bad"),
             str(r.pools) if r.pools is not None else "-",
             table.level_text(full, "warn" if r.capacity is not None and r.capacity >= 80
                              else ""),
-            table.level_text(", ".join(r.scans) or "-"),
             table.level_text(str(r.slow) if r.pools is not None else "-",
                              "warn" if r.slow else ""),
-            table.level_text(r.age, "" if r.answering else "bad"),
-            table.level_text(" ".join(r.tags), "muted"),
+            table.level_text(scans),
         ]
+        if wide:
+            cells.append(table.level_text(" ".join(r.tags), "muted"))
+        return cells
 
     def highlighted(self) -> int | None:
         table = self.query_one(FleetTable)
@@ -117,8 +131,12 @@ class FleetScreen(ZScreen):
         else:
             r = self.rows[i]
             said = r.problem or ("nothing to report" if r.state is Severity.OK else "")
-            text = (f"{r.name}: {said}" if said else r.name) + \
-                "  (enter: show this host on every screen)"
+            parts = [f"{r.name}: {said}" if said else r.name]
+            if r.scans:
+                parts.append("running: " + ", ".join(r.scans))
+            if r.tags:
+                parts.append("tags: " + " ".join(r.tags))
+            text = " · ".join(parts) + "\n(enter: show this host on every screen)"
         update_if_changed(self.query_one("#fleet-detail", Static), text,
                           lambda: plain(text))
 
