@@ -5,6 +5,7 @@
     zconsole check --demo degraded       # the demo host
     zconsole check --json                # the stable JSON shape (below)
     zconsole check --prometheus /var/lib/node_exporter/textfile/zconsole.prom
+    zconsole check --hosts [FILE]        # every host of a hosts file (hosts/fleet.py)
 
 It reads the host once (every read with its own deadline, `--timeout`), judges the reading
 with the same `services/health` findings the console shows, and prints the Nagios/Icinga
@@ -25,6 +26,13 @@ visible (escapes shown as `\\x1b`), as everywhere.
 Prometheus (`--prometheus FILE`, node_exporter's textfile collector): the same metrics as
 `zconsole_*` gauges with `host` and `pool` labels, written to a temporary file beside FILE and
 renamed over it, so the collector never reads half a file.
+
+Several hosts (`--hosts [FILE]`, or `--host` given more than once): each read and judged on its
+own thread, at most `--workers` at once (`read_all`); a host whose check has not ended by its
+deadline is UNKNOWN and never holds the others. The exit status is the worst host's; the text
+is a first line (the worst state, how many hosts in each) and one section per host; JSON is
+{"version": 1, "status", "exit_code", "hosts": [the object above, per host]}; the Prometheus
+file has each metric's samples of every host together, each with its `host` label.
 
 This module never imports Textual (an import-linter contract): it starts as fast as the reads.
 """
