@@ -52,3 +52,12 @@ def test_a_host_that_never_answered() -> None:
     m2.session.host.wake()  # type: ignore[attr-defined]
     r = fleet_row(m2, T0 + 40, 25)
     assert (r.state, r.answering, r.age) == (Severity.UNKNOWN, False, "no answer for 40 s")
+
+
+def test_a_host_that_answers_with_an_error_is_unknown_but_answering() -> None:
+    from tests.unit.test_cli_check import StatusFails
+
+    m = refreshed(Member.of("a", StatusFails(DemoHost("healthy", clock=lambda: T0))), T0)
+    r = fleet_row(m, T0 + 5, 25)
+    assert (r.state, r.answering, r.age) == (Severity.UNKNOWN, True, "5 s ago")
+    assert r.problem.startswith("zpool status: ") and r.pools is None

@@ -24,7 +24,7 @@ from zconsole.services.read.flights import NO_ANSWER
 from zconsole.services.session import HostSession
 
 #: a `zpool status` that failed so is a host that does not answer (not one that said no)
-SILENT = (NO_ANSWER, PENDING, "CommandTimedOut", "HostUnreachable")
+NOT_ANSWERING = (NO_ANSWER, PENDING, "CommandTimedOut", "HostUnreachable")
 NO_ANSWER_AFTER = 3.0  # seconds a first refresh may take before a host is said not to answer
 
 
@@ -84,7 +84,7 @@ def fleet_row(member: Member, now: float, stale_after: float) -> FleetRow:
                  key=lambda f: -f.severity.rank)
     problem = bad[0].message if bad else ""
     if not status.ok:
-        silent = status.error_type in SILENT
+        silent = status.error_type in NOT_ANSWERING
         if silent:
             since = next((t for t in (s.status_seen_at, member.asked_at, s.started)
                           if t is not None), reading.taken_at)
