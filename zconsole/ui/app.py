@@ -306,14 +306,19 @@ class ZConsoleApp(App[None]):
             screen.show_state(state)
 
     # -- refresh cycle -----------------------------------------------------------------------
-    def action_refresh(self, force: bool = False) -> None:
+    def action_refresh(self, force: bool = False, *, scheduled: bool = False) -> None:
         """Start a refresh (none while one runs). `force` (ctrl+r or F5) also re-reads what is
-        otherwise kept between refreshes: ZFS version, kernel, disk identity."""
+        otherwise kept between refreshes: ZFS version, kernel, disk identity. `scheduled`
+        (the refresh timer's): the frame is not drawn now. Its age line would say "1 s
+        ago" for the few milliseconds until the refresh ends and says "0 s ago" again: two
+        redraws of the screen a second, at `--refresh 1`, to say nothing; a refresh that
+        takes longer is shown by the once-a-second frame tick ("refreshing for N s")."""
         if not self.session.begin(self.clock()):
             return  # one refresh at a time; the next is armed when this one ends
         if force:
             self.forced_refreshes += 1
-        self._tick_frame()
+        if not scheduled:
+            self._tick_frame()
         self._collect(force)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="refresh")
@@ -368,7 +373,7 @@ class ZConsoleApp(App[None]):
 
     def _refresh_tick(self) -> None:
         if not self.paused:
-            self.action_refresh()
+            self.action_refresh(scheduled=True)
 
     def action_toggle_pause(self) -> None:
         self.paused = not self.paused
