@@ -81,6 +81,37 @@ async def test_theme_cycles_through_theme_files() -> None:
         assert app.theme != first and app.theme.startswith("zconsole-")
 
 
+async def test_the_start_parses_the_stylesheet_once_in_its_theme(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 11: setting the theme through Textual's watcher at start parsed every CSS rule
+    twice more (the watcher's refresh, then the first screen's). The start in the light
+    theme refreshes the CSS once (Textual's own, for the first screen) and is in that
+    theme: its classes, its colours; a later switch still recolours."""
+    from textual.app import App
+
+    calls: list[str] = []
+    real = App.refresh_css
+
+    def counted(self: App[object], animate: bool = True) -> None:
+        calls.append(self.theme)
+        real(self, animate)
+
+    monkeypatch.setattr(App, "refresh_css", counted)
+    app = make_app(theme="light")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        light = app.theme_files["light"]
+        assert app.theme == light.name and calls == [light.name]
+        assert {f"-theme-{light.name}", "-light-mode"} <= set(app.classes)
+        assert "-dark-mode" not in app.classes
+        assert app.stylesheet._variables["background"] == light.background
+        assert app.screen.styles.background.hex.upper() == str(light.background).upper()
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.theme != light.name and len(calls) == 2
+        assert app.screen.styles.background.hex.upper() != str(light.background).upper()
+
+
 async def test_hung_zpool_never_shows_healthy() -> None:
     from zconsole.hosts.demo import DemoHost
 
