@@ -71,7 +71,7 @@ from zconsole.services.read.sampling import (
     leaf_samples,
     map_leaves,
 )
-from zconsole.services.read.timeline import StateWatch
+from zconsole.services.read.statewatch import StateWatch
 
 
 @dataclass(frozen=True)
