@@ -411,17 +411,13 @@ def clean_host(host_guest: HostGuest) -> Iterator[HostGuest]:
 # built. Use: `def test_x(slow_reverse_dns): slow_reverse_dns.apply(); ...`.
 
 
-def _fault_fixture(guest: HostGuest, fault: faults.Fault,
-                   request: pytest.FixtureRequest | None = None) -> Iterator[faults.Fault]:
+def _fault_fixture(guest: HostGuest, fault: faults.Fault) -> Iterator[faults.Fault]:
     try:
         yield fault
     finally:
         was_applied = fault.applied
         fault.undo()
-        # a test with a guest of its own (OWN_HOST_GUEST): nobody boots that guest again,
-        # so a reboot to bring it back as built (~3 min each under load) is skipped
-        private = request is not None and any(n in request.node.nodeid for n in OWN_HOST_GUEST)
-        if was_applied and fault.needs_reboot and not private:
+        if was_applied and fault.needs_reboot:
             guest.reboot()
             guest.wait_booted()
 
@@ -451,15 +447,12 @@ def sshd_auth_methods(host_guest: HostGuest) -> Iterator[faults.Fault]:
 
 
 @pytest.fixture
-def wait_online_hang(host_guest: HostGuest,
-                     request: pytest.FixtureRequest) -> Iterator[faults.Fault]:
+def wait_online_hang(host_guest: HostGuest) -> Iterator[faults.Fault]:
     """netplan br0/br0.100/br100 + cable-less lan1 on DHCP, a unit wanting network-online."""
-    yield from _fault_fixture(host_guest, faults.WaitOnlineHang(host_guest), request)
+    yield from _fault_fixture(host_guest, faults.WaitOnlineHang(host_guest))
 
 
 @pytest.fixture
-def ifupdown_dhcp_hang(host_guest: HostGuest,
-                       request: pytest.FixtureRequest) -> Iterator[faults.Fault]:
+def ifupdown_dhcp_hang(host_guest: HostGuest) -> Iterator[faults.Fault]:
     """/etc/network/interfaces.d: `auto lan1` + `iface lan1 inet dhcp`, no cable."""
-    yield from _fault_fixture(host_guest, faults.IfupdownDhcpHang(host_guest, stanza="auto"),
-                              request)
+    yield from _fault_fixture(host_guest, faults.IfupdownDhcpHang(host_guest, stanza="auto"))
