@@ -81,6 +81,37 @@ async def test_theme_cycles_through_theme_files() -> None:
         assert app.theme != first and app.theme.startswith("zconsole-")
 
 
+async def test_the_start_parses_the_stylesheet_once_in_its_theme(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 11: setting the theme through Textual's watcher at start parsed every CSS rule
+    twice more (the watcher's refresh, then the first screen's). The start in the light
+    theme refreshes the CSS once (Textual's own, for the first screen) and is in that
+    theme: its classes, its colours; a later switch still recolours."""
+    from textual.app import App
+
+    calls: list[str] = []
+    real = App.refresh_css
+
+    def counted(self: App[object], animate: bool = True) -> None:
+        calls.append(self.theme)
+        real(self, animate)
+
+    monkeypatch.setattr(App, "refresh_css", counted)
+    app = make_app(theme="light")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        light = app.theme_files["light"]
+        assert app.theme == light.name and calls == [light.name]
+        assert {f"-theme-{light.name}", "-light-mode"} <= set(app.classes)
+        assert "-dark-mode" not in app.classes
+        assert app.stylesheet._variables["background"] == light.background
+        assert app.screen.styles.background.hex.upper() == str(light.background).upper()
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.theme != light.name and len(calls) == 2
+        assert app.screen.styles.background.hex.upper() != str(light.background).upper()
+
+
 async def test_hung_zpool_never_shows_healthy() -> None:
     from zconsole.hosts.demo import DemoHost
 
@@ -454,3 +485,59 @@ def test_main_holds_the_collector_only_while_the_console_starts(monkeypatch: pyt
     assert cli_main(["--demo", "showcase"]) == 0
     assert seen["collector_held"] is True and seen["enabled_at_start"] is False
     assert seen["ran"] is True and gc.isenabled()
+
+
+async def test_a_scheduled_refresh_does_not_redraw_the_age_it_is_about_to_renew() -> None:
+    """At `--refresh 1` the age line said "1 s ago" when the timer started a refresh and "0 s
+    ago" when it ended: two redraws of the screen a second to say nothing (issue 11). The
+    timer's refresh leaves the line as it is until the refresh ends; a refresh asked for by
+    the operator (r) draws the frame at once."""
+    import threading
+
+    from zconsole.hosts.demo import DemoHost
+
+    now = [frozen()]
+    app = ZConsoleApp(DemoHost("showcase", clock=lambda: now[0], seed=0), clock=lambda: now[0],
+                      refresh_interval=3600)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        status = app.screen.query_one("#refresh", Label)
+        assert "refreshed 0 s ago" in str(status.render())
+        gate = threading.Event()
+        real = app.session.refresh
+
+        def held(**kw: object) -> object:
+            gate.wait(30)
+            return real(**kw)  # type: ignore[arg-type]
+
+        app.session.refresh = held  # type: ignore[method-assign]
+        try:
+            now[0] += 1.2
+            app._refresh_tick()  # the refresh timer
+            assert app.refresh_started is not None
+            assert "refreshed 0 s ago" in str(status.render())  # not drawn again yet
+        finally:
+            gate.set()
+        await wait_refreshed(app, pilot)
+        assert "refreshed 0 s ago" in str(status.render())
+        app.session.refresh = real  # type: ignore[method-assign]
+        gate.clear()
+        app.session.refresh = held  # type: ignore[method-assign]
+        try:
+            now[0] += 1.2
+            app.action_refresh()  # the operator's r: the frame is drawn at once
+            assert "refreshed 1 s ago" in str(status.render())
+        finally:
+            gate.set()
+        await wait_refreshed(app, pilot)
+
+
+async def wait_refreshed(app: ZConsoleApp, pilot: object) -> None:
+    from textual.pilot import Pilot
+
+    assert isinstance(pilot, Pilot)
+    for _ in range(500):
+        if app.refresh_started is None:
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("the refresh did not end")

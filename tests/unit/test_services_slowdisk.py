@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zconsole.model.finding import Severity
+from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import Pool, Vdev
 from zconsole.services.health.slowdisk import (
     DEFAULT_RULE,
@@ -50,6 +50,27 @@ def test_sustained_ten_times_slower_mirror_member_is_critical() -> None:
     assert any("outlier in 5 of the last 5 samples" in e for e in f.evidence)
     assert any("write 25.0 ms vs peer median 2.50 ms (10.0×) over 100 operations "
                "[zfs disk_wait]" in e for e in f.evidence)
+
+
+def test_a_critical_disk_stays_critical_until_its_factor_falls_below_eight() -> None:
+    """The showcase's slow disk wandered around 10×: ▲ and ✖ took turns on every refresh of
+    a shared screen. Critical from 10×; once critical, warning again only below 8×."""
+    def judged(factor: float, previous: list[Finding] | None = None) -> Finding:
+        samples = [zsample("tank", "mirror-0", {"vdb": fig(2.5), "vdc": fig(2.5 * factor)})] * 5
+        [f] = find_slow_disks([MIRROR], samples, previous=previous or [])
+        return f
+
+    assert judged(9.8).severity is Severity.WARNING  # never critical yet
+    first = judged(10.1)
+    assert first.severity is Severity.CRITICAL
+    calm = judged(9.6, [first])
+    assert calm.severity is Severity.CRITICAL and calm.factor == 9.6
+    assert judged(8.0, [calm]).severity is Severity.CRITICAL
+    assert judged(7.9, [calm]).severity is Severity.WARNING
+    # another leaf's or another pool's critical finding does not hold this one
+    other = Finding(kind="slow-disk", severity=Severity.CRITICAL, subject="vdc",
+                    message="", pool="other")
+    assert judged(9.6, [other]).severity is Severity.WARNING
 
 
 def test_mirror_sentence_matches_the_readme_example() -> None:

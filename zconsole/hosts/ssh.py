@@ -99,6 +99,12 @@ def _abandon(proc: Any) -> None:
         proc.wait(timeout=5)
 
 
+# A login that takes 15-30 s is what the fix-it panels are for (sshd waiting for a reverse
+# DNS lookup, pam_systemd for logind or the user's manager): zconsole must still get in to
+# show it, so the first session may take this long once the TCP connection is up.
+LOGIN_TIMEOUT = 90.0
+
+
 class SshHost(BaseHost):
     kind = "ssh"
     concurrent_reads = True
@@ -110,14 +116,19 @@ class SshHost(BaseHost):
         ssh_config: str | None = None,
         port: int | None = None,
         connect_timeout: float = 10.0,
+        login_timeout: float = LOGIN_TIMEOUT,
         extra_opts: Sequence[str] = (),
     ) -> None:
+        """`connect_timeout`: ssh's own ConnectTimeout (the TCP connection and the server's
+        banner); `login_timeout`: how long the first session may take to come up after
+        that (plumbum waits for its shell)."""
         user, _, host = validate_destination(destination).rpartition("@")
         self.destination = destination
         self._host = host
         self._user = user or None
         self._port = port
         self._connect_timeout = connect_timeout
+        self._login_timeout = max(login_timeout, connect_timeout)
         opts: list[str] = []
         if ssh_config:
             opts += ["-F", ssh_config]
@@ -149,7 +160,7 @@ class SshHost(BaseHost):
                     port=self._port,
                     ssh_opts=self._ssh_opts,
                     scp_opts=self._ssh_opts,
-                    connect_timeout=self._connect_timeout,
+                    connect_timeout=self._login_timeout,
                 )
             except Exception as e:  # noqa: BLE001 - plumbum raises several kinds here
                 raise HostUnreachable(f"cannot reach {self.destination} over ssh: {e}") from None

@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 
 from zconsole.model.pool import PoolUsage, Section, VdevUsage
 from zconsole.parsers.errors import ParseError, parser
-from zconsole.parsers.units import parse_figure
+from zconsole.parsers.units import MAX_DIGITS, parse_figure
 
 SOURCE = "zpool list"
 
@@ -74,6 +74,8 @@ _HEALTH = re.compile(r"[A-Z_]+", re.ASCII)
 
 
 def _size(text: str, line_no: int, line: str) -> tuple[int | None, bool]:
+    if text.isdigit() and text.isascii() and len(text) <= MAX_DIGITS:  # -p: the usual case
+        return int(text), True
     try:
         return parse_figure(text)
     except ValueError as e:

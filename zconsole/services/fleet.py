@@ -18,8 +18,6 @@ from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import ScanState
 from zconsole.model.reading import PENDING
 from zconsole.services import fmt
-from zconsole.services.health.pools import judge_pools
-from zconsole.services.health.slowdisk import KIND as SLOW_DISK
 from zconsole.services.read.flights import NO_ANSWER
 from zconsole.services.session import HostSession
 
@@ -63,7 +61,12 @@ class FleetRow:
 
 
 def fleet_row(member: Member, now: float, stale_after: float) -> FleetRow:
-    """`member` as its Fleet row at `now` (console clock); `stale_after` as the console's."""
+    """`member` as its Fleet row at `now` (console clock); `stale_after` as the console's.
+    (The judging is imported here: the console builds its members before its first frame,
+    and the Fleet screen is the first to sum them up.)"""
+    from zconsole.services.health.pools import judge_pools
+    from zconsole.services.health.slowdisk import KIND as SLOW_DISK
+
     s = member.session
     last = s.last
     if last is None:  # no refresh has ended yet

@@ -71,7 +71,7 @@ from zconsole.services.read.sampling import (
     leaf_samples,
     map_leaves,
 )
-from zconsole.services.read.timeline import StateWatch
+from zconsole.services.read.statewatch import StateWatch
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,7 @@ class HostSession:
         self.arc = ArcWatch()
         self.inventory = InventoryCache()
         self.watch = StateWatch()  # pool and vdev state changes seen between two readings
+        self._slow: tuple[Finding, ...] = ()  # the last slow-disk findings (hysteresis)
         if parallel is None:
             parallel = bool(getattr(host, "concurrent_reads", False))
         self.flights = Flights(parallel=parallel)
@@ -252,7 +253,9 @@ class HostSession:
         inventory = reading.disks.value
         index = DiskIndex(inventory.devices) if inventory is not None else None  # one per refresh
         sample = self._feed_sampler(reading, raw, pools, index)
-        findings = tuple(find_slow_disks(pools, self.sampler.leaf_history)) if pools else ()
+        findings = tuple(find_slow_disks(pools, self.sampler.leaf_history,
+                                         previous=self._slow)) if pools else ()
+        self._slow = findings
         self.scans.update(pools, status.taken_at)
         if status.ok:
             self.watch.observe(pools, status.taken_at)

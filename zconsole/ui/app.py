@@ -149,7 +149,7 @@ class ZConsoleApp(App[None]):
         if short not in self.theme_files:
             raise ValueError(f"unknown theme {short!r}; choose from "
                              f"{', '.join(self.theme_files)}")
-        self.theme = self.theme_files[short].name
+        self._start_theme(self.theme_files[short].name)
         self.paused = False
         self.forced_refreshes = 0  # ctrl+r / F5 so far (ViewState.forced)
         if fleet:
@@ -162,6 +162,25 @@ class ZConsoleApp(App[None]):
         self.session = self.current.session
         self._refresh_timers: dict[int, Timer] = {}  # id(member) -> its next refresh
         self._shown_stale = False
+
+    def _start_theme(self, name: str) -> None:
+        """Start in theme `name` without Textual's theme watcher: it would parse the whole
+        stylesheet again after the start (and, the first screen's CSS then being out of
+        date, once more when it is mounted): two of the three parses of every rule in a
+        start, ~15 % of the first frame. Before the first parse, setting what the watcher
+        sets (the variables, the theme's classes, the ANSI colour filter) is enough; any
+        later switch goes through the watcher as usual."""
+        self.set_reactive(App.theme, name)
+        theme = self.current_theme
+        self.set_class(False, *(c for c in self.classes if c.startswith("-theme-")),
+                       update=False)
+        self.set_class(True, f"-theme-{theme.name}", update=False)
+        self.set_class(theme.dark, "-dark-mode", update=False)
+        self.set_class(not theme.dark, "-light-mode", update=False)
+        refresh_filter = getattr(self, "_refresh_truecolor_filter", None)
+        if refresh_filter is not None:
+            refresh_filter(self.ansi_theme)
+        self.stylesheet.set_variables(self.get_css_variables())
 
     # -- what screens read -------------------------------------------------------------------
     @property
@@ -324,13 +343,18 @@ class ZConsoleApp(App[None]):
             screen.show_state(state)
 
     # -- refresh cycle: one loop per host ----------------------------------------------------
-    def action_refresh(self, force: bool = False) -> None:
+    def action_refresh(self, force: bool = False, *, scheduled: bool = False) -> None:
         """Start a refresh of the host on screen (none while one runs). `force` (ctrl+r or
         F5) also re-reads what is otherwise kept between refreshes: ZFS version, kernel,
-        disk identity."""
-        self._refresh_member(self.current, force)
+        disk identity. `scheduled` (the refresh timer's): the frame is not drawn now. Its
+        age line would say "1 s ago" for the few milliseconds until the refresh ends and
+        says "0 s ago" again: two redraws of the screen a second, at `--refresh 1`, to say
+        nothing; a refresh that takes longer is shown by the once-a-second frame tick
+        ("refreshing for N s")."""
+        self._refresh_member(self.current, force, scheduled=scheduled)
 
-    def _refresh_member(self, m: Member, force: bool = False) -> None:
+    def _refresh_member(self, m: Member, force: bool = False, *,
+                        scheduled: bool = False) -> None:
         """Start `m`'s refresh in a worker of its own: a host that does not answer holds its
         own loop, never another's (its next refresh is armed when this one ends)."""
         now = self.clock()
@@ -341,7 +365,8 @@ class ZConsoleApp(App[None]):
         if m is self.current:
             if force:
                 self.forced_refreshes += 1
-            self._tick_frame()
+            if not scheduled:
+                self._tick_frame()
         self.run_worker(partial(self._collect, m, force), thread=True, exclusive=True,
                         exit_on_error=False, group=f"refresh-{id(m)}",
                         name=f"refresh {m.name}")
@@ -397,15 +422,15 @@ class ZConsoleApp(App[None]):
         if old is not None:
             old.stop()
         if not self.paused:
-            self._refresh_timers[id(m)] = self.set_timer(self.refresh_interval,
-                                                 partial(self._refresh_tick, m))
+            self._refresh_timers[id(m)] = self.set_timer(
+                self.refresh_interval, partial(self._refresh_tick, m))
         if self._collector_held:
             self._collector_held = False
             self.call_after_refresh(release_collector)
 
     def _refresh_tick(self, m: Member | None = None) -> None:
         if not self.paused:
-            self._refresh_member(m or self.current)
+            self._refresh_member(m or self.current, scheduled=True)
 
     # -- several hosts -----------------------------------------------------------------------
     def switch_host(self, m: Member, mode: str = SCREENS[0].mode) -> None:

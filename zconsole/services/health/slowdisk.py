@@ -17,7 +17,9 @@ The rule (the README quotes this paragraph):
     least 4 samples are needed). The reported factor is the median, over the outlier
     samples in that window, of latency / peer median (the larger direction when both are
     outliers; a peer median below 0.01 ms counts as 0.01 ms). Severity: warning, critical
-    when the factor is 10 or more.
+    when the factor is 10 or more; a leaf already critical stays so until its factor falls
+    below 8 (a factor that wanders around 10 does not flip the word and colour on every
+    refresh of a shared screen).
 
 Why this shape: a mirror write completes when its slowest member has written, and a raidz
 full-stripe read or write waits for every column, so one slow member sets the pace of the
@@ -61,6 +63,7 @@ class SlowDiskRule:
     window: int = 5
     needed: int = 4
     critical_ratio: float = 10.0
+    calm_ratio: float = 8.0  # a critical leaf goes back to warning only below this factor
     median_floor_ms: float = 0.01
 
 
@@ -214,8 +217,13 @@ def find_slow_disks(
     pools: Sequence[Pool],
     samples: Sequence[Sample],
     rule: SlowDiskRule = DEFAULT_RULE,
+    previous: Sequence[Finding] = (),
 ) -> list[Finding]:
-    """Apply the module rule to the most recent `rule.window` samples (oldest first)."""
+    """Apply the module rule to the most recent `rule.window` samples (oldest first).
+    `previous`: the findings of the last refresh (a leaf critical there stays critical
+    while its factor is at least `rule.calm_ratio`)."""
+    was_critical = {(f.pool, f.subject) for f in previous
+                    if f.kind == KIND and f.severity is Severity.CRITICAL}
     window = list(samples[-rule.window:])
     findings: list[Finding] = []
     for pool in pools:
@@ -227,7 +235,8 @@ def find_slow_disks(
                     continue
                 ratios = [max(x.ratio for x in outs) for _, outs in hits]
                 factor = statistics.median(ratios)
-                severity = (Severity.CRITICAL if factor >= rule.critical_ratio
+                stays = (pool.name, leaf.name) in was_critical and factor >= rule.calm_ratio
+                severity = (Severity.CRITICAL if factor >= rule.critical_ratio or stays
                             else Severity.WARNING)
                 evidence = [
                     f"pool {pool.name}, {group.container.name}: "

@@ -19,7 +19,6 @@ order (`model.timeline.Timeline`).
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 
@@ -31,6 +30,7 @@ from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zpool_events import ZpoolEvent, describe, parse_zpool_events, vdev_short
 from zconsole.parsers.zpool_history import HistoryRecord, RecordKind, parse_zpool_history
 from zconsole.services.read import catalogue
+from zconsole.services.read.statewatch import StateWatch  # noqa: F401 - its old home
 
 TIMEOUT = 20.0
 _OFFSET = re.compile(r"([+-])([0-9]{2})([0-9]{2})(?: (\S+))?$", re.ASCII)
@@ -174,60 +174,6 @@ def merge(*groups: Iterable[Entry]) -> tuple[Entry, ...]:
     everything = [e for g in groups for e in g]
     everything.sort(key=lambda e: (e.at, order[e.source], e.seq))
     return tuple(everything)
-
-
-class StateWatch:
-    """What zconsole saw change between two readings of `zpool status` (this session)."""
-
-    LIMIT = 2000
-
-    def __init__(self) -> None:
-        self._last: dict[tuple[str, str], str] | None = None
-        self._entries: tuple[Entry, ...] = ()
-        self._lock = threading.Lock()
-        self._seq = 0
-
-    @property
-    def entries(self) -> tuple[Entry, ...]:
-        return self._entries
-
-    def observe(self, pools: Sequence[Pool], at: float) -> None:
-        states: dict[tuple[str, str], str] = {}
-        for p in pools:
-            states[(p.name, "")] = p.state
-            for top in (*p.vdevs, *p.logs, *p.cache):
-                for _, v in top.walk():
-                    states.setdefault((p.name, v.name), v.state)
-        with self._lock:
-            last = self._last
-            new: list[Entry] = []
-            for key, state in states.items():
-                before = None if last is None else last.get(key, "")
-                if before == state:
-                    continue
-                if before is None and (state == "ONLINE" or key[1]):
-                    continue  # the first reading: only a pool that is not healthy is news
-                pool, vdev = key
-                name = vdev or pool
-                if before is None:
-                    why = "first seen; already so at zconsole's first reading"
-                elif before == "":
-                    why = "first seen; new"
-                else:
-                    why = f"first seen; was {before}"
-                self._seq += 1
-                new.append(Entry(at, Kind.STATE, pool, vdev, f"{name} {state} ({why})",
-                                 Source.OBSERVED, state=state, seq=self._seq))
-            if last is not None:
-                for key, before in last.items():
-                    if key not in states and key[1]:
-                        self._seq += 1
-                        new.append(Entry(at, Kind.STATE, key[0], key[1],
-                                         f"{key[1]} gone from the pool (was {before})",
-                                         Source.OBSERVED, state="", seq=self._seq))
-            self._last = states
-            if new:
-                self._entries = (self._entries + tuple(new))[-self.LIMIT:]
 
 
 def read_timeline(host: Host, *, audit: AuditLog | None = None,

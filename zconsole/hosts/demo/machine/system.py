@@ -48,6 +48,7 @@ class System:
     # and the seconds a login waits for the reverse lookup while it is `yes`
     running_usedns: str | None = None
     dns_delay: float = 0.0
+    login_base: float = 0.31  # seconds of a login apart from the lookup (a loaded VM: more)
     logins: int = 0  # fresh logins made on the host (`ssh localhost`)
     # the boot fixes (tools/boot.py): netplan's version as dpkg knows it, directories made
     # with mkdir, the state a masked unit had before, the daemon-reloads made

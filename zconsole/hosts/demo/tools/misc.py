@@ -1,4 +1,4 @@
-"""Small tools with fixed answers: `uname [-r]`, `hostname`, `id -u`, `true`, `date
+"""Small tools with fixed answers: `uname [-r]`, `hostname [-I]`, `id -u`, `true`, `date
 [+FORMAT]` (the machine's clock, in UTC: the demo host's time zone). Any other argument gives
 `PROGRAM: invalid option` (exit 1)."""
 
@@ -22,8 +22,15 @@ def uname(ctx: Context, argv: list[str]) -> Out:
 
 
 def hostname(ctx: Context, argv: list[str]) -> Out:
+    """`hostname`; `hostname -I`: every address of the links that are up, loopback and
+    IPv6 link-local left out, as net-tools prints them (space after each)."""
     if argv == []:
         return 0, ctx.machine.hostname + "\n", ""
+    if argv == ["-I"]:
+        addrs = [a for link in ctx.machine.links if link.up
+                 for a, _ in [*link.addrs, *link.addrs6]
+                 if not a.startswith(("fe80:", "127.")) and a != "::1"]
+        return 0, "".join(a + " " for a in addrs) + "\n", ""
     return _invalid("hostname")
 
 

@@ -153,6 +153,8 @@ def getent(ctx: Context, argv: list[str]) -> Out:
     if len(argv) != 2 or argv[0] not in ("hosts", "ahosts"):
         raise CmdError(1, "Unknown database or bad arguments\n")
     hit = s.lookups.get(f"{argv[0]} {argv[1]}")
+    if hit is None and argv == ["hosts", "127.0.0.1"]:  # /etc/hosts, as on every Debian
+        return 0, "127.0.0.1       localhost\n", ""
     if hit is None:
         return 2, "", ""
     ctx.took = hit.seconds
@@ -225,20 +227,25 @@ def _reload_ssh(ctx: Context, s: System) -> Out:
 
 
 def ssh(ctx: Context, argv: list[str]) -> Out:
-    """A fresh login to this host; it waits `dns_delay` while the running sshd looks names
-    up (the journal gets its lines, as a real login's)."""
+    """A fresh login to this host (`ssh [-o OPT]... localhost|ADDRESS true`); while the
+    running sshd looks names up it waits `dns_delay` for a login from one of the host's own
+    addresses, not from localhost (loopback's names are in /etc/hosts). The journal gets
+    the login's lines, as a real one's."""
     s = _system(ctx)
     args = list(argv)
     while len(args) >= 2 and args[0] == "-o":
         args = args[2:]
-    if args != ["localhost", "true"]:
-        raise CmdError(255, "ssh: demo host answers only [-o OPT]... localhost true\n")
+    own = {a for link in ctx.machine.links for a, _ in [*link.addrs, *link.addrs6]}
+    if len(args) != 2 or args[1] != "true" or (args[0] != "localhost" and args[0] not in own):
+        raise CmdError(255, "ssh: demo host answers only [-o OPT]... localhost|OWN-ADDRESS "
+                            "true\n")
+    addr = "127.0.0.1" if args[0] == "localhost" else args[0]
     running = s.running_usedns or (s.sshd.get("usedns") or ["no"])[0]
-    wait = s.dns_delay if running == "yes" else 0.0
-    ctx.took = wait + 0.31
+    wait = s.dns_delay if running == "yes" and addr != "127.0.0.1" else 0.0
+    ctx.took = wait + s.login_base
     s.logins += 1
-    reverse = "localhost" if wait else None
-    s.journal += render.login(ctx.now, 3100 + s.logins, 40 + s.logins, addr="127.0.0.1",
+    reverse = ctx.machine.hostname if wait else None
+    s.journal += render.login(ctx.now, 3100 + s.logins, 40 + s.logins, addr=addr,
                               port=40000 + s.logins, reverse=reverse, auth=wait)
     return 0, "", ""
 

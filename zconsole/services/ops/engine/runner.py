@@ -276,10 +276,15 @@ class PlanRunner(RunState):
         self._emit_checks(step, "post", outs)
         if bad:
             why = "; ".join(f"{o.predicate.description}: {o.detail}" for o in bad)
+            # who is looked at: ZFS for the disk operations; a plan names another
+            # ("observer", e.g. "the host" for the fix-its) in its params
+            seen = dict(self.plan.params).get("observer", "ZFS")
             if after_wait:
-                raise self._fail(i, f"ZFS does not show the expected end state: {why}")
-            raise self._fail(i, "the command ran (exit 0) but ZFS does not show the expected "
-                                f"result: {why}")
+                raise self._fail(i, f"{seen} does not show the expected end state: {why}")
+            if step.command is None:
+                raise self._fail(i, f"{seen} does not show the expected result: {why}")
+            raise self._fail(i, f"the command ran (exit 0) but {seen} does not show the "
+                                f"expected result: {why}")
         return False
 
     @staticmethod

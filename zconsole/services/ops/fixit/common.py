@@ -91,7 +91,10 @@ def make_plan(kind: str, title: str, host: str, now: float, lock: str, *,
               plan_id: str | None = None, preview: Sequence[str] = (),
               checks: Sequence[Check] = (), steps: Sequence[Step] = (),
               params: tuple[tuple[str, str], ...] = ()) -> Plan:
-    """A fix-it's plan; `lock` names the engine's one-writer lock on the host ("sshd")."""
+    """A fix-it's plan; `lock` names the engine's one-writer lock on the host ("sshd").
+    A failed check says "the host does not show …" (the engine's `observer`), not ZFS."""
+    if not any(k == "observer" for k, _ in params):
+        params = (*params, ("observer", "the host"))
     return Plan(id=plan_id or uuid.uuid4().hex, kind=kind, title=title, host=host, pool=lock,
                 created_at=now, preview=tuple(preview), checks=tuple(checks),
                 steps=tuple(steps), params=params)

@@ -9,6 +9,7 @@ in both.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
 from rich.style import Style
 from rich.text import Text
@@ -20,7 +21,7 @@ from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import Pool, Section, Vdev
 from zconsole.services import fmt
 from zconsole.services.read.pools import LeafMetrics
-from zconsole.ui.kit.levels import LevelTable, state_level
+from zconsole.ui.kit.levels import LazyRow, LevelTable, state_level
 from zconsole.ui.kit.text import fit, plain_text, spark
 
 HEALTH_COLUMNS = ("NAME", "STATE", "READ", "WRITE", "CKSUM", "SIZE", "NOTE")
@@ -78,6 +79,10 @@ def name_width(pool: Pool, fixed: int, width: int) -> int:
     that the other columns fall off the terminal (80 columns included)."""
     longest = max(len("   " * (d + 1) + v.name) for _, d, v in pool.walk())
     return min(longest, max(MIN_NAME_WIDTH, width - fixed))
+
+
+def _section_cells(title: str, blank: tuple[str, ...]) -> tuple[Text | str, ...]:
+    return (Text(title, style="italic"), "", *blank)
 
 
 def counters(v: Vdev | None) -> tuple[str, str, str]:
@@ -150,28 +155,44 @@ class VdevTable(LevelTable):
         blank = ("",) * (len(columns) - 2)
         pool_cells = (counters(pool.root) + (fmt.size(sizes.get(pool.name), short=True), "")
                       if not performance else blank)
-        rows: list[tuple[str, tuple[Text | str, ...]]] = [
-            (pool.name, (plain_text(pool.name, "bold"), self.state_cell(pool.state),
-                         *pool_cells))]
+        # each row with a signature of what its cells show: rows whose signature is the one
+        # they had at the last refresh are neither built again nor compared (`sync_rows`)
+        rows: list[LazyRow] = [
+            (pool.name, (pool.name, pool.state, pool_cells),
+             lambda: (plain_text(pool.name, "bold"), self.state_cell(pool.state), *pool_cells))]
         for section in Section:
             tops = pool.section(section)
             if not tops:
                 continue
             if section in SECTION_TITLE:
-                rows.append((f"{pool.name}:{section.value}",
-                             (Text(SECTION_TITLE[section], style="italic"), "", *blank)))
+                title = SECTION_TITLE[section]
+                rows.append((f"{pool.name}:{section.value}", (title, len(blank)),
+                             partial(_section_cells, title, blank)))
             for i, tv in enumerate(tops):
                 for prefix, path, v in tree_rows(tv, last=(i == len(tops) - 1)):
-                    name = plain_text(fit_name(prefix, v.name, name_room))
-                    if v.name in slow:
-                        name.stylize(self.level_style("warn") + Style(bold=True), len(prefix))
-                    cells = (self._perf_cells(v, leaves.get(path), top, slow, columns)
-                             if performance else self._health_cells(v, sizes, slow))
-                    rows.append((f"{pool.name}:{section.value}:{'/'.join(path)}",
-                                 (name, self.state_cell(v.state), *cells)))
-        rebuilt = self.sync(columns, rows)
+                    f = slow.get(v.name)
+                    m = leaves.get(path) if performance else None
+                    sig = (prefix, v.name, v.state, v.read_errors, v.write_errors,
+                           v.checksum_errors, v.note, v.resilvering, bool(v.children),
+                           name_room, f and (f.severity, f.factor),
+                           (m, top, columns) if performance else sizes.get(v.name))
+                    rows.append((f"{pool.name}:{section.value}:{'/'.join(path)}", sig,
+                                 partial(self._vdev_cells, prefix, path, v, performance,
+                                         name_room, sizes, slow, leaves, top, columns)))
+        rebuilt = self.sync_rows(columns, rows)
         if rebuilt and keep is not None and keep in {k.value for k in self.rows}:
             self.move_cursor(row=self.get_row_index(keep), animate=False)
+
+    def _vdev_cells(self, prefix: str, path: tuple[str, ...], v: Vdev, performance: bool,
+                    name_room: int, sizes: Mapping[str, int | None],
+                    slow: Mapping[str, Finding], leaves: Mapping[tuple[str, ...], LeafMetrics],
+                    top: float, columns: tuple[str, ...]) -> tuple[Text | str, ...]:
+        name = plain_text(fit_name(prefix, v.name, name_room))
+        if v.name in slow:
+            name.stylize(self.level_style("warn") + Style(bold=True), len(prefix))
+        cells = (self._perf_cells(v, leaves.get(path), top, slow, columns)
+                 if performance else self._health_cells(v, sizes, slow))
+        return (name, self.state_cell(v.state), *cells)
 
     def _health_cells(self, v: Vdev, sizes: Mapping[str, int | None],
                       slow: Mapping[str, Finding]) -> tuple[Text | str, ...]:
