@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from typing import Any
 
 from textual.app import ComposeResult
@@ -19,7 +19,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from zconsole.model.timeline import Entry, Kind, Source, Timeline
+from zconsole.model.timeline import Entry, Kind, Source, Timeline, Zone, as_tz
 from zconsole.services import fmt
 from zconsole.services.read.timeline import BAD_STATES
 from zconsole.ui.kit.levels import LEVEL_STYLE
@@ -45,9 +45,10 @@ class Filters:
                 f"since {self.since_text or '-'}")
 
 
-def host_time(at: float, offset: int | None) -> datetime:
-    return datetime.fromtimestamp(at, timezone.utc).replace(tzinfo=None) + timedelta(
-        seconds=offset or 0)
+def host_time(at: float, offset: Zone) -> datetime:
+    """`at` on the host's wall clock (its zone's rules when known: an entry from summer
+    shows its summer time)."""
+    return datetime.fromtimestamp(at, as_tz(offset)).replace(tzinfo=None)
 
 
 def zone_words(t: Timeline) -> str:
@@ -56,7 +57,8 @@ def zone_words(t: Timeline) -> str:
     sign = "+" if t.utc_offset >= 0 else "-"
     h, m = divmod(abs(t.utc_offset) // 60, 60)
     name = f" {t.tz_name}" if t.tz_name else ""
-    return f"times in the host's time zone (UTC{sign}{h:02d}:{m:02d}{name})"
+    rules = f", {t.rules} rules" if t.rules is not None else ""
+    return f"times in the host's time zone (UTC{sign}{h:02d}:{m:02d}{name}{rules})"
 
 
 def sources_text(t: Timeline, observed: int) -> Hanging:
@@ -70,7 +72,7 @@ def sources_text(t: Timeline, observed: int) -> Hanging:
             continue
         words = f"{s.source.value}: {fmt.plural(s.entries, 'entry', 'entries')}"
         if s.oldest is not None:
-            words += f", back to {host_time(s.oldest, t.utc_offset):%Y-%m-%d %H:%M}"
+            words += f", back to {host_time(s.oldest, t.zone):%Y-%m-%d %H:%M}"
         if s.source is Source.EVENTS:
             words += f" ({s.note}: nothing before the last boot)"
         paras.append(para(words, "• ", MUTED))
@@ -105,7 +107,7 @@ def page_of(entries: Sequence[Entry], page: int) -> tuple[Sequence[Entry], int, 
     return entries[start:end], len(entries) - end, start
 
 
-def entry_lines(entries: Sequence[Entry], offset: int | None, width: int,
+def entry_lines(entries: Sequence[Entry], offset: Zone, width: int,
                 since: tuple[float, str] | None, hidden: int, page: int = 0) -> Content:
     """The entries of `page`, newest first, a date line where the day changes, the since
     marker; a line above and below says how many newer and older entries the other pages
@@ -204,7 +206,7 @@ class TimelinePanel(Vertical):
         else:
             sources.update(sources_text(timeline, observed))
             since = (filters.since, filters.since_text) if filters.since is not None else None
-            entries_w.update(entry_lines(entries, timeline.utc_offset, width, since, hidden,
+            entries_w.update(entry_lines(entries, timeline.zone, width, since, hidden,
                                          page))
         self.query_one("#tl-filters", Static).update(plain(
             f"{filters.words()}   (o pool, v vdev, k kind, s since, x clear)"))

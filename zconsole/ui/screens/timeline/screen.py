@@ -182,7 +182,7 @@ class TimelineScreen(ZScreen):
             self.filters = Filters(f.pool, f.vdev, f.kind)
             self._redraw()
             return True
-        offset = self.timeline.utc_offset if self.timeline is not None else None
+        offset = self.timeline.zone if self.timeline is not None else None
         now = self._state.now if self._state is not None else self.console_app.clock()
         at = parse_since(text, now, offset)
         if at is None:
@@ -217,7 +217,7 @@ class TimelineScreen(ZScreen):
         hidden = len(unfiltered) - len(self.shown)
         if state is not None and state.reading is not None:
             pools = state.reading.pool_status.value or ()
-            offset = self.timeline.utc_offset if self.timeline is not None else None
+            offset = self.timeline.zone if self.timeline is not None else None
             self.summary = summary(pools, everything, state.scan_estimates, state.now, offset)
         if f != self._paged:  # another filter: back to the newest page
             self._paged, self.page = f, 0
