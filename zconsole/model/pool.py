@@ -106,6 +106,11 @@ class Vdev:
     parity: int | None = None  # raidzP / draidP
     resilvering: bool = False
     removing: bool = False  # `(removing)`: the top-level vdev `zpool remove` is evacuating
+    # A leaf's ashift and its disk's native one, known only when zpool reports that they
+    # differ (`block size: 512B configured, 4096B native`; JSON configured_ashift and
+    # physical_ashift): zpool prints neither when the configured one is large enough.
+    ashift: int | None = None
+    native_ashift: int | None = None
 
     @property
     def is_distributed_spare(self) -> bool:

@@ -66,6 +66,18 @@ class NameFlags:
     guid: bool = False  # -g
 
 
+def native_ashift(m: Machine, v: Vdev) -> int | None:
+    """The disk's physical ashift when it is above the leaf's configured one: what zpool
+    status reports (print_status_config's `block size:` note), else None."""
+    if not v.is_leaf or v.disk is None:
+        return None
+    d = m.disks.get(v.disk)
+    if d is None:
+        return None
+    native = max(9, d.physical_sector.bit_length() - 1)
+    return native if v.ashift < native else None
+
+
 def state_name(v: Vdev) -> str:
     """zpool_state_to_name: the word text output prints."""
     if v.state == "CANT_OPEN":
@@ -198,6 +210,8 @@ def _row(m: Machine, p: Pool, v: Vdev, depth: int, width: int, literal: bool,
         line += f"  was {v.path}"
     elif v.aux is not None and not isspare:
         line += "  " + VDEV_AUX_TEXT.get(v.aux, "corrupted data")
+    elif not isspare and (native := native_ashift(m, v)) is not None:
+        line += f"  block size: {1 << v.ashift}B configured, {1 << native}B native"
     sc = p.scan
     if (v.is_leaf and v.resilvering and sc is not None and sc.state == "SCANNING"
             and v.state == "ONLINE"):
@@ -348,6 +362,9 @@ def _vdev_json(m: Machine, p: Pool, v: Vdev, cls: str, j: _J, flags: NameFlags,
         d["was"] = v.path
     elif v.aux is not None:
         d["aux"] = v.aux
+    elif not isspare and (native := native_ashift(m, v)) is not None:
+        d["configured_ashift"] = j.num(v.ashift)
+        d["physical_ashift"] = j.num(native)
     if v.type == "root":
         d["alloc_space"] = j.size(p.alloc)
         d["total_space"] = j.size(p.size())
