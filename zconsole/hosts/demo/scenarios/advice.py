@@ -8,7 +8,7 @@ from zconsole.hosts.demo.machine.common import GiB, TiB
 from zconsole.hosts.demo.scenarios import _builder as kit
 
 DESCRIPTION = ("healthy pools set up badly: ashift 9 on 4K disks, an HDD mirrored with an "
-               "SSD, a late vdev, idle L2ARC, dedup, copies=2 on one disk, 92 % full, "
+               "SSD, a late vdev, idle L2ARC, dedup, copies=2 on one disk, 86 % full, "
                "unscrubbed, 24 000 snapshots")
 ORDER = 75
 
@@ -38,7 +38,7 @@ def build(seed: int, now: float) -> Machine:
     b.fs("tank/backup", 1 * TiB + 400 * GiB, days_ago=700, props={"dedup": "on"})
 
     scratch = b.pool("scratch", [b.leaf(single, "scratch")],
-                     alloc=int(kit.HDD_2T * 0.92), frag=61)
+                     alloc=int(kit.HDD_2T * 0.86), frag=61)
     b.fs("scratch", 96 * 1024, days_ago=800)
     b.fs("scratch/photos", 1 * TiB + 300 * GiB, days_ago=790,
          props={"copies": "2", "compression": "lz4"})

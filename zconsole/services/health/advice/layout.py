@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from zconsole.model.advice import Advice, DatasetProps
 from zconsole.model.finding import Severity
-from zconsole.model.pool import Pool, PoolUsage, Section, Vdev
+from zconsole.model.pool import Pool, PoolUsage, ScanState, Section, Vdev
 from zconsole.model.reading import DiskInventory, HostReading
 from zconsole.services.health.advice.common import group_by_origin, source_words
 
@@ -97,8 +97,9 @@ def _mixed_media(pool: Pool, inv: DiskInventory | None) -> Iterator[Advice]:
 
 
 def _imbalance(pool: Pool, usage: PoolUsage | None) -> Iterator[Advice]:
-    if usage is None:
-        return
+    if usage is None or (pool.removal is not None
+                         and pool.removal.state is ScanState.IN_PROGRESS):
+        return  # a device removal is moving the data itself
     tops = {v.name for v in pool.vdevs if not v.removing and v.type != "indirect"}
     rows = [r for r in usage.vdevs if r.section is Section.DATA and r.name in tops
             and r.capacity is not None and (r.depth in (None, 0))]

@@ -3,7 +3,8 @@
 Findings (kind, severity, threshold):
 - `advice-capacity` INFO above CAPACITY_SLOWS %, WARNING from CAPACITY_FULL % (zpool list CAP)
 - `advice-scrub`    WARNING  the last scrub finished more than `scrub_weeks` weeks ago
-                             (default SCRUB_WEEKS); INFO when no scrub is recorded
+                             (default SCRUB_WEEKS); a pool with no scan on record is not
+                             judged (its age is not known)
 - `advice-l2arc`    INFO     the L2ARC answered under L2_MIN_HIT_RATIO of the lookups that
                              reached it, after at least L2_MIN_LOOKUPS of them
 """
@@ -68,17 +69,8 @@ def _scrub(pool: Pool, now: float, weeks: int) -> Iterator[Advice]:
     if any(s.state in (ScanState.IN_PROGRESS, ScanState.PAUSED) for s in scans):
         return
     scrubs = [s for s in scans if s.function is ScanFunction.SCRUB]
-    if not scans:
-        yield Advice(
-            "advice-scrub", Severity.INFO, pool.name,
-            f"{pool.name} has no scrub on record",
-            why="Only a scrub reads every block and repairs the ones that no longer match "
-                "their checksum before a second failure makes them unreadable.",
-            cost="A scrub reads the whole pool and slows other I/O while it runs; it can be "
-                 "paused (zpool scrub -p) and resumed.",
-            evidence=("scan: none requested",), command=f"zpool scrub {pool.name}",
-            pool=pool.name)
-        return
+    # No scan line at all is not judged: a pool created last week and one never scrubbed in
+    # years look the same in `zpool status` (the pool's age is in `zpool history`).
     done = [s for s in scrubs if s.state is ScanState.FINISHED and s.end_time]
     if not done:
         return  # a resilver or a canceled scrub is the last scan, or the text form: no date
