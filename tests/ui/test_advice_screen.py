@@ -14,6 +14,12 @@ from zconsole.ui.screens.advice.advice_panel import AdviceItem
 from zconsole.ui.screens.advice.screen import AdviceScreen
 
 
+@pytest.fixture(autouse=True)
+def _own_state_dir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads the operator's muted advice."""
+    monkeypatch.setenv("ZCONSOLE_STATE_DIR", str(tmp_path / "state"))
+
+
 async def open_advice(app: ZConsoleApp, pilot: Any, *, patience: float = 10.0) -> AdviceScreen:
     await settle(app, pilot)
     await pilot.press("8")
@@ -124,3 +130,45 @@ async def test_arrows_move_between_findings() -> None:
         assert app.focused is found[1]
         await pilot.press("enter")
         assert found[1].open and not found[0].open
+
+
+async def test_m_mutes_with_a_kept_reason_and_unmutes(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.widgets import Input
+
+    from zconsole.hosts.journal import MuteStore
+    from zconsole.ui.screens.advice.mute import MuteScreen
+
+    app = make_app("advice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_advice(app, pilot)
+        scrub = [i for i in screen.query(AdviceItem) if i.advice.kind == "advice-scrub"][0]
+        scrub.focus()
+        await pilot.press("m")
+        await pilot.pause()
+        assert isinstance(app.screen, MuteScreen)
+        await pilot.press("enter")  # no reason: nothing muted
+        assert isinstance(app.screen, MuteScreen)
+        app.screen.query_one(Input).value = "scratch is rebuilt every month"
+        await pilot.press("enter")
+        for _ in range(200):
+            if "○ MUTED  Muted here (1)" in headings(screen):
+                break
+            await pilot.pause(0.01)
+        assert headings(screen) == ["▲ WARNING  Worth fixing (5)", "• INFO  Worth knowing (7)",
+                                    "○ MUTED  Muted here (1)"]
+        muted = [i for i in screen.query(AdviceItem) if i.muted is not None]
+        assert [i.body().plain for i in muted] == [
+            "▸ ▲ scratch was last scrubbed 80 d ago\n  muted  scratch is rebuilt every month"]
+        kept = MuteStore(tmp_path / "state" / "demo" / "advice-mutes.json").load(str(app.host.label))
+        assert [(m.kind, m.subject, m.reason) for m in kept] == [
+            ("advice-scrub", "scratch", "scratch is rebuilt every month")]
+        muted[0].focus()
+        await pilot.press("m")
+        for _ in range(200):
+            if len(headings(screen)) == 2:
+                break
+            await pilot.pause(0.01)
+        assert headings(screen)[0] == "▲ WARNING  Worth fixing (6)"
+        assert MuteStore(tmp_path / "state" / "demo" / "advice-mutes.json").load(
+            str(app.host.label)) == ()

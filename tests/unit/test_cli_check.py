@@ -151,6 +151,12 @@ def test_check_never_imports_textual() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.fixture(autouse=True)
+def _own_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads the operator's muted advice."""
+    monkeypatch.setenv("ZCONSOLE_STATE_DIR", str(tmp_path / "state"))
+
+
 def test_advice_alone_is_at_most_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out = check(capsys, "--demo", "advice")
     assert rc == 1
@@ -193,3 +199,22 @@ def test_a_healthy_host_with_advice_is_still_ok(capsys: pytest.CaptureFixture[st
     assert rc == 0
     assert out.splitlines()[1:] == [
         "• INFO compression is off on 1 dataset holding 2.3 TiB (set on tank/media)"]
+
+
+def test_muted_advice_is_left_out_and_listed_with_its_reason(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from zconsole.hosts.demo import DemoHost
+    from zconsole.hosts.journal import MuteStore
+    from zconsole.model.advice import Mute
+
+    label = str(DemoHost("advice").label)
+    MuteStore.default(simulated=True).mute(
+        label, Mute("advice-scrub", "scratch", "scratch is rebuilt every month", 5.0))
+    rc, out = check(capsys, "--demo", "advice", "--json")
+    doc = json.loads(out)
+    assert "advice-scrub" not in {f["kind"] for f in doc["findings"]}
+    assert doc["muted"] == [{"kind": "advice-scrub", "subject": "scratch",
+                             "message": "scratch was last scrubbed 80 d ago",
+                             "reason": "scratch is rebuilt every month", "muted_at": 5.0}]
+    assert (tmp_path / "state" / "demo" / "advice-mutes.json").exists()  # the demo's, apart

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -364,3 +365,40 @@ def test_vdev_usage_rows_are_real_model_rows() -> None:
     r = collect(DemoHost("advice", clock=lambda: FROZEN))
     tank = [u for u in r.pool_usage.value or () if u.name == "tank"][0]
     assert all(isinstance(v, VdevUsage) for v in tank.vdevs)
+
+
+# ---------------------------------------------------------------------------- muting
+
+
+def test_mutes_are_kept_per_host_with_their_reason(tmp_path: Any) -> None:
+    from zconsole.hosts.journal import MuteStore
+    from zconsole.model.advice import Mute
+    from zconsole.services.health.advice import split_muted
+
+    store = MuteStore(tmp_path / "state" / "advice-mutes.json")
+    assert store.load("nas1") == ()
+    store.mute("nas1", Mute("advice-scrub", "scratch", "scrubbed by the backup box", 1.0))
+    store.mute("nas2", Mute("advice-scrub", "scratch", "other host", 2.0))
+    store.mute("nas1", Mute("advice-scrub", "scratch", "the reason, updated", 3.0))
+    assert store.load("nas1") == (Mute("advice-scrub", "scratch", "the reason, updated", 3.0),)
+    assert oct((tmp_path / "state" / "advice-mutes.json").stat().st_mode & 0o777) == "0o600"
+    with pytest.raises(ValueError, match="reason"):
+        store.mute("nas1", Mute("advice-atime", "tank", "  ", 4.0))
+
+    found = advise(demo_inputs("advice"))
+    said, muted = split_muted(found, store.load("nas1"))
+    assert [a.kind for a, _ in muted] == ["advice-scrub"]
+    assert muted[0][1].reason == "the reason, updated"
+    assert len(said) == len(found) - 1 and "advice-scrub" not in {a.kind for a in said}
+
+    store.unmute("nas1", "advice-scrub", "scratch")
+    assert store.load("nas1") == () and len(store.load("nas2")) == 1
+
+
+def test_an_unreadable_mute_file_is_said(tmp_path: Any) -> None:
+    from zconsole.hosts.journal import MuteStore
+
+    path = tmp_path / "advice-mutes.json"
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match="cannot read the muted advice"):
+        MuteStore(path).load("nas1")

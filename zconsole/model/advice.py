@@ -47,6 +47,20 @@ class Advice:
 
 
 @dataclass(frozen=True)
+class Mute:
+    """The operator's "I know, and here is why" for one finding on one host: the finding is
+    (kind, subject); the reason is kept with it and shown beside it. `at`: epoch seconds."""
+
+    kind: str
+    subject: str
+    reason: str
+    at: float
+
+    def matches(self, advice: Advice) -> bool:
+        return (self.kind, self.subject) == (advice.kind, advice.subject)
+
+
+@dataclass(frozen=True)
 class DatasetProps:
     """The properties the advisor reads of one filesystem or volume, as `zfs get -H -p`
     printed them: property -> (value, source)."""

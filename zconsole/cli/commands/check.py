@@ -21,12 +21,14 @@ Advice (services/health/advice: ashift, mixed media, imbalance, compression, ded
 copies, snapshots, scrub age, ...) joins the findings at most as WARNING, never CRITICAL:
 advice alone exits 0 or 1. It costs one extra read (`zfs get` of a few properties, and
 `zpool status -D` of pools that deduplicate); `--no-advice` skips it, `--scrub-weeks N`
-sets the scrub age it advises from (default 5).
+sets the scrub age it advises from (default 5). Advice muted for this host in the console
+(Advice screen, `m`, with a reason) is left out, and listed under "muted" in the JSON.
 
 JSON (`--json`), version 1: {"version": 1, "host", "taken_at", "status" (ok/warning/critical/
 unknown), "exit_code", "summary", "findings": [{"kind", "severity", "subject", "pool",
 "message", "evidence"}], "advice": [{"kind", "subject", "why", "cost", "command"}] (the
-advice among the findings, with its reason), "metrics": [{"name", "labels", "value"}]}.
+advice among the findings, with its reason), "muted": [{"kind", "subject", "message",
+"reason", "muted_at"}], "metrics": [{"name", "labels", "value"}]}.
 Host text in it is made visible (escapes shown as `\\x1b`), as everywhere.
 
 Prometheus (`--prometheus FILE`, node_exporter's textfile collector): the same metrics as
@@ -48,7 +50,7 @@ from typing import TextIO
 
 from zconsole.cli.commands._target import add_target_options, target_host
 from zconsole.hosts.base import Host
-from zconsole.model.advice import Advice
+from zconsole.model.advice import Advice, Mute
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.hosttext import json_safe, visible
 from zconsole.model.pool import ScanState
@@ -97,6 +99,7 @@ class Verdict:
     findings: list[Finding] = field(default_factory=list)
     metrics: list[Metric] = field(default_factory=list)
     advice: list[Advice] = field(default_factory=list)
+    muted: list[tuple[Advice, Mute]] = field(default_factory=list)
 
     @property
     def status(self) -> Severity:
@@ -225,6 +228,9 @@ def as_json(v: Verdict) -> dict[str, object]:
                     "cost": a.cost,
                     "command": json_safe(a.command) if a.command is not None else None}
                    for a in v.advice],
+        "muted": [{"kind": a.kind, "subject": json_safe(a.subject),
+                   "message": json_safe(a.message), "reason": json_safe(m.reason),
+                   "muted_at": m.at} for a, m in v.muted],
         "metrics": [{"name": f"zconsole_{m.name}",
                      "labels": {k: json_safe(val) for k, val in m.labels},
                      "value": m.value} for m in v.metrics],
@@ -281,22 +287,37 @@ def read_once(host: Host, timeout: float) -> HostReading:
 
 
 def read_advice_once(host: Host, reading: HostReading, args: argparse.Namespace
-                     ) -> list[Advice]:
-    """The advisor's findings: its one extra read, judged. Nothing when --no-advice."""
+                     ) -> tuple[list[Advice], list[tuple[Advice, Mute]], str | None]:
+    """The advisor's findings (its one extra read, judged), less the ones muted for this
+    host in the console (kept with their reasons), and why the mutes could not be read.
+    Nothing when --no-advice."""
     if getattr(args, "no_advice", False):
-        return []
-    from zconsole.services.health.advice import SCRUB_WEEKS, advise
+        return [], [], None
+    from zconsole.hosts.journal import MuteStore
+    from zconsole.services.health.advice import SCRUB_WEEKS, advise, split_muted
     from zconsole.services.read.advice import read_advice
 
     weeks = getattr(args, "scrub_weeks", None)
-    return advise(read_advice(host, reading, timeout=args.timeout),
-                  scrub_weeks=weeks if weeks is not None else SCRUB_WEEKS)
+    found = advise(read_advice(host, reading, timeout=args.timeout),
+                   scrub_weeks=weeks if weeks is not None else SCRUB_WEEKS)
+    try:
+        mutes = MuteStore.default(simulated=bool(getattr(host, "simulated", False))).load(
+            str(reading.host))
+    except ValueError as e:
+        return found, [], str(e)
+    said, muted = split_muted(found, mutes)
+    return said, muted, None
 
 
 def run_check(host: Host, args: argparse.Namespace, out: TextIO) -> int:
     reading = read_once(host, args.timeout)
+    advice, muted, mutes_error = read_advice_once(host, reading, args)
     v = judge(reading, capacity_warn=args.capacity_warn, capacity_crit=args.capacity_crit,
-              errors_crit=args.errors_crit, advice=read_advice_once(host, reading, args))
+              errors_crit=args.errors_crit, advice=advice)
+    v.muted = muted
+    if mutes_error:
+        v.findings.append(Finding("advice-mutes", Severity.INFO, "advice",
+                                  f"muted advice not applied: {mutes_error}"))
     if args.prometheus:
         from zconsole.hosts.journal import write_atomically
 

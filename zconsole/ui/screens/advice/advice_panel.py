@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from zconsole.model.advice import Advice
+from zconsole.model.advice import Advice, Mute
 from zconsole.model.finding import Severity
 from zconsole.ui.kit.levels import LEVEL_STYLE, SEVERITY_LEVEL
 from zconsole.ui.kit.text import Hanging, para, plain
@@ -33,6 +33,7 @@ class AdviceItem(Static, can_focus=True):
     """One finding: its sentence; opened, the why, the cost, the command and the evidence."""
 
     BINDINGS = [Binding("enter,space", "why", "Why", show=True),
+                Binding("m", "screen.mute", "Mute/unmute", show=True),
                 Binding("down", "app.focus_next", "Next", show=False),
                 Binding("up", "app.focus_previous", "Previous", show=False)]
 
@@ -41,10 +42,12 @@ class AdviceItem(Static, can_focus=True):
     AdviceItem:focus { background: $primary 25%; }
     """
 
-    def __init__(self, advice: Advice, *, open: bool = False) -> None:
+    def __init__(self, advice: Advice, *, open: bool = False, muted: Mute | None = None
+                 ) -> None:
         super().__init__(classes="advice-item")
         self.advice = advice
         self.open = open
+        self.muted = muted
 
     def on_mount(self) -> None:
         self.redraw()
@@ -63,8 +66,12 @@ class AdviceItem(Static, can_focus=True):
         a = self.advice
         sev = a.severity
         style = LEVEL_STYLE[SEVERITY_LEVEL[sev]] if sev is Severity.WARNING else ""
+        if self.muted is not None:
+            style = MUTED
         marker = "▾ " if self.open else "▸ "
         items = [para(plain(a.message), marker + sev.symbol + " ", style)]
+        if self.muted is not None:
+            items.append(para(plain(self.muted.reason), "  muted  ", MUTED))
         if self.open:
             items.append(para(plain(a.why), "    why  ", MUTED))
             items.append(para(plain(a.cost), "   cost  ", MUTED))
@@ -86,14 +93,15 @@ class AdvicePanel(Vertical):
 
     def __init__(self, **kw: object) -> None:
         super().__init__(**kw)  # type: ignore[arg-type]
-        self.shown: tuple[Advice, ...] | None = None
+        self.shown: tuple[object, ...] | None = None
         self.note = ""
 
     def compose(self) -> ComposeResult:
         yield Static(plain("Reading the host's settings…"), classes="advice-note")
 
-    async def show(self, advice: Sequence[Advice] | None, note: str) -> None:
-        key = tuple(advice) if advice is not None else None
+    async def show(self, advice: Sequence[Advice] | None, note: str,
+                   muted: Sequence[tuple[Advice, Mute]] = ()) -> None:
+        key = (tuple(advice) if advice is not None else None, tuple(muted))
         if key == self.shown and note == self.note:
             return
         opened = {(i.advice.kind, i.advice.subject) for i in self.query(AdviceItem) if i.open}
@@ -102,7 +110,7 @@ class AdvicePanel(Vertical):
         widgets: list[Static] = []
         if note:
             widgets.append(Static(plain(note), classes="advice-note"))
-        if advice is not None and not advice:
+        if advice is not None and not advice and not muted:
             widgets.append(Static(plain("✔ Nothing to advise: the pools, datasets and caches "
                                         "are set up the way an experienced admin would."),
                                   classes="advice-note"))
@@ -113,4 +121,10 @@ class AdvicePanel(Vertical):
             widgets.append(Static(heading(severity, title, len(mine)),
                                   classes="advice-heading"))
             widgets.extend(AdviceItem(a, open=(a.kind, a.subject) in opened) for a in mine)
+        if muted:
+            widgets.append(Static(Content.assemble(plain("○ MUTED  ", MUTED),
+                                                   plain(f"Muted here ({len(muted)})", "bold")),
+                                  classes="advice-heading"))
+            widgets.extend(AdviceItem(a, open=(a.kind, a.subject) in opened, muted=m)
+                           for a, m in muted)
         await self.mount_all(widgets)
