@@ -402,3 +402,30 @@ def test_an_unreadable_mute_file_is_said(tmp_path: Any) -> None:
     path.write_text("{not json")
     with pytest.raises(ValueError, match="cannot read the muted advice"):
         MuteStore(path).load("nas1")
+
+
+# ------------------------------------------------------- scrub age from the text form
+
+
+def test_the_text_forms_scrub_date_is_read_in_utc_terms() -> None:
+    from tests.paths import PARSERS
+
+    text = (PARSERS / "zpool-status" /
+            "openzfs-2.1-issue14881-draid-rebuilt-file-vdevs.excerpt.txt").read_text()
+    pools = parse_zpool_status(text)
+    scrubs = [s for p in pools for s in (p.scans or ((p.scan,) if p.scan else ()))
+              if s.function is not None and s.function.value == "scrub"]
+    assert scrubs and scrubs[0].ended_near == 1684498068  # Fri May 19 12:07:48 2023, as UTC
+    assert scrubs[0].end_time is None  # the zone is not printed: not an exact time
+
+
+def test_scrub_age_on_openzfs_21_uses_the_printed_date() -> None:
+    a = one(advise(demo_inputs("advice", "2.1")), "advice-scrub")
+    assert a.message == "scratch was last scrubbed 80 d ago"
+
+
+def test_a_scan_line_in_another_locale_is_not_guessed() -> None:
+    from zconsole.parsers.zpool_status_scan import parse_scan_text
+
+    s = parse_scan_text("scrub repaired 0B in 00:00:01 with 0 errors on ven. mai 19 12:07:48 2023")
+    assert s is not None and s.ended_near is None

@@ -166,6 +166,10 @@ class ScanInfo:
     end_time: int | None = None
     rebuild_vdev: str | None = None  # sequential rebuild: `resilver (mirror-0) ...`
     exact: bool = False  # byte figures exact (JSON --json-int) rather than rounded (text)
+    # The text form's `on Sun Nov  8 05:36:41 2026` of a finished scan, read as if it were
+    # UTC: the host's zone is not printed, so it is off by the host's UTC offset (good for
+    # "weeks ago", not for a timeline). None when not printed or not in the C locale.
+    ended_near: int | None = None
 
     @property
     def paused(self) -> bool:

@@ -71,10 +71,13 @@ def _scrub(pool: Pool, now: float, weeks: int) -> Iterator[Advice]:
     scrubs = [s for s in scans if s.function is ScanFunction.SCRUB]
     # No scan line at all is not judged: a pool created last week and one never scrubbed in
     # years look the same in `zpool status` (the pool's age is in `zpool history`).
-    done = [s for s in scrubs if s.state is ScanState.FINISHED and s.end_time]
-    if not done:
-        return  # a resilver or a canceled scrub is the last scan, or the text form: no date
-    end = max(s.end_time or 0 for s in done)
+    # JSON gives the end in epoch seconds; the text form its date without a zone (ended_near:
+    # off by the host's UTC offset, hours against a limit in weeks)
+    ends = [s.end_time or s.ended_near for s in scrubs if s.state is ScanState.FINISHED]
+    known = [e for e in ends if e]
+    if not known:
+        return  # a resilver or a canceled scrub is the last scan, or no date in the C locale
+    end = max(known)
     age = now - end
     if age <= weeks * WEEK:
         return
