@@ -56,6 +56,13 @@ REASONS: dict[str, tuple[str, str, str | None]] = {
         "Wait for the resilver to complete.\n",
         None,
     ),
+    "NON_NATIVE_ASHIFT": (
+        "One or more devices are configured to use a non-native block size.\n\tExpect "
+        "reduced performance.\n",
+        "Replace affected devices with devices that support the\n\tconfigured block size, "
+        "or migrate data to a properly configured\n\tpool.\n",
+        None,
+    ),
 }
 
 
@@ -107,7 +114,7 @@ def vdev_name(m: Machine, v: Vdev, flags: NameFlags) -> str:
     return v.name()
 
 
-def pool_reason(p: Pool) -> str | None:
+def pool_reason(m: Machine, p: Pool) -> str | None:
     """zpool_get_status for the states the demo can be in (check_status order)."""
     leaves = [v for v in p.root.walk() if v.is_leaf]
     if any(v.state == "FAULTED" for v in leaves):
@@ -122,6 +129,8 @@ def pool_reason(p: Pool) -> str | None:
         return "REMOVED_DEV"
     if p.scan is not None and p.scan.state == "SCANNING" and p.scan.function == "RESILVER":
         return "RESILVERING"
+    if any(native_ashift(m, v) is not None for v in leaves):
+        return "NON_NATIVE_ASHIFT"
     return None
 
 
@@ -259,7 +268,7 @@ def status_text(m: Machine, pools: list[Pool], now: float, *, literal: bool = Fa
     first = True
     shown = 0
     for p in pools:
-        reason = pool_reason(p)
+        reason = pool_reason(m, p)
         if explain and reason is None:
             continue
         shown += 1
@@ -432,7 +441,7 @@ def status_json(m: Machine, pools: list[Pool], now: float, *, as_int: bool, lite
         "pools": {},
     }
     for p in pools:
-        reason = pool_reason(p)
+        reason = pool_reason(m, p)
         if explain and reason is None:
             continue
         item: dict[str, Any] = {
