@@ -172,3 +172,20 @@ async def test_m_mutes_with_a_kept_reason_and_unmutes(
         assert headings(screen)[0] == "▲ WARNING  Worth fixing (6)"
         assert MuteStore(tmp_path / "state" / "demo" / "advice-mutes.json").load(
             str(app.host.label)) == ()
+
+
+def test_without_zfs_nothing_is_judged_and_it_says_why(tmp_path: Any) -> None:
+    import dataclasses
+
+    from zconsole.hosts.demo import DemoHost
+    from zconsole.hosts.journal import MuteStore
+    from zconsole.model.reading import ZfsInfo, ZfsPresence
+    from zconsole.services.read.collect import collect
+    from zconsole.ui.screens.advice.screen import judge
+
+    host = DemoHost("advice")
+    reading = dataclasses.replace(collect(host), zfs=ZfsInfo(
+        ZfsPresence.NOT_INSTALLED, "OpenZFS is not installed on nas1: there is no zfs command."))
+    advice, mutes, note = judge(host, reading, MuteStore(tmp_path / "m.json"))
+    assert advice == [] and mutes == ()
+    assert note == "Nothing judged: OpenZFS is not installed on nas1: there is no zfs command."

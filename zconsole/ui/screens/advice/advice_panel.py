@@ -110,7 +110,7 @@ class AdvicePanel(Vertical):
         widgets: list[Static] = []
         if note:
             widgets.append(Static(plain(note), classes="advice-note"))
-        if advice is not None and not advice and not muted:
+        if advice is not None and not advice and not muted and not note:
             widgets.append(Static(plain("✔ Nothing to advise: the pools, datasets and caches "
                                         "are set up the way an experienced admin would."),
                                   classes="advice-note"))

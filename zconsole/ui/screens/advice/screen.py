@@ -37,6 +37,8 @@ def judge(host: Host, reading: HostReading, store: MuteStore
     worker runs it)."""
     inputs = read_advice(host, reading)
     notes = []
+    if not reading.zfs.present:
+        notes.append(f"Nothing judged: {reading.zfs.message}")
     if inputs.props is not None and not inputs.props.ok:
         notes.append(f"Dataset settings not judged: {inputs.props.source} failed "
                      f"({inputs.props.error}).")
