@@ -13,6 +13,7 @@ printing the commands it ran (for SOURCES.md):
     zpool clear tank
 
     python3 tools/capture_timeline_fixtures.py --flavour 2.3 [--run-dir DIR] [--keep-running]
+        [--corrupt MIB:COUNT] [--name NAME]
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def load_testvm() -> ModuleType:
     return testvm
 
 
-def incident(inst: Any, log: list[str]) -> None:
+def incident(inst: Any, log: list[str], corrupt: tuple[int, int] = (200, 8)) -> None:
     def sh(cmd: str, timeout: float = 600) -> str:
         log.append(cmd)
         return str(inst.exec(cmd, timeout=timeout).stdout)
@@ -57,8 +58,9 @@ def incident(inst: Any, log: list[str]) -> None:
     sh("zpool replace tank vdc vdd")
     sh("zpool wait -t resilver tank", timeout=900)
     # corruption of one side of the mirror, found by a scrub
-    sh("dd if=/dev/zero of=/dev/vdb1 bs=1M seek=200 count=8 conv=notrunc oflag=direct "
-       "status=none; sync")
+    seek, count = corrupt
+    sh(f"dd if=/dev/zero of=/dev/vdb1 bs=1M seek={seek} count={count} conv=notrunc "
+       "oflag=direct status=none; sync")
     sh("zpool scrub -w tank", timeout=900)
     sh("zpool clear tank")
 
@@ -68,7 +70,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--flavour", choices=("2.1", "2.3"), required=True)
     ap.add_argument("--run-dir", type=Path, default=None)
     ap.add_argument("--keep-running", action="store_true")
+    ap.add_argument("--corrupt", default="200:8", metavar="MIB:COUNT",
+                    help="where the zeros go on vdb1 and how many MiB (default 200:8; 2.1's "
+                         "layout held no block there: 8:64 covers the data written)")
+    ap.add_argument("--name", default="incident",
+                    help="fixture name: guest-zfs-VERSION-NAME.txt (default incident)")
     args = ap.parse_args(argv)
+    seek, _, count = args.corrupt.partition(":")
+    corrupt = (int(seek), int(count))
     tv = load_testvm()
     fl = tv.FLAVOURS[args.flavour]
     inst = tv.Instance(fl, args.run_dir)
@@ -80,13 +89,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         inst.reset()
         version = inst.exec("zfs version").stdout.split()[0].removeprefix("zfs-")
-        incident(inst, log)
+        incident(inst, log, corrupt)
         events = inst.exec("zpool events -v").stdout
         history = inst.exec("zpool history -il").stdout
         zone = inst.exec("date '+%z %Z'").stdout.strip()
         ver = version.split("-")[0]
         for kind, text in (("zpool-events", events), ("zpool-history", history)):
-            path = OUT / kind / f"guest-zfs-{ver}-incident.txt"
+            path = OUT / kind / f"guest-zfs-{ver}-{args.name}.txt"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
             print(f"wrote {path.relative_to(REPO)} ({len(text)} bytes)")

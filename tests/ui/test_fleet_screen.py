@@ -1,4 +1,4 @@
-"""The Fleet screen (key 8): one row per host, a dead host's row says since when it does not
+"""The Fleet screen (key 9): one row per host, a dead host's row says since when it does not
 answer (never its last ONLINE), a host that does not answer never holds the others' refreshes,
 and enter shows the highlighted host on every screen. The demo fleet: the demo host in
 several scenarios and a host that never answers (hosts.silent), on a frozen clock."""
@@ -65,7 +65,7 @@ async def answered(app: ZConsoleApp, pilot: Any) -> None:
 
 async def open_fleet(app: ZConsoleApp, pilot: Any, clock: Clock, later: float = 40) -> FleetScreen:
     await answered(app, pilot)
-    await pilot.press("8")
+    await pilot.press("9")
     clock.t += later
     await pilot.pause()
     app._tick_frame()  # the frame's one-second tick, now
@@ -126,7 +126,7 @@ async def test_enter_shows_that_host_on_every_screen(woken: list[ZConsoleApp]) -
         await open_fleet(app, pilot, clock)
         assert app.host.label == "demo: showcase"
         await pilot.press("2")  # the Disks screen, made for the first host
-        await pilot.press("8", "down", "enter")
+        await pilot.press("9", "down", "enter")
         await pilot.pause()
         assert app.current is app.members[1] and app.host.label == "demo: degraded"
         assert app.session is app.members[1].session
@@ -137,7 +137,7 @@ async def test_enter_shows_that_host_on_every_screen(woken: list[ZConsoleApp]) -
         await pilot.press("2")  # made again, for this host
         await pilot.pause()
         assert "demo: degraded" in screen_text(app)
-        await pilot.press("8")
+        await pilot.press("9")
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, FleetScreen)

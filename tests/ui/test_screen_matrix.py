@@ -15,7 +15,8 @@ from tests.ui.conftest import make_app, settle
 
 SIZES = [(80, 24), (120, 40)]
 SCENARIOS = ["healthy", "degraded", "resilvering", "snapshots"]
-SCREENS = {"1": "pools", "2": "disks", "3": "datasets", "4": "arc", "5": "network"}
+SCREENS = {"1": "pools", "2": "disks", "3": "datasets", "4": "arc", "5": "network", "6": "host",
+           "7": "timeline"}
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

@@ -89,3 +89,21 @@ def test_hundred_disks_last_vdev_picture(snap_compare: Any, size: tuple[int, int
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_advice_picture(snap_compare: Any, size: tuple[int, int], tmp_path: Any,
+                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Advice screen (key 8) on the demo advice host, its first finding opened."""
+    from tests.ui.test_advice_screen import open_advice
+
+    monkeypatch.setenv("ZCONSOLE_STATE_DIR", str(tmp_path))  # nobody's muted advice
+    app = make_app("advice")
+
+    async def run_before(pilot: Any) -> None:
+        screen = await open_advice(app, pilot)
+        screen.query_one("AdviceItem").focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -147,3 +147,42 @@ def test_timeline_pictures(snap_compare: Any, size: tuple[int, int]) -> None:
         await open_timeline(app, pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+async def test_more_than_a_page_of_entries_is_paged_with_brackets() -> None:
+    """400 entries a page, newest first: `[` shows the 400 before them, `]` comes back; the
+    lines above and below say how many each other page holds; a new filter goes back to
+    the newest page."""
+    from dataclasses import replace
+
+    from zconsole.model.timeline import Entry
+
+    app = make_app("degraded")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_timeline(app, pilot)
+        assert screen.timeline is not None
+        many = tuple(Entry(FROZEN + i, Kind.INTERNAL, "tank", "", f"entry {i:04d}",
+                           Source.EVENTS, seq=i) for i in range(1000))  # the newest
+        screen.timeline = replace(screen.timeline, entries=many)
+        screen._redraw()
+        await pilot.pause()
+        older = len(screen.shown) - 400  # the session's own observations are older
+        assert older >= 600
+        first = text(screen, "#tl-entries").splitlines()
+        assert sum("entry " in line for line in first) == 400
+        assert "entry 0999" in first[1] and not any("entry 0599" in x for x in first)
+        assert f"{older} older entries on the next pages ([ older; page 1 of 3)" in first[-1]
+        await pilot.press("left_square_bracket")
+        second = text(screen, "#tl-entries").splitlines()
+        assert "400 newer entries on the pages before (] newer; page 2 of 3)" in second[0]
+        assert any("entry 0599" in x for x in second) and any("entry 0200" in x for x in second)
+        assert not any("entry 0600" in x or "entry 0199" in x for x in second)
+        await pilot.press("left_square_bracket", "left_square_bracket")  # the last page
+        third = text(screen, "#tl-entries").splitlines()
+        assert "800 newer entries on the pages before (] newer; page 3 of 3)" in third[0]
+        assert sum("entry " in line for line in third) == 200
+        assert "older entr" not in third[-1]
+        await pilot.press("right_square_bracket")
+        assert any("entry 0599" in x for x in text(screen, "#tl-entries").splitlines())
+        await pilot.press("k")  # another filter: the newest page again
+        assert screen.page == 0

@@ -149,3 +149,72 @@ def test_check_never_imports_textual() -> None:
             "assert not [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')], "
             "sorted(m for m in sys.modules if m.startswith(('textual', 'rich')))")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.fixture(autouse=True)
+def _own_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads the operator's muted advice."""
+    monkeypatch.setenv("ZCONSOLE_STATE_DIR", str(tmp_path / "state"))
+
+
+def test_advice_alone_is_at_most_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out = check(capsys, "--demo", "advice")
+    assert rc == 1
+    lines = out.splitlines()
+    assert lines[0].startswith("WARNING: scratch is a single disk and relies on copies=2 "
+                               "(set on scratch/photos) (and 6 more) | ")
+    # the pools themselves are healthy: advice is not pool health
+    assert "tank_pool_health=0" in lines[0] and "scratch_pool_health=0" in lines[0]
+    assert "▲ WARNING tank: mirror-0 writes 512 B blocks (ashift 9) to disks with 4096 B " \
+           "physical sectors" in lines
+    assert "• INFO tank: mirror-0 is 86 % full, mirror-1 12 %" in lines
+    assert not any("CRITICAL" in line for line in lines)
+    # check's own capacity finding says it, with its thresholds; the advice does not repeat it
+    assert "▲ WARNING scratch is 86% full" in lines
+    assert not any("scratch is 86 % full" in line for line in lines)
+
+
+def test_advice_in_json_carries_why_cost_and_command(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out = check(capsys, "--demo", "advice", "--json")
+    doc = json.loads(out)
+    assert rc == 1 and doc["status"] == "warning"
+    scrub = [a for a in doc["advice"] if a["kind"] == "advice-scrub"]
+    assert scrub == [{"kind": "advice-scrub", "subject": "scratch",
+                      "why": scrub[0]["why"], "cost": scrub[0]["cost"],
+                      "command": "zpool scrub scratch"}]
+    assert "monthly" in scrub[0]["why"]
+    assert {f["kind"] for f in doc["findings"]} >= {"advice-ashift", "advice-l2arc"}
+
+
+def test_no_advice_and_scrub_weeks(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out = check(capsys, "--demo", "advice", "--no-advice")
+    assert rc == 1 and "advice" not in out and "ashift" not in out  # capacity 86 % remains
+    rc, out = check(capsys, "--demo", "advice", "--scrub-weeks", "20")
+    assert "last scrubbed" not in out
+
+
+def test_a_healthy_host_with_advice_is_still_ok(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out = check(capsys, "--demo", "healthy")
+    assert rc == 0
+    assert out.splitlines()[1:] == [
+        "• INFO compression is off on 1 dataset holding 2.3 TiB (set on tank/media)"]
+
+
+def test_muted_advice_is_left_out_and_listed_with_its_reason(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from zconsole.hosts.demo import DemoHost
+    from zconsole.hosts.journal import MuteStore
+    from zconsole.model.advice import Mute
+
+    label = str(DemoHost("advice").label)
+    MuteStore.default(simulated=True).mute(
+        label, Mute("advice-scrub", "scratch", "scratch is rebuilt every month", 5.0))
+    rc, out = check(capsys, "--demo", "advice", "--json")
+    doc = json.loads(out)
+    assert "advice-scrub" not in {f["kind"] for f in doc["findings"]}
+    assert doc["muted"] == [{"kind": "advice-scrub", "subject": "scratch",
+                             "message": "scratch was last scrubbed 80 d ago",
+                             "reason": "scratch is rebuilt every month", "muted_at": 5.0}]
+    assert (tmp_path / "state" / "demo" / "advice-mutes.json").exists()  # the demo's, apart

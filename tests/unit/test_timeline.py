@@ -3,7 +3,7 @@ services/health/timeline.py) on the demo host and on hand-made models."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from zconsole.hosts.demo import DemoHost
@@ -215,3 +215,77 @@ def test_the_audit_log_brings_zconsoles_own_commands_on_this_host(tmp_path: Path
                     (NOW - 10, "zpool replace tank sdb sdm", "sdm", "by alice")]
     audit = t.source(Source.AUDIT)
     assert audit is not None and audit.ok and audit.entries == 2
+
+
+# --- the host's zone rules: history times right across daylight-saving changes ----------------
+
+BERLIN_WINTER_NOW = 1795302010.0  # 2026-11-21 23:00:10 UTC: Berlin is at +0100 (CET)
+
+
+def test_zone_key_comes_from_localtime_or_etc_timezone_and_refuses_anything_else() -> None:
+    from zconsole.services.read.timeline import zone_key
+
+    assert zone_key("/usr/share/zoneinfo/Europe/Berlin", None) == "Europe/Berlin"
+    assert zone_key("/usr/share/zoneinfo/posix/America/New_York", None) == "America/New_York"
+    assert zone_key("/etc/localtime", "Europe/Paris\n") == "Europe/Paris"  # not a link
+    assert zone_key("/usr/share/zoneinfo/UTC", None) == "UTC"
+    for hostile in ("../../etc/passwd", "Europe/Berlin\x1b[2J", "a b", "", "/x/y"):
+        assert zone_key(None, hostile) is None, hostile
+    assert zone_key("/usr/share/zoneinfo/../../../etc/shadow", None) is None
+
+
+def test_zone_rules_are_kept_only_when_they_give_the_hosts_offset_of_now() -> None:
+    from zconsole.services.read.timeline import zone_rules
+
+    rules = zone_rules("Europe/Berlin", 3600, BERLIN_WINTER_NOW)
+    assert rules is not None and str(rules) == "Europe/Berlin"
+    assert zone_rules("Europe/Berlin", 0, BERLIN_WINTER_NOW) is None  # date +%z disagrees
+    assert zone_rules("Nowhere/Atlantis", 3600, BERLIN_WINTER_NOW) is None
+    assert zone_rules(None, 3600, BERLIN_WINTER_NOW) is None
+
+
+def test_a_summer_history_record_read_in_winter_keeps_its_summer_offset() -> None:
+    """`zpool history` prints wall-clock times: a record of 2026-07-01 12:00 in Berlin is
+    10:00 UTC (CEST, +0200), though the host is at +0100 when the timeline is read; with
+    only today's offset it was taken for 11:00 UTC, an hour off."""
+    from zconsole.parsers.zpool_history import HistoryRecord, RecordKind
+    from zconsole.services.read.timeline import history_entries, zone_rules
+
+    rules = zone_rules("Europe/Berlin", 3600, BERLIN_WINTER_NOW)
+    assert rules is not None
+    summer = HistoryRecord("tank", datetime(2026, 7, 1, 12, 0, 0), RecordKind.COMMAND,
+                           "zpool scrub tank")
+    winter = HistoryRecord("tank", datetime(2026, 11, 21, 12, 0, 0), RecordKind.COMMAND,
+                           "zpool scrub tank")
+    utc_summer = datetime(2026, 7, 1, 10, 0, 0, tzinfo=timezone.utc).timestamp()
+    [s, w] = history_entries([summer, winter], offset=rules)
+    assert s.at == utc_summer
+    assert w.at == datetime(2026, 11, 21, 11, 0, 0, tzinfo=timezone.utc).timestamp()
+    [s_fixed] = history_entries([summer], offset=3600)
+    assert s_fixed.at == utc_summer + 3600  # what today's offset alone gets wrong
+    # and shown back on the host's clock as it was then
+    from zconsole.services.health.timeline import clock_time
+    assert clock_time(s.at, rules, seconds=True) == "12:00:00"
+    # a since typed in winter for a summer day is read with the summer offset too
+    assert parse_since("2026-07-01 12:00", BERLIN_WINTER_NOW, rules) == utc_summer
+
+
+def test_read_timeline_uses_the_hosts_zone_rules_when_it_names_its_zone() -> None:
+    from zconsole.hosts.base import Result
+
+    class BerlinHost(DemoHost):
+        def realpath(self, path: str) -> str:
+            if path == "/etc/localtime":
+                return "/usr/share/zoneinfo/Europe/Berlin"
+            return super().realpath(path)
+
+        def run(self, argv, *, timeout=30.0, check=True, stdin=None):  # type: ignore[no-untyped-def]
+            if list(argv) == ["date", "+%z %Z"]:
+                return Result(tuple(argv), 0, "+0100 CET\n", "", 0.0)
+            return super().run(argv, timeout=timeout, check=check, stdin=stdin)
+
+    t = read_timeline(BerlinHost("degraded", clock=frozen))
+    assert t.utc_offset == 3600 and t.tz_name == "CET"
+    assert t.rules is not None and str(t.rules) == "Europe/Berlin" and t.zone is t.rules
+    plain = read_timeline(DemoHost("degraded", clock=frozen))
+    assert plain.rules is None and plain.zone == plain.utc_offset

@@ -75,7 +75,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--host", metavar="[USER@]HOST", action="append",
                        help="look at a remote host over ssh (your ~/.ssh/config applies); "
-                            "again for several hosts (the Fleet screen, key 8)")
+                            "again for several hosts (the Fleet screen, key 9)")
     where.add_argument("--hosts", metavar="FILE", nargs="?", const="",
                        help="look at every host of a hosts file (default "
                             "$XDG_CONFIG_HOME/zconsole/hosts.toml; README: its format)")

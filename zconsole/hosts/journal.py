@@ -9,6 +9,8 @@ looked at: a plan run over SSH keeps its journal where zconsole runs).
   O_APPEND (mode 0600), under an exclusive `flock`, then `fsync`: a record is either complete
   on disk or absent, earlier bytes are never rewritten, and two consoles appending at once do
   not interleave.
+* `MuteStore`: the advice muted per host, each with its reason (`advice-mutes.json`),
+  replaced atomically on every change.
 * `PlanStore`: one JSON document per plan in flight (`<dir>/<plan id>.json`), replaced
   atomically (temp file, fsync, rename, fsync of the directory) after every step;
   `finish()` moves it to `<dir>/done/`.
@@ -26,7 +28,10 @@ import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from zconsole.model.advice import Mute
+
 AUDIT_FILE = "audit.jsonl"
+MUTES_FILE = "advice-mutes.json"
 PLANS_DIR = "plans"
 DONE_DIR = "done"
 FORMAT = 1
@@ -225,3 +230,69 @@ class PlanStore:
             os.replace(src, self.done_directory / src.name)
             _fsync_dir(self.done_directory)
             _fsync_dir(self.directory)
+
+
+class MuteStore:
+    """Advice the operator muted, per host, with the reason they gave (model.advice.Mute).
+
+    One JSON document, `{"format": 1, "hosts": {LABEL: [{"kind", "subject", "reason",
+    "at"}]}}`, mode 0600, replaced atomically (temp file, fsync, rename) under an exclusive
+    lock on a file beside it, so two consoles muting at once both keep theirs."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    @classmethod
+    def default(cls, *, simulated: bool = False) -> MuteStore:
+        """In `state_dir()`, under `demo/` for the demo host (never mixed with real hosts)."""
+        base = state_dir()
+        return cls((base / "demo" if simulated else base) / MUTES_FILE)
+
+    def _read(self) -> dict[str, list[dict[str, object]]]:
+        try:
+            doc = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as e:
+            raise ValueError(f"cannot read the muted advice in {self.path}: {e}") from e
+        hosts = doc.get("hosts") if isinstance(doc, dict) else None
+        if not isinstance(hosts, dict):
+            raise ValueError(f"{self.path} is not a muted-advice file")
+        return {str(h): [m for m in v if isinstance(m, dict)] for h, v in hosts.items()
+                if isinstance(v, list)}
+
+    def load(self, host: str) -> tuple[Mute, ...]:
+        out = []
+        for m in self._read().get(host, []):
+            try:
+                out.append(Mute(str(m["kind"]), str(m["subject"]), str(m["reason"]),
+                                float(str(m.get("at", 0)))))
+            except (KeyError, ValueError):
+                continue
+        return tuple(out)
+
+    def _change(self, host: str, keep: Mute | None, drop: tuple[str, str]) -> None:
+        _ensure_dir(self.path.parent)
+        with open(self.path.with_name(f".{self.path.name}.lock"), "a") as lock:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+            hosts = self._read()
+            mine = [m for m in hosts.get(host, []) if (m.get("kind"), m.get("subject")) != drop]
+            if keep is not None:
+                mine.append({"kind": keep.kind, "subject": keep.subject,
+                             "reason": keep.reason, "at": keep.at})
+            if mine:
+                hosts[host] = mine
+            else:
+                hosts.pop(host, None)
+            write_atomically(self.path, json.dumps({"format": FORMAT, "hosts": hosts},
+                                                   ensure_ascii=False, indent=1) + "\n",
+                             mode=0o600)
+
+    def mute(self, host: str, mute: Mute) -> None:
+        """Mute (kind, subject) on `host` with its reason (replacing an earlier one)."""
+        if not mute.reason.strip():
+            raise ValueError("a muted finding keeps its reason: give one")
+        self._change(host, mute, (mute.kind, mute.subject))
+
+    def unmute(self, host: str, kind: str, subject: str) -> None:
+        self._change(host, None, (kind, subject))

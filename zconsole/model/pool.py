@@ -106,6 +106,11 @@ class Vdev:
     parity: int | None = None  # raidzP / draidP
     resilvering: bool = False
     removing: bool = False  # `(removing)`: the top-level vdev `zpool remove` is evacuating
+    # A leaf's ashift and its disk's native one, known only when zpool reports that they
+    # differ (`block size: 512B configured, 4096B native`; JSON configured_ashift and
+    # physical_ashift): zpool prints neither when the configured one is large enough.
+    ashift: int | None = None
+    native_ashift: int | None = None
 
     @property
     def is_distributed_spare(self) -> bool:
@@ -161,6 +166,10 @@ class ScanInfo:
     end_time: int | None = None
     rebuild_vdev: str | None = None  # sequential rebuild: `resilver (mirror-0) ...`
     exact: bool = False  # byte figures exact (JSON --json-int) rather than rounded (text)
+    # The text form's `on Sun Nov  8 05:36:41 2026` of a finished scan, read as if it were
+    # UTC: the host's zone is not printed, so it is off by the host's UTC offset (good for
+    # "weeks ago", not for a timeline). None when not printed or not in the C locale.
+    ended_near: int | None = None
 
     @property
     def paused(self) -> bool:

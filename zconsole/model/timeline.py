@@ -9,7 +9,21 @@ itself (read, failed, how far back it reaches).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta, timezone, tzinfo
 from enum import Enum
+
+# the host's time zone as zconsole knows it: its rules (a tzinfo from the IANA name, right
+# across daylight-saving changes), else the offset it has now in seconds, else None (UTC)
+Zone = int | tzinfo | None
+
+
+def as_tz(zone: Zone) -> tzinfo:
+    """`zone` as a tzinfo: UTC for None, a fixed offset for seconds."""
+    if zone is None:
+        return timezone.utc
+    if isinstance(zone, int):
+        return timezone(timedelta(seconds=zone))
+    return zone
 
 
 class Kind(str, Enum):
@@ -80,6 +94,12 @@ class Timeline:
     utc_offset: int | None = None
     tz_name: str = ""
     pools: tuple[str, ...] = field(default_factory=tuple)
+    rules: tzinfo | None = None  # the host's zone rules (from its IANA name), when known
+
+    @property
+    def zone(self) -> Zone:
+        """What times are converted with: the zone's rules, else today's offset."""
+        return self.rules if self.rules is not None else self.utc_offset
 
     def source(self, s: Source) -> SourceRead | None:
         for r in self.sources:

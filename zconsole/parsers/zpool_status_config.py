@@ -71,13 +71,31 @@ class _Node:
         vtype, parity = vdev_type_from_name(self.name)
         path = self.name if vtype in ("file", "disk") and self.name.startswith("/") else None
         note = self.note
+        ashift, native = block_size(note)
         return Vdev(name=self.name, type=vtype, state=self.state,
                     read_errors=self.counters[0], write_errors=self.counters[1],
                     checksum_errors=self.counters[2], note=note, path=path,
                     children=tuple(c.freeze() for c in self.children), slow_ios=self.slow,
                     parity=parity,
                     resilvering=bool(note and "(resilvering)" in note),
-                    removing=bool(note and "(removing)" in note))
+                    removing=bool(note and "(removing)" in note),
+                    ashift=ashift, native_ashift=native)
+
+
+_BLOCK_SIZE = re.compile(r"block size: (\d{1,7})B configured, (\d{1,7})B native")
+
+
+def block_size(note: str | None) -> tuple[int | None, int | None]:
+    """`ashift`/`native_ashift` from zpool's `block size: 512B configured, 4096B native`
+    note (print_status_config prints it on a leaf whose configured ashift is below the
+    disk's physical one); (None, None) when the note is absent or not powers of two."""
+    m = _BLOCK_SIZE.search(note or "")
+    if m is None:
+        return None, None
+    conf, native = int(m.group(1)), int(m.group(2))
+    if conf < 1 or native < 1 or conf & (conf - 1) or native & (native - 1):
+        return None, None
+    return conf.bit_length() - 1, native.bit_length() - 1
 
 
 def _indent(line: str) -> int:

@@ -331,10 +331,16 @@ def _vdev(name: str, d: dict[str, Any], children: tuple[Vdev, ...], *, spare_row
     if parity is None and vtype in ("raidz", "draid"):
         parity = _int(d.get("nparity"))
     note: str | None = None
+    ashift, native = _int(d.get("configured_ashift")), _int(d.get("physical_ashift"))
     if d.get("was") is not None:
         note = f"was {d.get('was')}"
     elif aux is not None:
         note = VDEV_AUX_TEXT.get(aux.upper(), aux)
+    elif ashift is not None and native is not None and 0 < ashift < native < 64:
+        # the text form's note for the same fact (print_status_config)
+        note = f"block size: {1 << ashift}B configured, {1 << native}B native"
+    if not (ashift is not None and native is not None and 0 < ashift < native < 64):
+        ashift = native = None
     leaf = not children and vtype not in ("root", "mirror", "raidz", "draid", "replacing",
                                          "spare")
     processed = _int(d.get("scan_processed")) or 0
@@ -348,7 +354,8 @@ def _vdev(name: str, d: dict[str, Any], children: tuple[Vdev, ...], *, spare_row
                 guid=_str(d.get("guid")), children=children, raw_state=raw_state, aux=aux,
                 slow_ios=_int(d.get("slow_ios")), parity=parity,
                 resilvering=bool(leaf and resilver_running and processed > 0),
-                removing=bool(_int(d.get("removing"))))
+                removing=bool(_int(d.get("removing"))), ashift=ashift,
+                native_ashift=native)
 
 
 def _nested(vdevs: object, *, spare_rows: bool, resilver: bool,

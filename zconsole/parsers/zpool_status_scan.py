@@ -6,6 +6,7 @@ resilver, sequential rebuild), `expand:` (raidz expansion), `remove:` (device re
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import replace
 
@@ -141,7 +142,27 @@ def parse_scan_text(raw: str) -> ScanInfo | None:
     return ScanInfo(function=function, state=state, percent_done=percent, eta_seconds=eta,
                     raw="\n".join(lines), examined_bytes=examined, issued_bytes=issued,
                     total_bytes=total, processed_bytes=processed, errors=errors,
-                    rebuild_vdev=rebuild_vdev)
+                    rebuild_vdev=rebuild_vdev,
+                    ended_near=_ended_near(whole) if state is ScanState.FINISHED else None)
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+# ctime(3) as zpool prints a finished scan's end (`... with 0 errors on Sun Nov  8 05:36:41
+# 2026`), C locale only
+_ON_DATE = re.compile(r"\bon\s+[A-Z][a-z]{2}\s+(?P<mon>[A-Z][a-z]{2})\s+(?P<day>[0-9]{1,2})\s+"
+                      r"(?P<h>[0-9]{2}):(?P<m>[0-9]{2}):(?P<s>[0-9]{2})\s+(?P<y>[0-9]{4})\b")
+
+
+def _ended_near(text: str) -> int | None:
+    m = _ON_DATE.search(text)
+    if m is None or m.group("mon") not in _MONTHS:
+        return None
+    try:
+        return calendar.timegm((int(m.group("y")), _MONTHS.index(m.group("mon")) + 1,
+                                int(m.group("day")), int(m.group("h")), int(m.group("m")),
+                                int(m.group("s")), 0, 0, 0))
+    except (ValueError, OverflowError):
+        return None
 
 
 _FIG = r"[0-9]{1,20}(?:[.,][0-9]{1,20})?[BKMGTPEZ]?"

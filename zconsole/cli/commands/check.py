@@ -18,10 +18,19 @@ Thresholds: `--capacity-warn/--capacity-crit` (percent of the pool allocated, de
 critical: errors are a WARNING). The slow-disk rule needs minutes of samples, more than one
 check takes: it is the console's (and a future `--watch`'s) job, not this one's.
 
+Advice (services/health/advice: ashift, mixed media, imbalance, compression, dedup, L2ARC,
+copies, snapshots, scrub age, ...) joins the findings at most as WARNING, never CRITICAL:
+advice alone exits 0 or 1. It costs one extra read (`zfs get` of a few properties, and
+`zpool status -D` of pools that deduplicate); `--no-advice` skips it, `--scrub-weeks N`
+sets the scrub age it advises from (default 5). Advice muted for this host in the console
+(Advice screen, `m`, with a reason) is left out, and listed under "muted" in the JSON.
+
 JSON (`--json`), version 1: {"version": 1, "host", "taken_at", "status" (ok/warning/critical/
 unknown), "exit_code", "summary", "findings": [{"kind", "severity", "subject", "pool",
-"message", "evidence"}], "metrics": [{"name", "labels", "value"}]}. Host text in it is made
-visible (escapes shown as `\\x1b`), as everywhere.
+"message", "evidence"}], "advice": [{"kind", "subject", "why", "cost", "command"}] (the
+advice among the findings, with its reason), "muted": [{"kind", "subject", "message",
+"reason", "muted_at"}], "metrics": [{"name", "labels", "value"}]}.
+Host text in it is made visible (escapes shown as `\\x1b`), as everywhere.
 
 Prometheus (`--prometheus FILE`, node_exporter's textfile collector): the same metrics as
 `zconsole_*` gauges with `host` and `pool` labels, written to a temporary file beside FILE and
@@ -56,6 +65,7 @@ from zconsole.cli.commands._target import (
     target_host,
 )
 from zconsole.hosts.base import Host
+from zconsole.model.advice import Advice, Mute
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.hosttext import json_safe, visible
 from zconsole.model.pool import ScanState
@@ -85,6 +95,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     pc.add_argument("--capacity-crit", type=int, default=90, metavar="PCT")
     pc.add_argument("--errors-crit", type=int, default=0, metavar="N",
                     help="device errors on one pool that make it CRITICAL (0: never)")
+    pc.add_argument("--scrub-weeks", type=int, default=None, metavar="N",
+                    help="advise a scrub when the last one finished more than N weeks ago "
+                         "(default 5: distributions scrub monthly)")
+    pc.add_argument("--no-advice", action="store_true",
+                    help="judge health only, without the advisor's findings")
     pc.add_argument("--json", action="store_true", help="print the result as JSON")
     pc.add_argument("--prometheus", metavar="FILE",
                     help="also write the metrics for node_exporter's textfile collector")
@@ -106,6 +121,8 @@ class Verdict:
     taken_at: float
     findings: list[Finding] = field(default_factory=list)
     metrics: list[Metric] = field(default_factory=list)
+    advice: list[Advice] = field(default_factory=list)
+    muted: list[tuple[Advice, Mute]] = field(default_factory=list)
 
     @property
     def status(self) -> Severity:
@@ -123,19 +140,28 @@ class Verdict:
         return bad[0].message + more
 
 
+# Advice `zconsole check` judges itself, with its own thresholds (--capacity-warn/-crit).
+_CHECKED_HERE = frozenset({"advice-capacity"})
+
+
 def judge(reading: HostReading, *, capacity_warn: int, capacity_crit: int,
-          errors_crit: int) -> Verdict:
-    """The findings and metrics of one reading (pure: no host is touched here)."""
+          errors_crit: int, advice: Sequence[Advice] = ()) -> Verdict:
+    """The findings and metrics of one reading (pure: no host is touched here). `advice`
+    (services/health/advice) joins the findings: at most WARNING, never CRITICAL."""
     from zconsole.services.health.pools import judge_pools
 
     v = Verdict(str(reading.host), reading.taken_at)
     v.findings.extend(judge_pools(reading))
+    v.advice = [a for a in advice if a.kind not in _CHECKED_HERE]
+    v.findings.extend(a.as_finding() for a in v.advice)
     read_ok = reading.pool_status.ok
     v.metrics.append(Metric("up", (), 1.0 if read_ok else 0.0))
     for entry in reading.pools if read_ok else ():
         pool = entry.name
         labels = (("pool", pool),)
-        worst = Severity.worst(f.severity for f in v.findings if f.pool == pool)
+        # the pool's health, not its advice (which is about how it is set up)
+        worst = Severity.worst(f.severity for f in v.findings
+                               if f.pool == pool and not f.kind.startswith("advice-"))
         v.metrics.append(Metric("pool_health", labels, float(worst.exit_code)))
         u = entry.usage
         if u is not None and u.capacity is not None:
@@ -221,6 +247,13 @@ def as_json(v: Verdict) -> dict[str, object]:
                       "pool": json_safe(f.pool) if f.pool is not None else None,
                       "message": json_safe(f.message),
                       "evidence": [json_safe(e) for e in f.evidence]} for f in v.findings],
+        "advice": [{"kind": a.kind, "subject": json_safe(a.subject), "why": a.why,
+                    "cost": a.cost,
+                    "command": json_safe(a.command) if a.command is not None else None}
+                   for a in v.advice],
+        "muted": [{"kind": a.kind, "subject": json_safe(a.subject),
+                   "message": json_safe(a.message), "reason": json_safe(m.reason),
+                   "muted_at": m.at} for a, m in v.muted],
         "metrics": [{"name": f"zconsole_{m.name}",
                      "labels": {k: json_safe(val) for k, val in m.labels},
                      "value": m.value} for m in v.metrics],
@@ -281,10 +314,45 @@ def read_once(host: Host, timeout: float) -> HostReading:
     return HostSession(host, timeout=timeout).refresh().reading
 
 
-def run_check(host: Host, args: argparse.Namespace, out: TextIO) -> int:
+def read_advice_once(host: Host, reading: HostReading, args: argparse.Namespace
+                     ) -> tuple[list[Advice], list[tuple[Advice, Mute]], str | None]:
+    """The advisor's findings (its one extra read, judged), less the ones muted for this
+    host in the console (kept with their reasons), and why the mutes could not be read.
+    Nothing when --no-advice."""
+    if getattr(args, "no_advice", False):
+        return [], [], None
+    from zconsole.hosts.journal import MuteStore
+    from zconsole.services.health.advice import SCRUB_WEEKS, advise, split_muted
+    from zconsole.services.read.advice import read_advice
+
+    weeks = getattr(args, "scrub_weeks", None)
+    found = advise(read_advice(host, reading, timeout=args.timeout),
+                   scrub_weeks=weeks if weeks is not None else SCRUB_WEEKS)
+    try:
+        mutes = MuteStore.default(simulated=bool(getattr(host, "simulated", False))).load(
+            str(reading.host))
+    except ValueError as e:
+        return found, [], str(e)
+    said, muted = split_muted(found, mutes)
+    return said, muted, None
+
+
+def verdict_of(host: Host, args: argparse.Namespace) -> Verdict:
+    """One host read once and judged: its findings, its advice (less what is muted), its
+    metrics."""
     reading = read_once(host, args.timeout)
+    advice, muted, mutes_error = read_advice_once(host, reading, args)
     v = judge(reading, capacity_warn=args.capacity_warn, capacity_crit=args.capacity_crit,
-              errors_crit=args.errors_crit)
+              errors_crit=args.errors_crit, advice=advice)
+    v.muted = muted
+    if mutes_error:
+        v.findings.append(Finding("advice-mutes", Severity.INFO, "advice",
+                                  f"muted advice not applied: {mutes_error}"))
+    return v
+
+
+def run_check(host: Host, args: argparse.Namespace, out: TextIO) -> int:
+    v = verdict_of(host, args)
     if args.prometheus:
         from zconsole.hosts.journal import write_atomically
 
@@ -369,9 +437,7 @@ def run_fleet(entries: Sequence[HostEntry], args: argparse.Namespace, out: TextI
     zfs_version = getattr(args, "check_zfs_version", None) or args.zfs_version
 
     def check_one(e: HostEntry) -> Verdict:
-        reading = read_once(make_host(e, zfs_version=zfs_version), args.timeout)
-        v = judge(reading, capacity_warn=args.capacity_warn,
-                  capacity_crit=args.capacity_crit, errors_crit=args.errors_crit)
+        v = verdict_of(make_host(e, zfs_version=zfs_version), args)
         v.host = e.name
         return v
 

@@ -13,24 +13,25 @@ when zconsole has none yet).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 
 from zconsole.model.pool import Pool, ScanState, Vdev
-from zconsole.model.timeline import Entry, Kind, Source
+from zconsole.model.timeline import Entry, Kind, Source, Zone, as_tz
 from zconsole.parsers.zpool_events import vdev_short
 from zconsole.services import fmt
 from zconsole.services.read.progress import ScanEstimate
 from zconsole.services.read.timeline import BAD_STATES
 
 
-def clock_time(at: float, offset: int | None, *, now: float | None = None,
+def clock_time(at: float, offset: Zone, *, now: float | None = None,
                seconds: bool = False) -> str:
     """`at` as the host's wall clock ("03:12" or "03:12:40", with the date before it when
-    it is not the day of `now`); UTC when the offset is unknown."""
-    t = datetime.fromtimestamp(at, timezone.utc) + timedelta(seconds=offset or 0)
+    it is not the day of `now`); UTC when the zone is unknown."""
+    zone = as_tz(offset)
+    t = datetime.fromtimestamp(at, zone)
     text = t.strftime("%H:%M:%S" if seconds else "%H:%M")
     if now is not None:
-        today = datetime.fromtimestamp(now, timezone.utc) + timedelta(seconds=offset or 0)
+        today = datetime.fromtimestamp(now, zone)
         if today.date() != t.date():
             text = f"{t:%Y-%m-%d} {text}"
     return text
@@ -116,7 +117,7 @@ def _resilver(p: Pool, estimates: Sequence[ScanEstimate]) -> str:
 
 def summary(pools: Sequence[Pool], entries: Sequence[Entry],
             estimates: Mapping[str, Sequence[ScanEstimate]], now: float,
-            offset: int | None) -> list[str]:
+            offset: Zone) -> list[str]:
     """One sentence per pool that is not ONLINE or has a scan running; ["every pool
     ONLINE"] when there is nothing to say, [] when there are no pools."""
     lines: list[str] = []

@@ -91,6 +91,21 @@ def zfs_list_snapshot_names(datasets: Sequence[str]) -> tuple[str, ...]:
             ",".join(SNAPSHOT_NAME_COLUMNS), *datasets)
 
 
+# The dataset properties the advisor judges (services/health/advice): one `zfs get` of every
+# filesystem and volume, read when the advice is asked for, not on every refresh.
+ADVICE_PROPERTIES: tuple[str, ...] = (
+    "type", "referenced", "compression", "atime", "relatime", "xattr", "acltype", "copies",
+    "recordsize", "volblocksize", "dedup", "mountpoint", "snapshot_count",
+)
+
+
+def zfs_get_advice() -> tuple[str, ...]:
+    """The advisor's dataset properties, exact numbers, with their source (local,
+    default, inherited from ...)."""
+    return ("zfs", "get", "-H", "-p", "-t", "filesystem,volume", "-o",
+            "name,property,value,source", ",".join(ADVICE_PROPERTIES))
+
+
 def zpool_get_all(pool: str) -> tuple[str, ...]:
     _check_name(pool)
     return ("zpool", "get", "-H", "-p", "all", pool)

@@ -7,9 +7,12 @@ order (`model.timeline.Timeline`).
 * `zpool events` is a ring buffer in the kernel module: empty after a reboot or a module
   reload, its oldest events dropped once full. `SourceRead.oldest` says how far back it
   reaches on this host.
-* `zpool history` prints the host's local time without a zone: the host's UTC offset comes
-  from `date +%z` (else from an event, whose header is local time and whose `time` is epoch
-  seconds; else the times are taken as UTC and the timeline says so).
+* `zpool history` prints the host's local time without a zone: it is read with the rules
+  of the host's zone (its IANA name from /etc/localtime or /etc/timezone, when this
+  machine's tz database has it and it gives the offset `date +%z` says), so a record from
+  before a daylight-saving change gets the offset it had then; else with the host's offset
+  of now (`date +%z`; else from an event, whose header is local time and whose `time` is
+  epoch seconds; else the times are taken as UTC and the timeline says so).
 * The `history_event` events repeat `zpool history -i`'s internal records: they are left out
   when the history was read.
 * `StateWatch` is zconsole's own record across refreshes: a pool or vdev whose state changed
@@ -20,12 +23,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 
 from zconsole.hosts.base import Host, HostError
 from zconsole.hosts.journal import AuditLog
 from zconsole.model.pool import Pool
-from zconsole.model.timeline import Entry, Kind, Source, SourceRead, Timeline
+from zconsole.model.timeline import Entry, Kind, Source, SourceRead, Timeline, Zone, as_tz
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zpool_events import ZpoolEvent, describe, parse_zpool_events, vdev_short
 from zconsole.parsers.zpool_history import HistoryRecord, RecordKind, parse_zpool_history
@@ -61,8 +64,57 @@ def offset_from_events(events: Iterable[ZpoolEvent]) -> int | None:
     return None
 
 
-def local_to_epoch(local: datetime, offset: int) -> float:
-    return local.replace(tzinfo=timezone.utc).timestamp() - offset
+def local_to_epoch(local: datetime, zone: Zone) -> float:
+    """A wall-clock time of the host as epoch seconds: with the zone's rules, a time in
+    summer is read with the summer offset even when it is winter now (the first of the
+    two readings of an hour that happens twice)."""
+    return local.replace(tzinfo=as_tz(zone)).timestamp()
+
+
+_ZONE_KEY = re.compile(r"[A-Za-z0-9_+-]+(?:/[A-Za-z0-9_+-]+){0,3}", re.ASCII)
+
+
+def zone_key(localtime_target: str | None, etc_timezone: str | None) -> str | None:
+    """The host's IANA zone name: where /etc/localtime points (…/zoneinfo/Europe/Berlin),
+    else /etc/timezone (Debian); None when neither names one."""
+    if localtime_target and "/zoneinfo/" in localtime_target:
+        key = localtime_target.split("/zoneinfo/", 1)[1]
+        key = key.removeprefix("posix/").removeprefix("right/")
+        if _ZONE_KEY.fullmatch(key):
+            return key
+    text = (etc_timezone or "").strip()
+    return text if _ZONE_KEY.fullmatch(text) else None
+
+
+def zone_rules(key: str | None, offset_now: int | None, now: float) -> tzinfo | None:
+    """The rules of zone `key` from this machine's tz database, when it has them and they
+    give the host's offset of now (else the host's zone is not what the name says)."""
+    if not key:
+        return None
+    try:
+        from zoneinfo import ZoneInfo
+
+        rules = ZoneInfo(key)
+    except (KeyError, ValueError, OSError, ImportError):  # unknown key, no tz database here
+        return None
+    if offset_now is not None:
+        got = datetime.fromtimestamp(now, rules).utcoffset()
+        if got is None or int(got.total_seconds()) != offset_now:
+            return None
+    return rules
+
+
+def read_zone_key(host: Host, timeout: float = TIMEOUT) -> str | None:
+    target = text = None
+    try:
+        target = host.realpath("/etc/localtime")
+    except (HostError, OSError):
+        pass
+    try:
+        text = host.read_text("/etc/timezone")
+    except (HostError, OSError):
+        pass
+    return zone_key(target, text)
 
 
 def _guid_names(pools: Sequence[Pool]) -> dict[int, tuple[str, str]]:
@@ -78,7 +130,7 @@ def _guid_names(pools: Sequence[Pool]) -> dict[int, tuple[str, str]]:
     return out
 
 
-def event_entries(events: Sequence[ZpoolEvent], *, offset: int, keep_history: bool,
+def event_entries(events: Sequence[ZpoolEvent], *, offset: Zone, keep_history: bool,
                   pools: Sequence[Pool] = ()) -> list[Entry]:
     """The events as entries (history_event ones only when `keep_history`)."""
     names = _guid_names(pools)
@@ -117,7 +169,7 @@ def _who(r: HistoryRecord) -> str:
     return user or (f"on {r.host}" if r.host else "")
 
 
-def history_entries(records: Sequence[HistoryRecord], *, offset: int) -> list[Entry]:
+def history_entries(records: Sequence[HistoryRecord], *, offset: Zone) -> list[Entry]:
     out: list[Entry] = []
     for i, r in enumerate(records):
         at = local_to_epoch(r.local, offset)
@@ -214,7 +266,8 @@ def read_timeline(host: Host, *, audit: AuditLog | None = None,
             records = parse_zpool_history(result.stdout)
     except (HostError, ParseError) as e:
         history_error = str(e)
-    off = offset if offset is not None else 0
+    rules = zone_rules(read_zone_key(host, timeout), offset, taken_at)
+    off: Zone = rules if rules is not None else offset
     ev_entries = event_entries(events or (), offset=off, keep_history=records is None,
                                pools=pools)
     note = "a ring buffer in the kernel module, lost at reboot"
@@ -237,7 +290,7 @@ def read_timeline(host: Host, *, audit: AuditLog | None = None,
     pool_names = tuple(sorted({p.name for p in pools} | {e.pool for e in ev_entries if e.pool}
                               | {e.pool for e in hist_entries}))
     return Timeline(merge(ev_entries, hist_entries, au_entries, observed), tuple(sources),
-                    taken_at, offset, tz_name, pool_names)
+                    taken_at, offset, tz_name, pool_names, rules)
 
 
 # --------------------------------------------------------------- what the screen shows
@@ -246,15 +299,14 @@ _SINCE = re.compile(r"(?:([0-9]{4})-([0-9]{2})-([0-9]{2})[ T])?([0-9]{1,2}):([0-
                     r"(?::([0-9]{2}))?$", re.ASCII)
 
 
-def parse_since(text: str, now: float, offset: int | None) -> float | None:
+def parse_since(text: str, now: float, offset: Zone) -> float | None:
     """An operator's "since" as epoch seconds: `03:00` or `03:00:30` (the host's wall
     clock: today, or yesterday when that is still to come) or `2026-11-21 03:00`; None
     when it is not one of these."""
     m = _SINCE.match(text.strip())
     if m is None:
         return None
-    off = offset or 0
-    host_now = datetime.fromtimestamp(now + off, timezone.utc).replace(tzinfo=None)
+    host_now = datetime.fromtimestamp(now, as_tz(offset)).replace(tzinfo=None)
     try:
         if m.group(1):
             day = datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)))
@@ -266,7 +318,7 @@ def parse_since(text: str, now: float, offset: int | None) -> float | None:
         return None
     if not m.group(1) and local > host_now:
         local -= timedelta(days=1)
-    return local_to_epoch(local, off)
+    return local_to_epoch(local, offset)
 
 
 def filter_entries(entries: Sequence[Entry], *, pool: str | None = None,

@@ -29,7 +29,7 @@ T = TypeVar("T")
 def screen_tabs() -> list[tuple[str, str]]:
     from zconsole.ui.screens.registry import SCREENS
 
-    return [(s.key, s.title) for s in SCREENS]
+    return [(s.key, s.title) for s in SCREENS if s.tab]
 
 
 class ZScreen(Screen[None]):

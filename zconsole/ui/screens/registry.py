@@ -1,4 +1,4 @@
-"""Every screen of the console, in key order (1..8). The app builds its modes from this.
+"""Every screen of the console, in key order (1..9). The app builds its modes from this.
 
 A screen's module is imported when its screen is first shown, not before the first frame:
 each entry names the module and class and repeats the class's MODE, KEY and TITLE (the
@@ -26,6 +26,9 @@ class ScreenEntry:
     title: str
     module: str  # under zconsole.ui.screens
     cls: str
+    # shown in the header's tab strip; Advice is not (yet): its key and the palette reach it,
+    # and adding a tab changes every picture of every screen
+    tab: bool = True
 
     def load(self) -> type[ZScreen]:
         screen: type[ZScreen] = getattr(import_module(f"zconsole.ui.screens.{self.module}"),
@@ -45,5 +48,6 @@ SCREENS: tuple[ScreenEntry, ...] = (
     ScreenEntry("network", "5", "Network", "network.screen", "NetworkScreen"),
     ScreenEntry("host", "6", "Host", "host.screen", "HostScreen"),
     ScreenEntry("timeline", "7", "Timeline", "timeline.screen", "TimelineScreen"),
-    ScreenEntry("fleet", "8", "Fleet", "fleet.screen", "FleetScreen"),
+    ScreenEntry("advice", "8", "Advice", "advice.screen", "AdviceScreen", tab=False),
+    ScreenEntry("fleet", "9", "Fleet", "fleet.screen", "FleetScreen"),
 )

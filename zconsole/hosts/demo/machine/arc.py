@@ -21,6 +21,7 @@ class Arc:
     counters: dict[str, float] = field(default_factory=dict)
     l2_size: int = 0
     l2_asize: int = 0
+    l2_hit_share: float = 0.3  # share of the ARC's misses the L2ARC answers
     memory_all: int = 64 * GiB
     throttled: int = 0
 
@@ -45,7 +46,8 @@ def count_arc(a: Arc, seed: int, now: float, dt: float) -> None:
         ("prefetch_metadata_iohits", iohits * 0.1),
         ("mru_hits", hits * a.mru_frac), ("mfu_hits", hits * (1 - a.mru_frac)),
         ("mru_ghost_hits", misses * 0.08), ("mfu_ghost_hits", misses * 0.03),
-        ("deleted", misses * 0.9), ("l2_hits", misses * 0.3 if a.l2_size else 0.0),
-        ("l2_misses", misses * 0.7 if a.l2_size else 0.0),
+        ("deleted", misses * 0.9),
+        ("l2_hits", misses * a.l2_hit_share if a.l2_size else 0.0),
+        ("l2_misses", misses * (1 - a.l2_hit_share) if a.l2_size else 0.0),
     ):
         k[key] = k.get(key, 0.0) + v

@@ -147,6 +147,9 @@ class Pool:
     import_time: float = 0.0
     data_errors: int = 0
     pending_replace: dict[int, int] = field(default_factory=dict)  # replacing guid -> old guid
+    # top-level vdev id -> how much fuller than its share by size (a vdev added late to a
+    # filled pool is emptier: < 1); the pool's alloc is spread by size times this weight
+    fill_weight: dict[int, float] = field(default_factory=dict)
 
     @property
     def top(self) -> list[Vdev]:
@@ -195,8 +198,11 @@ class Pool:
         data = self.data_vdevs()
         if top.is_log:
             return min(top.asize // 50, 64 * MiB)
-        total = sum(v.asize for v in data) or 1
-        return int(self.alloc * top.asize / total)
+        def share(v: Vdev) -> float:
+            return v.asize * self.fill_weight.get(v.id, 1.0)
+
+        total = sum(share(v) for v in data) or 1
+        return int(self.alloc * share(top) / total)
 
 
 def leaf_asize(psize: int) -> int:

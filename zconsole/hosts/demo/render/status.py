@@ -56,6 +56,13 @@ REASONS: dict[str, tuple[str, str, str | None]] = {
         "Wait for the resilver to complete.\n",
         None,
     ),
+    "NON_NATIVE_ASHIFT": (
+        "One or more devices are configured to use a non-native block size.\n\tExpect "
+        "reduced performance.\n",
+        "Replace affected devices with devices that support the\n\tconfigured block size, "
+        "or migrate data to a properly configured\n\tpool.\n",
+        None,
+    ),
 }
 
 
@@ -64,6 +71,18 @@ class NameFlags:
     full_path: bool = False  # -P
     follow_links: bool = False  # -L
     guid: bool = False  # -g
+
+
+def native_ashift(m: Machine, v: Vdev) -> int | None:
+    """The disk's physical ashift when it is above the leaf's configured one: what zpool
+    status reports (print_status_config's `block size:` note), else None."""
+    if not v.is_leaf or v.disk is None:
+        return None
+    d = m.disks.get(v.disk)
+    if d is None:
+        return None
+    native = max(9, d.physical_sector.bit_length() - 1)
+    return native if v.ashift < native else None
 
 
 def state_name(v: Vdev) -> str:
@@ -95,7 +114,7 @@ def vdev_name(m: Machine, v: Vdev, flags: NameFlags) -> str:
     return v.name()
 
 
-def pool_reason(p: Pool) -> str | None:
+def pool_reason(m: Machine, p: Pool) -> str | None:
     """zpool_get_status for the states the demo can be in (check_status order)."""
     leaves = [v for v in p.root.walk() if v.is_leaf]
     if any(v.state == "FAULTED" for v in leaves):
@@ -110,6 +129,8 @@ def pool_reason(p: Pool) -> str | None:
         return "REMOVED_DEV"
     if p.scan is not None and p.scan.state == "SCANNING" and p.scan.function == "RESILVER":
         return "RESILVERING"
+    if any(native_ashift(m, v) is not None for v in leaves):
+        return "NON_NATIVE_ASHIFT"
     return None
 
 
@@ -198,6 +219,8 @@ def _row(m: Machine, p: Pool, v: Vdev, depth: int, width: int, literal: bool,
         line += f"  was {v.path}"
     elif v.aux is not None and not isspare:
         line += "  " + VDEV_AUX_TEXT.get(v.aux, "corrupted data")
+    elif not isspare and (native := native_ashift(m, v)) is not None:
+        line += f"  block size: {1 << v.ashift}B configured, {1 << native}B native"
     sc = p.scan
     if (v.is_leaf and v.resilvering and sc is not None and sc.state == "SCANNING"
             and v.state == "ONLINE"):
@@ -245,7 +268,7 @@ def status_text(m: Machine, pools: list[Pool], now: float, *, literal: bool = Fa
     first = True
     shown = 0
     for p in pools:
-        reason = pool_reason(p)
+        reason = pool_reason(m, p)
         if explain and reason is None:
             continue
         shown += 1
@@ -348,6 +371,9 @@ def _vdev_json(m: Machine, p: Pool, v: Vdev, cls: str, j: _J, flags: NameFlags,
         d["was"] = v.path
     elif v.aux is not None:
         d["aux"] = v.aux
+    elif not isspare and (native := native_ashift(m, v)) is not None:
+        d["configured_ashift"] = j.num(v.ashift)
+        d["physical_ashift"] = j.num(native)
     if v.type == "root":
         d["alloc_space"] = j.size(p.alloc)
         d["total_space"] = j.size(p.size())
@@ -415,7 +441,7 @@ def status_json(m: Machine, pools: list[Pool], now: float, *, as_int: bool, lite
         "pools": {},
     }
     for p in pools:
-        reason = pool_reason(p)
+        reason = pool_reason(m, p)
         if explain and reason is None:
             continue
         item: dict[str, Any] = {

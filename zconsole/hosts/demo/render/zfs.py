@@ -128,9 +128,28 @@ def _filesystem_count(a: Ask) -> Value:
     return str(len([n for n in a.m.datasets if n.startswith(a.ds.name + "/")])), "-"
 
 
+_BLOCK_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20}
+
+
+def _block(a: Ask, text: str) -> str:
+    """A block size as set (`128K`), in bytes with -p (`131072`), as zfs prints it."""
+    if not a.literal:
+        return text
+    unit = text[-1:].upper() if text[-1:].isalpha() else ""
+    number = text[:-1] if unit else text
+    if unit not in _BLOCK_UNITS or not number.isdigit():
+        return text
+    return str(int(number) * _BLOCK_UNITS[unit])
+
+
 def _volblocksize(a: Ask) -> Value:
-    return a.ds.props.get("volblocksize", "16K"), ("default" if "volblocksize" not in
-                                                   a.ds.props else "-")
+    return _block(a, a.ds.props.get("volblocksize", "16K")), (
+        "default" if "volblocksize" not in a.ds.props else "-")
+
+
+def _recordsize(a: Ask) -> Value:
+    text, source = inherited(a.m, a.ds, "recordsize")
+    return _block(a, text), source
 
 
 def _mounted(a: Ask) -> Value:
@@ -198,6 +217,8 @@ VOLUME_PROPS: dict[str, PropFn] = {
 
 LATER_PROPS: dict[str, PropFn] = {
     "volsize": _fixed("-"),
+    "volblocksize": _fixed("-"),
+    "recordsize": _recordsize,
     "mounted": _mounted,
     "mountpoint": lambda a: mountpoint(a.m, a.ds),
     **dict.fromkeys(("zoned", "vscan", "nbmand"), _fixed("off", "default")),

@@ -303,11 +303,12 @@ def network() -> list[NetLink]:
     ]
 
 
-def add_arc(m: Machine, *, hit_rate: float = 2400.0, l2: int = 0) -> None:
+def add_arc(m: Machine, *, hit_rate: float = 2400.0, l2: int = 0,
+            l2_hit_share: float = 0.3) -> None:
     mem = 66_367_930_368
     m.arc = Arc(c_max=mem * 5 // 8, c_min=mem // 32, c=int(mem * 5 // 8 * 0.93),
                 size=int(mem * 5 // 8 * 0.92), hit_rate=hit_rate, memory_all=mem,
-                l2_size=l2, l2_asize=int(l2 * 0.71))
+                l2_size=l2, l2_asize=int(l2 * 0.71), l2_hit_share=l2_hit_share)
     up = m.last - m.boot_time
     a = m.arc
     a.counters = {
@@ -326,8 +327,8 @@ def add_arc(m: Machine, *, hit_rate: float = 2400.0, l2: int = 0) -> None:
         "mru_hits": a.hit_rate * up * a.mru_frac, "mfu_hits": a.hit_rate * up * (1 - a.mru_frac),
         "mru_ghost_hits": a.miss_rate * up * 0.08, "mfu_ghost_hits": a.miss_rate * up * 0.03,
         "deleted": a.miss_rate * up * 0.9,
-        "l2_hits": a.miss_rate * up * 0.3 if l2 else 0.0,
-        "l2_misses": a.miss_rate * up * 0.7 if l2 else 0.0,
+        "l2_hits": a.miss_rate * up * l2_hit_share if l2 else 0.0,
+        "l2_misses": a.miss_rate * up * (1 - l2_hit_share) if l2 else 0.0,
     }
 
 

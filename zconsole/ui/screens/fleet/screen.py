@@ -36,7 +36,7 @@ class FleetTable(LevelTable):
 class FleetScreen(ZScreen):
     MODE = "fleet"
     TITLE = "Fleet"
-    KEY = "8"
+    KEY = "9"
 
     BINDINGS = [Binding("enter", "show_host", "Show host")]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from typing import Any
 
 from textual.app import ComposeResult
@@ -19,14 +19,14 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from zconsole.model.timeline import Entry, Kind, Source, Timeline
+from zconsole.model.timeline import Entry, Kind, Source, Timeline, Zone, as_tz
 from zconsole.services import fmt
 from zconsole.services.read.timeline import BAD_STATES
 from zconsole.ui.kit.levels import LEVEL_STYLE
 from zconsole.ui.kit.text import Hanging, fit, para, plain
 
 MUTED = LEVEL_STYLE["muted"]
-SHOWN_MAX = 400  # entries drawn at most (the newest); the rest are counted
+SHOWN_MAX = 400  # entries drawn at once: one page (the newest first; `[` and `]` page)
 SOURCE_TAG = {Source.EVENTS: "event", Source.HISTORY: "history", Source.AUDIT: "zconsole",
               Source.OBSERVED: "seen"}
 
@@ -45,9 +45,10 @@ class Filters:
                 f"since {self.since_text or '-'}")
 
 
-def host_time(at: float, offset: int | None) -> datetime:
-    return datetime.fromtimestamp(at, timezone.utc).replace(tzinfo=None) + timedelta(
-        seconds=offset or 0)
+def host_time(at: float, offset: Zone) -> datetime:
+    """`at` on the host's wall clock (its zone's rules when known: an entry from summer
+    shows its summer time)."""
+    return datetime.fromtimestamp(at, as_tz(offset)).replace(tzinfo=None)
 
 
 def zone_words(t: Timeline) -> str:
@@ -56,7 +57,8 @@ def zone_words(t: Timeline) -> str:
     sign = "+" if t.utc_offset >= 0 else "-"
     h, m = divmod(abs(t.utc_offset) // 60, 60)
     name = f" {t.tz_name}" if t.tz_name else ""
-    return f"times in the host's time zone (UTC{sign}{h:02d}:{m:02d}{name})"
+    rules = f", {t.rules} rules" if t.rules is not None else ""
+    return f"times in the host's time zone (UTC{sign}{h:02d}:{m:02d}{name}{rules})"
 
 
 def sources_text(t: Timeline, observed: int) -> Hanging:
@@ -70,7 +72,7 @@ def sources_text(t: Timeline, observed: int) -> Hanging:
             continue
         words = f"{s.source.value}: {fmt.plural(s.entries, 'entry', 'entries')}"
         if s.oldest is not None:
-            words += f", back to {host_time(s.oldest, t.utc_offset):%Y-%m-%d %H:%M}"
+            words += f", back to {host_time(s.oldest, t.zone):%Y-%m-%d %H:%M}"
         if s.source is Source.EVENTS:
             words += f" ({s.note}: nothing before the last boot)"
         paras.append(para(words, "• ", MUTED))
@@ -91,13 +93,34 @@ def _style(e: Entry) -> str:
     return ""
 
 
-def entry_lines(entries: Sequence[Entry], offset: int | None, width: int,
-                since: tuple[float, str] | None, hidden: int) -> Content:
-    """The entries, newest first, a date line where the day changes, the since marker."""
+def pages(count: int) -> int:
+    """How many pages of SHOWN_MAX entries `count` entries fill (1 when there are none)."""
+    return max(1, -(-count // SHOWN_MAX))
+
+
+def page_of(entries: Sequence[Entry], page: int) -> tuple[Sequence[Entry], int, int]:
+    """Page `page` (0: the newest SHOWN_MAX, 1: the SHOWN_MAX before them, …; clamped):
+    its entries oldest first, how many newer entries and how many older ones are not on it."""
+    page = min(max(page, 0), pages(len(entries)) - 1)
+    end = len(entries) - page * SHOWN_MAX
+    start = max(0, end - SHOWN_MAX)
+    return entries[start:end], len(entries) - end, start
+
+
+def entry_lines(entries: Sequence[Entry], offset: Zone, width: int,
+                since: tuple[float, str] | None, hidden: int, page: int = 0) -> Content:
+    """The entries of `page`, newest first, a date line where the day changes, the since
+    marker; a line above and below says how many newer and older entries the other pages
+    hold."""
     pool_w = min(12, max((len(e.pool) for e in entries), default=4))
     parts: list[Content] = []
     day = None
-    for e in reversed(entries[-SHOWN_MAX:]):
+    drawn, newer, older = page_of(entries, page)
+    if newer:
+        parts.append(Content.styled(
+            f"… {fmt.plural(newer, 'newer entry', 'newer entries')} on the pages before "
+            f"(] newer; page {page + 1} of {pages(len(entries))})", MUTED))
+    for e in reversed(drawn):
         t = host_time(e.at, offset)
         if t.date() != day:
             day = t.date()
@@ -113,9 +136,11 @@ def entry_lines(entries: Sequence[Entry], offset: int | None, width: int,
             plain(fit(words.replace("\n", " "), room).ljust(room), _style(e),
                   multiline=False),
             Content.styled(f"  {tag}", MUTED)))
-    if len(entries) > SHOWN_MAX:
-        parts.append(Content.styled(f"… {len(entries) - SHOWN_MAX} older entries not drawn",
-                                    MUTED))
+    if older:
+        parts.append(Content.styled(
+            f"… {fmt.plural(older, 'older entry', 'older entries')} on the next pages "
+            f"([ older; page {min(page, pages(len(entries)) - 1) + 1} of "
+            f"{pages(len(entries))})", MUTED))
     if since is not None:
         parts.append(Content.styled(
             f"── since {since[1]}: {fmt.plural(hidden, 'older entry', 'older entries')} "
@@ -163,8 +188,9 @@ class TimelinePanel(Vertical):
             self.show(*self._last)  # the entries are cut to the width
 
     def show(self, summary: Sequence[str], timeline: Timeline | None, error: str | None,
-             entries: Sequence[Entry], observed: int, filters: Filters, hidden: int) -> None:
-        self._last = (summary, timeline, error, entries, observed, filters, hidden)
+             entries: Sequence[Entry], observed: int, filters: Filters, hidden: int,
+             page: int = 0) -> None:
+        self._last = (summary, timeline, error, entries, observed, filters, hidden, page)
         # before the first layout: the screen's width less the body's padding and scroll bar
         width = max(40, self.content_size.width or self.app.size.width - 5)
         self.query_one("#tl-summary", Static).update(
@@ -180,6 +206,7 @@ class TimelinePanel(Vertical):
         else:
             sources.update(sources_text(timeline, observed))
             since = (filters.since, filters.since_text) if filters.since is not None else None
-            entries_w.update(entry_lines(entries, timeline.utc_offset, width, since, hidden))
+            entries_w.update(entry_lines(entries, timeline.zone, width, since, hidden,
+                                         page))
         self.query_one("#tl-filters", Static).update(plain(
             f"{filters.words()}   (o pool, v vdev, k kind, s since, x clear)"))

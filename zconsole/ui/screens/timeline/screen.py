@@ -5,7 +5,7 @@ own audit log in a worker (`services.read.timeline.read_timeline`) when it is sh
 operator refreshes (ctrl+r) and at most once a minute with the refreshes; what zconsole saw
 change between two refreshes (the session's `StateWatch`) and the summary line are taken
 from every refresh. Keys: `o` pool (`p` is the console's pause), `v` vdev, `k` kind (each cycles), `s` since (type a
-time), `x` clears the filters.
+time), `x` clears the filters; `[` and `]` page to older and newer entries (400 a page).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from zconsole.services.read.timeline import (
 )
 from zconsole.ui.kit.reading import PartFailed, PartLoaded
 from zconsole.ui.screens.base import ZScreen
-from zconsole.ui.screens.timeline.panel import Filters, TimelinePanel
+from zconsole.ui.screens.timeline.panel import Filters, TimelinePanel, pages
 from zconsole.ui.state import ViewState
 
 GROUP = "timeline"
@@ -53,6 +53,8 @@ class TimelineScreen(ZScreen):
         Binding("k", "cycle('kind')", "Kind"),
         Binding("s", "since", "Since"),
         Binding("x", "clear", "Clear"),
+        Binding("left_square_bracket", "page(1)", "Older", show=False),
+        Binding("right_square_bracket", "page(-1)", "Newer", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -78,6 +80,8 @@ class TimelineScreen(ZScreen):
         self.filters = Filters()
         self.summary: list[str] = []
         self.shown: list[Entry] = []
+        self.page = 0  # 0: the newest SHOWN_MAX entries; a new filter goes back to it
+        self._paged = self.filters
         self._asked_at: float | None = None
         self._forced = -1
         self._state: ViewState | None = None
@@ -165,6 +169,11 @@ class TimelineScreen(ZScreen):
         self.filters = Filters()
         self._redraw()
 
+    def action_page(self, step: int) -> None:
+        """`[` the older page, `]` the newer one (the list is newest first)."""
+        self.page = min(max(self.page + step, 0), pages(len(self.shown)) - 1)
+        self._redraw()
+
     def set_since(self, text: str) -> bool:
         """Show what changed since `text` (the host's wall clock); "" shows everything.
         False when `text` is not a time."""
@@ -173,7 +182,7 @@ class TimelineScreen(ZScreen):
             self.filters = Filters(f.pool, f.vdev, f.kind)
             self._redraw()
             return True
-        offset = self.timeline.utc_offset if self.timeline is not None else None
+        offset = self.timeline.zone if self.timeline is not None else None
         now = self._state.now if self._state is not None else self.console_app.clock()
         at = parse_since(text, now, offset)
         if at is None:
@@ -208,8 +217,11 @@ class TimelineScreen(ZScreen):
         hidden = len(unfiltered) - len(self.shown)
         if state is not None and state.reading is not None:
             pools = state.reading.pool_status.value or ()
-            offset = self.timeline.utc_offset if self.timeline is not None else None
+            offset = self.timeline.zone if self.timeline is not None else None
             self.summary = summary(pools, everything, state.scan_estimates, state.now, offset)
+        if f != self._paged:  # another filter: back to the newest page
+            self._paged, self.page = f, 0
+        self.page = min(self.page, pages(len(self.shown)) - 1)
         self.query_one(TimelinePanel).show(self.summary, self.timeline, self.error, self.shown,
                                            len(self.console_app.session.watch.entries), f,
-                                           hidden)
+                                           hidden, self.page)

@@ -1,0 +1,191 @@
+"""The Advice screen (key 8, palette "Screen: Advice"): the advisor's findings grouped by
+severity, each opening on enter into its reason, cost, command and evidence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.widgets import Static
+
+from tests.ui.conftest import make_app, settle
+from zconsole.ui.app import ZConsoleApp
+from zconsole.ui.screens.advice.advice_panel import AdviceItem
+from zconsole.ui.screens.advice.screen import AdviceScreen
+
+
+@pytest.fixture(autouse=True)
+def _own_state_dir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads the operator's muted advice."""
+    monkeypatch.setenv("ZCONSOLE_STATE_DIR", str(tmp_path / "state"))
+
+
+async def open_advice(app: ZConsoleApp, pilot: Any, *, patience: float = 10.0) -> AdviceScreen:
+    await settle(app, pilot)
+    await pilot.press("8")
+    screen = app.screen
+    assert isinstance(screen, AdviceScreen)
+    for _ in range(round(patience / 0.01)):
+        if screen.reads and screen.settled():
+            break
+        await pilot.pause(0.01)
+    else:
+        raise AssertionError("the advice was never read")
+    await pilot.pause()
+    return screen
+
+
+def headings(screen: AdviceScreen) -> list[str]:
+    return [str(w.render()) for w in screen.query(".advice-heading").results(Static)]
+
+
+def items(screen: AdviceScreen) -> list[str]:
+    return [i.body().plain for i in screen.query(AdviceItem)]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_key_8_shows_the_advice_grouped_by_severity(size: tuple[int, int]) -> None:
+    app = make_app("advice")
+    async with app.run_test(size=size) as pilot:
+        screen = await open_advice(app, pilot)
+        assert headings(screen) == ["▲ WARNING  Worth fixing (6)", "• INFO  Worth knowing (7)"]
+        shown = items(screen)
+        assert shown[0] == ("▸ ▲ scratch is a single disk and relies on copies=2 "
+                            "(set on scratch/photos)")
+        assert shown[5] == "▸ ▲ scratch was last scrubbed 80 d ago"
+        assert shown[6] == "▸ • tank: mirror-0 is 86 % full, mirror-1 12 %"
+        assert len(shown) == 13
+        assert "Advice" in str(screen.query_one("#facts").render())
+
+
+async def test_enter_opens_the_why_and_closes_it_again() -> None:
+    app = make_app("advice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_advice(app, pilot)
+        scrub = [i for i in screen.query(AdviceItem) if i.advice.kind == "advice-scrub"][0]
+        scrub.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        lines = scrub.body().plain.splitlines()
+        assert lines[0] == "▾ ▲ scratch was last scrubbed 80 d ago"
+        assert lines[1].startswith("    why  Only a scrub reads every block")
+        assert lines[2].startswith("   cost  A scrub reads the whole pool")
+        assert lines[3] == "    run  zpool scrub scratch"
+        assert lines[4:] == ["   read  last scrub finished: 80 d ago", "   read  limit: 5 weeks"]
+        # the opened item is as tall as its wrapped text at 80 columns
+        assert scrub.size.height == len(scrub.body().lines(scrub.content_size.width)) > 5
+        await pilot.press("space")
+        await pilot.pause()
+        assert scrub.body().plain == "▸ ▲ scratch was last scrubbed 80 d ago"
+
+
+async def test_an_opened_item_stays_open_across_a_refresh() -> None:
+    app = make_app("advice")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_advice(app, pilot)
+        first = screen.query(AdviceItem).first()
+        first.focus()
+        await pilot.press("enter")
+        app.action_refresh()
+        await settle(app, pilot)
+        for _ in range(500):
+            if screen.reads >= 2 and screen.settled():
+                break
+            await pilot.pause(0.01)
+        assert screen.reads >= 2
+        assert screen.query(AdviceItem).first().open
+
+
+async def test_the_healthy_host_has_only_its_uncompressed_media() -> None:
+    app = make_app("healthy", "2.1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_advice(app, pilot)
+        assert headings(screen) == ["• INFO  Worth knowing (1)"]
+        assert items(screen) == ["▸ • compression is off on 1 dataset holding 2.3 TiB "
+                                 "(set on tank/media)"]
+
+
+async def test_hostile_names_are_shown_as_text() -> None:
+    app = make_app("hostile")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_advice(app, pilot)
+        for item in screen.query(AdviceItem):
+            item.action_why()
+        await pilot.pause()
+        text = "\n".join(items(screen))
+        assert "\x1b" not in text  # escapes are shown as \x1b, never sent
+        assert "(the default on pool tank\\x1b]0;owned\\x07)" in text
+        assert "tank\\x1b]0;owned\\x07/home[bold red]: compression=off" in text  # not markup
+
+
+async def test_arrows_move_between_findings() -> None:
+    app = make_app("advice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_advice(app, pilot)
+        found = list(screen.query(AdviceItem))
+        found[0].focus()
+        await pilot.press("down", "down")
+        assert app.focused is found[2]
+        await pilot.press("up")
+        assert app.focused is found[1]
+        await pilot.press("enter")
+        assert found[1].open and not found[0].open
+
+
+async def test_m_mutes_with_a_kept_reason_and_unmutes(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.widgets import Input
+
+    from zconsole.hosts.journal import MuteStore
+    from zconsole.ui.screens.advice.mute import MuteScreen
+
+    app = make_app("advice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_advice(app, pilot)
+        scrub = [i for i in screen.query(AdviceItem) if i.advice.kind == "advice-scrub"][0]
+        scrub.focus()
+        await pilot.press("m")
+        await pilot.pause()
+        assert isinstance(app.screen, MuteScreen)
+        await pilot.press("enter")  # no reason: nothing muted
+        assert isinstance(app.screen, MuteScreen)
+        app.screen.query_one(Input).value = "scratch is rebuilt every month"
+        await pilot.press("enter")
+        for _ in range(200):
+            if "○ MUTED  Muted here (1)" in headings(screen):
+                break
+            await pilot.pause(0.01)
+        assert headings(screen) == ["▲ WARNING  Worth fixing (5)", "• INFO  Worth knowing (7)",
+                                    "○ MUTED  Muted here (1)"]
+        muted = [i for i in screen.query(AdviceItem) if i.muted is not None]
+        assert [i.body().plain for i in muted] == [
+            "▸ ▲ scratch was last scrubbed 80 d ago\n  muted  scratch is rebuilt every month"]
+        kept = MuteStore(tmp_path / "state" / "demo" / "advice-mutes.json").load(str(app.host.label))
+        assert [(m.kind, m.subject, m.reason) for m in kept] == [
+            ("advice-scrub", "scratch", "scratch is rebuilt every month")]
+        muted[0].focus()
+        await pilot.press("m")
+        for _ in range(200):
+            if len(headings(screen)) == 2:
+                break
+            await pilot.pause(0.01)
+        assert headings(screen)[0] == "▲ WARNING  Worth fixing (6)"
+        assert MuteStore(tmp_path / "state" / "demo" / "advice-mutes.json").load(
+            str(app.host.label)) == ()
+
+
+def test_without_zfs_nothing_is_judged_and_it_says_why(tmp_path: Any) -> None:
+    import dataclasses
+
+    from zconsole.hosts.demo import DemoHost
+    from zconsole.hosts.journal import MuteStore
+    from zconsole.model.reading import ZfsInfo, ZfsPresence
+    from zconsole.services.read.collect import collect
+    from zconsole.ui.screens.advice.screen import judge
+
+    host = DemoHost("advice")
+    reading = dataclasses.replace(collect(host), zfs=ZfsInfo(
+        ZfsPresence.NOT_INSTALLED, "OpenZFS is not installed on nas1: there is no zfs command."))
+    advice, mutes, note = judge(host, reading, MuteStore(tmp_path / "m.json"))
+    assert advice == [] and mutes == ()
+    assert note == "Nothing judged: OpenZFS is not installed on nas1: there is no zfs command."

@@ -1,0 +1,97 @@
+"""The advisor's findings: what an experienced ZFS admin would point out on a host, and why.
+
+An `Advice` is a `Finding` (`as_finding()`: the same kind, severity, subject, sentence,
+evidence and pool, for `zconsole check` and the problems panel) with what an admin adds when
+they say it: the reason in one or two plain sentences (`why`), what fixing it costs or
+cannot do (`cost`), and the exact command where a safe one exists (`command`, text only:
+the advisor never runs anything). Advice is at most WARNING, never CRITICAL: it is about how
+a host is set up, not about data being lost.
+
+`AdviceInputs` is what the advisor judges: the console's reading plus the one extra
+read-only read it needs (`services/read/advice.py`: dataset properties, the DDT of pools that
+deduplicate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from zconsole.model.finding import Finding, Severity
+from zconsole.model.pool import DedupSummary
+from zconsole.model.reading import HostReading, Part
+
+# Advice is never worse than this (module docstring).
+ADVICE_CEILING = Severity.WARNING
+
+
+@dataclass(frozen=True)
+class Advice:
+    kind: str  # e.g. "advice-ashift"
+    severity: Severity  # INFO or WARNING
+    subject: str  # a pool, vdev, disk or dataset name (host text: shown as plain text)
+    message: str  # one plain sentence: what is set up how
+    why: str  # the reason, one or two sentences
+    cost: str  # what fixing it costs, or cannot do
+    evidence: tuple[str, ...] = ()  # the values read, "name: value"
+    command: str | None = None  # the exact command where a safe one exists (text)
+    pool: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.severity.rank > ADVICE_CEILING.rank:
+            raise ValueError(f"advice is at most {ADVICE_CEILING.name}: {self.kind}")
+
+    def as_finding(self) -> Finding:
+        return Finding(self.kind, self.severity, self.subject, self.message,
+                       evidence=self.evidence, pool=self.pool)
+
+
+@dataclass(frozen=True)
+class Mute:
+    """The operator's "I know, and here is why" for one finding on one host: the finding is
+    (kind, subject); the reason is kept with it and shown beside it. `at`: epoch seconds."""
+
+    kind: str
+    subject: str
+    reason: str
+    at: float
+
+    def matches(self, advice: Advice) -> bool:
+        return (self.kind, self.subject) == (advice.kind, advice.subject)
+
+
+@dataclass(frozen=True)
+class DatasetProps:
+    """The properties the advisor reads of one filesystem or volume, as `zfs get -H -p`
+    printed them: property -> (value, source)."""
+
+    name: str
+    type: str  # filesystem or volume
+    values: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+
+    def value(self, prop: str) -> str | None:
+        got = self.values.get(prop)
+        return got[0] if got is not None else None
+
+    def source(self, prop: str) -> str | None:
+        got = self.values.get(prop)
+        return got[1] if got is not None else None
+
+    def number(self, prop: str) -> int | None:
+        v = self.value(prop)
+        return int(v) if v is not None and v.isdigit() else None
+
+    @property
+    def pool(self) -> str:
+        return self.name.split("/", 1)[0]
+
+
+@dataclass(frozen=True)
+class AdviceInputs:
+    """Everything the advisor judges. `props` and `ddt` are the advisor's own read (a Part:
+    it may have failed, and then the findings that need it are not judged); `ddt` holds the
+    `zpool status -D` summary of the pools with deduplicated data."""
+
+    reading: HostReading
+    props: Part[tuple[DatasetProps, ...]] | None = None
+    ddt: Mapping[str, DedupSummary] = field(default_factory=dict)

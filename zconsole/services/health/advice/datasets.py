@@ -1,0 +1,204 @@
+"""Dataset settings: compression, atime, xattr, recordsize, dedup, snapshot sprawl.
+
+Findings (kind, severity, threshold) — one per place a value is set (a dataset that sets it,
+or the pool's default), listing the datasets that get it from there:
+- `advice-compression` INFO     compression=off on datasets holding COMPRESSION_MIN_BYTES
+- `advice-atime`       INFO     atime=on with relatime=off on filesystems
+- `advice-xattr`       INFO     acltype=posix with xattr=on/dir (Linux)
+- `advice-recordsize`  INFO     a libvirt/Proxmox image directory at recordsize >= 128K
+- `advice-dedup`       INFO, WARNING when the DDT needs more than DDT_ARC_SHARE of the ARC's
+                                maximum or the ratio achieved is below DEDUP_MIN_RATIO
+- `advice-snapshots`   WARNING  a dataset with SNAPSHOT_SPRAWL snapshots or more (where the
+                                host counts them: snapshot_count)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from zconsole.model.advice import Advice, DatasetProps
+from zconsole.model.arc import ArcStats
+from zconsole.model.finding import Severity
+from zconsole.model.pool import DedupSummary
+from zconsole.model.reading import HostReading
+from zconsole.services import fmt
+from zconsole.services.health.advice.common import GIB, group_by_origin, source_words
+
+# compression=off matters where there is data to compress: lz4 costs less CPU than the I/O it
+# saves and gives up quickly on incompressible blocks (issue 16). Below 1 GiB the advice is
+# noise.
+COMPRESSION_MIN_BYTES = 1 * GIB
+
+# The DDT must stay in RAM to be fast; ARC metadata is limited to part of the ARC (2.1:
+# arc_meta_limit, 75 % of c_max). A DDT that needs a quarter of the ARC's maximum already
+# competes with every other cached block.
+DDT_ARC_SHARE = 0.25
+
+# A dedup ratio below 1.5x saves less than the DDT and its per-write lookups cost.
+DEDUP_MIN_RATIO = 1.5
+
+# "Tens of thousands of snapshots on a dataset" (issue 16): listing them takes minutes on real
+# hosts (zfs-linux-facts.md, measured cost of listing).
+SNAPSHOT_SPRAWL = 10_000
+
+# Directories that hold VM disk images by convention (libvirt, Proxmox VE's dir storage):
+# a guest writes 4K-64K blocks into them; at recordsize 128K every small write rewrites a
+# whole record. Only where the workload can be told from the mountpoint.
+VM_IMAGE_DIRS = ("/var/lib/libvirt/images", "/var/lib/vz/images")
+VM_RECORDSIZE = 64 * 1024
+
+
+def _compression(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
+    for g in group_by_origin(props, "compression", ("off",)):
+        if g.referenced < COMPRESSION_MIN_BYTES:
+            continue
+        yield Advice(
+            "advice-compression", Severity.INFO, g.origin,
+            f"compression is off on {fmt.plural(len(g.datasets), 'dataset')} holding "
+            f"{fmt.size(g.referenced)} ({source_words(g, 'compression')})",
+            why="lz4 costs less CPU than the disk I/O it saves and gives up quickly on "
+                "blocks that do not compress, so it is a win on almost every dataset.",
+            cost="Only new writes are compressed: data already written stays as it is until "
+                 "it is rewritten (copied, or sent and received).",
+            evidence=tuple(f"{d.name}: compression=off ({d.source('compression')}), "
+                           f"{fmt.size(d.number('referenced') or 0)}"
+                           for d in g.datasets[:5]),
+            command=f"zfs set compression=lz4 {g.origin}", pool=g.origin.split("/")[0])
+
+
+def _atime(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
+    # grouped by where relatime=off comes from: that is where relatime=on fixes it
+    fs = [p for p in props if p.type == "filesystem" and p.value("atime") == "on"]
+    for g in group_by_origin(fs, "relatime", ("off",)):
+        yield Advice(
+            "advice-atime", Severity.INFO, g.origin,
+            f"atime is on without relatime on {fmt.plural(len(g.datasets), 'filesystem')} "
+            f"(relatime=off, {source_words(g, 'relatime')}{g.names(': ')})",
+            why="With atime=on and relatime=off every read of a file also writes its access "
+                "time: reads turn into writes, and snapshots grow on a read-only workload.",
+            cost="None worth naming: relatime=on updates the access time at most once a day "
+                 "(what most Linux filesystems do); atime=off stops it, which mail tools "
+                 "that compare atime and mtime may notice.",
+            evidence=tuple(f"{d.name}: atime=on ({d.source('atime')}), relatime=off "
+                           f"({d.source('relatime')})" for d in g.datasets[:5]),
+            command=f"zfs set relatime=on {g.origin}", pool=g.origin.split("/")[0])
+
+
+def _xattr(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
+    posix = [p for p in props if p.type == "filesystem"
+             and p.value("acltype") in ("posix", "posixacl")]
+    for g in group_by_origin(posix, "xattr", ("on", "dir")):
+        yield Advice(
+            "advice-xattr", Severity.INFO, g.origin,
+            f"POSIX ACLs are kept in xattr directories on "
+            f"{fmt.plural(len(g.datasets), 'filesystem')} "
+            f"(xattr={g.value}, {source_words(g, 'xattr')}{g.names(': ')})",
+            why="On Linux POSIX ACLs are extended attributes; with xattr=on (dir) each one is "
+                "a file in a hidden directory, so reading a file's ACL costs extra lookups "
+                "and seeks. xattr=sa keeps small ones beside the file's dnode.",
+            cost="Only xattrs written afterwards are stored as system attributes; existing "
+                 "ones stay in their directories until they are rewritten.",
+            evidence=tuple(f"{d.name}: xattr={d.value('xattr')} ({d.source('xattr')}), "
+                           f"acltype={d.value('acltype')}" for d in g.datasets[:5]),
+            command=f"zfs set xattr=sa {g.origin}", pool=g.origin.split("/")[0])
+
+
+def _recordsize(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
+    for p in props:
+        mp, rs = p.value("mountpoint"), p.number("recordsize")
+        if p.type != "filesystem" or mp is None or rs is None or rs <= VM_RECORDSIZE:
+            continue
+        if not any(mp == d or mp.startswith(d + "/") for d in VM_IMAGE_DIRS):
+            continue
+        yield Advice(
+            "advice-recordsize", Severity.INFO, p.name,
+            f"{p.name} holds VM images ({mp}) at recordsize {fmt.size(rs)}",
+            why="A guest writes its disk in 4K-64K blocks; at a large recordsize each small "
+                "write reads and rewrites a whole record, and its snapshots keep the whole "
+                "old record.",
+            cost="Only files written afterwards use the new recordsize: existing images keep "
+                 "theirs until they are copied (a zvol's volblocksize cannot change at all).",
+            evidence=(f"mountpoint: {mp}", f"recordsize: {rs} ({p.source('recordsize')})"),
+            command=f"zfs set recordsize=64K {p.name}", pool=p.pool)
+
+
+def _dedup(reading: HostReading, props: tuple[DatasetProps, ...] | None,
+           ddt: Mapping[str, DedupSummary], arc: ArcStats | None) -> Iterator[Advice]:
+    ratios = {u.name: u.dedupratio for u in reading.pool_usage.value or ()}
+    on: dict[str, list[DatasetProps]] = {}
+    for p in props or ():
+        if (p.value("dedup") or "off") != "off":
+            on.setdefault(p.pool, []).append(p)
+    for pool in [*on, *(n for n in ddt if n not in on)]:
+        table = ddt.get(pool)
+        ratio = ratios.get(pool)
+        arc_max = arc.c_max if arc is not None else None
+        core = table.core_total_bytes if table is not None else None
+        heavy = core is not None and arc_max is not None and core > arc_max * DDT_ARC_SHARE
+        poor = ratio is not None and ratio < DEDUP_MIN_RATIO
+        sev = Severity.WARNING if heavy or poor else Severity.INFO
+        names = on.get(pool, [])
+        what = (f"dedup is on for {fmt.plural(len(names), 'dataset')}" if names
+                else "the pool holds deduplicated data")
+        figures = []
+        if ratio is not None:
+            figures.append(f"ratio {ratio:.2f}x")
+        if core is not None:
+            figures.append(f"DDT {fmt.size(core)} in RAM")
+        yield Advice(
+            "advice-dedup", sev, pool,
+            f"{pool}: {what}" + (f" ({', '.join(figures)})" if figures else ""),
+            why="Every write to a deduplicated dataset looks its block up in the dedup table "
+                "(DDT), which must stay in RAM to be fast; it pays only when the ratio "
+                "achieved is high and the table fits beside the rest of the ARC.",
+            cost="dedup=off affects new writes only: the table stays until the deduplicated "
+                 "blocks are freed or rewritten (snapshots keep them). The dedup-off wizard "
+                 "(Pools screen, or zconsole plan dedup-off) walks through it.",
+            evidence=tuple(x for x in (
+                f"dedup ratio: {ratio:.2f}x" if ratio is not None else None,
+                (f"DDT: {table.entries:,} entries, {fmt.size(core)} in RAM, "
+                 f"{fmt.size(table.disk_total_bytes)} on disk")
+                if table is not None and core is not None else None,
+                f"ARC maximum: {fmt.size(arc_max)}" if arc_max is not None else None,
+                *(f"{d.name}: dedup={d.value('dedup')} ({d.source('dedup')})"
+                  for d in names[:5]),
+            ) if x is not None),
+            pool=pool)
+
+
+def _snapshots(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
+    for p in props:
+        n = p.number("snapshot_count")
+        if n is None or n < SNAPSHOT_SPRAWL:
+            continue
+        # snapshot_count counts the dataset's descendants' snapshots too: report the deepest
+        # dataset that crosses the line, not each of its ancestors
+        if any(q.name.startswith(p.name + "/") and (q.number("snapshot_count") or 0)
+               >= SNAPSHOT_SPRAWL for q in props):
+            continue
+        yield Advice(
+            "advice-snapshots", Severity.WARNING, p.name,
+            f"{p.name} has {n:,} snapshots",
+            why="Tens of thousands of snapshots make every listing, replication and "
+                "destroy slow (listing them takes minutes on real hosts), and each keeps the "
+                "blocks it shares with nothing else.",
+            cost="Destroying old snapshots frees only the blocks no other snapshot or clone "
+                 "still uses; a snapshot that a clone depends on cannot be destroyed (the "
+                 "Datasets screen shows each one's blast radius). Thin the schedule that "
+                 "makes them, too.",
+            evidence=(f"snapshot_count: {n}",),
+            pool=p.pool)
+
+
+def judge_datasets(reading: HostReading, props: tuple[DatasetProps, ...] | None,
+                   ddt: Mapping[str, DedupSummary]) -> list[Advice]:
+    arc = reading.arc.value if reading.arc.ok else None
+    out: list[Advice] = []
+    if props is not None:
+        out.extend(_compression(props))
+        out.extend(_atime(props))
+        out.extend(_xattr(props))
+        out.extend(_recordsize(props))
+        out.extend(_snapshots(props))
+    out.extend(_dedup(reading, props, ddt, arc))
+    return out

@@ -1,0 +1,130 @@
+"""The Advice screen's body: the advisor's findings grouped by severity, each one line that
+opens on enter (or a click) into its reason, what fixing costs, the command and the evidence.
+
+Every name in a finding is host text: it is shown through `kit.text.plain`, never as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from zconsole.model.advice import Advice, Mute
+from zconsole.model.finding import Severity
+from zconsole.ui.kit.levels import LEVEL_STYLE, SEVERITY_LEVEL
+from zconsole.ui.kit.text import Hanging, para, plain
+
+GROUPS = ((Severity.WARNING, "Worth fixing"), (Severity.INFO, "Worth knowing"))
+MUTED = LEVEL_STYLE["muted"]
+
+
+def heading(severity: Severity, title: str, count: int) -> Content:
+    style = LEVEL_STYLE[SEVERITY_LEVEL[severity]] if severity is Severity.WARNING else "bold"
+    return Content.assemble(plain(f"{severity.symbol} {severity.name}  ", style),
+                            plain(f"{title} ({count})", "bold"))
+
+
+class AdviceItem(Static, can_focus=True):
+    """One finding: its sentence; opened, the why, the cost, the command and the evidence."""
+
+    BINDINGS = [Binding("enter,space", "why", "Why", show=True),
+                Binding("m", "screen.mute", "Mute/unmute", show=True),
+                Binding("down", "app.focus_next", "Next", show=False),
+                Binding("up", "app.focus_previous", "Previous", show=False)]
+
+    DEFAULT_CSS = """
+    AdviceItem { height: auto; padding: 0 1; }
+    AdviceItem:focus { background: $primary 25%; }
+    """
+
+    def __init__(self, advice: Advice, *, open: bool = False, muted: Mute | None = None
+                 ) -> None:
+        super().__init__(classes="advice-item")
+        self.advice = advice
+        self.open = open
+        self.muted = muted
+
+    def on_mount(self) -> None:
+        self.redraw()
+
+    def action_why(self) -> None:
+        self.open = not self.open
+        self.redraw()
+
+    def on_click(self) -> None:
+        self.action_why()
+
+    def redraw(self) -> None:
+        self.update(self.body(), layout=True)
+
+    def body(self) -> Hanging:
+        a = self.advice
+        sev = a.severity
+        style = LEVEL_STYLE[SEVERITY_LEVEL[sev]] if sev is Severity.WARNING else ""
+        if self.muted is not None:
+            style = MUTED
+        marker = "▾ " if self.open else "▸ "
+        items = [para(plain(a.message), marker + sev.symbol + " ", style)]
+        if self.muted is not None:
+            items.append(para(plain(self.muted.reason), "  muted  ", MUTED))
+        if self.open:
+            items.append(para(plain(a.why), "    why  ", MUTED))
+            items.append(para(plain(a.cost), "   cost  ", MUTED))
+            if a.command:
+                items.append(para(plain(a.command, "bold"), "    run  ", MUTED))
+            for e in a.evidence:
+                items.append(para(plain(e), "   read  ", MUTED))
+        return Hanging(*items)
+
+
+class AdvicePanel(Vertical):
+    """Headings and items; rebuilt when the advice changes, keeping what was open."""
+
+    DEFAULT_CSS = """
+    AdvicePanel { height: auto; }
+    AdvicePanel > .advice-heading { margin-top: 1; padding: 0 1; }
+    AdvicePanel > .advice-note { padding: 0 1; color: $text-muted; }
+    """
+
+    def __init__(self, **kw: object) -> None:
+        super().__init__(**kw)  # type: ignore[arg-type]
+        self.shown: tuple[object, ...] | None = None
+        self.note = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static(plain("Reading the host's settings…"), classes="advice-note")
+
+    async def show(self, advice: Sequence[Advice] | None, note: str,
+                   muted: Sequence[tuple[Advice, Mute]] = ()) -> None:
+        key = (tuple(advice) if advice is not None else None, tuple(muted))
+        if key == self.shown and note == self.note:
+            return
+        opened = {(i.advice.kind, i.advice.subject) for i in self.query(AdviceItem) if i.open}
+        self.shown, self.note = key, note
+        await self.remove_children()
+        widgets: list[Static] = []
+        if note:
+            widgets.append(Static(plain(note), classes="advice-note"))
+        if advice is not None and not advice and not muted and not note:
+            widgets.append(Static(plain("✔ Nothing to advise: the pools, datasets and caches "
+                                        "are set up the way an experienced admin would."),
+                                  classes="advice-note"))
+        for severity, title in GROUPS:
+            mine = [a for a in advice or () if a.severity is severity]
+            if not mine:
+                continue
+            widgets.append(Static(heading(severity, title, len(mine)),
+                                  classes="advice-heading"))
+            widgets.extend(AdviceItem(a, open=(a.kind, a.subject) in opened) for a in mine)
+        if muted:
+            widgets.append(Static(Content.assemble(plain("○ MUTED  ", MUTED),
+                                                   plain(f"Muted here ({len(muted)})", "bold")),
+                                  classes="advice-heading"))
+            widgets.extend(AdviceItem(a, open=(a.kind, a.subject) in opened, muted=m)
+                           for a, m in muted)
+        await self.mount_all(widgets)

@@ -1,0 +1,135 @@
+"""Advice: what an experienced ZFS admin would point out on this host, and why.
+
+After each refresh the screen reads the advisor's few extra properties itself
+(`services/read/advice.py`, in a worker) and judges them with `services/health/advice`;
+the panel (`advice_panel.py`) groups the findings by severity, each opening on enter into
+its reason, its cost, the command and the evidence. `m` mutes a finding on this host with
+a reason that is kept (`hosts.journal.MuteStore`, in zconsole's state directory) and shown
+beside it, or unmutes it. Nothing here runs a command on the host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from textual.app import ComposeResult
+
+from zconsole.hosts.base import Host
+from zconsole.hosts.journal import MUTES_FILE, MuteStore
+from zconsole.model.advice import Advice, Mute
+from zconsole.model.reading import HostReading
+from zconsole.services.health.advice import advise, split_muted
+from zconsole.services.read.advice import read_advice
+from zconsole.ui.kit.reading import PartFailed, PartLoaded
+from zconsole.ui.screens.advice.advice_panel import AdviceItem, AdvicePanel
+from zconsole.ui.screens.advice.mute import MuteScreen
+from zconsole.ui.screens.base import ZScreen
+from zconsole.ui.state import ViewState
+from zconsole.ui.wizards.backend import journal_dir
+
+GROUP = "advice"
+
+
+def judge(host: Host, reading: HostReading, store: MuteStore
+          ) -> tuple[list[Advice], tuple[Mute, ...], str]:
+    """The advice, the host's mutes and a note on what could not be judged (blocking: a
+    worker runs it)."""
+    inputs = read_advice(host, reading)
+    notes = []
+    if not reading.zfs.present:
+        notes.append(f"Nothing judged: {reading.zfs.message}")
+    if inputs.props is not None and not inputs.props.ok:
+        notes.append(f"Dataset settings not judged: {inputs.props.source} failed "
+                     f"({inputs.props.error}).")
+    try:
+        mutes = store.load(str(reading.host))
+    except ValueError as e:
+        mutes = ()
+        notes.append(f"Muted advice not applied: {e}")
+    return advise(inputs), mutes, " ".join(notes)
+
+
+class AdviceScreen(ZScreen):
+    MODE = "advice"
+    TITLE = "Advice"
+    KEY = "8"
+
+    class Loaded(PartLoaded[tuple[list[Advice], tuple[Mute, ...], str]]):
+        """The advice was judged."""
+
+    def __init__(self, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.advice: list[Advice] | None = None
+        self.mutes: tuple[Mute, ...] = ()
+        self.note = ""
+        self.reads = 0
+        self._read_of: HostReading | None = None
+
+    def compose_body(self) -> ComposeResult:
+        yield AdvicePanel(classes="advice")
+
+    def show_state(self, state: ViewState) -> None:
+        """Judged again when the reading changed (the host's settings are read with it)."""
+        reading = state.reading
+        if reading is None or reading is self._read_of:
+            return
+        self._read_of = reading
+        self.read(self.Loaded, partial(judge, state.host, reading, self.store()), group=GROUP,
+                  asked_at=state.now)
+
+    def store(self) -> MuteStore:
+        return MuteStore(journal_dir(self.console_app) / MUTES_FILE)
+
+    @property
+    def host_label(self) -> str:
+        reading = self._read_of
+        return str(reading.host) if reading is not None else str(self.console_app.host.label)
+
+    async def on_advice_screen_loaded(self, message: Loaded) -> None:
+        self.advice, self.mutes, self.note = message.value
+        self.reads += 1
+        await self.redraw()
+
+    async def on_part_failed(self, message: PartFailed) -> None:
+        self.reads += 1
+        self.note = f"The advice could not be read: {message.error}"
+        await self.redraw()
+
+    async def redraw(self) -> None:
+        said, muted = split_muted(self.advice or (), self.mutes)
+        await self.query_one(AdvicePanel).show(said if self.advice is not None else None,
+                                               self.note, muted)
+
+    # -- muting --------------------------------------------------------------------------
+    def action_mute(self) -> None:
+        """`m` on a finding: mute it with a reason, or unmute a muted one."""
+        item = self.focused
+        if not isinstance(item, AdviceItem):
+            return
+        a = item.advice
+        if item.muted is not None:
+            self._store_change(lambda s: s.unmute(self.host_label, a.kind, a.subject),
+                               tuple(m for m in self.mutes if not m.matches(a)))
+            return
+
+        def muted(reason: str | None) -> None:
+            if reason:
+                mute = Mute(a.kind, a.subject, reason, self.console_app.clock())
+                self._store_change(lambda s: s.mute(self.host_label, mute),
+                                   (*(m for m in self.mutes if not m.matches(a)), mute))
+
+        self.app.push_screen(MuteScreen(a), muted)
+
+    def _store_change(self, change: Callable[[MuteStore], None],
+                      mutes: tuple[Mute, ...]) -> None:
+        try:
+            change(self.store())
+        except (OSError, ValueError) as e:
+            self.notify(f"Could not keep it: {e}", severity="error")
+            return
+        self.mutes = mutes
+        self.run_worker(self.redraw(), group="advice-redraw", exclusive=True)
+
+
