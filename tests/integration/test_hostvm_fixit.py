@@ -14,6 +14,7 @@ Needs ZCONSOLE_VM=1 (or ZCONSOLE_HOSTVM_ATTACH=RUN_DIR of a running guest).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -275,6 +276,55 @@ def networking_waited_for_lan1(g: HostGuest) -> bool:
 # a loaded 2-core machine (2026-11-26, load 4-5), over the guest tests' limit: twice it
 @pytest.mark.timeout(2 * int(os.environ.get("ZCONSOLE_VM_TEST_TIMEOUT", "1800")))
 @pytest.mark.hostvm_slow
+async def _boot_fix_through_the_screen(g: HostGuest, tmp: Path) -> str:
+    """The Host screen on SshHost (the console's state in `tmp`, the test's audit log and
+    plan store): the boot panel's verdict, `f`, the netplan preview, 'optional' typed; the
+    panel then says the fix is pending until the next boot. Its verdict, read."""
+    import test_hostvm_fixit_screen as ts
+
+    app = ts.console(g, tmp, guest_now(g))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ts.open_host(app, pilot)
+        assert screen.diagnoses["boot"].verdict.kind == "boot-wait-online", \
+            screen.diagnoses["boot"].verdict
+        assert ts.panel_text(screen, "ssh", "offer") == ""  # f is the boot panel's
+        assert ts.panel_text(screen, "boot", "offer").startswith(
+            "▶ f: apply the first fix as a plan")
+        assert "lan1" in ts.panel_text(screen, "boot", "verdict")
+        wz, preview = await ts.wizard(app, pilot, "f")
+        assert ("netplan set --origin-hint=90-zconsole ethernets.lan1.optional=true"
+                in preview), preview
+        assert "optional: true" in preview  # the change, as a diff
+        result = await ts.confirm(wz, pilot, "optional")
+        assert "✔ Done." in result, result
+        await ts.back_to_host(app, pilot, screen)
+        d = screen.diagnoses["boot"]
+        assert d.verdict.kind == "boot-fix-pending", d.verdict
+        return ts.panel_text(screen, "boot", "verdict")
+
+
+async def _boot_undo_through_the_screen(g: HostGuest, tmp: Path) -> str:
+    """After the reboot: the boot panel's verdict (fixed, both figures), then `u`, 'undo'
+    typed. The verdict as the panel showed it."""
+    import test_hostvm_fixit_screen as ts
+
+    app = ts.console(g, tmp, guest_now(g))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ts.open_host(app, pilot)
+        d = screen.diagnoses["boot"]
+        assert d.verdict.kind == "boot-fix-proven", d.verdict
+        verdict = ts.panel_text(screen, "boot", "verdict")
+        assert verdict.startswith("✔ wait-online took ") and verdict.endswith(": fixed"), \
+            verdict
+        assert "u: undo: optional: true for lan1 in /etc/netplan/90-zconsole.yaml" in \
+            ts.panel_text(screen, "boot", "offer")
+        wz, preview = await ts.wizard(app, pilot, "u")
+        assert "rm -f /etc/netplan/90-zconsole.yaml" in preview, preview
+        result = await ts.confirm(wz, pilot, "undo")
+        assert "✔ Done." in result, result
+        return verdict
+
+
 def test_every_boot_fix_across_reboots(host_guest: HostGuest, wait_online_hang: faults.Fault,
                                        ifupdown_dhcp_hang: faults.Fault, host_figures: Any,
                                        tmp_path: Path) -> None:
@@ -284,7 +334,9 @@ def test_every_boot_fix_across_reboots(host_guest: HostGuest, wait_online_hang: 
     interfaces file. One faulty boot is measured; `ifupdown-hotplug` is applied then and
     kept through the next four boots; each of the wait-online fixes — the one the diagnosis
     chooses (netplan `optional: true` for lan1), then `wait-online-interface`,
-    `wait-online-any` and `mask` — is applied through SshHost by the engine (the panel says
+    `wait-online-any` and `mask` — is applied (the first through the Host screen, as an
+    operator: `f`, the preview, 'optional' typed; its undo with `u` after the reboot, where
+    the panel says it worked; the others through SshHost by the engine) (the panel says
     it is pending until the reboot), the guest rebooted, the cause asserted gone
     (wait-online under 5 s in blame, or not run; networking.service did not run dhclient for
     lan1), the panel's verdict 'fixed', and then undone with every file checked byte for
@@ -303,18 +355,24 @@ def test_every_boot_fix_across_reboots(host_guest: HostGuest, wait_online_hang: 
     assert networking_waited_for_lan1(g)
     host_figures("faulty boot: wait-online s (blame)", hung)
     host_figures("faulty boot: networking.service s (blame)", networking)
+    # the console's audit log and plan store (the Host screen's, state directory tmp_path);
+    # ifupdown-hotplug, which only keeps networking.service from waiting in the boots to
+    # come, in a store of its own: the panel judges the last wait-online fix applied
     audit, store = AuditLog(tmp_path / "audit.jsonl"), PlanStore(tmp_path / "plans")
+    aside = (AuditLog(tmp_path / "hotplug" / "audit.jsonl"),
+             PlanStore(tmp_path / "hotplug" / "plans"))
 
-    def run(plan: Plan) -> None:
+    def run(plan: Plan, journal: tuple[AuditLog, PlanStore] = (audit, store)) -> None:
         host = ssh_host(g)
         result = common.run_fix(plan, lambda p: PlanRunner(
-            host, p, audit=audit, store=store, operator="hostvm-test"), lambda _e: None)
+            host, p, audit=journal[0], store=journal[1], operator="hostvm-test"),
+            lambda _e: None)
         assert result.applied and result.rollback is None, result.result.message
 
-    def undo(plan: Plan) -> None:
+    def undo(plan: Plan, journal: tuple[AuditLog, PlanStore] = (audit, store)) -> None:
         host = ssh_host(g)
         u = fix_boot.undo_plan(plan, host=host, now=host.now())
-        result = PlanRunner(host, u, audit=audit, store=store,
+        result = PlanRunner(host, u, audit=journal[0], store=journal[1],
                             operator="hostvm-test").run(lambda _e: None)
         assert result.done, result.message
 
@@ -325,7 +383,7 @@ def test_every_boot_fix_across_reboots(host_guest: HostGuest, wait_online_hang: 
     assert not hotplug.blocked, hotplug.checks
     assert hotplug.argv_list()[1] == ("sed", "-i", "-e", "2s/^auto lan1$/allow-hotplug lan1/",
                                       faults.IFUPDOWN_FILE)
-    run(hotplug)
+    run(hotplug, aside)
     try:
         for name in ("netplan-optional", "wait-online-interface", "wait-online-any", "mask"):
             host = ssh_host(g)
@@ -345,7 +403,11 @@ def test_every_boot_fix_across_reboots(host_guest: HostGuest, wait_online_hang: 
                 assert dict(plan.params)["exec"] == (
                     "/lib/systemd/systemd-networkd-wait-online --interface=br0 "
                     "--interface=br100"), plan.params
-            run(plan)
+            if name == "netplan-optional":  # through the Host screen, as an operator
+                pending_said = asyncio.run(_boot_fix_through_the_screen(g, tmp_path))
+                host_figures(f"{name}: the panel before the reboot", pending_said)
+            else:
+                run(plan)
             if name == "netplan-optional":
                 written = g.exec(f"cat {fix_boot.NETPLAN_FILE}").stdout
                 assert "optional: true" in written, written
@@ -375,11 +437,15 @@ def test_every_boot_fix_across_reboots(host_guest: HostGuest, wait_online_hang: 
                          g.unit_seconds("networking.service"))
             host_figures(f"{name}: reboot to ssh s", round(to_ssh, 1))
             host_figures(f"{name}: the panel", judged.verdict.message)
-            undo(plan)
+            if name == "netplan-optional":
+                shown = asyncio.run(_boot_undo_through_the_screen(g, tmp_path))
+                assert shown == f"✔ {judged.verdict.message}", shown
+            else:
+                undo(plan)
             assert state(g, *touched) == clean, name  # byte for byte, without a reboot
             assert state(g, faults.NETPLAN_FILE) == netplan_faulty, name
     finally:
-        undo(hotplug)
+        undo(hotplug, aside)
     assert state(g, *touched) == clean
     assert state(g, *fault_files) == faulty  # both fault files byte for byte
     g.reboot()

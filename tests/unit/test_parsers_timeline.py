@@ -65,6 +65,27 @@ def test_events_of_the_incident_in_words(ver: str) -> None:
                           for e in checks)
 
 
+def test_checksum_errors_found_by_a_scrub_on_2_1() -> None:
+    """2.1.11, the same incident with 64 MiB zeroed at 8 MiB of vdb1 (the data written):
+    the scrub's checksum ereports name vdb in words, with the pool, the vdev path and the
+    scrub around them; their timeline entries are ERROR on vdb."""
+    got = parse_zpool_events(parser_text("zpool-events", "guest-zfs-2.1.11-checksum.txt"))
+    words = [describe(e)[2] for e in got.events]
+    checks = [e for e in got.events if e.cls == "ereport.fs.zfs.checksum"]
+    assert len(checks) == 20
+    assert all(e.get("vdev_path") == "/dev/vdb1" and e.get("pool") == "tank" for e in checks)
+    scrub = words.index("scrub started")
+    first = words.index("checksum error on vdb")
+    assert scrub < first < words.index("scrub finished")
+    entries = event_entries(got.events, offset=0, keep_history=False, pools=())
+    errors = [e for e in entries if e.kind is Kind.ERROR]
+    assert len(errors) == 20 and {(e.pool, e.vdev) for e in errors} == {("tank", "vdb")}
+    history = parse_zpool_history(parser_text("zpool-history",
+                                              "guest-zfs-2.1.11-checksum.txt"))
+    assert any(r.kind is RecordKind.COMMAND and r.text == "zpool scrub -w tank"
+               for r in history)
+
+
 @pytest.mark.parametrize("ver", VERSIONS)
 def test_history_of_the_incident(ver: str) -> None:
     records = history_of(ver)
