@@ -26,9 +26,7 @@ class ScreenEntry:
     title: str
     module: str  # under zconsole.ui.screens
     cls: str
-    # shown in the header's tab strip; Advice is not (yet): its key and the palette reach it,
-    # and adding a tab changes every picture of every screen
-    tab: bool = True
+    tab: bool = True  # shown in the header's tab strip (every screen is today)
 
     def load(self) -> type[ZScreen]:
         screen: type[ZScreen] = getattr(import_module(f"zconsole.ui.screens.{self.module}"),
@@ -48,6 +46,6 @@ SCREENS: tuple[ScreenEntry, ...] = (
     ScreenEntry("network", "5", "Network", "network.screen", "NetworkScreen"),
     ScreenEntry("host", "6", "Host", "host.screen", "HostScreen"),
     ScreenEntry("timeline", "7", "Timeline", "timeline.screen", "TimelineScreen"),
-    ScreenEntry("advice", "8", "Advice", "advice.screen", "AdviceScreen", tab=False),
+    ScreenEntry("advice", "8", "Advice", "advice.screen", "AdviceScreen"),
     ScreenEntry("fleet", "9", "Fleet", "fleet.screen", "FleetScreen"),
 )
