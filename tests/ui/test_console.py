@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import pytest
@@ -405,7 +406,6 @@ def test_the_ui_thread_gets_the_interpreter_lock_back_quickly() -> None:
 async def test_a_refresh_is_announced_once_it_has_run_a_second() -> None:
     """The status line says "refreshing for N s" only once a refresh has run for a second:
     a quick one would change the line (and draw the screen) twice to say nothing."""
-    import threading
 
     from zconsole.hosts.demo import DemoHost
 
@@ -414,14 +414,7 @@ async def test_a_refresh_is_announced_once_it_has_run_a_second() -> None:
                       refresh_interval=3600)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        gate = threading.Event()
-        real = app.session.refresh
-
-        def slow(**kw: object) -> object:
-            gate.wait(30)
-            return real(**kw)  # type: ignore[arg-type]
-
-        app.session.refresh = slow  # type: ignore[method-assign]
+        gate = hold_refreshes(app)
         status = app.screen.query_one("#refresh", Label)
         try:
             app.action_refresh()
@@ -494,7 +487,6 @@ async def test_a_scheduled_refresh_does_not_redraw_the_age_it_is_about_to_renew(
     ago" when it ended: two redraws of the screen a second to say nothing (issue 11). The
     timer's refresh leaves the line as it is until the refresh ends; a refresh asked for by
     the operator (r) draws the frame at once."""
-    import threading
 
     from zconsole.hosts.demo import DemoHost
 
@@ -505,14 +497,7 @@ async def test_a_scheduled_refresh_does_not_redraw_the_age_it_is_about_to_renew(
         await settle(app, pilot)
         status = app.screen.query_one("#refresh", Label)
         assert "refreshed 0 s ago" in str(status.render())
-        gate = threading.Event()
-        real = app.session.refresh
-
-        def held(**kw: object) -> object:
-            gate.wait(30)
-            return real(**kw)  # type: ignore[arg-type]
-
-        app.session.refresh = held  # type: ignore[method-assign]
+        gate = hold_refreshes(app)
         try:
             now[0] += 1.2
             app._refresh_tick()  # the refresh timer
@@ -522,9 +507,7 @@ async def test_a_scheduled_refresh_does_not_redraw_the_age_it_is_about_to_renew(
             gate.set()
         await wait_refreshed(app, pilot)
         assert "refreshed 0 s ago" in str(status.render())
-        app.session.refresh = real  # type: ignore[method-assign]
         gate.clear()
-        app.session.refresh = held  # type: ignore[method-assign]
         try:
             now[0] += 1.2
             app.action_refresh()  # the operator's r: the frame is drawn at once
@@ -532,6 +515,19 @@ async def test_a_scheduled_refresh_does_not_redraw_the_age_it_is_about_to_renew(
         finally:
             gate.set()
         await wait_refreshed(app, pilot)
+
+
+def hold_refreshes(app: ZConsoleApp) -> threading.Event:
+    """Every refresh of `app` from now on waits (in its worker) until the event is set."""
+    gate = threading.Event()
+    real = app.session.refresh
+
+    def held(**kw: object) -> object:
+        gate.wait(30)
+        return real(**kw)  # type: ignore[arg-type]
+
+    app.session.refresh = held  # type: ignore[method-assign]
+    return gate
 
 
 async def wait_refreshed(app: ZConsoleApp, pilot: object) -> None:
