@@ -231,9 +231,14 @@ def test_attach_wizard_over_ssh(clean_host: HostGuest, figures: Any) -> None:
         screen = term.wait_for("✔ Done.", 600, "the attach to finish")
         figures("seconds from the Pools screen to ✔ Done.", round(time.monotonic() - t0, 1))
         term.press("Enter")  # close the wizard
-        screen = term.wait_for(re.compile(r"mirror-0\s+✔ ONLINE"), 120,
-                               "the new mirror on the Pools screen")
-        assert re.search(rf"virtio-hostvm-{new}\s+✔ ONLINE", screen), screen
+        # the Pools screen behind the wizard may already show mirror-0: wait for the wizard
+        # to be gone and the new disk's row drawn
+        leaf = re.compile(rf"virtio-hostvm-{new}\s+✔ ONLINE")
+        screen = term.wait_for(
+            lambda t: "Enter or Escape: close" not in t and re.search(r"mirror-0\s+✔ ONLINE", t)
+            is not None and leaf.search(t) is not None, 120,
+            "the new mirror and its new disk on the Pools screen")
+        assert leaf.search(screen), screen
         term.press("q")
     status = g.exec(["zpool", "status", "zcwiz"]).stdout
     assert "mirror-0" in status and f"virtio-hostvm-{new}" in status

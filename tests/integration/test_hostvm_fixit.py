@@ -15,9 +15,13 @@ Needs ZCONSOLE_VM=1 (or ZCONSOLE_HOSTVM_ATTACH=RUN_DIR of a running guest).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -276,6 +280,29 @@ def networking_waited_for_lan1(g: HostGuest) -> bool:
 # a loaded 2-core machine (2026-11-26, load 4-5), over the guest tests' limit: twice it
 @pytest.mark.timeout(2 * int(os.environ.get("ZCONSOLE_VM_TEST_TIMEOUT", "1800")))
 @pytest.mark.hostvm_slow
+@contextlib.contextmanager
+def own_ssh_masters() -> Iterator[None]:
+    """The consoles made inside get ssh control sockets of their own (XDG_RUNTIME_DIR). A
+    master a console left (ControlPersist) outlives a reboot of the guest: QEMU's user
+    network keeps its TCP connection open to a guest that no longer knows it, and the next
+    console reusing it waited for ever (CI's first run of this test). The masters are
+    stopped on the way out."""
+    d = tempfile.mkdtemp(prefix="zc")  # short: a unix socket path has room for 107 bytes
+    old = os.environ.get("XDG_RUNTIME_DIR")
+    os.environ["XDG_RUNTIME_DIR"] = d
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("XDG_RUNTIME_DIR", None)
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = old
+        for sock in Path(d).glob("zconsole-ssh-*/*"):
+            subprocess.run(["ssh", "-o", f"ControlPath={sock}", "-O", "exit", "guest"],
+                           capture_output=True, timeout=30, check=False)
+        shutil.rmtree(d, ignore_errors=True)
+
+
 async def _boot_fix_through_the_screen(g: HostGuest, tmp: Path) -> str:
     """The Host screen on SshHost (the console's state in `tmp`, the test's audit log and
     plan store): the boot panel's verdict, `f`, the netplan preview, 'optional' typed; the
@@ -404,7 +431,8 @@ def test_every_boot_fix_across_reboots(host_guest: HostGuest, wait_online_hang: 
                     "/lib/systemd/systemd-networkd-wait-online --interface=br0 "
                     "--interface=br100"), plan.params
             if name == "netplan-optional":  # through the Host screen, as an operator
-                pending_said = asyncio.run(_boot_fix_through_the_screen(g, tmp_path))
+                with own_ssh_masters():
+                    pending_said = asyncio.run(_boot_fix_through_the_screen(g, tmp_path))
                 host_figures(f"{name}: the panel before the reboot", pending_said)
             else:
                 run(plan)
@@ -438,7 +466,8 @@ def test_every_boot_fix_across_reboots(host_guest: HostGuest, wait_online_hang: 
             host_figures(f"{name}: reboot to ssh s", round(to_ssh, 1))
             host_figures(f"{name}: the panel", judged.verdict.message)
             if name == "netplan-optional":
-                shown = asyncio.run(_boot_undo_through_the_screen(g, tmp_path))
+                with own_ssh_masters():
+                    shown = asyncio.run(_boot_undo_through_the_screen(g, tmp_path))
                 assert shown == f"✔ {judged.verdict.message}", shown
             else:
                 undo(plan)
