@@ -127,7 +127,7 @@ class AdviceScreen(ZScreen):
         try:
             change(self.store())
         except (OSError, ValueError) as e:
-            self.notify(f"Could not keep it: {e}", severity="error")
+            self.notify(f"Could not keep it: {e}", severity="error", markup=False)
             return
         self.mutes = mutes
         self.run_worker(self.redraw(), group="advice-redraw", exclusive=True)
