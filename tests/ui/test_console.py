@@ -482,41 +482,6 @@ def test_main_holds_the_collector_only_while_the_console_starts(monkeypatch: pyt
     assert seen["ran"] is True and gc.isenabled()
 
 
-async def test_a_scheduled_refresh_does_not_redraw_the_age_it_is_about_to_renew() -> None:
-    """At `--refresh 1` the age line said "1 s ago" when the timer started a refresh and "0 s
-    ago" when it ended: two redraws of the screen a second to say nothing (issue 11). The
-    timer's refresh leaves the line as it is until the refresh ends; a refresh asked for by
-    the operator (r) draws the frame at once."""
-
-    from zconsole.hosts.demo import DemoHost
-
-    now = [frozen()]
-    app = ZConsoleApp(DemoHost("showcase", clock=lambda: now[0], seed=0), clock=lambda: now[0],
-                      refresh_interval=3600)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        status = app.screen.query_one("#refresh", Label)
-        assert "refreshed 0 s ago" in str(status.render())
-        gate = hold_refreshes(app)
-        try:
-            now[0] += 1.2
-            app._refresh_tick()  # the refresh timer
-            assert app.refresh_started is not None
-            assert "refreshed 0 s ago" in str(status.render())  # not drawn again yet
-        finally:
-            gate.set()
-        await wait_refreshed(app, pilot)
-        assert "refreshed 0 s ago" in str(status.render())
-        gate.clear()
-        try:
-            now[0] += 1.2
-            app.action_refresh()  # the operator's r: the frame is drawn at once
-            assert "refreshed 1 s ago" in str(status.render())
-        finally:
-            gate.set()
-        await wait_refreshed(app, pilot)
-
-
 def hold_refreshes(app: ZConsoleApp) -> threading.Event:
     """Every refresh of `app` from now on waits (in its worker) until the event is set."""
     gate = threading.Event()
@@ -528,14 +493,3 @@ def hold_refreshes(app: ZConsoleApp) -> threading.Event:
 
     app.session.refresh = held  # type: ignore[method-assign]
     return gate
-
-
-async def wait_refreshed(app: ZConsoleApp, pilot: object) -> None:
-    from textual.pilot import Pilot
-
-    assert isinstance(pilot, Pilot)
-    for _ in range(500):
-        if app.refresh_started is None:
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("the refresh did not end")

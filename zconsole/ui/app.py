@@ -430,7 +430,7 @@ class ZConsoleApp(App[None]):
 
     def _refresh_tick(self, m: Member | None = None) -> None:
         if not self.paused:
-            self._refresh_member(m or self.current, scheduled=True)
+            self._refresh_member(m or self.current)
 
     # -- several hosts -----------------------------------------------------------------------
     def switch_host(self, m: Member, mode: str = SCREENS[0].mode) -> None:
