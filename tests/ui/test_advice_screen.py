@@ -58,12 +58,18 @@ async def test_key_8_shows_the_advice_grouped_by_severity(size: tuple[int, int])
         assert "Advice" in str(screen.query_one("#facts").render())
 
 
+async def focused_scrub(app: Any, pilot: Any) -> AdviceItem:
+    """The Advice screen open, the focus on the scrub-age finding."""
+    screen = await open_advice(app, pilot)
+    scrub = [i for i in screen.query(AdviceItem) if i.advice.kind == "advice-scrub"][0]
+    scrub.focus()
+    return scrub
+
+
 async def test_enter_opens_the_why_and_closes_it_again() -> None:
     app = make_app("advice")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_advice(app, pilot)
-        scrub = [i for i in screen.query(AdviceItem) if i.advice.kind == "advice-scrub"][0]
-        scrub.focus()
+        scrub = await focused_scrub(app, pilot)
         await pilot.press("enter")
         await pilot.pause()
         lines = scrub.body().plain.splitlines()
@@ -141,9 +147,8 @@ async def test_m_mutes_with_a_kept_reason_and_unmutes(
 
     app = make_app("advice")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_advice(app, pilot)
-        scrub = [i for i in screen.query(AdviceItem) if i.advice.kind == "advice-scrub"][0]
-        scrub.focus()
+        await focused_scrub(app, pilot)
+        screen = app.screen
         await pilot.press("m")
         await pilot.pause()
         assert isinstance(app.screen, MuteScreen)
