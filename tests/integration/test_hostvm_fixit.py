@@ -276,10 +276,6 @@ def networking_waited_for_lan1(g: HostGuest) -> bool:
     return "No DHCPOFFERS received" in log or "DHCPDISCOVER on lan1" in log
 
 
-# six boots, two of them 2-minute hangs, and a seventh to leave the guest as built: 30 min on
-# a loaded 2-core machine (2026-11-26, load 4-5), over the guest tests' limit: twice it
-@pytest.mark.timeout(2 * int(os.environ.get("ZCONSOLE_VM_TEST_TIMEOUT", "1800")))
-@pytest.mark.hostvm_slow
 @contextlib.contextmanager
 def own_ssh_masters() -> Iterator[None]:
     """The consoles made inside get ssh control sockets of their own (XDG_RUNTIME_DIR). A
@@ -352,6 +348,13 @@ async def _boot_undo_through_the_screen(g: HostGuest, tmp: Path) -> str:
         return verdict
 
 
+# six boots, two of them 2-minute hangs, and a seventh to leave the guest as built: 30 min on
+# a loaded 2-core machine (2026-11-26, load 4-5), over the guest tests' 30-minute limit, so it
+# gets twice that; and no rerun (hostvm_slow): a rerun after a timeout found the first
+# attempt's fix still on the guest (CI, stop 21: these two marks had slipped onto the helper
+# above, the test timed out at 1800 s and its rerun booted without the hang)
+@pytest.mark.timeout(2 * int(os.environ.get("ZCONSOLE_VM_TEST_TIMEOUT", "1800")))
+@pytest.mark.hostvm_slow
 def test_every_boot_fix_across_reboots(host_guest: HostGuest, wait_online_hang: faults.Fault,
                                        ifupdown_dhcp_hang: faults.Fault, host_figures: Any,
                                        tmp_path: Path) -> None:
