@@ -10,7 +10,13 @@ import pytest
 
 from zconsole.cli.main import main
 from zconsole.hosts.base import HostError
-from zconsole.hosts.ssh import SshHost, control_dir, validate_destination
+from zconsole.hosts.ssh import (
+    SERVER_ALIVE_COUNT,
+    SERVER_ALIVE_INTERVAL,
+    SshHost,
+    control_dir,
+    validate_destination,
+)
 
 
 @pytest.fixture
@@ -75,3 +81,15 @@ def test_console_host_option_injection_is_refused(capsys: pytest.CaptureFixture[
                                                   runtime: Path) -> None:
     rc = main(["--host=-oProxyCommand=sh"])  # (`--host -o...` argparse already refuses)
     assert rc == 1 and "not a host to ssh to" in capsys.readouterr().err
+
+
+def test_a_dead_master_is_ended_by_keepalives(runtime: Path) -> None:
+    """A master left to a host that rebooted (CI: QEMU's user network kept the TCP connection
+    open) hung every later read; keepalives bound that wait."""
+    opts = SshHost("op@storage1")._ssh_opts
+    pairs = {opts[i + 1].split("=")[0]: opts[i + 1].split("=")[1]
+             for i, o in enumerate(opts) if o == "-o"}
+    assert pairs["ServerAliveInterval"] == str(SERVER_ALIVE_INTERVAL)
+    assert pairs["ServerAliveCountMax"] == str(SERVER_ALIVE_COUNT)
+    assert SERVER_ALIVE_INTERVAL * SERVER_ALIVE_COUNT <= 60
+    assert pairs["ControlMaster"] == "auto"  # the master the keepalives end

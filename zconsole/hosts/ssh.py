@@ -103,6 +103,8 @@ def _abandon(proc: Any) -> None:
 # DNS lookup, pam_systemd for logind or the user's manager): zconsole must still get in to
 # show it, so the first session may take this long once the TCP connection is up.
 LOGIN_TIMEOUT = 90.0
+SERVER_ALIVE_INTERVAL = 15
+SERVER_ALIVE_COUNT = 3
 
 
 class SshHost(BaseHost):
@@ -138,6 +140,11 @@ class SshHost(BaseHost):
             "-o", f"ControlPath={control_dir()}/%C",
             "-o", "ControlPersist=300",
             "-o", f"ConnectTimeout={int(connect_timeout)}",
+            # a master whose host rebooted or vanished without a reset (a NAT, QEMU's user
+            # network) would otherwise be reused for ever, every read waiting on a dead TCP
+            # connection: ssh ends it after 3 unanswered keepalives, 45 s
+            "-o", f"ServerAliveInterval={SERVER_ALIVE_INTERVAL}",
+            "-o", f"ServerAliveCountMax={SERVER_ALIVE_COUNT}",
             *extra_opts,
         ]
         self._ssh_opts = opts
