@@ -61,6 +61,7 @@ from zconsole.services.read.collect import (
 )
 from zconsole.services.read.flights import NO_ANSWER, Flights
 from zconsole.services.read.identity import DiskIndex, InventoryCache, with_roles
+from zconsole.services.read.memo import ParseMemo
 from zconsole.services.read.pools import LeafMetrics, leaf_metrics
 from zconsole.services.read.progress import ScanEstimate, ScanTracker
 from zconsole.services.read.sampling import (
@@ -112,6 +113,7 @@ class HostSession:
         self.scans = ScanTracker()
         self.arc = ArcWatch()
         self.inventory = InventoryCache()
+        self.memo = ParseMemo()  # the last parse of each read's text (services/read/memo.py)
         self.watch = StateWatch()  # pool and vdev state changes seen between two readings
         self._slow: tuple[Finding, ...] = ()  # the last slow-disk findings (hysteresis)
         if parallel is None:
@@ -136,7 +138,9 @@ class HostSession:
         known while other reads still run (parallel reads only: read in order, everything
         arrives within the same call anyway). `cancelled()` is polled while waiting.
         """
-        rd = _Reader(self.host, self.timeout)
+        if force:
+            self.memo.forget()
+        rd = _Reader(self.host, self.timeout, self.memo)
         taken_at = rd._now()
         zfs = self._zfs_info(rd, force, cancelled)
         prior = self.last.reading if self.last is not None else None

@@ -31,7 +31,7 @@ from zconsole.hosts.base import (
 from zconsole.model.arc import ArcStats
 from zconsole.model.dataset import Dataset, PropertyValue
 from zconsole.model.disk import DiskStat
-from zconsole.model.pool import Pool, PoolUsage
+from zconsole.model.pool import Pool, PoolUsage, ScanState
 from zconsole.model.reading import (
     SKIPPED,
     DiskInventory,
@@ -51,6 +51,7 @@ from zconsole.parsers.zpool_status import parse_zpool_status
 from zconsole.parsers.zpool_status_json import parse_zpool_status_json
 from zconsole.services.read import catalogue
 from zconsole.services.read.identity import collect_inventory
+from zconsole.services.read.memo import ParseMemo
 
 T = TypeVar("T")
 
@@ -68,9 +69,11 @@ def _show(argv: Sequence[str]) -> str:
 class _Reader:
     """Runs each read and turns its outcome into a Part; remembers not-root refusals."""
 
-    def __init__(self, host: Host, timeout: float) -> None:
+    def __init__(self, host: Host, timeout: float, memo: ParseMemo | None = None) -> None:
         self.host = host
         self.timeout = timeout
+        # a session's reader keeps the last parse of each text (a one-off reading has none)
+        self.memo = memo if memo is not None else ParseMemo()
         self.is_root = _is_root(host)
         self.limitations: list[str] = []
         self.unreachable: str | None = None  # once set, later reads are skipped
@@ -183,25 +186,39 @@ def detect_zfs(host: Host, *, timeout: float = DEFAULT_TIMEOUT) -> ZfsInfo:
         json_status=supports_json(version))
 
 
-def read_pool_status(host: Host, zfs: ZfsInfo, *, timeout: float = DEFAULT_TIMEOUT
-                     ) -> tuple[tuple[Pool, ...], str]:
+def _timeless(pools: tuple[Pool, ...]) -> bool:
+    """Nothing in these pools depends on the time of the reading: the JSON parse works out
+    the ETA of a running scan, expansion or removal from `now`."""
+    return not any(
+        any(s.state is ScanState.IN_PROGRESS for s in p.scans)
+        or (p.expand is not None and p.expand.state is ScanState.IN_PROGRESS)
+        or (p.removal is not None and p.removal.state is ScanState.IN_PROGRESS)
+        for p in pools)
+
+
+def read_pool_status(host: Host, zfs: ZfsInfo, *, timeout: float = DEFAULT_TIMEOUT,
+                     memo: ParseMemo | None = None) -> tuple[tuple[Pool, ...], str]:
     """Status trees, in the format the version supports; (pools, argv shown).
 
-    With an unknown version JSON is tried first, then the 2.1 text form.
+    With an unknown version JSON is tried first, then the 2.1 text form. `memo`: the text
+    seen last time is not parsed again.
     """
+    memo = memo if memo is not None else ParseMemo()
     now = int(host.now())
     if zfs.json_status or zfs.presence is ZfsPresence.UNKNOWN:
         argv = catalogue.zpool_status(True)
         try:
             out = host.run(argv, timeout=timeout).stdout
-            return tuple(parse_zpool_status_json(out, now=now)), _show(argv)
+            return memo.parse("status-json", out, lambda text: tuple(
+                parse_zpool_status_json(text, now=now)), keep=_timeless), _show(argv)
         except (CommandFailed, ParseError):
             if zfs.json_status:
                 raise
     argv = catalogue.zpool_status(False)
     out = host.run(argv, timeout=timeout).stdout
     totals = zfs.version is not None and zfs.version >= (2, 3, 0)
-    return tuple(parse_zpool_status(out, ddt_sizes_are_totals=totals)), _show(argv)
+    return memo.parse(f"status-text-{totals}", out, lambda text: tuple(
+        parse_zpool_status(text, ddt_sizes_are_totals=totals))), _show(argv)
 
 
 def _kernel(host: Host, timeout: float) -> str:
@@ -218,7 +235,8 @@ def read_status(rd: _Reader, zfs: ZfsInfo) -> Part[tuple[Pool, ...]]:
     status_src = _show(catalogue.zpool_status(zfs.json_status))
     if not zfs.present and zfs.presence is not ZfsPresence.UNKNOWN:
         return rd.skipped(status_src, zfs.message)
-    read = rd.part(status_src, lambda: read_pool_status(rd.host, zfs, timeout=rd.timeout))
+    read = rd.part(status_src, lambda: read_pool_status(rd.host, zfs, timeout=rd.timeout,
+                                                        memo=rd.memo))
     if read.value is None:
         return Part(None, read.taken_at, read.source, read.error, read.error_type,
                     read.needs_root)
@@ -229,14 +247,16 @@ def read_usage(rd: _Reader, zfs: ZfsInfo) -> Part[tuple[PoolUsage, ...]]:
     argv = catalogue.zpool_list()
     if not zfs.present and zfs.presence is not ZfsPresence.UNKNOWN:
         return rd.skipped(_show(argv), zfs.message)
-    return rd.part(_show(argv), lambda: tuple(parse_zpool_list(rd.run(argv))))
+    return rd.part(_show(argv), lambda: rd.memo.parse(
+        "usage", rd.run(argv), lambda text: tuple(parse_zpool_list(text))))
 
 
 def read_datasets(rd: _Reader, zfs: ZfsInfo) -> Part[tuple[Dataset, ...]]:
     argv = catalogue.zfs_list_datasets()
     if not zfs.present and zfs.presence is not ZfsPresence.UNKNOWN:
         return rd.skipped(_show(argv), zfs.message)
-    return rd.part(_show(argv), lambda: tuple(parse_zfs_list(rd.run(argv), DEFAULT_COLUMNS)))
+    return rd.part(_show(argv), lambda: rd.memo.parse(
+        "datasets", rd.run(argv), lambda text: tuple(parse_zfs_list(text, DEFAULT_COLUMNS))))
 
 
 def read_arc(rd: _Reader, zfs: ZfsInfo) -> Part[ArcStats]:

@@ -1,0 +1,93 @@
+"""ParseMemo: a read whose text has not changed since the last refresh is not parsed again
+(a quiet host's zpool status / list / zfs list), and never when the value depends on more than
+the text (a running scan's ETA follows the time of the reading)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zconsole.hosts.base import Result
+from zconsole.hosts.demo import DemoHost
+from zconsole.model.pool import ScanState
+from zconsole.model.reading import ZfsInfo, ZfsPresence
+from zconsole.parsers.errors import ParseError
+from zconsole.services.read.collect import read_pool_status
+from zconsole.services.read.memo import ParseMemo
+from zconsole.services.session import HostSession
+
+RESILVER = Path(__file__).parents[1] / (
+    "fixtures/capture/zfs-2.3.2/resilver-in-progress/cmd/017.out")
+
+
+def test_same_text_is_parsed_once_other_text_again() -> None:
+    calls: list[str] = []
+
+    def parse(text: str) -> tuple[str, ...]:
+        calls.append(text)
+        return tuple(text.split())
+
+    memo = ParseMemo()
+    first = memo.parse("k", "a b", parse)
+    assert memo.parse("k", "a b", parse) is first
+    assert memo.parse("k", "a c", parse) == ("a", "c")
+    assert memo.parse("other", "a c", parse) == ("a", "c")  # keys do not share
+    assert calls == ["a b", "a c", "a c"] and memo.hits == 1
+
+
+def test_a_failed_parse_or_a_value_not_kept_is_parsed_again() -> None:
+    memo, calls = ParseMemo(), []
+
+    def bad(text: str) -> int:
+        calls.append(text)
+        raise ParseError("t", "no")
+
+    for _ in range(2):
+        with pytest.raises(ParseError):
+            memo.parse("k", "x", bad)
+    assert memo.parse("k", "x", len, keep=lambda _v: False) == 1
+    assert memo.parse("k", "x", lambda t: 7) == 7  # not the value that was not kept
+    assert len(calls) == 2 and memo.hits == 0
+
+
+def test_a_quiet_host_is_not_parsed_again_between_refreshes() -> None:
+    session = HostSession(DemoHost("big100", clock=lambda: 1795302010.0, seed=0))
+    first = session.refresh().reading
+    second = session.refresh().reading
+    assert session.memo.hits >= 3  # status, zpool list, zfs list
+    assert second.pool_status.value is first.pool_status.value
+    assert second.pool_usage.value is first.pool_usage.value
+    assert second.datasets.value is first.datasets.value
+    hits = session.memo.hits
+    forced = session.refresh(force=True).reading  # ctrl+r: everything read and parsed afresh
+    assert session.memo.hits == hits
+    assert forced.pool_status.value is not first.pool_status.value
+    assert forced.pool_status.value == first.pool_status.value
+
+
+class _Fixed:
+    """A host whose `zpool status -j` always prints the same bytes, at a clock we move."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.t = text, 1_795_308_322.0  # 5 s after the resilver began
+
+    def now(self) -> float:
+        return self.t
+
+    def run(self, argv: list[str], *, timeout: float = 30.0, check: bool = True,
+            stdin: str | None = None) -> Result:
+        return Result(tuple(argv), 0, self.text, "", 0.0)
+
+
+def test_a_running_scan_is_parsed_at_each_reading_its_eta_follows_the_clock() -> None:
+    host = _Fixed(RESILVER.read_text())
+    zfs = ZfsInfo(ZfsPresence.PRESENT, "", version=(2, 3, 2), json_status=True)
+    memo = ParseMemo()
+    pools, _ = read_pool_status(host, zfs, memo=memo)  # type: ignore[arg-type]
+    scan = pools[0].scan
+    assert scan is not None and scan.state is ScanState.IN_PROGRESS
+    host.t += 5  # half the rate so far: the ETA doubles
+    later, _ = read_pool_status(host, zfs, memo=memo)  # type: ignore[arg-type]
+    assert later is not pools and memo.hits == 0
+    assert later[0].scan is not None and later[0].scan.eta_seconds != scan.eta_seconds
