@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes import DelegatingHost
 from zconsole.hosts.base import Result
 from zconsole.hosts.demo import DemoHost
 from zconsole.model.pool import ScanState
-from zconsole.model.reading import ZfsInfo, ZfsPresence
+from zconsole.model.reading import DiskState, ZfsInfo, ZfsPresence
 from zconsole.parsers.errors import ParseError
 from zconsole.services.read.collect import read_pool_status
 from zconsole.services.read.memo import ParseMemo
@@ -91,3 +92,33 @@ def test_a_running_scan_is_parsed_at_each_reading_its_eta_follows_the_clock() ->
     later, _ = read_pool_status(host, zfs, memo=memo)  # type: ignore[arg-type]
     assert later is not pools and memo.hits == 0
     assert later[0].scan is not None and later[0].scan.eta_seconds != scan.eta_seconds
+
+
+class _Mounts(DelegatingHost):
+    """The demo, with lines added to /proc/mounts when the test says."""
+
+    def __init__(self, inner: DemoHost) -> None:
+        super().__init__(inner)
+        self.extra = ""
+
+    def read_text(self, path: str) -> str:
+        text = super().read_text(path)
+        return text + self.extra if path == "/proc/mounts" else text
+
+
+def test_disk_roles_are_judged_again_only_when_the_disks_or_pools_change() -> None:
+    t = [1795302010.0]
+    host = _Mounts(DemoHost("degraded", clock=lambda: t[0], seed=0))
+    session = HostSession(host)
+    first = session.refresh().reading.disks.value
+    t[0] += 1
+    second = session.refresh().reading.disks.value
+    assert first is not None and second is first  # the same inventory, the same pools
+    # a filesystem mounted on a free disk since: its role is judged again, at once
+    free = next(r.disk for r in first.roles if r.state is DiskState.FREE)
+    host.extra = f"/dev/{free} /mnt/scratch ext4 rw,relatime 0 0\n"
+    t[0] += 1
+    third = session.refresh().reading.disks.value
+    assert third is not None and third is not first
+    role = next(r for r in third.roles if r.disk == free)
+    assert role.state is DiskState.IN_USE, role

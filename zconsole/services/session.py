@@ -114,6 +114,10 @@ class HostSession:
         self.arc = ArcWatch()
         self.inventory = InventoryCache()
         self.memo = ParseMemo()  # the last parse of each read's text (services/read/memo.py)
+        # the last disk roles and DiskIndex, with what they were made from: kept while the
+        # inventory and the pools are the very same objects (a quiet host)
+        self._roles: tuple[DiskInventory, tuple[Pool, ...] | None, DiskInventory] | None = None
+        self._disk_index: tuple[DiskInventory, DiskIndex] | None = None
         self.watch = StateWatch()  # pool and vdev state changes seen between two readings
         self._slow: tuple[Finding, ...] = ()  # the last slow-disk findings (hysteresis)
         if parallel is None:
@@ -239,8 +243,22 @@ class HostSession:
                raw: Part[DiskInventory]) -> Part[DiskInventory]:
         if raw.value is None:
             return raw
-        return Part(with_roles(raw.value, pools_for_roles(zfs, status)), raw.taken_at,
-                    raw.source)
+        pools = pools_for_roles(zfs, status)
+        kept = self._roles
+        if kept is not None and kept[0] is raw.value and kept[1] is pools:
+            judged = kept[2]  # the same inventory and the same pools (ParseMemo): same roles
+        else:
+            judged = with_roles(raw.value, pools)
+            self._roles = (raw.value, pools, judged)
+        return Part(judged, raw.taken_at, raw.source)
+
+    def _index(self, inventory: DiskInventory | None) -> DiskIndex | None:
+        """The refresh's DiskIndex, built again only for another inventory."""
+        if inventory is None:
+            return None
+        if self._disk_index is None or self._disk_index[0] is not inventory:
+            self._disk_index = (inventory, DiskIndex(inventory.devices))
+        return self._disk_index[1]
 
     def _judge(self, rd: _Reader, taken_at: float, zfs: ZfsInfo, kernel: Part[str],
                parts: Mapping[str, Part[Any]]) -> Refresh:
@@ -255,7 +273,7 @@ class HostSession:
                            status=status, usage=parts["usage"], datasets=parts["datasets"],
                            arc=parts["arc"], diskstats=diskstats, disks=disks)
         inventory = reading.disks.value
-        index = DiskIndex(inventory.devices) if inventory is not None else None  # one per refresh
+        index = self._index(inventory)
         sample = self._feed_sampler(reading, raw, pools, index)
         findings = tuple(find_slow_disks(pools, self.sampler.leaf_history,
                                          previous=self._slow)) if pools else ()

@@ -274,7 +274,10 @@ def with_mounts(inv: DiskInventory, mounts: Mapping[str, list[str]]) -> DiskInve
         extra = [m for m in mounts.get(d.name, ()) if m not in d.mountpoints]
         return dataclasses.replace(d, mountpoints=(*d.mountpoints, *extra)) if extra else d
 
-    return dataclasses.replace(inv, devices=tuple(merged(d) for d in inv.devices))
+    devices = tuple(merged(d) for d in inv.devices)
+    if all(a is b for a, b in zip(devices, inv.devices, strict=True)):
+        return inv  # nothing new mounted: the same inventory (its roles can be kept)
+    return dataclasses.replace(inv, devices=devices)
 
 
 class InventoryCache:
