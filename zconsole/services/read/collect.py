@@ -47,7 +47,6 @@ from zconsole.parsers.props import parse_get
 from zconsole.parsers.version import ZfsVersion, parse_zfs_version, supports_json
 from zconsole.parsers.zfs_list import DEFAULT_COLUMNS, SNAPSHOT_COLUMNS, parse_zfs_list
 from zconsole.parsers.zpool_list import parse_zpool_list
-from zconsole.parsers.zpool_status import parse_zpool_status
 from zconsole.parsers.zpool_status_json import parse_zpool_status_json
 from zconsole.services.read import catalogue
 from zconsole.services.read.identity import collect_inventory
@@ -214,6 +213,9 @@ def read_pool_status(host: Host, zfs: ZfsInfo, *, timeout: float = DEFAULT_TIMEO
         except (CommandFailed, ParseError):
             if zfs.json_status:
                 raise
+    # the 2.1 text parser (and its scan-line patterns) only for hosts that need it
+    from zconsole.parsers.zpool_status import parse_zpool_status
+
     argv = catalogue.zpool_status(False)
     out = host.run(argv, timeout=timeout).stdout
     totals = zfs.version is not None and zfs.version >= (2, 3, 0)

@@ -23,12 +23,16 @@ class StateWatch:
         self._entries: tuple[Entry, ...] = ()
         self._lock = threading.Lock()
         self._seq = 0
+        self._seen: Sequence[Pool] | None = None  # the pools observed last
 
     @property
     def entries(self) -> tuple[Entry, ...]:
         return self._entries
 
     def observe(self, pools: Sequence[Pool], at: float) -> None:
+        if pools is self._seen and self._last is not None:
+            return  # the very same reading (ParseMemo): nothing changed
+        self._seen = pools
         states: dict[tuple[str, str], str] = {}
         for p in pools:
             states[(p.name, "")] = p.state
