@@ -170,3 +170,24 @@ def test_fleet_pictures(snap_compare: Any, size: tuple[int, int],
         await open_fleet(app, pilot, clock)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+async def test_the_header_names_the_host_as_the_hosts_file_does(
+        woken: list[ZConsoleApp]) -> None:
+    """A hosts-file name ("nas1") is what the operator calls the host: the header shows it,
+    with the ssh destination (here the demo's host name) beside it when they differ."""
+    clock = Clock()
+    members = [Member.of("nas1", DemoHost("healthy", clock=clock)),
+               Member.of("b", DemoHost("degraded", clock=clock))]
+    members[1] = Member.of(members[1].host.label, members[1].host)  # the same name
+    app = fleet_app(clock, members)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await answered(app, pilot)
+        label = members[0].host.label
+        assert label != "nas1"
+        assert f"zconsole · Pools · nas1 ({label}) · OpenZFS" in screen_text(app)
+        await pilot.press("9", "down", "enter")
+        await settle(app, pilot)
+        text = screen_text(app)
+        other = members[1].host.label
+        assert f"· {other} · OpenZFS" in text and f"({other})" not in text

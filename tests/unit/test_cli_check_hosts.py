@@ -202,3 +202,45 @@ def test_several_host_options_check_each(monkeypatch: pytest.MonkeyPatch,
     rc = main(["--host", "root@a", "--host", "b", "check", "--timeout", "0.2"])
     assert rc == 0 and made == [("root@a", "root@a"), ("b", "b")]
     assert capsys.readouterr().out.startswith("OK: 2 hosts: 2 OK\n")
+
+
+def tagged_file(tmp_path: Path) -> str:
+    f = tmp_path / "tagged.toml"
+    f.write_text('[[host]]\nname = "nas1"\ndemo = "healthy"\ntags = ["prod", "rack-a"]\n\n'
+                 '[[host]]\nname = "nas2"\ndemo = "degraded"\ntags = ["prod", "rack-b"]\n\n'
+                 '[[host]]\nname = "lab"\ndemo = "degraded"\ntags = ["lab"]\n')
+    return str(f)
+
+
+def test_tag_keeps_the_hosts_that_carry_every_tag_given(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tagged_file(tmp_path)
+    rc, out = check(capsys, path, "--tag", "prod")
+    assert rc == 1 and list(sections(out)) == ["nas1", "nas2"]
+    rc, out = check(capsys, path, "--tag", "prod", "--tag", "rack-a")
+    assert rc == 0 and list(sections(out)) == ["nas1"]
+
+
+def test_a_tag_no_host_has_is_refused_with_the_tags_there(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["check", "--hosts", tagged_file(tmp_path), "--tag", "rack-c"])
+    out = capsys.readouterr().out
+    assert rc == 3 and out.startswith("UNKNOWN: no host of the hosts file")  # never OK
+    assert "rack-c" in out and "lab, prod, rack-a, rack-b" in out  # what the file has
+
+
+def test_a_tag_without_a_fleet_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["check", "--demo", "healthy", "--tag", "prod"])
+    assert rc == 3 and "--tag chooses among several hosts" in capsys.readouterr().out
+    # the console says it before it needs a terminal
+    rc = main(["--hosts", str(Path(__file__)), "--tag", "prod"])  # not a hosts file
+    assert rc != 0 and "zconsole: " in capsys.readouterr().err
+    rc = main(["--demo", "healthy", "--tag", "prod"])
+    assert rc != 0 and "--tag chooses among several hosts" in capsys.readouterr().err
+
+
+def test_with_tags_keeps_the_file_order() -> None:
+    entries = (HostEntry("a", demo="healthy", tags=("x", "y")), HostEntry("b", demo="healthy"),
+               HostEntry("c", demo="healthy", tags=("y", "x", "z")))
+    assert [e.name for e in fleet.with_tags(entries, ["x", "y"])] == ["a", "c"]
+    assert fleet.with_tags(entries, []) == entries

@@ -4,7 +4,8 @@
     zconsole --demo [SCENARIO]       the console on the built-in demo host
     zconsole --host user@box         the console on a remote host over ssh
     zconsole --host a --host b       several hosts (the Fleet screen); --hosts [FILE]: a hosts
-                                     file; --demo-fleet: several demo hosts
+                                     file; --demo-fleet: several demo hosts; --tag T:
+                                     only the hosts tagged T
     zconsole parse KIND [FILE|-]     render output pasted from another host (--json: the model)
     zconsole capture --host H DIR    record every read command's output into a fixture dir
     zconsole plan KIND POOL ... --dry-run   print a disk operation's plan (nothing runs)
@@ -86,6 +87,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     where.add_argument("--local", action="store_true",
                        help="look at this machine even without OpenZFS (its disks and network "
                             "are real; the ZFS screens say ZFS is missing)")
+    p.add_argument("--tag", metavar="TAG", action="append",
+                   help="with --hosts or --demo-fleet: only the hosts that carry this tag "
+                        "(again: every tag given)")
     p.add_argument("--ssh-config", metavar="FILE", help="extra ssh config file for --host")
     p.add_argument("--zfs-version", choices=("2.1", "2.3"), default="2.3",
                    help="OpenZFS version the demo host imitates (default 2.3)")

@@ -201,6 +201,12 @@ def _entry(item: object, n: int, start: int,
     return HostEntry(name, ssh, ssh_config, demo, tuple(tags), start)
 
 
+def with_tags(entries: Sequence[HostEntry], tags: Iterable[str]) -> tuple[HostEntry, ...]:
+    """The entries that carry every one of `tags` (`--tag prod --tag rack-a`), in order."""
+    wanted = set(tags)
+    return tuple(e for e in entries if wanted <= set(e.tags))
+
+
 def from_destinations(destinations: Iterable[str], ssh_config: str | None = None
                       ) -> tuple[HostEntry, ...]:
     """`--host a --host b`: one entry each, named like its destination (once each)."""

@@ -56,22 +56,41 @@ def add_fleet_options(pp: argparse.ArgumentParser, name: str, verb: str) -> None
     pp.add_argument("--hosts", dest=f"{name}_hosts", metavar="FILE", nargs="?", const="",
                     help=f"{verb} every host of a hosts file (default "
                          "$XDG_CONFIG_HOME/zconsole/hosts.toml)")
+    pp.add_argument("--tag", dest=f"{name}_tag", metavar="TAG", action="append",
+                    help="only the hosts that carry this tag in the hosts file (again: "
+                         "every tag given)")
 
 
 def fleet_entries(args: argparse.Namespace, name: str) -> tuple[HostEntry, ...] | None:
     """The hosts the command works on when it is several: `--hosts [FILE]` (the
     subcommand's or the main parser's), `--demo-fleet`, or `--host` given more than once;
-    None for one host. HostsFileError when the hosts file cannot be used."""
+    None for one host. `--tag` (again: every tag given) keeps the hosts that carry the tags.
+    HostsFileError when the hosts file cannot be used, or no host has the tags."""
     from zconsole.hosts import fleet
 
     path = getattr(args, f"{name}_hosts", None)
     if path is None:
         path = getattr(args, "hosts", None)
+    tags = tuple(getattr(args, f"{name}_tag", None) or getattr(args, "tag", None) or ())
+    entries: tuple[HostEntry, ...] | None = None
     if path is not None:
-        return fleet.load_hosts(path or None)
-    if getattr(args, "demo_fleet", False):
-        return fleet.demo_fleet()
-    hosts = args.host
-    if isinstance(hosts, list) and len(hosts) > 1:
-        return fleet.from_destinations(hosts, getattr(args, "ssh_config", None))
-    return None
+        entries = fleet.load_hosts(path or None)
+        where = f"the hosts file {path or fleet.default_hosts_path()}"
+    elif getattr(args, "demo_fleet", False):
+        entries, where = fleet.demo_fleet(), "the demo fleet"
+    else:
+        hosts = args.host
+        if isinstance(hosts, list) and len(hosts) > 1:
+            entries = fleet.from_destinations(hosts, getattr(args, "ssh_config", None))
+            where = "the --host list"
+    if tags:
+        if entries is None:
+            raise fleet.HostsFileError("--tag chooses among several hosts: give --hosts "
+                                       "[FILE] (tags come from the hosts file)")
+        chosen = fleet.with_tags(entries, tags)
+        if not chosen:
+            raise fleet.HostsFileError(
+                f"no host of {where} has every tag of: {', '.join(tags)} (tags there: "
+                f"{', '.join(sorted({t for e in entries for t in e.tags})) or 'none'})")
+        entries = chosen
+    return entries

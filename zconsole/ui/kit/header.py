@@ -34,8 +34,11 @@ class HeaderBar(Widget):
     def show(self, *, host: Host, reading: HostReading | None, now: float,
              refreshing_since: float | None, paused: bool, read_only: bool,
              error: str | None, title: str = "",
-             tabs: Sequence[tuple[str, str]] = ()) -> None:
-        parts = [f"zconsole · {title}" if title else "zconsole", host.label]
+             tabs: Sequence[tuple[str, str]] = (), name: str | None = None) -> None:
+        """`name`: the host's name in the hosts file, shown before its ssh destination
+        when they differ ("nas1 (root@10.0.0.5)")."""
+        where = host.label if not name or name == host.label else f"{name} ({host.label})"
+        parts = [f"zconsole · {title}" if title else "zconsole", where]
         if reading is not None:
             z = reading.zfs
             if z.present and z.version:

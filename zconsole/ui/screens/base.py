@@ -140,5 +140,5 @@ class ZScreen(Screen[None]):
         header.show(host=app.host, reading=state.reading, now=state.now,
                     refreshing_since=app.refresh_started, paused=app.paused,
                     read_only=app.read_only, error=state.last_error, title=self.TITLE,
-                    tabs=screen_tabs())
+                    tabs=screen_tabs(), name=app.current.name)
         problems.show(state.reading, state.last_error, state.now)
