@@ -12,6 +12,7 @@ panel's verdict). Needs ZCONSOLE_VM=1 (or ZCONSOLE_HOSTVM_ATTACH=RUN_DIR of a ru
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -33,7 +34,8 @@ from zconsole.ui.wizards.screen import WizardScreen
 
 pytestmark = pytest.mark.hostvm
 
-READS = 600.0  # failure bounds: the panels' reads and a plan's run under TCG, loaded
+# failure bounds: the panels' reads and a plan's run under TCG, loaded
+READS = float(os.environ.get("ZCONSOLE_VM_READ_WAIT", "600"))
 RUN = 900.0
 
 

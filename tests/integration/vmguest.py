@@ -59,4 +59,20 @@ async def until(pilot: Any, cond: Callable[[], bool], what: str, seconds: float 
         if cond():
             return
         await pilot.pause(0.1)
-    raise AssertionError(f"timed out after {seconds:.0f} s waiting for {what}")
+    raise AssertionError(f"timed out after {seconds:.0f} s waiting for {what}\n"
+                         + thread_stacks())
+
+
+def thread_stacks(limit: int = 12) -> str:
+    """Where every thread of this process is (the innermost `limit` frames each): a wait
+    that timed out says what the console's readers were blocked in."""
+    import sys
+    import threading
+    import traceback
+
+    names = {t.ident: t.name for t in threading.enumerate()}
+    out = []
+    for ident, frame in sys._current_frames().items():
+        stack = "".join(traceback.format_stack(frame)[-limit:])
+        out.append(f"--- thread {names.get(ident, ident)}\n{stack}")
+    return "\n".join(out)

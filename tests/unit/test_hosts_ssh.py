@@ -93,3 +93,40 @@ def test_a_dead_master_is_ended_by_keepalives(runtime: Path) -> None:
     assert pairs["ServerAliveCountMax"] == str(SERVER_ALIVE_COUNT)
     assert SERVER_ALIVE_INTERVAL * SERVER_ALIVE_COUNT <= 60
     assert pairs["ControlMaster"] == "auto"  # the master the keepalives end
+
+
+def test_reads_on_several_threads_share_one_connection(runtime: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The console's reads run on several threads at once; each used to make its own
+    connection (and race for the ControlMaster) while the first was still logging in."""
+    import threading
+
+    import zconsole.hosts.ssh as ssh_mod
+
+    made: list[object] = []
+    asking = threading.Semaphore(0)
+    all_asked = threading.Event()
+
+    class SlowMachine:
+        def __init__(self, *_a: object, **_k: object) -> None:
+            all_asked.wait(30)  # the login is still in progress when every thread asks
+            made.append(self)
+
+    monkeypatch.setattr(ssh_mod, "SshMachine", SlowMachine)
+    host = SshHost("op@storage1")
+    got: list[object] = []
+
+    def read() -> None:
+        asking.release()
+        got.append(host._connect())
+
+    threads = [threading.Thread(target=read) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for _ in threads:
+        asking.acquire(timeout=30)
+    all_asked.set()
+    for t in threads:
+        t.join(30)
+    assert len(made) == 1
+    assert len(got) == 4 and all(m is made[0] for m in got)

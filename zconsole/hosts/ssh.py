@@ -13,6 +13,7 @@ import re
 import stat
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -149,6 +150,7 @@ class SshHost(BaseHost):
         ]
         self._ssh_opts = opts
         self._machine: Any = None
+        self._connecting = threading.Lock()
         self._programs: dict[str, Any] = {}
         self._clock_offset: float | None = None
         self._root: bool | None = None
@@ -159,6 +161,10 @@ class SshHost(BaseHost):
 
     # -- connection --------------------------------------------------------------------------
     def _connect(self) -> Any:
+        with self._connecting:  # reads run on several threads: one connection, one master
+            return self._connect_locked()
+
+    def _connect_locked(self) -> Any:
         if self._machine is None:
             try:
                 self._machine = SshMachine(
