@@ -191,3 +191,40 @@ async def test_the_header_names_the_host_as_the_hosts_file_does(
         text = screen_text(app)
         other = members[1].host.label
         assert f"· {other} · OpenZFS" in text and f"({other})" not in text
+
+
+async def test_plans_in_flight_on_another_host_are_offered_and_continued_there(
+        tmp_path: Any) -> None:
+    """A plan left in flight on the second host of a fleet is found (not only the first
+    host's), offered under that host's name, and continued on it: the screens switch to it."""
+    from zconsole.hosts.journal import PlanStore
+    from zconsole.services.ops.engine.plan_io import plan_to_dict
+    from zconsole.services.ops.fixit import ssh as fix_ssh
+    from zconsole.ui.wizards.resume import ResumeScreen
+    from zconsole.ui.wizards.screen import WizardScreen
+
+    clock = Clock()
+    slow = DemoHost("slow-ssh", clock=clock)
+    plan = fix_ssh.plan_for(slow)
+    PlanStore(tmp_path / "plans").save(plan_to_dict(plan), [])  # stopped before its 1st step
+    members = [Member.of("nas1", DemoHost("healthy", clock=clock)), Member.of("nas2", slow)]
+    app = ZConsoleApp(members[0].host, fleet=members, clock=clock, refresh_interval=3600,
+                      state_directory=str(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(500):
+            if isinstance(app.screen, ResumeScreen):
+                break
+            await pilot.pause(0.01)
+        offer = app.screen
+        assert isinstance(offer, ResumeScreen) and offer.where == "nas2"
+        await pilot.pause()
+        assert "1 operation in flight on nas2" in screen_text(app)
+        assert app.current is members[0]
+        await pilot.press("enter")
+        for _ in range(500):
+            if isinstance(app.screen, WizardScreen):
+                break
+            await pilot.pause(0.01)
+        assert isinstance(app.screen, WizardScreen)
+        assert app.current is members[1] and app.host is slow
+        assert app.screen.host is slow

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
-from textual import work
 from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
@@ -101,6 +100,7 @@ class ZConsoleApp(App[None]):
 
         found: list[Resumable] = field(default_factory=list)
         problems: list[str] = field(default_factory=list)
+        member: Member | None = None  # the host they are on (None: the one on screen)
 
     def __init__(
         self,
@@ -295,30 +295,35 @@ class ZConsoleApp(App[None]):
         for m in self.members[1:]:
             self._refresh_member(m)
         if self.offer_resume:
-            self._find_resumable()
+            for m in self.members:  # each host on its own: one that hangs holds only its own
+                self.run_worker(partial(self._find_resumable, m), thread=True,
+                                exclusive=True, exit_on_error=False, group=f"resume-{id(m)}",
+                                name=f"plans in flight on {m.name}")
 
     # -- plans left in flight (wizards) ------------------------------------------------------
-    @work(thread=True, exclusive=True, exit_on_error=False, group="resume")
-    def _find_resumable(self) -> None:
+    def _find_resumable(self, m: Member) -> None:
         from zconsole.ui.wizards.resume import find
 
         try:
-            found, problems = find(self)
+            found, problems = find(self, m.host)
         except Exception as e:  # noqa: BLE001 - never block the console over this
-            self.post_message(self.ResumeFound([], [f"could not look for plans in flight: {e}"]))
+            self.post_message(self.ResumeFound(
+                [], [f"could not look for plans in flight on {m.name}: {e}"], m))
             return
-        self.post_message(self.ResumeFound(found, problems))
+        self.post_message(self.ResumeFound(found, problems, m))
 
     def on_zconsole_app_resume_found(self, message: ResumeFound) -> None:
+        m = message.member or self.current
+        where = "this host" if len(self.members) == 1 else m.name
         if message.found and self.read_only:
-            self.notify(f"{len(message.found)} operation(s) in flight on this host "
-                        "(started by zconsole). Start without --read-only to continue them.",
-                        title="In flight", severity="warning", timeout=15)
+            self.notify_plain(f"{len(message.found)} operation(s) in flight on {where} "
+                              "(started by zconsole). Start without --read-only to continue "
+                              "them.", title="In flight", severity="warning", timeout=15)
             return
         if message.found:
             from zconsole.ui.wizards.resume import offer
 
-            offer(self, message.found, message.problems)
+            offer(self, message.found, message.problems, m, where)
         elif message.problems:
             self.notify_plain("; ".join(message.problems), title="Saved plans",
                               severity="warning")

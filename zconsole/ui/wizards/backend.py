@@ -19,14 +19,15 @@ if TYPE_CHECKING:
     from zconsole.ui.wizards.screen import RunnerFactory
 
 
-def journal_dir(app: ZConsoleApp) -> Path:
+def journal_dir(app: ZConsoleApp, host: Host | None = None) -> Path:
+    """Where the audit log and saved plans of `host` (default: the one on screen) live."""
     from zconsole.hosts.journal import state_dir
 
     explicit = getattr(app, "state_directory", None)
     if explicit is not None:
         return Path(explicit)
     base = state_dir()
-    return base / "demo" if app.host.simulated else base
+    return base / "demo" if (host if host is not None else app.host).simulated else base
 
 
 def audit_path_for(app: ZConsoleApp) -> str:
@@ -43,10 +44,10 @@ def shown_path(path: str) -> str:
     return path
 
 
-def store_for(app: ZConsoleApp) -> Any:
+def store_for(app: ZConsoleApp, host: Host | None = None) -> Any:
     from zconsole.hosts.journal import PLANS_DIR, PlanStore
 
-    return PlanStore(journal_dir(app) / PLANS_DIR)
+    return PlanStore(journal_dir(app, host) / PLANS_DIR)
 
 
 def operator_name() -> str:

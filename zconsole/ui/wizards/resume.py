@@ -18,6 +18,8 @@ from zconsole.ui.kit.footer import ZFooter
 from zconsole.ui.kit.text import plain
 
 if TYPE_CHECKING:
+    from zconsole.hosts.base import Host
+    from zconsole.services.fleet import Member
     from zconsole.services.ops.engine.resume import Resumable
     from zconsole.ui.app import ZConsoleApp
 
@@ -39,16 +41,18 @@ class ResumeScreen(ModalScreen[int | None]):
 
     BINDINGS = [Binding("escape", "not_now", "Not now")]
 
-    def __init__(self, found: list[Resumable], problems: list[str] | None = None) -> None:
+    def __init__(self, found: list[Resumable], problems: list[str] | None = None,
+                 where: str = "this host") -> None:
         super().__init__()
         self.found = found
         self.problems = problems or []
+        self.where = where  # "this host", or the fleet host's name
 
     def compose(self) -> ComposeResult:
         with Vertical():
             n = len(self.found)
-            yield Static(f"▲ {n} operation{'s' if n != 1 else ''} in flight on this host",
-                         classes="rs-title")
+            yield Static(plain(f"▲ {n} operation{'s' if n != 1 else ''} in flight on "
+                               f"{self.where}"), classes="rs-title")
             yield Static("zconsole was closed or stopped while a plan ran. ZFS carried on "
                          "by itself; here is what it shows now.", classes="rs-note")
             ol = OptionList(id="rs-list")
@@ -80,15 +84,19 @@ class ResumeScreen(ModalScreen[int | None]):
         self.dismiss(None)
 
 
-def offer(app: ZConsoleApp, found: list[Resumable], problems: list[str]) -> None:
-    """Push the question; on "continue", open the wizard on the saved plan."""
+def offer(app: ZConsoleApp, found: list[Resumable], problems: list[str],
+          member: Member | None = None, where: str = "this host") -> None:
+    """Push the question; on "continue", open the wizard on the saved plan (on a fleet, the
+    screens first switch to the host the plan is on)."""
 
     def answered(index: int | None) -> None:
         if index is None:
             return
+        if member is not None and member is not app.current:
+            app.switch_host(member)
         continue_plan(app, found[index])
 
-    app.push_screen(ResumeScreen(found, problems), answered)
+    app.push_screen(ResumeScreen(found, problems, where), answered)
 
 
 def continue_plan(app: ZConsoleApp, r: Resumable) -> None:
@@ -101,11 +109,13 @@ def continue_plan(app: ZConsoleApp, r: Resumable) -> None:
     app.push_screen(screen)
 
 
-def find(app: ZConsoleApp) -> tuple[list[Resumable], list[str]]:
-    """Worker-thread side: read the saved plans and reconcile them with the host."""
+def find(app: ZConsoleApp, host: Host | None = None) -> tuple[list[Resumable], list[str]]:
+    """Worker-thread side: read the saved plans of `host` (default: the one on screen) and
+    reconcile them with it."""
     from zconsole.services.ops.engine.resume import find_resumable
     from zconsole.ui.wizards.backend import store_for
 
-    store = store_for(app)
-    found = find_resumable(app.host, store)
+    host = host if host is not None else app.host
+    store = store_for(app, host)
+    found = find_resumable(host, store)
     return found, list(store.problems)
