@@ -24,16 +24,20 @@ class ParseMemo:
         self.hits = 0  # parses saved (tests and the bench read it)
 
     def parse(self, key: str, text: str, fn: Callable[[str], T],
-              keep: Callable[[T], bool] = lambda _value: True) -> T:
+              keep: Callable[[T], bool] = lambda _value: True,
+              compared: Callable[[str], str] | None = None) -> T:
         """`fn(text)`, or the value it gave for the same `key` and the same text last time.
-        A parse that raises is not kept (the next reading parses again)."""
+        A parse that raises is not kept (the next reading parses again). `compared`: the
+        part of the text the value depends on (fields the parser never reads removed), when
+        it is not all of it."""
+        seen = compared(text) if compared is not None else text
         last = self._last.get(key)
-        if last is not None and last[0] == text:
+        if last is not None and last[0] == seen:
             self.hits += 1
             return last[1]
         value = fn(text)
         if keep(value):
-            self._last[key] = (text, value)
+            self._last[key] = (seen, value)
         else:
             self._last.pop(key, None)
         return value
