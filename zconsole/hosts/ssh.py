@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from plumbum import SshMachine
+from plumbum.commands.processes import CommandNotFound as PlumbumCommandNotFound
 
 from zconsole.hosts.base import (
     BaseHost,
@@ -33,13 +34,6 @@ from zconsole.hosts.base import (
 from zconsole.hosts.hold import Held, hold_process
 
 _SBIN = ("/usr/local/sbin", "/usr/sbin", "/sbin")
-# The path of program $1 on the host, as plumbum's `which` finds it (an executable file in a
-# directory of the login's PATH), then in the directories given after it (sbin, which a
-# non-root login's PATH lacks). A constant script: the name is an argument, never spliced in.
-_WHICH = ('set -f; n=$1; shift; IFS=:; for d in $PATH "$@"; do '
-          '[ -n "$d" ] && [ -x "$d/$n" ] && [ ! -d "$d/$n" ] && { echo "$d/$n"; exit 0; }; '
-          'done; exit 1')
-WHICH_TIMEOUT = 30.0
 SSH_UNREACHABLE = 255  # ssh's own exit status when the connection fails
 
 
@@ -193,29 +187,22 @@ class SshHost(BaseHost):
                 self._machine = None
 
     def _program(self, name: str) -> Any:
-        """The remote command for `name`, its path looked up once per connection by one
-        bounded command (`_WHICH`), never through plumbum's persistent shell session: that
-        session has no timeout, and one lookup waiting on it held every reader thread (a
-        refresh that never ended). sbin directories are searched too, as a non-root login's
-        PATH lacks them."""
         m = self._connect()
         if name in self._programs:
             return self._programs[name]
         if "/" in name:
             cmd = m[name]
         else:
-            proc = m.RemoteCommand(m, "sh")[["-c", _WHICH, "sh", name, *_SBIN]].popen()
             try:
-                out, _err = proc.communicate(timeout=WHICH_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                _abandon(proc)
-                raise CommandTimedOut(("command", "-v", name), WHICH_TIMEOUT) from None
-            if proc.returncode == SSH_UNREACHABLE:
-                raise HostUnreachable(f"{self.destination}: ssh failed looking up {name}")
-            found = _text(proc, out).strip().splitlines()
-            if not found or not found[0].startswith("/"):
-                raise CommandNotFound([name], self.destination)
-            cmd = m[found[0]]
+                cmd = m[name]
+            except PlumbumCommandNotFound:
+                for d in _SBIN:
+                    p = m.path(d) / name
+                    if p.exists():
+                        cmd = m[str(p)]
+                        break
+                else:
+                    raise CommandNotFound([name], self.destination) from None
         self._programs[name] = cmd
         return cmd
 
