@@ -33,7 +33,7 @@ def test_a_pulled_disk_and_its_replacement_in_the_timeline(clean_guest: ZfsGuest
     session = HostSession(host)
     reading = session.refresh()
     pools = reading.reading.pool_status.value or ()
-    assert [p.state for p in pools] == ["DEGRADED"]
+    assert [p.state for p in pools] == ["DEGRADED"], reading.reading.pool_status
 
     before = read_timeline(host, pools=pools)
     assert all(s.ok for s in before.sources), before.sources

@@ -83,7 +83,9 @@ async def first_refresh(app: ZConsoleApp, pilot: Any) -> None:
 
 async def cursor_to(app: ZConsoleApp, pilot: Any, pool: str, key: str) -> None:
     """The Pools screen's cursor on the row `key` of `pool`'s table."""
-    block = next(b for b in app.screen.query(PoolBlock) if b.pool_name == pool)
+    block = next((b for b in app.screen.query(PoolBlock) if b.pool_name == pool), None)
+    assert block is not None, (pool, app.reading.pool_status if app.reading else None,
+                               app.session.last_error)
     block.table.focus()
     await pilot.pause()
     for _ in range(12):
