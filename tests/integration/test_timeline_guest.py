@@ -46,7 +46,9 @@ def test_a_pulled_disk_and_its_replacement_in_the_timeline(clean_guest: ZfsGuest
     assert line[0].endswith(": vdc REMOVED") or ": vdc REMOVED after " in line[0]
 
     g.exec("zpool replace tank vdc vdd")
-    g.exec("zpool wait -t resilver tank", timeout=300)
+    # the old disk leaves its replacing vdev after the resilver, asynchronously: until then the
+    # pool is still DEGRADED (CI, stop 22); `replace` is the activity that covers that detach
+    g.exec("zpool wait -t resilver,replace tank", timeout=300)
     pools = session.refresh().reading.pool_status.value or ()
     after = read_timeline(host, pools=pools)
     seq = [(e.source, e.words) for e in after.entries]
