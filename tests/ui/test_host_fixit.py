@@ -144,8 +144,9 @@ async def demo_reboot(app: ZConsoleApp, pilot: Any, screen: HostScreen) -> None:
 async def test_boot_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
     """slow-boot: `f` previews the netplan fix, 'optional' typed runs it (netplan set,
     netplan generate, netplan get proves it); the panel says it takes effect at the next
-    boot; after the demo's reboot it says fixed with both figures; `u` undoes it and after
-    the next reboot the wait is back."""
+    boot; after the demo's reboot it says fixed with both figures; `u` undoes it, and the
+    panel says at once that the next boot will wait (with `f` offered); after the next reboot
+    the wait is back."""
     app = wizard_app(tmp_path, "slow-boot")
     host = app.host
     assert isinstance(host, DemoHost)
@@ -193,6 +194,15 @@ async def test_boot_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
         assert hint not in host.machine.files
 
         await back_to_host(app, pilot, screen)
+        # undone in a boot that did not wait: the panel says the next one will, and offers
+        # the fix at once instead of after a 2-minute boot
+        d = screen.diagnoses["boot"]
+        assert d.verdict.kind == "boot-will-wait", d.verdict
+        verdict = " ".join(str(screen.query_one("#fix-boot .fix-verdict", Static).render())
+                           .split())
+        assert verdict.endswith("The next boot will wait up to 2 min for eno2, a port with no "
+                                "cable that asks for DHCP"), verdict
+        assert boot_offer(screen).startswith("▶ f: apply the first fix as a plan")
         await demo_reboot(app, pilot, screen)
         assert screen.diagnoses["boot"].verdict.kind == "boot-wait-online"
         assert boot_offer(screen).startswith("▶ f: apply")

@@ -7,6 +7,7 @@ restoring exactly, and the next boot's verdict (services/health/fixit_boot.py)."
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,8 @@ from zconsole.hosts.demo.tools import PROGRAMS
 from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.finding import Severity
 from zconsole.model.plan import Plan, StepStatus
-from zconsole.services.health.fixit import diagnose_boot
+from zconsole.model.reading import Part
+from zconsole.services.health.fixit import NextBoot, diagnose_boot, next_boot
 from zconsole.services.ops.engine.runner import PlanRunner
 from zconsole.services.ops.fixit import boot as fix
 from zconsole.services.ops.fixit import common
@@ -396,8 +398,10 @@ def test_the_next_fix_after_an_undo_without_the_hang_in_between(tmp_path: Path) 
     assert rig.runner(fix.undo_plan(first, host=rig.host)).run(lambda _e: None).done
     plan = fix.plan_for(rig.host, "wait-online-interface", plan_id="1" * 32)
     assert not plan.blocked, plan.checks
-    assert plan.preview[0].startswith(f"This boot did not wait for {UNIT} (a fix undone "
-                                      "since?), but networkd is still configuring eno2 and ")
+    assert plan.preview[0] == (
+        f"This boot did not wait for {UNIT} (a fix undone since?), but the next boot will wait "
+        "up to 2 min for eno2, a port with no cable that asks for DHCP (offsite-backup.service "
+        "wants network-online.target).")
     assert dict(plan.params)["wait_before"] == ""
     assert rig.run(plan).applied
     assert rig.reboot() == "quick"
@@ -428,3 +432,62 @@ def test_a_slow_boot_without_the_timeout_is_fixed(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(fixit_boot, "wait_this_boot", lambda r: (wait, timed_out))
     [a] = fix.applied_records(rig.store, rig.host.label)
     assert fixit_boot.judge_fix(read_boot(rig.host), fix.as_applied(a)).kind == kind
+
+
+@pytest.mark.parametrize("name", ["netplan-optional", "wait-online-interface", "wait-online-any",
+                                  "mask"])
+def test_the_panel_judges_the_next_boot_from_what_is_set_now(tmp_path: Path, name: str) -> None:
+    """After a fix is applied, rebooted (quick) and undone in that boot, the boot panel says
+    the next boot will wait again (a WARNING with the fixes, so `f` is offered at once), not
+    "the boot did not wait". While the fix is in effect and its record is gone (applied by
+    hand, say) the same host is not judged to wait: netplan's `optional`, the drop-in's
+    loaded ExecStart and the mask each count, and the INFO line says why."""
+    rig = Rig(tmp_path)
+    plan = fix.plan_for(rig.host, name, plan_id=PID)
+    assert rig.run(plan).applied
+    assert rig.reboot() in ("quick", "skipped")
+    reading = read_boot(rig.host)
+    assert reading.wait_online_exec is not None and reading.wait_online_exec.ok
+    nb = next_boot(reading)
+    assert nb.links == (), nb
+    d = diagnose_boot(reading)  # no record: judged from the host alone
+    assert d.verdict.severity is Severity.OK and d.verdict.kind == "boot-ok", d.verdict
+    why = {"netplan-optional": "eno2 is optional in netplan",
+           "wait-online-interface": "wait-online runs `/lib/systemd/systemd-networkd-wait-"
+                                    "online --interface=br0 --interface=br100`",
+           "wait-online-any": "wait-online runs `/lib/systemd/systemd-networkd-wait-online "
+                              "--any`: any one link will do",
+           "mask": f"{UNIT} is masked"}[name]
+    info = [f.message for f in d.findings if f.kind == "boot-configuring"]
+    assert info == [f"networkd is still configuring eno2; the next boot does not wait for it "
+                    f"({why})"], d.findings
+    assert rig.runner(fix.undo_plan(plan, host=rig.host)).run(lambda _e: None).done
+    after = diagnose_boot(read_boot(rig.host))
+    assert after.verdict.kind == "boot-will-wait" and after.verdict.severity is Severity.WARNING
+    assert after.verdict.message == ("The next boot will wait up to 2 min for eno2, a port "
+                                     "with no cable that asks for DHCP")
+    ev = "\n".join(after.verdict.evidence)
+    assert "this boot: The boot did not wait" in ev
+    assert "networkctl: eno2 ether no-carrier configuring" in ev
+    assert "wants network-online.target: offsite-backup.service" in ev
+    assert "wait-online's loaded command: /lib/systemd/systemd-networkd-wait-online" in ev
+    assert [f.title for f in after.fixes][0] == "Mark eno2 optional in netplan"
+    assert after.verdict.factor == 120.0
+    assert rig.reboot() == "hang"  # the demo's own reboot agrees: the judgement was right
+
+
+def test_next_boot_reads_wait_online_options() -> None:
+    """--interface with an operational state, --ignore, --timeout (0: no limit), -i."""
+    reading = read_boot(DemoHost("slow-boot", "2.3", Clock(T0)))
+
+    def judged(*argv: str) -> NextBoot:
+        return next_boot(replace(reading, wait_online_exec=Part(
+            (("/lib/systemd/systemd-networkd-wait-online", *argv),), T0)))
+
+    assert judged().links == ("eno2",) and judged().timeout == 120.0
+    assert judged("--interface=br0:routable").links == ()
+    assert judged("-i", "eno2").links == ("eno2",)
+    assert judged("-ieno2:carrier", "--timeout=30").timeout == 30.0
+    assert judged("--ignore=eno2").links == ()
+    assert judged("--timeout=0").timeout is None
+    assert judged("--timeout", "5").timeout == 5.0

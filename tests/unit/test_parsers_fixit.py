@@ -18,6 +18,7 @@ from zconsole.parsers.sshd import parse_sshd_config, parse_sshd_T
 from zconsole.parsers.systemd import (
     parse_blame,
     parse_critical_chain,
+    parse_exec_start,
     parse_networkctl_list,
     parse_startup,
     parse_unit_cat,
@@ -337,3 +338,29 @@ def test_systemctl_cat_of_a_user_manager_with_a_drop_in() -> None:
     assert files[0].lines[-1] == "OOMScoreAdjust=100"
     with pytest.raises(ParseError):
         parse_unit_cat("[Service]\nExecStart=/bin/true\n")
+
+
+# --------------------------------------------------------------- systemctl show ExecStart
+
+def test_exec_start_from_the_guest() -> None:
+    """As the host guest printed it, with the other properties around it (clean: never ran;
+    wait-online-hang: ran and failed)."""
+    wait = ("/lib/systemd/systemd-networkd-wait-online",)
+    for state in ("clean", "clean-2", "clean-3", "wait-online-hang"):
+        assert parse_exec_start(text(state, "show-wait-online.txt")) == (wait,), state
+
+
+def test_exec_start_of_a_drop_in_and_of_none() -> None:
+    line = ("ExecStart={ path=/lib/systemd/systemd-networkd-wait-online ; argv[]=/lib/systemd/"
+            "systemd-networkd-wait-online --interface=br0 --interface=br100 ; "
+            "ignore_errors=no ; start_time=[n/a] ; stop_time=[n/a] ; pid=0 ; code=(null) ; "
+            "status=0/0 }")
+    assert parse_exec_start(f"Result=success\n{line}\nDropInPaths=/x.conf\n") == (
+        ("/lib/systemd/systemd-networkd-wait-online", "--interface=br0",
+         "--interface=br100"),)
+    assert parse_exec_start("Result=success\nExecStart=\nActiveState=inactive\n") == ()
+    assert parse_exec_start("ActiveState=inactive\n") == ()
+    for bad in ("ExecStart=/bin/true\n", "ExecStart={ path=/bin/true ; }\n",
+                "ExecStart={ path=/bin/true ; argv[]= ; ignore_errors=no }\n"):
+        with pytest.raises(ParseError):
+            parse_exec_start(bad)

@@ -33,6 +33,7 @@ from zconsole.parsers.sshd import parse_sshd_config, parse_sshd_T
 from zconsole.parsers.systemd import (
     parse_blame,
     parse_critical_chain,
+    parse_exec_start,
     parse_networkctl_list,
     parse_startup,
     parse_unit_cat,
@@ -80,6 +81,7 @@ ALL["critical-chain"] = (parse_critical_chain, _host_samples("critical-chain-*.t
 ALL["networkctl-list"] = (parse_networkctl_list, _host_samples("networkctl-list*.txt"))
 ALL["netplan-get"] = (parse_netplan_get, _host_samples("netplan-get.txt"))
 ALL["systemctl-cat"] = (parse_unit_cat, _host_samples("systemctl-cat-*.txt"))
+ALL["systemctl-show-exec"] = (parse_exec_start, _host_samples("show-wait-online.txt"))
 
 
 def shapes(base: str) -> Iterator[tuple[str, str]]:

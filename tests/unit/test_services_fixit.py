@@ -109,7 +109,7 @@ class FixtureHost:
             if not self.name.endswith("-3"):
                 return FixtureHost("clean-3")._answer(name, a)
             raise HostError(f"{' '.join(a)} was not captured in {self.dir.name}")
-        name = {read.PS_DAEMONS: "ps-daemons.txt",
+        name = {read.PS_DAEMONS: "ps-daemons.txt", read.SHOW_WAIT: "show-wait-online.txt",
                 read.LOGINCTL: "loginctl-list-sessions.txt"}.get(a, "")
         if name:
             if name not in self.meta:

@@ -245,6 +245,9 @@ class BootReading:
     netplan: Part[str]  # `netplan get`
     booted_at: Part[float] | None = None  # when this boot began (epoch s, from /proc/uptime)
     boot_id: Part[str] | None = None  # /proc/sys/kernel/random/boot_id: which boot this is
+    # wait-online's ExecStart commands as systemd has them loaded (drop-ins applied): what
+    # the next boot runs (None: not read)
+    wait_online_exec: Part[tuple[tuple[str, ...], ...]] | None = None
 
 
 @dataclass(frozen=True)

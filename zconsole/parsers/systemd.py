@@ -6,6 +6,9 @@
 - `systemd-analyze critical-chain UNIT`: a tree of `unit @at +took` lines under two lines of
   legend;
 - `networkctl list`: `IDX LINK TYPE OPERATIONAL SETUP` rows and `N links listed.`;
+- `systemctl show -p ExecStart UNIT`: one `ExecStart={ path=P ; argv[]=ARGS ; ignore_errors=no ;
+  ... }` line per command (systemd joins argv with spaces, unquoted), among the other
+  properties asked for;
 - `systemctl cat UNIT`: each file (the unit, then its drop-ins in the order systemd applies
   them) after a `# /PATH` line, the files separated by an empty line;
 - time spans as systemd's format_timespan() writes them: `2min 359ms`, `1.085s`, `945ms`,
@@ -133,3 +136,33 @@ def parse_unit_cat(text: str) -> tuple[UnitFile, ...]:
         elif raw.strip():
             raise ParseError("systemctl cat", "text before the first `# /PATH` line", n, raw)
     return tuple(UnitFile(path, tuple(body)) for path, body in files)
+
+
+_EXEC_LINE = "ExecStart={"
+_ARGV = " argv[]="
+_ARGV_END = " ; ignore_errors="
+
+
+@parser("systemctl show -p ExecStart")
+def parse_exec_start(text: str) -> tuple[tuple[str, ...], ...]:
+    """The unit's ExecStart commands as `systemctl show` prints them (its drop-ins applied,
+    as loaded), each as its argv; () when it has none (`ExecStart=` or no such line). Other
+    properties' lines are passed over."""
+    out: list[tuple[str, ...]] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        if not raw.startswith("ExecStart="):
+            continue
+        if raw == "ExecStart=":
+            continue
+        if not raw.startswith(_EXEC_LINE) or not raw.rstrip().endswith("}"):
+            raise ParseError("systemctl show -p ExecStart", "not an `ExecStart={ ... }` line",
+                             n, raw)
+        start = raw.find(_ARGV)
+        end = raw.find(_ARGV_END, start + 1) if start >= 0 else -1
+        if start < 0 or end < 0:
+            raise ParseError("systemctl show -p ExecStart", "no `argv[]=` field", n, raw)
+        argv = tuple(raw[start + len(_ARGV):end].split())
+        if not argv:
+            raise ParseError("systemctl show -p ExecStart", "an empty argv", n, raw)
+        out.append(argv)
+    return tuple(out)

@@ -20,7 +20,7 @@ Causes judged (facts: shared/reference/fixit-facts.md, measured on the Debian 12
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from zconsole.model.finding import Finding, Severity
@@ -258,6 +258,98 @@ def _why_link(link: NetLink, dev: NetplanDevice | None) -> str:
     return what
 
 
+WAIT_DEFAULT_TIMEOUT = 120.0  # s: systemd-networkd-wait-online's own default (--timeout)
+
+
+@dataclass(frozen=True)
+class NextBoot:
+    """What the next boot's wait-online would do, judged from what is set now (the links
+    networkd is still configuring, netplan's `optional`, wait-online's loaded ExecStart, its
+    enablement, who wants network-online.target). `links`: the links it would wait for in
+    vain (empty: it would not wait); `timeout`: how long at most (None: no limit);
+    `why_not`: why it would not wait, when it would not."""
+
+    links: tuple[str, ...]
+    timeout: float | None = WAIT_DEFAULT_TIMEOUT
+    why_not: str = ""
+
+
+def _exec_options(cmds: Sequence[Sequence[str]]) -> tuple[bool, set[str], set[str], float | None]:
+    """(--any, --interface names, --ignore names, --timeout) over wait-online's commands."""
+    any_, named, ignored = False, set(), set()
+    timeout: float | None = WAIT_DEFAULT_TIMEOUT
+    for argv in cmds:
+        args = list(argv[1:])
+        i = 0
+        while i < len(args):
+            a = args[i]
+            value = None
+            for long, short in (("--interface", "-i"), ("--ignore", ""), ("--timeout", "")):
+                if a.startswith(long + "="):
+                    value, a = a[len(long) + 1:], long
+                elif a == long or (short and a == short):
+                    value = args[i + 1] if i + 1 < len(args) else ""
+                    a, i = long, i + 1
+                elif short and a.startswith(short) and len(a) > len(short):
+                    value, a = a[len(short):], long
+            if a == "--any":
+                any_ = True
+            elif a == "--interface" and value:
+                named.add(value.split(":", 1)[0])
+            elif a == "--ignore" and value:
+                ignored.add(value)
+            elif a == "--timeout" and value is not None:
+                try:
+                    t = float(value)
+                except ValueError:
+                    t = WAIT_DEFAULT_TIMEOUT
+                timeout = None if t == 0 else t
+            i += 1
+    return any_, named, ignored, timeout
+
+
+def next_boot(r: BootReading) -> NextBoot:
+    """Would the next boot wait for the network, and for which links: the ones networkd is
+    still configuring now, unless netplan marks them optional, or wait-online's loaded
+    command waits for any link (`--any`), only for others (`--interface`) or ignores them
+    (`--ignore`); and only when wait-online is not masked and something wants
+    network-online.target (else it does not run at all). A part not read counts as the
+    packages' default (wait-online as shipped, nothing optional)."""
+    stuck = [ln.name for ln in r.links.value or () if ln.setup == "configuring"]
+    if not stuck:
+        return NextBoot((), why_not="no link is left configuring")
+    if r.wait_online_enabled.value == "masked":
+        return NextBoot((), why_not=f"{WAIT_ONLINE} is masked")
+    if r.wanted_by.value is not None and not r.wanted_by.value:
+        return NextBoot((), why_not="nothing wants network-online.target")
+    devs = _netplan(r) or {}
+    optional = [n for n in stuck if n in devs and devs[n].flag("optional")]
+    left = [n for n in stuck if n not in optional]
+    cmds = r.wait_online_exec.value if r.wait_online_exec is not None else None
+    timeout: float | None = WAIT_DEFAULT_TIMEOUT
+    why_cmd = ""
+    if cmds:
+        any_, named, ignored, timeout = _exec_options(cmds)
+        shown = " ".join(cmds[-1])
+        if any_:
+            return NextBoot((), timeout, f"wait-online runs `{shown}`: any one link will do")
+        if named:
+            left = [n for n in left if n in named]
+            why_cmd = f"wait-online runs `{shown}`"
+        if ignored:
+            left = [n for n in left if n not in ignored]
+            why_cmd = f"wait-online runs `{shown}`"
+    if left:
+        return NextBoot(tuple(left), timeout)
+    reasons = []
+    if optional:
+        reasons.append(f"{', '.join(optional)} {'is' if len(optional) == 1 else 'are'} "
+                       "optional in netplan")
+    if why_cmd:
+        reasons.append(why_cmd)
+    return NextBoot((), timeout, "; ".join(reasons))
+
+
 def _boot_evidence(r: BootReading, wait: Any, journal: Sequence[Any], stuck: Sequence[Any],
                    devs: Mapping[str, Any]) -> list[str]:
     """What the boot verdict rests on: blame, the boot figures, the chain, wait-online's
@@ -405,7 +497,35 @@ def _diagnose_boot(r: BootReading) -> Diagnosis:
         verdict = Finding("boot-ok", Severity.OK, "boot",
                           f"The boot did not wait long for the network: {WAIT_ONLINE} took "
                           f"{wait.text}")
-    if stuck and verdict.kind != "boot-wait-online":
+    if stuck and verdict.kind == "boot-ok":
+        nb = next_boot(r)
+        if nb.links:
+            # this boot did not wait (a fix undone since, a unit enabled since), the next
+            # one will: the panel offers the fix now, not after a 2-minute boot
+            held = [ln for ln in stuck if ln.name in nb.links]
+            devs = plan or {}
+            if len(held) == 1:
+                why = f"{held[0].name}, {_why_link(held[0], devs.get(held[0].name))}"
+            else:
+                why = " and ".join(nb.links) + ", links networkd is still configuring"
+            limit = (f"up to {fmt.duration(nb.timeout)}" if nb.timeout is not None
+                     else "with no time limit")
+            cmds = r.wait_online_exec.value if r.wait_online_exec is not None else None
+            evidence = [f"this boot: {verdict.message}",
+                        *_boot_evidence(r, None, (), held, devs),
+                        "wait-online's loaded command: " + (
+                            " ".join(cmds[-1]) if cmds else "not read (taken as shipped)")]
+            verdict = Finding("boot-will-wait", Severity.WARNING, "boot",
+                              f"The next boot will wait {limit} for {why}",
+                              tuple(evidence), factor=nb.timeout)
+            findings.append(verdict)
+            fixes += _boot_fixes(r, links, held, devs, plan)
+        else:
+            findings.append(Finding("boot-configuring", Severity.INFO, "boot",
+                                    "networkd is still configuring " + ", ".join(
+                                        ln.name for ln in stuck)
+                                    + f"; the next boot does not wait for it ({nb.why_not})"))
+    elif stuck and verdict.kind != "boot-wait-online":
         findings.append(Finding("boot-configuring", Severity.INFO, "boot",
                                 "networkd is still configuring " + ", ".join(
                                     ln.name for ln in stuck)

@@ -41,6 +41,7 @@ from zconsole.parsers.sshd import parse_sshd_config, parse_sshd_T
 from zconsole.parsers.systemd import (
     parse_blame,
     parse_critical_chain,
+    parse_exec_start,
     parse_networkctl_list,
     parse_startup,
 )
@@ -89,6 +90,10 @@ WAIT_JOURNAL: tuple[str, ...] = ("journalctl", "--no-pager", "-b", "-u", WAIT_ON
 WANTS_ONLINE: tuple[str, ...] = ("systemctl", "list-dependencies", "--reverse", "--plain",
                                  "--no-pager", "network-online.target")
 NETPLAN_GET: tuple[str, ...] = ("netplan", "get")
+# as tests/integration/capture_host_fixtures.py captured it (show-wait-online.txt); only
+# ExecStart is read
+SHOW_WAIT: tuple[str, ...] = ("systemctl", "show", "-p", "ExecStart", "-p", "DropInPaths",
+                              "-p", "ActiveState", "-p", "Result", WAIT_ONLINE)
 UPTIME = "/proc/uptime"
 BOOT_ID = "/proc/sys/kernel/random/boot_id"
 
@@ -338,12 +343,13 @@ def read_boot(host: Host) -> BootReading:
     journal = r.part(_cmd(WAIT_JOURNAL), lambda: r.journal(WAIT_JOURNAL))
     wanted = r.part(_cmd(WANTS_ONLINE), lambda: _wanted_by(r.run(WANTS_ONLINE)))
     netplan = r.part(_cmd(NETPLAN_GET), lambda: r.run(NETPLAN_GET))
+    exec_start = r.part(_cmd(SHOW_WAIT), lambda: parse_exec_start(r.run(SHOW_WAIT)))
     booted = r.part(UPTIME, lambda: _booted_at(host))
     boot_id = r.part(BOOT_ID, lambda: host.read_text(BOOT_ID).strip())
     return BootReading(taken_at=host.now(), is_root=r.is_root, startup=startup, blame=blame,
                        chain=chain, links=links, wait_online_enabled=enabled,
                        wait_online_journal=journal, wanted_by=wanted, netplan=netplan,
-                       booted_at=booted, boot_id=boot_id)
+                       booted_at=booted, boot_id=boot_id, wait_online_exec=exec_start)
 
 
 def _booted_at(host: Host) -> float:

@@ -11,7 +11,7 @@ recomputes the boot's figures from the files as they are then:
 | `rmdir` | `DIR` (refused while something is in it) |
 | `ifquery` | `--list [--allow=hotplug]` over /etc/network/interfaces and interfaces.d/* |
 
-`systemctl daemon-reload|cat|mask|unmask` and `systemd-analyze verify` are answered by
+`systemctl daemon-reload|cat|show|mask|unmask` and `systemd-analyze verify` are answered by
 `tools/system.py` through `systemctl_boot` and `verify` here.
 
 netplan's files: the scenario's merged YAML (`System.netplan`, what `netplan get` prints) is
@@ -297,9 +297,30 @@ def exec_start(ctx: Context, unit: str) -> list[str]:
     return out
 
 
+def show(ctx: Context, s: System) -> str:
+    """`systemctl show -p ExecStart -p DropInPaths -p ActiveState -p Result UNIT` in systemd
+    252's order (tests/fixtures/host/*/show-wait-online.txt). The demo's ExecStart follows
+    the files at once (a real one after `daemon-reload`, which every fix runs); the exec
+    times are left `[n/a]`; a masked unit gets no ExecStart line."""
+    mine = [e for e in s.journal if e.unit == UNIT]
+    failed = bool(mine) and mine[-1].message.startswith("Failed to start")
+    ran = any(u == UNIT for _, u in s.blame)
+    lines = [f"Result={'exit-code' if failed else 'success'}"]
+    if s.enabled.get(UNIT) != "masked":
+        lines += [f"ExecStart={{ path={cmd.split()[0]} ; argv[]={cmd} ; ignore_errors=no ; "
+                  "start_time=[n/a] ; stop_time=[n/a] ; pid=0 ; code=(null) ; status=0/0 }"
+                  for cmd in exec_start(ctx, UNIT)]
+    lines += [f"ActiveState={'failed' if failed else 'active' if ran else 'inactive'}",
+              "DropInPaths=" + " ".join(dropins(ctx, UNIT))]
+    return "".join(f"{ln}\n" for ln in lines)
+
+
 def systemctl_boot(ctx: Context, verb: str, units: list[str]) -> Out | None:
     """The systemctl verbs of the boot fixes (None: not one of them)."""
     s = _system(ctx)
+    if verb == "show" and units == ["-p", "ExecStart", "-p", "DropInPaths", "-p",
+                                    "ActiveState", "-p", "Result", UNIT]:
+        return 0, show(ctx, s), ""
     if verb == "daemon-reload" and not units:
         _deny(ctx, "systemctl daemon-reload", "Access denied")
         s.reloads += 1

@@ -9,7 +9,7 @@ the clean host guest's captured shapes, `render.system.clean_system`):
 | `getent` | `hosts ADDR`, `ahosts NAME` (the lookup's time is the command's duration) |
 | `systemd-analyze` | (no argument), `blame`, `critical-chain network-online.target`, `verify [--man=no] UNIT` |
 | `networkctl` | `list` |
-| `systemctl` | `is-active UNIT...`, `is-enabled UNIT...`, `list-dependencies --reverse ... network-online.target`, `reload ssh`; `daemon-reload`, `cat`, `mask`, `unmask` of wait-online (`tools/boot.py`); `cat user@UID.service`, `restart systemd-logind` (`tools/session.py`) |
+| `systemctl` | `is-active UNIT...`, `is-enabled UNIT...`, `list-dependencies --reverse ... network-online.target`, `reload ssh`; `daemon-reload`, `cat`, `show -p ExecStart ...`, `mask`, `unmask` of wait-online (`tools/boot.py`); `cat user@UID.service`, `restart systemd-logind` (`tools/session.py`) |
 | `grep` | `-n PATTERN FILE` |
 
 `netplan` and the other programs of the boot fixes are in `tools/boot.py`.

@@ -250,10 +250,11 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
         first = (f"The boot waited {before} for {UNIT}"
                  + (f", held by {', '.join(stuck)} (configuring)" if stuck else "") + ".")
     else:
-        first = (f"This boot did not wait for {UNIT} (a fix undone since?), but networkd is "
-                 f"still configuring {', '.join(stuck)} and "
-                 f"{', '.join(facts.reading.wanted_by.value or ())} wants "
-                 "network-online.target: the next boot would wait for it.")
+        first = (f"This boot did not wait for {UNIT} (a fix undone since?), but "
+                 f"{facts.diagnosis.verdict.message[0].lower()}"
+                 f"{facts.diagnosis.verdict.message[1:]} "
+                 f"({', '.join(facts.reading.wanted_by.value or ())} wants "
+                 "network-online.target).")
     preview = [first,
                f"The fix: {what}.", f"What it costs: {cost}.", NEXT_BOOT,
                "Undo: from the Host screen (u), itself a plan."]

@@ -113,12 +113,11 @@ def waits(facts: BootFacts) -> bool:
 
 
 def would_wait(facts: BootFacts) -> bool:
-    """This boot did not wait (a fix undone since, say), but the next one would: networkd
-    is still configuring a link, something wants network-online.target, and wait-online is
-    not masked."""
-    r = facts.reading
-    return bool(stuck_links(facts)) and bool(r.wanted_by.value) \
-        and r.wait_online_enabled.value != "masked"
+    """This boot did not wait (a fix undone since, say), but the next one would: the boot
+    panel's own judgement (`health.fixit.next_boot`: a link left configuring that netplan
+    does not mark optional and that wait-online's loaded command does not pass over,
+    something wants network-online.target, wait-online not masked)."""
+    return facts.diagnosis.verdict.kind == "boot-will-wait"
 
 
 def wait_before(facts: BootFacts) -> float | None:

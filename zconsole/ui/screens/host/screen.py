@@ -187,7 +187,8 @@ class HostScreen(ZScreen):
         if d is None or d.verdict.severity is not Severity.WARNING:
             return None
         if key == "boot":
-            return "fix-boot" if d.verdict.kind == "boot-wait-online" else None
+            return "fix-boot" if d.verdict.kind in ("boot-wait-online", "boot-will-wait") \
+                else None
         return next((f.plan for f in d.fixes if f.plan), None)
 
     def fix_offered(self, key: str = "ssh") -> bool:
