@@ -257,7 +257,7 @@ async def test_performance_columns_show_the_slow_disks_figures() -> None:
         assert len(metrics.trend) >= 5
         await pilot.press("m")
         headers = [str(c.label) for c in block.table.columns.values()]
-        assert headers == ["NAME", "STATE", "READ", "WRITE", "CKSUM", "SIZE", "NOTE"]
+        assert headers == ["NAME", "STATE", "READ", "WRITE", "CKSUM", "SIZE", "CAP", "NOTE"]
 
 
 @pytest.mark.parametrize("width", [80, 120])

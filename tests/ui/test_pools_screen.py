@@ -63,3 +63,34 @@ async def test_every_vdev_has_a_row_and_the_last_row_is_drawn(
         await pilot.pause()
         first_leaf = table.get_row_at(2)[0]
         assert str(first_leaf) in screen_text(app)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_each_top_level_vdev_shows_how_full_it_is(size: tuple[int, int]) -> None:
+    """Issue 16: the per-vdev capacity bars (`zpool list -v`'s CAP) on the Pools screen, so
+    the advisor's imbalance (a vdev added late: mirror-0 86 %, mirror-1 12 % on the advice
+    scenario) is seen where the vdevs are; a leaf of a mirror has none (zpool prints `-`);
+    at 80 columns there is no room for the column beside the names, and it is left out."""
+    app = make_app("advice")
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        block = next(b for b in app.screen.query(PoolBlock) if b.pool_name == "tank")
+        table = block.table
+        labels = [str(c.label) for c in table.columns.values()]
+        if size[0] < 100:
+            assert "CAP" not in labels
+            return
+        assert labels == ["NAME", "STATE", "READ", "WRITE", "CKSUM", "SIZE", "CAP", "NOTE"]
+        cap = labels.index("CAP")
+
+        def cell(key: str) -> str:
+            return str(table.get_row(key)[cap])
+
+        assert cell("tank") == "██░░ 49%"
+        assert cell("tank:vdevs:mirror-0") == "███░ 86%"
+        assert cell("tank:vdevs:mirror-1") == "░░░░ 12%"
+        leaf = next(k for k in (str(r.value) for r in table.rows)
+                    if k.startswith("tank:vdevs:mirror-0/"))
+        assert cell(leaf) == ""
+        text = screen_text(app)
+        assert "███░ 86%" in text and "░░░░ 12%" in text

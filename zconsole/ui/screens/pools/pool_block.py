@@ -253,15 +253,19 @@ class PoolBlock(Vertical):
             self.findings.display = False
             return
         sizes: dict[str, int | None] = {}
+        caps: dict[str, int | None] = {}
         if entry.usage is not None:
             sizes = {v.name: v.size for v in entry.usage.vdevs}
             sizes[entry.name] = entry.usage.size
+            caps = {v.name: v.capacity for v in entry.usage.vdevs if v.alloc is not None}
+            caps[entry.name] = entry.usage.capacity
         self.table.show(
             pool, performance=performance, columns=columns,
             name_room=name_width(pool, fixed, width), sizes=sizes,
             slow={f.subject: f for f in state.findings
                   if f.kind == "slow-disk" and f.pool in (None, entry.name)},
-            leaves={path: m for (p, path), m in state.leaves.items() if p == pool.name})
+            leaves={path: m for (p, path), m in state.leaves.items() if p == pool.name},
+            caps=caps)
         names = {v.name for _, _, v in pool.walk()}
         found = [f for f in state.findings
                  if f.pool == pool.name or (f.pool is None and f.subject in names)]

@@ -25,6 +25,12 @@ from zconsole.ui.kit.levels import LazyRow, LevelTable, state_level
 from zconsole.ui.kit.text import fit, plain_text, spark
 
 HEALTH_COLUMNS = ("NAME", "STATE", "READ", "WRITE", "CKSUM", "SIZE", "NOTE")
+# CAP (how full each top-level vdev is, from `zpool list -v`): shown where the terminal has
+# room for it beside a 30-cell NAME; ZFS gives new writes to the emptiest vdev, so an uneven
+# column of bars is where the advisor's imbalance finding comes from
+WIDE_HEALTH_COLUMNS = HEALTH_COLUMNS[:6] + ("CAP",) + HEALTH_COLUMNS[6:]
+CAP_BAR = 4  # "██░░ 46%"
+CAP_EXTRA = CAP_BAR + 5 + 2
 PERF_COLUMNS = ("NAME", "STATE", "BUSY", "R AWAIT", "W AWAIT", "ZFS R/W", "TREND")
 WIDE_PERF_COLUMNS = ("DISK", "SERIAL")
 # Width of everything but NAME, cell padding (1 each side) included, plus NAME's own padding
@@ -68,6 +74,8 @@ def fit_name(indent: str, name: str, width: int) -> str:
 def columns_for(performance: bool, width: int) -> tuple[tuple[str, ...], int]:
     """The column set and the width everything but NAME takes, at this terminal width."""
     if not performance:
+        if width >= HEALTH_FIXED + CAP_EXTRA + 30:
+            return WIDE_HEALTH_COLUMNS, HEALTH_FIXED + CAP_EXTRA
         return HEALTH_COLUMNS, HEALTH_FIXED
     if width >= PERF_FIXED + WIDE_EXTRA + 30:
         return PERF_COLUMNS[:2] + WIDE_PERF_COLUMNS + PERF_COLUMNS[2:], PERF_FIXED + WIDE_EXTRA
@@ -137,6 +145,17 @@ class VdevTable(LevelTable):
                 return
             node = parent
 
+    def cap_cell(self, pct: int | None) -> Text | str:
+        """`██░░ 46%`, the bar in the capacity's level (80 % warn, 90 % bad); "" when not
+        known (a leaf of a mirror or raidz: zpool prints `-`)."""
+        if pct is None:
+            return ""
+        filled = max(0, min(CAP_BAR, round(pct / 100 * CAP_BAR)))
+        level = "bad" if pct >= 90 else "warn" if pct >= 80 else "ok"
+        text = self.level_text("█" * filled + "░" * (CAP_BAR - filled), level)
+        text.append(f" {pct}%")  # the bar in its level's colour, as the pool's usage line
+        return text
+
     @property
     def cursor_key(self) -> str | None:
         """The key of the row under the cursor (None when the table is empty)."""
@@ -147,13 +166,16 @@ class VdevTable(LevelTable):
 
     def show(self, pool: Pool, *, performance: bool, columns: tuple[str, ...],
              name_room: int, sizes: Mapping[str, int | None], slow: Mapping[str, Finding],
-             leaves: Mapping[tuple[str, ...], LeafMetrics]) -> None:
+             leaves: Mapping[tuple[str, ...], LeafMetrics],
+             caps: Mapping[str, int | None] | None = None) -> None:
         """Show the tree: rows kept and only changed cells updated while the tree has the
         same shape (`LevelTable.sync`); rebuilt otherwise, the cursor staying on its vdev."""
         keep = self.cursor_key
+        caps = caps if caps is not None and "CAP" in columns else {}
         top = max((x for m in leaves.values() for x in m.trend), default=0.0)
         blank = ("",) * (len(columns) - 2)
-        pool_cells = (counters(pool.root) + (fmt.size(sizes.get(pool.name), short=True), "")
+        pool_cells = ((*counters(pool.root), fmt.size(sizes.get(pool.name), short=True),
+                       *((self.cap_cell(caps.get(pool.name)),) if "CAP" in columns else ()), "")
                       if not performance else blank)
         # each row with a signature of what its cells show: rows whose signature is the one
         # they had at the last refresh are neither built again nor compared (`sync_rows`)
@@ -175,10 +197,12 @@ class VdevTable(LevelTable):
                     sig = (prefix, v.name, v.state, v.read_errors, v.write_errors,
                            v.checksum_errors, v.note, v.resilvering, bool(v.children),
                            name_room, f and (f.severity, f.factor),
-                           (m, top, columns) if performance else sizes.get(v.name))
+                           (m, top, columns) if performance
+                           else (sizes.get(v.name), caps.get(v.name), columns))
                     rows.append((f"{pool.name}:{section.value}:{'/'.join(path)}", sig,
                                  partial(self._vdev_cells, prefix, path, v, performance,
-                                         name_room, sizes, slow, leaves, top, columns)))
+                                         name_room, sizes, slow, leaves, top, columns,
+                                         caps)))
         rebuilt = self.sync_rows(columns, rows)
         if rebuilt and keep is not None and keep in {k.value for k in self.rows}:
             self.move_cursor(row=self.get_row_index(keep), animate=False)
@@ -186,16 +210,18 @@ class VdevTable(LevelTable):
     def _vdev_cells(self, prefix: str, path: tuple[str, ...], v: Vdev, performance: bool,
                     name_room: int, sizes: Mapping[str, int | None],
                     slow: Mapping[str, Finding], leaves: Mapping[tuple[str, ...], LeafMetrics],
-                    top: float, columns: tuple[str, ...]) -> tuple[Text | str, ...]:
+                    top: float, columns: tuple[str, ...],
+                    caps: Mapping[str, int | None]) -> tuple[Text | str, ...]:
         name = plain_text(fit_name(prefix, v.name, name_room))
         if v.name in slow:
             name.stylize(self.level_style("warn") + Style(bold=True), len(prefix))
         cells = (self._perf_cells(v, leaves.get(path), top, slow, columns)
-                 if performance else self._health_cells(v, sizes, slow))
+                 if performance else self._health_cells(v, sizes, slow, caps, columns))
         return (name, self.state_cell(v.state), *cells)
 
     def _health_cells(self, v: Vdev, sizes: Mapping[str, int | None],
-                      slow: Mapping[str, Finding]) -> tuple[Text | str, ...]:
+                      slow: Mapping[str, Finding], caps: Mapping[str, int | None],
+                      columns: tuple[str, ...]) -> tuple[Text | str, ...]:
         note = v.note or ""
         if v.name in slow:
             f = slow[v.name]
@@ -208,7 +234,8 @@ class VdevTable(LevelTable):
         stands_out = v.name in slow or state_level(v.state) != "ok"
         critical = v.name in slow and slow[v.name].severity is Severity.CRITICAL
         note_text = self.level_text(note, "bad" if critical else "warn" if stands_out else "")
-        return (*errors, fmt.size(sizes.get(v.name), short=True), note_text)
+        cap = (self.cap_cell(caps.get(v.name)),) if "CAP" in columns else ()
+        return (*errors, fmt.size(sizes.get(v.name), short=True), *cap, note_text)
 
     @staticmethod
     def _perf_cells(v: Vdev, m: LeafMetrics | None, top: float, slow: Mapping[str, Finding],
