@@ -2,11 +2,16 @@
 over its own SshHost as a hosts file names them) and a host that does not answer: an ssh
 destination on loopback whose listener accepts the connection and never says a word (no SSH
 banner), as a hung host does. The console is built as `zconsole --hosts FILE` builds it
-(`load_hosts`, `make_fleet`). Needs ZCONSOLE_VM=1; both guests boot in this test's worker."""
+(`load_hosts`, `make_fleet`); then `zconsole check --hosts` on the same hosts, as cron runs it,
+with a host that refuses the connection beside them. Needs ZCONSOLE_VM=1; both guests boot in
+this test's worker."""
 
 from __future__ import annotations
 
+import json
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -70,11 +75,30 @@ def hosts_file(tmp: Path, g21: ZfsGuest, g23: ZfsGuest, port: int) -> Path:
     path = tmp / "hosts.toml"
     path.write_text(
         f'[[host]]\nname = "nas21"\nssh = "{g21.alias}"\nssh_config = "{g21.ssh_config}"\n'
-        'tags = ["guest"]\n\n'
+        'tags = ["guest", "a"]\n\n'
         f'[[host]]\nname = "nas23"\nssh = "{g23.alias}"\nssh_config = "{g23.ssh_config}"\n'
-        'tags = ["guest"]\n\n'
+        'tags = ["guest", "b"]\n\n'
         f'[[host]]\nname = "hung"\nssh = "dead"\nssh_config = "{dead}"\n')
     return path
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (connection refused)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", 0))
+    port = int(s.getsockname()[1])
+    s.close()
+    return port
+
+
+def check(*argv: str) -> tuple[int, dict[str, str]]:
+    """`zconsole check ... --json --no-advice` as cron runs it: the exit code and each host's
+    status."""
+    proc = subprocess.run([sys.executable, "-m", "zconsole", "check", "--no-advice", "--json",
+                           *argv], capture_output=True, text=True, timeout=600)
+    out = json.loads(proc.stdout)
+    assert out["exit_code"] == proc.returncode, out
+    return proc.returncode, {h["host"]: h["status"] for h in out["hosts"]}
 
 
 async def test_fleet_of_both_guests_and_a_host_that_does_not_answer(
@@ -132,6 +156,21 @@ async def test_fleet_of_both_guests_and_a_host_that_does_not_answer(
                 assert app.current is app.members[1]
                 shot = screen_text(app)
                 assert "DEGRADED" in shot and "OFFLINE" in shot, shot
+
+            # zconsole check on the same hosts: each guest alone (--tag), then all of them
+            # with one more that refuses the connection (unreadable): the worst is UNKNOWN
+            hosts = tmp_path / "hosts.toml"
+            assert check("--hosts", str(hosts), "--tag", "a") == (0, {"nas21": "ok"})
+            assert check("--hosts", str(hosts), "--tag", "b") == (1, {"nas23": "warning"})
+            refused = tmp_path / "refused_ssh_config"
+            refused.write_text(f"Host refused\n  HostName 127.0.0.1\n  Port {closed_port()}\n"
+                               "  User root\n")
+            with hosts.open("a") as f:
+                f.write(f'\n[[host]]\nname = "refused"\nssh = "refused"\n'
+                        f'ssh_config = "{refused}"\n')
+            rc, got = check("--hosts", str(hosts), "--timeout", "60")
+            assert (rc, got) == (3, {"nas21": "ok", "nas23": "warning", "hung": "unknown",
+                                     "refused": "unknown"})
     finally:
         for g in (g21, g23):
             g.reset()

@@ -486,6 +486,12 @@ def test_every_boot_fix_across_reboots(host_guest: HostGuest, wait_online_hang: 
                 undo(plan)
             assert state(g, *touched) == clean, name  # byte for byte, without a reboot
             assert state(g, faults.NETPLAN_FILE) == netplan_faulty, name
+            # undone in a boot that did not wait: the panel judges the next boot from what is
+            # set now (lan1 configuring, not optional, wait-online's loaded ExecStart as
+            # shipped, not masked, zc-needs-online wanting it) and says it will wait
+            again_judged = diagnose_boot(read_boot(ssh_host(g)))
+            assert again_judged.verdict.kind == "boot-will-wait", (name, again_judged.verdict)
+            host_figures(f"{name}: the panel after the undo", again_judged.verdict.message)
     finally:
         undo(hotplug, aside)
     assert state(g, *touched) == clean

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from zconsole.hosts.base import DEFAULT_TIMEOUT, Result
+from zconsole.hosts.base import DEFAULT_TIMEOUT, Result, writing
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.command import Command
@@ -452,3 +452,28 @@ def test_pipeline_runs_through_run_pipeline_without_a_shell(tmp_path: Path) -> N
     rec = [r for r in audit_records(tmp_path) if r["event"] == "command"][0]
     assert rec["argv"] == [list(send), list(recv)]
     assert rec["command"] == "zfs send -R tank/vm@zc-rewrite | zfs receive -u tank/vm.zc-new"
+
+
+class WritesSeenHost(DemoHost):
+    """The demo host, noting for every command whether the runner ran it inside
+    `hosts.base.writes()` (a host never retries those on its own)."""
+
+    def __init__(self, *a: object, **k: object) -> None:
+        super().__init__(*a, **k)  # type: ignore[arg-type]
+        self.seen: list[tuple[tuple[str, ...], bool]] = []
+
+    def run(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT,
+            check: bool = True, stdin: str | None = None) -> Result:
+        self.seen.append((tuple(argv), writing()))
+        return super().run(argv, timeout=timeout, check=check, stdin=stdin)
+
+
+def test_a_write_runs_marked_as_one_and_the_reads_around_it_do_not(tmp_path: Path) -> None:
+    clock = SimClock()
+    host = WritesSeenHost("grow", "2.3", clock)
+    res = runner(host, attach_plan(host), tmp_path, clock).run(Events())
+    assert res.status == "done", res
+    marked = [argv for argv, w in host.seen if w]
+    assert marked == [("zpool", "attach", "tank", OLD0, BYID + NEW0)]
+    assert any(argv[:2] == ("zpool", "status") and not w for argv, w in host.seen)
+    assert not writing()  # nothing left marked on this thread

@@ -7,8 +7,10 @@ happens in `zconsole.parsers`, orchestration in `zconsole.services`.
 from __future__ import annotations
 
 import re
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -73,6 +75,33 @@ class CommandFailed(HostError):
 
 class HostUnreachable(HostError):
     pass
+
+
+class SessionLost(HostError):
+    """The remote session ended without an exit status and without a byte of output (ssh
+    exits 255 then): whether the command ran is not known. Seen with dropbear 2022.8x over a
+    ControlMaster when two sessions overlap (mkj/dropbear#173, fixed in dropbear's PR #326);
+    a read is asked again once (`writes`), a write never is."""
+
+
+_writing = threading.local()
+
+
+@contextmanager
+def writes() -> Iterator[None]:
+    """The commands run inside (on this thread) change the machine: a host never runs one of
+    them a second time by itself (a lost session is reported, not retried)."""
+    before = getattr(_writing, "on", False)
+    _writing.on = True
+    try:
+        yield
+    finally:
+        _writing.on = before
+
+
+def writing() -> bool:
+    """Inside `writes()` on this thread."""
+    return bool(getattr(_writing, "on", False))
 
 
 class PathNotFound(HostError):

@@ -29,7 +29,9 @@ from zconsole.hosts.base import (
     HostUnreachable,
     PathNotFound,
     Result,
+    SessionLost,
     checked,
+    writing,
 )
 from zconsole.hosts.hold import Held, hold_process
 
@@ -88,6 +90,12 @@ def _text(proc: Any, data: bytes | str | None) -> str:
     return data
 
 
+def _lost(result: Result) -> bool:
+    """ssh's own 255 with not a byte on stdout or stderr: the session was closed without an
+    exit status (ssh prints a reason for every failure of its own)."""
+    return result.returncode == SSH_UNREACHABLE and not result.stdout and not result.stderr
+
+
 def _abandon(proc: Any) -> None:
     """Kill the local ssh client and drop our ends of its pipes without waiting for EOF."""
     with contextlib.suppress(OSError):
@@ -106,6 +114,8 @@ def _abandon(proc: Any) -> None:
 LOGIN_TIMEOUT = 90.0
 SERVER_ALIVE_INTERVAL = 15
 SERVER_ALIVE_COUNT = 3
+# a read whose session was lost (SessionLost) is asked again after each of these pauses (s)
+LOST_RETRY_PAUSES = (0.05, 0.25, 1.0)
 
 
 class SshHost(BaseHost):
@@ -208,6 +218,26 @@ class SshHost(BaseHost):
 
     # -- Host protocol -----------------------------------------------------------------------
     def _exec(self, args: tuple[str, ...], timeout: float, stdin: str | None) -> Result:
+        started = time.monotonic()
+        result = self._exec_once(args, timeout, stdin)
+        # a session that ended with neither an exit status nor output: the server closed the
+        # channel (dropbear 2022.8x does when two sessions overlap: SessionLost). A read is
+        # asked again, a little later each time, in the time left; a write never is
+        tries = 1
+        for pause in () if writing() else LOST_RETRY_PAUSES:
+            if not _lost(result) or time.monotonic() - started + pause >= timeout:
+                break
+            time.sleep(pause)
+            result = self._exec_once(args, timeout - (time.monotonic() - started), stdin)
+            tries += 1
+        if _lost(result):
+            raise SessionLost(
+                f"{self.destination}: the ssh session of `{' '.join(args)}` ended without an "
+                "exit status or any output (ssh exit 255)"
+                + (f", {tries} times" if tries > 1 else "") + ": whether it ran is not known")
+        return result
+
+    def _exec_once(self, args: tuple[str, ...], timeout: float, stdin: str | None) -> Result:
         cmd = self._program(args[0])[list(args[1:])]
         started = time.monotonic()
         try:

@@ -36,8 +36,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 
-from zconsole.hosts.base import HostError, Result
+from zconsole.hosts.base import HostError, Result, writes
 from zconsole.model.command import Command
 from zconsole.model.plan import Step, StepOutcome, StepStatus, Wait
 from zconsole.services.ops.engine.events import (
@@ -307,12 +308,15 @@ class PlanRunner(RunState):
         not be run with (then raised again)."""
         t0 = time.monotonic()
         try:
-            if cmd.then:
-                result = self.host.run_pipeline([list(a) for a in cmd.pipeline],
-                                                timeout=timeout or PIPELINE_TIMEOUT, check=False)
-            else:
-                result = self.host.run(list(cmd.argv), timeout=timeout or self.command_timeout,
-                                       check=False)
+            # a write is never run twice by the host on its own (hosts.base.writes)
+            with writes() if cmd.writes else nullcontext():
+                if cmd.then:
+                    result = self.host.run_pipeline([list(a) for a in cmd.pipeline],
+                                                    timeout=timeout or PIPELINE_TIMEOUT,
+                                                    check=False)
+                else:
+                    result = self.host.run(list(cmd.argv),
+                                           timeout=timeout or self.command_timeout, check=False)
         except HostError as e:
             self._audit.command(step, cmd, None, time.monotonic() - t0, error=str(e))
             raise
