@@ -168,7 +168,7 @@ async def test_fleet_of_both_guests_and_a_host_that_does_not_answer(
             with hosts.open("a") as f:
                 f.write(f'\n[[host]]\nname = "refused"\nssh = "refused"\n'
                         f'ssh_config = "{refused}"\n')
-            rc, got = check("--hosts", str(hosts), "--timeout", "60")
+            rc, got = check("--hosts", str(hosts), "--timeout", "30")
             assert (rc, got) == (3, {"nas21": "ok", "nas23": "warning", "hung": "unknown",
                                      "refused": "unknown"})
     finally:
