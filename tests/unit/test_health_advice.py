@@ -429,3 +429,24 @@ def test_a_scan_line_in_another_locale_is_not_guessed() -> None:
 
     s = parse_scan_text("scrub repaired 0B in 00:00:01 with 0 errors on ven. mai 19 12:07:48 2023")
     assert s is not None and s.ended_near is None
+
+
+def test_recordsize_of_a_mysql_data_directory() -> None:
+    """InnoDB's 16K pages under the default 128K recordsize: advice to set 16K; at 16K, or
+    a dataset elsewhere, nothing."""
+    from zconsole.model.advice import DatasetProps
+    from zconsole.services.health.advice.datasets import _recordsize
+
+    def ds(name: str, mp: str, rs: str, source: str = "default") -> DatasetProps:
+        return DatasetProps(name, "filesystem", {"mountpoint": (mp, "local"),
+                                                 "recordsize": (rs, source)})
+
+    found = list(_recordsize((ds("tank/db", "/var/lib/mysql", "131072"),
+                              ds("tank/db16", "/var/lib/mysql/x", "16384", "local"),
+                              ds("tank/home", "/home", "131072"))))
+    assert [a.subject for a in found] == ["tank/db"]
+    a = found[0]
+    assert a.message == ("tank/db holds MySQL/MariaDB data (/var/lib/mysql) at recordsize "
+                         "128.0 KiB")
+    assert a.evidence == ("mountpoint: /var/lib/mysql", "recordsize: 131072 (default)")
+    assert a.command == "zfs set recordsize=16K tank/db" and a.severity is Severity.INFO
