@@ -15,6 +15,7 @@ or the pool's default), listing the datasets that get it from there:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 
 from zconsole.model.advice import Advice, DatasetProps
 from zconsole.model.arc import ArcStats
@@ -105,52 +106,56 @@ def _xattr(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
             command=f"zfs set xattr=sa {g.origin}", pool=g.origin.split("/")[0])
 
 
+@dataclass(frozen=True)
+class _Workload:
+    """Directories whose files are read and written in small fixed blocks, and the
+    recordsize that suits them."""
+
+    what: str  # "VM images"
+    dirs: tuple[str, ...]
+    recordsize: int
+    why: str
+    cost: str
+
+
+_WORKLOADS = (
+    _Workload(
+        "VM images", VM_IMAGE_DIRS, VM_RECORDSIZE,
+        why="A guest writes its disk in 4K-64K blocks; at a large recordsize each small "
+            "write reads and rewrites a whole record, and its snapshots keep the whole "
+            "old record.",
+        cost="Only files written afterwards use the new recordsize: existing images keep "
+             "theirs until they are copied (a zvol's volblocksize cannot change at all)."),
+    # Oracle's ZFS tuning guide for MySQL: recordsize 16K for the InnoDB data files, the
+    # default for its logs
+    _Workload(
+        "MySQL/MariaDB data", MYSQL_DIRS, INNODB_PAGE,
+        why="InnoDB reads and writes 16K pages: at a larger recordsize each page written "
+            "reads and rewrites a whole record, and snapshots keep the whole old record. "
+            "Oracle's ZFS tuning guide for MySQL sets 16K for the InnoDB data files and "
+            "the default for the logs.",
+        cost="Only files written afterwards use the new recordsize: existing tablespaces "
+             "keep theirs until they are rebuilt (a dump and restore, or ALTER TABLE ... "
+             "FORCE); the redo logs do better on a dataset of their own at the default."),
+)
+
+
 def _recordsize(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
-    yield from _vm_recordsize(props)
-    yield from _db_recordsize(props)
-
-
-def _db_recordsize(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
-    """MySQL/MariaDB's data directory at a recordsize above InnoDB's 16K page (Oracle's ZFS
-    tuning guide for MySQL: recordsize 16K for the InnoDB data files, the default for its
-    logs)."""
-    for p in props:
-        mp, rs = p.value("mountpoint"), p.number("recordsize")
-        if p.type != "filesystem" or mp is None or rs is None or rs <= INNODB_PAGE:
-            continue
-        if not any(mp == d or mp.startswith(d + "/") for d in MYSQL_DIRS):
-            continue
-        yield Advice(
-            "advice-recordsize", Severity.INFO, p.name,
-            f"{p.name} holds MySQL/MariaDB data ({mp}) at recordsize {fmt.size(rs)}",
-            why="InnoDB reads and writes 16K pages: at a larger recordsize each page written "
-                "reads and rewrites a whole record, and snapshots keep the whole old record. "
-                "Oracle's ZFS tuning guide for MySQL sets 16K for the InnoDB data files and "
-                "the default for the logs.",
-            cost="Only files written afterwards use the new recordsize: existing tablespaces "
-                 "keep theirs until they are rebuilt (a dump and restore, or ALTER TABLE ... "
-                 "FORCE); the redo logs do better on a dataset of their own at the default.",
-            evidence=(f"mountpoint: {mp}", f"recordsize: {rs} ({p.source('recordsize')})"),
-            command=f"zfs set recordsize=16K {p.name}", pool=p.pool)
-
-
-def _vm_recordsize(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
-    for p in props:
-        mp, rs = p.value("mountpoint"), p.number("recordsize")
-        if p.type != "filesystem" or mp is None or rs is None or rs <= VM_RECORDSIZE:
-            continue
-        if not any(mp == d or mp.startswith(d + "/") for d in VM_IMAGE_DIRS):
-            continue
-        yield Advice(
-            "advice-recordsize", Severity.INFO, p.name,
-            f"{p.name} holds VM images ({mp}) at recordsize {fmt.size(rs)}",
-            why="A guest writes its disk in 4K-64K blocks; at a large recordsize each small "
-                "write reads and rewrites a whole record, and its snapshots keep the whole "
-                "old record.",
-            cost="Only files written afterwards use the new recordsize: existing images keep "
-                 "theirs until they are copied (a zvol's volblocksize cannot change at all).",
-            evidence=(f"mountpoint: {mp}", f"recordsize: {rs} ({p.source('recordsize')})"),
-            command=f"zfs set recordsize=64K {p.name}", pool=p.pool)
+    """A filesystem mounted where VM images or InnoDB data live, at a recordsize above the
+    blocks they are written in."""
+    for w in _WORKLOADS:
+        for p in props:
+            mp, rs = p.value("mountpoint"), p.number("recordsize")
+            if p.type != "filesystem" or mp is None or rs is None or rs <= w.recordsize:
+                continue
+            if not any(mp == d or mp.startswith(d + "/") for d in w.dirs):
+                continue
+            yield Advice(
+                "advice-recordsize", Severity.INFO, p.name,
+                f"{p.name} holds {w.what} ({mp}) at recordsize {fmt.size(rs)}",
+                why=w.why, cost=w.cost,
+                evidence=(f"mountpoint: {mp}", f"recordsize: {rs} ({p.source('recordsize')})"),
+                command=f"zfs set recordsize={w.recordsize // 1024}K {p.name}", pool=p.pool)
 
 
 def _dedup(reading: HostReading, props: tuple[DatasetProps, ...] | None,
