@@ -165,7 +165,7 @@ def test_sshd_auth_methods(host_guest: HostGuest, sshd_auth_methods: faults.Faul
 
 
 # The two boot recipes (wait-online hang, ifupdown DHCP hang) are proven in
-# test_hostvm_fixit.py::test_every_boot_fix_across_reboots: its first boot shows both causes
+# test_hostvm_fixit.py::test_boot_fixes_*_across_reboots: their first boot shows both causes
 # (wait-online over 60 s with its timeout in the journal, lan1 still configuring, the unit
 # that wants network-online.target, networking.service waiting on dhclient) and its last boot,
 # after both undos, neither. Each on its own here cost four more reboots, two of them into the
