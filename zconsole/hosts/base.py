@@ -81,7 +81,7 @@ class SessionLost(HostError):
     """The remote session ended without an exit status and without a byte of output (ssh
     exits 255 then): whether the command ran is not known. Seen with dropbear 2022.8x over a
     ControlMaster when two sessions overlap (mkj/dropbear#173, fixed in dropbear's PR #326);
-    a read is asked again once (`writes`), a write never is."""
+    SshHost asks a read again (up to three times, in its deadline), a write (`writes`) never."""
 
 
 _writing = threading.local()
