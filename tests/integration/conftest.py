@@ -323,12 +323,14 @@ def zfs_guest(request: pytest.FixtureRequest) -> Iterator[ZfsGuest]:
     yield from _boot(request, request.param, "p")
 
 
-@pytest.fixture(scope="session")
+# Both flavours in one test (the fleet of test_fleet_guest.py): a guest of each, booted in
+# that test's worker and stopped with its module, not left idle beside the rest of the suite
+@pytest.fixture(scope="module")
 def zfs_guest_21(request: pytest.FixtureRequest) -> Iterator[ZfsGuest]:
     yield from _boot(request, "2.1", "s")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def zfs_guest_23(request: pytest.FixtureRequest) -> Iterator[ZfsGuest]:
     yield from _boot(request, "2.3", "s")
 
