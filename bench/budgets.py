@@ -410,7 +410,68 @@ def bench_cli(repeat: int) -> dict[str, Any]:
     return out
 
 
-STEPS = ("cli", "parse", "first_frame", "keys", "cpu")
+# -- 6. zconsole check (issue 15: "starts fast: <= 2 x a bare interpreter + the reads") ---------
+
+CHECK_ARGV = ["check", "--demo", "healthy", "--no-advice"]
+_HOST_CALLS = ("_exec", "read_text", "list_dir", "realpath", "udev_properties")
+
+
+def check_reads() -> list[tuple[str, list[Any]]]:
+    """Every host call `zconsole check --demo healthy` makes, in order, recorded in this
+    process (the demo host's own methods wrapped)."""
+    import contextlib
+    import io
+
+    from zconsole.cli.main import main as zmain
+    from zconsole.hosts.demo import host as demo_host
+
+    calls: list[tuple[str, list[Any]]] = []
+    saved = {n: getattr(demo_host.DemoHost, n) for n in _HOST_CALLS}
+
+    def recorder(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def rec(self: Any, *a: Any, **k: Any) -> Any:
+            calls.append((name, [list(x) if isinstance(x, tuple) else x for x in a]))
+            return fn(self, *a, **k)
+        return rec
+
+    try:
+        for n, fn in saved.items():
+            setattr(demo_host.DemoHost, n, recorder(n, fn))
+        with contextlib.redirect_stdout(io.StringIO()):
+            zmain(CHECK_ARGV)
+    finally:
+        for n, fn in saved.items():
+            setattr(demo_host.DemoHost, n, fn)
+    return calls
+
+
+# the floor: a bare interpreter that makes the same reads of the same demo host (its import
+# and simulation are the reads' cost here, as ssh and zpool are on a real host)
+CHECK_FLOOR = """
+import json, sys
+from zconsole.hosts.demo import DemoHost
+h = DemoHost("healthy")
+for name, a in json.loads(sys.argv[1]):
+    try:
+        if name == "_exec":
+            h.run(a[0], timeout=a[1], check=False)
+        else:
+            getattr(h, name)(*a)
+    except Exception:
+        pass
+"""
+
+
+def bench_check(repeat: int) -> dict[str, Any]:
+    calls = check_reads()
+    z, f = paired(partial(child_cpu, [sys.executable, "-m", "zconsole", *CHECK_ARGV]),
+                  partial(child_cpu, [sys.executable, "-c", CHECK_FLOOR, json.dumps(calls)]),
+                  repeat)
+    return {"zconsole_cpu_s": statistics.median(z), "floor_cpu_s": statistics.median(f),
+            "reads": len(calls), "ratio": statistics.median(z) / statistics.median(f)}
+
+
+STEPS = ("cli", "check", "parse", "first_frame", "keys", "cpu")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -434,6 +495,7 @@ def main(argv: list[str] | None = None) -> int:
                            "load_before": os.getloadavg()}
     steps: list[tuple[str, Callable[[], Any]]] = [
         ("cli", lambda: bench_cli(repeat)),
+        ("check", lambda: bench_check(repeat)),
         ("parse", lambda: bench_parse(repeat)),
         ("first_frame", lambda: bench_first_frame(repeat)),
         ("keys", lambda: bench_keys(40)),
