@@ -259,9 +259,23 @@ def _run_dir(name: str) -> Path:
 BOOT_PATIENCE = float(os.environ.get("ZCONSOLE_VM_BOOT_TIMEOUT", "900"))
 
 
+# Room a guest needs in its run directory: the disk files are sparse but the tests fill them
+# (a 2.x guest ends near 2.7 GiB, a host guest's root copy alone is ~1.3 GiB). A full /tmp
+# does not fail loudly: QEMU pauses the guest and every ssh times out at the banner.
+RUN_ROOM_GIB = float(os.environ.get("ZCONSOLE_VM_MIN_FREE_GIB", "4"))
+
+
 def _build_and_start(tv: ModuleType, fl: Any, inst: Any) -> tuple[float, float]:
     """Build the guest (or take it from the cache) and boot it: (build seconds, seconds until
     ssh answered)."""
+    root = inst.run_dir.parent
+    root.mkdir(parents=True, exist_ok=True)
+    free = shutil.disk_usage(root).free / 2**30
+    if free < RUN_ROOM_GIB:
+        raise tv.VMError(
+            f"only {free:.1f} GiB free in {root}, a guest needs {RUN_ROOM_GIB:.0f} GiB: "
+            f"old run directories there can go (rm -rf {root}/pytest-*)"
+        )
     t0 = time.monotonic()
     build_dir = tv.build(fl, quiet=True)
     t_build = time.monotonic() - t0
@@ -288,6 +302,12 @@ def _build_and_start(tv: ModuleType, fl: Any, inst: Any) -> tuple[float, float]:
     return t_build, time.monotonic() - t1
 
 
+def _drop_disks(inst: Any) -> None:
+    """Delete a stopped guest's disk files (GiBs each; a CI run boots a dozen guests and a
+    full /tmp pauses every guest still running); the logs stay for the report."""
+    shutil.rmtree(inst.run_dir / "disks", ignore_errors=True)
+
+
 def _stop(inst: Any, label: str) -> None:
     how = inst.stop()
     if how != "poweroff":
@@ -306,6 +326,9 @@ def _boot(request: pytest.FixtureRequest, flavour: str, kind: str) -> Iterator[Z
     except (tv.VMError, OSError, subprocess.SubprocessError) as exc:
         reason = f"start failed: {exc} (run dir {inst.run_dir})"
     if reason:
+        if inst.running():
+            inst.kill()
+        _drop_disks(inst)
         _unavailable(flavour, reason)
     _timings.append(
         f"OpenZFS {flavour}: build/cache {t_build:.1f}s, boot-to-ssh {ready:.1f}s "
@@ -315,6 +338,7 @@ def _boot(request: pytest.FixtureRequest, flavour: str, kind: str) -> Iterator[Z
         yield ZfsGuest(flavour, inst)
     finally:
         _stop(inst, f"OpenZFS {flavour}")
+        _drop_disks(inst)
 
 
 @pytest.fixture(scope="session", params=FLAVOURS, ids=FLAVOUR_IDS)
@@ -381,6 +405,7 @@ def host_guest(request: pytest.FixtureRequest) -> Iterator[HostGuest]:
     if reason:
         if inst.running():
             inst.kill()
+        _drop_disks(inst)
         _unavailable("host", reason)
     _timings.append(
         f"Debian 12 host: build/cache {t_build:.1f}s, boot-to-ssh {ready:.1f}s, zconsole "
@@ -390,8 +415,7 @@ def host_guest(request: pytest.FixtureRequest) -> Iterator[HostGuest]:
         yield HostGuest(inst, installed)
     finally:
         _stop(inst, "Debian 12 host")
-        # the root image copy holds ~1 GiB: keep the logs, not the disks
-        shutil.rmtree(inst.run_dir / "disks", ignore_errors=True)
+        _drop_disks(inst)
 
 
 @pytest.fixture

@@ -1739,9 +1739,13 @@ for d in {disks}; do
   for part in "$dev"?*; do [ -b "$part" ] && zpool labelclear -f "$part" >/dev/null 2>&1; done
   zpool labelclear -f "$dev" >/dev/null 2>&1
   wipefs -q -a "$dev" >/dev/null 2>&1 || {{ sleep 1; wipefs -q -a "$dev"; }}
+  # give the blocks back: QEMU (discard=unmap) punches holes in the disk file, so a suite
+  # that fills pools all day does not fill the machine's /tmp (a full /tmp pauses the guests)
+  blkdiscard -f "$dev" >/dev/null 2>&1 || blkdiscard "$dev" >/dev/null 2>&1
   blockdev --rereadpt "$dev" 2>/dev/null
 done
 rm -rf /scratch/* 2>/dev/null
+fstrim /scratch >/dev/null 2>&1
 udevadm settle --timeout=30
 [ -z "$(zpool list -H -o name 2>/dev/null)" ] && [ -z "$missing" ] && [ -z "$renamed" ]
 """
