@@ -9,19 +9,21 @@ from typing import Any
 
 import pytest
 
-from tests.paths import CAPTURES
+from tests.paths import CAPTURES, parser_text
 from zconsole.hosts.demo.host import DemoHost
 from zconsole.hosts.replay import ReplayHost
-from zconsole.model.advice import Advice, AdviceInputs, DatasetProps
+from zconsole.model.advice import Advice, AdviceInputs, DatasetProps, ZilStats
 from zconsole.model.arc import ArcStats
 from zconsole.model.finding import Severity
-from zconsole.model.pool import PoolUsage, VdevUsage
+from zconsole.model.pool import PoolUsage, Section, VdevUsage
 from zconsole.model.reading import HostReading, Part
+from zconsole.parsers.zil import parse_zil
 from zconsole.parsers.zpool_status import parse_zpool_status
 from zconsole.parsers.zpool_status_json import parse_zpool_status_json
 from zconsole.services.health.advice import advise
 from zconsole.services.health.advice.datasets import SNAPSHOT_SPRAWL
 from zconsole.services.health.advice.layout import IMBALANCE_SPREAD
+from zconsole.services.health.advice.slog import IDLE_PER_HOUR, MIN_HOURS, SYNC_PER_S
 from zconsole.services.health.advice.upkeep import (
     CAPACITY_FULL,
     CAPACITY_SLOWS,
@@ -58,9 +60,9 @@ def test_the_advice_host_shows_every_finding_worst_first() -> None:
     found = advise(demo_inputs("advice"))
     assert [a.kind for a in found] == [
         "advice-copies", "advice-ashift", "advice-mixed-media", "advice-snapshots",
-        "advice-dedup", "advice-scrub", "advice-imbalance", "advice-compression",
-        "advice-atime", "advice-xattr", "advice-recordsize", "advice-capacity",
-        "advice-l2arc"]
+        "advice-dedup", "advice-scrub", "advice-slog-none", "advice-imbalance",
+        "advice-compression", "advice-atime", "advice-xattr", "advice-recordsize",
+        "advice-capacity", "advice-l2arc", "advice-slog-idle"]
     assert all(a.severity in (Severity.INFO, Severity.WARNING) for a in found)
     assert all(a.why and a.cost for a in found)
 
@@ -450,3 +452,90 @@ def test_recordsize_of_a_mysql_data_directory() -> None:
                          "128.0 KiB")
     assert a.evidence == ("mountpoint: /var/lib/mysql", "recordsize: 131072 (default)")
     assert a.command == "zfs set recordsize=16K tank/db" and a.severity is Severity.INFO
+
+
+# ------------------------------------------------------------------ SLOG (the ZIL counters)
+
+
+def test_sync_writes_on_hdds_without_a_log_device(advice23: dict[str, Advice]) -> None:
+    a = advice23["advice-slog-none"]
+    assert a.severity is Severity.WARNING and a.pool == a.subject == "tank"
+    # tank is the only pool without a log device: the host-wide figure is its own
+    assert a.message == ("tank has no log device and its fsyncs wait for spinning disks: "
+                         "23.0 log blocks a second on average")
+    up = FROZEN - (DemoHost("advice", clock=lambda: FROZEN, seed=0).machine.boot_time + 9.4)
+    assert f"zil_itx_metaslab_normal_count: {int(23.0 * up):,} (host-wide)" in a.evidence
+    assert "spinning disks of tank: sda, sdb, sdc" in a.evidence
+    assert a.command is None  # adding a log device needs hardware: no command offered
+    assert "power-loss protection" in a.cost and "sync=disabled is not a fix" in a.cost
+
+
+def test_an_idle_log_device(advice23: dict[str, Advice]) -> None:
+    a = advice23["advice-slog-idle"]
+    assert a.severity is Severity.INFO and a.pool == a.subject == "scratch"
+    log = "nvme-INTEL_SSDPEK1A118GA_PHOC2150009X118B"
+    assert a.message == f"scratch: log device {log} is idle: 0 log blocks in 3 d"
+    assert a.command == f"zpool remove scratch {log}"
+    assert "zil_itx_metaslab_slog_count: 0 (host-wide)" in a.evidence
+
+
+@pytest.mark.parametrize("scenario", ["healthy", "showcase"])
+def test_busy_log_devices_are_not_called_idle(scenario: str) -> None:
+    inputs = demo_inputs(scenario)
+    assert inputs.zil is not None and inputs.zil.value is not None, inputs.zil
+    assert (inputs.zil.value.slog_blocks or 0) > 0  # read, judged, and busy
+    found = advise(inputs)
+    assert not [a for a in found if a.kind.startswith("advice-slog")]
+
+
+def _zil(name: str, age_h: float, **fields: int) -> ZilStats:
+    z = parse_zil(parser_text("zil", name))
+    return ZilStats({**z.fields, **fields}, age_h * 3600)
+
+
+def _slog_inputs(zil: ZilStats) -> AdviceInputs:
+    base = demo_inputs("advice")
+    return dataclasses.replace(base, zil=Part(zil, FROZEN, "zil"))
+
+
+def _slog(found: list[Advice]) -> list[str]:
+    return sorted(a.kind for a in found if a.kind.startswith("advice-slog"))
+
+
+def test_slog_thresholds_on_the_real_counters() -> None:
+    # the guests' own counters (a pool with a log device, 300 dsync writes to each pool):
+    # the rates depend only on the module's age
+    hours = 48.0
+    idle = int(IDLE_PER_HOUR * hours) - 1
+    busy = int(SYNC_PER_S * hours * 3600)
+    for version in ("2.1.11", "2.3.2"):
+        name = f"{version}-slog-and-normal-dsync.txt"
+        assert _slog(advise(_slog_inputs(_zil(name, hours, zil_itx_metaslab_slog_count=idle,
+                                                zil_itx_metaslab_normal_count=busy)))) == [
+            "advice-slog-idle", "advice-slog-none"]
+        assert _slog(advise(_slog_inputs(_zil(name, hours, zil_itx_metaslab_slog_count=idle + 2,
+                                                zil_itx_metaslab_normal_count=busy - 10)))) == []
+        # as captured: 301 blocks to each in seconds, far too young to judge
+        z = parse_zil(parser_text("zil", name))
+        assert z.age_s is not None and z.age_s < MIN_HOURS * 3600
+        assert _slog(advise(_slog_inputs(z))) == []
+
+
+def test_no_slog_advice_without_the_counters() -> None:
+    base = demo_inputs("advice")
+    failed = dataclasses.replace(base, zil=Part(None, FROZEN, "zil", "No such file", "OSError"))
+    assert _slog(advise(failed)) == []
+    assert _slog(advise(dataclasses.replace(base, zil=None))) == []
+
+
+def test_ssd_pools_without_a_log_device_are_not_told_to_get_one() -> None:
+    # the showcase's pools have a log device or are on NVMe: heavy sync writes are fine
+    base = demo_inputs("showcase")
+    hot = ZilStats({"zil_itx_metaslab_normal_count": 10**9,
+                    "zil_itx_metaslab_slog_count": 10**9}, 72 * 3600)
+    kinds = _slog(advise(dataclasses.replace(base, zil=Part(hot, FROZEN, "zil"))))
+    assert "advice-slog-idle" not in kinds
+    bare = [e.name for e in base.reading.pools if e.status is not None
+            and not e.status.section(Section.LOGS)]
+    assert bare == ["fast"]  # its disks are NVMe: a log device would not be faster
+    assert "advice-slog-none" not in kinds

@@ -23,6 +23,7 @@ from zconsole.parsers.errors import ParseError
 from zconsole.parsers.props import parse_get
 from zconsole.parsers.version import parse_zfs_version
 from zconsole.parsers.zfs_list import parse_zfs_list, parse_zfs_list_names
+from zconsole.parsers.zil import parse_zil
 from zconsole.parsers.zpool_events import parse_zpool_events
 from zconsole.parsers.zpool_history import parse_zpool_history
 from zconsole.parsers.zpool_iostat import parse_zpool_iostat
@@ -65,6 +66,7 @@ PARSERS: dict[str, tuple[Callable[[str], Any], str]] = {
                                                           "clones"]), "zfs-list"),
     "props": (parse_get, "props"),
     "arcstats": (parse_arcstats, "arcstats"),
+    "zil": (parse_zil, "zil"),
     "diskstats": (_diskstats_io, "diskstats"),
     "udev-db": (_blockdev_all, "blockdev"),
     "udev-props": (parse_udevadm_properties, "blockdev"),

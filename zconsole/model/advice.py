@@ -9,7 +9,7 @@ a host is set up, not about data being lost.
 
 `AdviceInputs` is what the advisor judges: the console's reading plus the one extra
 read-only read it needs (`services/read/advice.py`: dataset properties, the DDT of pools that
-deduplicate).
+deduplicate, the ZIL counters).
 """
 
 from __future__ import annotations
@@ -87,6 +87,32 @@ class DatasetProps:
 
 
 @dataclass(frozen=True)
+class ZilStats:
+    """/proc/spl/kstat/zfs/zil: the host's ZFS intent log counters, summed over every pool
+    since the module loaded (`age_s` ago, from the kstat's header). A log block goes to a
+    pool's separate log device (`slog_blocks`) or, without one, to its ordinary vdevs
+    (`normal_blocks`); each is one write the caller of fsync/O_SYNC waited for."""
+
+    fields: Mapping[str, int]
+    age_s: float | None = None
+
+    def get(self, name: str) -> int | None:
+        return self.fields.get(name)
+
+    @property
+    def commits(self) -> int | None:
+        return self.fields.get("zil_commit_count")
+
+    @property
+    def slog_blocks(self) -> int | None:
+        return self.fields.get("zil_itx_metaslab_slog_count")
+
+    @property
+    def normal_blocks(self) -> int | None:
+        return self.fields.get("zil_itx_metaslab_normal_count")
+
+
+@dataclass(frozen=True)
 class AdviceInputs:
     """Everything the advisor judges. `props` and `ddt` are the advisor's own read (a Part:
     it may have failed, and then the findings that need it are not judged); `ddt` holds the
@@ -95,3 +121,4 @@ class AdviceInputs:
     reading: HostReading
     props: Part[tuple[DatasetProps, ...]] | None = None
     ddt: Mapping[str, DedupSummary] = field(default_factory=dict)
+    zil: Part[ZilStats] | None = None

@@ -16,44 +16,16 @@ samples: lifetime counters since module load hide what is happening now.
 
 from __future__ import annotations
 
-import re
-
 from zconsole.model.arc import ArcStats
-from zconsole.parsers.errors import ParseError, parser
+from zconsole.parsers.errors import parser
+from zconsole.parsers.kstat import parse_kstat
 
 SOURCE = "arcstats"
-
-_HEADER = re.compile(r"[0-9]+ [0-9]+ 0x[0-9a-fA-F]+( [0-9]+)*", re.ASCII)
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
-_SIGNED = re.compile(r"-?[0-9]+", re.ASCII)
-_UNSIGNED = re.compile(r"[0-9]+", re.ASCII)
-_INT_TYPES = {"1": _SIGNED, "2": _UNSIGNED, "3": _SIGNED, "4": _UNSIGNED}
 
 
 @parser(SOURCE)
 def parse_arcstats(text: str) -> ArcStats:
-    fields: dict[str, int] = {}
-    for line_no, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line:
-            continue
-        if _HEADER.fullmatch(line) or line.split() == ["name", "type", "data"]:
-            continue
-        parts = line.split()
-        if len(parts) != 3 or not _NAME.fullmatch(parts[0]):
-            raise ParseError(SOURCE, "expected `name type value`", line_no, raw)
-        name, kind, value = parts
-        pattern = _INT_TYPES.get(kind)
-        if pattern is None:
-            if not _UNSIGNED.fullmatch(kind):
-                raise ParseError(SOURCE, f"bad kstat type {kind!r}", line_no, raw)
-            continue  # a non-integer kstat type: not used by zconsole
-        if not pattern.fullmatch(value):
-            raise ParseError(SOURCE, f"bad value {value!r} for type {kind}", line_no, raw)
-        fields[name] = int(value)  # a repeated name keeps the last value
-    if not fields:
-        raise ParseError(SOURCE, "no statistics found")
-    return ArcStats(fields=fields)
+    return ArcStats(fields=parse_kstat(text, SOURCE).fields)
 
 
 def _delta(prev: ArcStats, cur: ArcStats, name: str) -> int | None:

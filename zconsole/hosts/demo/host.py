@@ -150,6 +150,8 @@ class DemoHost(BaseHost):
         if path == "/proc/spl/kstat/zfs/arcstats":
             self._sync()
             return proc.arcstats(m, self.now(), self.v23)
+        if path == "/proc/spl/kstat/zfs/zil":
+            return proc.zil(m, self.now(), self.v23)
         if path == "/proc/diskstats":
             self._sync()
             return proc.diskstats(m)

@@ -1,8 +1,9 @@
 """The advisor's own read: what `services/health/advice` judges beyond the console's reading.
 
 One `zfs get` of the advisor's dataset properties (compression, atime, xattr, copies,
-recordsize, dedup, ...: `catalogue.ADVICE_PROPERTIES`) for every filesystem and volume, and
-`zpool status -D -p POOL` for each pool that holds deduplicated data (its DDT size). Read when
+recordsize, dedup, ...: `catalogue.ADVICE_PROPERTIES`) for every filesystem and volume,
+`zpool status -D -p POOL` for each pool that holds deduplicated data (its DDT size), and the
+host's ZIL counters (/proc/spl/kstat/zfs/zil: synchronous writes, for the SLOG). Read when
 the Advice screen is shown or `zconsole check` runs, never on every refresh. Blocking: call
 from a worker. A failed read is a failed Part: the findings that need it are not judged.
 """
@@ -15,6 +16,7 @@ from zconsole.model.pool import DedupSummary
 from zconsole.model.reading import HostReading
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.props import parse_get
+from zconsole.parsers.zil import parse_zil
 from zconsole.parsers.zpool_status import parse_zpool_status
 from zconsole.services.read import catalogue
 from zconsole.services.read.collect import _Reader, _show
@@ -71,4 +73,6 @@ def read_advice(host: Host, reading: HostReading, *, timeout: float = DEFAULT_TI
         got = read_ddt(host, pool, json_totals=totals, timeout=timeout)
         if got is not None:
             ddt[pool] = got
-    return AdviceInputs(reading, props, ddt)
+    zil = rd.part(catalogue.ZIL_KSTAT,
+                  lambda: parse_zil(host.read_text(catalogue.ZIL_KSTAT)))
+    return AdviceInputs(reading, props, ddt, zil)

@@ -17,6 +17,7 @@ from zconsole.parsers.zfs_list import DEFAULT_COLUMNS, SNAPSHOT_COLUMNS
 
 # Files read directly (cheaper than a command, and identical on every distribution).
 ARCSTATS = "/proc/spl/kstat/zfs/arcstats"
+ZIL_KSTAT = "/proc/spl/kstat/zfs/zil"
 DISKSTATS = "/proc/diskstats"
 ZFS_MODULE_VERSION = "/sys/module/zfs/version"
 KERNEL_RELEASE = "/proc/sys/kernel/osrelease"
@@ -150,6 +151,8 @@ READ_ONLY_FILES: tuple[FileRead, ...] = (
     FileRead(ZFS_MODULE_VERSION, "version of the loaded ZFS kernel module"),
     FileRead(KERNEL_RELEASE, "kernel release"),
     FileRead(ARCSTATS, "ARC size, target and hit counters"),
+    FileRead(ZIL_KSTAT, "intent log counters: synchronous writes to log devices and pools "
+                        "(the advisor's SLOG finding)"),
     FileRead(DISKSTATS, "per-disk I/O counters (utilisation, await, queue size)"),
 )
 

@@ -1,5 +1,6 @@
 """The ARC: its sizes, the rates that drive its counters, and `count_arc`, which moves the
-counters /proc/spl/kstat/zfs/arcstats shows."""
+counters /proc/spl/kstat/zfs/arcstats shows; `Zil`, the rates behind
+/proc/spl/kstat/zfs/zil."""
 
 from __future__ import annotations
 
@@ -24,6 +25,17 @@ class Arc:
     l2_hit_share: float = 0.3  # share of the ARC's misses the L2ARC answers
     memory_all: int = 64 * GiB
     throttled: int = 0
+
+
+@dataclass
+class Zil:
+    """Log blocks a second written to log devices (`slog_per_s`) and to pools' own vdevs
+    (`normal_per_s`), host-wide, since the module loaded. A machine without one gets
+    `default_zil`: busy log devices where it has some, a trickle to the pools."""
+
+    slog_per_s: float
+    normal_per_s: float
+    commits_per_block: float = 1.6  # fsyncs per log block (several commits share one)
 
 
 def count_arc(a: Arc, seed: int, now: float, dt: float) -> None:

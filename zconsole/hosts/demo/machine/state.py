@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from zconsole.hosts.demo.machine.arc import Arc, count_arc
+from zconsole.hosts.demo.machine.arc import Arc, Zil, count_arc
 from zconsole.hosts.demo.machine.common import jitter
 from zconsole.hosts.demo.machine.datasets import Dataset, Snapshot, SnapshotSeries
 from zconsole.hosts.demo.machine.disks import Disk, Rates, count_io
@@ -75,6 +75,7 @@ class Machine:
     snapshots: dict[str, list[Snapshot]] = field(default_factory=dict)  # explicit ones
     series: dict[str, list[SnapshotSeries]] = field(default_factory=dict)
     arc: Arc | None = None
+    zil: Zil | None = None  # None: render/proc.default_zil
     links: list[NetLink] = field(default_factory=list)
     swaps: list[str] = field(default_factory=list)
     # what `flock … tee OWNER` holds (lock file -> owner file) and the small files it wrote

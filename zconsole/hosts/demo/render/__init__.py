@@ -9,7 +9,7 @@ the `Machine` (and the time): nothing here changes it.
 | `zfs` | `zfs list`, `zfs get` (one function per property) |
 | `block` | udev properties and database, `lsblk -J`, /dev and /sys/class/block |
 | `net` | `ip -j link/addr`, `bridge -j vlan`, /sys/class/net |
-| `proc` | /proc/spl/kstat/zfs/arcstats, /proc/diskstats, /proc/mounts, /proc/swaps |
+| `proc` | /proc/spl/kstat/zfs/arcstats and zil, /proc/diskstats, /proc/mounts, /proc/swaps |
 | `tree` | `Tree`, the virtual filesystem `block` and `net` fill |
 
 A new program's output format goes in a new module here, called by its handler in `..tools`.

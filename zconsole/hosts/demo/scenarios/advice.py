@@ -4,12 +4,13 @@ nothing failing, but built and tuned in ways an experienced admin would question
 from __future__ import annotations
 
 from zconsole.hosts.demo.machine import Machine
+from zconsole.hosts.demo.machine.arc import Zil
 from zconsole.hosts.demo.machine.common import GiB, TiB
 from zconsole.hosts.demo.scenarios import _builder as kit
 
 DESCRIPTION = ("healthy pools set up badly: ashift 9 on 4K disks, an HDD mirrored with an "
                "SSD, a late vdev, idle L2ARC, dedup, copies=2 on one disk, 86 % full, "
-               "unscrubbed, 24 000 snapshots")
+               "unscrubbed, 24 000 snapshots, sync writes on HDDs beside an idle SLOG")
 ORDER = 75
 
 
@@ -20,6 +21,7 @@ def build(seed: int, now: float) -> Machine:
     late_ssd = b.ssd("Samsung SSD 870 EVO 4TB", "S6BCNJ0R900001X", kit.HDD_4T)
     cache = b.nvme("Samsung SSD 980 PRO 1TB", "S5GXNF0R900002B", kit.NVME_1T, load=0.5)
     single = b.hdd("ST2000DM008-2FR102", "ZFL0ADV004", kit.HDD_2T)
+    optane = b.nvme("INTEL SSDPEK1A118GA", "PHOC2150009X118B", 118_410_444_800, load=0.1)
 
     # mirror-0 created with ashift=9 on 512e disks (4096 B physical sectors); mirror-1, an
     # HDD beside an SSD, added when mirror-0 was three quarters full
@@ -37,7 +39,9 @@ def build(seed: int, now: float) -> Machine:
          props={"mountpoint": "/var/lib/libvirt/images", "compression": "lz4"})
     b.fs("tank/backup", 1 * TiB + 400 * GiB, days_ago=700, props={"dedup": "on"})
 
-    scratch = b.pool("scratch", [b.leaf(single, "scratch")],
+    # an Optane log device on scratch, which nothing writes synchronously to, while tank's
+    # NFS exports and databases send their fsyncs to its HDDs (the ZIL counters)
+    scratch = b.pool("scratch", [b.leaf(single, "scratch")], logs=[b.leaf(optane, "scratch")],
                      alloc=int(kit.HDD_2T * 0.86), frag=61)
     b.fs("scratch", 96 * 1024, days_ago=800)
     b.fs("scratch/photos", 1 * TiB + 300 * GiB, days_ago=790,
@@ -47,4 +51,5 @@ def build(seed: int, now: float) -> Machine:
     tank.scan = kit.finished_scrub(now, tank.alloc, 9.0, 7 * 3600)
     scratch.scan = kit.finished_scrub(now, scratch.alloc, 80.0, 4 * 3600)
     kit.add_arc(b.m, hit_rate=1800, l2=600 * GiB, l2_hit_share=0.03)
+    b.m.zil = Zil(slog_per_s=0.0, normal_per_s=23.0)
     return b.m

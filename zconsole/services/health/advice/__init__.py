@@ -7,8 +7,7 @@ findings with their thresholds; the thresholds are named constants with their re
     layout    ashift, mixed media in a vdev, vdev imbalance, copies as redundancy
     datasets  compression, atime, xattr, recordsize, dedup, snapshot sprawl
     upkeep    pool capacity, scrub age, L2ARC hit ratio
-
-Not judged yet: SLOG use (needs `zpool iostat -l` sync-queue figures over time).
+    slog      an idle log device, sync writes on HDD pools without one (the ZIL counters)
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from collections.abc import Iterable
 from zconsole.model.advice import Advice, AdviceInputs, Mute
 from zconsole.services.health.advice.datasets import judge_datasets
 from zconsole.services.health.advice.layout import judge_layout
+from zconsole.services.health.advice.slog import judge_slog
 from zconsole.services.health.advice.upkeep import SCRUB_WEEKS, judge_upkeep
 
 __all__ = ["SCRUB_WEEKS", "advise", "split_muted"]
@@ -30,7 +30,8 @@ def advise(inputs: AdviceInputs, *, scrub_weeks: int = SCRUB_WEEKS) -> list[Advi
         return []
     props = inputs.props.value if inputs.props is not None and inputs.props.ok else None
     out = [*judge_layout(reading, props), *judge_datasets(reading, props, inputs.ddt),
-           *judge_upkeep(reading, scrub_weeks=scrub_weeks)]
+           *judge_upkeep(reading, scrub_weeks=scrub_weeks),
+           *judge_slog(reading, inputs.zil.value if inputs.zil is not None else None)]
     return sorted(out, key=lambda a: -a.severity.rank)
 
 
