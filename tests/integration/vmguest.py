@@ -39,11 +39,12 @@ class VmGuest:
         """Plug a pool disk pulled with ``device_del NAME`` back in (same image and serial)."""
         self._inst.replug(name)
 
-    def insert_disk(self, name: str, size: int, serial: str | None = None) -> str:
+    def insert_disk(self, name: str, size: int, serial: str | None = None,
+                    physical_sector: int | None = None) -> str:
         """Insert a fresh blank disk (a new image, serial and size; QEMU device id `name`,
-        pulled with ``device_del NAME``); returns its /dev/disk/by-id path. reset() removes
-        it."""
-        return str(self._inst.insert_disk(name, size, serial))
+        pulled with ``device_del NAME``; `physical_sector` 4096 makes it a 512e disk);
+        returns its /dev/disk/by-id path. reset() removes it."""
+        return str(self._inst.insert_disk(name, size, serial, physical_sector))
 
     def reset(self) -> None:
         """No pools, blank pool disks (vdb..vdg), fresh disks removed, unplugged disks plugged

@@ -48,15 +48,17 @@ async def test_key_8_shows_the_advice_grouped_by_severity(size: tuple[int, int])
     app = make_app("advice")
     async with app.run_test(size=size) as pilot:
         screen = await open_advice(app, pilot)
-        assert headings(screen) == ["▲ WARNING  Worth fixing (7)", "• INFO  Worth knowing (8)"]
+        assert headings(screen) == ["▲ WARNING  Worth fixing (8)", "• INFO  Worth knowing (9)"]
         shown = items(screen)
         assert shown[0] == ("▸ ▲ scratch is a single disk and relies on copies=2 "
                             "(set on scratch/photos)")
         assert shown[5] == "▸ ▲ scratch was last scrubbed 80 d ago"
         assert shown[6] == ("▸ ▲ tank has no log device and its fsyncs wait for spinning "
-                            "disks: 23.0 log blocks a second on average")
-        assert shown[7] == "▸ • tank: mirror-0 is 86 % full, mirror-1 12 %"
-        assert len(shown) == 15
+                            "disks: 23.0 log blocks a second on average among tank, vmstore")
+        assert shown[7] == ("▸ ▲ vmstore has no log device and its fsyncs wait for spinning "
+                            "disks: 23.0 log blocks a second on average among tank, vmstore")
+        assert shown[8] == "▸ • tank: mirror-0 is 86 % full, mirror-1 12 %"
+        assert len(shown) == 17
         assert "Advice" in str(screen.query_one("#facts").render())
 
 
@@ -162,7 +164,7 @@ async def test_m_mutes_with_a_kept_reason_and_unmutes(
             if "○ MUTED  Muted here (1)" in headings(screen):
                 break
             await pilot.pause(0.01)
-        assert headings(screen) == ["▲ WARNING  Worth fixing (6)", "• INFO  Worth knowing (8)",
+        assert headings(screen) == ["▲ WARNING  Worth fixing (7)", "• INFO  Worth knowing (9)",
                                     "○ MUTED  Muted here (1)"]
         muted = [i for i in screen.query(AdviceItem) if i.muted is not None]
         assert [i.body().plain for i in muted] == [
@@ -176,7 +178,7 @@ async def test_m_mutes_with_a_kept_reason_and_unmutes(
             if len(headings(screen)) == 2:
                 break
             await pilot.pause(0.01)
-        assert headings(screen)[0] == "▲ WARNING  Worth fixing (7)"
+        assert headings(screen)[0] == "▲ WARNING  Worth fixing (8)"
         assert MuteStore(tmp_path / "state" / "demo" / "advice-mutes.json").load(
             str(app.host.label)) == ()
 

@@ -162,7 +162,7 @@ def test_advice_alone_is_at_most_a_warning(capsys: pytest.CaptureFixture[str]) -
     assert rc == 1
     lines = out.splitlines()
     assert lines[0].startswith("WARNING: scratch is a single disk and relies on copies=2 "
-                               "(set on scratch/photos) (and 7 more) | ")
+                               "(set on scratch/photos) (and 8 more) | ")
     # the pools themselves are healthy: advice is not pool health
     assert "tank_pool_health=0" in lines[0] and "scratch_pool_health=0" in lines[0]
     assert "▲ WARNING tank: mirror-0 writes 512 B blocks (ashift 9) to disks with 4096 B " \

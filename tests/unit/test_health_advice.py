@@ -21,7 +21,11 @@ from zconsole.parsers.zil import parse_zil
 from zconsole.parsers.zpool_status import parse_zpool_status
 from zconsole.parsers.zpool_status_json import parse_zpool_status_json
 from zconsole.services.health.advice import advise
-from zconsole.services.health.advice.datasets import SNAPSHOT_SPRAWL
+from zconsole.services.health.advice.datasets import (
+    ACCOUNTING_BLOCK,
+    SNAPSHOT_SPRAWL,
+    raidz_alloc,
+)
 from zconsole.services.health.advice.layout import IMBALANCE_SPREAD
 from zconsole.services.health.advice.slog import IDLE_PER_HOUR, MIN_HOURS, SYNC_PER_S
 from zconsole.services.health.advice.upkeep import (
@@ -60,9 +64,10 @@ def test_the_advice_host_shows_every_finding_worst_first() -> None:
     found = advise(demo_inputs("advice"))
     assert [a.kind for a in found] == [
         "advice-copies", "advice-ashift", "advice-mixed-media", "advice-snapshots",
-        "advice-dedup", "advice-scrub", "advice-slog-none", "advice-imbalance",
-        "advice-compression", "advice-atime", "advice-xattr", "advice-recordsize",
-        "advice-capacity", "advice-l2arc", "advice-slog-idle"]
+        "advice-dedup", "advice-scrub", "advice-slog-none", "advice-slog-none",
+        "advice-imbalance", "advice-compression", "advice-atime", "advice-xattr",
+        "advice-recordsize", "advice-volblocksize", "advice-capacity", "advice-l2arc",
+        "advice-slog-idle"]
     assert all(a.severity in (Severity.INFO, Severity.WARNING) for a in found)
     assert all(a.why and a.cost for a in found)
 
@@ -457,14 +462,17 @@ def test_recordsize_of_a_mysql_data_directory() -> None:
 # ------------------------------------------------------------------ SLOG (the ZIL counters)
 
 
-def test_sync_writes_on_hdds_without_a_log_device(advice23: dict[str, Advice]) -> None:
-    a = advice23["advice-slog-none"]
-    assert a.severity is Severity.WARNING and a.pool == a.subject == "tank"
-    # tank is the only pool without a log device: the host-wide figure is its own
+def test_sync_writes_on_hdds_without_a_log_device() -> None:
+    none = [a for a in advise(demo_inputs("advice")) if a.kind == "advice-slog-none"]
+    # two pools without a log device on HDDs: the host-wide figure is theirs together
+    assert [a.subject for a in none] == ["tank", "vmstore"]
+    a = none[0]
+    assert a.severity is Severity.WARNING and a.pool == "tank"
     assert a.message == ("tank has no log device and its fsyncs wait for spinning disks: "
-                         "23.0 log blocks a second on average")
+                         "23.0 log blocks a second on average among tank, vmstore")
     up = FROZEN - (DemoHost("advice", clock=lambda: FROZEN, seed=0).machine.boot_time + 9.4)
-    assert f"zil_itx_metaslab_normal_count: {int(23.0 * up):,} (host-wide)" in a.evidence
+    assert (f"zil_itx_metaslab_normal_count: {int(23.0 * up):,} (host-wide, every pool "
+            "without a log device)") in a.evidence
     assert "spinning disks of tank: sda, sdb, sdc" in a.evidence
     assert a.command is None  # adding a log device needs hardware: no command offered
     assert "power-loss protection" in a.cost and "sync=disabled is not a fix" in a.cost
@@ -512,7 +520,7 @@ def test_slog_thresholds_on_the_real_counters() -> None:
         name = f"{version}-slog-and-normal-dsync.txt"
         assert _slog(advise(_slog_inputs(_zil(name, hours, zil_itx_metaslab_slog_count=idle,
                                                 zil_itx_metaslab_normal_count=busy)))) == [
-            "advice-slog-idle", "advice-slog-none"]
+            "advice-slog-idle", "advice-slog-none", "advice-slog-none"]
         assert _slog(advise(_slog_inputs(_zil(name, hours, zil_itx_metaslab_slog_count=idle + 2,
                                                 zil_itx_metaslab_normal_count=busy - 10)))) == []
         # as captured: 301 blocks to each in seconds, far too young to judge
@@ -539,3 +547,57 @@ def test_ssd_pools_without_a_log_device_are_not_told_to_get_one() -> None:
             and not e.status.section(Section.LOGS)]
     assert bare == ["fast"]  # its disks are NVMe: a log device would not be faster
     assert "advice-slog-none" not in kinds
+
+
+def test_one_pool_without_a_log_device_gets_the_figure_as_its_own() -> None:
+    base = demo_inputs("advice")
+    zil = base.zil.value if base.zil is not None else None
+    assert zil is not None
+    # vmstore gets a log device: tank is then the only pool the log blocks could be from
+    reading = base.reading
+    pools = tuple(dataclasses.replace(p, vdevs=p.vdevs, logs=(*p.logs, p.vdevs[0]))
+                  if p.name == "vmstore" else p for p in reading.pool_status.value or ())
+    alone = dataclasses.replace(base, reading=dataclasses.replace(
+        reading, pool_status=dataclasses.replace(reading.pool_status, value=pools)))
+    [a] = [a for a in advise(alone) if a.kind == "advice-slog-none"]
+    assert a.message == ("tank has no log device and its fsyncs wait for spinning disks: "
+                         "23.0 log blocks a second on average")
+
+
+# ------------------------------------------------------------------ volblocksize on raidz
+
+
+@pytest.mark.parametrize("psize, ashift, width, parity, alloc", [
+    (8 * 1024, 12, 6, 2, 24 * 1024),     # 2 data + 2 parity sectors, padded to 6
+    (16 * 1024, 12, 6, 2, 24 * 1024),    # 4 + 2: no padding
+    (128 * 1024, 12, 6, 2, 192 * 1024),  # 32 + 16: two thirds data
+    (4 * 1024, 12, 5, 1, 8 * 1024),      # one sector + parity
+    (8 * 1024, 9, 6, 2, 12 * 1024),      # 16 + 8 sectors of 512 B
+    (128 * 1024, 12, 3, 1, 192 * 1024),
+])
+def test_raidz_alloc_is_vdev_raidz_asize(psize: int, ashift: int, width: int, parity: int,
+                                         alloc: int) -> None:
+    assert raidz_alloc(psize, ashift, width, parity) == alloc
+
+
+def test_a_small_volblocksize_on_a_wide_raidz(advice23: dict[str, Advice]) -> None:
+    a = advice23["advice-volblocksize"]
+    assert a.severity is Severity.INFO and a.subject == "vmstore/vm-100-disk-0"
+    assert a.pool == "vmstore"
+    assert a.message == ("vmstore/vm-100-disk-0: each 8.0 KiB block takes 24.0 KiB on "
+                         "raidz2-0 (33.3 % data, 66.7 % for 128K blocks)")
+    assert a.evidence == (
+        "volblocksize: 8192 (-)",
+        "raidz2-0: 6 disks, raidz2, ashift 12 (the disks' 4096 B physical sectors)",
+        "8.0 KiB block: 24.0 KiB allocated", "128K block: 192.0 KiB allocated")
+    assert "2.0x the space" in a.why
+    assert raidz_alloc(ACCOUNTING_BLOCK, 12, 6, 2) == 192 * 1024
+
+
+def test_volblocksize_that_pads_little_is_not_said() -> None:
+    base = demo_inputs("advice")
+    assert base.props is not None and base.props.value is not None
+    props = tuple(dataclasses.replace(p, values={**p.values, "volblocksize": ("16384", "-")})
+                  if p.name == "vmstore/vm-100-disk-0" else p for p in base.props.value)
+    moved = dataclasses.replace(base, props=dataclasses.replace(base.props, value=props))
+    assert not [a for a in advise(moved) if a.kind == "advice-volblocksize"]

@@ -1604,12 +1604,15 @@ Host {self.alias}
         fresh = {str(v.get("serial")) for v in self.fresh_disks().values()}
         return pool | fresh | {f"{self.serial_prefix}-{d}" for d in RESERVED_DEVICE_IDS}
 
-    def insert_disk(self, name: str, size: int, serial: str | None = None) -> str:
+    def insert_disk(self, name: str, size: int, serial: str | None = None,
+                    physical_sector: int | None = None) -> str:
         """Hot-plug a fresh blank disk: a new sparse image disks/NAME.img of `size` bytes,
         QEMU drive drv-NAME and device id NAME, serial `serial` (default <prefix>-NAME), so
         the guest sees a disk it never saw (by-id virtio-SERIAL; the kernel gives it the
-        lowest free vdX name, which may be the one a pulled disk left). Returns the by-id
-        path. Pull it with `device_del NAME` (monitor); reset() removes it for good."""
+        lowest free vdX name, which may be the one a pulled disk left). `physical_sector`
+        (e.g. 4096): the physical block size the disk reports, its logical one staying 512
+        (a 512e disk). Returns the by-id path. Pull it with `device_del NAME` (monitor);
+        reset() removes it for good."""
         if not FRESH_NAME.fullmatch(name):
             raise VMError(f"fresh disk name {name!r}: want [a-z][a-z0-9]{{0,11}}")
         if name in self.disks or name in RESERVED_DEVICE_IDS or name in self.fresh_disks():
@@ -1631,8 +1634,11 @@ Host {self.alias}
         out = self.monitor(f"drive_add 0 {self._fresh_drive_opts(name)}")
         if "OK" not in out:
             raise VMError(f"drive_add {name}: {out.strip()}")
+        if physical_sector is not None and physical_sector not in (512, 4096, 8192, 16384):
+            raise VMError(f"physical sector {physical_sector}: want 512, 4096, 8192 or 16384")
+        sector = f",physical_block_size={physical_sector}" if physical_sector else ""
         out = self.monitor(
-            f"device_add virtio-blk-pci,drive=drv-{name},serial={serial},id={name}"
+            f"device_add virtio-blk-pci,drive=drv-{name},serial={serial},id={name}{sector}"
         )
         if out.strip():
             raise VMError(f"device_add {name}: {out.strip()}")

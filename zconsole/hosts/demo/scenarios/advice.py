@@ -10,7 +10,8 @@ from zconsole.hosts.demo.scenarios import _builder as kit
 
 DESCRIPTION = ("healthy pools set up badly: ashift 9 on 4K disks, an HDD mirrored with an "
                "SSD, a late vdev, idle L2ARC, dedup, copies=2 on one disk, 86 % full, "
-               "unscrubbed, 24 000 snapshots, sync writes on HDDs beside an idle SLOG")
+               "unscrubbed, 24 000 snapshots, sync writes on HDDs beside an idle SLOG, an 8K "
+               "volume on a 6-wide raidz2")
 ORDER = 75
 
 
@@ -46,10 +47,20 @@ def build(seed: int, now: float) -> Machine:
     b.fs("scratch", 96 * 1024, days_ago=800)
     b.fs("scratch/photos", 1 * TiB + 300 * GiB, days_ago=790,
          props={"copies": "2", "compression": "lz4"})
+    # Proxmox's old default volblocksize (8K) on a 6-wide raidz2 of 512e disks (ashift 12):
+    # each block takes 24K, so the 256G volume uses more than its size
+    vm_disks = b.hdds("ST4000VN008-2DR166", kit.HDD_4T,
+                      *(f"ZDHADV{i:03d}" for i in range(6)))
+    vmstore = b.pool("vmstore", [b.raidz(2, *(b.leaf(d, "vmstore") for d in vm_disks))],
+                     frag=12)
+    b.fs("vmstore", 96 * 1024, days_ago=650)
+    b.fs("vmstore/vm-100-disk-0", 301 * GiB, kind="volume", volsize=256 * GiB, days_ago=640,
+         props={"volblocksize": "8K", "compression": "lz4"})
     b.finish()
     tank.ddt = kit.vm_ddt(scale=4)
     tank.scan = kit.finished_scrub(now, tank.alloc, 9.0, 7 * 3600)
     scratch.scan = kit.finished_scrub(now, scratch.alloc, 80.0, 4 * 3600)
+    vmstore.scan = kit.finished_scrub(now, vmstore.alloc, 6.0, 3 * 3600)
     kit.add_arc(b.m, hit_rate=1800, l2=600 * GiB, l2_hit_share=0.03)
     b.m.zil = Zil(slog_per_s=0.0, normal_per_s=23.0)
     return b.m

@@ -10,6 +10,9 @@ or the pool's default), listing the datasets that get it from there:
                                 maximum or the ratio achieved is below DEDUP_MIN_RATIO
 - `advice-snapshots`   WARNING  a dataset with SNAPSHOT_SPRAWL snapshots or more (where the
                                 host counts them: snapshot_count)
+- `advice-volblocksize` INFO    a volume on raidz whose volblocksize keeps under
+                                VOLBLOCK_MIN_SHARE of the data share a 128K block gets there
+                                (raidz_alloc: OpenZFS's vdev_raidz_asize)
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ from dataclasses import dataclass
 from zconsole.model.advice import Advice, DatasetProps
 from zconsole.model.arc import ArcStats
 from zconsole.model.finding import Severity
-from zconsole.model.pool import DedupSummary
-from zconsole.model.reading import HostReading
+from zconsole.model.pool import DedupSummary, Section, Vdev
+from zconsole.model.reading import DiskInventory, HostReading
 from zconsole.services import fmt
 from zconsole.services.health.advice.common import GIB, group_by_origin, source_words
 
@@ -226,6 +229,96 @@ def _snapshots(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
             pool=p.pool)
 
 
+# A raidz block is its data sectors plus parity per row, padded to a multiple of parity+1
+# sectors (openzfs/zfs module/zfs/vdev_raidz.c, vdev_raidz_asize), and ZFS accounts every
+# block as if it were 128K. A small volblocksize on a wide raidz pads heavily: 8K on a 6-wide
+# raidz2 with 4K sectors takes 24K, a third data, where 128K blocks are two thirds data, so
+# the volume takes twice the space it holds. Below three quarters of the 128K share, say so.
+VOLBLOCK_MIN_SHARE = 0.75
+ACCOUNTING_BLOCK = 128 * 1024
+
+
+def raidz_alloc(psize: int, ashift: int, width: int, parity: int) -> int:
+    """Bytes a raidz vdev allocates for a block of `psize` bytes (vdev_raidz_asize)."""
+    sectors = ((psize - 1) >> ashift) + 1
+    sectors += parity * ((sectors + width - parity - 1) // (width - parity))
+    sectors = -(-sectors // (parity + 1)) * (parity + 1)
+    return sectors << ashift
+
+
+def _raidz_ashift(top: Vdev, inv: DiskInventory | None, pool: str) -> tuple[int, str] | None:
+    """(ashift, where it comes from) of a raidz vdev: configured (zpool shows it where it
+    differs from the disks'), else what ZFS picks at creation, the disks' physical sector."""
+    configured = {v.ashift for v in top.leaves() if v.ashift is not None}
+    if configured:
+        return max(configured), "configured"
+    if inv is None:
+        return None
+    sectors = []
+    for r in inv.roles:
+        if r.pool == pool and r.vdev_path and r.vdev_path[0] == top.name:
+            d = inv.device(r.disk)
+            if d is not None and d.physical_sector:
+                sectors.append(d.physical_sector)
+    if not sectors:
+        return None
+    phy = max(sectors)
+    return min(max(phy.bit_length() - 1, 9), 14), f"the disks' {phy} B physical sectors"
+
+
+def _volblocksize(reading: HostReading, props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
+    inv = reading.disks.value if reading.disks.ok else None
+    for entry in reading.pools:
+        pool = entry.status
+        if pool is None:
+            continue
+        tops = pool.section(Section.DATA)
+        raidz = [t for t in tops if t.type == "raidz" and t.parity and len(t.children) > t.parity]
+        if not raidz or len(raidz) != len(tops):
+            continue  # blocks may land on a mirror or a disk: the share is not known
+        shapes = []
+        for top in raidz:
+            got = _raidz_ashift(top, inv, pool.name)
+            if got is None:
+                break
+            shapes.append((top, got[0], got[1]))
+        else:
+            for p in props:
+                vbs = p.number("volblocksize")
+                if p.type != "volume" or p.pool != pool.name or not vbs:
+                    continue
+                worst = None
+                for top, ashift, origin in shapes:
+                    width, parity = len(top.children), top.parity or 0
+                    share = vbs / raidz_alloc(vbs, ashift, width, parity)
+                    full = ACCOUNTING_BLOCK / raidz_alloc(ACCOUNTING_BLOCK, ashift, width,
+                                                          parity)
+                    if share < full * VOLBLOCK_MIN_SHARE and (worst is None
+                                                              or share / full < worst[0]):
+                        worst = (share / full, top, ashift, origin, share, full)
+                if worst is None:
+                    continue
+                ratio, top, ashift, origin, share, full = worst
+                alloc = raidz_alloc(vbs, ashift, len(top.children), top.parity or 0)
+                yield Advice(
+                    "advice-volblocksize", Severity.INFO, p.name,
+                    f"{p.name}: each {fmt.size(vbs)} block takes {fmt.size(alloc)} on "
+                    f"{top.name} ({fmt.pct(share)} data, {fmt.pct(full)} for 128K blocks)",
+                    why="raidz pads every block to whole rows of data and parity, and ZFS "
+                        "counts space as if blocks were 128K: small volume blocks on a wide "
+                        f"raidz take about {1 / ratio:.1f}x the space the volume shows as "
+                        "used, and the pool fills sooner than its size says.",
+                    cost="volblocksize is fixed when a volume is created: a new volume with a "
+                         "larger one (e.g. 64K; small guest writes then read and rewrite more) "
+                         "and the data copied over. A mirror pool has no such padding.",
+                    evidence=(f"volblocksize: {vbs} ({p.source('volblocksize')})",
+                              f"{top.name}: {len(top.children)} disks, raidz{top.parity}, "
+                              f"ashift {ashift} ({origin})",
+                              f"{fmt.size(vbs)} block: {fmt.size(alloc)} allocated",
+                              f"128K block: {fmt.size(raidz_alloc(ACCOUNTING_BLOCK, ashift, len(top.children), top.parity or 0))} allocated"),
+                    pool=pool.name)
+
+
 def judge_datasets(reading: HostReading, props: tuple[DatasetProps, ...] | None,
                    ddt: Mapping[str, DedupSummary]) -> list[Advice]:
     arc = reading.arc.value if reading.arc.ok else None
@@ -236,5 +329,6 @@ def judge_datasets(reading: HostReading, props: tuple[DatasetProps, ...] | None,
         out.extend(_xattr(props))
         out.extend(_recordsize(props))
         out.extend(_snapshots(props))
+        out.extend(_volblocksize(reading, props))
     out.extend(_dedup(reading, props, ddt, arc))
     return out

@@ -100,13 +100,13 @@ def judge_slog(reading: HostReading, zil: ZilStats | None) -> list[Advice]:
         if hdd:
             rate = normal / zil.age_s
             alone = len(bare) == 1
-            where = "the pools without a log device: " + ", ".join(p.name for p in bare)
+            where = ", ".join(p.name for p in bare)
             for p, disks in hdd:
                 out.append(Advice(
                     "advice-slog-none", Severity.WARNING, p.name,
                     f"{p.name} has no log device and its fsyncs wait for spinning disks: "
                     f"{rate:,.1f} log blocks a second on average"
-                    + ("" if alone else f" to {where}"),
+                    + ("" if alone else f" among {where}"),
                     why="Each fsync or O_SYNC write waits until its log block is on stable "
                         "storage; without a log device that is a small write to the pool's "
                         "own HDDs, a seek and part of a rotation each, queued behind the "
