@@ -8,6 +8,7 @@ How each state is made on the guest:
 - mixed media: a mirror of two virtual disks, one of them told it is an SSD
   (/sys/block/vdX/queue/rotational = 0: what lsblk and zconsole read);
 - imbalance: a vdev filled to ~70 %, then a second, empty one added;
+- volblocksize: an 8K volume on a 6-wide raidz2 of fresh 512e disks;
 - compression, atime, xattr, recordsize (VM images, MySQL), dedup, capacity: a 2 GiB pool with
   compression off filled to ~85 % and datasets set the ways the advisor questions;
 - snapshot sprawl: 10 000 snapshots made by one `zfs snapshot` (one transaction group), with a
@@ -88,11 +89,16 @@ def test_layout_advice_on_real_pools(clean_guest: ZfsGuest) -> None:
     g.exec("dd if=/dev/zero of=/imb/fill bs=1M count=150 status=none && zpool sync imb",
            timeout=300)
     g.exec(f"zpool add -f imb {two}")
+    # an 8K volume on a 6-wide raidz2 of 512e disks (ZFS picks ashift 12 from their sectors)
+    wide = [g.insert_disk(f"advz{i}", 128 * MiB, serial=f"zfsvm-advz{i}", physical_sector=4096)
+            for i in range(6)]
+    g.exec(f"udevadm settle; zpool create -f vz raidz2 {' '.join(wide)}")
+    g.exec("zfs create -V 32M -o volblocksize=8K vz/vol")
     try:
         _, found = judge(g)
         assert sorted(found) == ["advice-ashift", "advice-copies", "advice-imbalance",
-                                 "advice-mixed-media"], {k: [a.message for a in v]
-                                                         for k, v in found.items()}
+                                 "advice-mixed-media", "advice-volblocksize"], {
+            k: [a.message for a in v] for k, v in found.items()}
 
         [ashift] = found["advice-ashift"]
         leaf = dev_of(g, disk4k)
@@ -123,6 +129,15 @@ def test_layout_advice_on_real_pools(clean_guest: ZfsGuest) -> None:
         assert len(shown) == 2 and all(caps[name] == cap for name, cap in shown.items()), \
             (caps, imb.evidence)
         assert max(shown.values()) - min(shown.values()) >= 25
+
+        [vbs] = found["advice-volblocksize"]
+        assert vbs.subject == "vz/vol" and vbs.pool == "vz"
+        assert cli(g, "zfs get -H -p -o value volblocksize vz/vol") == "8192"
+        assert {cli(g, f"cat /sys/block/{dev_of(g, d)}/queue/physical_block_size")
+                for d in wide} == {"4096"}
+        assert vbs.evidence[1:] == (
+            "raidz2-0: 6 disks, raidz2, ashift 12 (the disks' 4096 B physical sectors)",
+            "8.0 KiB block: 24.0 KiB allocated", "128K block: 192.0 KiB allocated")
     finally:
         g.exec("echo 1 > /sys/block/vdc/queue/rotational", check=False)
 
