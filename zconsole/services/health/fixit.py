@@ -469,10 +469,21 @@ def _diagnose_boot(r: BootReading) -> Diagnosis:
         end = journal[-1]
         if start is not None and end is not start:
             secs = end.at - start.at
+    # wait-online ended by itself, well within its timeout: the links still configuring now
+    # are not what it waited for (it would still be waiting), so they are not blamed for this
+    # boot; the next boot may wait for them all the same (below)
+    limit: float | None = WAIT_DEFAULT_TIMEOUT
+    if r.wait_online_exec is not None and r.wait_online_exec.value:
+        limit = _exec_options(r.wait_online_exec.value)[3]
+    ended_itself = (not timed_out and secs is not None
+                    and (limit is None or secs < 0.9 * limit))
     if (secs is not None and secs >= SLOW_WAIT) or timed_out:
         names = " and ".join(ln.name for ln in stuck)
         devs = plan or {}
-        if len(stuck) == 1:
+        if ended_itself:
+            why = "the network (wait-online ended by itself" + (
+                f", within its {fmt.duration(limit)} timeout)" if limit is not None else ")")
+        elif len(stuck) == 1:
             why = f"{stuck[0].name}, {_why_link(stuck[0], devs.get(stuck[0].name))}"
         elif stuck:
             why = names + ", links networkd is still configuring"
@@ -483,7 +494,8 @@ def _diagnose_boot(r: BootReading) -> Diagnosis:
         evidence = _boot_evidence(r, wait, journal, stuck, devs)
         findings.append(Finding("boot-wait-online", Severity.WARNING, "boot", msg,
                                 tuple(evidence), factor=secs))
-        fixes += _boot_fixes(r, links, stuck, devs, plan)
+        if not ended_itself:  # otherwise the next boot's judgement (below) offers them
+            fixes += _boot_fixes(r, links, stuck, devs, plan)
         verdict = findings[0]
     elif r.blame.value is None and r.wait_online_journal.value is None:
         verdict = Finding("boot-unknown", Severity.UNKNOWN, "boot",
@@ -497,7 +509,9 @@ def _diagnose_boot(r: BootReading) -> Diagnosis:
         verdict = Finding("boot-ok", Severity.OK, "boot",
                           f"The boot did not wait long for the network: {WAIT_ONLINE} took "
                           f"{wait.text}")
-    if stuck and verdict.kind == "boot-ok":
+    this_boot = verdict.kind == "boot-ok" or (verdict.kind == "boot-wait-online"
+                                              and ended_itself)
+    if stuck and this_boot:
         nb = next_boot(r)
         if nb.links:
             # this boot did not wait (a fix undone since, a unit enabled since), the next
@@ -508,15 +522,15 @@ def _diagnose_boot(r: BootReading) -> Diagnosis:
                 why = f"{held[0].name}, {_why_link(held[0], devs.get(held[0].name))}"
             else:
                 why = " and ".join(nb.links) + ", links networkd is still configuring"
-            limit = (f"up to {fmt.duration(nb.timeout)}" if nb.timeout is not None
-                     else "with no time limit")
+            upto = (f"up to {fmt.duration(nb.timeout)}" if nb.timeout is not None
+                    else "with no time limit")
             cmds = r.wait_online_exec.value if r.wait_online_exec is not None else None
             evidence = [f"this boot: {verdict.message}",
                         *_boot_evidence(r, None, (), held, devs),
                         "wait-online's loaded command: " + (
                             " ".join(cmds[-1]) if cmds else "not read (taken as shipped)")]
             verdict = Finding("boot-will-wait", Severity.WARNING, "boot",
-                              f"The next boot will wait {limit} for {why}",
+                              f"The next boot will wait {upto} for {why}",
                               tuple(evidence), factor=nb.timeout)
             findings.append(verdict)
             fixes += _boot_fixes(r, links, held, devs, plan)
