@@ -601,3 +601,16 @@ def test_volblocksize_that_pads_little_is_not_said() -> None:
                   if p.name == "vmstore/vm-100-disk-0" else p for p in base.props.value)
     moved = dataclasses.replace(base, props=dataclasses.replace(base.props, value=props))
     assert not [a for a in advise(moved) if a.kind == "advice-volblocksize"]
+
+
+def test_a_snapshot_count_the_host_does_not_keep_is_not_a_count() -> None:
+    # the 2.1.11 guest: `zfs get -p snapshot_count` of a dataset with no snapshot_limit on it
+    # or above prints 18446744073709551615 (UINT64_MAX, `none` without -p)
+    rows = parse_advice_props(
+        "t\ttype\tfilesystem\t-\n"
+        "t\tsnapshot_count\t18446744073709551615\tdefault\n"
+        "t/a\ttype\tfilesystem\t-\n"
+        "t/a\tsnapshot_count\t18446744073709551615\tdefault\n")
+    base = demo_inputs("healthy")
+    found = advise(dataclasses.replace(base, props=Part(rows, FROZEN, "zfs get")))
+    assert not [a for a in found if a.kind == "advice-snapshots"]

@@ -205,15 +205,25 @@ def _dedup(reading: HostReading, props: tuple[DatasetProps, ...] | None,
             pool=pool)
 
 
+# `zfs get -p snapshot_count` of a dataset the host does not count (no snapshot_limit on it
+# or above: `none` without -p) is UINT64_MAX, seen on the 2.1.11 guest.
+NOT_COUNTED = 2**64 - 1
+
+
+def _count(p: DatasetProps) -> int | None:
+    n = p.number("snapshot_count")
+    return None if n is None or n >= NOT_COUNTED else n
+
+
 def _snapshots(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
     for p in props:
-        n = p.number("snapshot_count")
+        n = _count(p)
         if n is None or n < SNAPSHOT_SPRAWL:
             continue
         # snapshot_count counts the dataset's descendants' snapshots too: report the deepest
         # dataset that crosses the line, not each of its ancestors
-        if any(q.name.startswith(p.name + "/") and (q.number("snapshot_count") or 0)
-               >= SNAPSHOT_SPRAWL for q in props):
+        if any(q.name.startswith(p.name + "/") and (_count(q) or 0) >= SNAPSHOT_SPRAWL
+               for q in props):
             continue
         yield Advice(
             "advice-snapshots", Severity.WARNING, p.name,
