@@ -259,7 +259,7 @@ def test_upkeep_advice_on_real_pools(clean_guest: ZfsGuest,
         # a sequential read is mostly prefetch, which the L2ARC skips by default
         g.exec("echo 0 > /sys/module/zfs/parameters/l2arc_noprefetch")
         g.exec("cat /cached/f > /dev/null", timeout=600)
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 900  # a hang guard, not a figure: feeds come each 1 s
         while int(cli(g, "awk '$1 == \"l2_size\" {print $3}' "
                          "/proc/spl/kstat/zfs/arcstats")) == 0:
             assert time.monotonic() < deadline, "the L2ARC was never fed"
