@@ -3,15 +3,19 @@ severity, each opening on enter into its reason, cost, command and evidence."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.widgets import Static
 
 from tests.ui.conftest import make_app, settle
+from tests.ui.test_wizards import audit, body_text, confirm_all, until, wizard_app
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.screens.advice.advice_panel import AdviceItem
 from zconsole.ui.screens.advice.screen import AdviceScreen
+from zconsole.ui.wizards.phases.base import Phase
+from zconsole.ui.wizards.screen import WizardScreen
 
 
 @pytest.fixture(autouse=True)
@@ -80,7 +84,7 @@ async def test_enter_opens_the_why_and_closes_it_again() -> None:
         assert lines[0] == "▾ ▲ scratch was last scrubbed 80 d ago"
         assert lines[1].startswith("    why  Only a scrub reads every block")
         assert lines[2].startswith("   cost  A scrub reads the whole pool")
-        assert lines[3] == "    run  zpool scrub scratch"
+        assert lines[3] == "    run  zpool scrub scratch  (x: preview, confirm, run)"
         assert lines[4:] == ["   read  last scrub finished: 80 d ago", "   read  limit: 5 weeks"]
         # the opened item is as tall as its wrapped text at 80 columns
         assert scrub.size.height == len(scrub.body().lines(scrub.content_size.width)) > 5
@@ -181,6 +185,63 @@ async def test_m_mutes_with_a_kept_reason_and_unmutes(
         assert headings(screen)[0] == "▲ WARNING  Worth fixing (8)"
         assert MuteStore(tmp_path / "state" / "demo" / "advice-mutes.json").load(
             str(app.host.label)) == ()
+
+
+async def test_x_runs_the_command_as_a_plan_and_the_advice_goes(tmp_path: Path) -> None:
+    """`x` on a finding with a command: judged again, the wizard's preview (the command, why,
+    cost, how to take it back), the typed dataset name, the audit log; back on the screen the
+    host is read again and the advice is gone."""
+    app = wizard_app(tmp_path, "advice")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_advice(app, pilot)
+        [atime] = [i for i in screen.query(AdviceItem) if i.advice.kind == "advice-atime"]
+        atime.focus()
+        await pilot.press("x")
+        await until(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard")
+        wz = app.screen
+        assert isinstance(wz, WizardScreen)
+        await until(pilot, lambda: wz.phase is Phase.PREVIEW, "the preview", tries=1500)
+        preview = body_text(wz)
+        assert "zfs set relatime=on tank/mail" in preview, preview
+        assert "Why: With atime=on and relatime=off every read" in preview
+        assert "To take it back: zfs set relatime=off tank/mail" in preview
+        assert await confirm_all(wz, pilot) == ["tank/mail"]
+        await until(pilot, lambda: wz.phase is Phase.RESULT, "the result", tries=1500)
+        assert "✔ Done." in body_text(wz), body_text(wz)
+        host = app.host
+        assert host.run(["zfs", "get", "-H", "-o", "value", "relatime", "tank/mail"]
+                        ).stdout.strip() == "on"
+        assert [r["argv"] for r in audit(tmp_path) if r["event"] == "command"] == [
+            ["zfs", "set", "relatime=on", "tank/mail"]]
+        reads = screen.reads
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is screen, "the Advice screen")
+        await until(pilot, lambda: screen.reads > reads and screen.settled(),
+                    "the advice judged again", tries=1500)
+        assert not [i for i in screen.query(AdviceItem) if i.advice.kind == "advice-atime"]
+        assert len(items(screen)) == 16
+
+
+async def test_x_without_a_command_or_read_only_runs_nothing(tmp_path: Path) -> None:
+    for read_only, kind, said in (
+            (False, "advice-ashift", "This advice has no command zconsole would run"),
+            (True, "advice-atime", "Read-only console (--read-only): nothing is run")):
+        app = wizard_app(tmp_path, "advice", read_only=read_only)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_advice(app, pilot)
+            [item] = [i for i in screen.query(AdviceItem) if i.advice.kind == kind]
+            item.focus()
+            await pilot.press("x")
+            await pilot.pause()
+            assert app.screen is screen
+            assert any(said in str(n.message) for n in app._notifications), \
+                [n.message for n in app._notifications]
+            if read_only:
+                await pilot.press("enter")
+                await pilot.pause()
+                assert "(x: preview" not in item.body().plain
+                assert "    run  zfs set relatime=on tank/mail" in item.body().plain
+        assert audit(tmp_path) == []
 
 
 def test_without_zfs_nothing_is_judged_and_it_says_why(tmp_path: Any) -> None:

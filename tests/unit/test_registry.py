@@ -14,7 +14,7 @@ from zconsole.services.ops.operation import CliArgs, PlanRequest
 def test_kinds_are_unique_and_in_table_order() -> None:
     kinds = [op.kind for op in registry.OPERATIONS]
     assert kinds == ["attach", "detach", "replace", "replace-failed", "replace-grow",
-                     "dedup-off", "fix-ssh", "fix-session", "fix-boot"]
+                     "dedup-off", "advice", "fix-ssh", "fix-session", "fix-boot"]
     assert registry.kinds() == tuple(kinds)
     assert all(registry.get(k).kind == k for k in kinds)
     with pytest.raises(KeyError, match="unknown operation kind 'explode'"):

@@ -3,8 +3,10 @@
 An `Advice` is a `Finding` (`as_finding()`: the same kind, severity, subject, sentence,
 evidence and pool, for `zconsole check` and the problems panel) with what an admin adds when
 they say it: the reason in one or two plain sentences (`why`), what fixing it costs or
-cannot do (`cost`), and the exact command where a safe one exists (`command`, text only:
-the advisor never runs anything). Advice is at most WARNING, never CRITICAL: it is about how
+cannot do (`cost`), and the exact command where a safe one exists (`action`, as data; `command`
+is its argv as the operator reads it). The advisor never runs anything: the Advice screen's
+`x` turns an action into a plan (`services/ops/zfs/advice.py`) that runs through the same
+preview, typed confirmation, re-checks and audit log as the disk wizards. Advice is at most WARNING, never CRITICAL: it is about how
 a host is set up, not about data being lost.
 
 `AdviceInputs` is what the advisor judges: the console's reading plus the one extra
@@ -14,6 +16,7 @@ deduplicate, the ZIL counters).
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -25,6 +28,59 @@ from zconsole.model.reading import HostReading, Part
 ADVICE_CEILING = Severity.WARNING
 
 
+# AdviceAction.verb
+SET, SCRUB, REMOVE = "set", "scrub", "remove"
+
+
+@dataclass(frozen=True)
+class AdviceAction:
+    """What the advice's command does, as data: the plan that runs it is built from this,
+    never from text.
+
+    - SET: `zfs set PROP=VALUE TARGET` (a dataset); `before` is the value judged as
+      `zfs get -H -p` prints it (re-checked before the change, and what the undo sets back),
+      `after` the new value as it prints it (recordsize 16K: 16384);
+    - SCRUB: `zpool scrub TARGET` (a pool);
+    - REMOVE: `zpool remove TARGET DEVICE`, a cache or log device (`role`) of pool TARGET.
+    """
+
+    verb: str
+    target: str
+    prop: str = ""
+    value: str = ""
+    before: str = ""
+    after: str = ""
+    device: str = ""
+    role: str = ""
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        if self.verb == SET:
+            return ("zfs", "set", f"{self.prop}={self.value}", self.target)
+        if self.verb == SCRUB:
+            return ("zpool", "scrub", self.target)
+        if self.verb == REMOVE:
+            return ("zpool", "remove", self.target, self.device)
+        raise ValueError(f"unknown advice action {self.verb!r}")
+
+    @property
+    def pool(self) -> str:
+        return self.target.split("/")[0]
+
+    @classmethod
+    def set(cls, dataset: str, prop: str, value: str, *, before: str,
+            after: str | None = None) -> AdviceAction:
+        return cls(SET, dataset, prop, value, before, value if after is None else after)
+
+    @classmethod
+    def scrub(cls, pool: str) -> AdviceAction:
+        return cls(SCRUB, pool)
+
+    @classmethod
+    def remove(cls, pool: str, device: str, role: str) -> AdviceAction:
+        return cls(REMOVE, pool, device=device, role=role)
+
+
 @dataclass(frozen=True)
 class Advice:
     kind: str  # e.g. "advice-ashift"
@@ -34,8 +90,13 @@ class Advice:
     why: str  # the reason, one or two sentences
     cost: str  # what fixing it costs, or cannot do
     evidence: tuple[str, ...] = ()  # the values read, "name: value"
-    command: str | None = None  # the exact command where a safe one exists (text)
+    action: AdviceAction | None = None  # the command where a safe one exists
     pool: str | None = None
+
+    @property
+    def command(self) -> str | None:
+        """The action's argv as the operator reads (and could paste) it."""
+        return None if self.action is None else shlex.join(self.action.argv)
 
     def __post_init__(self) -> None:
         if self.severity.rank > ADVICE_CEILING.rank:

@@ -36,6 +36,7 @@ from zconsole.services.ops.fixit import session as fix_session
 from zconsole.services.ops.fixit import ssh as fix_ssh
 from zconsole.services.ops.operation import CliArgs, CliOption, Operation, Wizard
 from zconsole.services.ops.zfs import (
+    advice,
     attach,
     dedup_off,
     detach,
@@ -125,6 +126,15 @@ OPERATIONS: tuple[Operation, ...] = (
         plan=dedup_off.plan_cli,
         wizard=Wizard(key="D", label="Dedup", asks=("pool", "datasets", "rewrite"),
                       plan=dedup_off.plan_wizard),
+    ),
+    Operation(
+        kind=advice.KIND,
+        title="Run an advice's command",
+        help="run the advisor's command for one finding (zfs set, zpool scrub, zpool remove "
+             "of a cache or log device), judged again on a fresh reading (the Advice "
+             "screen's x)",
+        cli=CliArgs("ADVICE-KIND [SUBJECT]", at_least=1, at_most=2),
+        plan=advice.plan_cli,
     ),
     Operation(
         kind=fix_ssh.KIND,

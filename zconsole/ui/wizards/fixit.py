@@ -1,9 +1,11 @@
-"""The fix-its as wizards: the Host screen's fix (`f`) and undo (`u`) open the same wizard
+"""The fix-its (and the advisor's commands) as wizards: the Host screen's fix (`f`) and undo
+(`u`), and the Advice screen's run (`x`), open the same wizard
 screen as the disk operations (preview of every command, typed confirmation, run, result),
 with no choice to make: the plan comes from the host as read now
 (`services.ops.fixit.ssh`, `services.ops.fixit.boot`). The fix runs under `FixRunner`
 (`backend.runner_factory` picks it for the kind, a resumed fix too), which rolls the change
-back when a step after it fails."""
+back when a step after it fails. An advice's command (`open_advice`) is judged again on a
+fresh reading before its plan is shown (`services.ops.zfs.advice.plan_for`)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from zconsole.model.reading import HostReading
 from zconsole.services.ops.fixit import boot as fix_boot
 from zconsole.services.ops.fixit import session as fix_session
 from zconsole.services.ops.fixit import ssh as fix_ssh
+from zconsole.services.ops.zfs import advice as advice_ops
 from zconsole.ui.wizards.flows import Flow, Stage
 
 if TYPE_CHECKING:
@@ -59,6 +62,11 @@ class UndoSessionFlow(FixSshFlow):
     TITLE = "Undo the session fix"
 
 
+class AdviceFlow(FixSshFlow):
+    KIND = advice_ops.KIND
+    TITLE = "Run an advice's command"
+
+
 FLOWS: dict[str, type[FixSshFlow]] = {cls.KIND: cls for cls in (
     FixSshFlow, UndoSshFlow, FixBootFlow, UndoBootFlow, FixSessionFlow, UndoSessionFlow)}
 # the fix of each Host screen panel when the panel does not say which (the boot's)
@@ -77,6 +85,18 @@ def open_fix(app: ZConsoleApp, build: Callable[[Host], Plan], *, undo: bool = Fa
     fix = kind or PANEL_KIND[panel]
     cls = FLOWS[UNDO_KIND[fix] if undo else fix]
     flow = cls(builder=lambda host, _reading, _chosen, _force: build(host))
+    screen = WizardScreen(flow, host=app.host, reading=app.reading)
+    app.push_screen(screen)
+    return screen
+
+
+def open_advice(app: ZConsoleApp, kind: str, pool: str, subject: str) -> WizardScreen:
+    """Push the wizard that previews and runs the command of the advice `kind` on `subject`
+    (in `pool`), judged again on a fresh reading first (blocked when no longer advised)."""
+    from zconsole.ui.wizards.screen import WizardScreen
+
+    flow = AdviceFlow(builder=lambda host, _reading, _chosen, _force: advice_ops.plan_for(
+        host, kind, pool, subject, now=app.clock()))
     screen = WizardScreen(flow, host=app.host, reading=app.reading)
     app.push_screen(screen)
     return screen

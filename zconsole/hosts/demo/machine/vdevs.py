@@ -233,6 +233,29 @@ def add_spare(m: Machine, p: Pool, new: str, *, force: bool) -> None:
     m.next_txg()
 
 
+def remove(m: Machine, p: Pool, dev: str) -> None:
+    """`zpool remove POOL DEV` of a cache device, a hot spare or a log disk (the demo does
+    not evacuate data vdevs)."""
+    errbuf = f"cannot remove {dev}"
+    hit = find_vdev(p, dev)
+    if hit is None:
+        raise CmdError(1, f"{errbuf}: no such device in pool")
+    v, parent, where = hit
+    if where == "cache":
+        p.cache.remove(v)
+    elif where == "spare":
+        if v.aux is not None:
+            raise CmdError(1, f"{errbuf}: Pool busy; removal may already be in progress")
+        p.spares.remove(v)
+    elif parent is not None and parent.type == "root" and v.is_log and v.is_leaf:
+        parent.children.remove(v)
+    else:
+        raise CmdError(1, "zconsole demo: zpool remove only removes cache, log and spare "
+                          "devices\n")
+    _clear_label(m, v)
+    m.next_txg()
+
+
 def detach(m: Machine, p: Pool, dev: str, now: float) -> None:
     errbuf = f"cannot detach {dev}"
     v, parent = _data_vdev(p, dev, errbuf)

@@ -48,6 +48,7 @@ USAGE = Usage(texts={
     "set": "\tset <property=value> <pool>\n",
     "attach": "\tattach [-fsw] [-o property=value] <pool> <device> <new-device>\n",
     "detach": "\tdetach <pool> <device>\n",
+    "remove": "\tremove [-npw] <pool> <device> ...\n\tremove -s <pool>\n",
     "replace": "\treplace [-fsw] [-o property=value] <pool> <device> [new-device]\n",
     "online": "\tonline [--power] [-e] <pool> <device> ...\n",
     "offline": "\toffline [--power] [-f] [-t] <pool> <device> ...\n",
@@ -275,6 +276,14 @@ def zpool_replace(ctx: Context, argv: list[str]) -> Out:
     return zpool_attach(ctx, argv, replacing=True)
 
 
+def zpool_remove(ctx: Context, argv: list[str]) -> Out:
+    p, pool = pool_and_devices(ctx, "remove", argv, "npws", "missing device")
+    for dev in p.args[1:]:
+        deny(ctx, f"cannot remove {dev}")
+        vdevs.remove(ctx.machine, pool, dev)
+    return 0, "", ""
+
+
 def zpool_detach(ctx: Context, argv: list[str]) -> Out:
     p, pool = pool_and_devices(ctx, "detach", argv, "", "missing <device> specification")
     deny(ctx, f"cannot detach {p.args[1]}")
@@ -487,6 +496,7 @@ SUBCOMMANDS: dict[str, Handler] = {
     "attach": zpool_attach,
     "replace": zpool_replace,
     "detach": zpool_detach,
+    "remove": zpool_remove,
     "online": zpool_online,
     "offline": zpool_offline,
     "scrub": zpool_scrub,

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from zconsole.model.advice import Advice, DatasetProps
+from zconsole.model.advice import Advice, AdviceAction, DatasetProps
 from zconsole.model.arc import ArcStats
 from zconsole.model.finding import Severity
 from zconsole.model.pool import DedupSummary, Section, Vdev
@@ -69,7 +69,7 @@ def _compression(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
             evidence=tuple(f"{d.name}: compression=off ({d.source('compression')}), "
                            f"{fmt.size(d.number('referenced') or 0)}"
                            for d in g.datasets[:5]),
-            command=f"zfs set compression=lz4 {g.origin}", pool=g.origin.split("/")[0])
+            action=AdviceAction.set(g.origin, "compression", "lz4", before="off"), pool=g.origin.split("/")[0])
 
 
 def _atime(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
@@ -87,7 +87,7 @@ def _atime(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
                  "that compare atime and mtime may notice.",
             evidence=tuple(f"{d.name}: atime=on ({d.source('atime')}), relatime=off "
                            f"({d.source('relatime')})" for d in g.datasets[:5]),
-            command=f"zfs set relatime=on {g.origin}", pool=g.origin.split("/")[0])
+            action=AdviceAction.set(g.origin, "relatime", "on", before="off"), pool=g.origin.split("/")[0])
 
 
 def _xattr(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
@@ -106,7 +106,7 @@ def _xattr(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
                  "ones stay in their directories until they are rewritten.",
             evidence=tuple(f"{d.name}: xattr={d.value('xattr')} ({d.source('xattr')}), "
                            f"acltype={d.value('acltype')}" for d in g.datasets[:5]),
-            command=f"zfs set xattr=sa {g.origin}", pool=g.origin.split("/")[0])
+            action=AdviceAction.set(g.origin, "xattr", "sa", before=g.value), pool=g.origin.split("/")[0])
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,8 @@ def _recordsize(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
                 f"{p.name} holds {w.what} ({mp}) at recordsize {fmt.size(rs)}",
                 why=w.why, cost=w.cost,
                 evidence=(f"mountpoint: {mp}", f"recordsize: {rs} ({p.source('recordsize')})"),
-                command=f"zfs set recordsize={w.recordsize // 1024}K {p.name}", pool=p.pool)
+                action=AdviceAction.set(p.name, "recordsize", f"{w.recordsize // 1024}K",
+                                        before=str(rs), after=str(w.recordsize)), pool=p.pool)
 
 
 def _dedup(reading: HostReading, props: tuple[DatasetProps, ...] | None,

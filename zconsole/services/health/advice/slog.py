@@ -17,7 +17,7 @@ the moment, while these counters say what the log did since the module loaded, i
 
 from __future__ import annotations
 
-from zconsole.model.advice import Advice, ZilStats
+from zconsole.model.advice import Advice, AdviceAction, ZilStats
 from zconsole.model.finding import Severity
 from zconsole.model.pool import Pool, Section
 from zconsole.model.reading import DiskInventory, HostReading
@@ -90,7 +90,7 @@ def judge_slog(reading: HostReading, zil: ZilStats | None) -> list[Advice]:
                           f"counters' age: {age} (since the ZFS module loaded)",
                           f"log vdevs of {p.name}: {', '.join(logs)}",
                           f"threshold: under {IDLE_PER_HOUR:g} log block an hour"),
-                command=f"zpool remove {p.name} {logs[0]}" if len(logs) == 1 else None,
+                action=AdviceAction.remove(p.name, logs[0], "log") if len(logs) == 1 else None,
                 pool=p.name))
     inv = reading.disks.value if reading.disks.ok else None
     bare = [p for p in pools if not _logs(p)]

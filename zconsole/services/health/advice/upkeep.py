@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from zconsole.model.advice import Advice
+from zconsole.model.advice import Advice, AdviceAction
 from zconsole.model.arc import ArcStats
 from zconsole.model.finding import Severity
 from zconsole.model.pool import Pool, ScanFunction, ScanState, Section
@@ -91,7 +91,7 @@ def _scrub(pool: Pool, now: float, weeks: int) -> Iterator[Advice]:
              "paused (zpool scrub -p) and resumed. Check the scrub timer or cron job too.",
         evidence=(f"last scrub finished: {fmt.duration(age, coarse=True)} ago",
                   f"limit: {weeks} weeks"),
-        command=f"zpool scrub {pool.name}", pool=pool.name)
+        action=AdviceAction.scrub(pool.name), pool=pool.name)
 
 
 def _l2arc(reading: HostReading, arc: ArcStats | None) -> Iterator[Advice]:
@@ -121,7 +121,8 @@ def _l2arc(reading: HostReading, arc: ArcStats | None) -> Iterator[Advice]:
             f"headers in ARC: {fmt.size(hdr)} of {fmt.size(size)}"
             if hdr is not None and size else None,
         ) if x is not None),
-        command=(f"zpool remove {caches[0][0]} {caches[0][1]}" if len(caches) == 1 else None))
+        action=(AdviceAction.remove(caches[0][0], caches[0][1], "cache") if len(caches) == 1
+                else None))
 
 
 def judge_upkeep(reading: HostReading, *, scrub_weeks: int = SCRUB_WEEKS) -> list[Advice]:

@@ -34,6 +34,7 @@ class AdviceItem(Static, can_focus=True):
 
     BINDINGS = [Binding("enter,space", "why", "Why", show=True),
                 Binding("m", "screen.mute", "Mute/unmute", show=True),
+                Binding("x", "screen.run_advice", "Run as a plan", show=True),
                 Binding("down", "app.focus_next", "Next", show=False),
                 Binding("up", "app.focus_previous", "Previous", show=False)]
 
@@ -76,7 +77,10 @@ class AdviceItem(Static, can_focus=True):
             items.append(para(plain(a.why), "    why  ", MUTED))
             items.append(para(plain(a.cost), "   cost  ", MUTED))
             if a.command:
-                items.append(para(plain(a.command, "bold"), "    run  ", MUTED))
+                hint = "" if getattr(self.app, "read_only", True) else \
+                    "  (x: preview, confirm, run)"
+                items.append(para(Content.assemble(plain(a.command, "bold"), plain(hint)),
+                                  "    run  ", MUTED))
             for e in a.evidence:
                 items.append(para(plain(e), "   read  ", MUTED))
         return Hanging(*items)

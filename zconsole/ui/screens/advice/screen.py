@@ -5,7 +5,9 @@ After each refresh the screen reads the advisor's few extra properties itself
 the panel (`advice_panel.py`) groups the findings by severity, each opening on enter into
 its reason, its cost, the command and the evidence. `m` mutes a finding on this host with
 a reason that is kept (`hosts.journal.MuteStore`, in zconsole's state directory) and shown
-beside it, or unmutes it. Nothing here runs a command on the host.
+beside it, or unmutes it. `x` on a finding with a command opens it as a plan in the wizard
+(preview, typed confirmation, re-checks, audit log), judged again on a fresh reading first;
+nothing here runs a command by itself.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class AdviceScreen(ZScreen):
         self.note = ""
         self.reads = 0
         self._read_of: HostReading | None = None
+        self._ran = False  # `x` opened the wizard: read the host again on the way back
 
     def compose_body(self) -> ComposeResult:
         yield AdvicePanel(classes="advice")
@@ -101,6 +104,32 @@ class AdviceScreen(ZScreen):
         said, muted = split_muted(self.advice or (), self.mutes)
         await self.query_one(AdvicePanel).show(said if self.advice is not None else None,
                                                self.note, muted)
+
+    # -- running a command ---------------------------------------------------------------
+    def action_run_advice(self) -> None:
+        """`x` on a finding: its command as a plan, in the wizard."""
+        item = self.focused
+        if not isinstance(item, AdviceItem):
+            return
+        a = item.advice
+        if self.console_app.read_only:
+            self.notify("Read-only console (--read-only): nothing is run from here.",
+                        markup=False)
+            return
+        if a.action is None:
+            self.notify("This advice has no command zconsole would run: read its cost.",
+                        markup=False)
+            return
+        from zconsole.ui.wizards.fixit import open_advice
+
+        self._ran = True
+        open_advice(self.console_app, a.kind, a.action.pool, a.subject)
+
+    def on_screen_resume(self) -> None:
+        if self._ran:  # back from the wizard: a new reading, judged again
+            self._ran = False
+            self.console_app.action_refresh()
+        super().on_screen_resume()
 
     # -- muting --------------------------------------------------------------------------
     def action_mute(self) -> None:
