@@ -109,12 +109,11 @@ VM_RERUNS = int(os.environ.get("ZCONSOLE_VM_RERUNS", "1"))
 
 # the modules whose hostvm_slow tests stall the guest (reboots into the 2-minute wait)
 STALLING_MODULES = ("test_hostvm_faults", "test_hostvm_fixit")
-# host tests long enough to get a host guest of their own, beside the host-slow group (test
-# name -> its group): every boot fix across six reboots in one test took 932 s on a quiet
-# machine and 2 657 s in a loaded CI run (stop 22), the suite's long pole; split in two, on
-# two guests, side by side
-OWN_HOST_GUEST = {"test_boot_fixes_netplan_and_interface_across_reboots": "host-boot",
-                  "test_boot_fixes_any_and_mask_across_reboots": "host-boot-2"}
+# the host tests that reboot the guest: on the host-slow guest, with the frozen-logind recipe
+# before them (a guest of their own each cost one more emulated boot of a loaded CI run:
+# stop 24's CI had four host guests on two cores, and a reboot took 240-345 s there against
+# 35-75 s on a quiet machine)
+REBOOTING_TESTS = ("test_boot_fixes_across_reboots",)
 
 
 def guest_group(item: pytest.Item) -> str | None:
@@ -130,13 +129,11 @@ def guest_group(item: pytest.Item) -> str | None:
         # 176 s for the fault recipes + 666 s for the install from scratch)
         stalls = item.get_closest_marker("hostvm_slow") and any(
             m in item.nodeid for m in STALLING_MODULES)
-        own = next((g for name, g in OWN_HOST_GUEST.items() if name in item.nodeid), None)
-        if own is not None:
-            if item.get_closest_marker("hostvm_slow") is None:
-                # without it the test is rerun after a failure, on a guest its first attempt
-                # left changed (CI, stop 21: the marks had slipped onto a helper)
-                raise pytest.UsageError(f"{item.nodeid}: a host-boot test must be hostvm_slow")
-            return own
+        if any(name in item.nodeid for name in REBOOTING_TESTS) and not stalls:
+            # without the mark the test is rerun after a failure, on a guest its first attempt
+            # left changed (CI, stop 21: the marks had slipped onto a helper), and it would
+            # share the host group's guest
+            raise pytest.UsageError(f"{item.nodeid}: a rebooting test must be hostvm_slow")
         return "host-slow" if stalls else "host"
     callspec = getattr(item, "callspec", None)
     if "zfs_guest" in names and callspec is not None and "zfs_guest" in callspec.params:
@@ -369,15 +366,18 @@ def clean_guest(zfs_guest: ZfsGuest) -> Iterator[ZfsGuest]:
 
 # --------------------------------------------------------------------------- host guest
 #
-# The Debian 12 storage host (tools/testvm --flavour host): one guest per session, zconsole
-# installed in it once from this checkout as an operator would (wheel + offline wheelhouse,
-# scp, venv, pip install --no-index). Tests marked `hostvm` (and the minutes-long
-# `hostvm_slow`) use it; the same ZCONSOLE_VM / ZCONSOLE_REQUIRE_VM rules as `zfsvm`.
+# The Debian 12 storage host (tools/testvm --flavour host): one guest per session (per xdist
+# group: `host`, and `host-slow` for the recipes that stall or reboot it). zconsole is
+# installed in it from this checkout as an operator would (wheel + offline wheelhouse, scp,
+# venv, pip install --no-index) by `host_zconsole`, only where a test runs zconsole inside the
+# guest: the others drive the console from this machine over SSH, and an install costs 80-150 s
+# of a loaded CI run (stop 24). Tests marked `hostvm` (and the minutes-long `hostvm_slow`) use
+# it; the same ZCONSOLE_VM / ZCONSOLE_REQUIRE_VM rules as `zfsvm`.
 
 
 @pytest.fixture(scope="session")
 def host_guest(request: pytest.FixtureRequest) -> Iterator[HostGuest]:
-    """The booted host guest with zconsole installed; shared by the whole session."""
+    """The booted host guest; shared by the whole session (zconsole inside it: `host_zconsole`)."""
     tv = _wanted(request, "host")
     fl = tv.FLAVOURS["host"]
     attach = os.environ.get("ZCONSOLE_HOSTVM_ATTACH", "").strip()
@@ -388,34 +388,57 @@ def host_guest(request: pytest.FixtureRequest) -> Iterator[HostGuest]:
         if not inst.running():
             _unavailable("host", f"ZCONSOLE_HOSTVM_ATTACH={attach}: no guest running there")
         _timings.append(f"Debian 12 host: attached to the running guest in {attach}")
-        yield HostGuest(inst, {})
+        guest = HostGuest(inst, {})
+        guest.attached = True
+        yield guest
         return
     inst = tv.HostInstance(fl, _run_dir("host"))
     reason = ""
-    installed: dict[str, float] = {}
     try:
         t_build, ready = _build_and_start(tv, fl, inst)
-        t1 = time.monotonic()
-        installed = tv.install_zconsole(inst, REPO, say=False)
-        t_install = time.monotonic() - t1
     except tv.BuildError as exc:
         reason = f"build failed: {exc}"
     except (tv.VMError, OSError, subprocess.SubprocessError) as exc:
-        reason = f"start or zconsole install failed: {exc} (run dir {inst.run_dir})"
+        reason = f"start failed: {exc} (run dir {inst.run_dir})"
     if reason:
         if inst.running():
             inst.kill()
         _drop_disks(inst)
         _unavailable("host", reason)
     _timings.append(
-        f"Debian 12 host: build/cache {t_build:.1f}s, boot-to-ssh {ready:.1f}s, zconsole "
-        f"install {t_install:.1f}s {installed} (run dir {inst.run_dir}, console {inst.console_log})"
+        f"Debian 12 host: build/cache {t_build:.1f}s, boot-to-ssh {ready:.1f}s "
+        f"(run dir {inst.run_dir}, console {inst.console_log})"
     )
     try:
-        yield HostGuest(inst, installed)
+        yield HostGuest(inst, {})
     finally:
         _stop(inst, "Debian 12 host")
         _drop_disks(inst)
+
+
+@pytest.fixture(scope="session")
+def host_zconsole(request: pytest.FixtureRequest, host_guest: HostGuest) -> HostGuest:
+    """host_guest with zconsole installed in it from this checkout, once per session, as the
+    README tells an operator on a host without internet: a new venv, pip install --no-index
+    from the wheelhouse."""
+    if host_guest.install_times or host_guest.attached:
+        return host_guest
+    tv = _wanted(request, "host")
+    inst = host_guest._inst
+    t1 = time.monotonic()
+    try:
+        # the whole procedure, into a new venv (the image's venv, made at build time the same
+        # way at native speed, is replaced): it was a test of its own after an upgrade install
+        # of the image's venv, 500 + 150 s of stop 24's loaded CI
+        installed = tv.install_zconsole(inst, REPO, say=False, fresh_venv=True)
+    except (tv.VMError, OSError, subprocess.SubprocessError) as exc:
+        # the guest booted: a failed install is a failure of the test that needs it, not a
+        # reason to skip (an operator's install command is what is under test)
+        pytest.fail(f"zconsole install in the host guest failed: {exc} (run dir {inst.run_dir})")
+    _timings.append(f"Debian 12 host: zconsole install {time.monotonic() - t1:.1f}s {installed}"
+                    f" (run dir {inst.run_dir})")
+    host_guest.install_times.update(installed)
+    return host_guest
 
 
 @pytest.fixture

@@ -73,7 +73,11 @@ class HostGuest(VmGuest):
 
     def __init__(self, instance: Any, install_times: dict[str, float] | None = None) -> None:
         super().__init__(instance)
+        # zconsole's install in this guest (conftest host_zconsole): the seconds of each step;
+        # empty until then
         self.install_times = dict(install_times or {})
+        # a developer's running guest (ZCONSOLE_HOSTVM_ATTACH): zconsole is not reinstalled
+        self.attached = False
 
     @property
     def instance(self) -> Any:
