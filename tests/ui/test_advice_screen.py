@@ -52,7 +52,7 @@ async def test_key_8_shows_the_advice_grouped_by_severity(size: tuple[int, int])
     app = make_app("advice")
     async with app.run_test(size=size) as pilot:
         screen = await open_advice(app, pilot)
-        assert headings(screen) == ["▲ WARNING  Worth fixing (8)", "• INFO  Worth knowing (9)"]
+        assert headings(screen) == ["▲ WARNING  Worth fixing (8)", "• INFO  Worth knowing (10)"]
         shown = items(screen)
         assert shown[0] == ("▸ ▲ scratch is a single disk and relies on copies=2 "
                             "(set on scratch/photos)")
@@ -62,7 +62,7 @@ async def test_key_8_shows_the_advice_grouped_by_severity(size: tuple[int, int])
         assert shown[7] == ("▸ ▲ vmstore has no log device and its fsyncs wait for spinning "
                             "disks: 23.0 log blocks a second on average among tank, vmstore")
         assert shown[8] == "▸ • tank: mirror-0 is 86 % full, mirror-1 12 %"
-        assert len(shown) == 17
+        assert len(shown) == 18
         assert "Advice" in str(screen.query_one("#facts").render())
 
 
@@ -168,7 +168,7 @@ async def test_m_mutes_with_a_kept_reason_and_unmutes(
             if "○ MUTED  Muted here (1)" in headings(screen):
                 break
             await pilot.pause(0.01)
-        assert headings(screen) == ["▲ WARNING  Worth fixing (7)", "• INFO  Worth knowing (9)",
+        assert headings(screen) == ["▲ WARNING  Worth fixing (7)", "• INFO  Worth knowing (10)",
                                     "○ MUTED  Muted here (1)"]
         muted = [i for i in screen.query(AdviceItem) if i.muted is not None]
         assert [i.body().plain for i in muted] == [
@@ -219,7 +219,7 @@ async def test_x_runs_the_command_as_a_plan_and_the_advice_goes(tmp_path: Path) 
         await until(pilot, lambda: screen.reads > reads and screen.settled(),
                     "the advice judged again", tries=1500)
         assert not [i for i in screen.query(AdviceItem) if i.advice.kind == "advice-atime"]
-        assert len(items(screen)) == 16
+        assert len(items(screen)) == 17
 
 
 async def test_x_without_a_command_or_read_only_runs_nothing(tmp_path: Path) -> None:

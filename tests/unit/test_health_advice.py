@@ -67,7 +67,7 @@ def test_the_advice_host_shows_every_finding_worst_first() -> None:
         "advice-dedup", "advice-scrub", "advice-slog-none", "advice-slog-none",
         "advice-imbalance", "advice-compression", "advice-atime", "advice-xattr",
         "advice-recordsize", "advice-volblocksize", "advice-capacity", "advice-l2arc",
-        "advice-slog-idle"]
+        "advice-slog-idle", "advice-clone-origin"]
     assert all(a.severity in (Severity.INFO, Severity.WARNING) for a in found)
     assert all(a.why and a.cost for a in found)
 
@@ -323,6 +323,70 @@ def test_sprawl_is_said_once_for_the_deepest_dataset() -> None:
                    ("tank/a", "snapshot_count", str(SNAPSHOT_SPRAWL), "-"),
                    ("tank/b", "snapshot_count", "-", "-"))
     assert [a.subject for a in advise(AdviceInputs(r, Part(props, r.taken_at)))] == ["tank/a"]
+
+
+def test_a_daily_snapshot_kept_only_by_its_clone(advice23: dict[str, Advice]) -> None:
+    a = advice23["advice-clone-origin"]
+    snap = "tank/share@zfs-auto-snap_daily-2026-05-03-0025"
+    assert a.severity is Severity.INFO and a.subject == snap and a.pool == "tank"
+    assert a.message == (f"{snap}, a daily snapshot 141 d old, is kept only by its clone "
+                         "tank/share-restore")
+    assert a.evidence == ("origin of: tank/share-restore (1.1 TiB referenced)",
+                          "created: 141 d ago", "used: 6.0 GiB (freed once the snapshot can go)",
+                          "label: daily (zfs-auto-snapshot keeps 31 d of them)")
+    assert a.action is None  # promote or destroy: the operator's choice, never offered to run
+    assert "zfs promote" in a.cost
+
+
+@pytest.mark.parametrize(("name", "label"), [
+    ("tank/a@zfs-auto-snap_daily-2026-05-03-0025", "daily"),
+    ("tank/a@autosnap_2026-05-03_00:00:01_hourly", "hourly"),
+    ("tank/a@weekly-12", "weekly"), ("tank/a@Monthly", "monthly"),
+    ("tank/a@zfs-auto-snap_frequent-2026-05-03-0015", "frequent"),
+    ("tank/a@golden", None), ("tank/a@before-upgrade", None), ("tank/a@dailyish", None),
+    ("tank/daily@base", None)])
+def test_the_rotation_label_is_read_from_the_snapshot_name(name: str, label: str | None) -> None:
+    from zconsole.services.health.advice.clones import rotation_label
+
+    assert rotation_label(name) == label
+
+
+def test_a_clone_of_a_template_or_a_recent_rotation_is_not_said() -> None:
+    from zconsole.services.health.advice.clones import DAY, judge_clones
+
+    now = FROZEN
+    clones = _props(("tank/t1", "origin", "tank/vm@golden", "-"),
+                    ("tank/t2", "origin", "tank/home@daily-01", "-"),
+                    ("tank/t3", "origin", "tank/home@hourly-9", "-"),
+                    ("tank/plain", "origin", "-", "-"))
+    origins = _props(("tank/vm@golden", "creation", str(int(now - 900 * DAY)), "-"),
+                     ("tank/home@daily-01", "creation", str(int(now - 61 * DAY)), "-"),
+                     ("tank/home@hourly-9", "creation", str(int(now - 3 * DAY)), "-"))
+    said = list(judge_clones(clones, origins, now))
+    # the template is never judged, the daily is within twice 31 days, the hourly is not
+    assert [(a.subject, a.message.split(", ")[1]) for a in said] == [
+        ("tank/home@hourly-9", "a hourly snapshot 3 d old")]
+    assert list(judge_clones(clones, None, now)) == []  # the origins' read failed
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.3"])
+def test_the_clone_origins_are_read_by_name_only_when_there_are_clones(version: str) -> None:
+    from zconsole.services.read import catalogue
+
+    host = DemoHost("advice", zfs_version=version, clock=lambda: FROZEN, seed=0)
+    inputs = read_advice(host, collect(host))
+    assert inputs.origins is not None and inputs.origins.ok
+    assert [o.name for o in inputs.origins.value or ()] == [
+        "tank/share@zfs-auto-snap_daily-2026-05-03-0025"]
+    assert catalogue.zfs_get_origins(["tank/a@b"]) == (
+        "zfs", "get", "-H", "-p", "-o", "name,property,value,source", "creation,used,userrefs",
+        "tank/a@b")
+    with pytest.raises(ValueError):
+        catalogue.zfs_get_origins(["-o@x"])
+    # a host without a clone: not read at all
+    bare = DemoHost("dedup", zfs_version=version, clock=lambda: FROZEN, seed=0)
+    inputs = read_advice(bare, collect(bare))
+    assert inputs.props is not None and inputs.props.ok and inputs.origins is None
 
 
 def test_advice_is_never_critical() -> None:

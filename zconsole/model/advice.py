@@ -183,3 +183,5 @@ class AdviceInputs:
     props: Part[tuple[DatasetProps, ...]] | None = None
     ddt: Mapping[str, DedupSummary] = field(default_factory=dict)
     zil: Part[ZilStats] | None = None
+    # the snapshots clones were made from (creation, used, userrefs), None: no clone
+    origins: Part[tuple[DatasetProps, ...]] | None = None

@@ -3,7 +3,8 @@
 One `zfs get` of the advisor's dataset properties (compression, atime, xattr, copies,
 recordsize, dedup, ...: `catalogue.ADVICE_PROPERTIES`) for every filesystem and volume,
 `zpool status -D -p POOL` for each pool that holds deduplicated data (its DDT size), and the
-host's ZIL counters (/proc/spl/kstat/zfs/zil: synchronous writes, for the SLOG). Read when
+host's ZIL counters (/proc/spl/kstat/zfs/zil: synchronous writes, for the SLOG), and, when
+the host has clones, one `zfs get` of the snapshots they were made from. Read when
 the Advice screen is shown or `zconsole check` runs, never on every refresh. Blocking: call
 from a worker. A failed read is a failed Part: the findings that need it are not judged.
 """
@@ -75,4 +76,19 @@ def read_advice(host: Host, reading: HostReading, *, timeout: float = DEFAULT_TI
             ddt[pool] = got
     zil = rd.part(catalogue.ZIL_KSTAT,
                   lambda: parse_zil(host.read_text(catalogue.ZIL_KSTAT)))
-    return AdviceInputs(reading, props, ddt, zil)
+    origins = None
+    names = clone_origins(props.value)
+    if names:
+        oargv = catalogue.zfs_get_origins(names)
+        origins = rd.part(_show(oargv), lambda: parse_advice_props(rd.run(oargv)))
+    return AdviceInputs(reading, props, ddt, zil, origins)
+
+
+def clone_origins(props: tuple[DatasetProps, ...] | None) -> list[str]:
+    """The snapshots the host's clones were made from, each once, in order."""
+    out: dict[str, None] = {}
+    for p in props or ():
+        origin = p.value("origin")
+        if origin and "@" in origin:
+            out[origin] = None
+    return list(out)

@@ -96,8 +96,12 @@ def zfs_list_snapshot_names(datasets: Sequence[str]) -> tuple[str, ...]:
 # filesystem and volume, read when the advice is asked for, not on every refresh.
 ADVICE_PROPERTIES: tuple[str, ...] = (
     "type", "referenced", "compression", "atime", "relatime", "xattr", "acltype", "copies",
-    "recordsize", "volblocksize", "dedup", "mountpoint", "snapshot_count",
+    "recordsize", "volblocksize", "dedup", "mountpoint", "snapshot_count", "origin",
 )
+# the snapshots clones were made from (their `origin`), read by name: when each was taken,
+# what it alone holds, its user holds
+ORIGIN_PROPERTIES: tuple[str, ...] = ("creation", "used", "userrefs")
+MAX_ORIGINS = 256  # per command: the argv stays short on a host with many clones
 
 
 def zfs_get_advice() -> tuple[str, ...]:
@@ -105,6 +109,15 @@ def zfs_get_advice() -> tuple[str, ...]:
     default, inherited from ...)."""
     return ("zfs", "get", "-H", "-p", "-t", "filesystem,volume", "-o",
             "name,property,value,source", ",".join(ADVICE_PROPERTIES))
+
+
+def zfs_get_origins(snapshots: Sequence[str]) -> tuple[str, ...]:
+    """`zfs get` of the origin snapshots' ORIGIN_PROPERTIES, by name (the first MAX_ORIGINS)."""
+    names = list(snapshots)[:MAX_ORIGINS]
+    for name in names:
+        _check_name(name)
+    return ("zfs", "get", "-H", "-p", "-o", "name,property,value,source",
+            ",".join(ORIGIN_PROPERTIES), *names)
 
 
 def zpool_get_all(pool: str) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ from zconsole.hosts.demo.scenarios import _builder as kit
 DESCRIPTION = ("healthy pools set up badly: ashift 9 on 4K disks, an HDD mirrored with an "
                "SSD, a late vdev, idle L2ARC, dedup, copies=2 on one disk, 86 % full, "
                "unscrubbed, 24 000 snapshots, sync writes on HDDs beside an idle SLOG, an 8K "
-               "volume on a 6-wide raidz2")
+               "volume on a 6-wide raidz2, a forgotten clone of a daily snapshot")
 ORDER = 75
 
 
@@ -36,6 +36,12 @@ def build(seed: int, now: float) -> Machine:
     b.series("tank/mail", "autosnap_", 24_000, every_s=1800, used_each=2 * 1024 * 1024,
              first_days_ago=500)
     b.fs("tank/share", 1 * TiB + 200 * GiB, days_ago=1300, props={"acltype": "posixacl"})
+    # a restore test cloned from a daily snapshot in May and never destroyed: the rotation
+    # has been unable to remove that snapshot since (advice-clone-origin)
+    b.snap("tank/share", "zfs-auto-snap_daily-2026-05-03-0025", used=6 * GiB, days_ago=141)
+    b.fs("tank/share-restore", 96 * 1024 * 1024, refer=1 * TiB + 150 * GiB,
+         origin="tank/share@zfs-auto-snap_daily-2026-05-03-0025", days_ago=140,
+         props={"compression": "lz4"})
     b.fs("tank/libvirt", 640 * GiB, days_ago=900,
          props={"mountpoint": "/var/lib/libvirt/images", "compression": "lz4"})
     b.fs("tank/backup", 1 * TiB + 400 * GiB, days_ago=700, props={"dedup": "on"})

@@ -8,6 +8,7 @@ findings with their thresholds; the thresholds are named constants with their re
     datasets  compression, atime, xattr, recordsize, dedup, snapshot sprawl
     upkeep    pool capacity, scrub age, L2ARC hit ratio
     slog      an idle log device, sync writes on HDD pools without one (the ZIL counters)
+    clones    a rotated snapshot kept only by its clone
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from zconsole.model.advice import Advice, AdviceInputs, Mute
+from zconsole.services.health.advice.clones import judge_clones
 from zconsole.services.health.advice.datasets import judge_datasets
 from zconsole.services.health.advice.layout import judge_layout
 from zconsole.services.health.advice.slog import judge_slog
@@ -31,7 +33,9 @@ def advise(inputs: AdviceInputs, *, scrub_weeks: int = SCRUB_WEEKS) -> list[Advi
     props = inputs.props.value if inputs.props is not None and inputs.props.ok else None
     out = [*judge_layout(reading, props), *judge_datasets(reading, props, inputs.ddt),
            *judge_upkeep(reading, scrub_weeks=scrub_weeks),
-           *judge_slog(reading, inputs.zil.value if inputs.zil is not None else None)]
+           *judge_slog(reading, inputs.zil.value if inputs.zil is not None else None),
+           *judge_clones(props, inputs.origins.value if inputs.origins is not None else None,
+                         reading.taken_at)]
     return sorted(out, key=lambda a: -a.severity.rank)
 
 
