@@ -17,6 +17,8 @@ How each state is made on the guest:
   one dataset, and a channel program, refuse), and the guest made 120 in 16.7 s, 10 000 in
   100 recursive snapshots of 100 datasets in 12 min under load;
 - scrub age: a scrub run with the guest's clock set 60 days back, then the clock put back;
+- a snapshot kept only by its clone: an hourly-labelled snapshot taken, and cloned, in those
+  same 60 days back;
 - L2ARC: a cache device and a cold read of 12 000 4K records (each an L2ARC miss);
 - SLOG: a pool with a log device that no one writes synchronously to. The guest's ZFS module
   is minutes old and the advisor judges the counters after 24 h, so the test judges the
@@ -239,12 +241,17 @@ def test_upkeep_advice_on_real_pools(clean_guest: ZfsGuest,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     g = clean_guest
     # a scrub finished "60 days ago": run with the guest's clock set back, then put back
-    g.exec("zpool create -f old vdb")
+    # and an hourly snapshot cloned then, kept only by its clone since
+    hourly = "old/www@zfs-auto-snap_hourly-2026-09-27-1017"
+    g.exec("zpool create -f old vdb && zfs create old/www && "
+           "dd if=/dev/urandom of=/old/www/f bs=1M count=4 status=none")
     t0, m0 = int(cli(g, "date +%s")), time.monotonic()
     try:
-        g.exec(f"date -s @{t0 - 60 * 86400} > /dev/null && zpool scrub -w old")
+        g.exec(f"date -s @{t0 - 60 * 86400} > /dev/null && zpool scrub -w old && "
+               f"zfs snapshot {hourly} && zfs clone {hourly} old/www-test")
     finally:
         g.exec(f"date -s @{t0 + int(time.monotonic() - m0) + 1} > /dev/null")
+    g.exec("rm /old/www/f && zpool sync old")  # the snapshot alone holds those 4 MiB now
     # 120 snapshots, counted by the host (a snapshot_limit), judged at a threshold of 120
     g.exec("zpool create -f many vdc && zfs create -o snapshot_limit=20000 many/mail")
     g.exec("for i in $(seq -w 1 120); do zfs snapshot many/mail@auto-$i; done", timeout=900)
@@ -277,7 +284,19 @@ def test_upkeep_advice_on_real_pools(clean_guest: ZfsGuest,
     assert zil.slog_blocks is not None and abs(zil.slog_blocks - kstat[
         "zil_itx_metaslab_slog_count"]) <= 2  # read a moment apart
     with_defaults(g, found, {"old", "many", "cached", "logged"},
-                  ["advice-l2arc", "advice-scrub", "advice-snapshots"])
+                  ["advice-l2arc", "advice-scrub", "advice-snapshots", "advice-clone-origin"])
+
+    [kept] = found["advice-clone-origin"]
+    assert kept.subject == hourly and kept.pool == "old"
+    assert kept.message == (f"{hourly}, a hourly snapshot 60 d old, is kept only by its clone "
+                            "old/www-test")
+    assert cli(g, "zfs get -H -o value origin old/www-test") == hourly
+    assert inputs.origins is not None and inputs.origins.value is not None
+    [origin] = inputs.origins.value
+    assert origin.number("creation") == int(cli(g, f"zfs get -H -p -o value creation {hourly}"))
+    used = int(cli(g, f"zfs get -H -p -o value used {hourly}"))
+    assert used >= 4 * MiB and origin.number("used") == used
+    assert "created: 60 d ago" in kept.evidence
 
     [scrub] = found["advice-scrub"]
     assert scrub.pool == "old" and scrub.message == "old was last scrubbed 60 d ago"
