@@ -29,16 +29,22 @@ How each state is made on the guest:
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
+from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.advice import Advice, AdviceInputs
+from zconsole.model.plan import Plan
 from zconsole.model.reading import Part
 from zconsole.services.health.advice import advise, datasets
 from zconsole.services.health.advice.slog import IDLE_PER_HOUR, MIN_HOURS
+from zconsole.services.ops.engine.runner import PlanRunner
+from zconsole.services.ops.zfs import advice as advice_ops
 from zconsole.services.read.advice import read_advice
 from zconsole.services.read.collect import collect
 
@@ -77,6 +83,24 @@ def with_defaults(g: ZfsGuest, found: dict[str, list[Advice]], pools: set[str],
     else:
         assert not defaults, said
     assert sorted(found) == sorted(kinds), said
+
+
+def run_advice(g: ZfsGuest, tmp: Path, kind: str, pool: str, subject: str) -> Plan:
+    """The advice's command as a plan (judged again on a fresh reading), run by the engine
+    with an audit log: done, and the one command it ran recorded with its intent first."""
+    host = g.host()
+    plan = advice_ops.plan_for(host, kind, pool, subject)
+    assert not plan.blocked, plan.checks
+    log = tmp / f"{kind}.jsonl"
+    result = PlanRunner(host, plan, audit=AuditLog(log), store=PlanStore(tmp / "plans"),
+                        operator="advice-test").run(lambda _e: None)
+    assert result.done, result.message
+    events = [json.loads(x) for x in log.read_text().splitlines()]
+    ran = [e["argv"] for e in events if e["event"] == "command"]
+    assert ran == [list(a) for a in plan.argv_list()], events
+    assert [e["event"] for e in events].index("command-intent") < \
+        [e["event"] for e in events].index("command")
+    return plan
 
 
 def cli(g: ZfsGuest, command: str) -> str:
@@ -182,7 +206,7 @@ def layout_advice(g: ZfsGuest) -> None:
         "8.0 KiB block: 24.0 KiB allocated", "128K block: 192.0 KiB allocated")
 
 
-def test_dataset_advice_on_real_pools(clean_guest: ZfsGuest) -> None:
+def test_dataset_advice_on_real_pools(clean_guest: ZfsGuest, tmp_path: Path) -> None:
     g = clean_guest
     g.exec("zpool create -f -O compression=off big vdf")
     g.exec("zfs create -o atime=on -o relatime=off big/mail")
@@ -228,6 +252,15 @@ def test_dataset_advice_on_real_pools(clean_guest: ZfsGuest) -> None:
     assert "recordsize: 131072 (local)" in rs["big/vm"].evidence
     assert rs["big/mysql"].command == "zfs set recordsize=16K big/mysql"
 
+    # two of them run as plans, judged again on a fresh reading, re-checked with real `zfs get
+    # -H -p` values (131072 -> 65536), with the audit log: then no longer advised
+    for kind, subject, prop, want in (("advice-recordsize", "big/vm", "recordsize", "65536"),
+                                      ("advice-atime", "big/mail", "relatime", "on")):
+        plan = run_advice(g, tmp_path, kind, "big", subject)
+        assert cli(g, f"zfs get -H -p -o value {prop} {subject}") == want, plan.argv_list()
+        again = advice_ops.plan_for(g.host(), kind, "big", subject)
+        assert again.blocked and "no longer earns it" in again.checks[0].detail
+
     [dedup] = found["advice-dedup"]
     ratio = cli(g, "zpool list -H -o dedupratio big").rstrip("x")
     assert dedup.pool == "big" and f"dedup ratio: {float(ratio):.2f}x" in dedup.evidence
@@ -237,7 +270,7 @@ def test_dataset_advice_on_real_pools(clean_guest: ZfsGuest) -> None:
     assert "big/backup: dedup=on (local)" in dedup.evidence
 
 
-def test_upkeep_advice_on_real_pools(clean_guest: ZfsGuest,
+def test_upkeep_advice_on_real_pools(clean_guest: ZfsGuest, tmp_path: Path,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     g = clean_guest
     # a scrub finished "60 days ago": run with the guest's clock set back, then put back
@@ -315,6 +348,15 @@ def test_upkeep_advice_on_real_pools(clean_guest: ZfsGuest,
     assert l2.command == f"zpool remove cached {l2.subject}"
     last = cli(g, "zpool list -v -H cached").split("\n")[-1]  # the cache device's row
     assert last.split()[0] == l2.subject, last
+
+    # the cache device removed and the scrub started as plans, on real ZFS
+    plan = run_advice(g, tmp_path, "advice-l2arc", "cached", l2.subject)
+    assert plan.argv_list() == [("zpool", "remove", "cached", l2.subject)]
+    assert l2.subject not in cli(g, "zpool status cached")
+    plan = run_advice(g, tmp_path, "advice-scrub", "old", "old")
+    assert plan.argv_list() == [("zpool", "scrub", "old")]
+    g.exec("zpool wait -t scrub old", timeout=300)
+    assert "advice-scrub" not in judge(g)[1]  # scrubbed just now
 
     # the SLOG: the same counters, as a day old (the module is minutes old: not judged yet)
     assert not any(k.startswith("advice-slog") for k in found)
