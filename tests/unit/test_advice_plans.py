@@ -91,6 +91,9 @@ def test_a_value_changed_after_the_preview_is_refused_before_anything_runs(
     host = demo()
     plan = ops.plan_for(host, "advice-compression", "tank", now=T0)
     assert plan.argv_list() == [("zfs", "set", "compression=lz4", "tank")]
+    # off was tank's default, not a value someone set: the way back is to inherit it
+    assert plan.preview[-1] == ("To take it back: zfs inherit compression tank (it was the "
+                                "default); blocks written meanwhile keep the new setting.")
     host.run(["zfs", "set", "compression=zstd", "tank"])  # someone else, meanwhile
     result = run(host, plan, tmp_path)
     assert not result.done

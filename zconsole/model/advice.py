@@ -38,8 +38,9 @@ class AdviceAction:
     never from text.
 
     - SET: `zfs set PROP=VALUE TARGET` (a dataset); `before` is the value judged as
-      `zfs get -H -p` prints it (re-checked before the change, and what the undo sets back),
-      `after` the new value as it prints it (recordsize 16K: 16384);
+      `zfs get -H -p` prints it (re-checked before the change), `after` the new value as it
+      prints it (recordsize 16K: 16384); `was_local`: `before` was set on TARGET (the way
+      back sets it again) rather than its default (the way back is `zfs inherit`);
     - SCRUB: `zpool scrub TARGET` (a pool);
     - REMOVE: `zpool remove TARGET DEVICE`, a cache or log device (`role`) of pool TARGET.
     """
@@ -52,6 +53,7 @@ class AdviceAction:
     after: str = ""
     device: str = ""
     role: str = ""
+    was_local: bool = True
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -69,8 +71,9 @@ class AdviceAction:
 
     @classmethod
     def set(cls, dataset: str, prop: str, value: str, *, before: str,
-            after: str | None = None) -> AdviceAction:
-        return cls(SET, dataset, prop, value, before, value if after is None else after)
+            after: str | None = None, was_local: bool = True) -> AdviceAction:
+        return cls(SET, dataset, prop, value, before, value if after is None else after,
+                   was_local=was_local)
 
     @classmethod
     def scrub(cls, pool: str) -> AdviceAction:

@@ -58,6 +58,12 @@ def group_by_origin(props: Iterable[DatasetProps], prop: str,
     return list(groups.values())
 
 
+def set_locally(g: Group, prop: str) -> bool:
+    """`prop` was set on the group's origin (local or received), not its default."""
+    return bool({d.source(prop) for d in g.datasets if d.name == g.origin}
+                & {"local", "received"})
+
+
 def source_words(g: Group, prop: str) -> str:
     """`set on tank/vm`, or `the default on pool tank` when nobody set it."""
     srcs = {d.source(prop) for d in g.datasets if d.name == g.origin}

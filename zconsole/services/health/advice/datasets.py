@@ -26,7 +26,12 @@ from zconsole.model.finding import Severity
 from zconsole.model.pool import DedupSummary, Section, Vdev
 from zconsole.model.reading import DiskInventory, HostReading
 from zconsole.services import fmt
-from zconsole.services.health.advice.common import GIB, group_by_origin, source_words
+from zconsole.services.health.advice.common import (
+    GIB,
+    group_by_origin,
+    set_locally,
+    source_words,
+)
 
 # compression=off matters where there is data to compress: lz4 costs less CPU than the I/O it
 # saves and gives up quickly on incompressible blocks (issue 16). Below 1 GiB the advice is
@@ -69,7 +74,8 @@ def _compression(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
             evidence=tuple(f"{d.name}: compression=off ({d.source('compression')}), "
                            f"{fmt.size(d.number('referenced') or 0)}"
                            for d in g.datasets[:5]),
-            action=AdviceAction.set(g.origin, "compression", "lz4", before="off"), pool=g.origin.split("/")[0])
+            action=AdviceAction.set(g.origin, "compression", "lz4", before="off",
+                                   was_local=set_locally(g, "compression")), pool=g.origin.split("/")[0])
 
 
 def _atime(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
@@ -87,7 +93,8 @@ def _atime(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
                  "that compare atime and mtime may notice.",
             evidence=tuple(f"{d.name}: atime=on ({d.source('atime')}), relatime=off "
                            f"({d.source('relatime')})" for d in g.datasets[:5]),
-            action=AdviceAction.set(g.origin, "relatime", "on", before="off"), pool=g.origin.split("/")[0])
+            action=AdviceAction.set(g.origin, "relatime", "on", before="off",
+                                   was_local=set_locally(g, "relatime")), pool=g.origin.split("/")[0])
 
 
 def _xattr(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
@@ -106,7 +113,8 @@ def _xattr(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
                  "ones stay in their directories until they are rewritten.",
             evidence=tuple(f"{d.name}: xattr={d.value('xattr')} ({d.source('xattr')}), "
                            f"acltype={d.value('acltype')}" for d in g.datasets[:5]),
-            action=AdviceAction.set(g.origin, "xattr", "sa", before=g.value), pool=g.origin.split("/")[0])
+            action=AdviceAction.set(g.origin, "xattr", "sa", before=g.value,
+                                   was_local=set_locally(g, "xattr")), pool=g.origin.split("/")[0])
 
 
 @dataclass(frozen=True)
@@ -159,7 +167,10 @@ def _recordsize(props: tuple[DatasetProps, ...]) -> Iterator[Advice]:
                 why=w.why, cost=w.cost,
                 evidence=(f"mountpoint: {mp}", f"recordsize: {rs} ({p.source('recordsize')})"),
                 action=AdviceAction.set(p.name, "recordsize", f"{w.recordsize // 1024}K",
-                                        before=str(rs), after=str(w.recordsize)), pool=p.pool)
+                                        before=str(rs), after=str(w.recordsize),
+                                        was_local=p.source("recordsize") in (
+                                            "local", "received")),
+                pool=p.pool)
 
 
 def _dedup(reading: HostReading, props: tuple[DatasetProps, ...] | None,

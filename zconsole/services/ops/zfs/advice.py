@@ -73,8 +73,9 @@ def _step(advice: Advice, a: AdviceAction) -> Step:
 def undo_words(a: AdviceAction) -> str:
     """How the change is taken back, by hand (the advice's cost says what it cannot undo)."""
     if a.verb == SET:
-        return (f"To take it back: zfs set {a.prop}={a.before} {a.target} (blocks written "
-                "meanwhile keep the new setting).")
+        back = f"zfs set {a.prop}={a.before} {a.target}" if a.was_local else \
+            f"zfs inherit {a.prop} {a.target} (it was the default)"
+        return f"To take it back: {back}; blocks written meanwhile keep the new setting."
     if a.verb == SCRUB:
         return f"To stop it: zpool scrub -s {a.target} (or pause it: zpool scrub -p)."
     return f"To take it back: zpool add {a.target} {a.role} {a.device}."
