@@ -89,6 +89,12 @@ CASES: dict[str, tuple[str, ...]] = {
                   "--dry-run", "--json"),
     # dedup off
     "dedup-off": ("--demo", "dedup", "plan", "dedup-off", "tank", "--dry-run"),
+    "advice-compression": ("--demo", "advice", "plan", "advice", "tank", "advice-compression",
+                           "--dry-run"),
+    "advice-slog-idle": ("--demo", "advice", "--zfs-version", "2.1", "plan", "advice",
+                         "scratch", "advice-slog-idle", "--dry-run"),
+    "advice-not-advised": ("--demo", "healthy", "plan", "advice", "tank", "advice-atime",
+                           "--dry-run"),
     "dedup-off-rewrite-2.1": ("--demo", "dedup", "--zfs-version", "2.1", "plan", "dedup-off",
                               "tank", "--rewrite", "tank/backup", "--dry-run"),
     "dedup-off-rewrite-2.3": ("--demo", "dedup", "--zfs-version", "2.3", "plan", "dedup-off",

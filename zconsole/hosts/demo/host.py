@@ -38,6 +38,25 @@ from zconsole.hosts.hold import Held
 SBIN = ("/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/", "/usr/local/sbin/")
 
 
+NSSWITCH = """\
+# /etc/nsswitch.conf
+passwd:         files systemd
+group:          files systemd
+shadow:         files
+gshadow:        files
+
+hosts:          files mdns4_minimal [NOTFOUND=return] dns myhostname
+networks:       files
+
+protocols:      db files
+services:       db files
+ethers:         db files
+rpc:            db files
+
+netgroup:       nis
+"""
+
+
 class DemoHost(BaseHost):
     kind = "demo"
     simulated = True
@@ -165,6 +184,8 @@ class DemoHost(BaseHost):
             return "2.3.2-2~bpo12+2\n" if self.v23 else "2.1.11-1\n"
         if path == "/etc/hostname":
             return m.hostname + "\n"
+        if path == "/etc/nsswitch.conf":  # Debian 12's, with libnss-mdns installed
+            return NSSWITCH
         if path == "/proc/sys/kernel/osrelease":
             return m.kernel + "\n"
         if path == "/proc/sys/kernel/random/boot_id":  # one per boot of the machine

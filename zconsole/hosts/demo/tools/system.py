@@ -6,7 +6,7 @@ the clean host guest's captured shapes, `render.system.clean_system`):
 | `sshd` | `-t`, `-T`, `-T -C user=,addr=,host=` (root only: a user gets `no hostkeys available`); `usedns` follows the files |
 | `ssh` | `[-o OPT]... localhost true`: a fresh login, slow while the running sshd has UseDNS yes |
 | `journalctl` | `--no-pager -o short-iso-precise [-b] [--since -2h\\|@EPOCH] [-u UNIT]... [-n N]` |
-| `getent` | `hosts ADDR`, `ahosts NAME` (the lookup's time is the command's duration) |
+| `getent` | `hosts ADDR`, `ahosts NAME` (the lookup's time is the command's duration); `-s files hosts 127.0.0.1` |
 | `systemd-analyze` | (no argument), `blame`, `critical-chain network-online.target`, `verify [--man=no] UNIT` |
 | `networkctl` | `list` |
 | `systemctl` | `is-active UNIT...`, `is-enabled UNIT...`, `list-dependencies --reverse ... network-online.target`, `reload ssh`; `daemon-reload`, `cat`, `show -p ExecStart ...`, `mask`, `unmask` of wait-online (`tools/boot.py`); `cat user@UID.service`, `restart systemd-logind` (`tools/session.py`) |
@@ -150,6 +150,10 @@ def journalctl(ctx: Context, argv: list[str]) -> Out:
 
 def getent(ctx: Context, argv: list[str]) -> Out:
     s = _system(ctx)
+    if argv[:2] == ["-s", "files"]:  # /etc/hosts alone
+        if argv[2:] == ["hosts", "127.0.0.1"]:
+            return 0, "127.0.0.1       localhost\n", ""
+        return 2, "", ""
     if len(argv) != 2 or argv[0] not in ("hosts", "ahosts"):
         raise CmdError(1, "Unknown database or bad arguments\n")
     hit = s.lookups.get(f"{argv[0]} {argv[1]}")
