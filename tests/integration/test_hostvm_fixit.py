@@ -363,7 +363,9 @@ async def _boot_undo_through_the_screen(g: HostGuest, tmp: Path) -> str:
 # No rerun (hostvm_slow): a rerun after a timeout found the first attempt's fix still on the
 # guest (CI, stop 21: the marks had slipped onto a helper, the test timed out at 1800 s and
 # its rerun booted without the hang).
-TIMEOUT = 2 * int(os.environ.get("ZCONSOLE_VM_TEST_TIMEOUT", "1800"))
+# A hang guard under CI's 90 minutes: stop 25's CI took 2 963 s for this test (a reboot to
+# ssh 235 s there, a read of the boot facts over ssh tens of seconds)
+TIMEOUT = 80 * 60
 LIVE_FIXES = ("wait-online-interface", "wait-online-any", "mask")
 
 
@@ -487,8 +489,7 @@ def test_boot_fixes_across_reboots(
             undo(plan, live)
             assert state(g, *touched) == clean, name  # byte for byte, without a reboot
             assert effective_wait(g) == shipped, name
-            again = diagnose_boot(read_boot(ssh_host(g)))
-            assert again.verdict.kind == "boot-wait-online", (name, again.verdict)
+        # undone: the panel judges this boot as waiting again (read once, after the last)
         # the fix the diagnosis chooses, through the Host screen as an operator
         host = ssh_host(g)
         facts = fix_boot.read_facts(host)
