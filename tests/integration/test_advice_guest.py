@@ -321,7 +321,7 @@ def test_upkeep_advice_on_real_pools(clean_guest: ZfsGuest, tmp_path: Path,
 
     [kept] = found["advice-clone-origin"]
     assert kept.subject == hourly and kept.pool == "old"
-    assert kept.message == (f"{hourly}, a hourly snapshot 60 d old, is kept only by its clone "
+    assert kept.message == (f"{hourly}, an hourly snapshot 60 d old, is kept only by its clone "
                             "old/www-test")
     assert cli(g, "zfs get -H -o value origin old/www-test") == hourly
     assert inputs.origins is not None and inputs.origins.value is not None

@@ -365,7 +365,7 @@ def test_a_clone_of_a_template_or_a_recent_rotation_is_not_said() -> None:
     said = list(judge_clones(clones, origins, now))
     # the template is never judged, the daily is within twice 31 days, the hourly is not
     assert [(a.subject, a.message.split(", ")[1]) for a in said] == [
-        ("tank/home@hourly-9", "a hourly snapshot 3 d old")]
+        ("tank/home@hourly-9", "an hourly snapshot 3 d old")]
     assert list(judge_clones(clones, None, now)) == []  # the origins' read failed
 
 

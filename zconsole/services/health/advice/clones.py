@@ -59,7 +59,8 @@ def judge_clones(props: tuple[DatasetProps, ...] | None,
             f" and {len(kids) - 3} more" if len(kids) > 3 else "")
         yield Advice(
             "advice-clone-origin", Severity.INFO, snap.name,
-            f"{snap.name}, a {label} snapshot {fmt.duration(age, coarse=True)} old, is kept "
+            f"{snap.name}, {'an' if label == 'hourly' else 'a'} {label} snapshot "
+            f"{fmt.duration(age, coarse=True)} old, is kept "
             f"only by its {'clone' if len(kids) == 1 else 'clones'} {names}",
             why="A clone depends on the snapshot it was made from: the snapshot cannot be "
                 "destroyed while the clone exists, so the rotation that made it skips it (or "
