@@ -24,6 +24,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -369,6 +370,19 @@ TIMEOUT = 80 * 60
 LIVE_FIXES = ("wait-online-interface", "wait-online-any", "mask")
 
 
+class Phases:
+    """`phase(name)`: the seconds since the previous call (or since made) go to the report as
+    "phase: NAME s" (where a minutes-long test spends them; never asserted)."""
+
+    def __init__(self, figure: Any) -> None:
+        self.figure, self.t = figure, time.monotonic()
+
+    def __call__(self, name: str) -> None:
+        now = time.monotonic()
+        self.figure(f"phase: {name} s", round(now - self.t, 1))
+        self.t = now
+
+
 def effective_wait(g: HostGuest) -> list[str]:
     """wait-online's command as systemd runs it now (ExecStart after every drop-in)."""
     out = g.exec(f"systemctl show -p ExecStart --value {WAIT_ONLINE}").stdout
@@ -404,13 +418,16 @@ def test_boot_fixes_across_reboots(
     again. The recipes' undo and a last reboot leave the guest as built, proven. The seconds
     go to the report."""
     g = host_guest
+    phase = Phases(host_figures)
     assert wait_online_hang.cause()["wait-online seconds (blame)"] == "did not run"
     wait_online_hang.apply()
     ifupdown_dhcp_hang.apply()
     fault_files = (faults.NETPLAN_FILE, faults.IFUPDOWN_FILE)
     touched = (DROPIN_DIR, MASK_LINK, fix_boot.NETPLAN_FILE)
+    phase("apply the recipes")
     g.reboot()
     g.wait_booted()
+    phase("the faulty boot (reboot, boot end)")
     hung = g.unit_seconds(WAIT_ONLINE)
     networking = g.unit_seconds("networking.service")
     # both recipes show their cause (this boot is their proof: test_hostvm_faults does not
@@ -462,6 +479,7 @@ def test_boot_fixes_across_reboots(
         shipped = effective_wait(g)
         assert shipped == [WAIT_BIN], shipped
         assert live_wait(g, shipped) != 0
+        phase("ifupdown-hotplug and the shipped waiter")
         for name in LIVE_FIXES:
             host = ssh_host(g)
             plan = fix_boot.plan_for(host, name)
@@ -490,6 +508,7 @@ def test_boot_fixes_across_reboots(
             assert state(g, *touched) == clean, name  # byte for byte, without a reboot
             assert effective_wait(g) == shipped, name
         # undone: the panel judges this boot as waiting again (read once, after the last)
+        phase("the three live fixes and their undos")
         # the fix the diagnosis chooses, through the Host screen as an operator
         host = ssh_host(g)
         facts = fix_boot.read_facts(host)
@@ -505,8 +524,10 @@ def test_boot_fixes_across_reboots(
         written = g.exec(f"cat {fix_boot.NETPLAN_FILE}").stdout
         assert "optional: true" in written, written
         assert state(g, faults.NETPLAN_FILE) == netplan_faulty  # not touched
+        phase("netplan-optional through the screen")
         to_ssh = g.reboot()
         g.wait_booted()
+        phase("the reboot after the fix")
         took = g.unit_seconds(WAIT_ONLINE)
         # the cause is gone: wait-online ran and ended without its timeout, far from the
         # faulty boot's wait (seconds are reported: a loaded CI run saw networkd itself start
@@ -523,6 +544,7 @@ def test_boot_fixes_across_reboots(
                      g.unit_seconds("networking.service"))
         host_figures("netplan-optional: reboot to ssh s", round(to_ssh, 1))
         host_figures("netplan-optional: the panel", judged.verdict.message)
+        phase("the fixed boot read and judged")
         with own_ssh_masters():
             shown = asyncio.run(_boot_undo_through_the_screen(g, tmp_path))
         assert shown == f"✔ {judged.verdict.message}", shown
@@ -534,6 +556,7 @@ def test_boot_fixes_across_reboots(
         again_judged = diagnose_boot(read_boot(ssh_host(g)))
         assert again_judged.verdict.kind == "boot-will-wait", again_judged.verdict
         host_figures("netplan-optional: the panel after the undo", again_judged.verdict.message)
+        phase("the undo through the screen")
     finally:
         undo(hotplug, aside)
     assert state(g, *touched) == clean
@@ -542,8 +565,10 @@ def test_boot_fixes_across_reboots(
     ifupdown_dhcp_hang.undo()
     wait_online_hang.undo()
     g.exec(f"rm -f {fix_boot.NETPLAN_FILE} /var/backups/zconsole-*", check=False)
+    phase("the recipes undone")
     g.reboot()
     g.wait_booted()
+    phase("the last reboot")
     # the recipes' undo: neither hang in this boot
     cause = wait_online_hang.cause()
     assert cause["wait-online seconds (blame)"] == "did not run", cause
