@@ -8,11 +8,36 @@ which that conftest prints at the end of a one-process run, are handed over by e
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 
 _from_workers: dict[str, Any] = {"timings": [], "figures": [], "failures": {}}
+# per xdist group (loadgroup: the node id ends "@GROUP"; "-" for the ungrouped tests): when its
+# first report and its last reached the controller, seconds since the session began, and the
+# seconds its tests took (setup, call, teardown). Where a parallel run's wall time goes: the
+# group that ends last is the run's long pole.
+_groups: dict[str, dict[str, float]] = {}
+_began = time.monotonic()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    global _began
+    _began = time.monotonic()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if not hasattr(report, "node"):  # only the controller of a parallel run hears the workers
+        return
+    group = report.nodeid.rsplit("@", 1)[1] if "@" in report.nodeid else "-"
+    now = time.monotonic() - _began
+    g = _groups.setdefault(group, {"first": now - report.duration, "last": now, "busy": 0.0,
+                                   "tests": 0.0})
+    g["first"] = min(g["first"], now - report.duration)
+    g["last"] = max(g["last"], now)
+    g["busy"] += report.duration
+    g["tests"] += report.when == "call"
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -25,6 +50,12 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    if _groups:
+        terminalreporter.section("where the wall time went (xdist groups; seconds since start)")
+        terminalreporter.write_line(f"{'group':<14}{'tests':>6}{'first':>8}{'last':>8}{'busy':>8}")
+        for name, g in sorted(_groups.items(), key=lambda kv: -kv[1]["last"]):
+            terminalreporter.write_line(f"{name:<14}{int(g['tests']):>6}{g['first']:>8.0f}"
+                                        f"{g['last']:>8.0f}{g['busy']:>8.0f}")
     if _from_workers["timings"]:
         terminalreporter.section("QEMU guests (from the workers)")
         for line in _from_workers["timings"]:

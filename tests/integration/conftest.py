@@ -107,34 +107,27 @@ def _is_vm_test(item: pytest.Item) -> bool:
 VM_RERUNS = int(os.environ.get("ZCONSOLE_VM_RERUNS", "1"))
 
 
-# the modules whose hostvm_slow tests stall the guest (reboots into the 2-minute wait)
-STALLING_MODULES = ("test_hostvm_faults", "test_hostvm_fixit")
-# the host tests that reboot the guest: on the host-slow guest, with the frozen-logind recipe
-# before them (a guest of their own each cost one more emulated boot of a loaded CI run:
-# stop 24's CI had four host guests on two cores, and a reboot took 240-345 s there against
-# 35-75 s on a quiet machine)
+# The host tests that reboot the guest: on a host guest of their own (the host-slow group),
+# alone. That guest is every run's long pole (stop 25's CI: the boot test took 2 963 s of a
+# 3 906 s run), so nothing else waits on it: the frozen-logind recipe (a 2-minute stalled
+# login, hostvm_slow for its minutes) runs on the host group's guest, whose chain ends earlier.
 REBOOTING_TESTS = ("test_boot_fixes_across_reboots",)
 
 
 def guest_group(item: pytest.Item) -> str | None:
     """The guest a test runs on, as an xdist group: `./dev test` runs the suite in parallel
     workers (pytest-xdist, --dist loadgroup), and every test of one guest must run in the
-    worker that booted it. The minutes-long host tests (reboots, 2-minute stalls) get a host
-    guest of their own, so they wait beside the rest of the suite instead of after it."""
+    worker that booted it. The test that reboots a host guest gets one of its own, so it
+    waits beside the rest of the suite instead of after it."""
     names = set(getattr(item, "fixturenames", ()))
     if "host_guest" in names:
-        # the guest-stalling recipes (reboots, 2-minute waits) on a guest of their own; the
-        # slow install from scratch changes nothing the others see, so it balances the host
-        # group (a loaded parallel run: host-slow was the long pole, 469 s setup + 941 + 695 +
-        # 176 s for the fault recipes + 666 s for the install from scratch)
-        stalls = item.get_closest_marker("hostvm_slow") and any(
-            m in item.nodeid for m in STALLING_MODULES)
-        if any(name in item.nodeid for name in REBOOTING_TESTS) and not stalls:
-            # without the mark the test is rerun after a failure, on a guest its first attempt
-            # left changed (CI, stop 21: the marks had slipped onto a helper), and it would
-            # share the host group's guest
-            raise pytest.UsageError(f"{item.nodeid}: a rebooting test must be hostvm_slow")
-        return "host-slow" if stalls else "host"
+        if any(name in item.nodeid for name in REBOOTING_TESTS):
+            if item.get_closest_marker("hostvm_slow") is None:
+                # without the mark the test is rerun after a failure, on a guest its first
+                # attempt left changed (CI, stop 21: the marks had slipped onto a helper)
+                raise pytest.UsageError(f"{item.nodeid}: a rebooting test must be hostvm_slow")
+            return "host-slow"
+        return "host"
     callspec = getattr(item, "callspec", None)
     if "zfs_guest" in names and callspec is not None and "zfs_guest" in callspec.params:
         return f"zfs{callspec.params['zfs_guest']}"
@@ -367,7 +360,7 @@ def clean_guest(zfs_guest: ZfsGuest) -> Iterator[ZfsGuest]:
 # --------------------------------------------------------------------------- host guest
 #
 # The Debian 12 storage host (tools/testvm --flavour host): one guest per session (per xdist
-# group: `host`, and `host-slow` for the recipes that stall or reboot it). zconsole is
+# group: `host`, and `host-slow` for the test that reboots it). zconsole is
 # installed in it from this checkout as an operator would (wheel + offline wheelhouse, scp,
 # venv, pip install --no-index) by `host_zconsole`, only where a test runs zconsole inside the
 # guest: the others drive the console from this machine over SSH, and an install costs 80-150 s
