@@ -8,6 +8,7 @@ which that conftest prints at the end of a one-process run, are handed over by e
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -20,6 +21,7 @@ _from_workers: dict[str, Any] = {"timings": [], "figures": [], "failures": {}}
 # group that ends last is the run's long pole.
 _groups: dict[str, dict[str, float]] = {}
 _began = time.monotonic()
+_GROUP = re.compile(r"@([\w.-]+)$")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -30,7 +32,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if not hasattr(report, "node"):  # only the controller of a parallel run hears the workers
         return
-    group = report.nodeid.rsplit("@", 1)[1] if "@" in report.nodeid else "-"
+    m = _GROUP.search(report.nodeid)  # not a parameter's "@" (user@host)
+    group = m.group(1) if m else "-"
     now = time.monotonic() - _began
     g = _groups.setdefault(group, {"first": now - report.duration, "last": now, "busy": 0.0,
                                    "tests": 0.0})

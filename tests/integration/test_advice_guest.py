@@ -22,8 +22,11 @@ How each state is made on the guest:
 - L2ARC: a cache device and a cold read of 12 000 4K records (each an L2ARC miss);
 - SLOG: a pool with a log device that no one writes synchronously to. The guest's ZFS module
   is minutes old and the advisor judges the counters after 24 h, so the test judges the
-  guest's real counters as if that old (MIN_HOURS); `advice-slog-none` needs 5 log blocks a
-  second for a day and is shown on the demo host and in the unit tests only.
+  guest's real counters as if that old (MIN_HOURS). And pools without a log device on
+  (virtio: rotational) disks after 1 000 synchronous writes to one of them: the module's
+  counters judged as they are (MIN_HOURS 0), at a threshold just under and just over the
+  rate they show (SYNC_PER_S is 5 log blocks a second for a day: 432 000 writes, which an
+  emulated guest cannot make within the CI's budget).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.advice import Advice, AdviceInputs
 from zconsole.model.plan import Plan
 from zconsole.model.reading import Part
-from zconsole.services.health.advice import advise, datasets
+from zconsole.services.health.advice import advise, datasets, slog
 from zconsole.services.health.advice.slog import IDLE_PER_HOUR, MIN_HOURS
 from zconsole.services.ops.engine.runner import PlanRunner
 from zconsole.services.ops.zfs import advice as advice_ops
@@ -376,3 +379,32 @@ def test_upkeep_advice_on_real_pools(clean_guest: ZfsGuest, tmp_path: Path,
     assert (busy.slog_blocks or 0) >= 300
     assert not [a for a in advise(dataclasses.replace(inputs2, zil=Part(busy, 0.0, "zil")))
                 if a.kind.startswith("advice-slog")]
+
+    # no log device: 1 000 synchronous writes to `old` put their log blocks on its own disks
+    g.exec("dd if=/dev/zero of=/old/sync bs=4k count=1000 oflag=dsync status=none",
+           timeout=900)
+    inputs3, _ = judge(g)
+    assert inputs3.zil is not None and inputs3.zil.value is not None
+    z = inputs3.zil.value
+    assert z.age_s and (z.normal_blocks or 0) >= 1000, z
+    rate = (z.normal_blocks or 0) / z.age_s
+    monkeypatch.setattr(slog, "MIN_HOURS", 0)  # the counters as they are: minutes old
+    monkeypatch.setattr(slog, "SYNC_PER_S", rate * 1.01)
+    assert not [a for a in advise(inputs3) if a.kind == "advice-slog-none"]
+    monkeypatch.setattr(slog, "SYNC_PER_S", rate * 0.99)
+    none = [a for a in advise(inputs3) if a.kind == "advice-slog-none"]
+    # every pool without a log device, each on its own spinning disk; `logged` has one
+    assert sorted((a.pool, a.severity.name) for a in none) == [
+        ("cached", "WARNING"), ("many", "WARNING"), ("old", "WARNING")], none
+    [old] = [a for a in none if a.pool == "old"]
+    assert old.message.startswith("old has no log device and its fsyncs wait for spinning "
+                                  f"disks: {rate:,.1f} log blocks a second on average among ")
+    assert (f"zil_itx_metaslab_normal_count: {z.normal_blocks:,} (host-wide, every pool "
+            "without a log device)") in old.evidence
+    kstat = {ln.split()[0]: int(ln.split()[2]) for ln in
+             cli(g, "cat /proc/spl/kstat/zfs/zil").splitlines()[2:] if len(ln.split()) == 3}
+    assert kstat["zil_itx_metaslab_normal_count"] >= (z.normal_blocks or 0) >= 1000
+    disk = next(e for e in old.evidence if e.startswith("spinning disks of old: "))
+    [name] = disk.removeprefix("spinning disks of old: ").split(", ")
+    assert cli(g, f"lsblk -dno ROTA /dev/{name}").strip() == "1", name
+    assert "log" not in cli(g, "zpool status old")

@@ -5,18 +5,23 @@ What is asserted is the cause as the host shows it (`sshd -T`, unit drop-ins, pr
 `systemd-analyze blame`, the journal), never a number of seconds: the seconds measured (logins
 with `ssh true`, boot figures) go to the report (`host_figures`: record_property and the
 terminal summary). The minutes-long recipes (reboots into a 2-minute wait, a 2-minute frozen
-logind) carry the `hostvm_slow` marker as well; .ci/run runs them too. Needs ZCONSOLE_VM=1.
+logind: test_hostvm_fixit*.py) carry the `hostvm_slow` marker as well; .ci/run runs them too.
+Needs ZCONSOLE_VM=1.
 """
 
 from __future__ import annotations
 
 import subprocess
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
+import test_hostvm_fixit_screen as ts
 from hostvm import faults
 from hostvm.guest import OPERATOR, HostGuest, ensure_operator, guest_now
+
+from zconsole.model.finding import Severity
 
 pytestmark = pytest.mark.hostvm
 
@@ -96,30 +101,72 @@ def test_slow_user_manager(host_guest: HostGuest, slow_user_manager: faults.Faul
     host_figures("operator login s after undo", after)
 
 
+# frozen-logind: on the host-slow guest, before the boot test (conftest HOST_SLOW_TESTS): a
+# 2-minute login, then its fix through the Host screen (as test_hostvm_fixit_screen.py)
 @pytest.mark.hostvm_slow
-def test_frozen_logind(host_guest: HostGuest, frozen_logind: faults.Fault,
-                       host_figures: Any) -> None:
-    """Minutes: pam_systemd waits 2 min for a stopped logind (systemd 252's CreateSession
-    timeout; logind's 3-minute watchdog may cut it short by killing logind)."""
+async def test_frozen_logind(
+        host_guest: HostGuest, frozen_logind: faults.Fault, host_figures: Any,
+        tmp_path: Path) -> None:
+    """Minutes: frozen-logind (SIGSTOP, service watchdogs off). A login waits 2 min for
+    pam_systemd, which gives up ("Failed to create session"); the SSH panel says logins wait
+    for systemd-logind and shows it stopped; `f`, 'restart logind' typed: systemd restarts it
+    (SIGTERM with SIGCONT) and `loginctl list-sessions` proves it answers; the next login is
+    quick and the panel no longer warns. A restart has no undo. Then the recipe's own undo:
+    frozen again, let go (SIGCONT), a login is quick."""
     g, fault = host_guest, frozen_logind
-    before = g.login_seconds(2)
-    assert not fault.cause()["systemd-logind process state"].startswith("T")
     since = guest_now(g)
-    try:
-        fault.apply()
-        cause = fault.cause()
-        assert cause["systemd-logind process state"].startswith("T"), cause  # stopped
-        frozen = g.login_seconds(1, timeout=400)
-    finally:
-        fault.undo()
+    before = g.login_seconds(1)
+    # the console's ssh master opened before logind stops: its reads are channels of an
+    # open connection, not logins (an operator's console runs in a session opened before)
+    host = ts.ssh_host(g)
+    assert host.run(["true"]).returncode == 0
+    fault.apply()
+    cause = fault.cause()
+    assert cause["systemd-logind process state"].startswith("T"), cause  # stopped
+    assert cause["service watchdogs"] == "no", cause
+    frozen = g.login_seconds(1, timeout=400)
+    assert host.run(["true"]).returncode == 0  # the master kept (ControlPersist: idle 300 s)
     log = g.journal("-u", "ssh", "--since", since)
     assert "pam_systemd(sshd:session): Failed to create session" in log, log
+    app = ts.console(g, tmp_path, since)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ts.open_host(app, pilot)
+        d = screen.diagnoses["ssh"]
+        assert d.verdict.kind == "ssh-logind" and d.verdict.severity is Severity.WARNING, \
+            d.verdict
+        verdict = ts.panel_text(screen, "ssh", "verdict")
+        assert "for systemd-logind, which did not answer" in verdict, verdict
+        evidence = "\n".join(d.verdict.evidence)
+        assert "ps: systemd-logind pid" in evidence and "(stopped: SIGSTOP" in evidence, \
+            evidence
+        assert ts.panel_text(screen, "ssh", "fixes").startswith("1. Restart systemd-logind")
+        wz, preview = await ts.wizard(app, pilot, "f")
+        assert "systemctl restart systemd-logind.service" in preview, preview
+        result = await ts.confirm(wz, pilot, "restart logind")
+        assert "✔ Done." in result, result
+        cause = fault.cause()
+        assert not cause["systemd-logind process state"].startswith("T"), cause
+        fast = g.login_seconds(1)
+        await ts.back_to_host(app, pilot, screen)
+        d = screen.diagnoses["ssh"]
+        assert d.verdict.kind != "ssh-logind" or d.verdict.severity is Severity.INFO, \
+            d.verdict
+        assert screen.fix_kind("ssh") is None  # nothing more to apply
+    restarts = [r for r in ts.audit(tmp_path) if r.get("event") == "command"
+                and r.get("argv") == ["systemctl", "restart", "systemd-logind.service"]]
+    assert restarts and restarts[-1]["exit_code"] == 0, restarts
+    # the recipe's undo: frozen again, let go
+    fault.apply()
+    assert fault.cause()["systemd-logind process state"].startswith("T")
+    fault.undo()
     cause = fault.cause()
     assert not cause["systemd-logind process state"].startswith("T"), cause
-    after = g.login_seconds(2)
-    host_figures("login s before (median of 2)", g.median(before))
-    host_figures("login s with systemd-logind stopped", frozen)
-    host_figures("login s after kill -CONT (median of 2)", g.median(after))
+    assert cause["service watchdogs"] == "yes", cause
+    after = g.login_seconds(1)
+    host_figures("frozen-logind: login s before", before[0])
+    host_figures("frozen-logind: login s with systemd-logind stopped", frozen[0])
+    host_figures("frozen-logind: login s after the restart through the screen", fast[0])
+    host_figures("frozen-logind: login s after the recipe's undo (SIGCONT)", after[0])
 
 
 def test_sshd_auth_methods(host_guest: HostGuest, sshd_auth_methods: faults.Fault,

@@ -366,10 +366,10 @@ async def _boot_undo_through_the_screen(g: HostGuest, tmp: Path) -> str:
         return verdict
 
 
-# Every boot fix on one host guest (the host-slow one, this test's alone), in two reboots:
-# the faulty boot (both hangs: the recipes' proof) and the fix the diagnosis chooses across a
-# reboot; the recipes' undo is proven by the boot configuration back byte for byte (a third
-# reboot only where the guest is shared). The other wait-online fixes are proven live
+# Every boot fix on one host guest (the host-slow one, after the frozen-logind test), in two
+# reboots: the faulty boot (both hangs: the recipes' proof) and the fix the diagnosis chooses
+# across a reboot; the recipes' undo is proven by the boot configuration back byte for byte
+# (a third reboot only where other tests use the guest after this one). The other wait-online fixes are proven live
 # in the faulty boot (fixit-facts B15: the waiter, with the flags systemd would now run it
 # with, against the links as they are): two tests of four reboots each on two guests of
 # their own took 3 052 and 2 801 s of a loaded CI run (stop 24, a28a9ba), and one of them
@@ -595,7 +595,7 @@ def test_boot_fixes_across_reboots(
     assert ifupdown_dhcp_hang.cause()["interfaces.d"] == "none"
     phase("the recipes undone")
     if os.environ.get("PYTEST_XDIST_WORKER") and not g.attached:
-        return  # the host-slow guest is this test's alone and goes with its worker
+        return  # the host-slow guest's last test (conftest checks it): it goes with its worker
     # a guest other tests use next (a one-process run, or one attached to): back to as built
     g.reboot()
     g.wait_booted()

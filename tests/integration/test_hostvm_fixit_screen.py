@@ -282,3 +282,4 @@ async def test_slow_user_manager_fixed_through_the_host_screen(
         host_figures("screen fix-session: first login s after the undo", again)
     finally:
         g.exec("rm -f /var/backups/zconsole-*", check=False)
+

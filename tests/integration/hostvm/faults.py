@@ -239,20 +239,26 @@ class SlowUserManager(Fault):
 
 class FrozenLogind(Fault):
     """systemd-logind stopped (SIGSTOP): pam_systemd's CreateSession call times out after
-    2 min on systemd 252 (not the 25 s D-Bus default); logind's watchdog (3 min) would kill
-    and restart it. Apply right before the login to be measured; undo right after."""
+    2 min on systemd 252 (not the 25 s D-Bus default). With systemd's service watchdogs
+    switched off (`systemctl service-watchdogs no`, a runtime switch): logind's own (3 min)
+    would kill and restart it, healing the fault behind a test's back; as a logind hung while
+    its watchdog is still fed, the case the restart fix is for. The undo lets it go on
+    (SIGCONT) and switches the watchdogs back on."""
 
     name = "frozen-logind"
 
     def _apply(self) -> None:
-        self._sh("kill -STOP $(pidof systemd-logind)")
+        self._sh("systemctl service-watchdogs no\nkill -STOP $(pidof systemd-logind)")
 
     def _undo(self) -> None:
-        self._sh("pid=$(pidof systemd-logind) || exit 0\nkill -CONT $pid")
+        self._sh("pid=$(pidof systemd-logind) && kill -CONT $pid\n"
+                 "systemctl service-watchdogs yes")
 
     def cause(self) -> dict[str, str]:
         out = self.guest.exec("ps -o stat= -C systemd-logind", check=False).stdout.strip()
-        return {"systemd-logind process state": out or "not running"}
+        dogs = self.guest.exec("systemctl service-watchdogs", check=False).stdout.strip()
+        return {"systemd-logind process state": out or "not running",
+                "service watchdogs": dogs or "?"}
 
 
 # --------------------------------------------------------------------------- sshd auth methods
