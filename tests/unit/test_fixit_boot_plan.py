@@ -403,13 +403,16 @@ def test_the_next_fix_after_an_undo_without_the_hang_in_between(tmp_path: Path) 
         "up to 2 min for eno2, a port with no cable that asks for DHCP (offsite-backup.service "
         "wants network-online.target).")
     assert dict(plan.params)["wait_before"] == ""
+    # the wait the next boot would have had (the panel's "up to 2 min"): what it is judged by
+    assert dict(plan.params)["wait_limit"] == "120.000"
     assert rig.run(plan).applied
     assert rig.reboot() == "quick"
     [a] = fix.applied_records(rig.store, rig.host.label)
+    assert fix.as_applied(a).wait_limit == 120.0
     d = diagnose_boot(read_boot(rig.host), fix.as_applied(a))
     assert d.verdict.kind == "boot-fix-proven"
-    assert d.verdict.message == ("the fix was applied in a boot that did not wait (its wait "
-                                 "is not known), 0.4 s this boot: fixed")
+    assert d.verdict.message == ("the fix was applied in a boot that did not wait, before one "
+                                 "that would have waited up to 120.0 s, 0.4 s this boot: fixed")
     rig.system.wanted_by = []  # nothing wants the network online: nothing would wait
     assert fix.plan_for(rig.host, "mask").blocked
 
@@ -432,6 +435,36 @@ def test_a_slow_boot_without_the_timeout_is_fixed(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(fixit_boot, "wait_this_boot", lambda r: (wait, timed_out))
     [a] = fix.applied_records(rig.store, rig.host.label)
     assert fixit_boot.judge_fix(read_boot(rig.host), fix.as_applied(a)).kind == kind
+
+
+@pytest.mark.parametrize("wait,timed_out,kind", [
+    (20.0, False, "boot-fix-proven"),   # a sixth of the 120 s the next boot would have waited
+    (40.0, False, "boot-fix-failed"),   # more than a quarter of it
+    (20.0, True, "boot-fix-failed"),    # it timed out
+])
+def test_a_fix_applied_in_a_boot_that_did_not_wait_is_judged_by_the_wait_to_come(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, wait: float, timed_out: bool,
+        kind: str) -> None:
+    """Applied after another fix was undone (this boot did not wait, the next would have,
+    up to wait-online's 2-minute timeout): a loaded host's 20 s without the timeout is fixed,
+    as after a boot that waited; the record keeps that limit (a record without it: not
+    known, judged by SLOW_WAIT alone)."""
+    from zconsole.services.health import fixit_boot
+
+    rig = Rig(tmp_path)
+    first = fix.plan_for(rig.host, "wait-online-any", plan_id=PID)
+    assert rig.run(first).applied
+    assert rig.reboot() == "quick"
+    assert rig.runner(fix.undo_plan(first, host=rig.host)).run(lambda _e: None).done
+    assert rig.run(fix.plan_for(rig.host, "wait-online-interface", plan_id="1" * 32)).applied
+    assert rig.reboot() == "quick"
+    monkeypatch.setattr(fixit_boot, "wait_this_boot", lambda r: (wait, timed_out))
+    [a] = fix.applied_records(rig.store, rig.host.label)
+    applied = fix.as_applied(a)
+    assert applied.wait_before is None and applied.wait_limit == 120.0
+    assert fixit_boot.judge_fix(read_boot(rig.host), applied).kind == kind
+    unknown = replace(applied, wait_limit=None)
+    assert fixit_boot.judge_fix(read_boot(rig.host), unknown).kind == "boot-fix-failed"
 
 
 @pytest.mark.parametrize("name", ["netplan-optional", "wait-online-interface", "wait-online-any",

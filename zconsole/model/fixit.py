@@ -262,6 +262,9 @@ class AppliedBootFix:
     applied_at: float
     wait_before: float | None
     boot_id: str | None = None  # the boot it was applied in (None: not known)
+    # applied in a boot that did not wait (a fix undone since): how long the next boot would
+    # have waited (the panel's "will wait up to", wait-online's timeout; None: not known)
+    wait_limit: float | None = None
 
 
 # ------------------------------------------------------------------------ diagnosis

@@ -65,9 +65,14 @@ def judge_fix(r: BootReading, fix: AppliedBootFix) -> Finding:
                        f"{_secs(fix.wait_before)} it took before the fix",
                        ("this is the boot the fix was applied in",))
     now, timed_out = wait_this_boot(r)
-    before = (f"wait-online took {_secs(fix.wait_before)} before the fix"
-              if fix.wait_before is not None else
-              "the fix was applied in a boot that did not wait (its wait is not known)")
+    if fix.wait_before is not None:
+        before = f"wait-online took {_secs(fix.wait_before)} before the fix"
+    elif fix.wait_limit is not None:
+        before = ("the fix was applied in a boot that did not wait, before one that would "
+                  f"have waited up to {_secs(fix.wait_limit)}")
+    else:
+        before = "the fix was applied in a boot that did not wait (its wait is not known)"
+    old = fix.wait_before if fix.wait_before is not None else fix.wait_limit
     evidence = (f"fix: {fix.what}, applied on {when}",
                 *([f"this boot began on {_when(booted)}"] if booted is not None else []))
     if now is None and r.blame.value is None and r.wait_online_journal.value is None:
@@ -76,9 +81,10 @@ def judge_fix(r: BootReading, fix: AppliedBootFix) -> Finding:
                        "blame nor wait-online's journal)", evidence)
     # fixed: wait-online did not time out, and took under SLOW_WAIT or a quarter of its wait
     # before the fix (a loaded or slow host may bring its links up in more than 10 s once the
-    # stuck link no longer holds the boot: seen on the host guest under load, 2026-11-26)
+    # stuck link no longer holds the boot: seen on the host guest under load, 2026-11-26), or
+    # of the wait the boot after a non-waiting one would have had
     if not timed_out and (now is None or now < SLOW_WAIT or (
-            fix.wait_before is not None and now <= fix.wait_before / 4)):
+            old is not None and now <= old / 4)):
         this = "did not run this boot" if now is None else f"{_secs(now)} this boot"
         return Finding("boot-fix-proven", Severity.OK, "boot", f"{before}, {this}: fixed",
                        evidence, factor=now)

@@ -83,6 +83,7 @@ from zconsole.services.ops.fixit.boot_facts import (
     stuck_links,
     uplinks,
     wait_before,
+    wait_limit,
     waits,
     would_wait,
 )
@@ -214,6 +215,7 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
     stuck = stuck_links(facts)
     devs = _netplan(facts) or {}
     secs = wait_before(facts)
+    limit = wait_limit(facts) if secs is None else None
     before = f"{secs:.1f} s" if secs is not None else "an unknown time"
     backup = ""
     file = ""
@@ -274,6 +276,8 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
               ("exec", exec_interfaces(uplinks(facts)) if fix == IFACE else
                EXEC_ANY if fix == ANY else ""),
               ("wait_before", "" if secs is None else f"{secs:.3f}"),
+              # applied in a boot that did not wait: the wait the next boot would have had
+              ("wait_limit", "" if limit is None else f"{limit:.3f}"),
               ("sections", " ".join(f"{ln}={devs[ln].section}" for ln in links
                                     if fix == NETPLAN and ln in devs)),
               ("boot_id", _boot_id(facts)))
@@ -425,10 +429,13 @@ def applied_fixes(store: PlanStore, host: str) -> list[Plan]:
 def as_applied(a: common.Applied) -> AppliedBootFix:
     """The record the boot panel judges after the next boot (health never reads ops)."""
     p = dict(a.plan.params)
-    raw = p.get("wait_before", "")
-    try:
-        before = float(raw) if raw else None
-    except ValueError:
-        before = None
-    return AppliedBootFix(a.plan.id, p.get("fix", ""), p.get("what", ""), a.applied_at, before,
-                          p.get("boot_id") or None)
+
+    def secs(key: str) -> float | None:
+        raw = p.get(key, "")
+        try:
+            return float(raw) if raw else None
+        except ValueError:
+            return None
+
+    return AppliedBootFix(a.plan.id, p.get("fix", ""), p.get("what", ""), a.applied_at,
+                          secs("wait_before"), p.get("boot_id") or None, secs("wait_limit"))

@@ -125,6 +125,13 @@ def wait_before(facts: BootFacts) -> float | None:
     return f.factor if f is not None else None
 
 
+def wait_limit(facts: BootFacts) -> float | None:
+    """In a boot that did not wait, how long the next one would (the boot panel's "will
+    wait up to": wait-online's timeout as loaded); None when not known or no limit."""
+    f = next((f for f in facts.diagnosis.findings if f.kind == "boot-will-wait"), None)
+    return f.factor if f is not None else None
+
+
 def netplan_version_problem(version: str | None) -> str | None:
     """Why `netplan set --origin-hint` cannot be used with this netplan (None: it can, or
     the version is not known and the result is proven by `netplan get`)."""
