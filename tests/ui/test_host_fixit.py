@@ -297,3 +297,51 @@ async def test_logind_restart_rehearsed_on_the_demo(tmp_path: Path) -> None:
         await back_to_host(app, pilot, screen)
         assert screen.diagnoses["ssh"].verdict.severity is Severity.OK
         assert offer(screen) == ""
+
+
+async def test_auth_method_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
+    """No cause of a slow login, but GSSAPI switched on in a drop-in (the host guest's
+    sshd-auth-methods recipe): `f` switches it off (the drop-in previewed, 'GSSAPIAuthentication
+    no' typed, sshd -T proving it, a fresh login answered), the panel no longer names it;
+    `u` removes the drop-in and the panel names it again."""
+    app, host, before = slow_ssh_app(tmp_path)
+    host.machine.files[DROPIN] = "".join(
+        f"{x}\n" for x in before.splitlines() if not x.startswith("UseDNS"))
+    recipe = "/etc/ssh/sshd_config.d/40-zc-auth.conf"
+    host.machine.files[recipe] = "GSSAPIAuthentication yes\n"
+    ours = "/etc/ssh/sshd_config.d/00-zconsole-gssapiauthentication.conf"
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_host(app, pilot)
+        d = screen.diagnoses["ssh"]
+        assert d.verdict.kind == "ssh-ok", d.verdict
+        assert any(f.message.startswith("GSSAPIAuthentication yes") for f in d.findings)
+        assert offer(screen).startswith("▶ f: switch the first authentication method listed "
+                                        "off, as a plan")
+
+        wz, preview, typed = await run_wizard(app, pilot, "f")
+        assert f"| tee {ours}" in " ".join(preview.split()), preview
+        assert "Kerberos single sign-on (GSSAPI) logins to this host stop working" in \
+            " ".join(preview.split())
+        assert typed == ["GSSAPIAuthentication no"]
+        text = " ".join(body_text(wz).split())
+        assert "✔ Done." in text, text
+        assert "sshd -T shows `gssapiauthentication no`" in text
+        assert "a fresh login from localhost: logged in" in text
+        assert host.machine.files[ours].splitlines()[1] == "GSSAPIAuthentication no"
+        argvs = [r["argv"] for r in audit(tmp_path) if r["event"] == "command"]
+        assert argvs[-2:] == [["/usr/sbin/sshd", "-t"], ["systemctl", "reload", "ssh"]]
+
+        await back_to_host(app, pilot, screen)
+        d = screen.diagnoses["ssh"]
+        assert not any(f.kind == "ssh-auth-method" for f in d.findings), d.findings
+        assert offer(screen).startswith(f"▶ u: undo: restore {ours} as it was on ")
+
+        wz, preview, typed = await run_wizard(app, pilot, "u")
+        assert f"rm -f {ours}" in preview
+        assert typed == ["undo"]
+        assert "✔ Done." in body_text(wz)
+        assert ours not in host.machine.files
+        await back_to_host(app, pilot, screen)
+        assert any(f.message.startswith("GSSAPIAuthentication yes")
+                   for f in screen.diagnoses["ssh"].findings)
+        assert offer(screen).startswith("▶ f: switch")

@@ -125,7 +125,7 @@ async def test_not_root_says_what_needs_root() -> None:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("scenario", ["slow-ssh", "slow-boot"])
+@pytest.mark.parametrize("scenario", ["slow-ssh", "slow-boot", "ssh-auth"])
 def test_host_pictures(snap_compare: Any, size: tuple[int, int], scenario: str) -> None:
     app = make_app(scenario)
 

@@ -142,6 +142,11 @@ CASES: dict[str, tuple[str, ...]] = {
     "fix-session-dropin": ("--demo", "slow-session", "plan", "fix-session", "--dry-run"),
     "fix-session-logind": ("--demo", "frozen-logind", "plan", "fix-session", "--dry-run"),
     "fix-session-healthy": ("--demo", "healthy", "plan", "fix-session", "--dry-run"),
+    # an authentication method off: for every client, and in a Match block (its line repeated)
+    "fix-ssh-auth": ("--demo", "ssh-auth", "plan", "fix-ssh-auth", "--dry-run"),
+    "fix-ssh-auth-match": ("--demo", "ssh-auth", "plan", "fix-ssh-auth", "--method",
+                           "hostbasedauthentication", "--dry-run"),
+    "fix-ssh-auth-healthy": ("--demo", "healthy", "plan", "fix-ssh-auth", "--dry-run"),
     "fix-boot-json": ("--demo", "slow-boot", "plan", "fix-boot", "--dry-run", "--json"),
     # the command itself
     "no-dry-run": ("--demo", "showcase", "plan", "detach", "tank", "x"),

@@ -166,6 +166,34 @@ def _reverse_dns(r: SshReading, src: SshdSources | None,
                    factor=wait), tuple(fixes)
 
 
+AUTH_COSTS = {  # as services.ops.fixit.ssh_auth.COSTS (health never imports ops)
+    "gssapiauthentication": "Kerberos single sign-on (GSSAPI) logins to this host stop working",
+    "kerberosauthentication": "passwords are no longer checked against a Kerberos KDC",
+    "kbdinteractiveauthentication": "PAM conversations stop: one-time-password or other "
+                                    "two-factor prompts that rely on keyboard-interactive "
+                                    "no longer work",
+    "hostbasedauthentication": "host-based trust (a client host's key, shosts.equiv) no "
+                               "longer lets anyone in",
+}
+
+
+def _auth_fixes(src: SshdSources | None, keys: list[str]) -> tuple[Fix, ...]:
+    """For each method on: a drop-in 00-zconsole-METHOD.conf that wins (fixit-facts A.2,
+    ranks 2-4); the fix-ssh-auth plan applies it."""
+    out = []
+    for key in keys:
+        name = AUTH_KEYS[key]
+        blocks = sorted({c.match for c in (src.in_match(key) if src is not None else ())
+                         if c.match is not None and c.value.lower() == "yes"})
+        also = (" and the same Match line with it for " + ", ".join(f"`{b}`" for b in blocks)
+                if blocks else "")
+        out.append(Fix(f"Switch {name} off",
+                       f"a drop-in /etc/ssh/sshd_config.d/00-zconsole-{key}.conf with "
+                       f"`{name} no`{also} (read first, so it wins); {RELOAD}",
+                       AUTH_COSTS[key], plan="fix-ssh-auth"))
+    return tuple(out)
+
+
 def _auth_methods(r: SshReading, src: SshdSources | None) -> list[Finding]:
     out = []
     for key, name in AUTH_KEYS.items():
@@ -204,6 +232,10 @@ def diagnose_ssh(r: SshReading) -> Diagnosis:
     info = [c[0] for c in causes if c[0].severity is not Severity.WARNING]
     findings = [c[0] for c in warn] + info + _auth_methods(r, src) + _socket(r)
     fixes = tuple(f for c in warn for f in c[1])
+    on = [k for k in AUTH_KEYS if any(f.kind == "ssh-auth-method" and
+                                      f.message.startswith(AUTH_KEYS[k] + " yes")
+                                      for f in findings)]
+    fixes += _auth_fixes(src, on)
     unread = _unread([("effective settings", r.effective),
                       ("effective settings for the client", r.effective_client),
                       ("sshd_config files", r.sources), ("logins (journal)", r.logins),

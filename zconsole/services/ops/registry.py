@@ -34,6 +34,7 @@ from __future__ import annotations
 from zconsole.services.ops.fixit import boot as fix_boot
 from zconsole.services.ops.fixit import session as fix_session
 from zconsole.services.ops.fixit import ssh as fix_ssh
+from zconsole.services.ops.fixit import ssh_auth as fix_ssh_auth
 from zconsole.services.ops.operation import CliArgs, CliOption, Operation, Wizard
 from zconsole.services.ops.zfs import (
     advice,
@@ -142,6 +143,19 @@ OPERATIONS: tuple[Operation, ...] = (
         help="fix slow SSH logins: stop sshd's reverse DNS lookup (the Host screen's fix)",
         cli=CliArgs("", pool=False),
         plan=fix_ssh.plan_cli,
+    ),
+    Operation(
+        kind=fix_ssh_auth.KIND,
+        title="Fix slow SSH logins (an authentication method off)",
+        help="switch an authentication method sshd offers off (GSSAPI, Kerberos, "
+             "keyboard-interactive, host-based), for every client and in each Match block "
+             "that switches it on (the Host screen's fix)",
+        cli=CliArgs("", pool=False, options=(
+            CliOption("--method", "fix-ssh-auth: which method (default: the first one on, "
+                                  "in the SSH panel's order)",
+                      choices=tuple(fix_ssh_auth.METHODS)),
+        )),
+        plan=fix_ssh_auth.plan_cli,
     ),
     Operation(
         kind=fix_session.KIND,

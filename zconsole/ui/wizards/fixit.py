@@ -18,6 +18,7 @@ from zconsole.model.reading import HostReading
 from zconsole.services.ops.fixit import boot as fix_boot
 from zconsole.services.ops.fixit import session as fix_session
 from zconsole.services.ops.fixit import ssh as fix_ssh
+from zconsole.services.ops.fixit import ssh_auth as fix_ssh_auth
 from zconsole.services.ops.zfs import advice as advice_ops
 from zconsole.ui.wizards.flows import Flow, Stage
 
@@ -62,17 +63,29 @@ class UndoSessionFlow(FixSshFlow):
     TITLE = "Undo the session fix"
 
 
+class FixSshAuthFlow(FixSshFlow):
+    KIND = fix_ssh_auth.KIND
+    TITLE = "Fix slow SSH logins (an authentication method off)"
+
+
+class UndoSshAuthFlow(FixSshFlow):
+    KIND = fix_ssh_auth.UNDO_KIND
+    TITLE = "Undo the authentication method fix"
+
+
 class AdviceFlow(FixSshFlow):
     KIND = advice_ops.KIND
     TITLE = "Run an advice's command"
 
 
 FLOWS: dict[str, type[FixSshFlow]] = {cls.KIND: cls for cls in (
-    FixSshFlow, UndoSshFlow, FixBootFlow, UndoBootFlow, FixSessionFlow, UndoSessionFlow)}
+    FixSshFlow, UndoSshFlow, FixBootFlow, UndoBootFlow, FixSessionFlow, UndoSessionFlow,
+    FixSshAuthFlow, UndoSshAuthFlow)}
 # the fix of each Host screen panel when the panel does not say which (the boot's)
 PANEL_KIND = {"ssh": fix_ssh.KIND, "boot": fix_boot.KIND}
 UNDO_KIND = {fix_ssh.KIND: fix_ssh.UNDO_KIND, fix_boot.KIND: fix_boot.UNDO_KIND,
-             fix_session.KIND: fix_session.UNDO_KIND}
+             fix_session.KIND: fix_session.UNDO_KIND,
+             fix_ssh_auth.KIND: fix_ssh_auth.UNDO_KIND}
 
 
 def open_fix(app: ZConsoleApp, build: Callable[[Host], Plan], *, undo: bool = False,

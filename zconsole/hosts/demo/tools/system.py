@@ -67,6 +67,76 @@ def configured_usedns(ctx: Context) -> str:
     return "no"
 
 
+# what the demo's `sshd -T` takes from the files (the first value wins; a Match block's
+# lines apply to the clients it matches, before the global ones); the rest is System.sshd
+FROM_FILES = ("usedns", "gssapiauthentication", "kerberosauthentication",
+              "kbdinteractiveauthentication", "hostbasedauthentication")
+
+
+def _criterion(patterns: str, value: str, address: bool) -> bool:
+    """sshd's pattern lists: comma-separated, `!` negates, wildcards; CIDR for addresses."""
+    import ipaddress
+
+    def one(pat: str) -> bool:
+        if address and "/" in pat:
+            try:
+                return ipaddress.ip_address(value) in ipaddress.ip_network(pat, strict=False)
+            except ValueError:
+                return False
+        return fnmatch.fnmatchcase(value, pat)
+
+    pats = [x for x in patterns.split(",") if x]
+    if any(one(x[1:]) for x in pats if x.startswith("!")):
+        return False
+    return any(one(x) for x in pats if not x.startswith("!"))
+
+
+def match_applies(match: str, spec: dict[str, str]) -> bool:
+    """A `Match` line's criteria against a `-C` connection spec (All, User, Host, Address,
+    LocalAddress, LocalPort; any other criterion: not matched)."""
+    words = match.split()[1:]
+    keys = {"user": "user", "host": "host", "address": "addr", "localaddress": "laddr",
+            "localport": "lport"}
+    i = 0
+    while i < len(words):
+        crit = words[i].lower()
+        if crit == "all":
+            i += 1
+            continue
+        if crit not in keys or i + 1 >= len(words):
+            return False
+        if not _criterion(words[i + 1], spec.get(keys[crit], ""),
+                          crit in ("address", "localaddress")):
+            return False
+        i += 2
+    return True
+
+
+def configured(ctx: Context, spec: dict[str, str] | None = None) -> dict[str, str]:
+    """keyword -> value as sshd's files set it: the first global value wins; with a `-C`
+    spec, the first value of a Match block that matches it wins over the global one. A
+    Match block ends at the next Match or at the end of its file (servconf.c restores the
+    includer's state after an included file)."""
+    glob: dict[str, str] = {}
+    matched: dict[str, str] = {}
+    block: str | None = None
+    last = ""
+    for path, _, line in _config(ctx):
+        if path != last:
+            block, last = None, path
+        words = line.split(None, 1)
+        k, v = words[0].lower(), (words[1].strip() if len(words) > 1 else "")
+        if v.lower() in ("yes", "no"):
+            v = v.lower()
+        if k == "match":
+            block = line
+        elif block is None:
+            glob.setdefault(k, v)
+        elif spec is not None and match_applies(block, spec):
+            matched.setdefault(k, v)
+    return {**glob, **matched}
+
+
 def _sshd_t(ctx: Context, s: System) -> Out:
     bad = [(path, n, line.split()[0]) for path, n, line in _config(ctx)
            if line.split()[0].lower() not in s.sshd and line.split()[0].lower() not in KEYWORDS]
@@ -87,8 +157,12 @@ def sshd(ctx: Context, argv: list[str]) -> Out:
         return _sshd_t(ctx, s)
     values = {k: list(v) for k, v in s.sshd.items()}
     values["usedns"] = [configured_usedns(ctx)]
-    if len(argv) == 3 and argv[1] == "-C":
-        spec = dict(p.partition("=")[::2] for p in argv[2].split(","))
+    spec = dict(p.partition("=")[::2] for p in argv[2].split(",")) \
+        if len(argv) == 3 and argv[1] == "-C" else None
+    for k, v in configured(ctx, spec).items():
+        if k in FROM_FILES:
+            values[k] = [v]
+    if spec is not None:
         addr = spec.get("addr", "")
         for prefix, changes in s.sshd_match:
             if addr.startswith(prefix):

@@ -13,10 +13,13 @@ wait-online), run by the same engine as the disk operations.
                    resort); each with its rollback and undo; effective at the next boot
     boot_facts.py  what fix-boot reads of the host (BootFacts) and which fix applies where
     boot_steps.py  fix-boot's steps per fix (netplan, ifupdown, mask) and what they share
+    ssh_auth.py    "fix-ssh-auth": an authentication method switched off (GSSAPI, Kerberos,
+                   keyboard-interactive, host-based) by a drop-in that wins for every client
+                   and, repeating each Match line, for the clients of each Match block
     session.py     "fix-session": the session setup's causes (logind not answering: its
                    restart; a slow user manager's drop-in: its removal, with undo)
 """
 
-from zconsole.services.ops.fixit import boot, common, predicates, session, ssh
+from zconsole.services.ops.fixit import boot, common, predicates, session, ssh, ssh_auth
 
-__all__ = ["boot", "common", "predicates", "session", "ssh"]
+__all__ = ["boot", "common", "predicates", "session", "ssh", "ssh_auth"]

@@ -4,7 +4,10 @@ Kinds (params):
   file_line (path, line, text)      line `line` (1-based) of `path` reads `text` exactly
   file_absent (path)                `path` does not exist
   files_equal (path, copy)          `cmp -s path copy`: the two files are byte for byte equal
-  sshd_effective (key, value)       `sshd -T` prints `key value` (the effective setting)
+  sshd_effective (key, value[, connection])
+                                    `sshd -T` prints `key value` (the effective setting;
+                                    with `connection`, `sshd -T -C connection`: for that
+                                    client, its Match blocks applied)
   sshd_valid ()                     `sshd -t` accepts sshd's files as they are (exit 0)
   logind_answers (seconds, want)    `loginctl list-sessions` (a D-Bus call to systemd-logind)
                                     answers within `seconds` (want "yes", the default) or
@@ -13,6 +16,9 @@ Kinds (params):
                                     own address (`hostname -I`) gets an answer from sshd
                                     within `seconds`, or no slower than one from localhost
                                     (which needs no name lookup) in the same round
+  login_answers ()                  a fresh `ssh -o BatchMode=yes localhost true` is answered
+                                    by sshd (logged in, or the key refused): it still serves
+                                    logins after a change that is not about their speed
   path_exists (path, want)          `test -e path` says it exists (want "yes") or not ("no"):
                                     directories and /sys/class/net/IFACE too
   command_line (argv, line, want)   the read-only `argv` (tab-separated) prints a line that
@@ -40,7 +46,7 @@ SSHD = "/usr/sbin/sshd"
 
 #: the predicate kinds this domain registers with the engine
 KINDS = ("file_line", "file_absent", "files_equal", "sshd_effective", "sshd_valid",
-         "logind_answers", "login_fast", "path_exists", "command_line", "link_setup",
+         "logind_answers", "login_fast", "login_answers", "path_exists", "command_line", "link_setup",
          "unit_exec_start")
 # a fresh login from the host to itself: no key prompt, no host-key question, no file written
 LOGIN_OPTIONS: tuple[str, ...] = (
@@ -110,28 +116,34 @@ def files_equal(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     raise ReadFailed(f"cmp {path} {copy}: exit {r.returncode} {r.stderr.strip()}")
 
 
-def effective(ev: Evaluator) -> dict[str, str]:
-    """`sshd -T` as keyword -> first value (read once per round)."""
+def effective(ev: Evaluator, connection: str = "") -> dict[str, str]:
+    """`sshd -T` (with `-C connection`: for that client, Match blocks applied) as keyword ->
+    first value (read once per round)."""
+    argv = (SSHD, "-T", *(("-C", connection) if connection else ()))
+    shown = " ".join(argv)
+
     def read() -> dict[str, str]:
-        r = _run(ev, (SSHD, "-T"))
+        r = _run(ev, argv)
         if r.returncode != 0:
-            raise ReadFailed(f"sshd -T: exit {r.returncode}: {r.stderr.strip()}")
+            raise ReadFailed(f"{shown}: exit {r.returncode}: {r.stderr.strip()}")
         out: dict[str, str] = {}
         for line in r.stdout.splitlines():
             key, _, value = line.partition(" ")
             out.setdefault(key.lower(), value.strip())
         return out
-    return ev.reading("sshd -T", read)
+    return ev.reading(shown, read)
 
 
 @predicate_kind("sshd_effective")
 def sshd_effective(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     key, want = p.param("key").lower(), p.param("value").lower()
-    got = effective(ev).get(key)
+    connection = dict(p.params).get("connection", "")
+    shown = f"sshd -T -C {connection}" if connection else "sshd -T"
+    got = effective(ev, connection).get(key)
     if got is not None and got.lower() == want:
-        return True, f"sshd -T shows `{key} {got}`"
-    return False, f"sshd -T shows `{key} {got}`" if got is not None \
-        else f"sshd -T does not show {key}"
+        return True, f"{shown} shows `{key} {got}`"
+    return False, f"{shown} shows `{key} {got}`" if got is not None \
+        else f"{shown} does not show {key}"
 
 
 SSHD_T: tuple[str, ...] = (SSHD, "-t")
@@ -248,6 +260,18 @@ def login_fast(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
                       "no longer adds to it")
     return False, (f"{said} (more than {limit:g} s, and one from localhost, which needs no "
                    f"name lookup, took {base.duration:.1f} s)")
+
+
+@predicate_kind("login_answers")
+def login_answers(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    r = _login(ev, "localhost")
+    took = f"{r.duration:.1f} s"
+    if not _answered(r):
+        head = (r.stderr.strip().splitlines() or ["no output"])[0]
+        return False, (f"a fresh login from localhost failed after {took} "
+                       f"(exit {r.returncode}: {head})")
+    how = "logged in" if r.returncode == 0 else "sshd answered (the key was refused)"
+    return True, f"a fresh login from localhost: {how} in {took}"
 
 
 @predicate_kind("path_exists")

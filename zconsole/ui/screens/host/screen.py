@@ -45,6 +45,10 @@ OFFERS = {
     "fix-ssh": "apply the first fix as a plan: every command shown first, typed "
                "confirmation, validated (sshd -t, sshd -T), reloaded, verified by a fresh "
                "login, rolled back if that fails; undo later with u",
+    "fix-ssh-auth": "switch the first authentication method listed off, as a plan: every "
+                    "command shown first, typed confirmation, validated (sshd -t, sshd -T), "
+                    "reloaded, verified by a fresh login, rolled back if that fails; undo "
+                    "later with u",
     "fix-session": "apply the first fix as a plan: every command shown first, typed "
                    "confirmation, proven (logind answers, or systemctl no longer lists the "
                    "drop-in), rolled back if that fails; a removed drop-in can be undone "
@@ -165,14 +169,15 @@ class HostScreen(ZScreen):
         self.boot_applied = None
         if self.console_app.read_only:
             return
-        from zconsole.services.ops.fixit import boot, session, ssh
+        from zconsole.services.ops.fixit import boot, session, ssh, ssh_auth
         from zconsole.ui.wizards.backend import store_for
 
         label = str(self.console_app.host.label)
         try:
             store = store_for(self.console_app)
             self.applied["ssh"] = sorted(
-                [*ssh.applied_fixes(store, label), *session.applied_fixes(store, label)],
+                [*ssh.applied_fixes(store, label), *session.applied_fixes(store, label),
+                 *ssh_auth.applied_fixes(store, label)],
                 key=lambda p: p.created_at)
             records = boot.applied_records(store, label)
         except OSError:
@@ -184,7 +189,13 @@ class HostScreen(ZScreen):
         """The fix-it plan kind the panel's verdict offers (fix-ssh or fix-session for the
         SSH panel, fix-boot), None when its verdict is not a cause a plan fixes."""
         d = self.diagnoses.get(key)
-        if d is None or d.verdict.severity is not Severity.WARNING:
+        if d is None:
+            return None
+        if key == "ssh" and d.verdict.severity is not Severity.WARNING:
+            # no cause of a slow login: an authentication method on is the one fix offered
+            return next((f.plan for f in d.fixes if f.plan == "fix-ssh-auth"), None) \
+                if d.verdict.severity is Severity.OK else None
+        if d.verdict.severity is not Severity.WARNING:
             return None
         if key == "boot":
             return "fix-boot" if d.verdict.kind in ("boot-wait-online", "boot-will-wait") \
@@ -238,12 +249,12 @@ class HostScreen(ZScreen):
         key = self.fix_target()
         if key is None:
             return
-        from zconsole.services.ops.fixit import boot, session, ssh
+        from zconsole.services.ops.fixit import boot, session, ssh, ssh_auth
         from zconsole.ui.wizards.fixit import open_fix
 
         kind = self.fix_kind(key) or ""
-        build = {"fix-ssh": ssh.plan_for, "fix-session": session.plan_for}.get(
-            kind, boot.plan_for)
+        build = {"fix-ssh": ssh.plan_for, "fix-session": session.plan_for,
+                 "fix-ssh-auth": ssh_auth.plan_for}.get(kind, boot.plan_for)
         self._asked = None  # back from the wizard: read the panels again
         open_fix(self.console_app, build, panel=key, kind=kind)
 
@@ -251,7 +262,7 @@ class HostScreen(ZScreen):
         key = self.undo_target()
         if key is None:
             return
-        from zconsole.services.ops.fixit import boot, session, ssh
+        from zconsole.services.ops.fixit import boot, session, ssh, ssh_auth
         from zconsole.ui.wizards.fixit import open_fix
 
         fix = self.applied[key][-1]
@@ -259,6 +270,9 @@ class HostScreen(ZScreen):
         if fix.kind == session.KIND:
             open_fix(self.console_app, lambda host: session.undo_plan(fix, now=host.now()),
                      undo=True, kind=session.KIND)
+        elif fix.kind == ssh_auth.KIND:
+            open_fix(self.console_app, lambda host: ssh_auth.undo_plan(fix, now=host.now()),
+                     undo=True, kind=ssh_auth.KIND)
         elif key == "ssh":
             open_fix(self.console_app, lambda host: ssh.undo_plan(fix, now=host.now()),
                      undo=True)

@@ -1,0 +1,396 @@
+"""fix-ssh-auth: an authentication method sshd offers that the operator wants off
+(GSSAPIAuthentication, KerberosAuthentication, KbdInteractiveAuthentication,
+HostbasedAuthentication; fixit-facts A.2, ranks 2-4). A Debian/Ubuntu client tries GSSAPI
+first whenever the server offers it and may wait for a Kerberos server that does not answer;
+the others offer prompts or trust nobody meant to use.
+
+The change, as a plan the engine runs like the other fix-its (exact argv, re-checked,
+audited, rolled back when a step after it fails): a drop-in
+/etc/ssh/sshd_config.d/00-zconsole-METHOD.conf, read before every other file (Debian's
+`Include` stands at the top of sshd_config), with `Method no` for every client and, for each
+`Match` block that switches the method on, the same `Match` line followed by `Method no`.
+sshd keeps the first value it obtains, globally and among the Match blocks a client matches,
+and a Match block in an included file ends with that file (servconf.c restores the
+includer's Match state after each included file): so the drop-in wins for exactly the
+clients each block matches, and no vendor file is edited. Then `sshd -t` validates,
+`sshd -T` proves `method no` for every client and `sshd -T -C` for a client each Match block
+matches (when zconsole can stand for one: Address, User, Host, LocalAddress, LocalPort, All),
+`systemctl reload ssh` applies it (open sessions stay) and a fresh login proves sshd still
+answers. Undo: the drop-in goes again, validated, the old value proven, reloaded.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import ipaddress
+import uuid
+from collections.abc import Mapping, Sequence
+
+from zconsole.hosts.base import Host, HostError, PathNotFound
+from zconsole.hosts.journal import PlanStore
+from zconsole.model.fixit import ConfigLine, SshdSources
+from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Step, predicate
+from zconsole.parsers.errors import ParseError
+from zconsole.parsers.sshd import parse_sshd_T
+from zconsole.services.ops.engine.events import RunResult
+from zconsole.services.ops.fixit import common
+from zconsole.services.ops.fixit import ssh as fix_ssh
+from zconsole.services.ops.operation import PlanRequest
+from zconsole.services.read.fixit import SSHD_CONFIG_D, read_sshd_sources
+
+KIND = "fix-ssh-auth"
+UNDO_KIND = "fix-ssh-auth-undo"
+ROLLBACK_KIND = "fix-ssh-auth-rollback"
+LOCK = fix_ssh.LOCK  # one writer of sshd's files at a time, whichever fix
+# the methods, in the order the SSH panel lists them (health.fixit.AUTH_KEYS)
+METHODS = {
+    "gssapiauthentication": "GSSAPIAuthentication",
+    "kerberosauthentication": "KerberosAuthentication",
+    "kbdinteractiveauthentication": "KbdInteractiveAuthentication",
+    "hostbasedauthentication": "HostbasedAuthentication",
+}
+COSTS = {
+    "gssapiauthentication": "Kerberos single sign-on (GSSAPI) logins to this host stop working",
+    "kerberosauthentication": "passwords are no longer checked against a Kerberos KDC",
+    "kbdinteractiveauthentication": "PAM conversations stop: one-time-password or other "
+                                    "two-factor prompts that rely on keyboard-interactive "
+                                    "no longer work",
+    "hostbasedauthentication": "host-based trust (a client host's key, shosts.equiv) no "
+                               "longer lets anyone in",
+}
+ROOT = "root"
+
+
+def dropin(method: str) -> str:
+    return f"{SSHD_CONFIG_D}/00-zconsole-{method}.conf"
+
+
+def dropin_lines(method: str, matches: Sequence[str]) -> tuple[str, ...]:
+    name = METHODS[method]
+    out = [f"# zconsole fix-ssh-auth: {name} off (read first: the first value wins, in each "
+           "Match block too)", f"{name} no"]
+    for m in matches:
+        out += [m, f"    {name} no"]
+    return tuple(out)
+
+
+def _address_for(patterns: str) -> str | None:
+    """An address the first positive pattern of an sshd address list matches (a CIDR's
+    first host, a wildcard's ones filled in); None when no such address can be made."""
+    for pat in patterns.split(","):
+        if not pat or pat.startswith("!"):
+            continue
+        try:
+            if "/" in pat:
+                net = ipaddress.ip_network(pat, strict=False)
+                return str(next(net.hosts(), net.network_address))
+            if not any(c in pat for c in "*?"):
+                return str(ipaddress.ip_address(pat))
+            guess = pat.replace("*", "1").replace("?", "1")
+            while ":" not in guess and guess.count(".") < 3:
+                guess += ".1"  # `10.1.*`: the star stands for more than one octet
+            if fnmatch.fnmatchcase(guess, pat):
+                return str(ipaddress.ip_address(guess))
+        except ValueError:
+            continue
+    return None
+
+
+def client_for(match: str, default_user: str = ROOT) -> str | None:
+    """A `sshd -T -C` connection spec for a client `match` (a `Match ...` line) applies to,
+    or None when zconsole cannot stand for one (Group, RDomain, negations only, ...)."""
+    words = match.split()[1:]
+    spec = {"user": default_user, "host": "", "addr": ""}
+    i = 0
+    while i < len(words):
+        crit = words[i].lower()
+        if crit == "all":
+            i += 1
+            continue
+        if i + 1 >= len(words):
+            return None
+        value = words[i + 1]
+        first = next((p for p in value.split(",") if p and not p.startswith("!")), None)
+        if first is None:
+            return None
+        if crit == "address":
+            addr = _address_for(value)
+            if addr is None:
+                return None
+            spec["addr"] = addr
+        elif crit == "localaddress":
+            addr = _address_for(value)
+            if addr is None:
+                return None
+            spec["laddr"] = addr
+        elif crit == "localport" and first.isdigit():
+            spec["lport"] = first
+        elif crit in ("user", "host") and not any(c in first for c in "*?"):
+            spec[crit] = first
+        else:
+            return None
+        i += 2
+    # sshd -T -C wants user, host and addr all given
+    if not spec["addr"]:
+        spec["addr"] = "127.0.0.1"
+    if not spec["host"]:
+        spec["host"] = spec["addr"]
+    return ",".join(f"{k}={v}" for k, v in spec.items())
+
+
+def _plan(title: str, host: str, now: float, *, kind: str = KIND, plan_id: str | None = None,
+          preview: Sequence[str] = (), checks: Sequence[Check] = (),
+          steps: Sequence[Step] = (), params: tuple[tuple[str, str], ...] = ()) -> Plan:
+    return common.make_plan(kind, title, host, now, LOCK, plan_id=plan_id, preview=preview,
+                            checks=checks, steps=steps, params=params)
+
+
+def _prove(method: str, value: str, connection: str = "", match: str = "", n: int = 0
+           ) -> Step:
+    who = f"for a client `{match}` matches ({connection})" if connection else "for every client"
+    sid = "prove" if not connection else f"prove-match-{n}"
+    return Step(id=sid, title=f"Prove the effective value {who}: {method} {value}",
+                explanation="`sshd -T` prints the settings sshd will use"
+                            + (" for that client, its Match blocks applied" if connection
+                               else "") + "; the first value read wins.",
+                postchecks=(predicate("sshd_effective",
+                                      f"sshd -T{' -C ' + connection if connection else ''} "
+                                      f"shows {method} {value}", key=method, value=value,
+                                      **({"connection": connection} if connection else {})),))
+
+
+def _answers() -> Step:
+    return Step(id="verify", title="Verify with a fresh login",
+                explanation="the host opens `ssh -o BatchMode=yes localhost true`: sshd must "
+                            "still answer (logged in, or the key refused). If it does not, "
+                            "zconsole rolls the change back.",
+                postchecks=(predicate("login_answers", "a fresh login from localhost is "
+                                                       "answered by sshd"),))
+
+
+def yes_lines(sources: SshdSources, method: str) -> tuple[ConfigLine | None, list[ConfigLine]]:
+    """The global line that sets `method` (the first), and the Match blocks' lines that
+    switch it on (one per distinct Match line, in reading order)."""
+    glob = sources.origin(method)
+    seen: set[str] = set()
+    blocks: list[ConfigLine] = []
+    for c in sources.in_match(method):
+        if c.value.lower() == "yes" and c.match is not None and c.match not in seen:
+            seen.add(c.match)
+            blocks.append(c)
+    return glob, blocks
+
+
+def _said(c: ConfigLine) -> str:
+    inside = f" inside `{c.match}`" if c.match else ""
+    return f"{c.where}{inside}"
+
+
+def choose_method(effective: Mapping[str, str], sources: SshdSources) -> str | None:
+    """The first method (the panel's order) on for every client or in a Match block."""
+    for m in METHODS:
+        if effective.get(m) == "yes" or yes_lines(sources, m)[1]:
+            return m
+    return None
+
+
+def build_fix_ssh_auth(host: str, method: str | None, effective: Mapping[str, str] | None,
+                       sources: SshdSources | None, texts: Mapping[str, str], *,
+                       plan_id: str | None = None, now: float = 0.0,
+                       refused: str | None = None) -> Plan:
+    """The plan from what was read: `effective` (`sshd -T` for every client, keyword ->
+    first value, lower case), where each line comes from, the raw texts of the files (to
+    know whether the drop-in exists), and what `sshd -t` said (None: accepted)."""
+    pid = plan_id or uuid.uuid4().hex
+    title = "Fix slow SSH logins: switch an authentication method off"
+
+    def blocked(check: str, why: str) -> Plan:
+        return _plan(title, host, now, plan_id=pid, checks=(
+            Check(check, False, CheckLevel.BLOCK, why),), params=(("method", method or ""),))
+
+    if refused is not None:
+        return blocked("sshd-valid", fix_ssh.REFUSED.format(refused))
+    if effective is None:
+        return blocked("sshd-read", "sshd -T could not be read (it needs root): the "
+                       "effective methods are unknown")
+    if sources is None:
+        return blocked("sshd-config", "sshd's files could not be read")
+    if method is None:
+        method = choose_method(effective, sources)
+        if method is None:
+            return blocked("auth", "no authentication method the panel names ("
+                           + ", ".join(METHODS.values()) + ") is on, for every client or in "
+                           "a Match block: there is nothing to fix here")
+    if method not in METHODS:
+        return blocked("method", f"{method}: not one of " + ", ".join(METHODS))
+    name = METHODS[method]
+    title = f"Fix slow SSH logins: {name} off"
+    glob, blocks = yes_lines(sources, method)
+    everyone = effective.get(method, "?")
+    if everyone != "yes" and not blocks:
+        return blocked("auth", f"sshd -T shows {method} {everyone} and no Match block sets it "
+                       "yes: there is nothing to fix here")
+    file = dropin(method)
+    if file in texts:
+        return blocked("drop-in-free", f"{file} exists already: zconsole does not overwrite "
+                       "it")
+    matches = [c.match for c in blocks if c.match is not None]
+    lines = dropin_lines(method, matches)
+    where = []
+    if everyone == "yes":
+        where.append(f"for every client ({_said(glob)})" if glob is not None else
+                     "for every client")
+    where += [f"for the clients `{c.match}` matches ({c.where})" for c in blocks]
+    preview = [f"{name} yes is set " + "; ".join(where) + ".",
+               f"The fix: {file} with `{name} no`"
+               + (" and, for each of those Match blocks, the same Match line with "
+                  f"`{name} no`" if matches else "")
+               + ": read before every other file, so its values win; no vendor file is "
+                 "edited.",
+               f"What it costs: {COSTS[method]}.",
+               "Undo: from the Host screen (u), itself a plan."]
+    checks = [Check("method", True, CheckLevel.INFO, f"{name} yes: " + "; ".join(where)),
+              Check("open-sessions", True, CheckLevel.INFO, "open SSH sessions stay: reload, "
+                    "not restart, and Debian's ssh.service has KillMode=process")]
+    clients: list[tuple[str, str]] = []
+    for m in matches:
+        spec = client_for(m)
+        if spec is None:
+            checks.append(Check("match-client", True, CheckLevel.INFO,
+                                f"`{m}`: zconsole cannot stand for a client it matches, so "
+                                "the value there is not proven by sshd -T -C (the drop-in "
+                                "repeats the same Match line)"))
+        else:
+            clients.append((m, spec))
+    confirm_word = f"{name} no"
+    confirm = Confirmation(f"This changes sshd's configuration. Type {confirm_word!r} to go "
+                           "on:", confirm_word)
+    write = Step(id="write", title=f"Write {file}",
+                 explanation=f"a new drop-in with `{name} no`"
+                             + (", for the Match blocks too" if matches else "")
+                             + ", named 00-… so sshd reads it before every other file (the "
+                               "first value wins); no vendor file is edited.",
+                 command=common.write_command(file, lines, "write the drop-in"),
+                 prechecks=(fix_ssh.VALID_BEFORE,
+                            predicate("file_absent", f"{file} does not exist yet", path=file)),
+                 postchecks=(predicate("file_line", f"{file} says {name} no", path=file,
+                                       line="2", text=lines[1]),),
+                 confirmation=confirm)
+    steps = [write, fix_ssh._validate(), _prove(method, "no"),
+             *(_prove(method, "no", spec, m, n) for n, (m, spec) in enumerate(clients, 1)),
+             fix_ssh._reload(), _answers()]
+    params = (("method", method), ("mode", "drop-in"), ("file", file), ("was", everyone),
+              ("what", f"{name} no ({file})"),
+              ("clients", "\t".join(spec for _, spec in clients)),
+              ("matches", "\t".join(m for m, _ in clients)))
+    return _plan(title, host, now, plan_id=pid, preview=preview, checks=checks, steps=steps,
+                 params=params)
+
+
+def restore_plan(fix: Plan, *, reload: bool, undo: bool, plan_id: str | None = None,
+                 now: float = 0.0) -> Plan:
+    """The drop-in of `fix` goes again (`rm -f`), `sshd -t`, and a reload when sshd had (or
+    may have) read it. `undo` (the operator's, later): the drop-in must still be the one
+    zconsole wrote, typed confirmation, and the old value for every client proven again."""
+    p = dict(fix.params)
+    method, file = p.get("method", ""), p.get("file", "")
+    name = METHODS.get(method, method)
+    word = "Undo" if undo else "Roll back"
+    confirm = common.undo_confirmation(f"{file} ({name} as before)") if undo else None
+    pre = (predicate("file_line", f"{file} is still the one zconsole wrote", path=file,
+                     line="2", text=f"{name} no"),) if undo else ()
+    restore = common.remove_step(file, prechecks=pre, confirmation=confirm,
+                                 what="the drop-in zconsole wrote")
+    if undo:
+        restore = fix_ssh._valid_first(restore)
+    steps = [restore, fix_ssh._validate()]
+    if undo:
+        # the value for every client as it was (the Match blocks' clients get theirs back
+        # with the only file the fix added gone)
+        if p.get("was") in ("yes", "no"):
+            steps.append(_prove(method, p.get("was", "")))
+    if reload or undo:
+        steps.append(fix_ssh._reload())
+    if not undo:
+        steps = common.as_rollback(steps)
+    return _plan(f"{word} the SSH fix ({file})", fix.host, now,
+                 kind=UNDO_KIND if undo else ROLLBACK_KIND, plan_id=plan_id,
+                 preview=[f"{word}: {file} goes again ({name} as before plan "
+                          f"{fix.id[:12]})"],
+                 steps=steps, params=(*fix.params, ("of", fix.id)))
+
+
+def undo_plan(fix: Plan, *, plan_id: str | None = None, now: float = 0.0) -> Plan:
+    return restore_plan(fix, reload=True, undo=True, plan_id=plan_id, now=now)
+
+
+def rollback_for(fix: Plan, result: RunResult, *, now: float = 0.0) -> Plan | None:
+    """The rollback a failed run needs: none if it stopped before the file was written."""
+    if result.done or result.status != "failed":
+        return None
+    if not common.changed_host(fix, result, ("write",)):
+        return None
+    ids = [s.id for s in fix.steps]
+    reloaded = "reload" in ids and result.next_index >= ids.index("reload")
+    return restore_plan(fix, reload=reloaded, undo=False, now=now)
+
+
+def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
+    if result.done:
+        reload = "; sshd reloaded" if "rollback-reload" in [s.id for s in back.steps] else ""
+        return (f"rolled back: {dict(fix.params).get('file')} is removed; sshd -t passes"
+                f"{reload}. Nothing stays applied.")
+    return common.rollback_stopped(fix, result)
+
+
+FIX = common.register(common.FixKind(
+    KIND, UNDO_KIND, ROLLBACK_KIND,
+    rollback_for=lambda fix, result, now: rollback_for(fix, result, now=now),
+    rolled_back=_rolled_back))
+
+
+# ------------------------------------------------------------------------ reading the host
+
+
+def read_effective(host: Host) -> dict[str, str] | None:
+    """`sshd -T` for every client: keyword -> first value (lower case), None if unread."""
+    try:
+        r = host.run([fix_ssh.SSHD, "-T"], check=False)
+    except HostError:
+        return None
+    if r.returncode != 0:
+        return None
+    try:
+        values = parse_sshd_T(r.stdout)
+    except ParseError:
+        return None
+    return {k: v[0].lower() for k, v in values.items() if v}
+
+
+def plan_for(host: Host, method: str | None = None, *, plan_id: str | None = None) -> Plan:
+    """Read the host and build the fix (the CLI and the Host screen both call this)."""
+    effective = read_effective(host)
+    try:
+        sources: SshdSources | None = read_sshd_sources(host)
+    except (HostError, OSError, ParseError):
+        sources = None
+    texts: dict[str, str] = {}
+    if sources is not None:
+        for m in METHODS:
+            try:
+                texts[dropin(m)] = host.read_text(dropin(m))
+            except (PathNotFound, HostError, OSError):
+                continue
+    return build_fix_ssh_auth(str(host.label), method, effective, sources, texts,
+                              plan_id=plan_id, now=host.now(),
+                              refused=fix_ssh.read_refusal(host))
+
+
+def plan_cli(host: Host, req: PlanRequest) -> Plan:
+    """`zconsole plan fix-ssh-auth [--method METHOD] --dry-run`."""
+    return plan_for(host, req.text("method") or None)
+
+
+def applied_fixes(store: PlanStore, host: str) -> list[Plan]:
+    """Fixes applied on `host` (every step done) and not undone since, newest last."""
+    return common.applied_fixes(store, host, KIND, UNDO_KIND)
