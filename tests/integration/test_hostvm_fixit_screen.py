@@ -283,3 +283,142 @@ async def test_slow_user_manager_fixed_through_the_host_screen(
     finally:
         g.exec("rm -f /var/backups/zconsole-*", check=False)
 
+
+
+def sshd_files(g: HostGuest) -> str:
+    """Every file of sshd's configuration: name, mode, owner and checksum."""
+    return g.exec("find /etc/ssh/sshd_config /etc/ssh/sshd_config.d -type f "
+                  "-printf '%p %m %u ' -exec md5sum {} \\; | sort").stdout
+
+
+def gss_login(g: HostGuest) -> float:
+    """A login by a client with Debian's default `GSSAPIAuthentication yes`, in seconds."""
+    argv = g.ssh_argv("true")
+    argv[-2:-2] = ["-o", "GSSAPIAuthentication=yes"]
+    t0 = time.monotonic()
+    subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=120,
+                   check=True)
+    return round(time.monotonic() - t0, 2)
+
+
+OUTSIDER = "user=root,addr=192.0.2.9,host=192.0.2.9"  # a client no Match block covers
+
+
+async def test_auth_methods_switched_off_through_the_host_screen(
+        host_guest: HostGuest, sshd_auth_methods: faults.Fault, host_figures: Any,
+        tmp_path: Path) -> None:
+    """sshd-auth-methods through the screen: no cause of a slow login, each method named with
+    its file:line (Kerberos and host-based inside the Match block); `f` switches the first
+    (GSSAPI) off: the drop-in previewed, 'GSSAPIAuthentication no' typed, sshd -T proving it,
+    a fresh login answered; sshd no longer offers gssapi-with-mic and the operator's session
+    survived the reload. Then the Match block's host-based method by the same plan kind
+    (`--method hostbasedauthentication`, the engine): its drop-in repeats the Match line, and
+    sshd -T -C proves `no` for the guest's client 10.0.2.2, while the lines read after the
+    drop-in still apply to every client (OpenSSH ends a Match block with its included file).
+    Both undone (`u` for the screen's): sshd's files byte for byte as the recipe left them,
+    and the same methods offered."""
+    from zconsole.hosts.journal import AuditLog, PlanStore
+    from zconsole.services.ops.engine.runner import PlanRunner
+    from zconsole.services.ops.fixit import common, ssh_auth
+
+    g, fault = host_guest, sshd_auth_methods
+    assert isinstance(fault, faults.SshdAuthMethods)
+    since = guest_now(g)
+    fault.apply()
+    g.login_seconds(1)  # the login from 10.0.2.2 the panel judges
+    files = sshd_files(g)
+    offered = fault.offered_methods()
+    for method in ("gssapi-with-mic", "keyboard-interactive", "hostbased"):
+        assert method in offered.split(","), offered
+    gss_before = gss_login(g)
+    ours = ssh_auth.dropin("gssapiauthentication")
+    match_file = ssh_auth.dropin("hostbasedauthentication")
+    app = console(g, tmp_path, since)
+    session = None
+    engine = (AuditLog(tmp_path / "engine" / "audit.jsonl"),
+              PlanStore(tmp_path / "engine" / "plans"))
+
+    def runner(plan: Any) -> PlanRunner:
+        return PlanRunner(ssh_host(g), plan, audit=engine[0], store=engine[1],
+                          operator="hostvm-test")
+
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_host(app, pilot)
+            d = screen.diagnoses["ssh"]
+            assert d.verdict.kind == "ssh-ok", d.verdict
+            evidence = panel_text(screen, "ssh", "evidence")
+            assert f"{faults.AUTH_DROPIN}:2: GSSAPIAuthentication yes" in evidence, evidence
+            assert "KerberosAuthentication yes, inside `Match Address 10.0.2.0/24`" in \
+                evidence, evidence
+            assert panel_text(screen, "ssh", "fixes").startswith(
+                "1. Switch GSSAPIAuthentication off")
+            assert panel_text(screen, "ssh", "offer").startswith(
+                "▶ f: switch the first authentication method listed off")
+
+            session = open_session(g)
+            wz, preview = await wizard(app, pilot, "f")
+            assert wz.phase is Phase.PREVIEW, preview
+            flat = " ".join(preview.split())
+            assert f"'GSSAPIAuthentication no' | tee {ours}" in flat, preview
+            assert "+GSSAPIAuthentication no" in preview  # the change, as a diff
+            result = await confirm(wz, pilot, "GSSAPIAuthentication no")
+            assert "✔ Done." in result, result
+            assert "sshd -T shows `gssapiauthentication no`" in result, result
+            assert "a fresh login from localhost" in result, result
+            assert g.sshd_effective()["gssapiauthentication"] == "no"
+            now_offered = fault.offered_methods().split(",")
+            assert "gssapi-with-mic" not in now_offered and "hostbased" in now_offered
+            out, err = session.communicate("still here\n", timeout=120)
+            assert out == "still here\n", err  # the operator's session survived the reload
+            gss_after = gss_login(g)
+
+            await back_to_host(app, pilot, screen)
+            d = screen.diagnoses["ssh"]
+            said = [f.message for f in d.findings if f.kind == "ssh-auth-method"]
+            assert not any(m.startswith("GSSAPIAuthentication") for m in said), said
+            assert f"u: undo: restore {ours} as it was on " in panel_text(screen, "ssh",
+                                                                          "offer")
+
+            # the Match block's method: the drop-in repeats the Match line
+            plan = ssh_auth.plan_for(ssh_host(g), "hostbasedauthentication")
+            assert not plan.blocked, plan.checks
+            assert plan.argv_list()[0][-2:] == ("Match Address 10.0.2.0/24",
+                                                "    HostbasedAuthentication no")
+            run = common.run_fix(plan, runner, lambda _e: None)
+            assert run.applied, run.result.message
+            assert g.sshd_effective()["hostbasedauthentication"] == "no"  # for 10.0.2.2
+            assert g.sshd_effective()["kerberosauthentication"] == "yes"  # not this fix's
+            # the drop-in's Match block ended with its file: the main file's global line,
+            # read after it, still applies to a client no Match block covers
+            outsider = g.sshd_effective(OUTSIDER)
+            assert outsider["kbdinteractiveauthentication"] == "yes", outsider
+            assert "hostbased" not in fault.offered_methods().split(",")
+            undo = ssh_auth.undo_plan(plan)
+            assert runner(undo).run(lambda _e: None).done
+            assert g.exec(f"test -e {match_file}", check=False).returncode == 1
+            assert g.sshd_effective()["hostbasedauthentication"] == "yes"
+
+            wz, preview = await wizard(app, pilot, "u")
+            assert f"rm -f {ours}" in preview, preview
+            result = await confirm(wz, pilot, "undo")
+            assert "✔ Done." in result, result
+            assert sshd_files(g) == files  # byte for byte, mode and owner
+            assert fault.offered_methods() == offered
+
+            await back_to_host(app, pilot, screen)
+            said = [f.message for f in screen.diagnoses["ssh"].findings
+                    if f.kind == "ssh-auth-method"]
+            assert any(m.startswith("GSSAPIAuthentication yes") for m in said), said
+        commands = [(r["step_id"], r["argv"]) for r in audit(tmp_path)
+                    if r["event"] == "command"]
+        assert ("reload", ["systemctl", "reload", "ssh"]) in commands, commands
+        assert ("restore", ["rm", "-f", ours]) in commands, commands
+        host_figures("screen fix-ssh-auth: login s, client GSSAPI on, with the method on",
+                     gss_before)
+        host_figures("screen fix-ssh-auth: login s, client GSSAPI on, GSSAPI off", gss_after)
+        host_figures("screen fix-ssh-auth: methods offered with the recipe", offered)
+    finally:
+        if session is not None and session.poll() is None:
+            session.kill()
+        g.exec(f"rm -f {ours} {match_file}", check=False)
