@@ -36,6 +36,7 @@ SHOTS: list[tuple[str, str, str, str, tuple[int, int], int, str]] = [
     ("fixit-slow-ssh-dark-120x40", "slow-ssh", "2.3", "dark", (120, 40), 1, "6"),
     ("fixit-slow-boot-dark-120x40", "slow-boot", "2.3", "dark", (120, 40), 1, "6"),
     ("fixit-slow-session-dark-120x40", "slow-session", "2.3", "dark", (120, 40), 1, "6"),
+    ("fixit-ssh-auth-dark-120x40", "ssh-auth", "2.3", "dark", (120, 40), 1, "6"),
     # the Timeline (key 7) of the degraded demo
     ("timeline-degraded-dark-120x40", "degraded", "2.3", "dark", (120, 40), 1, "7"),
 ]
