@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from textual import on
+from textual._context import active_app
 from textual.app import ComposeResult, SystemCommand
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
@@ -51,6 +52,15 @@ class ZScreen(Screen[None]):
         super().__init__(name=name, id=id, classes=classes)
         # Workers of this screen whose end has not been handled here yet (see `busy`).
         self._unreported: set[Worker[object]] = set()
+        # Styled as of the app's stylesheet now: the app styles a new screen as it registers
+        # it, right after this. Textual 8.2 starts a screen at -1, which makes the app's
+        # `_init_mode` re-parse every rule and restyle the whole app for each mode's first
+        # screen (twice over: the re-parse also empties the parse cache), ~7 ms of the first
+        # frame for nothing: no rule or variable changed in between. A later theme change
+        # counts up again and restyles this screen as usual.
+        app = active_app.get(None)
+        if app is not None:
+            self._css_update_count = app._css_update_count
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(classes="header")
