@@ -230,13 +230,15 @@ class ZConsoleApp(App[None]):
 
     @property
     def active_screen(self) -> ZScreen | None:
-        """The console screen on top, if any (none while the app is shutting down: a refresh
-        timer can still fire after the last screen left the stack)."""
+        """The console screen on top, if any: none while the app is shutting down (a refresh
+        timer can still fire after the last screen left the stack), nor before the first
+        screen is mounted (the first reading starts in `on_load`; a screen shows what was
+        read when it is resumed, right after its mount)."""
         try:
             s = self.screen
         except ScreenStackError:
             return None
-        return s if isinstance(s, ZScreen) else None
+        return s if isinstance(s, ZScreen) and s.is_mounted else None
 
     # -- the command palette -----------------------------------------------------------------
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
@@ -289,9 +291,15 @@ class ZConsoleApp(App[None]):
         self.theme = name
 
     # -- lifecycle ---------------------------------------------------------------------------
+    def on_load(self) -> None:
+        """The first reading starts before the first screen is made: it runs in its worker
+        while the app builds and styles the screen, instead of after it with the screen
+        waiting. A reading that lands before the screen is mounted is shown by the screen's
+        `on_screen_resume`."""
+        self.action_refresh()
+
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick_frame)
-        self.action_refresh()
         for m in self.members[1:]:
             self._refresh_member(m)
         if self.offer_resume:
