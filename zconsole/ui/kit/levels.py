@@ -124,7 +124,9 @@ class LevelTable(DataTable[Text | str]):
         if [str(c.value) for c in self.columns] != list(columns):
             self.clear(columns=True)
             for c in columns:
-                self.add_column(c, key=c)
+                # a str label would be parsed as Rich markup (and its first parse loads
+                # Rich's emoji table: 6 ms of the first frame); a name is plain text
+                self.add_column(Text(c), key=c)
         if [str(k.value) for k in self.rows] != [key for key, _ in rows]:
             self.clear()
             # clear() keeps each column's width (DataTable widths only grow): measure afresh,
