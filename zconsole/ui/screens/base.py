@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar, cast
 
-from textual import on
+from textual import events, on
 from textual._context import active_app
 from textual.app import ComposeResult, SystemCommand
 from textual.containers import VerticalScroll
@@ -52,6 +52,7 @@ class ZScreen(Screen[None]):
         super().__init__(name=name, id=id, classes=classes)
         # Workers of this screen whose end has not been handled here yet (see `busy`).
         self._unreported: set[Worker[object]] = set()
+        self._resumed = False  # shown once already (see `on_screen_resume`)
         # Styled as of the app's stylesheet now: the app styles a new screen as it registers
         # it, right after this. Textual 8.2 starts a screen at -1, which makes the app's
         # `_init_mode` re-parse every rule and restyle the whole app for each mode's first
@@ -132,7 +133,13 @@ class ZScreen(Screen[None]):
         return self.is_mounted and not self.busy
 
     # -- the frame ---------------------------------------------------------------------------
-    def on_screen_resume(self) -> None:
+    def on_screen_resume(self, event: events.ScreenResume | None = None) -> None:
+        if event is not None and not self._resumed:
+            # The first resume comes right after the mount, every node of the screen just
+            # styled as it mounted: Textual's restyle of the whole screen on a resume
+            # (~5 ms of the first frame) is for a screen coming back, not a new one.
+            event.refresh_styles = False
+        self._resumed = True
         state = self.console_app.view_state()
         self.refresh_frame(state)
         if state.reading is not None or state.last_error:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
+from textual import events
 from textual.app import ComposeResult
 
 from zconsole.hosts.base import Host
@@ -125,11 +126,11 @@ class AdviceScreen(ZScreen):
         self._ran = True
         open_advice(self.console_app, a.kind, a.action.pool, a.subject)
 
-    def on_screen_resume(self) -> None:
+    def on_screen_resume(self, event: events.ScreenResume | None = None) -> None:
         if self._ran:  # back from the wizard: a new reading, judged again
             self._ran = False
             self.console_app.action_refresh()
-        super().on_screen_resume()
+        super().on_screen_resume(event)
 
     # -- muting --------------------------------------------------------------------------
     def action_mute(self) -> None:
