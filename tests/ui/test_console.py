@@ -336,6 +336,40 @@ async def test_screen_switches_do_not_keep_old_footer_keys() -> None:
     assert after_60 <= after_10 + 5, (after_10, after_60)
 
 
+async def test_footer_keys_are_one_widget_that_acts_as_textuals_keys() -> None:
+    """Issue 11: the footer's keys (all but the palette's) are one widget, not a FooterKey
+    each (a fifth of the first frame). It shows the screen's keys in order, highlights the
+    key under the mouse and presses a key that is clicked, as a FooterKey does."""
+    from textual.widgets._footer import FooterKey
+
+    from zconsole.ui.kit.footer import FooterKeys
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        line = app.screen.query_one(FooterKeys)
+        shown = [b.binding.key for b in app.screen.active_bindings.values() if b.binding.show]
+        assert [k.key for k in line.keys] == shown
+        palette = list(app.screen.query(FooterKey))
+        assert [k.key for k in palette] == [app.COMMAND_PALETTE_BINDING]
+        plain = line.render().plain
+        i = [k.key for k in line.keys].index("p")
+        start, end = line._spans[i]
+        assert plain[start:end] == "p Pause" and plain[end] == " "
+        before = line.render().get_style_at_offset(app.console, start)
+
+        await pilot.hover(FooterKeys, offset=(start + 1, 0))
+        assert line._hover == i and line.styles.pointer == "pointer"
+        assert line.render().get_style_at_offset(app.console, start) != before
+        await pilot.hover(FooterKeys, offset=(end, 0))  # the cell between two keys
+        assert line._hover is None and line.styles.pointer == "default"
+
+        assert not app.paused
+        await pilot.click(FooterKeys, offset=(start + 2, 0))
+        await pilot.pause()
+        assert app.paused
+
+
 class HangsLater(DelegatingHost):
     """Answers normally, then `zpool status` hangs (a suspended pool, D state) once `hang` is
     set; reads run side by side as on a real host."""
