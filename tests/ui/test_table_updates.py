@@ -267,3 +267,38 @@ async def test_a_text_that_keeps_its_line_count_is_drawn_without_a_layout() -> N
         layouts.clear()
         assert not update_if_changed(widget, 12, lambda: "not asked for")
         assert layouts == []
+
+
+async def test_cells_are_drawn_as_datatable_draws_them() -> None:
+    """Issue 11: LevelTable draws a body cell itself (without Rich's generic passes); every
+    cell of the Pools tables (health and performance columns) and the Disks table, with and
+    without the cursor and the hover on it, is the same characters in the same styles as
+    Textual's DataTable draws it, at 120 and 80 columns."""
+    from rich.segment import Segment
+    from textual.widgets import DataTable
+
+    def chars(lines: list[list[Segment]]) -> list[list[tuple[str, object]]]:
+        return [[(ch, seg.style) for seg in line for ch in seg.text] for line in lines]
+
+    for size in ((120, 40), (80, 24)):
+        app = make_app()
+        async with app.run_test(size=size) as pilot:
+            await settle(app, pilot)
+            compared = 0
+            for key in ("1", "m", "2"):
+                await pilot.press(key)
+                await settle(app, pilot)
+                for table in app.screen.query(LevelTable):
+                    for r in range(table.row_count):
+                        for c, column in enumerate(table.ordered_columns):
+                            width = column.get_render_width(table)
+                            for cursor, hover in ((False, False), (True, False), (False, True)):
+                                table._cell_render_cache.clear()
+                                theirs = chars(DataTable._render_cell(
+                                    table, r, c, table.rich_style, width, cursor, hover))
+                                table._cell_render_cache.clear()
+                                ours = chars(table._render_cell(
+                                    r, c, table.rich_style, width, cursor, hover))
+                                assert ours == theirs, (type(table).__name__, r, c)
+                                compared += 1
+            assert compared > 500
