@@ -14,7 +14,8 @@ from zconsole.services.ops.operation import CliArgs, PlanRequest
 def test_kinds_are_unique_and_in_table_order() -> None:
     kinds = [op.kind for op in registry.OPERATIONS]
     assert kinds == ["attach", "detach", "replace", "replace-failed", "replace-grow",
-                     "dedup-off", "advice", "fix-ssh", "fix-session", "fix-boot"]
+                     "dedup-off", "advice", "fix-ssh", "fix-ssh-auth", "fix-session",
+                     "fix-boot"]
     assert registry.kinds() == tuple(kinds)
     assert all(registry.get(k).kind == k for k in kinds)
     with pytest.raises(KeyError, match="unknown operation kind 'explode'"):
@@ -72,9 +73,10 @@ def test_wizard_keys_are_unique_and_free_on_the_pools_screen() -> None:
 def test_cli_options_are_each_kinds_once_in_table_order() -> None:
     flags = [o.flag for o in registry.cli_options()]
     assert flags == ["--force", "--on-site", "--bay", "--keep-spare", "--after", "--remote",
-                     "--expand", "--rewrite", "--fix"]
+                     "--expand", "--rewrite", "--method", "--fix"]
     assert [o.dest for o in registry.cli_options()] == [
-        "force", "on_site", "bay", "keep_spare", "after", "remote", "expand", "rewrite", "fix"]
+        "force", "on_site", "bay", "keep_spare", "after", "remote", "expand", "rewrite",
+        "method", "fix"]
 
 
 def test_the_plan_command_is_built_from_the_registry() -> None:
@@ -87,7 +89,8 @@ def test_the_plan_command_is_built_from_the_registry() -> None:
     req = request_from(args)
     assert req == PlanRequest("tank", ("mirror-0", "sdc", "sdd"), {
         "force": False, "on_site": False, "bay": "free", "keep_spare": False, "after": "scrub",
-        "remote": True, "expand": "autoexpand", "rewrite": ["x"], "fix": None})
+        "remote": True, "expand": "autoexpand", "rewrite": ["x"], "method": None,
+        "fix": None})
     assert req.text("expand") == "autoexpand" and req.flag("remote") and not req.force
     assert req.texts("rewrite") == ["x"] and req.texts("nothing") == []
 
