@@ -42,7 +42,7 @@ USER_STOP_WAIT = 14.0  # UserStopDelaySec (10 s) and a margin
 
 TAG = ""  # --tag: a second capture of a state goes to <state>-<tag>/, next to the first
 STATES = ["clean", "sshd-auth-methods", "slow-reverse-dns", "slow-user-manager",
-          "frozen-logind", "wait-online-hang"]
+          "frozen-logind", "wait-online-hang", "ifupdown-dhcp-hang"]
 
 
 def utc() -> str:
@@ -282,6 +282,23 @@ def capture(g: HostGuest, state: str) -> None:
             st.run("netplan-yaml.txt", ["cat", "/etc/netplan/01-hostvm.yaml"])
             st.run("run-systemd-network.txt",
                    "grep -H '' /run/systemd/network/*.network /run/systemd/network/*.netdev")
+            st.note(f"cause() {fault.cause()}")
+        finally:
+            fault.undo()  # files only: this guest is stopped next, never rebooted back
+        return
+    if state == "ifupdown-dhcp-hang":
+        st = State(g, state, "ifupdown-dhcp-hang (interfaces.d: `auto lan1` / `iface lan1 inet "
+                   "dhcp`, lan1 without cable and not in netplan), then a reboot")
+        fault = faults.make(state, g)
+        fault.apply()
+        try:
+            t = g.reboot(timeout=1200)
+            st.note(f"reboot: ssh answered {t:.1f} s after `systemctl reboot`")
+            st.note(f"is-system-running --wait: {g.wait_booted(timeout=1200)}")
+            boot_reads(st)
+            st.run("journal-networking.txt", ["journalctl", "--no-pager", "-b", "-u",
+                                              "networking.service", "-o", "short-iso-precise"])
+            st.run("interfaces-d.txt", ["cat", faults.IFUPDOWN_FILE])
             st.note(f"cause() {fault.cause()}")
         finally:
             fault.undo()  # files only: this guest is stopped next, never rebooted back

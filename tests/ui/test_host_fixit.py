@@ -345,3 +345,48 @@ async def test_auth_method_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) ->
         assert any(f.message.startswith("GSSAPIAuthentication yes")
                    for f in screen.diagnoses["ssh"].findings)
         assert offer(screen).startswith("▶ f: switch")
+
+
+async def test_ifupdown_after_the_netplan_fix_rehearsed_on_the_demo(tmp_path: Path) -> None:
+    """slow-boot with an old interfaces file that also brings eno2 up (`auto eno2`, DHCP):
+    after netplan's fix and a reboot the panel's verdict is networking.service's minute
+    (wait-online's "fixed" beside it), `f` previews ifupdown's allow-hotplug, 'allow-hotplug'
+    typed runs it, and after the next reboot the panel says fixed with networking.service's
+    figures."""
+    app = wizard_app(tmp_path, "slow-boot")
+    host = app.host
+    assert isinstance(host, DemoHost)
+    interfaces = "/etc/network/interfaces"
+    host.machine.files[interfaces] = ("source /etc/network/interfaces.d/*\n\nauto lo\n"
+                                      "iface lo inet loopback\n\nauto eno2\n"
+                                      "iface eno2 inet dhcp\n")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_host(app, pilot)
+        wz, preview, typed = await run_wizard(app, pilot, "f")
+        assert typed == ["optional"] and "✔ Done." in body_text(wz)
+        await back_to_host(app, pilot, screen)
+        await demo_reboot(app, pilot, screen)
+        d = screen.diagnoses["boot"]
+        assert d.verdict.kind == "boot-ifupdown", d.verdict
+        verdict = " ".join(str(screen.query_one("#fix-boot .fix-verdict", Static).render())
+                           .split())
+        assert verdict.endswith("Boot waits 67 s for networking.service: ifupdown's `ifup -a` "
+                                "asks DHCP for eno2 and gets no answer"), verdict
+        assert d.findings[1].message == ("wait-online took 120.4 s before the fix, 0.4 s this "
+                                         "boot: fixed")
+        assert boot_offer(screen).startswith("▶ f: apply the first fix as a plan")
+
+        wz, preview, typed = await run_wizard(app, pilot, "f")
+        flat = " ".join(preview.split())
+        assert "sed -i -e '6s/^auto eno2$/allow-hotplug eno2/' /etc/network/interfaces" in flat, \
+            preview
+        assert "The boot waited 66.7 s for networking.service" in flat
+        assert "✔ Done." in body_text(wz), body_text(wz)
+        assert "allow-hotplug eno2" in host.machine.files[interfaces]
+        await back_to_host(app, pilot, screen)
+        assert screen.diagnoses["boot"].verdict.kind == "boot-fix-pending"
+        await demo_reboot(app, pilot, screen)
+        d = screen.diagnoses["boot"]
+        assert d.verdict.kind == "boot-fix-proven", d.verdict
+        assert d.verdict.message == ("networking.service took 66.7 s before the fix, 1.0 s "
+                                     "this boot: fixed")

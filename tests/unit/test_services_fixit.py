@@ -110,6 +110,7 @@ class FixtureHost:
                 return FixtureHost("clean-3")._answer(name, a)
             raise HostError(f"{' '.join(a)} was not captured in {self.dir.name}")
         name = {read.PS_DAEMONS: "ps-daemons.txt", read.SHOW_WAIT: "show-wait-online.txt",
+                read.NETWORKING_JOURNAL: "journal-networking.txt",
                 read.LOGINCTL: "loginctl-list-sessions.txt"}.get(a, "")
         if name:
             if name not in self.meta:
@@ -304,6 +305,32 @@ def test_wait_online_hang_verdict_names_the_link() -> None:
         "Mark lan1 optional in netplan", "Wait only for br0 and br100", "Wait for any one link",
         "Mask wait-online (last resort)"]
     assert "zc-needs-online.service" in d.fixes[-1].cost
+
+
+def test_ifupdown_dhcp_hang_verdict_names_networking_and_the_port() -> None:
+    """The guest's ifupdown-dhcp-hang boot (lan1 only in interfaces.d, `auto`, DHCP, no
+    cable): wait-online had nothing to wait for, networking.service took 66.7 s for
+    dhclient; the verdict says so from blame and its journal, the fix is allow-hotplug."""
+    d = diagnose_boot(read.read_boot(FixtureHost("ifupdown-dhcp-hang")))
+    assert d.verdict.kind == "boot-ifupdown"
+    assert d.verdict.message == ("Boot waits 67 s for networking.service: ifupdown's `ifup -a` "
+                                 "asks DHCP for lan1 and gets no answer")
+    ev = "\n".join(d.verdict.evidence)
+    assert "systemd-analyze blame: 1min 6.689s networking.service" in ev
+    assert "dhclient[413]: DHCPDISCOVER on lan1 to 255.255.255.255 port 67 interval 8" in ev
+    assert "No DHCPOFFERS received." in ev
+    assert [f.title for f in d.fixes] == ["Bring lan1 up on hotplug in ifupdown"]
+    assert d.fixes[0].plan == "fix-boot"
+    assert d.unread == ()
+
+
+def test_a_slow_ifup_without_its_journal_is_said_unread() -> None:
+    """The wait-online-hang capture (before this read existed): networking.service took
+    13.7 s on a loaded guest; without its journal nothing is blamed on it, and the panel
+    says what it could not read."""
+    d = diagnose_boot(read.read_boot(FixtureHost("wait-online-hang")))
+    assert not any(f.kind == "boot-ifupdown" for f in d.findings)
+    assert any(u.startswith("networking.service journal: ") for u in d.unread), d.unread
 
 
 # ---------------------------------------------------------------------------------- demo

@@ -248,6 +248,8 @@ class BootReading:
     # wait-online's ExecStart commands as systemd has them loaded (drop-ins applied): what
     # the next boot runs (None: not read)
     wait_online_exec: Part[tuple[tuple[str, ...], ...]] | None = None
+    # networking.service's journal of this boot (ifupdown's `ifup -a`: dhclient's lines)
+    networking_journal: Part[tuple[JournalLine, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -265,6 +267,9 @@ class AppliedBootFix:
     # applied in a boot that did not wait (a fix undone since): how long the next boot would
     # have waited (the panel's "will wait up to", wait-online's timeout; None: not known)
     wait_limit: float | None = None
+    # the unit whose time judges the fix: wait-online, or networking.service for ifupdown's
+    # allow-hotplug when ifupdown held the boot it was applied in
+    unit: str = "systemd-networkd-wait-online.service"
 
 
 # ------------------------------------------------------------------------ diagnosis

@@ -19,6 +19,7 @@ Causes judged (facts: shared/reference/fixit-facts.md, measured on the Debian 12
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -50,6 +51,7 @@ SLOW_WAIT = 10.0  # s: a wait-online run longer than this held the boot
 VERDICT_ORDER = {"ssh-logind": 0, "ssh-usedns": 1, "ssh-user-manager": 2}
 DROPIN_USEDNS = "/etc/ssh/sshd_config.d/00-zconsole-usedns.conf"
 WAIT_ONLINE = "systemd-networkd-wait-online.service"
+NETWORKING = "networking.service"  # ifupdown's `ifup -a` at boot (Before=network-online)
 WAIT_BIN = "/lib/systemd/systemd-networkd-wait-online"
 AUTH_KEYS = {
     "gssapiauthentication": "GSSAPIAuthentication",
@@ -472,10 +474,66 @@ def diagnose_boot(r: BootReading, applied: AppliedBootFix | None = None) -> Diag
     judged = judge_fix(r, applied)
     if judged.kind == "boot-fix-failed":  # the wait stays the verdict; this says why
         return replace(d, findings=(d.verdict, judged, *d.findings[1:]))
+    ifup = next((f for f in d.findings if f.kind == "boot-ifupdown"), None)
+    if ifup is not None and judged.kind == "boot-fix-proven" and \
+            applied.fix != "ifupdown-hotplug":
+        # wait-online's fix worked, and ifupdown still holds the boot: that is the verdict
+        rest = tuple(f for f in d.findings if f is not ifup)
+        return replace(d, verdict=ifup, findings=(ifup, judged, *rest),
+                       fixes=tuple(f for f in d.fixes if f.plan == "fix-boot"
+                                   and "ifupdown" in f.title))
     others = tuple(f for f in d.findings
                    if f is not d.verdict or f.severity.rank > Severity.OK.rank)
     return replace(d, verdict=judged, findings=(judged, *others),
                    fixes=() if judged.kind != "boot-fix-unknown" else d.fixes)
+
+
+DHCP_DISCOVER = re.compile(r"DHCPDISCOVER on (\S+)")
+
+
+def _ifupdown(r: BootReading) -> tuple[Finding, Fix] | None:
+    """networking.service (ifupdown's `ifup -a`) held this boot: a port brought up with
+    `auto` whose DHCP gets no answer (a port with no cable) holds it until dhclient gives up,
+    and network-online.target with it (networking.service is ordered before it), whatever
+    wait-online does. Judged from blame (networking.service's time) and its journal of this
+    boot (dhclient's DHCPDISCOVER on the port, then "No DHCPOFFERS received"): a loaded host
+    takes tens of seconds for a clean `ifup -a` too (22.9 s seen on the host guest)."""
+    blame = r.blame.value or ()
+    net = next((b for b in blame if b.unit == NETWORKING), None)
+    if net is None or net.seconds < SLOW_WAIT:
+        return None
+    journal = r.networking_journal.value if r.networking_journal is not None else None
+    if not journal:
+        return None
+    failed = [j for j in journal if "No DHCPOFFERS received" in j.message]
+    if not failed:
+        return None
+    ports: list[str] = []
+    for j in journal:
+        m = DHCP_DISCOVER.search(j.message)
+        if m is not None and m.group(1) not in ports:
+            ports.append(m.group(1))
+    link = ports[0] if len(ports) == 1 else "LINK"
+    which = " and ".join(ports) or "a port"
+    took = f"{net.seconds:.0f} s" if net.seconds < 600 else fmt.duration(net.seconds)
+    msg = (f"Boot waits {took} for {NETWORKING}: ifupdown's `ifup -a` asks DHCP for "
+           f"{which} and gets no answer")
+    wanted = r.wanted_by.value
+    users = ("not read" if wanted is None else ", ".join(wanted) if wanted else
+             "nothing else")
+    first = next((j for j in journal if DHCP_DISCOVER.search(j.message)), None)
+    evidence = (f"systemd-analyze blame: {net.text} {NETWORKING}",
+                *([_line(first)] if first is not None else []), _line(failed[-1]),
+                f"{NETWORKING} is ordered before network.target and network-online.target: "
+                f"ssh.service (after network.target) and what wants network-online "
+                f"({users}) wait for it")
+    fix = Fix(f"Bring {link} up on hotplug in ifupdown",
+              f"`allow-hotplug {link}` instead of `auto {link}` in /etc/network/interfaces "
+              "(or interfaces.d/): `ifup -a` no longer waits for it at boot",
+              f"{link} comes up when the kernel reports it (udev), not by `ifup -a` at boot; "
+              "takes effect at the next boot", plan="fix-boot")
+    return Finding("boot-ifupdown", Severity.WARNING, "boot", msg, evidence,
+                   factor=net.seconds), fix
 
 
 def _diagnose_boot(r: BootReading) -> Diagnosis:
@@ -493,6 +551,9 @@ def _diagnose_boot(r: BootReading) -> Diagnosis:
                       ("wait-online journal", r.wait_online_journal),
                       ("who wants network-online.target", r.wanted_by),
                       ("netplan", r.netplan)])
+    slow_ifup = any(b.unit == NETWORKING and b.seconds >= SLOW_WAIT for b in blame)
+    if slow_ifup and r.networking_journal is not None:  # only where it would be judged
+        unread += _unread([(f"{NETWORKING} journal", r.networking_journal)])
     findings: list[Finding] = []
     fixes: list[Fix] = []
     secs = wait.seconds if wait is not None else None
@@ -576,6 +637,17 @@ def _diagnose_boot(r: BootReading) -> Diagnosis:
                                 "networkd is still configuring " + ", ".join(
                                     ln.name for ln in stuck)
                                 + ": a boot that waits for the network would wait for it"))
+    ifup = _ifupdown(r)
+    if ifup is not None:
+        if verdict.severity is Severity.WARNING:  # beside the wait-online verdict
+            findings.append(ifup[0])
+            fixes.append(ifup[1])
+        else:  # the one thing that held this boot
+            findings.insert(0, ifup[0])
+            if verdict.kind != "boot-unknown":
+                findings.insert(1, verdict)
+            verdict = ifup[0]
+            fixes.insert(0, ifup[1])
     if verdict not in findings:
         findings.insert(0, verdict)
     return Diagnosis("boot", verdict, tuple(findings), tuple(fixes), unread)

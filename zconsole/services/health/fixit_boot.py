@@ -29,10 +29,13 @@ def _when(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
 
 
-def wait_this_boot(r: BootReading) -> tuple[float | None, bool]:
+def wait_this_boot(r: BootReading, unit: str = WAIT_ONLINE) -> tuple[float | None, bool]:
     """(wait-online's seconds at this boot or None when it did not run, whether it timed
-    out), from blame, else from its journal of this boot."""
+    out), from blame, else from its journal of this boot. Another `unit`: its seconds in
+    blame (networking.service: ifupdown's `ifup -a`), never "timed out"."""
     blame = r.blame.value or ()
+    if unit != WAIT_ONLINE:
+        return next((b.seconds for b in blame if b.unit == unit), None), False
     wait = next((b.seconds for b in blame if b.unit == WAIT_ONLINE), None)
     journal = r.wait_online_journal.value or ()
     timed_out = any("Timeout occurred while waiting" in j.message
@@ -58,15 +61,16 @@ def judge_fix(r: BootReading, fix: AppliedBootFix) -> Finding:
         return Finding("boot-fix-unknown", Severity.UNKNOWN, "boot",
                        f"A boot fix was applied on {when} ({fix.what}); whether this boot "
                        "came after it is not known: the boot time could not be read")
+    name = "wait-online" if fix.unit == WAIT_ONLINE else fix.unit
     if same:
         return Finding("boot-fix-pending", Severity.INFO, "boot",
                        f"The fix applied on {when} ({fix.what}) takes effect at the next "
-                       "boot: reboot, then this panel compares wait-online's time with the "
+                       f"boot: reboot, then this panel compares {name}'s time with the "
                        f"{_secs(fix.wait_before)} it took before the fix",
                        ("this is the boot the fix was applied in",))
-    now, timed_out = wait_this_boot(r)
+    now, timed_out = wait_this_boot(r, fix.unit)
     if fix.wait_before is not None:
-        before = f"wait-online took {_secs(fix.wait_before)} before the fix"
+        before = f"{name} took {_secs(fix.wait_before)} before the fix"
     elif fix.wait_limit is not None:
         before = ("the fix was applied in a boot that did not wait, before one that would "
                   f"have waited up to {_secs(fix.wait_limit)}")
@@ -75,7 +79,8 @@ def judge_fix(r: BootReading, fix: AppliedBootFix) -> Finding:
     old = fix.wait_before if fix.wait_before is not None else fix.wait_limit
     evidence = (f"fix: {fix.what}, applied on {when}",
                 *([f"this boot began on {_when(booted)}"] if booted is not None else []))
-    if now is None and r.blame.value is None and r.wait_online_journal.value is None:
+    if now is None and r.blame.value is None and (
+            fix.unit != WAIT_ONLINE or r.wait_online_journal.value is None):
         return Finding("boot-fix-unknown", Severity.UNKNOWN, "boot",
                        f"{before}; this boot's time could not be read (neither systemd-analyze "
                        "blame nor wait-online's journal)", evidence)

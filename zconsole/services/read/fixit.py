@@ -87,6 +87,8 @@ WAIT_ONLINE = "systemd-networkd-wait-online.service"
 IS_ENABLED_WAIT: tuple[str, ...] = ("systemctl", "is-enabled", WAIT_ONLINE)
 WAIT_JOURNAL: tuple[str, ...] = ("journalctl", "--no-pager", "-b", "-u", WAIT_ONLINE, "-o",
                                  "short-iso-precise")
+NETWORKING_JOURNAL: tuple[str, ...] = ("journalctl", "--no-pager", "-b", "-u",
+                                       "networking.service", "-o", "short-iso-precise")
 WANTS_ONLINE: tuple[str, ...] = ("systemctl", "list-dependencies", "--reverse", "--plain",
                                  "--no-pager", "network-online.target")
 NETPLAN_GET: tuple[str, ...] = ("netplan", "get")
@@ -341,6 +343,7 @@ def read_boot(host: Host) -> BootReading:
     enabled = r.part(_cmd(IS_ENABLED_WAIT),
                      lambda: r.run(IS_ENABLED_WAIT, check=False).strip())
     journal = r.part(_cmd(WAIT_JOURNAL), lambda: r.journal(WAIT_JOURNAL))
+    networking = r.part(_cmd(NETWORKING_JOURNAL), lambda: r.journal(NETWORKING_JOURNAL))
     wanted = r.part(_cmd(WANTS_ONLINE), lambda: _wanted_by(r.run(WANTS_ONLINE)))
     netplan = r.part(_cmd(NETPLAN_GET), lambda: r.run(NETPLAN_GET))
     exec_start = r.part(_cmd(SHOW_WAIT), lambda: parse_exec_start(r.run(SHOW_WAIT)))
@@ -349,7 +352,8 @@ def read_boot(host: Host) -> BootReading:
     return BootReading(taken_at=host.now(), is_root=r.is_root, startup=startup, blame=blame,
                        chain=chain, links=links, wait_online_enabled=enabled,
                        wait_online_journal=journal, wanted_by=wanted, netplan=netplan,
-                       booted_at=booted, boot_id=boot_id, wait_online_exec=exec_start)
+                       booted_at=booted, boot_id=boot_id, wait_online_exec=exec_start,
+                       networking_journal=networking)
 
 
 def _booted_at(host: Host) -> float:

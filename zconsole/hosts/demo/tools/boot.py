@@ -394,6 +394,39 @@ def _waits_only_for_others(ctx: Context, stuck: list[str]) -> bool:
     return bool(named) and not set(named) & set(stuck)
 
 
+NETWORKING = "networking.service"
+
+
+def _ifup_waits(ctx: Context, machine: Machine) -> list[str]:
+    """Ports `ifup -a` brings up at boot (`auto`) on DHCP that have no carrier: dhclient
+    asks until it gives up, and networking.service with it."""
+    dhcp = {line.split()[1] for p, text in ctx.machine.files.items()
+            if p == "/etc/network/interfaces" or p.startswith("/etc/network/interfaces.d/")
+            for line in text.splitlines()
+            if line.split()[:1] == ["iface"] and line.split()[2:4] == ["inet", "dhcp"]}
+    dark = {ln.name for ln in machine.links if not ln.carrier}
+    return [n for n in _stanzas(ctx, "auto") if n in dhcp and n in dark]
+
+
+def _ifup_journal(boot: float, port: str) -> list[JournalEntry]:
+    """networking.service's journal of such a boot, as the host guest's capture shows it
+    (tests/fixtures/host/ifupdown-dhcp-hang/journal-networking.txt): dhclient's
+    DHCPDISCOVERs for a minute, then "No DHCPOFFERS received."."""
+    out = [JournalEntry(boot + 4.18, NETWORKING, "systemd", 1,
+                        f"Starting {NETWORKING} - Raise network interfaces...")]
+    for at, interval in ((9.42, 8), (17.71, 8), (25.75, 13), (38.53, 10), (48.80, 10),
+                         (58.16, 12)):
+        out.append(JournalEntry(boot + at, NETWORKING, "dhclient", 413,
+                                f"DHCPDISCOVER on {port} to 255.255.255.255 port 67 "
+                                f"interval {interval}"))
+    out += [JournalEntry(boot + 70.12, NETWORKING, "dhclient", 413, "No DHCPOFFERS received."),
+            JournalEntry(boot + 70.12, NETWORKING, "dhclient", 413,
+                         "No working leases in persistent database - sleeping."),
+            JournalEntry(boot + 70.87, NETWORKING, "systemd", 1,
+                         f"Finished {NETWORKING} - Raise network interfaces.")]
+    return out
+
+
 def reboot(machine: Machine, now: float) -> str:
     """The host boots again at `now`: wait-online runs (or not) as its files now say, and
     the boot's figures and journal follow. Returns how it went ("hang", "quick", "skipped")."""
@@ -428,6 +461,14 @@ def reboot(machine: Machine, now: float) -> str:
                          f"Finished {UNIT} - Wait for Network to be Configured.")]
     else:
         s.startup = QUICK
+    # ifupdown: networking.service waits for dhclient on such a port (the guest: 66.7 s)
+    blame = [(t, u) for t, u in blame if u != NETWORKING]
+    waits = _ifup_waits(ctx, machine)
+    if waits:
+        blame.insert(1 if how == "hang" else 0, ("1min 6.689s", NETWORKING))
+        s.journal += _ifup_journal(boot, waits[0])
+    else:
+        blame.append(("1.022s", NETWORKING))
     s.blame = blame
     s.journal.sort(key=lambda e: e.at)
     machine.changed()

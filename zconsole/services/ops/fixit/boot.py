@@ -78,6 +78,7 @@ from zconsole.services.ops.fixit.boot_facts import (
     dropin_lines,
     exec_interfaces,
     ifupdown_candidates,
+    ifupdown_held,
     ifupdown_lines,
     read_facts,
     stuck_links,
@@ -190,7 +191,7 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
     pid = plan_id or uuid.uuid4().hex
     passed: list[str] = []
     if fix is None and not waits(facts) and not would_wait(facts) and \
-            applicable(facts, IFUPDOWN) is not None:
+            (applicable(facts, IFUPDOWN) is not None or ifupdown_held(facts) is None):
         v = facts.diagnosis.verdict
         return common.make_plan(KIND, "Fix slow boot", host, now, LOCK, plan_id=pid, checks=(
             Check("wait-online", False, CheckLevel.BLOCK,
@@ -216,6 +217,11 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
     devs = _netplan(facts) or {}
     secs = wait_before(facts)
     limit = wait_limit(facts) if secs is None else None
+    # ifupdown's fix is judged by networking.service when ifupdown held this boot
+    unit = "networking.service" if fix == IFUPDOWN and ifupdown_held(facts) is not None \
+        else UNIT
+    if unit != UNIT:
+        secs, limit = ifupdown_held(facts), None
     before = f"{secs:.1f} s" if secs is not None else "an unknown time"
     backup = ""
     file = ""
@@ -248,7 +254,10 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
         what = f"{UNIT} masked"
     cost = _mask_cost(facts) if fix == MASK else COSTS[fix].format(
         links=", ".join(links) or "the stuck link", uplinks=", ".join(uplinks(facts)))
-    if waits(facts) or not would_wait(facts):
+    if unit != UNIT:
+        first = (f"The boot waited {before} for {unit}: ifupdown's `ifup -a` waits for "
+                 f"{', '.join(links)} (`auto` at {file}:{line}).")
+    elif waits(facts) or not would_wait(facts):
         first = (f"The boot waited {before} for {UNIT}"
                  + (f", held by {', '.join(stuck)} (configuring)" if stuck else "") + ".")
     else:
@@ -278,6 +287,7 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
               ("wait_before", "" if secs is None else f"{secs:.3f}"),
               # applied in a boot that did not wait: the wait the next boot would have had
               ("wait_limit", "" if limit is None else f"{limit:.3f}"),
+              ("unit", unit),
               ("sections", " ".join(f"{ln}={devs[ln].section}" for ln in links
                                     if fix == NETPLAN and ln in devs)),
               ("boot_id", _boot_id(facts)))
@@ -438,4 +448,5 @@ def as_applied(a: common.Applied) -> AppliedBootFix:
             return None
 
     return AppliedBootFix(a.plan.id, p.get("fix", ""), p.get("what", ""), a.applied_at,
-                          secs("wait_before"), p.get("boot_id") or None, secs("wait_limit"))
+                          secs("wait_before"), p.get("boot_id") or None, secs("wait_limit"),
+                          p.get("unit") or UNIT)

@@ -125,6 +125,12 @@ def wait_before(facts: BootFacts) -> float | None:
     return f.factor if f is not None else None
 
 
+def ifupdown_held(facts: BootFacts) -> float | None:
+    """networking.service's seconds when ifupdown held this boot (the panel's finding)."""
+    f = next((f for f in facts.diagnosis.findings if f.kind == "boot-ifupdown"), None)
+    return f.factor if f is not None else None
+
+
 def wait_limit(facts: BootFacts) -> float | None:
     """In a boot that did not wait, how long the next one would (the boot panel's "will
     wait up to": wait-online's timeout as loaded); None when not known or no limit."""
@@ -217,6 +223,9 @@ def choose(facts: BootFacts) -> tuple[str, list[str]]:
     netplan when netplan defines the stuck link, ifupdown when an `auto` line brings it up,
     else the drop-in. The mask is never chosen by itself."""
     passed: list[str] = []
+    if facts.diagnosis.verdict.kind == "boot-ifupdown":  # ifupdown alone held the boot
+        why = applicable(facts, IFUPDOWN)
+        return IFUPDOWN, [] if why is None else [f"{IFUPDOWN}: {why}"]
     for fix in (NETPLAN, IFUPDOWN):
         why = applicable(facts, fix)
         if why is None and (fix != IFUPDOWN or waits(facts) or would_wait(facts)):

@@ -198,7 +198,8 @@ class HostScreen(ZScreen):
         if d.verdict.severity is not Severity.WARNING:
             return None
         if key == "boot":
-            return "fix-boot" if d.verdict.kind in ("boot-wait-online", "boot-will-wait") \
+            return "fix-boot" if d.verdict.kind in ("boot-wait-online", "boot-will-wait",
+                                                    "boot-ifupdown") \
                 else None
         return next((f.plan for f in d.fixes if f.plan), None)
 
