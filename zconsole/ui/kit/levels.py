@@ -172,22 +172,28 @@ class LevelTable(DataTable[Text | str]):
         self.in_place_updates += len(changed)
 
     in_place_updates = 0  # cells updated without redrawing the other rows (tests read it)
+    _plain_cells: bool | None = None  # `_render_cell` may draw cells itself
 
     # -- drawing a cell ---------------------------------------------------------------------
     def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
                      cursor: bool = False, hover: bool = False) -> list[list[Segment]]:
-        """A body cell of one line whose text fits its column, drawn as Textual's DataTable
+        """A cell of one line whose text fits its column, drawn as Textual's DataTable
         draws it (`Styled(Padding(cell))` through Rich's console: the padding, the text's
         segments, the padding to the column's width, the row's and the cursor's styles
         around them) without the console's generic passes over every cell: a third of
-        the first frame's drawing of two pool tables. Anything else (headers, labels, fixed
+        the first frame's drawing of two pool tables. Anything else (row labels, fixed
         rows, wrapped or aligned text, a Textual whose caches are not the ones expected
         here) is drawn by DataTable itself."""
-        if row_index < 0 or column_index < 0 or self.fixed_rows or self.fixed_columns \
-                or not self._caches_known():
+        plain = self._plain_cells
+        if plain is None:  # the same for every cell: worked out once
+            plain = self._plain_cells = self._caches_known() and \
+                self.app.console_options.justify in (None, "default")
+        if row_index < -1 or column_index < 0 or self.fixed_rows or self.fixed_columns \
+                or not plain:
             return super()._render_cell(row_index, column_index, base_style, width,
                                         cursor, hover)
-        row_key = self._row_locations.get_key(row_index)
+        header = row_index == -1
+        row_key = self._header_row_key if header else self._row_locations.get_key(row_index)
         column_key = self._column_locations.get_key(column_index)
         if row_key is None or column_key is None:
             return super()._render_cell(row_index, column_index, base_style, width,
@@ -197,20 +203,20 @@ class LevelTable(DataTable[Text | str]):
         cache = self._cell_render_cache
         if cache_key in cache:
             return cache[cache_key]
-        row = self.rows.get(row_key)
+        row = None if header else self.rows.get(row_key)
+        height = self.header_height if header else row.height if row is not None else 0
         cell = self._get_row_renderables(row_index).cells[column_index]
         pad = self.cell_padding
         room = width - 2 * pad
-        if (row is None or row.height != 1 or not isinstance(cell, Text)
+        if (height != 1 or not isinstance(cell, Text)
                 or cell.justify not in (None, "default")
-                or self.app.console_options.justify not in (None, "default")
                 or room < 0 or cell.cell_len > room
                 or "\n" in cell.plain or "\t" in cell.plain):
             return super()._render_cell(row_index, column_index, base_style, width,
                                         cursor, hover)
         base_style += Style.from_meta({"row": row_index, "column": column_index})
         component_style, post_style = self._get_styles_to_render_cell(
-            False, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
+            header, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
             self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
         # Rich renders a Text through a copy joined into lines: its own style becomes a span
         line = [Segment(" " * pad)] if pad else []
