@@ -267,6 +267,29 @@ async def test_performance_columns_show_the_slow_disks_figures() -> None:
         assert headers == ["NAME", "STATE", "READ", "WRITE", "CKSUM", "SIZE", "CAP", "NOTE"]
 
 
+async def test_performance_legend_is_made_when_first_shown() -> None:
+    """Issue 11: the legend of the performance columns is not made with the screen (a
+    hidden widget in the first frame); `m` shows it under the pools, `m` again hides it, and
+    it is made once."""
+    from textual.widgets import Static
+
+    from zconsole.ui.screens.pools.pools_view import PoolsView
+    from zconsole.ui.screens.pools.screen import PERF_LEGEND
+
+    app = make_app("showcase")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert not app.screen.query(".legend")
+        for shown in (True, False, True):
+            await pilot.press("m")
+            await pilot.pause()
+            legends = list(app.screen.query(".legend").results(Static))
+            assert len(legends) == 1 and legends[0].display is shown
+        body = app.screen.query_one(".body")
+        assert [type(w) for w in body.children][:2] == [PoolsView, Static]
+        assert str(legends[0].render()) == PERF_LEGEND
+
+
 @pytest.mark.parametrize("width", [80, 120])
 async def test_header_drops_whole_facts_when_narrow(width: int) -> None:
     app = make_app("showcase")

@@ -62,9 +62,7 @@ class PoolsScreen(ZScreen):
 
     def compose_body(self) -> ComposeResult:
         yield PoolsView(classes="pools")
-        legend = Static(PERF_LEGEND, classes="legend")
-        legend.display = False
-        yield legend
+        # the legend of the performance columns: mounted the first time they are shown
 
     def show_state(self, state: ViewState) -> None:
         self.query_one(PoolsView).show(state)
@@ -72,7 +70,11 @@ class PoolsScreen(ZScreen):
     def action_toggle_columns(self) -> None:
         view = self.query_one(PoolsView)
         view.toggle_columns()
-        self.query_one(".legend", Static).display = view.performance
+        legend = next(self.query(".legend").results(Static), None)
+        if legend is not None:
+            legend.display = view.performance
+        elif view.performance:
+            self.query_one(".body").mount(Static(PERF_LEGEND, classes="legend"), after=view)
 
     # -- wizards --------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
