@@ -74,6 +74,37 @@ async def test_read_only_badge_and_pause() -> None:
         assert not app.paused
 
 
+async def test_badges_are_made_when_they_show() -> None:
+    """Issue 11: hidden badges are not made in the first frame. A root console on the demo
+    host has the DEMO badge only; READ-ONLY is made in a read-only console; NOT ROOT when a
+    reading says so, after the others, and hidden again when a reading says root."""
+    from zconsole.hosts.demo import DemoHost
+
+    def badges(app: ZConsoleApp) -> list[tuple[str, bool]]:
+        return [(str(w.id), bool(w.display)) for w in app.screen.query(".badge")]
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert badges(app) == [("badge-demo", True)]
+    app = make_app(read_only=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert badges(app) == [("badge-demo", True), ("badge-ro", True)]
+    host = DemoHost("showcase", clock=frozen, seed=0, root=False)
+    app = ZConsoleApp(host, clock=frozen, refresh_interval=3600, read_only=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.pause()
+        assert badges(app) == [("badge-demo", True), ("badge-ro", True),
+                               ("badge-notroot", True)]
+        assert "NOT ROOT" in str(app.screen.query_one("#badge-notroot", Label).render())
+        host._root = True
+        app.action_refresh()
+        await settle(app, pilot)
+        assert badges(app)[-1] == ("badge-notroot", False)
+
+
 async def test_theme_cycles_through_theme_files() -> None:
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:

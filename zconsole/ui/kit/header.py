@@ -22,14 +22,25 @@ class HeaderBar(Widget):
     """Host, versions, refresh age, and the DEMO / READ-ONLY / NOT ROOT badges."""
 
     def compose(self) -> ComposeResult:
-        with Horizontal():
+        # READ-ONLY only in a read-only console (it stays one); NOT ROOT mounted the first
+        # time a reading says so (`show`): hidden labels are work in every first frame
+        with Horizontal(classes="first"):
             yield Label("", id="facts")
             yield Label("DEMO", id="badge-demo", classes="badge")
-            yield Label("READ-ONLY", id="badge-ro", classes="badge")
-            yield Label("NOT ROOT", id="badge-notroot", classes="badge")
+            if getattr(self.app, "read_only", False):
+                yield Label("READ-ONLY", id="badge-ro", classes="badge")
         with Horizontal(classes="second"):
             yield Label("", id="refresh")
             yield Label("", id="tabs")
+
+    def _badge(self, badge_id: str, text: str, shown: bool) -> None:
+        """Show or hide a badge; one not made yet is mounted after the others when shown."""
+        made = self.query(f"#{badge_id}")
+        if made:
+            made.first().display = shown
+        elif shown:
+            self.query_one(".first", Horizontal).mount(
+                Label(text, id=badge_id, classes="badge"))
 
     def show(self, *, host: Host, reading: HostReading | None, now: float,
              refreshing_since: float | None, paused: bool, read_only: bool,
@@ -61,9 +72,8 @@ class HeaderBar(Widget):
         update_if_changed(self.query_one("#facts", Label), facts, lambda: plain(facts),
                           layout=False)
         self.query_one("#badge-demo").display = host.kind == "demo"
-        self.query_one("#badge-ro").display = read_only
-        self.query_one("#badge-notroot").display = (reading is not None
-                                                     and not reading.is_root)
+        self._badge("badge-ro", "READ-ONLY", read_only)
+        self._badge("badge-notroot", "NOT ROOT", reading is not None and not reading.is_root)
         if reading is None:
             status = "reading the host…"
         else:
