@@ -57,12 +57,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from types import ModuleType
 
 from zconsole.model.iostat import PoolIostat
 from zconsole.model.pool import Pool
 from zconsole.parsers.errors import ParseError, parser
 from zconsole.parsers.zpool_iostat_columns import FIELD_COUNTS, SOURCE, is_timestamp
-from zconsole.parsers.zpool_iostat_human import is_header_pair, parse_human
 from zconsole.parsers.zpool_iostat_scripted import parse_scripted
 
 
@@ -77,6 +77,14 @@ def latency_column_count(text: str) -> int:
 
 
 @parser(SOURCE)
+def _human() -> ModuleType:
+    """The human form's parser, imported when an output is not scripted (zconsole's own
+    reads are `-H`): not before the first frame."""
+    from zconsole.parsers import zpool_iostat_human
+
+    return zpool_iostat_human
+
+
 def parse_zpool_iostat(text: str, pools: Sequence[Pool] | None = None, *,
                        omitted_since_boot: bool | None = None) -> list[list[PoolIostat]]:
     """Parse `zpool iostat` output, human (with its header) or scripted (`-H`), into reports
@@ -88,7 +96,7 @@ def parse_zpool_iostat(text: str, pools: Sequence[Pool] | None = None, *,
     if first is None:
         return []
     while first < len(lines) and "\t" not in lines[first] \
-            and not is_header_pair(lines, first):
+            and not _human().is_header_pair(lines, first):
         if lines[first].strip() and not is_timestamp(lines[first]):
             raise ParseError(SOURCE, "neither the header of `zpool iostat` (capacity "
                                      "operations bandwidth / pool alloc free ...) nor "
@@ -96,7 +104,7 @@ def parse_zpool_iostat(text: str, pools: Sequence[Pool] | None = None, *,
                              first + 1, lines[first])
         first += 1
     if first < len(lines) and "\t" not in lines[first]:
-        reports = parse_human(lines, first)
+        reports = _human().parse_human(lines, first)
     else:
         trees = {p.name: p for p in pools} if pools is not None else {}
         reports = parse_scripted(lines, trees)

@@ -1,16 +1,28 @@
 """What zconsole saw change between two readings of `zpool status` (the session's
 `StateWatch`). Its own module so the session, which observes on every refresh, does not
 import the Timeline's parsers before the first frame (`services/read/timeline.py` merges
-these entries with `zpool events`, `zpool history` and the audit log when that screen opens).
+these entries with `zpool events`, `zpool history` and the audit log when that screen opens);
+the Timeline's model (`model.timeline`) is imported with the first change seen.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from zconsole.model.pool import Pool
-from zconsole.model.timeline import Entry, Kind, Source
+
+if TYPE_CHECKING:
+    from zconsole.model.timeline import Entry
+
+
+def _entry(at: float, pool: str, vdev: str, text: str, state: str, seq: int) -> Entry:
+    """A state change as the Timeline shows it; its model imported with the first one (a
+    quiet host's first frame has none)."""
+    from zconsole.model.timeline import Entry, Kind, Source
+
+    return Entry(at, Kind.STATE, pool, vdev, text, Source.OBSERVED, state=state, seq=seq)
 
 
 class StateWatch:
@@ -57,15 +69,14 @@ class StateWatch:
                 else:
                     why = f"first seen; was {before}"
                 self._seq += 1
-                new.append(Entry(at, Kind.STATE, pool, vdev, f"{name} {state} ({why})",
-                                 Source.OBSERVED, state=state, seq=self._seq))
+                new.append(_entry(at, pool, vdev, f"{name} {state} ({why})", state, self._seq))
             if last is not None:
                 for key, before in last.items():
                     if key not in states and key[1]:
                         self._seq += 1
-                        new.append(Entry(at, Kind.STATE, key[0], key[1],
-                                         f"{key[1]} gone from the pool (was {before})",
-                                         Source.OBSERVED, state="", seq=self._seq))
+                        new.append(_entry(at, key[0], key[1],
+                                          f"{key[1]} gone from the pool (was {before})", "",
+                                          self._seq))
             self._last = states
             if new:
                 self._entries = (self._entries + tuple(new))[-self.LIMIT:]
