@@ -246,6 +246,44 @@ print(json.dumps(seen))
     assert not loaded & {"disks", "datasets", "arc", "network", "host"}, loaded
 
 
+def test_the_first_full_frame_imports_only_what_it_shows() -> None:
+    """Issue 11: up to the first full frame (the pools drawn from the first reading, their
+    tables filled), start-up imports neither Rich's emoji table (a table cell or label parsed
+    as markup loads it), nor the human `zpool iostat` parser (zconsole reads `-H`), nor the
+    Timeline's model (a quiet host's first reading has no state change to record). What is
+    imported is checked, not how long it takes."""
+    import json
+    import subprocess
+    import sys
+
+    code = """
+import json, sys
+from zconsole.hosts.demo import DemoHost
+from zconsole.ui.app import ZConsoleApp
+from zconsole.ui.screens.pools.pool_block import PoolBlock
+app = ZConsoleApp(DemoHost("showcase"), refresh_interval=3600)
+seen = []
+def check():
+    blocks = list(app.screen.query(PoolBlock)) if app.reading is not None else []
+    if blocks and all(b.table.row_count for b in blocks):
+        app.call_after_refresh(done)
+    else:
+        app.set_timer(0.005, check)
+def done():
+    seen.extend(sorted(sys.modules))
+    app.exit()
+app.call_later(check)
+app.run(headless=True, size=(120, 40))
+print(json.dumps(seen))
+"""
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True, timeout=120).stdout
+    loaded = set(json.loads(out.splitlines()[-1]))
+    assert "zconsole.ui.screens.pools.pool_block" in loaded
+    assert not loaded & {"rich._emoji_codes", "zconsole.parsers.zpool_iostat_human",
+                         "zconsole.model.timeline"}, loaded
+
+
 async def test_palette_lists_every_screen_and_theme() -> None:
     from textual.system_commands import SystemCommandsProvider
 
