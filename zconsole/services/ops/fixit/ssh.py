@@ -23,7 +23,7 @@ begun). The operator's undo later is the same plan built from the applied fix
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from zconsole.hosts.base import Host, HostError, PathNotFound
@@ -267,15 +267,23 @@ def undo_plan(fix: Plan, *, plan_id: str | None = None, now: float = 0.0) -> Pla
 # ------------------------------------------------------------------------------ running
 
 
-def rollback_for(fix: Plan, result: RunResult, *, now: float = 0.0) -> Plan | None:
-    """The rollback a failed run needs: none if it stopped before the file was changed."""
+def rollback_with(restore: Callable[..., Plan], fix: Plan, result: RunResult, *,
+                  now: float = 0.0) -> Plan | None:
+    """The rollback a failed run of an sshd fix needs (`restore(fix, reload=, undo=False,
+    now=)`): none if it stopped before the file was changed; a reload when sshd had (or may
+    have) read it."""
     if result.done or result.status != "failed":
         return None
     if not common.changed_host(fix, result, ("write",)):
         return None
     ids = [s.id for s in fix.steps]
     reloaded = "reload" in ids and result.next_index >= ids.index("reload")
-    return restore_plan(fix, reload=reloaded, undo=False, now=now)
+    return restore(fix, reload=reloaded, undo=False, now=now)
+
+
+def rollback_for(fix: Plan, result: RunResult, *, now: float = 0.0) -> Plan | None:
+    """The rollback a failed run needs: none if it stopped before the file was changed."""
+    return rollback_with(restore_plan, fix, result, now=now)
 
 
 def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
@@ -297,7 +305,8 @@ FIX = common.register(common.FixKind(
 # ------------------------------------------------------------------------ reading the host
 
 
-def read_usedns(host: Host) -> str | None:
+def read_effective(host: Host) -> dict[str, str] | None:
+    """`sshd -T` for every client: keyword -> first value (lower case), None if unread."""
     try:
         r = host.run([SSHD, "-T"], check=False)
     except HostError:
@@ -308,8 +317,11 @@ def read_usedns(host: Host) -> str | None:
         values = parse_sshd_T(r.stdout)
     except ParseError:
         return None
-    got = values.get("usedns")
-    return got[0].lower() if got else None
+    return {k: v[0].lower() for k, v in values.items() if v}
+
+
+def read_usedns(host: Host) -> str | None:
+    return (read_effective(host) or {}).get("usedns")
 
 
 def read_refusal(host: Host) -> str | None:

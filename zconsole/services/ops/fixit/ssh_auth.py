@@ -31,7 +31,7 @@ from zconsole.hosts.journal import PlanStore
 from zconsole.model.fixit import ConfigLine, SshdSources
 from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Step, predicate
 from zconsole.parsers.errors import ParseError
-from zconsole.parsers.sshd import parse_sshd_T
+from zconsole.services.health.fixit import AUTH_COSTS, AUTH_KEYS
 from zconsole.services.ops.engine.events import RunResult
 from zconsole.services.ops.fixit import common
 from zconsole.services.ops.fixit import ssh as fix_ssh
@@ -42,22 +42,9 @@ KIND = "fix-ssh-auth"
 UNDO_KIND = "fix-ssh-auth-undo"
 ROLLBACK_KIND = "fix-ssh-auth-rollback"
 LOCK = fix_ssh.LOCK  # one writer of sshd's files at a time, whichever fix
-# the methods, in the order the SSH panel lists them (health.fixit.AUTH_KEYS)
-METHODS = {
-    "gssapiauthentication": "GSSAPIAuthentication",
-    "kerberosauthentication": "KerberosAuthentication",
-    "kbdinteractiveauthentication": "KbdInteractiveAuthentication",
-    "hostbasedauthentication": "HostbasedAuthentication",
-}
-COSTS = {
-    "gssapiauthentication": "Kerberos single sign-on (GSSAPI) logins to this host stop working",
-    "kerberosauthentication": "passwords are no longer checked against a Kerberos KDC",
-    "kbdinteractiveauthentication": "PAM conversations stop: one-time-password or other "
-                                    "two-factor prompts that rely on keyboard-interactive "
-                                    "no longer work",
-    "hostbasedauthentication": "host-based trust (a client host's key, shosts.equiv) no "
-                               "longer lets anyone in",
-}
+# the methods, in the order the SSH panel lists them, and what switching each off costs
+METHODS = AUTH_KEYS
+COSTS = AUTH_COSTS
 ROOT = "root"
 
 
@@ -326,13 +313,7 @@ def undo_plan(fix: Plan, *, plan_id: str | None = None, now: float = 0.0) -> Pla
 
 def rollback_for(fix: Plan, result: RunResult, *, now: float = 0.0) -> Plan | None:
     """The rollback a failed run needs: none if it stopped before the file was written."""
-    if result.done or result.status != "failed":
-        return None
-    if not common.changed_host(fix, result, ("write",)):
-        return None
-    ids = [s.id for s in fix.steps]
-    reloaded = "reload" in ids and result.next_index >= ids.index("reload")
-    return restore_plan(fix, reload=reloaded, undo=False, now=now)
+    return fix_ssh.rollback_with(restore_plan, fix, result, now=now)
 
 
 def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
@@ -352,24 +333,9 @@ FIX = common.register(common.FixKind(
 # ------------------------------------------------------------------------ reading the host
 
 
-def read_effective(host: Host) -> dict[str, str] | None:
-    """`sshd -T` for every client: keyword -> first value (lower case), None if unread."""
-    try:
-        r = host.run([fix_ssh.SSHD, "-T"], check=False)
-    except HostError:
-        return None
-    if r.returncode != 0:
-        return None
-    try:
-        values = parse_sshd_T(r.stdout)
-    except ParseError:
-        return None
-    return {k: v[0].lower() for k, v in values.items() if v}
-
-
 def plan_for(host: Host, method: str | None = None, *, plan_id: str | None = None) -> Plan:
     """Read the host and build the fix (the CLI and the Host screen both call this)."""
-    effective = read_effective(host)
+    effective = fix_ssh.read_effective(host)
     try:
         sources: SshdSources | None = read_sshd_sources(host)
     except (HostError, OSError, ParseError):
