@@ -474,14 +474,16 @@ def diagnose_boot(r: BootReading, applied: AppliedBootFix | None = None) -> Diag
     judged = judge_fix(r, applied)
     if judged.kind == "boot-fix-failed":  # the wait stays the verdict; this says why
         return replace(d, findings=(d.verdict, judged, *d.findings[1:]))
-    ifup = next((f for f in d.findings if f.kind == "boot-ifupdown"), None)
-    if ifup is not None and judged.kind == "boot-fix-proven" and \
-            applied.fix != "ifupdown-hotplug":
-        # wait-online's fix worked, and ifupdown still holds the boot: that is the verdict
-        rest = tuple(f for f in d.findings if f is not ifup)
-        return replace(d, verdict=ifup, findings=(ifup, judged, *rest),
-                       fixes=tuple(f for f in d.fixes if f.plan == "fix-boot"
-                                   and "ifupdown" in f.title))
+    # the fix worked, and the other unit still holds the boot (ifupdown after wait-online's
+    # fix, wait-online after ifupdown's): that is the verdict, "fixed" beside it
+    ifupdown = applied.fix == "ifupdown-hotplug"
+    held = next((f for f in d.findings if f.severity is Severity.WARNING and
+                 (f.kind != "boot-ifupdown" if ifupdown else f.kind == "boot-ifupdown")), None)
+    if held is not None and judged.kind == "boot-fix-proven":
+        rest = tuple(f for f in d.findings if f is not held)
+        return replace(d, verdict=held, findings=(held, judged, *rest),
+                       fixes=tuple(f for f in d.fixes
+                                   if ("ifupdown" in f.title) != ifupdown))
     others = tuple(f for f in d.findings
                    if f is not d.verdict or f.severity.rank > Severity.OK.rank)
     return replace(d, verdict=judged, findings=(judged, *others),
