@@ -268,42 +268,43 @@ def capture(g: HostGuest, state: str) -> None:
                                       "-o", "short-iso-precise", "--since", since])
         return
     if state == "wait-online-hang":
-        st = State(g, state, "wait-online-hang (netplan: br0 over lan0 static, VLAN br0.100, "
-                   "br100, lan1 no cable dhcp4; zc-needs-online.service wants "
-                   "network-online.target), then a reboot")
-        fault = faults.make(state, g)
-        fault.apply()
-        try:
-            t = g.reboot(timeout=1200)
-            st.note(f"reboot: ssh answered {t:.1f} s after `systemctl reboot`")
-            st.note(f"is-system-running --wait: {g.wait_booted(timeout=1200)}")
-            boot_reads(st)
-            st.run("networkctl-list-a.txt", ["networkctl", "list", "-a", "--no-pager"])
-            st.run("netplan-yaml.txt", ["cat", "/etc/netplan/01-hostvm.yaml"])
-            st.run("run-systemd-network.txt",
-                   "grep -H '' /run/systemd/network/*.network /run/systemd/network/*.netdev")
-            st.note(f"cause() {fault.cause()}")
-        finally:
-            fault.undo()  # files only: this guest is stopped next, never rebooted back
+        booted_into(g, state, "wait-online-hang (netplan: br0 over lan0 static, VLAN br0.100, "
+                    "br100, lan1 no cable dhcp4; zc-needs-online.service wants "
+                    "network-online.target), then a reboot", lambda st: (
+                        st.run("networkctl-list-a.txt",
+                               ["networkctl", "list", "-a", "--no-pager"]),
+                        st.run("netplan-yaml.txt", ["cat", "/etc/netplan/01-hostvm.yaml"]),
+                        st.run("run-systemd-network.txt",
+                               "grep -H '' /run/systemd/network/*.network "
+                               "/run/systemd/network/*.netdev")))
         return
     if state == "ifupdown-dhcp-hang":
-        st = State(g, state, "ifupdown-dhcp-hang (interfaces.d: `auto lan1` / `iface lan1 inet "
-                   "dhcp`, lan1 without cable and not in netplan), then a reboot")
-        fault = faults.make(state, g)
-        fault.apply()
-        try:
-            t = g.reboot(timeout=1200)
-            st.note(f"reboot: ssh answered {t:.1f} s after `systemctl reboot`")
-            st.note(f"is-system-running --wait: {g.wait_booted(timeout=1200)}")
-            boot_reads(st)
-            st.run("journal-networking.txt", ["journalctl", "--no-pager", "-b", "-u",
-                                              "networking.service", "-o", "short-iso-precise"])
-            st.run("interfaces-d.txt", ["cat", faults.IFUPDOWN_FILE])
-            st.note(f"cause() {fault.cause()}")
-        finally:
-            fault.undo()  # files only: this guest is stopped next, never rebooted back
+        booted_into(g, state, "ifupdown-dhcp-hang (interfaces.d: `auto lan1` / `iface lan1 "
+                    "inet dhcp`, lan1 without cable and not in netplan), then a reboot",
+                    lambda st: (
+                        st.run("journal-networking.txt",
+                               ["journalctl", "--no-pager", "-b", "-u", "networking.service",
+                                "-o", "short-iso-precise"]),
+                        st.run("interfaces-d.txt", ["cat", faults.IFUPDOWN_FILE])))
         return
     raise SystemExit(f"unknown state {state}")
+
+
+def booted_into(g: HostGuest, state: str, desc: str, more: Any) -> None:
+    """A boot fault: the recipe applied, a reboot, the boot reads and `more(st)`; its files
+    undone after (this guest is stopped next, never rebooted back)."""
+    st = State(g, state, desc)
+    fault = faults.make(state, g)
+    fault.apply()
+    try:
+        t = g.reboot(timeout=1200)
+        st.note(f"reboot: ssh answered {t:.1f} s after `systemctl reboot`")
+        st.note(f"is-system-running --wait: {g.wait_booted(timeout=1200)}")
+        boot_reads(st)
+        more(st)
+        st.note(f"cause() {fault.cause()}")
+    finally:
+        fault.undo()
 
 
 def write_sources() -> Path:
