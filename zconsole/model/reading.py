@@ -10,7 +10,6 @@ not the ONLINE that `zpool list` may have printed.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from enum import Enum
 from typing import Generic, TypeVar
 
@@ -18,6 +17,7 @@ from zconsole.model.arc import ArcStats
 from zconsole.model.dataset import Dataset
 from zconsole.model.disk import Disk, DiskStat
 from zconsole.model.pool import Pool, PoolUsage, Section
+from zconsole.model.record import record
 
 T = TypeVar("T", covariant=True)
 
@@ -35,7 +35,7 @@ SKIPPED = "Skipped"  # not attempted: ZFS is absent, or an earlier part failed
 PENDING = "Pending"  # being read for the first time: nothing is known yet
 
 
-@dataclass(frozen=True)
+@record
 class Part(Generic[T]):
     """The outcome of reading one part of the host.
 
@@ -77,7 +77,7 @@ class ZfsPresence(str, Enum):
     UNKNOWN = "unknown"  # could not tell (zfs version timed out, ...)
 
 
-@dataclass(frozen=True)
+@record
 class ZfsInfo:
     """Is OpenZFS there, which version, and which status format to use.
 
@@ -106,7 +106,7 @@ class DiskState(str, Enum):
     IGNORED = "ignored"  # loop, zram, ram, optical, zvols, dm/md devices themselves
 
 
-@dataclass(frozen=True)
+@record
 class DiskRole:
     """What one whole disk is used for, with the reasons in plain words.
 
@@ -123,7 +123,7 @@ class DiskRole:
     leaf: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class DiskInventory:
     """Every block device (whole disks and partitions) with identity, and each disk's role.
 
@@ -152,7 +152,7 @@ class DiskInventory:
         return None
 
 
-@dataclass(frozen=True)
+@record
 class PoolEntry:
     """A pool as both `zpool status` (tree, health) and `zpool list -v` (capacity) saw it.
 
@@ -188,7 +188,7 @@ class PoolEntry:
         return not text or any(b in text for b in BENIGN_STATUS)
 
 
-@dataclass(frozen=True)
+@record
 class HostReading:
     """Everything zconsole knows about a host at one moment. Built by services.snapshot."""
 

@@ -5,10 +5,11 @@ module doc of `parsers.zpool_iostat`)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from zconsole.model.iostat import IostatRow, PoolIostat
 from zconsole.model.pool import Pool, Section, Vdev
+from zconsole.model.record import record
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zpool_iostat_columns import (
     CLASS_HEADERS,
@@ -24,14 +25,14 @@ _CONTAINER = re.compile(r"(mirror|raidz[0-9]*|draid[0-9]*|replacing|spare)-[0-9]
                         re.ASCII)
 
 
-@dataclass(frozen=True)
+@record
 class _Line:
     line_no: int
     text: str
     fields: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class _Expected:
     name: str
     section: Section

@@ -17,6 +17,7 @@ from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import ScanState
 from zconsole.model.reading import PENDING
+from zconsole.model.record import record
 from zconsole.services import fmt
 from zconsole.services.read.flights import NO_ANSWER
 from zconsole.services.session import HostSession
@@ -44,7 +45,7 @@ class Member:
                                            timeout=timeout), tags)
 
 
-@dataclass(frozen=True)
+@record
 class FleetRow:
     name: str
     tags: tuple[str, ...]

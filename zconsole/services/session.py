@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from zconsole.hosts.base import Host, HostError
@@ -39,6 +39,7 @@ from zconsole.model.reading import (
     ZfsInfo,
     ZfsPresence,
 )
+from zconsole.model.record import record
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zpool_iostat import parse_zpool_iostat
 from zconsole.services import fmt
@@ -75,7 +76,7 @@ from zconsole.services.read.sampling import (
 from zconsole.services.read.statewatch import StateWatch
 
 
-@dataclass(frozen=True)
+@record
 class Refresh:
     """One refresh: the reading, the newest I/O sample, and what was judged.
 
@@ -92,7 +93,7 @@ class Refresh:
     complete: bool = True
 
 
-@dataclass(frozen=True)
+@record
 class _RawSample:
     """What the I/O sample read brings back, parsed once the pools are known."""
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding
 from zconsole.model.reading import HostReading
+from zconsole.model.record import record
 
 if TYPE_CHECKING:
     from zconsole.services.read.pools import LeafMetrics
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from zconsole.services.read.sampling import LeafKey, Sampler, SampleResult
 
 
-@dataclass(frozen=True)
+@record
 class ViewState:
     """The latest refresh. `snapshot` is None until the first refresh completed.
 

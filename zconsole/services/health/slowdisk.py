@@ -38,10 +38,10 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import Pool, Section, Vdev
+from zconsole.model.record import record
 from zconsole.services import fmt
 from zconsole.services.read.sampling import (
     SOURCE_DISKSTATS,
@@ -55,7 +55,7 @@ KIND = "slow-disk"
 
 GROUP_TYPES = frozenset({"mirror", "raidz", "draid", "replacing", "spare"})
 
-@dataclass(frozen=True)
+@record
 class SlowDiskRule:
     ratio: float = 3.0
     min_excess_ms: float = 2.0
@@ -70,7 +70,7 @@ class SlowDiskRule:
 DEFAULT_RULE = SlowDiskRule()
 
 
-@dataclass(frozen=True)
+@record
 class RedundancyGroup:
     pool: str
     section: Section
@@ -82,7 +82,7 @@ class RedundancyGroup:
         return (self.pool, (*self.path, leaf.name))
 
 
-@dataclass(frozen=True)
+@record
 class Outlier:
     """Why a leaf was an outlier in one sample."""
 

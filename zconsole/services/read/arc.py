@@ -21,10 +21,10 @@ prefetch data, prefetch metadata) are hits/(hits+misses) of that class on both, 
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 
 from zconsole.model.arc import ArcStats
 from zconsole.model.reading import Part
+from zconsole.model.record import record
 from zconsole.services import fmt
 from zconsole.services.read.sampling import ArcDelta
 
@@ -40,7 +40,7 @@ MiB = 1 << 20
 # ----------------------------------------------------------------------------- readings
 
 
-@dataclass(frozen=True)
+@record
 class ArcReading:
     """One arcstats reading and the host time it was taken."""
 
@@ -79,7 +79,7 @@ class ArcWatch:
 # ----------------------------------------------------------------------------- figures
 
 
-@dataclass(frozen=True)
+@record
 class ArcRow:
     """One line of the figures table: label (with its unit), value, version note."""
 
@@ -88,7 +88,7 @@ class ArcRow:
     only: str = ""  # "2.1 only" / "2.2+ only" for fields one field set lacks
 
 
-@dataclass(frozen=True)
+@record
 class Efficiency:
     """hits/(hits+misses) of one read class over the interval; None without such reads."""
 
@@ -142,7 +142,7 @@ def arc_family(stats: ArcStats, zfs_version: tuple[int, int, int] | None = None)
     return None
 
 
-@dataclass(frozen=True)
+@record
 class ArcInterval:
     """What changed between the last two good readings (`ArcWatch.previous` -> `latest`).
 

@@ -18,6 +18,7 @@ from zconsole.hosts.base import Host, HostError
 from zconsole.model.disk import Disk
 from zconsole.model.pool import Pool, Section, Vdev
 from zconsole.model.reading import DiskInventory, DiskRole, DiskState
+from zconsole.model.record import record
 from zconsole.services.read import catalogue
 from zconsole.services.read.inventory import PART_SUFFIX, proc_mounts, read_inventory
 
@@ -134,7 +135,7 @@ class DiskIndex:
 
 # --- classification ---------------------------------------------------------------------------
 
-@dataclasses.dataclass(frozen=True)
+@record
 class _Membership:
     pool: str
     section: Section

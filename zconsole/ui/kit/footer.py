@@ -12,7 +12,6 @@ drops the entries of keys that are gone after each recompose.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from rich.cells import cell_len
@@ -25,8 +24,10 @@ from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
+from zconsole.model.record import record
 
-@dataclass(frozen=True)
+
+@record
 class _Key:
     key: str
     display: str

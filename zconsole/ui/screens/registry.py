@@ -9,15 +9,16 @@ copies true.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING
+
+from zconsole.model.record import record
 
 if TYPE_CHECKING:
     from zconsole.ui.screens.base import ZScreen
 
 
-@dataclass(frozen=True)
+@record
 class ScreenEntry:
     """One screen: its mode, key and title, and where its class is."""
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -13,6 +12,7 @@ from textual.widgets import Static
 from zconsole.model.finding import Severity
 from zconsole.model.pool import CopyProgress, ExpandInfo, Pool, RemovalInfo, ScanInfo, ScanState
 from zconsole.model.reading import PoolEntry
+from zconsole.model.record import record
 from zconsole.services import fmt
 from zconsole.services.health import replace as replace_health
 from zconsole.services.read.progress import ScanEstimate
@@ -181,7 +181,7 @@ def pool_summary(entry: PoolEntry, estimates: Sequence[ScanEstimate] = (), *,
     return Hanging(*items)
 
 
-@dataclass(frozen=True)
+@record
 class _Shown:
     entry: PoolEntry
     state: ViewState
