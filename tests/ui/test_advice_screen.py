@@ -12,6 +12,7 @@ from textual.widgets import Static
 from tests.ui.conftest import make_app, settle
 from tests.ui.test_wizards import audit, body_text, confirm_all, until, wizard_app
 from zconsole.ui.app import ZConsoleApp
+from zconsole.ui.kit.header import HeaderBar
 from zconsole.ui.screens.advice.advice_panel import AdviceItem
 from zconsole.ui.screens.advice.screen import AdviceScreen
 from zconsole.ui.wizards.phases.base import Phase
@@ -63,7 +64,7 @@ async def test_key_8_shows_the_advice_grouped_by_severity(size: tuple[int, int])
                             "disks: 23.0 log blocks a second on average among tank, vmstore")
         assert shown[8] == "▸ • tank: mirror-0 is 86 % full, mirror-1 12 %"
         assert len(shown) == 18
-        assert "Advice" in str(screen.query_one("#facts").render())
+        assert "Advice" in screen.query_one(HeaderBar).facts
 
 
 async def focused_scrub(app: Any, pilot: Any) -> AdviceItem:

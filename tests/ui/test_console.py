@@ -6,14 +6,24 @@ import threading
 from collections.abc import Sequence
 
 import pytest
-from textual.widgets import DataTable, Label
+from textual.widgets import DataTable
 
 from tests.fakes import DelegatingHost, ProgramsFail
 from tests.ui.conftest import frozen, make_app, settle
 from zconsole.hosts.base import Host, Result
 from zconsole.ui.app import ZConsoleApp
+from zconsole.ui.kit.header import HeaderBar
 from zconsole.ui.kit.problems import ProblemsPanel
 from zconsole.ui.screens.pools.pool_block import PoolBlock
+
+
+def header(app: ZConsoleApp) -> HeaderBar:
+    return app.screen.query_one(HeaderBar)
+
+
+def header_lines(app: ZConsoleApp) -> list[str]:
+    """The header's two lines as drawn (one widget draws both)."""
+    return header(app).render().plain.split("\n")
 
 
 def table_text(app: ZConsoleApp, pool: str) -> str:
@@ -38,8 +48,8 @@ async def test_pools_tree_from_demo_host(version: str) -> None:
         assert "tank" in names
         text = table_text(app, "tank")
         assert "mirror-0" in text and "ONLINE" in text
-        assert app.query_one("#badge-demo").display is True
-        facts = str(app.query_one("#facts", Label).render())
+        assert header(app).badges == ("demo",)
+        facts = header(app).facts
         assert "demo" in facts and ("OpenZFS 2.3" in facts if version == "2.3"
                                     else "OpenZFS 2.1" in facts)
 
@@ -66,10 +76,11 @@ async def test_read_only_badge_and_pause() -> None:
     app = make_app(read_only=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        assert app.query_one("#badge-ro").display is True
+        assert "ro" in header(app).badges
         await pilot.press("p")
         assert app.paused
-        assert "PAUSED" in str(app.query_one("#refresh", Label).render())
+        assert "PAUSED" in header(app).status
+        assert "PAUSED (p to resume)" in header_lines(app)[1]
         await pilot.press("p")
         assert not app.paused
 
@@ -80,29 +91,34 @@ async def test_badges_are_made_when_they_show() -> None:
     reading says so, after the others, and hidden again when a reading says root."""
     from zconsole.hosts.demo import DemoHost
 
-    def badges(app: ZConsoleApp) -> list[tuple[str, bool]]:
-        return [(str(w.id), bool(w.display)) for w in app.screen.query(".badge")]
+    def badges(app: ZConsoleApp) -> tuple[str, ...]:
+        """The badges shown, in order, as the header's first line ends with them."""
+        shown = header(app).badges
+        line = header_lines(app)[0].rstrip()
+        assert line.endswith(" ".join(f" {header(app).badge_text(b)} " for b in shown)
+                             .rstrip()), line
+        return shown
 
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        assert badges(app) == [("badge-demo", True)]
+        assert badges(app) == ("demo",)
     app = make_app(read_only=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        assert badges(app) == [("badge-demo", True), ("badge-ro", True)]
+        assert badges(app) == ("demo", "ro")
     host = DemoHost("showcase", clock=frozen, seed=0, root=False)
     app = ZConsoleApp(host, clock=frozen, refresh_interval=3600, read_only=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await pilot.pause()
-        assert badges(app) == [("badge-demo", True), ("badge-ro", True),
-                               ("badge-notroot", True)]
-        assert "NOT ROOT" in str(app.screen.query_one("#badge-notroot", Label).render())
+        assert badges(app) == ("demo", "ro", "notroot")
+        assert header_lines(app)[0].rstrip().endswith("DEMO   READ-ONLY   NOT ROOT")
         host._root = True
         app.action_refresh()
         await settle(app, pilot)
-        assert badges(app)[-1] == ("badge-notroot", False)
+        assert badges(app) == ("demo", "ro")
+        assert "NOT ROOT" not in header_lines(app)[0]
 
 
 async def test_theme_cycles_through_theme_files() -> None:
@@ -185,7 +201,7 @@ async def test_refresh_that_raises_is_shown_not_fatal() -> None:
                 break
             await pilot.pause(0.01)
         assert app.last_error and "simulated collector crash" in app.last_error
-        assert "last refresh failed" in str(app.query_one("#refresh", Label).render())
+        assert "last refresh failed" in header(app).status
         assert app.reading is not None  # the old data stays on screen
 
 
@@ -200,9 +216,10 @@ async def test_number_keys_switch_screens_and_keep_the_frame() -> None:
             await pilot.pause()
             assert app.current_mode == screen.mode
             assert isinstance(app.screen, screen.load())
-            facts = str(app.screen.query_one("#facts", Label).render())
+            facts = header(app).facts
             assert screen.title in facts and "demo: showcase" in facts
-            assert app.screen.query_one("#badge-demo").display is True
+            assert header_lines(app)[0].startswith(facts)
+            assert header(app).badges == ("demo",)
 
 
 def test_screen_registry_repeats_each_screens_own_names() -> None:
@@ -364,7 +381,8 @@ async def test_header_drops_whole_facts_when_narrow(width: int) -> None:
     app = make_app("showcase")
     async with app.run_test(size=(width, 24)) as pilot:
         await settle(app, pilot)
-        facts = str(app.screen.query_one("#facts", Label).render())
+        facts = header(app).facts
+        assert header_lines(app)[0].startswith(facts)
         kernel = app.reading.kernel.value  # type: ignore[union-attr]
         assert kernel
         assert "OpenZFS 2.3.2" in facts
@@ -380,15 +398,17 @@ async def test_tab_strip_names_every_screen_where_it_fits_and_footer_fits_80_col
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        tabs = str(app.screen.query_one("#tabs", Label).render())
+        tabs = header(app).tabs
+        assert header_lines(app)[1].endswith(tabs)
         # seven names would leave the refresh line no room at 80 columns: every key, and
         # the name of the screen shown
         assert tabs.split() == ["1", "Pools", *(s.key for s in tabbed[1:])]
-        assert str(app.screen.query_one("#refresh", Label).render()) == "refreshed 0 s ago"
+        assert header(app).status == "refreshed 0 s ago"
+        assert header_lines(app)[1].startswith("refreshed 0 s ago ")
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        tabs = str(app.screen.query_one("#tabs", Label).render())
+        tabs = header(app).tabs
         for s in tabbed:
             assert f"{s.key} {s.title}" in tabs
         shown = [b.binding.key for b in app.screen.active_bindings.values() if b.binding.show]
@@ -548,23 +568,23 @@ async def test_a_refresh_is_announced_once_it_has_run_a_second() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         gate = hold_refreshes(app)
-        status = app.screen.query_one("#refresh", Label)
+        status = header(app)
         try:
             app.action_refresh()
             assert app.refresh_started is not None
             now[0] += 0.5
             app.screen.refresh_frame(app.view_state())  # type: ignore[attr-defined]
-            assert "refreshing" not in str(status.render())
+            assert "refreshing" not in status.status
             now[0] += 1.5
             app.screen.refresh_frame(app.view_state())  # type: ignore[attr-defined]
-            assert "refreshing for 2 s" in str(status.render())
+            assert "refreshing for 2 s" in status.status
         finally:
             gate.set()
         for _ in range(500):
             if app.refresh_started is None:
                 break
             await pilot.pause(0.01)
-        assert "refreshing" not in str(status.render())
+        assert "refreshing" not in status.status
 
 
 async def test_the_collector_held_for_start_up_is_let_go_after_the_first_reading() -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from tests.ui.conftest import frozen, settle
 from zconsole.ui.app import ZConsoleApp
+from zconsole.ui.kit.header import HeaderBar
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
@@ -55,7 +56,7 @@ async def test_every_screen_shows_hostile_names_literally(key: str, expect: str)
         assert_literal(text, f"screen {key}")
         assert expect in text, f"screen {key} does not show {expect!r}"
         assert app.is_running  # [@click=app.quit] did not quit anything
-        header = str(app.screen.query_one("#facts").render())
+        header = app.screen.query_one(HeaderBar).render().plain
         assert "[@click=app.quit]" in header and "\\x1b]0;owned" in header
 
 
@@ -63,7 +64,7 @@ async def test_header_click_does_not_run_host_markup() -> None:
     app = hostile_app()
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(app, pilot)
-        await pilot.click("#facts")
+        await pilot.click(HeaderBar)
         await pilot.pause()
         assert app.is_running
 

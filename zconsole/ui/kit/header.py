@@ -1,46 +1,54 @@
-"""The header every screen shares: host, versions, refresh age, badges and the screen tabs."""
+"""The header every screen shares: host, versions, refresh age, badges and the screen tabs.
+
+One widget draws both lines. It was a bar of two rows of labels (seven widgets), and each
+widget is styled, laid out and drawn on its own: about 6 ms of the first frame (issue 11).
+The look is the labels' (`app.tcss`): the facts in bold with the badges at the end of the
+first line, the refresh line muted with the tabs at the end of the second.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import Horizontal
 from textual.widget import Widget
-from textual.widgets import Label
 
 from zconsole.hosts.base import Host
+from zconsole.model.hosttext import visible
 from zconsole.model.reading import HostReading
 from zconsole.services import fmt
-from zconsole.ui.kit.text import plain, update_if_changed
 
 SAY_REFRESHING_AFTER = 1.0  # seconds
 
+BADGES = (("demo", "DEMO"), ("ro", "READ-ONLY"), ("notroot", "NOT ROOT"))
+"""Each badge's name (its component class: `header--badge-NAME`) and text, in the order
+they stand at the end of the first line."""
+
 
 class HeaderBar(Widget):
-    """Host, versions, refresh age, and the DEMO / READ-ONLY / NOT ROOT badges."""
+    """Host, versions, refresh age, the DEMO / READ-ONLY / NOT ROOT badges and the tabs."""
 
-    def compose(self) -> ComposeResult:
-        # READ-ONLY only in a read-only console (it stays one); NOT ROOT mounted the first
-        # time a reading says so (`show`): hidden labels are work in every first frame
-        with Horizontal(classes="first"):
-            yield Label("", id="facts")
-            yield Label("DEMO", id="badge-demo", classes="badge")
-            if getattr(self.app, "read_only", False):
-                yield Label("READ-ONLY", id="badge-ro", classes="badge")
-        with Horizontal(classes="second"):
-            yield Label("", id="refresh")
-            yield Label("", id="tabs")
+    COMPONENT_CLASSES = {
+        "header--facts", "header--refresh", "header--tabs",
+        *(f"header--badge-{name}" for name, _ in BADGES),
+    }
 
-    def _badge(self, badge_id: str, text: str, shown: bool) -> None:
-        """Show or hide a badge; one not made yet is mounted after the others when shown."""
-        made = self.query(f"#{badge_id}")
-        if made:
-            made.first().display = shown
-        elif shown:
-            self.query_one(".first", Horizontal).mount(
-                Label(text, id=badge_id, classes="badge"))
+    def __init__(self, *, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self.facts = ""  # what the first line says (host text shown visibly: plain)
+        self.status = ""  # the refresh line
+        self.badges: tuple[str, ...] = ()  # the names of the badges shown, in order
+        self._tabs: tuple[tuple[tuple[str, str], ...], str, bool] = ((), "", False)
+        self._shown: object = None
+
+    @property
+    def tabs(self) -> str:
+        """The tab strip as it reads."""
+        return self._strip().plain
+
+    def badge_text(self, name: str) -> str:
+        return dict(BADGES)[name]
 
     def show(self, *, host: Host, reading: HostReading | None, now: float,
              refreshing_since: float | None, paused: bool, read_only: bool,
@@ -60,20 +68,15 @@ class HeaderBar(Widget):
                 parts.append(z.message)
             if reading.kernel.value:
                 parts.append(f"kernel {reading.kernel.value}")
-        badges = (len(" DEMO ") + 1 if host.kind == "demo" else 0) + \
-            (len(" READ-ONLY ") + 1 if read_only else 0) + \
-            (len(" NOT ROOT ") + 1 if reading is not None and not reading.is_root else 0)
-        room = self.app.size.width - 2 - badges
+        shown = (("demo",) if host.kind == "demo" else ()) + \
+            (("ro",) if read_only else ()) + \
+            (("notroot",) if reading is not None and not reading.is_root else ())
+        room = self.app.size.width - 2 - self._badges_width(shown)
         # Drop whole facts from the end rather than cut one in the middle (a truncated
         # "kernel 6.1.0-2" reads like a different version).
         while len(parts) > 2 and len(" · ".join(parts)) > room:
             parts.pop()
-        facts = " · ".join(parts)
-        update_if_changed(self.query_one("#facts", Label), facts, lambda: plain(facts),
-                          layout=False)
-        self.query_one("#badge-demo").display = host.kind == "demo"
-        self._badge("badge-ro", "READ-ONLY", read_only)
-        self._badge("badge-notroot", "NOT ROOT", reading is not None and not reading.is_root)
+        facts = visible(" · ".join(parts))
         if reading is None:
             status = "reading the host…"
         else:
@@ -89,21 +92,51 @@ class HeaderBar(Widget):
             status += f" · last refresh failed: {error}"
         if reading is not None and not reading.is_root and reading.limitations:
             status += " · not root: " + "; ".join(reading.limitations)
-        # the two lines' labels have a fixed size (app.tcss): a new text needs no layout
-        update_if_changed(self.query_one("#refresh", Label), status, lambda: plain(status),
-                          layout=False)
-        # Every tab with its name when that leaves the refresh line room to say its age;
-        # else the keys alone and the name of this screen's tab.
+        # Every tab with its name when that leaves the refresh line room to say what it
+        # says (its age at the least); else the keys alone and the name of this screen's
+        # tab: "PAUSED" or a failed refresh matters more than the other tabs' names.
         full = sum(len(name) + 5 for _, name in tabs)
-        compact = full + len("refreshed 10 min ago") > self.app.size.width - 2
+        compact = full + max(len(status), len("refreshed 10 min ago")) > \
+            self.app.size.width - 2
+        self.facts, self.status, self.badges = facts, visible(status), shown
+        self._tabs = (tuple(tabs), title, compact)
+        key = (self.facts, self.status, self.badges, self._tabs)
+        if key != self._shown:  # two lines of a fixed height: drawn again, never laid out
+            self._shown = key
+            self.refresh()
 
-        def strip() -> Text:
-            out = Text()
-            for key, name in tabs:
-                out.append(" ")
-                here = name == title
-                label = f" {key} {name} " if here or not compact else f" {key}"
-                out.append(label, style="reverse bold" if here else "")
-            return out
+    @staticmethod
+    def _badges_width(names: Sequence[str]) -> int:
+        """Cells the badges take: a cell of the bar, then the text padded by a cell."""
+        return sum(cell_len(dict(BADGES)[n]) + 3 for n in names)
 
-        update_if_changed(self.query_one("#tabs", Label), (tuple(tabs), title, compact), strip)
+    def _strip(self) -> Text:
+        tabs, title, compact = self._tabs
+        out = Text()
+        for key, name in tabs:
+            out.append(" ")
+            here = name == title
+            label = f" {key} {name} " if here or not compact else f" {key}"
+            out.append(label, style="reverse bold" if here else "")
+        return out
+
+    def render(self) -> Text:
+        width = self.content_size.width
+        first = Text(self.facts, style=self.get_component_rich_style("header--facts"),
+                     no_wrap=True, overflow="crop", end="")
+        first.truncate(max(0, width - self._badges_width(self.badges)), pad=True)
+        for name in self.badges:
+            first.append(" ")
+            first.append(f" {dict(BADGES)[name]} ",
+                         self.get_component_rich_style(f"header--badge-{name}"))
+        tabs = self._strip()
+        tabs.stylize_before(self.get_component_rich_style("header--tabs"))
+        second = Text(self.status, style=self.get_component_rich_style("header--refresh"),
+                      no_wrap=True, overflow="crop", end="")
+        second.truncate(max(0, width - tabs.cell_len), pad=True)
+        second.append_text(tabs)
+        out = Text(no_wrap=True, overflow="crop", end="")
+        out.append_text(first)
+        out.append("\n")
+        out.append_text(second)
+        return out

@@ -151,7 +151,6 @@ class ZScreen(Screen[None]):
         try:
             header = self.query_one(HeaderBar)
             problems = self.query_one(ProblemsPanel)
-            header.query_one("#facts")  # HeaderBar composes its labels after mounting
         except NoMatches:  # not composed yet: the next tick will do it
             return
         header.show(host=app.host, reading=state.reading, now=state.now,
