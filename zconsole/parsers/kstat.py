@@ -23,6 +23,8 @@ _INT_TYPES = {"1": _SIGNED, "2": _UNSIGNED, "3": _SIGNED, "4": _UNSIGNED}
 
 @record
 class Kstat:
+    """The integer statistics of one kstat file, and how old the snapshot is."""
+
     fields: dict[str, int]
     age_s: float | None  # snapshot time minus creation time (header), None without a header
 

@@ -27,6 +27,8 @@ _CONTAINER = re.compile(r"(mirror|raidz[0-9]*|draid[0-9]*|replacing|spare)-[0-9]
 
 @record
 class _Line:
+    """One line of `zpool iostat -H`: where it was, its text, its tab-separated fields."""
+
     line_no: int
     text: str
     fields: tuple[str, ...]
@@ -34,6 +36,8 @@ class _Line:
 
 @record
 class _Expected:
+    """The vdev a row must name, by its place in the pool's tree."""
+
     name: str
     section: Section
     path: tuple[str, ...]

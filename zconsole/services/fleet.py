@@ -47,6 +47,8 @@ class Member:
 
 @record
 class FleetRow:
+    """One host of the fleet as its row on the Fleet screen says it."""
+
     name: str
     tags: tuple[str, ...]
     state: Severity

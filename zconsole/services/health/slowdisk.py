@@ -57,6 +57,8 @@ GROUP_TYPES = frozenset({"mirror", "raidz", "draid", "replacing", "spare"})
 
 @record
 class SlowDiskRule:
+    """When a leaf is slow: how much slower than its peers, for how long."""
+
     ratio: float = 3.0
     min_excess_ms: float = 2.0
     min_ops: float = 5.0
@@ -72,6 +74,8 @@ DEFAULT_RULE = SlowDiskRule()
 
 @record
 class RedundancyGroup:
+    """The leaves of one mirror, raidz, draid, replacing or spare vdev: peers."""
+
     pool: str
     section: Section
     container: Vdev

@@ -137,6 +137,8 @@ class DiskIndex:
 
 @record
 class _Membership:
+    """Where a disk sits in a pool: pool, section, vdev path, leaf (and by which name)."""
+
     pool: str
     section: Section
     path: tuple[str, ...]

@@ -29,6 +29,8 @@ from zconsole.model.record import record
 
 @record
 class _Key:
+    """One key of the footer as FooterKeys draws it."""
+
     key: str
     display: str
     description: str
