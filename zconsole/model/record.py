@@ -29,7 +29,7 @@ from operator import attrgetter
 from typing import Any, TypeVar
 
 if sys.version_info >= (3, 11):
-    from typing import dataclass_transform
+    from typing import dataclass_transform  # novermin (3.10 takes the branch below)
 else:  # pragma: no cover - Python 3.10
     from typing_extensions import dataclass_transform
 
