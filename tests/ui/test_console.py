@@ -129,6 +129,33 @@ async def test_theme_cycles_through_theme_files() -> None:
         assert app.theme != first and app.theme.startswith("zconsole-")
 
 
+async def test_the_header_takes_the_new_theme_s_colours() -> None:
+    """The header draws its badges and lines from component styles: a theme switch
+    redraws it in the new theme's colours (the DEMO badge in its $badge-demo)."""
+    from rich.color import Color as RichColor
+    from textual.color import Color
+
+    def badge_background(app: ZConsoleApp) -> RichColor | None:
+        text = header(app).render()
+        start = text.plain.index(" DEMO ")
+        spans = [s for s in text.spans if s.start <= start < s.end]
+        assert spans
+        style = spans[-1].style
+        assert not isinstance(style, str)
+        return style.bgcolor
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        before = badge_background(app)
+        assert before == Color.parse(app.theme_variables["badge-demo"]).rich_color
+        await pilot.press("t")
+        await pilot.pause()
+        after = badge_background(app)
+        assert after == Color.parse(app.theme_variables["badge-demo"]).rich_color
+        assert after != before  # the themes give the badge another colour
+
+
 async def test_the_start_parses_the_stylesheet_once_in_its_theme(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 11: setting the theme through Textual's watcher at start parsed every CSS rule
