@@ -21,7 +21,7 @@ from zconsole.services import fmt
 
 SAY_REFRESHING_AFTER = 1.0  # seconds
 
-BADGES = (("demo", "DEMO"), ("ro", "READ-ONLY"), ("notroot", "NOT ROOT"))
+BADGES = {"demo": "DEMO", "ro": "READ-ONLY", "notroot": "NOT ROOT"}
 """Each badge's name (its component class: `header--badge-NAME`) and text, in the order
 they stand at the end of the first line."""
 
@@ -31,7 +31,7 @@ class HeaderBar(Widget):
 
     COMPONENT_CLASSES = {
         "header--facts", "header--refresh", "header--tabs",
-        *(f"header--badge-{name}" for name, _ in BADGES),
+        *(f"header--badge-{name}" for name in BADGES),
     }
 
     def __init__(self, *, classes: str | None = None) -> None:
@@ -48,7 +48,7 @@ class HeaderBar(Widget):
         return self._strip().plain
 
     def badge_text(self, name: str) -> str:
-        return dict(BADGES)[name]
+        return BADGES[name]
 
     def show(self, *, host: Host, reading: HostReading | None, now: float,
              refreshing_since: float | None, paused: bool, read_only: bool,
@@ -108,7 +108,7 @@ class HeaderBar(Widget):
     @staticmethod
     def _badges_width(names: Sequence[str]) -> int:
         """Cells the badges take: a cell of the bar, then the text padded by a cell."""
-        return sum(cell_len(dict(BADGES)[n]) + 3 for n in names)
+        return sum(cell_len(BADGES[n]) + 3 for n in names)
 
     def _strip(self) -> Text:
         tabs, title, compact = self._tabs
@@ -127,7 +127,7 @@ class HeaderBar(Widget):
         first.truncate(max(0, width - self._badges_width(self.badges)), pad=True)
         for name in self.badges:
             first.append(" ")
-            first.append(f" {dict(BADGES)[name]} ",
+            first.append(f" {BADGES[name]} ",
                          self.get_component_rich_style(f"header--badge-{name}"))
         tabs = self._strip()
         tabs.stylize_before(self.get_component_rich_style("header--tabs"))
