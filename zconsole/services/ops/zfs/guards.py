@@ -25,7 +25,8 @@ and after the operation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from zconsole.model.finding import Finding
 from zconsole.model.plan import Check, CheckLevel
@@ -110,123 +111,225 @@ def _members(top: Vdev) -> list[Vdev]:
     return [top]
 
 
-def _raidz_margin(top: Vdev) -> tuple[int, int]:
-    """(parity, failures it can still take) for a raidz/draid vdev."""
-    parity = top.parity or 1
-    bad = sum(1 for c in top.children if not good(c))
-    return parity, parity - bad
+def heals(v: Vdev) -> bool:
+    """A member that will hold a complete copy once the running resilvers end: ONLINE or
+    DEGRADED (being resilvered or not); a replacing/spare container when any half does (it
+    collapses into that half). UNAVAIL, FAULTED, REMOVED and OFFLINE members hold nothing."""
+    if v.type in ("replacing", "spare"):
+        return any(heals(c) for c in v.children)
+    return v.state in ("ONLINE", "DEGRADED")
+
+
+@dataclass(frozen=True)
+class Holding:
+    """What ZFS holds in one top-level vdev, now, while an operation runs and after it.
+
+    For a mirror (or a lone disk, or a top-level replacing/spare vdev) the numbers are whole
+    copies: members holding every block (a replacing or spare container is one copy, made of
+    whichever half is complete). For raidz and dRAID they are the members the vdev can still
+    lose (parity minus the members that hold nothing complete; negative: data is missing)."""
+
+    top: str
+    raidz: bool
+    now: int
+    during: int
+    after: int
+
+
+def _unit_of(top: Vdev, name: str) -> Vdev | None:
+    """The member of `top` (a direct child, or `top` itself) that holds `name`."""
+    if top.name == name or top.path == name:
+        return top
+    for child in top.children:
+        if any(v.name == name or (v.path is not None and v.path == name)
+               for _, v in child.walk()):
+            return child
+    return None
+
+
+def _without(unit: Vdev, name: str, holds: Callable[[Vdev], bool]) -> bool:
+    """Does `unit` still hold a copy (`holds`: `good` or `heals`) once leaf `name` is taken
+    out of it?"""
+    if unit.name == name or unit.path == name:
+        return False
+    if unit.type in ("replacing", "spare"):
+        return any(_without(c, name, holds) for c in unit.children)
+    return holds(unit)
+
+
+def complete(top: Vdev, unit: Vdev) -> bool:
+    """Does `unit` (a member of `top`) hold all its data now? `good`, except that in dRAID
+    every member shows "(resilvering)" while a rebuild writes the distributed spare's space
+    on it: there a member disk's own data is complete when it is ONLINE or DEGRADED."""
+    if top.type == "draid" and not unit.children:
+        return heals(unit)
+    return good(unit)
+
+
+def holding(top: Vdev, operation: str, name: str | None = None) -> Holding:
+    """How many copies (mirrors) or further losses (raidz/dRAID) `top` has now, during and
+    after `operation` on `name`: "attach" (one more disk beside it; on raidz an expansion,
+    which adds no redundancy), "detach" of a member, "replace" of a member by a new disk
+    (the new disk is complete only after its resilver; the old one stays meanwhile) and
+    "offline" of a member (after: back online). Resilvers already running are counted as
+    finished "after"; members that are UNAVAIL, FAULTED, REMOVED or OFFLINE never count."""
+    if operation not in ("attach", "detach", "replace", "offline"):
+        raise ValueError(f"unknown operation {operation!r}")
+    raidz = is_raidz(top)
+    units = list(top.children) if raidz or top.type in MIRROR_LIKE else [top]
+    unit = _unit_of(top, name) if name is not None else None
+    now = sum(1 for u in units if complete(top, u))
+    healed = sum(1 for u in units if heals(u))
+    rest = healed - (1 if unit is not None and heals(unit) else 0)
+    if operation == "attach":
+        during, after = now, healed + (0 if raidz else 1)
+    elif operation == "detach":  # instant: what stays readable right away
+        kept = sum(1 for u in units if u is not unit and good(u))
+        during = after = kept + (1 if unit is not None and name is not None
+                                 and _without(unit, name, good) else 0)
+    elif operation == "replace":
+        during, after = now, rest + 1
+    else:
+        during, after = now - (1 if unit is not None and good(unit) else 0), healed
+    if raidz:
+        parity, total = top.parity or 1, len(units)
+        return Holding(top.name, True, parity - (total - now), parity - (total - during),
+                       parity - (total - after))
+    return Holding(top.name, False, now, during, after)
 
 
 def describe_now(top: Vdev) -> str:
     """One sentence: the redundancy `top` has right now."""
     if is_raidz(top):
-        parity, left = _raidz_margin(top)
-        bad = [c for c in top.children if not good(c)]
-        text = (f"{top.name} ({_plural(len(top.children), 'disk')}, parity {parity}) can lose "
-                f"{_plural(max(left, 0), 'more disk')} now")
+        left = holding(top, "attach").now
+        bad = [c for c in top.children if not complete(top, c)]
+        text = (f"{top.name} ({_plural(len(top.children), 'disk')}, parity {top.parity or 1}) "
+                f"can lose {_plural(max(left, 0), 'more disk')} now")
         if bad:
-            text += " (" + ", ".join(f"{c.name} is {c.state}" for c in bad) + ")"
+            text += " (" + ", ".join(f"{c.name} is {_state(c)}" for c in bad) + ")"
         return text
-    members = _members(top)
-    ok = [m for m in members if good(m)]
     if top.type not in MIRROR_LIKE:
         return f"{top.name} is a single disk: 1 copy, no redundancy"
-    text = f"{top.name} has {_copies(len(ok))} now ({_names(ok) or 'none readable'})"
-    bad = [m for m in members if not good(m)]
+    ok = [m for m in top.children if good(m)]
+    text = (f"{top.name} has {_copies(len(ok))} now "
+            f"({_names(ok) or 'no member ONLINE and complete'})")
+    bad = [m for m in top.children if not good(m)]
     if bad:
-        text += "; " + ", ".join(
-            f"{m.name} is {'resilvering' if m.resilvering and m.state == 'ONLINE' else m.state}"
-            for m in bad)
+        text += "; " + ", ".join(f"{m.name} is {_state(m)}" for m in bad)
     return text
+
+
+def _state(v: Vdev) -> str:
+    """'resilvering' for an ONLINE member being resilvered, 'being replaced' for a container,
+    else its state."""
+    if v.type in ("replacing", "spare"):
+        return "being replaced" if v.type == "replacing" else "covered by a spare, resilvering"
+    return "resilvering" if v.resilvering and v.state == "ONLINE" else v.state
 
 
 def redundancy_preview(pool: Pool, vdev_name: str, operation: str, *,
                        new: str | None = None) -> tuple[str, ...]:
-    """What redundancy the vdev of `vdev_name` has now, during and after `operation`.
+    """What redundancy the vdev of `vdev_name` has now, during and after `operation`, in
+    sentences, now first, counted by `holding`.
 
     `operation` is attach (vdev_name: the disk or mirror to attach to; `new`: the new disk),
-    detach, replace (`new`: the new disk) or offline. Sentences, now first:
-    ("mirror-1 has 2 copies now (vdc, vdd).", "mirror-1 keeps 1 copy (vdc) until vdd is
-    back online.")
+    detach, replace (`new`: the new disk) or offline: ("mirror-1 has 2 copies now (vdc,
+    vdd).", "mirror-1 keeps 1 copy (vdc) until vdd is back online.")
     """
+    if operation not in ("attach", "detach", "replace", "offline"):
+        raise ValueError(f"unknown operation {operation!r}")
     found = top_level(pool, vdev_name)
     if found is None:
         return (f"{vdev_name} is not in pool {pool.name}: no redundancy to describe.",)
     section, top = found
     where = "" if section is Section.DATA else f" ({section.value} vdev)"
     newname = new or "the new disk"
+    name = None if vdev_name == top.name and operation == "attach" else vdev_name
+    held = holding(top, operation, name)
     after = (_raidz_after if is_raidz(top) else _mirror_after)(pool, top, vdev_name,
-                                                               operation, newname)
+                                                               operation, newname, held)
     return (describe_now(top) + where + ".", after)
 
 
-def _raidz_after(pool: Pool, top: Vdev, vdev_name: str, operation: str, newname: str) -> str:
-    """During and after `operation` on a member of a raidz/draid vdev."""
-    parity, left = _raidz_margin(top)
+def _losses(n: int) -> str:
+    return _plural(max(n, 0), "more disk")
+
+
+def _raidz_after(pool: Pool, top: Vdev, vdev_name: str, operation: str, newname: str,
+                 held: Holding) -> str:
+    """During and after `operation` on a raidz/dRAID vdev or one of its members."""
     target = pool.find(vdev_name)
     if operation == "attach":
-        return (f"Attaching to {top.name} starts a raidz expansion, not a mirror; "
-                "its redundancy stays the same.")
+        return (f"Attaching {newname} to {top.name} starts a raidz expansion: it adds no copy "
+                f"and no parity. {top.name} can lose {_losses(held.during)} during the "
+                f"expansion and {_losses(held.after)} after.")
     if operation == "replace" and target is not None and good(target):
-        return (f"{top.name} can still lose {_plural(left, 'more disk')} during the "
-                f"resilver ({vdev_name} stays until {newname} is complete), and after.")
+        return (f"{top.name} can still lose {_losses(held.during)} during the resilver "
+                f"({vdev_name} stays until {newname} is complete), and {_losses(held.after)} "
+                "after.")
     if operation == "replace":
-        still_bad = sum(1 for c in top.children if not good(c) and c.name != vdev_name)
-        return (f"{top.name} can lose {_plural(max(left, 0), 'more disk')} until the "
-                f"resilver ends; {_plural(parity - still_bad, 'disk')} after.")
+        return (f"{top.name} can lose {_losses(held.during)} until the resilver ends; "
+                f"{_losses(held.after)} after.")
     if operation == "offline":
-        return (f"{top.name} can lose {_plural(max(left - 1, 0), 'more disk')} while "
-                f"{vdev_name} is offline.")
+        return f"{top.name} can lose {_losses(held.during)} while {vdev_name} is offline."
     return f"{operation} is not possible on a raidz member."
 
 
-def _mirror_after(pool: Pool, top: Vdev, vdev_name: str, operation: str, newname: str) -> str:
+def _finishing(top: Vdev, held: Holding) -> str:
+    """', once vdc's resilver ends too' when `after` counts resilvers already running."""
+    healing = [m.name for m in (top.children if top.type in MIRROR_LIKE else ())
+               if heals(m) and not good(m)]
+    if not healing:
+        return ""
+    return (f" (once the resilver of {', '.join(healing)} ends too)")
+
+
+def _mirror_after(pool: Pool, top: Vdev, vdev_name: str, operation: str, newname: str,
+                  held: Holding) -> str:
     """During and after `operation` on a mirror (or a single-disk vdev) or one of its members."""
-    members = _members(top)
-    ok = [m for m in members if good(m)]
+    ok = [m for m in _members(top) if good(m)]
     target = pool.find(vdev_name)
-    target_good = target is not None and (good(target) if target is not top else bool(ok))
     if operation == "attach":
         if top.type not in MIRROR_LIKE:
             return (f"{top.name} keeps 1 copy until {newname} is resilvered; it becomes a "
-                    "2-way mirror with 2 copies after.")
-        return (f"{top.name} keeps {_copies(len(ok))} ({_names(ok)}) while {newname} "
-                f"is resilvered; {_copies(len(ok) + 1)} after.")
+                    f"2-way mirror with {_copies(held.after)} after.")
+        return (f"{top.name} keeps {_copies(held.during)} ({_names(ok) or 'none'}) while "
+                f"{newname} is resilvered; {_copies(held.after)} after"
+                f"{_finishing(top, held)}.")
     if operation == "detach":
-        return _detach_after(top, vdev_name, target, target_good, ok)
+        return _detach_after(top, vdev_name, target, held, ok)
+    unit = _unit_of(top, vdev_name)
+    others = [m for m in ok if m is not unit]
     if operation == "replace":
-        if target is not None and target_good:
-            n = len(ok)
-            return (f"{top.name} keeps {_copies(n)} during the resilver ({vdev_name} stays "
-                    f"until {newname} is complete); {_copies(n)} after, with {newname} "
-                    f"instead of {vdev_name}.")
-        others = [m for m in ok if m is not target]
-        return (f"{top.name} keeps {_copies(len(others))} ({_names(others) or 'none'}) "
-                f"until the resilver ends; {_copies(len(others) + 1)} after.")
-    if operation == "offline":
-        rest = [m for m in ok if m is not target]
-        return (f"{top.name} keeps {_copies(len(rest))} ({_names(rest) or 'none'}) until "
-                f"{vdev_name} is back online.")
-    raise ValueError(f"unknown operation {operation!r}")
+        if unit is not None and good(unit):
+            return (f"{top.name} keeps {_copies(held.during)} during the resilver "
+                    f"({vdev_name} stays until {newname} is complete); "
+                    f"{_copies(held.after)} after, with {newname} instead of {vdev_name}"
+                    f"{_finishing(top, held)}.")
+        return (f"{top.name} keeps {_copies(held.during)} ({_names(others) or 'none'}) "
+                f"until the resilver ends; {_copies(held.after)} after"
+                f"{_finishing(top, held)}.")
+    return (f"{top.name} keeps {_copies(held.during)} ({_names(others) or 'none'}) until "
+            f"{vdev_name} is back online.")
 
 
-def _detach_after(top: Vdev, vdev_name: str, target: Vdev | None, target_good: bool,
+def _detach_after(top: Vdev, vdev_name: str, target: Vdev | None, held: Holding,
                   ok: list[Vdev]) -> str:
     if target is None:
         return f"{vdev_name} is not in {top.name}."
-    if not target_good:
-        state = "resilvering" if target.resilvering else target.state
-        return (f"Detaching {vdev_name} ({state}) removes no good copy: {top.name} "
-                f"keeps {_copies(len(ok))} ({_names(ok) or 'none'}) after.")
+    if not good(target):
+        return (f"Detaching {vdev_name} ({_state(target)}) removes no good copy: {top.name} "
+                f"keeps {_copies(held.after)} ({_names(ok) or 'none'}) after.")
     rest = [m for m in ok if m.name != vdev_name and m is not target]
-    if not rest:
+    if held.after < 1:
         return (f"Detaching {vdev_name} would leave {top.name} without any valid "
                 "copy: ZFS refuses (no valid replicas).")
-    if len(rest) == 1:
+    if held.after == 1:
         return (f"After detaching {vdev_name}, {top.name} keeps 1 copy "
-                f"({rest[0].name}): NO redundancy, one more failure loses data.")
+                f"({_names(rest) or 'the other half of its container'}): NO redundancy, "
+                "one more failure loses data.")
     return (f"After detaching {vdev_name}, {top.name} keeps "
-            f"{_copies(len(rest))} ({_names(rest)}).")
+            f"{_copies(held.after)} ({_names(rest)}).")
 
 
 # ---------------------------------------------------------------------------- attach target
