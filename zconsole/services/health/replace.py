@@ -188,3 +188,33 @@ def advice(pool: Pool, found: Sequence[Candidate], *, key: str | None = "r") -> 
     )
     lead = f"Press {key} to replace" if key else "Replace (read-only here, so not offered)"
     return f"{lead} {first.name} ({why}{more}){left}."
+
+
+def _counts(v: Vdev) -> str:
+    r, w, c = _errors(v)
+    return f"{r} read / {w} write / {c} checksum errors"
+
+
+def evidence(v: Vdev) -> str:
+    """A device's state, note and error counters, as the operator weighs a `zpool clear`."""
+    note = f" ({v.note})" if v.note else ""
+    return f"{v.state}{note}, {_counts(v)}"
+
+
+def leftovers(pool: Pool) -> list[str]:
+    """What is still wrong in the pool: its state when not ONLINE, every leaf that is not
+    ONLINE (spares AVAIL/INUSE are fine) or counts errors, with its evidence, and the data
+    errors line; empty for a healthy pool. Nothing here is cleared by a replace plan."""
+    out: list[str] = []
+    if pool.state != "ONLINE":
+        out.append(f"{pool.name} is {pool.state}")
+    spares = {s.name for s in pool.spares}
+    for _, _, v in pool.walk():
+        if not v.is_leaf or (v.name in spares and v.state in ("AVAIL", "INUSE", "ONLINE")
+                             and not any(_errors(v))):
+            continue
+        if v.state != "ONLINE" or any(_errors(v)):
+            out.append(f"{v.name}: {evidence(v)}")
+    if pool.errors and not pool.errors.lower().startswith("no known data errors"):
+        out.append(f"errors: {pool.errors}")
+    return out

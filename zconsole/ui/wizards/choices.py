@@ -19,7 +19,7 @@ from zconsole.model.reading import DiskInventory, DiskState, HostReading
 from zconsole.services import fmt
 from zconsole.services.health import replace as replace_health
 from zconsole.services.ops.zfs.common import ref
-from zconsole.services.ops.zfs.new_disk import check_new_disk
+from zconsole.services.ops.zfs.new_disk import MEDIA, check_new_disk
 from zconsole.services.ops.zfs.replace_grow import members_of
 from zconsole.services.read.identity import DiskIndex
 
@@ -276,8 +276,13 @@ def new_disk_choices(reading: HostReading | None, *, at_least: int | None,
                     "▲ needs a second confirmation: " + first_sentence(force[0].detail))))
                 continue
             detail = f"✔ clean · {where}"
-            if warn:
-                detail += f" · ▲ {len(warn)} warning{'s' if len(warn) > 1 else ''}"
+            media = [c.detail.split(":", 1)[0] for c in warn if c.name == MEDIA]
+            if media:
+                detail += f" · ▲ {media[0]}"
+            if len(warn) > len(media):
+                more = len(warn) - len(media)
+                detail += (f" · ▲ {more} {'more ' if media else ''}"
+                           f"warning{'s' if more > 1 else ''}")
             ranked.append(((0 if not warn else 1, waste), Choice(d.name, ident, detail)))
             continue
         reasons = "; ".join(role.reasons) if role is not None and role.reasons else ""
@@ -477,14 +482,21 @@ def spare_standing_in(reading: HostReading | None, pool_name: str, old: str) -> 
 
 
 def after_choices(reading: HostReading | None, pool_name: str, old: str) -> list[Choice]:
+    """The scrub first (the default); clearing only ever names devices: the new disk, or,
+    as its own choice with each device's evidence, the others `zpool clear` would change
+    (a FAULTED one comes back into service: zpool-clear(8))."""
+    from zconsole.services.ops.zfs.replace_failed_after import others_to_clear
+
     pool = find_pool(reading, pool_name)
-    errs = [v.name for _, _, v in pool.walk() if v.is_leaf and v.name != old
-            and any((v.read_errors, v.write_errors, v.checksum_errors))] if pool else []
+    others = others_to_clear(pool, old) if pool is not None else []
     out = [Choice("scrub", f"Scrub {pool_name} to verify it, with its progress",
-                  "zpool scrub, watched to its end")]
-    if errs:
-        out.insert(0, Choice("clear-scrub", "Clear the error counters, then scrub",
-                             f"error counters remain on {', '.join(errs)}: zpool clear, "
-                             "then zpool scrub"))
+                  "zpool scrub, watched to its end; no error counter is touched"),
+           Choice("clear-scrub", "Clear the new disk's error counters, then scrub",
+                  f"zpool clear {pool_name} NEW (only the new disk), then zpool scrub")]
+    if others:
+        said = "; ".join(f"{v.name} {replace_health.evidence(v)}" for v in others)
+        out.append(Choice("clear-others-scrub",
+                          "Also clear the other devices (a FAULTED one returns to service)",
+                          f"one zpool clear {pool_name} DEV each, typed: {said}"))
     out.append(Choice("none", "Nothing: stop after the resilver", "scrub later"))
     return out

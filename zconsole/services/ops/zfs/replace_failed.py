@@ -18,8 +18,9 @@ Two ways in, the operator's answer to "where does the new disk go?" (`bay`):
 Afterwards (both ways): a hot spare that stood in goes back to AVAIL by itself once the
 failed disk is replaced, and a step checks that it did; or (`spare=keep`) the spare stays
 as the permanent member (`zpool detach POOL OLD`) and the new disk becomes the spare
-(`zpool add POOL spare NEW`). Then `zpool clear` when error counters remain (`after=
-clear-scrub`) and a scrub, watched to its end.
+(`zpool add POOL spare NEW`). Then a scrub, watched to its end (`after`, default), and what is
+still wrong in the pool (`replace_failed_after.py`): `zpool clear` only ever names the new
+disk, or (a separate, non-default choice with its evidence) another device; never the pool.
 
 Registered as "replace-failed" (`zconsole plan replace-failed`, the Pools key `r`). This module
 is the entry (the builders the registry and the wizard call); the bay plan is in
@@ -37,6 +38,7 @@ from zconsole.model.reading import HostReading
 from zconsole.services.ops.operation import PlanRequest
 from zconsole.services.ops.zfs import bay as baymod
 from zconsole.services.ops.zfs.common import Draft, read_inputs, split_ref
+from zconsole.services.ops.zfs.replace_failed_after import AFTER_CHOICES, after_steps
 from zconsole.services.ops.zfs.replace_failed_bay import (
     BY_VDEV,
     LOCATE,
@@ -47,7 +49,7 @@ from zconsole.services.ops.zfs.replace_failed_bay import (
     old_serial_hint,
     read_site,
 )
-from zconsole.services.ops.zfs.replace_failed_new import after_steps, replace_plan, same_path
+from zconsole.services.ops.zfs.replace_failed_new import replace_plan, same_path
 
 __all__ = [
     "AFTER_CHOICES",
@@ -74,7 +76,6 @@ __all__ = [
 KIND = "replace-failed"
 BAYS = ("free", "same")
 SPARE_CHOICES = ("return", "keep")
-AFTER_CHOICES = ("scrub", "clear-scrub", "none")
 IN_BAY = "@bay"  # the wizard's "disk" answer: the disk that appeared in the bay
 
 

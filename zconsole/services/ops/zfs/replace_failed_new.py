@@ -5,8 +5,8 @@ failed one's place, then the steps afterwards.
 disk took the old one's path (a by-path or by-vdev pool: the same bay gives the same name);
 or (`spare=keep`) the hot spare stays as the member (`zpool detach POOL OLD`) and the new disk
 becomes the spare (`zpool add POOL spare NEW`). Afterwards a returning spare is checked to be
-AVAIL again, `zpool clear` runs when asked (`after=clear-scrub`) and a scrub is watched to
-its end. The entry is `replace_failed.py`.
+AVAIL again, then the steps of `replace_failed_after.py` (a scrub by default; `zpool clear`
+only of the new disk, never of the pool; what is still wrong). The entry is `replace_failed.py`.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from zconsole.services.ops.zfs.common import (
 )
 from zconsole.services.ops.zfs.new_disk import BY_PATH, DiskName, check_new_disk, who
 from zconsole.services.ops.zfs.replace import on_site_steps, replace_steps
+from zconsole.services.ops.zfs.replace_failed_after import after_steps
 from zconsole.services.ops.zfs.replace_failed_bay import BY_VDEV, Site, link_name
 
 
@@ -190,7 +191,8 @@ def _spare_back_step(pool: str, old: str, sp: str) -> Step:
         title=f"The hot spare {sp} is AVAIL again",
         explanation=(
             f"Once {old} is replaced, ZFS detaches the spare {sp} from the "
-            "vdev by itself and puts it back in the spares list."
+            "vdev by itself and puts it back in the spares list (zpoolconcepts(7), Hot "
+            f"Spares). If it did not, `zpool detach {pool} {sp}` returns it."
         ),
         postchecks=(
             predicate(
@@ -202,46 +204,6 @@ def _spare_back_step(pool: str, old: str, sp: str) -> Step:
             ),
         ),
     )
-
-
-def after_steps(pool: str, status: Pool, old: str, after: str) -> tuple[Step, ...]:
-    steps: list[Step] = []
-    others = [
-        v
-        for _, _, v in status.walk()
-        if v.is_leaf and v.name != old and any((v.read_errors, v.write_errors, v.checksum_errors))
-    ]
-    if after == "clear-scrub":
-        counted = ", ".join(v.name for v in others) or "none besides the replaced disk"
-        steps.append(
-            Step(
-                id="clear",
-                title=f"Clear the error counters of {pool}",
-                explanation=(
-                    f"Counters left from the failure ({counted}) are reset, so a new "
-                    "error stands out. Nothing about the data changes."
-                ),
-                command=Command(
-                    ("zpool", "clear", pool), f"clear the error counters of {pool}", writes=True
-                ),
-            )
-        )
-    if after in ("scrub", "clear-scrub"):
-        done = (predicate("no_scan", f"no scrub runs in {pool}", pool=pool),)
-        steps.append(
-            Step(
-                id="scrub",
-                title=f"Scrub {pool} to verify every block",
-                explanation="ZFS reads and checks every block of the pool; errors it finds are "
-                "repaired from the good copies and counted.",
-                command=Command(("zpool", "scrub", pool), f"scrub {pool}", writes=True),
-                prechecks=(
-                    predicate("no_scan", f"no scrub or resilver runs in {pool}", pool=pool),
-                ),
-                wait=resilver_wait(pool, "scrub", f"scrub of {pool}", done),
-            )
-        )
-    return tuple(steps)
 
 
 # ----------------------------------------------------------------- the replace plan
@@ -369,6 +331,7 @@ def replace_plan(
     if bay == "same" and site.ledctl and dev is not None:
         steps.append(_locate_off_step(dn))
     kept = cand.under_spare if spare == "keep" and cand is not None else None
+    shared = None if kept is not None else same_path(old_v, dev, site)
     steps += _member_steps(
         pool,
         old_v,
@@ -376,7 +339,7 @@ def replace_plan(
         dev,
         checks,
         spare_member=kept,
-        shared=None if kept is not None else same_path(old_v, dev, site),
+        shared=shared,
         disk_checks=disk_checks,
         fit=fit,
         force=force,
@@ -385,7 +348,10 @@ def replace_plan(
         steps.append(_spare_back_step(pool, old, cand.under_spare))
     if bay == "free" and not health.is_gone(old_v):
         steps += on_site_steps(old_v, leaf_disk(reading, old_v), "")
-    steps += after_steps(pool, status, old, after)
+    # the device this plan put in: zpool names it by the path the command gave
+    member = None if kept is not None else (
+        shared.split(" ", 1)[1] if shared is not None else dn.zpool_name)
+    steps += after_steps(pool, status, old, after, member)
     preview = guards.redundancy_preview(status, old, "replace", new=dn.zpool_name)
     if cand is not None and cand.under_spare:
         preview = _spare_preview(preview, cand, old, dn.zpool_name, kept is not None)

@@ -1,0 +1,122 @@
+"""Issue 26 items 1 and 4: a replace-failed plan never clears a device it did not put in (no
+bare `zpool clear POOL`: it brings every FAULTED device back, zpool-clear(8)); clearing another
+device is its own, non-default choice with its evidence; the plan ends saying what is still
+wrong; the hot spare is offered first when it stands in for nobody (`zpool replace POOL OLD
+SPARE`), and after the permanent replace goes back to AVAIL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.unit.test_replace_failed import host, runner, to_the_end
+from zconsole.model.plan import Plan
+from zconsole.services.health.replace import advice, candidates, leftovers
+from zconsole.services.ops.engine.events import CheckResult, RunEvent
+from zconsole.services.ops.zfs import replace_failed as rf
+from zconsole.services.ops.zfs.common import ref
+from zconsole.services.read.collect import collect
+
+UNAVAIL = "15712766684991486900"  # mirror-2, pulled (was ZGY8L1M2)
+FAULTED = "ata-ST4000VN008-2DR166_ZGY8C3D4"  # mirror-0, 3 read / 117 write errors
+SPARE = "ata-ST4000VN008-2DR166_ZGY8N3P4"  # the degraded scenario's AVAIL spare
+NEW = "ata-ST4000VN008-2DR166_ZGY8Q5R6"  # sdh
+
+
+def argvs(plan: Plan) -> list[tuple[str, ...]]:
+    return [s.command.argv for s in plan.steps if s.command is not None]
+
+
+def state_of(h, name: str) -> str:  # type: ignore[no-untyped-def]
+    pool = collect(h).pool("tank")
+    assert pool is not None and pool.status is not None
+    leaf = pool.status.find(name)
+    assert leaf is not None, name
+    return leaf.state
+
+
+def free_bay(h, after: str, old: str = UNAVAIL, **more: str) -> Plan:  # type: ignore[no-untyped-def]
+    return rf.plan_wizard(
+        h, {"old": ref("tank", old), "bay": "free", "disk": "sdh", "after": after, **more}, False
+    )
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.3"])
+@pytest.mark.parametrize("after", ["scrub", "clear-scrub", "none"])
+def test_no_plan_clears_the_pool_or_the_other_faulted_disk(
+    tmp_path: Path, version: str, after: str
+) -> None:
+    h = host(version=version)
+    plan = free_bay(h, after)
+    clears = [a for a in argvs(plan) if a[:2] == ("zpool", "clear")]
+    assert ("zpool", "clear", "tank") not in clears
+    assert clears == ([("zpool", "clear", "tank", NEW)] if after == "clear-scrub" else [])
+    text = " ".join(s.explanation for s in plan.steps)
+    assert "Nothing about the data changes" not in text
+    assert to_the_end(runner(h, plan, tmp_path)).status == "done"
+    assert state_of(h, FAULTED) == "FAULTED"  # still out of service, as before the plan
+    assert state_of(h, NEW) == "ONLINE"
+    pool = collect(h).pool("tank")
+    assert pool is not None and pool.status is not None
+    assert pool.status.state == "DEGRADED"
+    todo = advice(pool.status, candidates(pool.status))
+    assert todo is not None and FAULTED in todo  # the to-do line stays
+
+
+def test_the_plan_ends_saying_what_is_still_wrong(tmp_path: Path) -> None:
+    h = host()
+    plan = free_bay(h, "scrub")
+    assert plan.steps[-1].id == "report"
+    events: list[RunEvent] = []
+    assert to_the_end(runner(h, plan, tmp_path), events).status == "done"
+    said = next(
+        e.detail for e in events if isinstance(e, CheckResult) and e.step_id == "report"
+    )
+    assert "still wrong in tank" in said
+    assert f"{FAULTED}: FAULTED (too many errors), 3 read / 117 write / 0 checksum errors" in said
+    assert "tank is DEGRADED" in said
+    assert UNAVAIL not in said  # the replaced one is gone
+
+
+def test_clearing_another_device_is_a_separate_choice_with_its_evidence(
+    tmp_path: Path,
+) -> None:
+    h = host()
+    plan = free_bay(h, "clear-others-scrub")
+    assert ("zpool", "clear", "tank") not in argvs(plan)
+    step = next(s for s in plan.steps if s.id == f"clear-other-{FAULTED}")
+    assert step.command is not None and step.command.argv == ("zpool", "clear", "tank", FAULTED)
+    assert "3 read / 117 write / 0 checksum errors" in step.explanation
+    assert "back in service" in step.explanation
+    assert step.confirmation is not None and step.confirmation.expected == FAULTED
+    assert [p.kind for p in step.prechecks] == ["vdev_state"]
+    assert dict(step.prechecks[0].params)["state"] == "FAULTED"
+    assert to_the_end(runner(h, plan, tmp_path)).status == "done"
+    assert state_of(h, FAULTED) == "ONLINE"  # what the operator chose, and only then
+
+
+def test_the_default_after_choice_is_the_scrub() -> None:
+    from zconsole.ui.wizards import choices as ch
+
+    reading = collect(host())
+    got = ch.after_choices(reading, "tank", UNAVAIL)
+    assert got[0].value == "scrub"
+    others = next(c for c in got if c.value == "clear-others-scrub")
+    assert FAULTED in others.detail and "117 write" in others.detail
+    assert rf.AFTER_CHOICES[0] == "scrub"
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.3"])
+def test_the_demo_clear_of_one_device_leaves_the_others(version: str) -> None:
+    h = host(version=version)
+    assert h.run(["zpool", "clear", "tank", "ata-ST4000VN008-2DR166_ZGY8A1B2"]).returncode == 0
+    assert state_of(h, FAULTED) == "FAULTED"
+    assert h.run(["zpool", "clear", "tank"]).returncode == 0  # the whole pool: every device
+    assert state_of(h, FAULTED) == "ONLINE"
+
+
+def test_leftovers_of_a_healthy_pool_are_none() -> None:
+    pool = collect(host("healthy")).pool("tank")
+    assert pool is not None and pool.status is not None
+    assert leftovers(pool.status) == []
