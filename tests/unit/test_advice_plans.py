@@ -163,3 +163,23 @@ def test_zconsole_plan_advice_is_in_the_registry(tmp_path: Path) -> None:
     other = entry.plan(host, PlanRequest("tank", ("advice-recordsize", "tank/mail")))
     assert other.blocked and "does not advise advice-recordsize on tank/mail" in \
         other.checks[0].detail
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.3"])
+def test_a_log_re_added_as_a_spare_meanwhile_is_not_removed(tmp_path: Path,
+                                                            version: str) -> None:
+    """Issue 26, item 12: the plan removes the idle log device; between the preview and the
+    run someone removes it as a log and adds it back as a spare. `zpool remove` would remove
+    the spare: the re-check right before the run is the device's role, not its presence."""
+    host = demo(version)
+    plan = ops.plan_for(host, "advice-slog-idle", "scratch", now=T0)
+    assert [dict(p.params) for p in plan.steps[0].prechecks] == [
+        {"pool": "scratch", "name": TOKEN, "section": "logs"}]
+    host.run(["zpool", "remove", "scratch", TOKEN])  # someone else, meanwhile
+    host.run(["zpool", "add", "scratch", "spare", TOKEN])
+    result = run(host, plan, tmp_path)
+    assert not result.done
+    assert "in its spares section now, not logs" in result.message, result.message
+    assert not (tmp_path / "audit.jsonl").exists() or commands(tmp_path) == []
+    status = host.run(["zpool", "status", "scratch"]).stdout
+    assert "spares" in status and TOKEN in status.split("spares", 1)[1]

@@ -651,3 +651,43 @@ def test_wait_online_still_holding_after_ifupdowns_fix_stays_the_verdict(
     assert d.findings[1].message.startswith("networking.service took 66.7 s before the fix")
     assert d.fixes and not any("ifupdown" in f.title for f in d.fixes)
     assert d.fixes[0].title == "Mark eno2 optional in netplan"
+
+
+def test_netplan_optional_is_not_planned_for_a_vlan(tmp_path: Path) -> None:
+    """Issue 26, item 12: `netplan set --origin-hint` writes only `optional: true` for the
+    device into 90-zconsole.yaml and netplan validates that definition alone: a vlan has no
+    `link` there (netplan 0.106, Debian 12: `missing 'link' property`; set.py is the same up
+    to 1.2.2). The version check let it through; now it is refused on every version and the
+    next fix is offered."""
+    rig = Rig(tmp_path)
+    rig.system.links = [(i, n, t, "no-carrier", "configuring") if n == "br0.100"
+                        else (i, n, t, o, st) for i, n, t, o, st in rig.system.links]
+    rig.system.netplan_version = "1.1.1-1"
+    facts = fix.read_facts(rig.host)
+    assert "br0.100" in fix.stuck_links(facts)
+    chosen, passed = fix.choose(facts)
+    assert chosen != "netplan-optional"
+    assert passed[0].startswith("netplan-optional: br0.100 is defined under vlans: `netplan "
+                                "set --origin-hint` writes only `optional: true` for it")
+    asked = fix.plan_for(rig.host, "netplan-optional")
+    assert asked.blocked and asked.steps == ()
+    assert "missing 'link' property" in asked.checks[-1].detail
+    assert "the next fix: zconsole plan fix-boot --fix wait-online-interface" in \
+        asked.checks[-1].detail
+    # the demo answers as netplan does: refused, nothing written
+    r = rig.host.run(["netplan", "set", "--origin-hint=90-zconsole",
+                      "vlans.br0\\.100.optional=true"], check=False)
+    assert r.returncode == 1 and "br0.100: missing 'link' property" in r.stderr
+    assert "/etc/netplan/90-zconsole.yaml" not in rig.host.machine.files
+
+
+def test_netplan_set_writes_only_the_key(tmp_path: Path) -> None:
+    """The file netplan set wrote holds `optional: true` for eno2, not its whole definition
+    (the dhcp4 of the scenario's file stays where it is); `netplan get` merges both."""
+    rig = Rig(tmp_path)
+    run = rig.run(fix.plan_for(rig.host, plan_id=PID))
+    assert run.applied, run.result.message
+    assert rig.host.machine.files["/etc/netplan/90-zconsole.yaml"] == (
+        "network:\n  version: 2\n  ethernets:\n    eno2:\n      optional: true\n")
+    got = rig.host.run(["netplan", "get"]).stdout
+    assert "dhcp4: true" in got.split("eno2:", 1)[1] and "optional: true" in got

@@ -203,3 +203,117 @@ def test_the_panel_offers_the_fix_for_each_method_on(tmp_path: Path) -> None:
                                        "Switch HostbasedAuthentication off"]
     assert f"`{MATCH}`" in auth[2].change and "00-zconsole-hostbasedauthentication.conf" in \
         auth[2].change
+
+
+# ------------------------------------------------- issue 26, item 9: no group locked out
+
+def test_a_method_a_match_block_requires_is_refused_naming_who() -> None:
+    """The demo's ssh-auth-lockout: KbdInteractiveAuthentication no for everyone, and
+    `Match Group ops` requires keyboard-interactive after the key. `sshd -t` would pass and
+    every member of ops be locked out: the plan is blocked, naming the group, the file:line
+    of the AuthenticationMethods line, and the users the journal shows logging in with it."""
+    from zconsole.hosts.demo.scenarios import ssh_auth_lockout as scenario
+
+    host = DemoHost(scenario.NAME, "2.3", Clock(T0))
+    plan = fix.plan_for(host, plan_id=PID)
+    assert dict(plan.params)["method"] == "kbdinteractiveauthentication"
+    assert plan.blocked and plan.steps == ()
+    said = {c.name: c.detail for c in plan.checks if c.blocking}
+    line = host.machine.files["/etc/ssh/sshd_config"].splitlines().index(
+        "    AuthenticationMethods publickey,keyboard-interactive") + 1
+    assert said["authentication-methods"].startswith(
+        "KbdInteractiveAuthentication off would lock out members of group ops: "
+        f"/etc/ssh/sshd_config:{line}: `AuthenticationMethods publickey,keyboard-interactive` "
+        "inside `Match Group ops` (members of group ops) requires keyboard-interactive")
+    assert said["recent-logins"].startswith(
+        "KbdInteractiveAuthentication off would lock out alice, bob: the journal of the last "
+        "week shows logins with keyboard-interactive: alice (2 logins, last: ")
+    assert "Accepted keyboard-interactive/pam for bob from 192.168.10.31" in \
+        said["recent-logins"]
+
+
+@pytest.mark.parametrize(("line", "method"), [
+    ("AuthenticationMethods publickey,gssapi-with-mic", "gssapiauthentication"),
+    ("AuthenticationMethods publickey,keyboard-interactive:pam password",
+     "kbdinteractiveauthentication"),
+    ("AuthenticationMethods hostbased publickey", "hostbasedauthentication")])
+def test_a_global_authentication_methods_line_blocks_its_method(tmp_path: Path, line: str,
+                                                                 method: str) -> None:
+    host, *_ = setup(tmp_path)
+    host.machine.files[RECIPE] = ("GSSAPIAuthentication yes\nKbdInteractiveAuthentication "
+                                  f"yes\nHostbasedAuthentication yes\n{line}\n")
+    plan = fix.plan_for(host, method, plan_id=PID)
+    assert plan.blocked
+    check = next(c for c in plan.checks if c.blocking)
+    assert check.name == "authentication-methods"
+    assert f"would lock out every user: {RECIPE}:4: `{line}` (every user)" in check.detail
+    # a method no line names is not held back by the others
+    other = "kerberosauthentication"
+    assert not fix.plan_for(host, other, plan_id=PID).blocked
+
+
+def test_recent_logins_with_the_method_block_it(tmp_path: Path) -> None:
+    """No AuthenticationMethods line, but carol logged in with keyboard-interactive
+    yesterday (the journal's `Accepted keyboard-interactive/pam`): blocked, naming her."""
+    from zconsole.hosts.demo.machine.system import JournalEntry
+
+    host, *_ = setup(tmp_path)
+    host.machine.files[RECIPE] = "KbdInteractiveAuthentication yes\n"
+    assert host.machine.system is not None
+    host.machine.system.journal.append(JournalEntry(
+        T0 - 86400, "ssh.service", "sshd", 4242,
+        "Accepted keyboard-interactive/pam for carol from 192.168.10.44 port 50000 ssh2"))
+    plan = fix.plan_for(host, "kbdinteractiveauthentication", plan_id=PID)
+    check = next(c for c in plan.checks if c.blocking)
+    assert check.name == "recent-logins"
+    assert check.detail.startswith("KbdInteractiveAuthentication off would lock out carol: ")
+    assert "sshd[4242]: Accepted keyboard-interactive/pam for carol" in check.detail
+    # older than a week: not recent
+    host.machine.system.journal[-1] = JournalEntry(
+        T0 - 8 * 86400, "ssh.service", "sshd", 4242,
+        "Accepted keyboard-interactive/pam for carol from 192.168.10.44 port 50000 ssh2")
+    plan = fix.plan_for(host, "kbdinteractiveauthentication", plan_id=PID)
+    assert not plan.blocked, plan.checks
+
+
+def _refuse_logins(monkeypatch: pytest.MonkeyPatch, host: DemoHost, after: str | None) -> None:
+    """The demo's `ssh localhost true` refused (`Permission denied`), once `after` exists
+    (None: always)."""
+    real = demo_system.ssh
+
+    def refused(ctx, argv):  # type: ignore[no-untyped-def]
+        if after is None or after in host.machine.files:
+            return 255, "", "root@localhost: Permission denied (publickey).\n"
+        return real(ctx, argv)
+
+    from zconsole.hosts.demo import tools
+
+    monkeypatch.setitem(tools.PROGRAMS, "ssh", refused)
+
+
+def test_a_refused_login_after_the_change_is_no_proof(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """sshd answers the fresh login with `Permission denied` once the drop-in is read: that
+    is not proof that logins still work. The step fails, the change is rolled back."""
+    host, c, store, audit = setup(tmp_path)
+    file = fix.dropin("gssapiauthentication")
+    _refuse_logins(monkeypatch, host, file)
+    plan = fix.plan_for(host, "gssapiauthentication", plan_id=PID)
+    assert not plan.blocked, plan.checks
+    run = common.run_fix(plan, runner(host, c, store, audit), lambda _e: None)
+    assert not run.applied
+    assert "a fresh login from localhost was refused after" in run.result.message
+    assert "Permission denied (publickey)" in run.result.message
+    assert run.rollback_result is not None and run.rollback_result.done
+    assert file not in host.machine.files
+
+
+def test_a_login_refused_before_the_change_stops_before_anything_is_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    host, c, store, audit = setup(tmp_path)
+    _refuse_logins(monkeypatch, host, None)
+    plan = fix.plan_for(host, "gssapiauthentication", plan_id=PID)
+    run = common.run_fix(plan, runner(host, c, store, audit), lambda _e: None)
+    assert not run.applied and run.rollback is None
+    assert "succeeds before the change" in run.result.message
+    assert fix.dropin("gssapiauthentication") not in host.machine.files

@@ -201,6 +201,19 @@ def _auth_methods(r: SshReading, src: SshdSources | None) -> list[Finding]:
     for key, name in AUTH_KEYS.items():
         value, scope = _setting(r, key)
         if value != "yes":
+            # on only in a Match block this client is not covered by (`Match Group ops`):
+            # named all the same, for the clients the block matches (unless an earlier
+            # block with the same Match line, read first, sets it: the first value wins)
+            first: dict[str, ConfigLine] = {}
+            for c in (src.in_match(key) if src is not None else ()):
+                first.setdefault(c.match or "", c)
+            for c in first.values():
+                if c.value.lower() == "yes" and c.match is not None:
+                    out.append(Finding(
+                        "ssh-auth-method", Severity.INFO, "sshd",
+                        f"{name} yes for the clients `{c.match}` matches ({c.where})",
+                        (f"{c.where}: {name} {c.value}, inside `{c.match}`",)))
+                    break
             continue
         origin = _where(src, key, "yes")
         where = _said(origin) if origin is not None else "file not found"

@@ -16,9 +16,11 @@ recomputes the boot's figures from the files as they are then:
 
 netplan's files: the scenario's merged YAML (`System.netplan`, what `netplan get` prints) is
 the base; each /etc/netplan/*.yaml in `machine.files` (what `netplan set` wrote) is laid over
-it, as netplan merges. `netplan set --origin-hint` writes the device's whole definition with
-the new key, as netplan 0.106 does (scalar keys only: the demo's devices have no lists to
-copy).
+it, as netplan merges. `netplan set --origin-hint` writes only the new key of the device
+into the hint's file (with what that file held already), as netplan 0.106 to 1.2.2 do
+(set.py: the definitions of the other files are left out of that file's state); that
+definition is validated alone, so a vlan's is refused for its missing `link`, as netplan
+does.
 """
 
 from __future__ import annotations
@@ -182,9 +184,12 @@ def _netplan_set(ctx: Context, hint: str, key_value: str) -> Out:
     file = f"{NETPLAN_DIR}{hint}.yaml"
     _deny(ctx, "netplan set", file)
     section, dev, k = path
-    keys = dict(_devices(merged(ctx)).get((section, dev), {}))
-    keys[k] = value
     old = _devices(ctx.machine.files.get(file, ""))
+    keys = dict(old.get((section, dev), {}))
+    keys[k] = value
+    if section == "vlans" and "link" not in keys:
+        raise CmdError(1, f"{file}: Error in network definition: {dev}: missing 'link' "
+                          "property\n")
     old[(section, dev)] = keys
     body = ["network:", "  version: 2"]
     for sec in SECTIONS:

@@ -7,9 +7,12 @@ re-checked right before the write, audited with the file's diff, verified, undoa
 * `netplan-optional` (netplan hosts): `netplan set --origin-hint=90-zconsole
   SECTION.IFACE.optional=true` for each stuck link, `netplan generate` validates (and
   renders networkd's files: netplan 1.0 `RequiredForOnline=no`, 1.1 leaves the link out of
-  its wait-online drop-in), `netplan get` proves the merged value. netplan ≥ 0.106 writes the
-  whole definition of IFACE into /etc/netplan/90-zconsole.yaml (the other files are not
-  touched), so the undo removes that file (or restores its copy, if it existed). Refused on
+  its wait-online drop-in), `netplan get` proves the merged value. netplan writes only
+  `IFACE: {optional: true}` into /etc/netplan/90-zconsole.yaml (the other files are not
+  touched; netplan merges it over them), so the undo removes that file (or restores its copy,
+  if it existed); refused for a vlan (or tunnel, vrf...) on every netplan, whose
+  definition is validated alone and lacks `link`/`id` there (0.106: `missing 'link'
+  property`). Refused on
   netplan < 0.101 (no `netplan set`) and 0.105 (its --origin-hint ignored changes to a
   device defined in another file, LP: #1997467): the next fix is offered instead.
 * `wait-online-interface`: the same drop-in as below, with `--interface=LINK` for each link

@@ -155,6 +155,25 @@ def netplan_version_problem(version: str | None) -> str | None:
     return None
 
 
+# sections whose definitions netplan validates as incomplete without more keys than
+# `optional` (src/validation.c, validate_netdef_grammar: a vlan's `link` and `id`, a
+# tunnel's `mode`, a vrf's `table`, a wifi's access points, a virtual ethernet's `peer`)
+NEEDS_MORE = {"vlans": "`link` and `id`", "tunnels": "`mode`", "vrfs": "`table`",
+              "wifis": "`access-points`", "virtual-ethernets": "`peer`"}
+
+
+def incomplete_problem(link: str, section: str) -> str:
+    """Why `netplan set --origin-hint` cannot mark `link` of `section` optional, on any
+    netplan: it writes only `optional: true` for it into the hint's file (the definitions
+    of the other files are left out of that file's state: `load_nullable_overrides`, in
+    netplan/cli/commands/set.py from 0.106 to 1.2.2), and that definition alone is
+    validated and refused (Debian 12's 0.106: `missing 'link' property`)."""
+    return (f"{link} is defined under {section}: `netplan set --origin-hint` writes only "
+            f"`optional: true` for it into {NETPLAN_FILE}, and netplan validates that "
+            f"definition on its own, without its {NEEDS_MORE[section]} (netplan 0.106, "
+            "Debian 12: `missing 'link' property`; set.py is the same up to 1.2.2)")
+
+
 def ifupdown_lines(facts: BootFacts, link: str) -> list[tuple[str, int]]:
     """(file, line number) of every line that reads exactly `auto LINK`."""
     out = []
@@ -203,6 +222,9 @@ def applicable(facts: BootFacts, fix: str) -> str | None:
         if already:
             return (f"{', '.join(already)} is optional in netplan already: the wait comes "
                     "from elsewhere")
+        incomplete = [s for s in stuck if devs[s].section in NEEDS_MORE]
+        if incomplete:
+            return incomplete_problem(incomplete[0], devs[incomplete[0]].section)
         return netplan_version_problem(facts.netplan_version)
     if fix in DROPIN_FIXES:
         if facts.dropin is not None:

@@ -16,9 +16,11 @@ Kinds (params):
                                     own address (`hostname -I`) gets an answer from sshd
                                     within `seconds`, or no slower than one from localhost
                                     (which needs no name lookup) in the same round
-  login_answers ()                  a fresh `ssh -o BatchMode=yes localhost true` is answered
+  login_answers ([need])            a fresh `ssh -o BatchMode=yes localhost true` is answered
                                     by sshd (logged in, or the key refused): it still serves
-                                    logins after a change that is not about their speed
+                                    logins after a change that is not about their speed;
+                                    need "login": only a login that succeeds holds (after an
+                                    authentication change a refusal proves nothing)
   path_exists (path, want)          `test -e path` says it exists (want "yes") or not ("no"):
                                     directories and /sys/class/net/IFACE too
   command_line (argv, line, want)   the read-only `argv` (tab-separated) prints a line that
@@ -313,6 +315,11 @@ def link_setup(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
         if r.returncode != 0:
             raise ReadFailed(f"networkctl list: exit {r.returncode}: {r.stderr.strip()}")
         try:
+    if r.returncode != 0 and dict(p.params).get("need") == "login":
+        head = (r.stderr.strip().splitlines() or ["no output"])[0]
+        return False, (f"a fresh login from localhost was refused after {took} ({head}): "
+                       "after an authentication change only a login that succeeds proves "
+                       "that logins still work")
             return {ln.name: (ln.operational, ln.setup)
                     for ln in parse_networkctl_list(r.stdout)}
         except ParseError as e:

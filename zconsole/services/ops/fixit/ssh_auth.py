@@ -15,28 +15,42 @@ includer's Match state after each included file): so the drop-in wins for exactl
 clients each block matches, and no vendor file is edited. Then `sshd -t` validates,
 `sshd -T` proves `method no` for every client and `sshd -T -C` for a client each Match block
 matches (when zconsole can stand for one: Address, User, Host, LocalAddress, LocalPort, All),
-`systemctl reload ssh` applies it (open sessions stay) and a fresh login proves sshd still
-answers. Undo: the drop-in goes again, validated, the old value proven, reloaded.
+`systemctl reload ssh` applies it (open sessions stay) and a fresh login from localhost
+must succeed (before the change, and after it): after an authentication change a refused
+login (`Permission denied`) proves nothing, so it fails the step and the change is rolled
+back. Undo: the drop-in goes again, validated, the old value proven, reloaded.
+
+Refused (blocked, naming who would be locked out and the file:line) when switching the
+method off could lock someone out, which `sshd -t` cannot see: an `AuthenticationMethods`
+line (global, or in a Match block: sshd_config(5) "AuthenticationMethods", "Match") names
+the method (`keyboard-interactive` for KbdInteractiveAuthentication and its alias
+ChallengeResponseAuthentication, `gssapi-with-mic` for GSSAPIAuthentication, `hostbased`
+for HostbasedAuthentication): a user whose every listed chain needs a method sshd no
+longer offers cannot log in at all; or the journal of the last week shows logins that
+used it (`Accepted keyboard-interactive/pam for USER from ...`, or `Partial ...` for one
+step of a chain).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import ipaddress
+import re
 import uuid
 from collections.abc import Mapping, Sequence
 
 from zconsole.hosts.base import Host, HostError, PathNotFound
 from zconsole.hosts.journal import PlanStore
-from zconsole.model.fixit import ConfigLine, SshdSources
+from zconsole.model.fixit import ConfigLine, JournalLine, SshdSources
 from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Step, predicate
 from zconsole.parsers.errors import ParseError
+from zconsole.parsers.journal import parse_journal
 from zconsole.services.health.fixit import AUTH_COSTS, AUTH_KEYS
 from zconsole.services.ops.engine.events import RunResult
 from zconsole.services.ops.fixit import common
 from zconsole.services.ops.fixit import ssh as fix_ssh
 from zconsole.services.ops.operation import PlanRequest
-from zconsole.services.read.fixit import SSHD_CONFIG_D, read_sshd_sources
+from zconsole.services.read.fixit import SSHD_CONFIG_D, login_journal, read_sshd_sources
 
 KIND = "fix-ssh-auth"
 UNDO_KIND = "fix-ssh-auth-undo"
@@ -46,6 +60,14 @@ LOCK = fix_ssh.LOCK  # one writer of sshd's files at a time, whichever fix
 METHODS = AUTH_KEYS
 COSTS = AUTH_COSTS
 ROOT = "root"
+# what AuthenticationMethods (and sshd's `Accepted METHOD` lines) call each method
+# (sshd_config(5): "keyboard-interactive", "gssapi-with-mic", "hostbased"; Kerberos checks
+# a password: it has no name of its own there)
+AUTH_NAMES = {"kbdinteractiveauthentication": "keyboard-interactive",
+              "gssapiauthentication": "gssapi-with-mic",
+              "hostbasedauthentication": "hostbased"}
+USED_SINCE = "-168h"  # the logins looked at: the last week of the journal
+_USED = re.compile(r"(Accepted|Partial) (\S{1,64}) for (\S{1,255}) from (\S{1,255})")
 
 
 def dropin(method: str) -> str:
@@ -146,13 +168,99 @@ def _prove(method: str, value: str, connection: str = "", match: str = "", n: in
                                       **({"connection": connection} if connection else {})),))
 
 
+LOGIN_BEFORE = predicate("login_answers", "a fresh login from localhost succeeds before "
+                         "the change (else no login could prove it after)", need="login")
+
+
 def _answers() -> Step:
     return Step(id="verify", title="Verify with a fresh login",
-                explanation="the host opens `ssh -o BatchMode=yes localhost true`: sshd must "
-                            "still answer (logged in, or the key refused). If it does not, "
-                            "zconsole rolls the change back.",
-                postchecks=(predicate("login_answers", "a fresh login from localhost is "
-                                                       "answered by sshd"),))
+                explanation="the host opens `ssh -o BatchMode=yes localhost true`: the login "
+                            "must succeed. After an authentication change a refused login "
+                            "(`Permission denied`) proves nothing: zconsole rolls the change "
+                            "back.",
+                postchecks=(predicate("login_answers", "a fresh login from localhost "
+                                                       "succeeds", need="login"),))
+
+
+def _in_methods(value: str, name: str) -> bool:
+    """`value` (an AuthenticationMethods line: space-separated lists of comma-separated
+    methods, each maybe `method:submethod`) names `name`."""
+    return any(m.split(":", 1)[0].lower() == name
+               for chain in value.split() for m in chain.split(","))
+
+
+def who(match: str | None) -> str:
+    """Whom a line applies to, in words: every user, or what its Match line names."""
+    if match is None:
+        return "every user"
+    words = match.split()[1:]
+    said = {"user": "users {}", "group": "members of group {}", "address": "clients from {}",
+            "host": "clients from host {}", "localaddress": "connections to {}",
+            "localport": "connections to port {}"}
+    parts: list[str] = []
+    i = 0
+    while i < len(words):
+        crit = words[i].lower()
+        if crit == "all" or i + 1 >= len(words):
+            parts.append("every user")
+            i += 1
+            continue
+        parts.append(said.get(crit, crit + " {}").format(words[i + 1]))
+        i += 2
+    return " and ".join(parts) or "every user"
+
+
+def required_by(sources: SshdSources, method: str) -> list[ConfigLine]:
+    """The AuthenticationMethods lines (global or in a Match block) that name `method`."""
+    name = AUTH_NAMES.get(method)
+    if name is None:
+        return []
+    return [c for c in sources.all_of("authenticationmethods") if _in_methods(c.value, name)]
+
+
+def used_by(journal: Sequence[JournalLine], method: str) -> dict[str, list[JournalLine]]:
+    """user -> sshd's lines of the logins that used `method` (`Accepted` or, one step of
+    a chain, `Partial`)."""
+    name = AUTH_NAMES.get(method)
+    out: dict[str, list[JournalLine]] = {}
+    if name is None:
+        return out
+    for j in journal:
+        m = _USED.match(j.message)
+        if m is not None and m.group(2).split("/", 1)[0].lower() == name:
+            out.setdefault(m.group(3), []).append(j)
+    return out
+
+
+def lockout(method: str, sources: SshdSources, journal: Sequence[JournalLine] | None
+            ) -> list[Check]:
+    """Why switching `method` off could lock someone out (blocking checks), or a warning
+    when the journal could not be read."""
+    name, auth = METHODS[method], AUTH_NAMES.get(method)
+    out: list[Check] = []
+    lines = required_by(sources, method)
+    if lines:
+        said = "; ".join(f"{c.where}: `AuthenticationMethods {c.value}`"
+                         + (f" inside `{c.match}`" if c.match else "")
+                         + f" ({who(c.match)})" for c in lines)
+        out.append(Check("authentication-methods", False, CheckLevel.BLOCK,
+                         f"{name} off would lock out {', '.join(who(c.match) for c in lines)}"
+                         f": {said} requires {auth}, which sshd would no longer offer. "
+                         "`sshd -t` cannot see this. Change those lines first"))
+    if journal is None:
+        if auth is not None:
+            out.append(Check("recent-logins", False, CheckLevel.WARN,
+                             "sshd's journal could not be read: whether anyone logged in "
+                             f"with {auth} lately is not known"))
+        return out
+    used = used_by(journal, method)
+    if used:
+        users = ", ".join(f"{u} ({len(js)} login{'s' if len(js) > 1 else ''}, last: "
+                          f"{js[-1].text})" for u, js in used.items())
+        out.append(Check("recent-logins", False, CheckLevel.BLOCK,
+                         f"{name} off would lock out {', '.join(used)}: the journal of the "
+                         f"last week shows logins with {auth}: {users}"))
+    return out
 
 
 def yes_lines(sources: SshdSources, method: str) -> tuple[ConfigLine | None, list[ConfigLine]]:
@@ -184,10 +292,12 @@ def choose_method(effective: Mapping[str, str], sources: SshdSources) -> str | N
 def build_fix_ssh_auth(host: str, method: str | None, effective: Mapping[str, str] | None,
                        sources: SshdSources | None, texts: Mapping[str, str], *,
                        plan_id: str | None = None, now: float = 0.0,
-                       refused: str | None = None) -> Plan:
+                       refused: str | None = None,
+                       journal: Sequence[JournalLine] | None = ()) -> Plan:
     """The plan from what was read: `effective` (`sshd -T` for every client, keyword ->
     first value, lower case), where each line comes from, the raw texts of the files (to
-    know whether the drop-in exists), and what `sshd -t` said (None: accepted)."""
+    know whether the drop-in exists), what `sshd -t` said (None: accepted), and sshd's
+    journal of the last week (None: it could not be read)."""
     pid = plan_id or uuid.uuid4().hex
     title = "Fix slow SSH logins: switch an authentication method off"
 
@@ -217,6 +327,10 @@ def build_fix_ssh_auth(host: str, method: str | None, effective: Mapping[str, st
     if everyone != "yes" and not blocks:
         return blocked("auth", f"sshd -T shows {method} {everyone} and no Match block sets it "
                        "yes: there is nothing to fix here")
+    locked = lockout(method, sources, journal)
+    if any(c.level is CheckLevel.BLOCK for c in locked):
+        return _plan(title, host, now, plan_id=pid, checks=locked,
+                     params=(("method", method),))
     file = dropin(method)
     if file in texts:
         return blocked("drop-in-free", f"{file} exists already: zconsole does not overwrite "
@@ -238,7 +352,13 @@ def build_fix_ssh_auth(host: str, method: str | None, effective: Mapping[str, st
                "Undo: from the Host screen (u), itself a plan."]
     checks = [Check("method", True, CheckLevel.INFO, f"{name} yes: " + "; ".join(where)),
               Check("open-sessions", True, CheckLevel.INFO, "open SSH sessions stay: reload, "
-                    "not restart, and Debian's ssh.service has KillMode=process")]
+                    "not restart, and Debian's ssh.service has KillMode=process"),
+              *locked]
+    if method in AUTH_NAMES:
+        checks.append(Check("no-lockout", True, CheckLevel.INFO,
+                            f"no AuthenticationMethods line names {AUTH_NAMES[method]}"
+                            + ("" if journal is None else
+                               ", and no login of the last week used it")))
     clients: list[tuple[str, str]] = []
     for m in matches:
         spec = client_for(m)
@@ -258,8 +378,9 @@ def build_fix_ssh_auth(host: str, method: str | None, effective: Mapping[str, st
                              + ", named 00-… so sshd reads it before every other file (the "
                                "first value wins); no vendor file is edited.",
                  command=common.write_command(file, lines, "write the drop-in"),
-                 prechecks=(fix_ssh.VALID_BEFORE,
-                            predicate("file_absent", f"{file} does not exist yet", path=file)),
+                 prechecks=(fix_ssh.VALID_BEFORE, common.not_symlink(file),
+                            predicate("file_absent", f"{file} does not exist yet", path=file),
+                            LOGIN_BEFORE),
                  postchecks=(predicate("file_line", f"{file} says {name} no", path=file,
                                        line="2", text=lines[1]),),
                  confirmation=confirm)
@@ -269,13 +390,14 @@ def build_fix_ssh_auth(host: str, method: str | None, effective: Mapping[str, st
     params = (("method", method), ("mode", "drop-in"), ("file", file), ("was", everyone),
               ("what", f"{name} no ({file})"),
               ("clients", "\t".join(spec for _, spec in clients)),
-              ("matches", "\t".join(m for m, _ in clients)))
+              ("matches", "\t".join(m for m, _ in clients)),
+              *common.left_params(common.lines_text(lines), None))
     return _plan(title, host, now, plan_id=pid, preview=preview, checks=checks, steps=steps,
                  params=params)
 
 
 def restore_plan(fix: Plan, *, reload: bool, undo: bool, plan_id: str | None = None,
-                 now: float = 0.0) -> Plan:
+                 now: float = 0.0, host: Host | None = None) -> Plan:
     """The drop-in of `fix` goes again (`rm -f`), `sshd -t`, and a reload when sshd had (or
     may have) read it. `undo` (the operator's, later): the drop-in must still be the one
     zconsole wrote, typed confirmation, and the old value for every client proven again."""
@@ -284,9 +406,14 @@ def restore_plan(fix: Plan, *, reload: bool, undo: bool, plan_id: str | None = N
     name = METHODS.get(method, method)
     word = "Undo" if undo else "Roll back"
     confirm = common.undo_confirmation(f"{file} ({name} as before)") if undo else None
-    pre = (predicate("file_line", f"{file} is still the one zconsole wrote", path=file,
-                     line="2", text=f"{name} no"),) if undo else ()
-    restore = common.remove_step(file, prechecks=pre, confirmation=confirm,
+    left = common.left_of(fix) if undo else None
+    if undo and left is None:
+        return _plan(f"{word} the SSH fix ({file})", fix.host, now, kind=UNDO_KIND,
+                     plan_id=plan_id, checks=(Check("undo-record", False, CheckLevel.BLOCK,
+                                                    common.unrecorded(fix)),),
+                     params=(*fix.params, ("of", fix.id)))
+    restore = common.remove_step(file, confirmation=confirm,
+                                 left=left.text if left is not None else None,
                                  what="the drop-in zconsole wrote")
     if undo:
         restore = fix_ssh._valid_first(restore)
@@ -300,15 +427,18 @@ def restore_plan(fix: Plan, *, reload: bool, undo: bool, plan_id: str | None = N
         steps.append(fix_ssh._reload())
     if not undo:
         steps = common.as_rollback(steps)
+    refused = common.undo_refusal(host, fix) if undo and host is not None else None
     return _plan(f"{word} the SSH fix ({file})", fix.host, now,
                  kind=UNDO_KIND if undo else ROLLBACK_KIND, plan_id=plan_id,
                  preview=[f"{word}: {file} goes again ({name} as before plan "
                           f"{fix.id[:12]})"],
-                 steps=steps, params=(*fix.params, ("of", fix.id)))
+                 steps=steps, params=(*fix.params, ("of", fix.id)),
+                 checks=(refused,) if refused is not None else ())
 
 
-def undo_plan(fix: Plan, *, plan_id: str | None = None, now: float = 0.0) -> Plan:
-    return restore_plan(fix, reload=True, undo=True, plan_id=plan_id, now=now)
+def undo_plan(fix: Plan, *, plan_id: str | None = None, now: float = 0.0,
+              host: Host | None = None) -> Plan:
+    return restore_plan(fix, reload=True, undo=True, plan_id=plan_id, now=now, host=host)
 
 
 def rollback_for(fix: Plan, result: RunResult, *, now: float = 0.0) -> Plan | None:
@@ -349,7 +479,19 @@ def plan_for(host: Host, method: str | None = None, *, plan_id: str | None = Non
                 continue
     return build_fix_ssh_auth(str(host.label), method, effective, sources, texts,
                               plan_id=plan_id, now=host.now(),
-                              refused=fix_ssh.read_refusal(host))
+                              refused=fix_ssh.read_refusal(host), journal=read_journal(host))
+
+
+def read_journal(host: Host) -> tuple[JournalLine, ...] | None:
+    """sshd's journal of the last week (the lines that say how each login authenticated),
+    None when it could not be read."""
+    try:
+        r = host.run(list(login_journal(USED_SINCE)), check=False)
+        if r.returncode != 0:
+            return None
+        return parse_journal(r.stdout)
+    except (HostError, OSError, ParseError):
+        return None
 
 
 def plan_cli(host: Host, req: PlanRequest) -> Plan:

@@ -20,6 +20,7 @@ from zconsole.hosts.base import Host
 from zconsole.model.advice import REMOVE, SCRUB, SET, Advice, AdviceAction
 from zconsole.model.command import Command
 from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Step, predicate
+from zconsole.model.pool import Section
 from zconsole.services.health.advice import advise
 from zconsole.services.ops.operation import PlanRequest
 from zconsole.services.read.advice import read_advice
@@ -27,6 +28,9 @@ from zconsole.services.read.collect import collect
 
 KIND = "advice"
 NOT_ADVISED = "advised"  # the check that blocks a plan the host no longer earns
+# an advice's role -> the pool section (`zpool status`'s logs, cache, spares) that holds it
+SECTIONS = {"log": Section.LOGS.value, "cache": Section.CACHE.value,
+            "spare": Section.SPARES.value}
 
 
 def _step(advice: Advice, a: AdviceAction) -> Step:
@@ -61,8 +65,11 @@ def _step(advice: Advice, a: AdviceAction) -> Step:
             explanation=advice.cost,
             command=Command(argv, f"remove {a.role} device {a.device} from {a.target}",
                             writes=True),
-            prechecks=(predicate("vdev_present", f"{a.device} is in {a.target}",
-                                 pool=a.target, name=a.device),),
+            # the role too, right before the run: `zpool remove` removes whatever the device
+            # is by then (a log removed and re-added as a spare meanwhile would go as a spare)
+            prechecks=(predicate("vdev_present", f"{a.device} is in {a.target} as its "
+                                 f"{a.role} device", pool=a.target, name=a.device,
+                                 section=SECTIONS.get(a.role, a.role)),),
             postchecks=(predicate("vdev_absent", f"{a.device} is no longer in {a.target}",
                                   pool=a.target, name=a.device),),
             confirmation=Confirmation(f"{a.device} leaves {a.target} as its {a.role} device. "

@@ -5,7 +5,8 @@ Each reads what it needs through the evaluator (`zpool status` as JSON on 2.3 an
 (`pools(ev)`). A read that fails raises `ReadFailed`: the outcome is unknown, never "holds".
 
 Kinds (params):
-  vdev_present (pool, name)            a vdev with this name/path is in the pool
+  vdev_present (pool, name[, section]) a vdev with this name/path is in the pool (and in
+                                       that section: logs, cache, spares...: its role)
   vdev_absent (pool, name)             it is not
   vdev_state (pool, name, state)       it has this state (e.g. ONLINE; "OFFLINE|FAULTED": any
                                        of them) and is not resilvering
@@ -205,6 +206,12 @@ def _vdev(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     short = _norm(name)
     if p.kind == "vdev_present":
         return (True, f"{short} is in {in_pool.name} ({v.state})") if v else \
+        role = dict(p.params).get("section")
+        if v is not None and role:  # the role it had when planned (a log re-added as a spare)
+            got = next((s for s, _, w in in_pool.walk() if w is v), None)
+            if got is None or got.value != role:
+                return False, (f"{short} is in {in_pool.name} in its "
+                               f"{got.value if got else 'unknown'} section now, not {role}")
             (False, f"{short} is not in {in_pool.name}")
     if p.kind == "vdev_absent":
         return (False, f"{short} is still in {in_pool.name} ({v.state})") if v else \
