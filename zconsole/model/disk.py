@@ -35,6 +35,7 @@ class Disk:
     holders: tuple[str, ...] = ()  # dm-*/md* stacked on top
     mountpoints: tuple[str, ...] = ()
     transport: str | None = None  # sata, nvme, usb, virtio ...
+    rotation_rpm: int | None = None  # udev ID_ATA_ROTATION_RATE_RPM (0: not spinning)
 
     @property
     def preferred_id(self) -> str | None:

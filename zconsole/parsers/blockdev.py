@@ -186,7 +186,15 @@ def disk_from_udev(name: str, props: Mapping[str, str], *, size_sectors: int | N
         fs_type=_nonempty(props.get("ID_FS_TYPE")),
         fs_label=_nonempty(props.get("ID_FS_LABEL")),
         transport=_nonempty(props.get("ID_BUS")),
+        rotation_rpm=_rpm(props.get("ID_ATA_ROTATION_RATE_RPM")),
     )
+
+
+def _rpm(value: str | None) -> int | None:
+    """udev's ID_ATA_ROTATION_RATE_RPM (ata_id, from IDENTIFY word 217): 7200, 5400...; 0 for
+    a non-rotating disk; anything else is unknown."""
+    v = _nonempty(value)
+    return int(v) if v is not None and v.isdigit() and len(v) <= 6 else None
 
 
 # --- lsblk ------------------------------------------------------------------------------------

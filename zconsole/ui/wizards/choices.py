@@ -473,6 +473,29 @@ def bay_choices(reading: HostReading | None, pool_name: str, old: str,
     return out
 
 
+def spare_in_choices(reading: HostReading | None, pool_name: str, old: str) -> list[Choice]:
+    """The first answer to "where does the new disk go?" when an AVAIL hot spare can stand
+    in for `old` now (no spare has taken it): `zpool replace POOL OLD SPARE`."""
+    from zconsole.services.ops.zfs.replace_failed_spare import avail_spares, spare_can_stand_in
+
+    pool = find_pool(reading, pool_name)
+    if pool is None or not spare_can_stand_in(pool, old):
+        return []
+    names = ", ".join(s.name for s in avail_spares(pool))
+    return [Choice("spare", f"Put the hot spare in now ({names})",
+                   f"zpool replace {pool_name} {old} SPARE: the vdev has its copies back after "
+                   "the spare's resilver; the new disk later (r again), then the spare goes "
+                   "back to AVAIL by itself")]
+
+
+def avail_spare_choices(reading: HostReading | None, pool_name: str) -> list[Choice]:
+    from zconsole.services.ops.zfs.replace_failed_spare import avail_spares
+
+    pool = find_pool(reading, pool_name)
+    return [Choice(s.name, s.name, "AVAIL hot spare") for s in avail_spares(pool)] \
+        if pool is not None else []
+
+
 def spare_standing_in(reading: HostReading | None, pool_name: str, old: str) -> str | None:
     pool = find_pool(reading, pool_name)
     if pool is None:

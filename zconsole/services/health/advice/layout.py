@@ -10,7 +10,7 @@ Findings (kind, severity, threshold):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from zconsole.model.advice import Advice, DatasetProps
 from zconsole.model.finding import Severity
@@ -26,6 +26,20 @@ IMBALANCE_SPREAD = 25
 
 # Containers whose members should be alike.
 _GROUPS = frozenset({"mirror", "raidz", "draid"})
+
+# Why a vdev should not mix spinning disks with SSD/NVMe; the disk-choosing plans (attach,
+# replace, replace-grow, raidz expansion) warn with the same words before they make the mix.
+MIXED_MEDIA_WHY = (
+    "ZFS does not send a vdev's reads to its faster member and every write waits for the "
+    "slowest disk, so the SSD's speed is mostly wasted (a public measurement of random 16K "
+    "reads: HDD 18.5 MB/s, SSD 160 MB/s, the mirror of both 32.6 MB/s).")
+
+
+def mixes_media(rotational: Iterable[bool | None]) -> bool:
+    """The advisor's rule: rotational and non-rotational disks in one vdev (unknown: None,
+    ignored)."""
+    return len({r for r in rotational if r is not None}) > 1
+
 
 
 def _ashift(pool: Pool) -> Iterator[Advice]:
@@ -75,8 +89,7 @@ def _mixed_media(pool: Pool, inv: DiskInventory | None) -> Iterator[Advice]:
             if top.type not in _GROUPS:
                 continue
             media = _media(inv, pool.name, top)
-            kinds = {rot for _, rot, _ in media}
-            if len(kinds) < 2:
+            if not mixes_media(rot for _, rot, _ in media):
                 continue
             hdd = [d for d, rot, _ in media if rot]
             ssd = [d for d, rot, _ in media if not rot]
@@ -84,10 +97,7 @@ def _mixed_media(pool: Pool, inv: DiskInventory | None) -> Iterator[Advice]:
                 "advice-mixed-media", Severity.WARNING, top.name,
                 f"{pool.name}: {top.name} mixes spinning disks ({', '.join(hdd)}) with "
                 f"SSD/NVMe ({', '.join(ssd)})",
-                why="ZFS does not send a vdev's reads to its faster member and every write "
-                    "waits for the slowest disk, so the SSD's speed is mostly wasted (a public "
-                    "measurement of random 16K reads: HDD 18.5 MB/s, SSD 160 MB/s, the "
-                    "mirror of both 32.6 MB/s).",
+                why=MIXED_MEDIA_WHY,
                 cost="Replacing the odd disks with ones of the same kind (the replace wizard, "
                      "zpool replace) resilvers the vdev while the pool stays online; the SSD "
                      "may serve better as its own pool, a special vdev or an L2ARC.",

@@ -33,6 +33,7 @@ from zconsole.model.plan import Check, CheckLevel
 from zconsole.model.pool import Vdev
 from zconsole.model.reading import DiskInventory, DiskState, HostReading
 from zconsole.services import fmt
+from zconsole.services.health.advice.layout import MIXED_MEDIA_WHY, mixes_media
 from zconsole.services.ops.zfs.guards import POOL_READ, TARGET, check, leaves_of, top_level
 from zconsole.services.read.identity import DiskIndex, busy_reasons, disk_and_partitions
 
@@ -52,6 +53,7 @@ OLD_DATA = "old-data"
 PARTITIONS = "partitions"
 NAMING = "stable-name"
 SECTOR = "sector-size"
+MEDIA = "media"
 FOUND = "disk-found"
 
 
@@ -236,7 +238,8 @@ def check_new_disk(reading: HostReading, pool: str, target: str, disk: str, *,
     found = _candidate(reading, pool, target, disk)
     if isinstance(found, Check):
         return [found]
-    return [*_usage_checks(found), _size_check(found, replacing), _naming_check(found),
+    return [*_usage_checks(found), _size_check(found, replacing),
+            _media_check(found, target if replacing else None), _naming_check(found),
             _sector_check(found, props)]
 
 
@@ -346,6 +349,59 @@ def _size_check(c: _Candidate, replacing: bool) -> Check:
         extra = (f" The extra {fmt.size(new_size - small)} stays unused until every "
                  f"member of {c.top.name} is that large.")
     return check(SIZE, True, CheckLevel.INFO, f"Large enough: {figures}." + extra)
+
+
+# --- media class, rotation rate and size, against the members
+
+
+def media_class(disk: Disk) -> str | None:
+    """HDD, SSD or NVMe from the kernel's queue/rotational flag and the transport (None:
+    not known)."""
+    if disk.rotational is None:
+        return None
+    if disk.rotational:
+        return "HDD"
+    return "NVMe" if disk.transport == "nvme" or disk.name.startswith("nvme") else "SSD"
+
+
+def media_words(disk: Disk) -> str:
+    """'HDD, 7200 rpm, 3.0 TB' / 'NVMe, 1.0 TB' / 'media unknown, 4.0 TB'."""
+    bits = [media_class(disk) or "media unknown"]
+    if disk.rotational and disk.rotation_rpm:
+        bits.append(f"{disk.rotation_rpm} rpm")
+    if disk.size_bytes:
+        bits.append(fmt.size_as_sold(disk.size_bytes))
+    return ", ".join(bits)
+
+
+def _media_check(c: _Candidate, replaced: str | None) -> Check:
+    """The new disk's media class, rotation rate and size beside the members that stay
+    (`replaced`: the member leaving, not compared). A vdev mixing spinning disks with
+    SSD/NVMe is the advisor's `advice-mixed-media` (its rule and its reason); a slower
+    spinning disk sets the pace of every write."""
+    new = c.whole
+    members = [d for d in (c.index.leaf_disk(leaf) for leaf in leaves_of(c.top)
+                           if leaf.name != replaced and leaf.path != replaced) if d is not None]
+    if not members:
+        return check(MEDIA, True, CheckLevel.INFO,
+                     f"{c.me} is {media_words(new)}; the members of {c.top.name} could not be "
+                     "matched to disks, so their media are not compared.")
+    groups: dict[str, int] = {}
+    for d in members:
+        groups[media_words(d)] = groups.get(media_words(d), 0) + 1
+    theirs = "; ".join(f"{n} × {w}" if n > 1 else w for w, n in groups.items())
+    figures = f"{c.me} is {media_words(new)}; the members of {c.top.name}: {theirs}"
+    if mixes_media([new.rotational, *(d.rotational for d in members)]):
+        kinds = " and ".join(dict.fromkeys(media_class(d) or "unknown" for d in members))
+        return check(MEDIA, False, CheckLevel.WARN,
+                     f"Mixed media ({media_class(new)} beside {kinds}): {figures}. "
+                     f"{MIXED_MEDIA_WHY} The advisor flags such a vdev (advice-mixed-media).")
+    rpms = [d.rotation_rpm for d in members if d.rotational and d.rotation_rpm]
+    if new.rotational and new.rotation_rpm and rpms and new.rotation_rpm < min(rpms):
+        return check(MEDIA, False, CheckLevel.WARN,
+                     f"Slower disk ({new.rotation_rpm} rpm beside {min(rpms)} rpm): "
+                     f"{figures}. Every write of {c.top.name} waits for its slowest disk.")
+    return check(MEDIA, True, CheckLevel.INFO, f"Same kind of disk: {figures}.")
 
 
 # --- names
