@@ -120,3 +120,57 @@ def test_leftovers_of_a_healthy_pool_are_none() -> None:
     pool = collect(host("healthy")).pool("tank")
     assert pool is not None and pool.status is not None
     assert leftovers(pool.status) == []
+
+
+# ----------------------------------------------------------------- item 4: the hot spare
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.3"])
+def test_the_spare_goes_in_then_the_replace_then_the_spare_is_avail(
+    tmp_path: Path, version: str
+) -> None:
+    h = host(version=version)
+    first = rf.plan_wizard(h, {"old": ref("tank", UNAVAIL), "bay": "spare", "disk": SPARE},
+                           False)
+    assert not first.blocked, [c for c in first.checks if not c.passed]
+    assert argvs(first) == [("zpool", "replace", "tank", UNAVAIL,
+                             SPARE)]
+    assert [s.id for s in first.steps] == ["spare-in", "resilver", "report"]
+    assert to_the_end(runner(h, first, tmp_path / "1")).status == "done"
+    status = h.run(["zpool", "status", "tank"]).stdout
+    assert "spare-" in status and "INUSE" in status.split("spares", 1)[1]
+    assert state_of(h, FAULTED) == "FAULTED"  # the other failed disk: untouched
+    # the permanent replace: the existing flow with the spare standing in
+    second = free_bay(h, "scrub", spare="return")
+    assert [s.id for s in second.steps][:3] == ["replace", "resilver", "spare-back"]
+    assert to_the_end(runner(h, second, tmp_path / "2")).status == "done"
+    status = h.run(["zpool", "status", "tank"]).stdout
+    assert f"{SPARE}    AVAIL" in status.split("spares", 1)[1]
+    assert "spare-" not in status and UNAVAIL not in status
+
+
+def test_the_wizard_offers_the_spare_first() -> None:
+    from zconsole.ui.wizards.flows import ReplaceFailedFlow
+
+    reading = collect(host())
+    flow = ReplaceFailedFlow()
+    stage = flow.next_stage(reading, {"old": ref("tank", UNAVAIL)})
+    assert stage is not None and stage.key == "bay"
+    assert stage.options[0].value == "spare" and SPARE in stage.options[0].label
+    stage = flow.next_stage(reading, {"old": ref("tank", UNAVAIL), "bay": "spare"})
+    assert stage is not None and stage.key == "disk"
+    assert [c.value for c in stage.options] == [SPARE]
+    done = {"old": ref("tank", UNAVAIL), "bay": "spare", "disk": SPARE}
+    assert flow.next_stage(reading, done) is None
+    # a spare already standing in: not offered again
+    reading = collect(host("degraded-spare"))
+    stage = flow.next_stage(reading, {"old": ref("tank", FAULTED)})
+    assert stage is not None and stage.options[0].value == "free"
+
+
+def test_zconsole_plan_with_the_spare_as_new() -> None:
+    from zconsole.services.ops.operation import PlanRequest
+
+    plan = rf.plan_cli(host(), PlanRequest("tank", (UNAVAIL, SPARE), {"bay": "free"}))
+    assert not plan.blocked
+    assert argvs(plan)[0][:4] == ("zpool", "replace", "tank", UNAVAIL)

@@ -278,7 +278,14 @@ class ReplaceFailedFlow(Flow):
         pool, old = split_ref(chosen["old"])
         if "bay" not in chosen:
             return Stage("bay", f"Where does the new disk for {old} go?",
-                         tuple(ch.bay_choices(reading, pool, old, BAY_CHOICES)))
+                         tuple(ch.spare_in_choices(reading, pool, old)
+                               + ch.bay_choices(reading, pool, old, BAY_CHOICES)))
+        if chosen["bay"] == "spare":
+            if "disk" not in chosen:
+                return Stage("disk", f"Which hot spare stands in for {old}?",
+                             tuple(ch.avail_spare_choices(reading, pool)),
+                             "No AVAIL hot spare in this pool.")
+            return None  # the spare goes in; the new disk later (r again)
         if chosen["bay"] == "free" and "disk" not in chosen:
             smallest = ch.smallest_member(reading, pool, old)
             size = f" (members: {fmt.size_as_sold(smallest)})" if smallest else ""

@@ -4,6 +4,9 @@ Two ways in, the operator's answer to "where does the new disk go?" (`bay`):
 
 * `free`: a free bay, or the new disk is already plugged in: `zpool replace POOL OLD NEW`,
   the resilver, then (the old disk still in) pull it;
+* `spare` (the first answer when it applies): the pool's AVAIL hot spare goes in now
+  (`zpool replace POOL OLD SPARE`, `replace_failed_spare.py`); the new disk later, by this
+  plan again: the spare then goes back to AVAIL by itself;
 * `same`: no free bay, the failed disk must come out first. This is two plans, because the
   new disk's name is not known before it is in the machine (and every command is shown
   exactly before it runs):
@@ -50,6 +53,7 @@ from zconsole.services.ops.zfs.replace_failed_bay import (
     read_site,
 )
 from zconsole.services.ops.zfs.replace_failed_new import replace_plan, same_path
+from zconsole.services.ops.zfs.replace_failed_spare import find_spare, spare_in_plan
 
 __all__ = [
     "AFTER_CHOICES",
@@ -74,7 +78,7 @@ __all__ = [
 ]
 
 KIND = "replace-failed"
-BAYS = ("free", "same")
+BAYS = ("free", "same", "spare")
 SPARE_CHOICES = ("return", "keep")
 IN_BAY = "@bay"  # the wizard's "disk" answer: the disk that appeared in the bay
 
@@ -107,6 +111,10 @@ def build_replace_failed(
         return found
     status, old_v = found
     site = site or Site()
+    if bay == "spare" or (new is not None and find_spare(reading, status, new) is not None):
+        if new is None:
+            return draft.blocked("Name the hot spare that goes in.", name="disk-found")
+        return spare_in_plan(draft, reading, status, old_v, new, findings)
     if new is None:
         if bay == "free":
             return draft.blocked("A free bay needs the new disk's name.", name="disk-found")
