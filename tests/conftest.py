@@ -10,9 +10,34 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+from zconsole.hosts import journal
+
+# Every place zconsole keeps or reads its own files on the operator's machine, by the variable
+# that names it (the XDG base directories, zconsole's own overrides). HOME stays: ssh to the
+# guests reads it.
+HERMETIC_DIRS = ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
+HERMETIC_UNSET = ("ZCONSOLE_STATE_DIR", journal.DEMO_STATE_ENV)
+
+
+@pytest.fixture(autouse=True)
+def hermetic_dirs(tmp_path_factory: pytest.TempPathFactory,
+                  monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets state, config, cache and data directories of its own, empty, and a
+    demo state of its own: what the operator's real directories hold (an audit log the
+    hand-run demo wrote today, a hosts file, muted advice) can change no test. A test that
+    wants a given place sets the variable itself (monkeypatch)."""
+    root = tmp_path_factory.mktemp("xdg")
+    for name in HERMETIC_DIRS:
+        monkeypatch.setenv(name, str(root / name.lower()))
+    for name in HERMETIC_UNSET:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(journal, "_run_demo_dir", [root / "demo-run"])
+    return root
 
 _from_workers: dict[str, Any] = {"timings": [], "figures": [], "failures": {}}
 # per xdist group (loadgroup: the node id ends "@GROUP"; "-" for the ungrouped tests): when its

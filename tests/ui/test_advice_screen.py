@@ -151,7 +151,7 @@ async def test_m_mutes_with_a_kept_reason_and_unmutes(
         tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from textual.widgets import Input
 
-    from zconsole.hosts.journal import MuteStore
+    from zconsole.hosts.journal import MuteStore, demo_state_dir
     from zconsole.ui.screens.advice.mute import MuteScreen
 
     app = make_app("advice")
@@ -174,7 +174,7 @@ async def test_m_mutes_with_a_kept_reason_and_unmutes(
         muted = [i for i in screen.query(AdviceItem) if i.muted is not None]
         assert [i.body().plain for i in muted] == [
             "▸ ▲ scratch was last scrubbed 80 d ago\n  muted  scratch is rebuilt every month"]
-        kept = MuteStore(tmp_path / "state" / "demo" / "advice-mutes.json").load(str(app.host.label))
+        kept = MuteStore(demo_state_dir() / "advice-mutes.json").load(str(app.host.label))
         assert [(m.kind, m.subject, m.reason) for m in kept] == [
             ("advice-scrub", "scratch", "scratch is rebuilt every month")]
         muted[0].focus()
@@ -184,7 +184,7 @@ async def test_m_mutes_with_a_kept_reason_and_unmutes(
                 break
             await pilot.pause(0.01)
         assert headings(screen)[0] == "▲ WARNING  Worth fixing (8)"
-        assert MuteStore(tmp_path / "state" / "demo" / "advice-mutes.json").load(
+        assert MuteStore(demo_state_dir() / "advice-mutes.json").load(
             str(app.host.label)) == ()
 
 

@@ -16,6 +16,7 @@ from textual.widgets import Input
 
 from tests.ui.conftest import frozen, settle
 from tests.ui.test_wizards import TANK_A0, confirm_all, hand_attach, hand_flow, until
+from zconsole.hosts import journal
 from zconsole.hosts.demo import DemoHost
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.wizards import open_wizard
@@ -31,6 +32,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("ZCONSOLE_STATE_DIR", raising=False)
     monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    # the demo's state: this run's own (shown in the pictures as under ~)
+    monkeypatch.setattr(journal, "_run_demo_dir", [tmp_path / "zconsole-demo"])
     return tmp_path
 
 

@@ -217,4 +217,7 @@ def test_muted_advice_is_left_out_and_listed_with_its_reason(
     assert doc["muted"] == [{"kind": "advice-scrub", "subject": "scratch",
                              "message": "scratch was last scrubbed 80 d ago",
                              "reason": "scratch is rebuilt every month", "muted_at": 5.0}]
-    assert (tmp_path / "state" / "demo" / "advice-mutes.json").exists()  # the demo's, apart
+    from zconsole.hosts.journal import demo_state_dir, state_dir
+
+    assert (demo_state_dir() / "advice-mutes.json").exists()  # the demo's, apart
+    assert not (state_dir() / "advice-mutes.json").exists()

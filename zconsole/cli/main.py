@@ -98,6 +98,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                    help="hide every write action (for screen sharing)")
     p.add_argument("--refresh", type=float, default=5.0, metavar="SECONDS",
                    help="refresh interval (default 5)")
+    p.add_argument("--demo-state", metavar="DIR",
+                   help="keep the demo host's audit log, plans and muted advice in DIR "
+                        "(default: this run's own, gone when it ends)")
 
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for name, line in COMMANDS.items():
@@ -163,6 +166,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         extra = load("parse").take_back_file(args, extra)
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.demo_state:
+        from zconsole.hosts.journal import DEMO_STATE_ENV
+
+        os.environ[DEMO_STATE_ENV] = os.path.abspath(os.path.expanduser(args.demo_state))
     if args.command:
         code: int = load(args.command).run(args)
         return code

@@ -5,6 +5,9 @@ looked at: a plan run over SSH keeps its journal where zconsole runs).
 
 * `state_dir()`: `$ZCONSOLE_STATE_DIR`, else `$XDG_STATE_HOME/zconsole`, else
   `~/.local/state/zconsole`.
+* `demo_state_dir()`: the demo host's own (its rehearsals' audit log, plans and muted advice):
+  `$ZCONSOLE_DEMO_STATE` (the console's `--demo-state DIR`), else a directory of this run
+  alone, removed when it ends: a fresh demo starts with no history its pools never had.
 * `AuditLog`: append-only JSON lines. Each record is one `write()` on a descriptor opened with
   O_APPEND (mode 0600), under an exclusive `flock`, then `fsync`: a record is either complete
   on disk or absent, earlier bytes are never rewritten, and two consoles appending at once do
@@ -48,6 +51,30 @@ def state_dir() -> Path:
     if xdg and os.path.isabs(xdg):
         return Path(xdg) / "zconsole"
     return Path.home() / ".local" / "state" / "zconsole"
+
+
+DEMO_STATE_ENV = "ZCONSOLE_DEMO_STATE"
+_run_demo_dir: list[Path] = []  # this run's own demo state, made on first use
+
+
+def demo_state_named() -> bool:
+    """Whether the demo's state lives in a place the operator named (kept across runs)."""
+    return bool(os.environ.get(DEMO_STATE_ENV, "").strip())
+
+
+def demo_state_dir() -> Path:
+    """Where the demo host's audit log, plans and muted advice live (see the module doc)."""
+    named = os.environ.get(DEMO_STATE_ENV, "").strip()
+    if named:
+        return Path(named).expanduser()
+    if not _run_demo_dir:
+        import atexit
+        import shutil
+
+        made = Path(tempfile.mkdtemp(prefix="zconsole-demo-"))
+        atexit.register(shutil.rmtree, made, True)
+        _run_demo_dir.append(made)
+    return _run_demo_dir[0]
 
 
 def _ensure_dir(path: Path) -> None:
@@ -244,9 +271,9 @@ class MuteStore:
 
     @classmethod
     def default(cls, *, simulated: bool = False) -> MuteStore:
-        """In `state_dir()`, under `demo/` for the demo host (never mixed with real hosts)."""
-        base = state_dir()
-        return cls((base / "demo" if simulated else base) / MUTES_FILE)
+        """In `state_dir()`; the demo host's in `demo_state_dir()` (never mixed with real
+        hosts)."""
+        return cls((demo_state_dir() if simulated else state_dir()) / MUTES_FILE)
 
     def _read(self) -> dict[str, list[dict[str, object]]]:
         try:

@@ -55,6 +55,12 @@ def release_collector() -> None:
     gc.enable()
 
 
+def _demo_state_named() -> bool:
+    from zconsole.hosts.journal import demo_state_named
+
+    return demo_state_named()
+
+
 class ZConsoleApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "zconsole"
@@ -118,9 +124,9 @@ class ZConsoleApp(App[None]):
         fleet: Sequence[Member] | None = None,
     ) -> None:
         """`state_directory`: where the wizards keep the audit log and saved plans (default
-        `hosts.journal.state_dir()`, under `demo/` for the demo host). `offer_resume`: look
-        for plans left in flight at start-up (default: yes, except on the demo host without
-        an explicit state directory: a fresh demo machine has nothing in flight).
+        `hosts.journal.state_dir()`; `demo_state_dir()` for the demo host). `offer_resume`:
+        look for plans left in flight at start-up (default: yes, except on the demo host
+        whose state is this run's own: a fresh demo machine has nothing in flight).
         `collector_held`: the caller (`zconsole`'s main) held the cyclic garbage collector
         for start-up; it is frozen and let go once the first reading is on screen.
         `fleet`: several hosts, each with its own session and refresh loop (the Fleet
@@ -135,7 +141,8 @@ class ZConsoleApp(App[None]):
         sys.setswitchinterval(min(sys.getswitchinterval(), UI_SWITCH_INTERVAL))
         self.state_directory = state_directory
         self.offer_resume = (offer_resume if offer_resume is not None
-                             else not host.simulated or state_directory is not None)
+                             else not host.simulated or state_directory is not None
+                             or _demo_state_named())
         self.host = host
         self.notice = notice
         self.read_only = read_only

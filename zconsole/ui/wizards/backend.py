@@ -3,7 +3,8 @@
 
 Runs on the operator's machine: the audit log and saved plans are in `state_dir()`
 (`$ZCONSOLE_STATE_DIR`, `$XDG_STATE_HOME/zconsole` or `~/.local/state/zconsole`). Rehearsals
-on the demo host keep theirs under `state_dir()/demo`, never mixed with real hosts' history.
+on the demo host keep theirs in `demo_state_dir()` (this run's own unless `--demo-state DIR`
+names a place), never mixed with real hosts' history.
 """
 
 from __future__ import annotations
@@ -21,13 +22,12 @@ if TYPE_CHECKING:
 
 def journal_dir(app: ZConsoleApp, host: Host | None = None) -> Path:
     """Where the audit log and saved plans of `host` (default: the one on screen) live."""
-    from zconsole.hosts.journal import state_dir
+    from zconsole.hosts.journal import demo_state_dir, state_dir
 
     explicit = getattr(app, "state_directory", None)
     if explicit is not None:
         return Path(explicit)
-    base = state_dir()
-    return base / "demo" if (host if host is not None else app.host).simulated else base
+    return demo_state_dir() if (host if host is not None else app.host).simulated else state_dir()
 
 
 def audit_path_for(app: ZConsoleApp) -> str:
