@@ -106,6 +106,9 @@ CASES: dict[str, tuple[str, ...]] = {
                               "--dry-run"),
     "dedup-off-json": ("--demo", "dedup", "plan", "dedup-off", "tank", "--rewrite",
                        "tank/backup", "--dry-run", "--json"),
+    # issue 26, item 5: the cleanup destroys only an old copy the rewrite marked
+    "dedup-off-cleanup-not-old": ("--demo", "showcase", "plan", "dedup-off-cleanup", "tank",
+                                  "tank/vm/win11", "--dry-run"),
     # replace-failed: the same bay (the bay plan; a disk ZFS lost; the last good copy), a
     # free bay, the same bay after the swap, a hot spare returned or kept
     "replace-failed-same-bay": ("--demo", "degraded", "plan", "replace-failed", "tank",
@@ -198,6 +201,8 @@ def _normalise(text: str) -> str:
     text = re.sub(r"/var/backups/zconsole-[0-9a-f]{12}-", "/var/backups/zconsole-<id>-", text)
     # the demo's journal is stamped from the clock (fix-ssh-auth-lockout quotes its lines)
     text = re.sub(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+\+0000\b", "<stamp>", text)
+    # the dedup-off rewrite names its snapshot and old copy after the plan's date
+    text = re.sub(r"zconsole-(rewrite|dedup-old)-\d{8}\b", r"zconsole-\1-<date>", text)
     return re.sub(r'"created_at": [0-9.e+]+', '"created_at": <time>', text)
 
 

@@ -86,12 +86,14 @@ OPERATIONS: tuple[Operation, ...] = (
             CliOption("--bay", "replace-failed: where the new disk goes: a free bay (NEW "
                                "already plugged in) or the same bay (without NEW: the plan "
                                "that offlines OLD and watches the swap; with NEW: the "
-                               "replace after it)", choices=replace_failed.BAYS,
+                               "replace after it), or the spare (NEW: an AVAIL hot spare "
+                               "of the pool, put in now)", choices=replace_failed.BAYS,
                       default="free"),
             CliOption("--keep-spare", "replace-failed: keep the hot spare in use as the "
                                       "member (zpool detach OLD) and add NEW as the spare"),
             CliOption("--after", "replace-failed: afterwards, scrub (default), clear the "
-                                 "error counters then scrub, or nothing",
+                                 "new disk's counters then scrub, also clear the other "
+                                 "devices (each named, typed), or nothing",
                       choices=replace_failed.AFTER_CHOICES, default="scrub"),
         )),
         plan=replace_failed.plan_cli,

@@ -231,9 +231,12 @@ class DedupOffFlow(Flow):
             opts = [Choice("", "Only turn dedup off",
                            "new writes are not deduplicated; blocks already written keep "
                            "their table entries until rewritten or freed")]
-            opts.extend(Choice(d, f"Also rewrite {d} (send/receive into a copy, then swap)",
-                               "the table shrinks as the old copy is destroyed; needs free "
-                               "space for a full copy and no writers meanwhile")
+            opts.extend(Choice(d, f"Also rewrite {d} (send -R/receive into a copy with every "
+                                  "snapshot, then swap)",
+                               "the old copy is kept, read-only and unmounted, until you say "
+                               "the copy works (dedup-off-cleanup destroys it and the table "
+                               "shrinks); needs free space for a full copy and no writers "
+                               "meanwhile")
                         for d in picked)
             return Stage("rewrite", "Existing blocks stay deduplicated until they are "
                          "rewritten. Rewrite one now?", tuple(opts))
