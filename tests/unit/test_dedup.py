@@ -5,12 +5,20 @@ with dedup on, RAM at stake, failed reads kept as failures; the demo's table sta
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
+from tests.fakes import Clock
 from zconsole.hosts.base import CommandFailed, Result
 from zconsole.hosts.demo import DemoHost
+from zconsole.hosts.journal import AuditLog, PlanStore
+from zconsole.model.plan import CheckLevel, Plan
 from zconsole.parsers.zpool_status import parse_zpool_status
+from zconsole.services.ops.engine.runner import PlanRunner
+from zconsole.services.ops.operation import PlanRequest
+from zconsole.services.ops.zfs import dedup_cleanup, dedup_off
+from zconsole.services.ops.zfs.dedup_rewrite import MARKER, SNAPSHOT_PREFIX, old_name, stamp
 from zconsole.services.read.dedup import followers, read_dedup, roots, shrink_sentence
 
 T0 = 1795302000.0
@@ -109,3 +117,166 @@ def test_demo_table_shrinks_consistently_when_deduplicated_data_is_destroyed(
     n = read_dedup(h2, "tank").entries
     h2.run(["zfs", "destroy", "-r", "tank/home/bob"])
     assert read_dedup(h2, "tank").entries == n
+
+
+# ------------------------------------------------------- the rewrite keeps the old copy (#26)
+
+
+def _run(h: DemoHost, plan: Plan, tmp: Path) -> str:
+    c = Clock(T0)
+    runner = PlanRunner(h, plan, audit=AuditLog(tmp / "audit.jsonl"),
+                        store=PlanStore(tmp / "plans"), operator="test", clock=c,
+                        sleep=c.sleep, poll_interval=5)
+    return runner.run(lambda e: None).status
+
+
+def _tree(h: DemoHost, top: str, kind: str = "filesystem,volume,snapshot") -> list[str]:
+    out = h.run(["zfs", "list", "-H", "-o", "name", "-t", kind, "-r", top]).stdout.split()
+    return sorted(n[len(top):] for n in out)
+
+
+def _get(h: DemoHost, prop: str, name: str) -> str:
+    return h.run(["zfs", "get", "-H", "-p", "-o", "value", prop, name]).stdout.strip()
+
+
+def _rewrite(h: DemoHost, *names: str) -> Plan:
+    return dedup_off.plan_cli(h, PlanRequest("tank", (), {"rewrite": list(names)}))
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.3"])
+def test_rewrite_keeps_the_old_copy_and_every_snapshot(version: str, tmp_path: Path) -> None:
+    """Issue 26 item 5: the run never destroys; the copy has every snapshot, dedup=off; the
+    old copy stays read-only, unmounted, marked; the cleanup is a plan of its own."""
+    h = demo("dedup", version)
+    before = read_dedup(h, "tank")
+    snaps = _tree(h, "tank/backup")
+    assert len(snaps) == 15  # the filesystem and its 14 nightlies
+    plan = _rewrite(h, "tank/backup")
+    assert not plan.blocked
+    assert not [a for a in plan.argv_list() if "destroy" in a]
+    assert [s.confirmation for s in plan.steps] == [None] * len(plan.steps)
+    copy = [s for s in plan.steps if s.id == "rewrite-1-copy"][0].command
+    assert copy is not None and copy.argv[:3] == ("zfs", "send", "-R")
+    assert copy.then == (("zfs", "receive", "-u", "-o", "dedup=off", "-x", "readonly",
+                          "tank/backup.zconsole-dedup-new"),)
+    assert _run(h, plan, tmp_path / "run") == "done"
+    old = old_name("tank/backup", plan.created_at)
+    rewrite = f"@{SNAPSHOT_PREFIX}{stamp(plan.created_at)}"
+    assert _tree(h, "tank/backup") == sorted(snaps + [rewrite])
+    assert _tree(h, old) == sorted(snaps + [rewrite])
+    assert (_get(h, "dedup", "tank/backup"), _get(h, "readonly", "tank/backup"),
+            _get(h, "mounted", "tank/backup")) == ("off", "off", "yes")
+    assert (_get(h, "readonly", old), _get(h, "mounted", old), _get(h, "mountpoint", old),
+            _get(h, MARKER, old)) == ("on", "no", "none", "tank/backup")
+    # the old blocks are all still there: the table has not shrunk
+    assert read_dedup(h, "tank").entries == before.entries
+    cleanup = dedup_cleanup.plan_cli(h, PlanRequest("tank", (old,)))
+    assert not cleanup.blocked
+    assert cleanup.argv_list()[0] == ("zfs", "destroy", "-r", old)
+    destroy = cleanup.steps[0]
+    assert destroy.confirmation is not None and destroy.confirmation.expected == old
+    assert {p.kind for p in destroy.prechecks} >= {"snapshots_copied", "dataset_property"}
+    assert _run(h, cleanup, tmp_path / "cleanup") == "done"
+    after = read_dedup(h, "tank")
+    assert before.entries is not None and after.entries is not None
+    assert after.entries < before.entries
+    assert old not in h.run(["zfs", "list", "-H", "-o", "name"]).stdout.split()
+    assert _tree(h, "tank/backup") == sorted(snaps + [rewrite])
+
+
+def test_rewrite_carries_children_clones_and_hides_old_volumes(tmp_path: Path) -> None:
+    """showcase tank/vm: four volumes, snapshots and clones inside the tree travel with -R
+    (the clones stay clones of the copy's snapshots); the old volumes get volmode=none."""
+    h = demo("showcase", "2.3")
+    every = _tree(h, "tank/vm")
+    plan = _rewrite(h, "tank/vm")
+    assert not plan.blocked, [c for c in plan.checks if c.blocking]
+    assert _run(h, plan, tmp_path) == "done"
+    old = old_name("tank/vm", plan.created_at)
+    rewrite = f"@{SNAPSHOT_PREFIX}{stamp(plan.created_at)}"
+    kids = [n for n in every if "@" not in n]
+    assert _tree(h, "tank/vm") == sorted(every + [k + rewrite for k in kids])
+    assert _tree(h, old) == _tree(h, "tank/vm")
+    assert _get(h, "origin", "tank/vm/debian12-test") == "tank/vm/debian12@golden"
+    assert _get(h, "origin", f"{old}/debian12-test") == f"{old}/debian12@golden"
+    for k in kids[1:]:
+        assert _get(h, "volmode", old + k) == "none"
+        assert _get(h, "volmode", "tank/vm" + k) == "default"
+        assert _get(h, "dedup", "tank/vm" + k) == "off"
+
+
+def test_rewrite_refusals_and_what_does_not_travel() -> None:
+    h = demo("showcase", "2.3")
+    nested = _rewrite(h, "tank/vm", "tank/vm/win11")
+    assert "rewrite-nested" in [c.name for c in nested.checks if c.blocking]
+    clone = _rewrite(h, "tank/vm/debian12-test")  # a clone of a snapshot outside it
+    assert [c.name for c in clone.checks if c.blocking] == ["rewrite-clones"]
+    origin = _rewrite(h, "tank/vm/debian12")  # its snapshots have clones outside it
+    warn = [c for c in origin.checks if c.name == "rewrite-clones"]
+    assert not origin.blocked and warn[0].level is CheckLevel.WARN
+    assert "tank/vm/debian12-test" in warn[0].detail
+    snaps = [c for c in origin.checks if c.name == "rewrite-snapshots"][0]
+    assert "bookmarks" in snaps.detail and "holds" in snaps.detail
+
+
+def test_cleanup_destroys_only_an_old_copy_the_rewrite_marked(tmp_path: Path) -> None:
+    h = demo("showcase", "2.3")
+    plain = dedup_cleanup.plan_cli(h, PlanRequest("tank", ("tank/vm/win11",)))
+    assert plain.blocked and plain.steps == ()
+    h.run(["zfs", "rename", "tank/vm/win11", "tank/vm/x.zconsole-dedup-old-20261121"])
+    lookalike = dedup_cleanup.plan_cli(
+        h, PlanRequest("tank", ("tank/vm/x.zconsole-dedup-old-20261121",)))
+    assert lookalike.blocked and "not an old copy" in lookalike.checks[0].detail
+    # a clone outside the old copy still depends on it: blocked, never -R
+    plan = _rewrite(h, "tank/vm/debian12")
+    assert _run(h, plan, tmp_path / "run") == "done"
+    old = old_name("tank/vm/debian12", plan.created_at)
+    assert _get(h, "origin", "tank/vm/debian12-test") == f"{old}@golden"
+    held = dedup_cleanup.plan_cli(h, PlanRequest("tank", (old,)))
+    assert [c.name for c in held.checks if c.blocking] == ["old-copy-clones"]
+
+
+def test_cleanup_stops_before_destroying_when_the_copy_lost_a_snapshot(tmp_path: Path
+                                                                      ) -> None:
+    """Between the rewrite and the cleanup a snapshot of the copy was destroyed: the
+    precheck sees it and nothing of the old copy is destroyed."""
+    h = demo("dedup", "2.3")
+    plan = _rewrite(h, "tank/backup")
+    assert _run(h, plan, tmp_path / "run") == "done"
+    old = old_name("tank/backup", plan.created_at)
+    cleanup = dedup_cleanup.plan_cli(h, PlanRequest("tank", (old,)))
+    h.run(["zfs", "destroy", "tank/backup@nightly-03"])
+    kept = _tree(h, old)
+    assert _run(h, cleanup, tmp_path / "cleanup") == "failed"
+    assert _tree(h, old) == kept and "@nightly-03" in kept
+
+
+def test_rewrite_stops_with_the_original_in_place_when_the_copy_fails(tmp_path: Path
+                                                                     ) -> None:
+    """The copy's name was taken between preview and run: zfs receive refuses, the run
+    stops there, and the original keeps its name and its mount (read-only)."""
+    h = demo("dedup", "2.3")
+    plan = _rewrite(h, "tank/backup")
+    h.run(["zfs", "clone", "tank/backup@nightly-00", "tank/backup.zconsole-dedup-new"])
+    assert _run(h, plan, tmp_path) == "failed"
+    assert _get(h, "mounted", "tank/backup") == "yes"
+    assert _get(h, "readonly", "tank/backup") == "on"
+    assert not [n for n in h.run(["zfs", "list", "-H", "-o", "name"]).stdout.split()
+                if "dedup-old" in n]
+
+
+def test_demo_replication_stream_is_faithful() -> None:
+    """zfs send -R | zfs receive -o/-x: the descendants inherit the -o value and the -x
+    property (zfs-receive(8)); snapshots after the named one do not travel; guids kept."""
+    h = demo("showcase", "2.3")
+    h.run(["zfs", "set", "dedup=verify", "readonly=on", "tank/vm/win11"])
+    h.run(["zfs", "snapshot", "-r", "tank/vm@one"])
+    h.run(["zfs", "snapshot", "tank/vm/win11@later"])
+    h.run_pipeline([["zfs", "send", "-R", "tank/vm@one"],
+                    ["zfs", "receive", "-u", "-o", "dedup=off", "-x", "readonly", "tank/c"]])
+    assert "/win11@one" in _tree(h, "tank/c") and "/win11@later" not in _tree(h, "tank/c")
+    assert h.run(["zfs", "get", "-H", "-o", "value,source", "dedup", "tank/c/win11"]
+                 ).stdout.split() == ["off", "inherited", "from", "tank/c"]
+    assert _get(h, "readonly", "tank/c/win11") == "off"
+    assert _get(h, "mounted", "tank/c") == "no"
+    assert _get(h, "guid", "tank/c@one") == _get(h, "guid", "tank/vm@one")

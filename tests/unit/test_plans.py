@@ -16,7 +16,9 @@ from zconsole.model.plan import CheckLevel, Plan
 from zconsole.services.ops.engine.runner import NeedsOperator, PlanRunner, RunEvent
 from zconsole.services.ops.zfs.attach import build_attach
 from zconsole.services.ops.zfs.common import PlanInputs, read_inputs
+from zconsole.services.ops.zfs.dedup_cleanup import build_cleanup
 from zconsole.services.ops.zfs.dedup_off import build_dedup_off
+from zconsole.services.ops.zfs.dedup_rewrite import stamp
 from zconsole.services.ops.zfs.detach import build_detach
 from zconsole.services.ops.zfs.replace import build_replace
 from zconsole.services.ops.zfs.replace_grow import build_replace_grow
@@ -285,24 +287,25 @@ def test_dedup_off_golden_volume_rewrite(version: str) -> None:
     h, _ = host("showcase", version)
     report = read_dedup(h, "tank")
     plan = build_dedup_off(report, None, rewrite=["tank/vm/win11"],
-                                 reading=inputs(h).reading)
+                                 reading=inputs(h).reading, now=T0)
     w = "tank/vm/win11"
+    snap = f"{w}@zconsole-rewrite-20261121"
     assert golden(plan) == [
         (("zfs", "set", "dedup=off", "tank/vm"),),
         (("zfs", "set", "readonly=on", w),),
-        (("zfs", "snapshot", f"{w}@zconsole-rewrite"),),
-        (("zfs", "send", "-p", f"{w}@zconsole-rewrite"),
-         ("zfs", "receive", "-u", "-o", "dedup=off", "-o", "readonly=off", f"{w}.nodedup")),
-        (("zfs", "rename", w, f"{w}.dedup-old"),),
-        (("zfs", "rename", f"{w}.nodedup", w),),
-        (("zfs", "destroy", "-r", f"{w}.dedup-old"),),
+        (("zfs", "snapshot", "-r", snap),),
+        (("zfs", "send", "-R", snap),
+         ("zfs", "receive", "-u", "-o", "dedup=off", "-x", "readonly",
+          f"{w}.zconsole-dedup-new")),
+        (("zfs", "set", "volmode=none", f"zconsole:dedup-old-of={w}", w),),
+        (("zfs", "rename", w, f"{w}.zconsole-dedup-old-20261121"),),
+        (("zfs", "rename", f"{w}.zconsole-dedup-new", w),),
         (("zpool", "status", "-D", "tank"),),
     ]
     first = plan.steps[0]
     # the four volumes that inherit dedup from tank/vm are proven off too
     assert len(first.postchecks) == 5
-    destroy = [s for s in plan.steps if s.id.endswith("destroy-old")][0]
-    assert destroy.confirmation is not None and destroy.confirmation.expected == w
+    assert [s.confirmation for s in plan.steps] == [None] * len(plan.steps)
     assert [c.name for c in plan.checks if not c.passed] == [
         "existing-blocks", "rewrite-writers", "rewrite-snapshots"]
 
@@ -311,36 +314,44 @@ def test_dedup_off_golden_volume_rewrite(version: str) -> None:
 def test_dedup_off_golden_filesystem_rewrite(version: str) -> None:
     h, _ = host("dedup", version)
     plan = build_dedup_off(read_dedup(h, "tank"), None, rewrite=["tank/vm"],
-                                 reading=inputs(h).reading)
+                                 reading=inputs(h).reading, now=T0)
+    snap = "tank/vm@zconsole-rewrite-20261121"
     assert golden(plan) == [
         (("zfs", "set", "dedup=off", "tank/backup"),),
         (("zfs", "set", "dedup=off", "tank/vm"),),
         (("zfs", "set", "readonly=on", "tank/vm"),),
-        (("zfs", "snapshot", "tank/vm@zconsole-rewrite"),),
-        (("zfs", "send", "-p", "tank/vm@zconsole-rewrite"),
-         ("zfs", "receive", "-u", "-o", "dedup=off", "-o", "readonly=off", "tank/vm.nodedup")),
-        (("zfs", "rename", "tank/vm", "tank/vm.dedup-old"),),
-        (("zfs", "set", "mountpoint=none", "tank/vm.dedup-old"),),
-        (("zfs", "rename", "tank/vm.nodedup", "tank/vm"),),
+        (("zfs", "snapshot", "-r", snap),),
+        (("zfs", "send", "-R", snap),
+         ("zfs", "receive", "-u", "-o", "dedup=off", "-x", "readonly",
+          "tank/vm.zconsole-dedup-new")),
+        (("zfs", "set", "mountpoint=none", "zconsole:dedup-old-of=tank/vm", "tank/vm"),),
+        (("zfs", "rename", "tank/vm", "tank/vm.zconsole-dedup-old-20261121"),),
+        (("zfs", "rename", "tank/vm.zconsole-dedup-new", "tank/vm"),),
         (("zfs", "mount", "tank/vm"),),
-        (("zfs", "destroy", "-r", "tank/vm.dedup-old"),),
         (("zpool", "status", "-D", "tank"),),
     ]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_dedup_off_runs_and_the_table_shrinks(version: str, tmp_path: Path) -> None:
+def test_dedup_off_runs_and_the_table_shrinks_after_the_cleanup(version: str,
+                                                                tmp_path: Path) -> None:
     h, c = host("dedup", version)
     before = read_dedup(h, "tank")
     plan = build_dedup_off(before, None, rewrite=["tank/vm"],
                                  reading=inputs(h).reading)
-    status, _ = run_all(h, c, plan, tmp_path)
+    status, _ = run_all(h, c, plan, tmp_path / "run")
+    assert status == "done"
+    kept = read_dedup(h, "tank")
+    assert kept.entries == before.entries  # the old copy still holds its blocks
+    assert kept.datasets == ()  # nothing writes deduplicated any more
+    assert dict(plan.params)["ddt_entries_before"] == str(before.entries)
+    old = f"tank/vm.zconsole-dedup-old-{stamp(plan.created_at)}"
+    cleanup = build_cleanup(inputs(h).reading, "tank", old, "tank/vm")
+    status, _ = run_all(h, c, cleanup, tmp_path / "cleanup")
     assert status == "done"
     after = read_dedup(h, "tank")
     assert before.entries is not None and after.entries is not None
     assert after.entries < before.entries * 0.7
-    assert after.datasets == ()  # nothing writes deduplicated any more
-    assert dict(plan.params)["ddt_entries_before"] == str(before.entries)
 
 
 def test_dedup_off_refusals() -> None:
@@ -351,8 +362,8 @@ def test_dedup_off_refusals() -> None:
     snap = inputs(h).reading
     report = read_dedup(h, "tank")
     kids = build_dedup_off(report, None, rewrite=["tank/vm"], reading=snap)
-    assert "rewrite-children" in [c.name for c in kids.checks if c.blocking]
-    clones = build_dedup_off(report, None, rewrite=["tank/vm/debian12"], reading=snap)
+    assert not kids.blocked  # zfs send -R carries the children
+    clones = build_dedup_off(report, None, rewrite=["tank/vm/debian12-test"], reading=snap)
     blocking = [c for c in clones.checks if c.blocking]
     assert [c.name for c in blocking] == ["rewrite-clones"]
     assert "tank/vm/debian12-test" in blocking[0].detail

@@ -14,7 +14,7 @@ from zconsole.services.ops.operation import CliArgs, PlanRequest
 def test_kinds_are_unique_and_in_table_order() -> None:
     kinds = [op.kind for op in registry.OPERATIONS]
     assert kinds == ["attach", "detach", "replace", "replace-failed", "replace-grow",
-                     "dedup-off", "advice", "fix-ssh", "fix-ssh-auth", "fix-session",
+                     "dedup-off", "dedup-off-cleanup", "advice", "fix-ssh", "fix-ssh-auth", "fix-session",
                      "fix-boot"]
     assert registry.kinds() == tuple(kinds)
     assert all(registry.get(k).kind == k for k in kinds)

@@ -108,7 +108,7 @@ def test_replace_to_grow(tmp_path: Path, version: str, expand: str) -> None:
 @VERSIONS
 def test_dedup_off_with_a_rewrite(tmp_path: Path, version: str) -> None:
     """dedup=off everywhere, tank/vm rewritten by zfs send | zfs receive (a pipeline, no
-    shell) and swapped in; the dedup table shrinks."""
+    shell) and swapped in; the old copy is kept, so the table has not shrunk yet."""
     from zconsole.services.read import dedup
 
     clock = SimClock()
@@ -119,8 +119,7 @@ def test_dedup_off_with_a_rewrite(tmp_path: Path, version: str) -> None:
     res = run_through(runner(host, plan, tmp_path, clock), ev)
     assert res.status == "done", res.message
     after = dedup.read_dedup(host, "tank")
-    assert after.entries is not None and before.entries is not None
-    assert after.entries < before.entries
+    assert after.entries is not None and after.entries == before.entries
     props = host.run(["zfs", "get", "-H", "-p", "-o", "name,value", "dedup", "tank/vm"]).stdout
     assert props.split() == ["tank/vm", "off"]
     pipes = [r for r in audit_records(tmp_path)

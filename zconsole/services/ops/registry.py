@@ -39,6 +39,7 @@ from zconsole.services.ops.operation import CliArgs, CliOption, Operation, Wizar
 from zconsole.services.ops.zfs import (
     advice,
     attach,
+    dedup_cleanup,
     dedup_off,
     detach,
     replace,
@@ -122,13 +123,22 @@ OPERATIONS: tuple[Operation, ...] = (
         title="Turn dedup off",
         help="turn dedup off",
         cli=CliArgs("[DATASET...]", options=(
-            CliOption("--rewrite", "dedup-off: also rewrite DATASET (send/receive and swap) so "
-                                   "the dedup table shrinks; repeatable",
+            CliOption("--rewrite", "dedup-off: also rewrite DATASET (send -R/receive with its "
+                                   "children and snapshots, swap; the old copy is kept "
+                                   "until dedup-off-cleanup); repeatable",
                       metavar="DATASET", many=True),
         )),
         plan=dedup_off.plan_cli,
         wizard=Wizard(key="D", label="Dedup", asks=("pool", "datasets", "rewrite"),
                       plan=dedup_off.plan_wizard),
+    ),
+    Operation(
+        kind=dedup_cleanup.KIND,
+        title="Destroy the old copy a dedup-off rewrite kept",
+        help="destroy the old copy a dedup-off rewrite kept (DS.zconsole-dedup-old-DATE), "
+             "once the new copy works: checked again to hold every snapshot first",
+        cli=CliArgs("OLD", at_least=1, at_most=1),
+        plan=dedup_cleanup.plan_cli,
     ),
     Operation(
         kind=advice.KIND,

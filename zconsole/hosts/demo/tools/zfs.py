@@ -169,11 +169,11 @@ def zfs_send(ctx: Context, argv: list[str]) -> Out:
     if len(p.args) != 1:
         raise USAGE.error("send", ctx.v23, "missing snapshot argument" if not p.args
                           else "too many arguments")
-    unsupported = [o for o in "RiIDt" if p.has(o)]
+    unsupported = [o for o in "iIDt" if p.has(o)]
     if unsupported:
         return 1, "", (f"zfs send -{unsupported[0]}: not simulated by the demo host (full "
-                       "streams of one snapshot only)\n")
-    return 0, streams.send(ctx.machine, p.args[0], p.has("p")), ""
+                       "and replication streams only)\n")
+    return 0, streams.send(ctx.machine, p.args[0], p.has("p"), replicate=p.has("R")), ""
 
 
 # -------------------------------------------------------------------------------- changes
@@ -267,7 +267,7 @@ def zfs_receive(ctx: Context, argv: list[str]) -> Out:
         overrides[k] = val
     deny(ctx, f"cannot receive new filesystem stream into '{p.args[0]}'")
     streams.receive(ctx.machine, p.args[0], ctx.stdin, unmounted=p.has("u"),
-                    overrides=overrides, now=ctx.now)
+                    overrides=overrides, now=ctx.now, excluded=tuple(p.values("x")))
     return 0, "", ""
 
 

@@ -41,6 +41,7 @@ from zconsole.parsers.props import parse_get
 from zconsole.parsers.units import parse_size
 from zconsole.parsers.zpool_list import parse_zpool_list_columns
 from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed, predicate_kind
+from zconsole.services.ops.zfs.dedup_predicates import KINDS as DEDUP_KINDS
 from zconsole.services.ops.zfs.new_disk import check_new_disk
 from zconsole.services.read.collect import collect, detect_zfs, pool_properties, read_pool_status
 from zconsole.services.read.identity import DiskIndex
@@ -51,7 +52,7 @@ _DEV_PREFIXES = ("/dev/disk/by-id/", "/dev/disk/by-path/", "/dev/disk/by-vdev/",
 
 KINDS = ("vdev_present", "vdev_absent", "vdev_state", "container_present", "container_absent",
          "no_scan", "pool_property", "dataset_property", "pool_size_at_least",
-         "new_disk_still_fit", "bay_swapped")
+         "new_disk_still_fit", "bay_swapped") + DEDUP_KINDS  # dedup_predicates.py
 
 
 # ------------------------------------------------------------------------------- names
@@ -205,13 +206,13 @@ def _vdev(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     v = find(ev, in_pool, name)
     short = _norm(name)
     if p.kind == "vdev_present":
-        return (True, f"{short} is in {in_pool.name} ({v.state})") if v else \
         role = dict(p.params).get("section")
         if v is not None and role:  # the role it had when planned (a log re-added as a spare)
             got = next((s for s, _, w in in_pool.walk() if w is v), None)
             if got is None or got.value != role:
                 return False, (f"{short} is in {in_pool.name} in its "
                                f"{got.value if got else 'unknown'} section now, not {role}")
+        return (True, f"{short} is in {in_pool.name} ({v.state})") if v else \
             (False, f"{short} is not in {in_pool.name}")
     if p.kind == "vdev_absent":
         return (False, f"{short} is still in {in_pool.name} ({v.state})") if v else \
