@@ -135,7 +135,8 @@ def test_wait_online_interface_argv_exactly(tmp_path: Path) -> None:
     write = plan.steps[1]
     assert [(p.kind, dict(p.params).get("name"), dict(p.params).get("setup"))
             for p in write.prechecks] == [
-        ("file_absent", None, None), ("link_setup", "eno2", "configuring"),
+        ("not_symlink", None, None), ("file_absent", None, None),
+        ("link_setup", "eno2", "configuring"),
         ("link_setup", "br0", "configured"), ("link_setup", "br100", "configured")]
     assert plan.steps[0].confirmation is not None
     assert plan.steps[0].confirmation.expected == "wait only for"
@@ -147,8 +148,8 @@ def test_wait_online_interface_argv_exactly(tmp_path: Path) -> None:
     assert rig.run(plan).applied
     assert rig.host.machine.files[DROPIN].endswith(f"ExecStart={exec_}\n")
     undo = fix.undo_plan(plan, host=rig.host)
-    assert dict(undo.steps[0].prechecks[0].params) == {
-        "path": DROPIN, "line": "4", "text": f"ExecStart={exec_}"}
+    assert [p.kind for p in undo.steps[0].prechecks] == ["not_symlink", "file_sha256"]
+    assert dict(undo.steps[0].prechecks[1].params)["text"].endswith(f"ExecStart={exec_}\n")
     assert rig.runner(undo).run(lambda _e: None).done
     assert rig.files() == before and DIR not in rig.system.dirs
     # a link that matters gone before the write: refused, nothing written
@@ -172,7 +173,10 @@ def test_ifupdown_fix_argv_exactly(tmp_path: Path) -> None:
     ]
     write = plan.steps[1]
     assert [(p.kind, dict(p.params).get("text")) for p in write.prechecks] == [
-        ("file_line", "auto eno2"), ("path_exists", None)]
+        ("not_symlink", None), ("file_line", "auto eno2"),
+        ("file_sha256", rig.host.machine.files["/etc/network/interfaces"]),
+        ("path_exists", None)]
+    assert [p.kind for p in write.postchecks] == ["file_line", "file_sha256"]
 
 
 def test_mask_argv_and_its_cost(tmp_path: Path) -> None:

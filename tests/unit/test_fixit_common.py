@@ -32,8 +32,9 @@ def test_unified_diff_of_a_change_a_new_file_and_a_removal() -> None:
 
 def test_line_edits() -> None:
     assert common.delete_line("a\nb\nc\n", 2) == "a\nc\n"
+    # a line ends at \n only: the \r is part of the line (sed's `s/^...$/` replaces it too)
     assert common.replace_line("auto eno2\r\niface\n", 1, "allow-hotplug eno2") == \
-        "allow-hotplug eno2\r\niface\n"
+        "allow-hotplug eno2\niface\n"
     assert common.replace_line("a\n", 5, "x") == "a\n"  # no such line: unchanged
     assert common.backup_path(PID, "/etc/network/interfaces") == \
         "/var/backups/zconsole-0123456789ab-interfaces"

@@ -57,7 +57,7 @@ def test_remove_the_drop_in_argv_exactly_then_undo_byte_for_byte(tmp_path: Path)
     assert remove.confirmation is not None
     assert remove.confirmation.expected == "remove the drop-in"
     assert [(p.kind, dict(p.params).get("line")) for p in remove.prechecks] == [
-        ("file_line", "3")]
+        ("file_line", "3"), ("file_sha256", None)]
     assert any("Not done from here: dropping pam_systemd" in x for x in plan.preview)
     run = rig.run(plan)
     assert run.applied, run.result.message

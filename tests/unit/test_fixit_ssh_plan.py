@@ -56,7 +56,7 @@ def test_remove_line_plan_argv_exactly(tmp_path: Path) -> None:
     assert not plan.blocked
     assert plan.argv_list() == [
         ("cp", "-a", DROPIN, BACKUP),
-        ("sed", "-i", "-e", "3d", DROPIN),
+        ("sed", "-i", "-e", "3{/^UseDNS yes$/d;}", DROPIN),
         ("/usr/sbin/sshd", "-t"),
         ("systemctl", "reload", "ssh"),
     ]
@@ -65,8 +65,8 @@ def test_remove_line_plan_argv_exactly(tmp_path: Path) -> None:
     assert [c.writes for c in plan.commands()] == [True, True, False, True]
     write = plan.steps[1]
     assert write.confirmation is not None and write.confirmation.expected == "UseDNS no"
-    assert [p.kind for p in write.prechecks] == ["file_line"]
-    assert dict(write.prechecks[0].params)["text"] == "UseDNS yes"
+    assert [p.kind for p in write.prechecks] == ["not_symlink", "file_line", "file_sha256"]
+    assert dict(write.prechecks[1].params)["text"] == "UseDNS yes"
 
 
 def test_drop_in_when_the_value_is_in_the_main_file() -> None:
@@ -109,7 +109,7 @@ def test_fix_then_undo_on_the_demo(tmp_path: Path) -> None:
     assert fix.read_usedns(host) == "no"
     assert [p.id for p in fix.applied_fixes(store, host.label)] == [PID]
     kinds = [(r.get("event"), r.get("argv")) for r in records(audit)]
-    assert ("command-intent", ["sed", "-i", "-e", "3d", DROPIN]) in kinds
+    assert ("command-intent", ["sed", "-i", "-e", "3{/^UseDNS yes$/d;}", DROPIN]) in kinds
     # the diagnosis no longer blames UseDNS
     c.t += 60
     diag = diagnose_ssh(read_ssh(host, "192.168.10.31"))

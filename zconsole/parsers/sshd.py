@@ -74,7 +74,9 @@ def parse_sshd_config(main_path: str, files: Mapping[str, str]) -> SshdSources:
 
     def text_of(p: str) -> list[str]:
         if p not in split:
-            split[p] = files[p].splitlines()
+            # lines end at \n only, as sshd reads them (fgets): never splitlines(), which
+            # also breaks at \f, \x1c-\x1e, U+0085, U+2028/9 and a lone \r
+            split[p] = files[p].split("\n")
         return split[p]
 
     stack: list[tuple[str, list[str], int, str | None, int]] = [

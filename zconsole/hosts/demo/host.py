@@ -32,6 +32,7 @@ from zconsole.hosts.demo.render.block import disk_properties
 from zconsole.hosts.demo.render.tree import Tree
 from zconsole.hosts.demo.scenarios import build
 from zconsole.hosts.demo.tools import PROGRAMS
+from zconsole.hosts.demo.tools import files as files_tools
 from zconsole.hosts.demo.tools._common import Context, Out
 from zconsole.hosts.hold import Held
 
@@ -215,6 +216,7 @@ class DemoHost(BaseHost):
         return Held(args, _on_release=let_go)
 
     def read_text(self, path: str) -> str:
+        path = files_tools.follow(self.machine, path)
         if path in self.machine.files:
             return self.machine.files[path]
         text = self._dynamic(path)
@@ -232,7 +234,7 @@ class DemoHost(BaseHost):
         if real in tree.dirs:
             return sorted(tree.dirs[real])
         under = path.rstrip("/") + "/"
-        names = {f[len(under):] for f in self.machine.files
+        names = {f[len(under):] for f in [*self.machine.files, *self.machine.symlinks]
                  if f.startswith(under) and "/" not in f[len(under):]}
         if names:
             return sorted(names)
@@ -242,7 +244,8 @@ class DemoHost(BaseHost):
         raise PathNotFound(path)
 
     def realpath(self, path: str) -> str:
-        return self._tree().resolve(path)
+        followed = files_tools.follow(self.machine, path)
+        return followed if followed != path else self._tree().resolve(path)
 
     def udev_properties(self, devname: str) -> Mapping[str, str] | None:
         hit = self.machine.disk_by_any(devname)

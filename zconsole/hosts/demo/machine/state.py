@@ -81,6 +81,9 @@ class Machine:
     # what `flock … tee OWNER` holds (lock file -> owner file) and the small files it wrote
     locks: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
+    # symbolic links among those files (link -> target, absolute): programs that follow
+    # links read and write the target; `cp -a`, `rm`, `sed -i` act on the link itself
+    symlinks: dict[str, str] = field(default_factory=dict)
     system: System | None = None  # sshd, journal, systemd, networkd: built on first use
     zlog: ZLog | None = None  # zpool events and zpool history (machine/zlog.py)
     last: float = 0.0

@@ -18,12 +18,14 @@ the clean host guest's captured shapes, `render.system.clean_system`):
 from __future__ import annotations
 
 import fnmatch
+import re
 
 from zconsole.hosts.demo.machine import CmdError
 from zconsole.hosts.demo.machine.system import JournalEntry, System
 from zconsole.hosts.demo.render import system as render
 from zconsole.hosts.demo.tools import boot, session
 from zconsole.hosts.demo.tools._common import Context, Handler, Out
+from zconsole.hosts.demo.tools.files import follow
 
 NO_PAGER = ("--no-pager", "--plain", "--no-legend")
 
@@ -45,32 +47,47 @@ SSHD_CONFIG_D = "/etc/ssh/sshd_config.d/"
 KEYWORDS = {"include", "match", "challengeresponseauthentication"}
 
 
+# sshd's whitespace (misc.h WHITESPACE); a form feed may also end a line (servconf.c)
+WS = " \t\r\n"
+
+
+def words(line: str, most: int = 0) -> list[str]:
+    """A line's words as sshd splits them: at its whitespace only (not at U+2028 or \\x1c,
+    which Python's str.split takes for spaces)."""
+    return [w for w in re.split(f"[{WS}]+", line.strip(WS), maxsplit=most) if w]
+
+
 def _config(ctx: Context) -> list[tuple[str, int, str]]:
     """(file, line number, line) of sshd's files in the order it reads them: the drop-ins
-    first (Debian's Include stands at the top), in name order, then the main file."""
+    first (Debian's Include stands at the top), in name order, then the main file. Lines
+    end at `\\n` only, as sshd reads them."""
     files = ctx.machine.files
-    order = sorted(p for p in files if p.startswith(SSHD_CONFIG_D) and p.endswith(".conf"))
+    order = sorted(p for p in [*files, *ctx.machine.symlinks]
+                   if p.startswith(SSHD_CONFIG_D) and p.endswith(".conf"))
     out = []
     for path in [*order, SSHD_CONFIG]:
-        for n, line in enumerate(files.get(path, "").splitlines(), 1):
-            if line.strip() and not line.lstrip().startswith("#"):
-                out.append((path, n, line.strip()))
+        text = files.get(follow(ctx.machine, path), "")
+        for n, line in enumerate(text.split("\n"), 1):
+            body = line.lstrip(WS).rstrip(WS + "\f")
+            if body and not body.startswith("#"):
+                out.append((path, n, body))
     return out
 
 
 def configured_usedns(ctx: Context) -> str:
     """The UseDNS sshd's files give (the first value wins; none: the default, no)."""
     for _, _, line in _config(ctx):
-        words = line.split()
-        if words[0].lower() == "usedns" and len(words) > 1:
-            return words[1].lower()
+        ws = words(line)
+        if ws[0].lower() == "usedns" and len(ws) > 1:
+            return ws[1].lower()
     return "no"
 
 
 # what the demo's `sshd -T` takes from the files (the first value wins; a Match block's
 # lines apply to the clients it matches, before the global ones); the rest is System.sshd
 FROM_FILES = ("usedns", "gssapiauthentication", "kerberosauthentication",
-              "kbdinteractiveauthentication", "hostbasedauthentication")
+              "kbdinteractiveauthentication", "hostbasedauthentication", "permitrootlogin",
+              "passwordauthentication")
 
 
 def _criterion(patterns: str, value: str, address: bool) -> bool:
@@ -124,8 +141,8 @@ def configured(ctx: Context, spec: dict[str, str] | None = None) -> dict[str, st
     for path, _, line in _config(ctx):
         if path != last:
             block, last = None, path
-        words = line.split(None, 1)
-        k, v = words[0].lower(), (words[1].strip() if len(words) > 1 else "")
+        ws = words(line, 1)
+        k, v = ws[0].lower(), (ws[1].strip(WS) if len(ws) > 1 else "")
         if v.lower() in ("yes", "no"):
             v = v.lower()
         if k == "match":
@@ -138,8 +155,8 @@ def configured(ctx: Context, spec: dict[str, str] | None = None) -> dict[str, st
 
 
 def _sshd_t(ctx: Context, s: System) -> Out:
-    bad = [(path, n, line.split()[0]) for path, n, line in _config(ctx)
-           if line.split()[0].lower() not in s.sshd and line.split()[0].lower() not in KEYWORDS]
+    bad = [(path, n, words(line)[0]) for path, n, line in _config(ctx)
+           if words(line)[0].lower() not in s.sshd and words(line)[0].lower() not in KEYWORDS]
     if not bad:
         return 0, "", ""
     err = "".join(f"{path}: line {n}: Bad configuration option: {word}\n"
@@ -336,12 +353,13 @@ def grep(ctx: Context, argv: list[str]) -> Out:
     if len(argv) != 3 or argv[0] != "-n":
         raise CmdError(2, "grep: demo host answers only -n PATTERN FILE\n")
     pattern, path = argv[1], argv[2]
-    text = ctx.machine.files.get(path)
+    text = ctx.machine.files.get(follow(ctx.machine, path))
     if text is None and path == "/etc/pam.d/common-session":
         text = render.COMMON_SESSION
     if text is None:
         raise CmdError(2, f"grep: {path}: No such file or directory\n")
-    hits = [f"{n}:{line}\n" for n, line in enumerate(text.splitlines(), 1) if pattern in line]
+    hits = [f"{n}:{line}\n" for n, line in enumerate(text.split("\n"), 1)
+            if pattern in line]
     return (0 if hits else 1), "".join(hits), ""
 
 

@@ -138,7 +138,8 @@ def _dropin_steps(facts: BootFacts, fix: str, links: Sequence[str],
                      f"then `{value}`: {why}. Named 90-… it comes after netplan's "
                      "10-netplan.conf, so its reset wins."),
         command=common.write_command(DROPIN, lines, "write the drop-in"),
-        prechecks=(predicate("file_absent", f"{DROPIN} does not exist yet", path=DROPIN),
+        prechecks=(common.not_symlink(DROPIN),
+                   predicate("file_absent", f"{DROPIN} does not exist yet", path=DROPIN),
                    *_link_prechecks(links),
                    *(predicate("link_setup", f"networkctl still shows {u} configured",
                                name=u, setup="configured") for u in ups)),
@@ -230,6 +231,7 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
     file = ""
     line = 0
     links: list[str] = stuck
+    lines_for: Sequence[str] = ()
     if fix == NETPLAN:
         file = NETPLAN_FILE
         backup = common.backup_path(pid, file) if facts.netplan_file is not None else ""
@@ -237,11 +239,13 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
         what = f"optional: true for {', '.join(stuck)} in {NETPLAN_FILE}"
     elif fix == ANY:
         file = DROPIN
+        lines_for = DROPIN_LINES
         steps = _dropin_steps(facts, ANY, stuck)
         what = f"wait-online --any ({DROPIN})"
     elif fix == IFACE:
         file = DROPIN
         ups = uplinks(facts)
+        lines_for = dropin_lines(IFACE, ups)
         steps = _dropin_steps(facts, IFACE, stuck, ups)
         what = (f"wait-online {' '.join(f'--interface={u}' for u in ups)} ({DROPIN})")
     elif fix == IFUPDOWN:
@@ -293,9 +297,23 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
               ("unit", unit),
               ("sections", " ".join(f"{ln}={devs[ln].section}" for ln in links
                                     if fix == NETPLAN and ln in devs)),
-              ("boot_id", _boot_id(facts)))
+              ("boot_id", _boot_id(facts)), *_left(fix, lines_for, facts, file, line))
     return common.make_plan(KIND, title, host, now, LOCK, plan_id=pid, preview=preview,
                             checks=checks, steps=steps, params=params)
+
+
+def _left(fix: str, lines: Sequence[str], facts: BootFacts, file: str,
+          line: int) -> tuple[tuple[str, str], ...]:
+    """What the fix leaves in its file (the undo re-checks it): the drop-in's text, or the
+    ifupdown file with its line changed; nothing for netplan's file (netplan writes it)."""
+    if fix in DROPIN_FIXES:
+        return common.left_params(common.lines_text(lines), None)
+    if fix == IFUPDOWN and file in facts.ifupdown:
+        before = facts.ifupdown[file]
+        link = dict(enumerate(common.text_lines(before), 1)).get(line, "").split()[-1:]
+        return common.left_params(common.replace_line(
+            before, line, f"allow-hotplug {''.join(link)}"), before)
+    return ()
 
 
 def _boot_id(facts: BootFacts) -> str:
@@ -307,6 +325,7 @@ def _restore_steps(fix: Plan, *, undo: bool, dir_empty: bool = True) -> list[Ste
     p = dict(fix.params)
     kind, file, backup = p.get("fix", ""), p.get("file", ""), p.get("backup", "")
     confirm = common.undo_confirmation(p.get("what", file)) if undo else None
+    left = common.left_of(fix) if undo else None
     if kind == NETPLAN:
         first = common.restore_step(file, backup, confirmation=confirm) if backup else \
             common.remove_step(file, confirmation=confirm,
@@ -323,10 +342,8 @@ def _restore_steps(fix: Plan, *, undo: bool, dir_empty: bool = True) -> list[Ste
                                 want="no") for ln, sec in sections.items()))]
     if kind in DROPIN_FIXES:
         value = p.get("exec") or EXEC_ANY
-        pre = (predicate("file_line", f"{file} is still the one zconsole wrote", path=file,
-                         line=str(len(DROPIN_LINES)), text=f"ExecStart={value}"),) \
-            if undo else ()
-        steps = [common.remove_step(file, prechecks=pre, confirmation=confirm,
+        steps = [common.remove_step(file, confirmation=confirm,
+                                    left=left.text if left is not None else None,
                                     what="the drop-in zconsole wrote")]
         if p.get("created_dir") and dir_empty:
             steps.append(Step(id="rmdir", title=f"Remove {DROPIN_DIR}",
@@ -343,7 +360,7 @@ def _restore_steps(fix: Plan, *, undo: bool, dir_empty: bool = True) -> list[Ste
                                                 line=f"ExecStart={value}", want="no"),)))
         return steps
     if kind == IFUPDOWN:
-        return [common.restore_step(file, backup, confirmation=confirm)]
+        return [common.restore_step(file, backup, confirmation=confirm, left=left)]
     return [Step(id="unmask", title=f"systemctl unmask {UNIT}",
                  explanation="the unit starts again when network-online.target is wanted.",
                  command=Command(("systemctl", "unmask", UNIT), "unmask wait-online",
@@ -356,23 +373,33 @@ def _restore_steps(fix: Plan, *, undo: bool, dir_empty: bool = True) -> list[Ste
 
 
 def restore_plan(fix: Plan, *, undo: bool, dir_empty: bool = True,
-                 plan_id: str | None = None, now: float = 0.0) -> Plan:
+                 plan_id: str | None = None, now: float = 0.0,
+                 host: Host | None = None) -> Plan:
     """Put back what `fix` changed: the copy (`cp -a`), or no file zconsole made (`rm -f`,
     and its directory), or unmask; validate and prove as the fix did. `undo`: the operator's,
     later (typed confirmation 'undo'); else the automatic rollback (steps `rollback-…`)."""
     p = dict(fix.params)
+    word = "Undo" if undo else "Roll back"
+    if undo and p.get("fix") in (IFUPDOWN, *DROPIN_FIXES) and common.left_of(fix) is None:
+        return common.make_plan(UNDO_KIND, f"{word} the boot fix ({p.get('what', '?')})",
+                                fix.host, now, LOCK, plan_id=plan_id, checks=(Check(
+                                    "undo-record", False, CheckLevel.BLOCK,
+                                    common.unrecorded(fix)),),
+                                params=(*fix.params, ("of", fix.id)))
     steps = _restore_steps(fix, undo=undo, dir_empty=dir_empty)
     if not undo:
         steps = common.as_rollback(steps)
-    word = "Undo" if undo else "Roll back"
     preview = [f"{word}: {p.get('what', '?')}, as it was before plan {fix.id[:12]}",
                "It takes effect at the next boot, like the fix did."]
     if p.get("created_dir") and not dir_empty:
         preview.append(f"{DROPIN_DIR} holds other files now: it stays.")
+    refused = common.undo_refusal(host, fix) if undo and host is not None and \
+        p.get("fix") in (IFUPDOWN, *DROPIN_FIXES) else None
     return common.make_plan(UNDO_KIND if undo else ROLLBACK_KIND,
                             f"{word} the boot fix ({p.get('what', '?')})", fix.host, now, LOCK,
                             plan_id=plan_id, preview=preview, steps=steps,
-                            params=(*fix.params, ("of", fix.id)))
+                            params=(*fix.params, ("of", fix.id)),
+                            checks=(refused,) if refused is not None else ())
 
 
 def undo_plan(fix: Plan, *, host: Host | None = None, plan_id: str | None = None,
@@ -385,7 +412,7 @@ def undo_plan(fix: Plan, *, host: Host | None = None, plan_id: str | None = None
             empty = set(host.list_dir(DROPIN_DIR)) <= {DROPIN.rsplit("/", 1)[-1]}
         except (HostError, OSError):
             empty = True
-    return restore_plan(fix, undo=True, dir_empty=empty, plan_id=plan_id, now=now)
+    return restore_plan(fix, undo=True, dir_empty=empty, plan_id=plan_id, now=now, host=host)
 
 
 def _changes(fix: Plan) -> list[str]:
@@ -453,3 +480,4 @@ def as_applied(a: common.Applied) -> AppliedBootFix:
     return AppliedBootFix(a.plan.id, p.get("fix", ""), p.get("what", ""), a.applied_at,
                           secs("wait_before"), p.get("boot_id") or None, secs("wait_limit"),
                           p.get("unit") or UNIT)
+

@@ -91,6 +91,7 @@ def _netplan_steps(facts: BootFacts, links: Sequence[str], backup: str) -> list[
 def _ifupdown_steps(link: str, file: str, line: int, backup: str, before: str) -> list[Step]:
     old, new = f"auto {link}", f"allow-hotplug {link}"
     expr = f"{line}s/^{sed_escape(old)}$/{sed_escape(new)}/"
+    after = common.replace_line(before, line, new)
     return [
         common.backup_step(file, backup, what=file),
         Step(id="write", title=f"{file}:{line}: `{old}` → `{new}`",
@@ -98,14 +99,16 @@ def _ifupdown_steps(link: str, file: str, line: int, backup: str, before: str) -
                           "udev brings it up when its cable is plugged in. The sed expression "
                           "only acts on that line, and only if it still reads exactly that."),
              command=Command(("sed", "-i", "-e", expr, file), f"{old} → {new}", writes=True,
-                             diff=common.unified_diff(file, before, common.replace_line(
-                                 before, line, new))),
-             prechecks=(predicate("file_line", f"{file}:{line} still reads {old!r}",
+                             diff=common.unified_diff(file, before, after)),
+             prechecks=(common.not_symlink(file),
+                        predicate("file_line", f"{file}:{line} still reads {old!r}",
                                   path=file, line=str(line), text=old),
+                        common.file_is(file, before, "what the preview read"),
                         predicate("path_exists", f"{link} still exists",
                                   path=f"/sys/class/net/{link}", want="yes")),
              postchecks=(predicate("file_line", f"{file}:{line} reads {new!r}", path=file,
-                                   line=str(line), text=new),),
+                                   line=str(line), text=new),
+                         common.file_is(file, after, "the preview's result")),
              confirmation=_confirm(IFUPDOWN)),
         Step(id="validate", title="Validate: ifquery --list --allow=hotplug",
              explanation="ifupdown reads its files as it will at boot and lists the "

@@ -5,10 +5,19 @@ the applied fixes read back from the plan store (what an undo is built from).
 * **Backup**: `cp -a FILE /var/backups/zconsole-<plan id>-<name>` keeps the content, mode and
   owner; the copy is proven byte for byte (`cmp -s`) before anything is changed, and the
   step refuses to overwrite an older copy.
-* **Restore**: `cp -a` of the copy back over the file, proven byte for byte again.
+* **Restore**: `cp -a` of the copy back over the file, proven byte for byte again; only when
+  the file is still byte for byte what the fix left (its sha256, recorded in the fix's params
+  with the text itself, is re-checked right before: `file_sha256`) and the copy is what was
+  saved. A hand edit since refuses the undo, showing the diff of the file now against what
+  the fix left; a file the fix created goes (`rm -f`) under the same check.
+* **Lines**: counted on `\n` only (`split_lines`), as sed and sshd count them; never
+  `str.splitlines()`, which also breaks at \f, \x1c-\x1e, U+0085, U+2028/9 and a lone \r.
+* **Links**: a configuration file that is a symbolic link is refused (`not_symlink`, at plan
+  time and right before each write): `cp -a` would back up the link, `sed -i` replace it
+  with a regular file and the undo restore whatever the target is by then.
 * **Diff**: `unified_diff(path, before, after)` (difflib) of the file's text; the command that
   makes the change carries it (`Command.diff`), so the preview shows it and the audit log's
-  intent record holds it before the command runs.
+  intent record holds it before the command runs; the undo's command carries the reverse.
 * **Rollback**: a fix-it registers a `FixKind` (its kinds and how it builds its rollback);
   `FixRunner` runs the fix and, when it stopped after the host was changed, runs the
   rollback plan (its steps named `rollback-…`), itself audited like any plan.
@@ -19,7 +28,6 @@ the applied fixes read back from the plan store (what an undo is built from).
 
 from __future__ import annotations
 
-import difflib
 import json
 import threading
 import uuid
@@ -27,11 +35,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from zconsole.hosts.base import Result
+from zconsole.hosts.base import Host, HostError, PathNotFound, Result
 from zconsole.hosts.journal import PlanStore
 from zconsole.model.command import Command
 from zconsole.model.plan import (
     Check,
+    CheckLevel,
     Confirmation,
     Plan,
     Predicate,
@@ -46,6 +55,18 @@ from zconsole.services.ops.engine.plan_io import (
     outcomes_from_dicts,
     plan_from_dict,
 )
+from zconsole.services.ops.fixit.lines import (  # noqa: F401 - common.X, as always
+    bre_literal,
+    delete_line,
+    lines_text,
+    plain_line,
+    replace_line,
+    sed_delete,
+    sha256,
+    split_lines,
+    text_lines,
+    unified_diff,
+)
 
 BACKUP_DIR = "/var/backups"
 
@@ -55,36 +76,24 @@ def backup_path(plan_id: str, file: str) -> str:
     return f"{BACKUP_DIR}/zconsole-{plan_id[:12]}-{file.rsplit('/', 1)[-1]}"
 
 
-def unified_diff(path: str, before: str | None, after: str | None) -> str:
-    """The change of `path` as a unified diff; None is "no such file" (/dev/null)."""
-    old = "/dev/null" if before is None else f"a{path}"
-    new = "/dev/null" if after is None else f"b{path}"
-    lines = difflib.unified_diff((before or "").splitlines(keepends=True),
-                                 (after or "").splitlines(keepends=True), old, new)
-    return "".join(x if x.endswith("\n") else x + "\n\\ No newline at end of file\n"
-                   for x in lines)
+def not_symlink(path: str) -> Predicate:
+    return predicate("not_symlink", f"{path} is not a symbolic link", path=path)
 
 
-def lines_text(lines: Sequence[str]) -> str:
-    """What `printf '%s\\n' LINE...` writes."""
-    return "".join(f"{x}\n" for x in lines)
+def file_is(path: str, text: str | None, what: str) -> Predicate:
+    """`path` is byte for byte `text` (None: it does not exist); a refusal shows the diff."""
+    if text is None:
+        return predicate("file_absent", f"{path} does not exist ({what})", path=path)
+    return predicate("file_sha256", f"{path} is byte for byte {what}", path=path,
+                     sha256=sha256(text), text=text)
 
 
-def delete_line(text: str, n: int) -> str:
-    """`text` without its line `n` (1-based), as `sed -i -e Nd` leaves it."""
-    lines = text.splitlines(keepends=True)
-    if 0 < n <= len(lines):
-        del lines[n - 1]
-    return "".join(lines)
-
-
-def replace_line(text: str, n: int, new: str) -> str:
-    """`text` with line `n` (1-based) reading `new`, its line ending kept."""
-    lines = text.splitlines(keepends=True)
-    if 0 < n <= len(lines):
-        end = lines[n - 1][len(lines[n - 1].rstrip("\r\n")):]
-        lines[n - 1] = new + end
-    return "".join(lines)
+def link_refusal(path: str, target: str) -> str:
+    return (f"{path} is a symbolic link to {target}: zconsole does not edit it (`cp -a` would "
+            "keep only the link, `sed -i` would replace it with a regular file, so later "
+            "edits of the shared file no longer reach it, and an undo would put back "
+            f"whatever {target} holds by then); edit {target} by hand, or replace the link "
+            "with a copy first")
 
 
 def make_plan(kind: str, title: str, host: str, now: float, lock: str, *,
@@ -102,40 +111,150 @@ def make_plan(kind: str, title: str, host: str, now: float, lock: str, *,
 
 def backup_step(file: str, backup: str, *, what: str = "the file",
                 step_id: str = "backup") -> Step:
-    """`cp -a FILE BACKUP`: content, mode and owner; never over an older copy."""
+    """`cp -a FILE BACKUP`: content, mode and owner; never over an older copy, never of a
+    link (`cp -a` would copy the link, not the content)."""
     return Step(id=step_id, title=f"Back up {file}",
                 explanation=f"`cp -a` keeps the content, mode and owner in {backup}; the "
                             "rollback and the undo copy it back.",
                 command=Command(("cp", "-a", file, backup), f"back up {what}", writes=True),
-                prechecks=(predicate("file_absent", f"{backup} does not exist yet",
+                prechecks=(not_symlink(file),
+                           predicate("file_absent", f"{backup} does not exist yet",
                                      path=backup),),
                 postchecks=(predicate("files_equal", f"{backup} is a copy of {file}",
                                       path=file, copy=backup),))
 
 
+@dataclass(frozen=True)
+class Left:
+    """What an undo re-checks right before it writes: the file as the fix left it (`text`,
+    None: the fix removed it) and the copy as it was saved (`before`, None: not known)."""
+
+    text: str | None
+    before: str | None = None
+
+
+def _left_checks(file: str, backup: str | None, left: Left | None) -> tuple[Predicate, ...]:
+    if left is None:
+        return ()
+    out = [not_symlink(file), file_is(file, left.text, "what the fix left")]
+    if backup and left.before is not None:
+        out.append(file_is(backup, left.before, "the copy saved before the fix"))
+    return tuple(out)
+
+
 def restore_step(file: str, backup: str, *, confirmation: Confirmation | None = None,
-                 diff: str = "", step_id: str = "restore") -> Step:
-    """`cp -a BACKUP FILE`, proven byte for byte."""
+                 left: Left | None = None, step_id: str = "restore") -> Step:
+    """`cp -a BACKUP FILE`, proven byte for byte. With `left` (the operator's undo): only
+    while the file is what the fix left and the copy what was saved; the diff is the
+    reverse of the fix's."""
+    diff = unified_diff(file, left.text, left.before) \
+        if left is not None and left.before is not None else ""
     return Step(id=step_id, title=f"Restore {file} from {backup}",
                 explanation="`cp -a` puts back the content, mode and owner saved before the "
-                            "change.",
+                            "change" + (", only if the file is still byte for byte what the "
+                                        "fix left (else the undo refuses and shows what "
+                                        "changed)" if left is not None else "") + ".",
                 command=Command(("cp", "-a", backup, file), f"restore {file}", writes=True,
                                 diff=diff),
+                prechecks=_left_checks(file, backup, left),
                 postchecks=(predicate("files_equal", f"{file} is byte for byte the saved "
                                       "copy", path=file, copy=backup),),
                 confirmation=confirmation)
 
 
 def remove_step(file: str, *, prechecks: Sequence[Predicate] = (),
-                confirmation: Confirmation | None = None, diff: str = "",
+                confirmation: Confirmation | None = None, left: str | None = None,
                 what: str = "the file zconsole wrote", step_id: str = "restore") -> Step:
-    """`rm -f FILE`: a file zconsole created goes again."""
+    """`rm -f FILE`: a file zconsole created goes again. With `left` (the text zconsole
+    wrote): only while the file is still byte for byte that text."""
+    checks = _left_checks(file, None, Left(left)) if left is not None else ()
     return Step(id=step_id, title=f"Remove {file}",
                 explanation=f"{what} goes; nothing else changes.",
-                command=Command(("rm", "-f", file), f"remove {file}", writes=True, diff=diff),
-                prechecks=tuple(prechecks),
+                command=Command(("rm", "-f", file), f"remove {file}", writes=True,
+                                diff=unified_diff(file, left, None) if left is not None
+                                else ""),
+                prechecks=(*checks, *prechecks),
                 postchecks=(predicate("file_absent", f"{file} is gone", path=file),),
                 confirmation=confirmation)
+
+
+def left_of(fix: Plan) -> Left | None:
+    """What the applied `fix` recorded of its file: `left` (the text it left; "" with
+    `left_sha256` "" : it removed the file) and `before` (the text it found). None: a fix
+    applied by a zconsole that did not record them (its undo is refused)."""
+    p = dict(fix.params)
+    if "left_sha256" not in p:
+        return None
+    text = p.get("left", "") if p["left_sha256"] else None
+    if text is not None and sha256(text) != p["left_sha256"]:
+        return None
+    before = p.get("before") if "before" in p else None
+    return Left(text, before)
+
+
+def left_params(left: str | None, before: str | None) -> tuple[tuple[str, str], ...]:
+    """The params a fix records of its file: the text it leaves (and its sha256; "" for a
+    file it removes) and the text it found (None: it created the file)."""
+    out = [("left_sha256", sha256(left)), ("left", left or "")]
+    if before is not None:
+        out.append(("before", before))
+    return tuple(out)
+
+
+def link_target(host: Host, path: str) -> str | None:
+    """Where `path` links to (`readlink`), None when it is no link (or cannot be read: the
+    run re-checks right before it writes)."""
+    try:
+        r = host.run(["readlink", "--", path], check=False)
+    except HostError:
+        return None
+    target = r.stdout.strip()
+    if r.returncode != 0 or not target:
+        return None
+    try:
+        real = host.realpath(path)
+    except (HostError, OSError):
+        real = target
+    return target if real in ("", path, target) else f"{target} (resolved: {real})"
+
+
+def undo_refusal(host: Host, fix: Plan) -> Check | None:
+    """Read now what the undo of `fix` re-checks right before it writes: None when the file
+    is still byte for byte what the fix left, else a BLOCK check saying what changed (the
+    diff of the file now against what the fix left)."""
+    p = dict(fix.params)
+    file, left = p.get("file", ""), left_of(fix)
+    if left is None:
+        return Check("undo-record", False, CheckLevel.BLOCK, unrecorded(fix))
+    target = link_target(host, file)
+    if target is not None:
+        return Check("undo-link", False, CheckLevel.BLOCK, link_refusal(file, target))
+    try:
+        now: str | None = host.read_text(file)
+    except PathNotFound:
+        now = None
+    except (HostError, OSError):
+        return None  # the run re-checks right before it writes
+    if now == left.text or (now is not None and sha256(now) == sha256(left.text)):
+        return None
+    if left.text is None:
+        why = (f"{file} exists again since plan {fix.id[:12]} removed it: zconsole does not "
+               "put its copy over it; what is there now:\n" + unified_diff(file, None, now))
+    elif now is None:
+        why = f"{file} is gone since plan {fix.id[:12]} changed it: nothing to undo there"
+    else:
+        why = (f"{file} changed since plan {fix.id[:12]} left it (a hand edit, or a later "
+               "fix: undo the newest first): the undo would lose that, so it refuses. What "
+               "changed since:\n" + unified_diff(file, left.text, now))
+    return Check("undo-changed", False, CheckLevel.BLOCK, why)
+
+
+def unrecorded(fix: Plan) -> str:
+    p = dict(fix.params)
+    copy = f" (the copy: {p['backup']})" if p.get("backup") else ""
+    return (f"plan {fix.id[:12]} did not record what it left in {p.get('file', '?')}: "
+            "zconsole cannot tell whether it was changed since, and does not undo it; put "
+            f"it back by hand{copy}")
 
 
 def write_command(file: str, lines: Sequence[str], purpose: str, *,

@@ -3,6 +3,12 @@
 Kinds (params):
   file_line (path, line, text)      line `line` (1-based) of `path` reads `text` exactly
   file_absent (path)                `path` does not exist
+  file_sha256 (path, sha256[, text]) `path` is byte for byte the text whose sha256 is
+                                    `sha256` (read through the host, hashed here); when not,
+                                    the sentence shows the diff of `text` (what was expected)
+                                    against the file now
+  not_symlink (path)                `readlink -- path` prints nothing (exit 1): the file
+                                    itself, not a link (a refusal names the link's target)
   files_equal (path, copy)          `cmp -s path copy`: the two files are byte for byte equal
   sshd_effective (key, value[, connection])
                                     `sshd -T` prints `key value` (the effective setting;
@@ -43,11 +49,12 @@ from zconsole.model.plan import Predicate
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.systemd import parse_networkctl_list
 from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed, predicate_kind
+from zconsole.services.ops.fixit.lines import sha256, text_lines, unified_diff
 
 SSHD = "/usr/sbin/sshd"
 
 #: the predicate kinds this domain registers with the engine
-KINDS = ("file_line", "file_absent", "files_equal", "sshd_effective", "sshd_valid",
+KINDS = ("file_line", "file_absent", "file_sha256", "not_symlink", "files_equal", "sshd_effective", "sshd_valid",
          "logind_answers", "login_fast", "login_answers", "path_exists", "command_line", "link_setup",
          "unit_exec_start")
 # a fresh login from the host to itself: no key prompt, no host-key question, no file written
@@ -84,7 +91,7 @@ def file_line(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     text = _text(ev, path)
     if text is None:
         return False, f"{path} does not exist"
-    lines = text.splitlines()
+    lines = text_lines(text)  # on \n only, as sed counts them
     got = lines[n - 1] if 0 < n <= len(lines) else None
     if got == want:
         return True, f"{path}:{n} reads {want!r}"
@@ -98,6 +105,37 @@ def file_absent(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     if _text(ev, path) is None:
         return True, f"{path} does not exist"
     return False, f"{path} exists"
+
+
+@predicate_kind("file_sha256")
+def file_sha256(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    path, want = p.param("path"), p.param("sha256")
+    expected = dict(p.params).get("text")
+    text = _text(ev, path)
+    if text is None:
+        return False, f"{path} does not exist"
+    got = sha256(text)
+    if got == want:
+        return True, f"{path} is byte for byte as expected (sha256 {want[:12]}…)"
+    said = f"{path} changed (sha256 {got[:12]}…, not {want[:12]}…)"
+    if expected is None:
+        return False, said
+    diff = unified_diff(path, expected, text)
+    return False, f"{said}; what changed since:\n{diff}" if diff else said
+
+
+@predicate_kind("not_symlink")
+def not_symlink(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    path = p.param("path")
+    r = _run(ev, ("readlink", "--", path))
+    target = r.stdout.strip()
+    if r.returncode == 0 and target:
+        real = ev.host.realpath(path)
+        to = target if real in ("", path, target) else f"{target} (resolved: {real})"
+        return False, f"{path} is a symbolic link to {to}"
+    if r.returncode in (0, 1):
+        return True, f"{path} is not a symbolic link"
+    raise ReadFailed(f"readlink {path}: exit {r.returncode} {r.stderr.strip()}")
 
 
 def _run(ev: Evaluator, argv: tuple[str, ...]) -> Result:
@@ -249,6 +287,11 @@ def login_fast(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
         head = (r.stderr.strip().splitlines() or ["no output"])[0]
         return False, (f"a fresh login from {source} failed after {took} "
                        f"(exit {r.returncode}: {head})")
+    if r.returncode != 0 and dict(p.params).get("need") == "login":
+        head = (r.stderr.strip().splitlines() or ["no output"])[0]
+        return False, (f"a fresh login from localhost was refused after {took} ({head}): "
+                       "after an authentication change only a login that succeeds proves "
+                       "that logins still work")
     how = "logged in" if r.returncode == 0 else "sshd answered (the key was refused)"
     said = f"a fresh login from {source}: {how} in {took}"
     if r.duration <= limit:
@@ -272,6 +315,11 @@ def login_answers(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
         head = (r.stderr.strip().splitlines() or ["no output"])[0]
         return False, (f"a fresh login from localhost failed after {took} "
                        f"(exit {r.returncode}: {head})")
+    if r.returncode != 0 and dict(p.params).get("need") == "login":
+        head = (r.stderr.strip().splitlines() or ["no output"])[0]
+        return False, (f"a fresh login from localhost was refused after {took} ({head}): "
+                       "after an authentication change only a login that succeeds proves "
+                       "that logins still work")
     how = "logged in" if r.returncode == 0 else "sshd answered (the key was refused)"
     return True, f"a fresh login from localhost: {how} in {took}"
 
@@ -315,11 +363,6 @@ def link_setup(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
         if r.returncode != 0:
             raise ReadFailed(f"networkctl list: exit {r.returncode}: {r.stderr.strip()}")
         try:
-    if r.returncode != 0 and dict(p.params).get("need") == "login":
-        head = (r.stderr.strip().splitlines() or ["no output"])[0]
-        return False, (f"a fresh login from localhost was refused after {took} ({head}): "
-                       "after an authentication change only a login that succeeds proves "
-                       "that logins still work")
             return {ln.name: (ln.operational, ln.setup)
                     for ln in parse_networkctl_list(r.stdout)}
         except ParseError as e:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 
-from zconsole.hosts.base import Host
+from zconsole.hosts.base import Host, HostError
 from zconsole.hosts.journal import PlanStore
 from zconsole.model.command import Command
 from zconsole.model.finding import Severity
@@ -106,17 +106,20 @@ def _restart_plan(host: str, now: float, pid: str, took: float | None) -> Plan:
                  params=(("fix", RESTART), ("what", f"systemctl restart {LOGIND}")))
 
 
-def _dropin_plan(host: str, now: float, pid: str, sm: SlowManager) -> Plan:
+def _dropin_plan(host: str, now: float, pid: str, sm: SlowManager,
+                 before: str | None = None) -> Plan:
     path = sm.files[0]
     first = next((n, x) for p, n, x in sm.lines if p == path)
     backup = common.backup_path(pid, path)
     listed = f"# {path}"
+    same = (common.file_is(path, before, "what the preview read"),) \
+        if before is not None else ()
     steps = (
         common.backup_step(path, backup, what=path),
         common.remove_step(
             path, step_id="remove", what=f"the drop-in of {sm.unit.split('@')[0]}@.service",
             prechecks=(predicate("file_line", f"{path}:{first[0]} still reads {first[1]!r}",
-                                 path=path, line=str(first[0]), text=first[1]),),
+                                 path=path, line=str(first[0]), text=first[1]), *same),
             confirmation=_confirm(DROPIN, f"removes {path} (a copy is kept)")),
         Step(id="reload", title="systemctl daemon-reload",
              explanation="systemd reads the unit files again (nothing is started or stopped; "
@@ -136,12 +139,16 @@ def _dropin_plan(host: str, now: float, pid: str, sm: SlowManager) -> Plan:
     return _plan(f"Fix slow SSH logins: remove the drop-in {path}", host, now, plan_id=pid,
                  preview=preview, steps=steps,
                  params=(("fix", DROPIN), ("what", f"the drop-in {path} removed"),
-                         ("file", path), ("backup", backup), ("unit", sm.unit)))
+                         ("file", path), ("backup", backup), ("unit", sm.unit),
+                         *(common.left_params(None, before) if before is not None else ())))
 
 
 def build_fix_session(host: str, reading: SshReading, *, plan_id: str | None = None,
-                      now: float = 0.0) -> Plan:
-    """The fix for the session-setup cause the SSH panel names, from what it read."""
+                      now: float = 0.0, texts: Mapping[str, str] | None = None,
+                      links: Mapping[str, str] | None = None) -> Plan:
+    """The fix for the session-setup cause the SSH panel names, from what it read; `texts`:
+    the drop-ins' texts as read (their sha256 is recorded: the undo puts the copy back only
+    while it is still that), `links`: those that are symbolic links (never removed)."""
     pid = plan_id or uuid.uuid4().hex
     d = diagnose_ssh(reading)
     v = d.verdict
@@ -170,18 +177,31 @@ def build_fix_session(host: str, reading: SshReading, *, plan_id: str | None = N
             else:
                 why = "the slow manager's unit could not be read (systemctl cat)"
             return blocked("dropin", why)
-        return _dropin_plan(host, now, pid, sm)
+        if sm.files[0] in (links or {}):
+            return blocked("symlink", common.link_refusal(sm.files[0],
+                                                          (links or {})[sm.files[0]]))
+        return _dropin_plan(host, now, pid, sm, (texts or {}).get(sm.files[0]))
     return blocked("session", f"{v.message}: no session-setup cause to fix here")
 
 
 def undo_plan(fix: Plan, *, plan_id: str | None = None, now: float = 0.0,
-              undo: bool = True) -> Plan:
+              undo: bool = True, host: Host | None = None) -> Plan:
     """Put the drop-in back (the copy, `cp -a`, byte for byte), reload, prove it is listed
-    again. `undo` False: the automatic rollback of a run that stopped after the removal."""
+    again: only while no file stands at its path and the copy is what was saved (re-checked
+    right before; with `host`, read now too). `undo` False: the automatic rollback of a run
+    that stopped after the removal."""
     p = dict(fix.params)
     path, backup, unit = p.get("file", ""), p.get("backup", ""), p.get("unit", "")
     confirm = common.undo_confirmation(path) if undo else None
-    steps = [common.restore_step(path, backup, confirmation=confirm),
+    word = "Undo" if undo else "Roll back"
+    left = common.left_of(fix) if undo else None
+    if undo and left is None:
+        return _plan(f"{word} the session fix ({path})", fix.host, now, plan_id=plan_id,
+                     kind=UNDO_KIND, checks=(Check("undo-record", False, CheckLevel.BLOCK,
+                                                   common.unrecorded(fix)),),
+                     params=(*fix.params, ("of", fix.id)))
+    refused = common.undo_refusal(host, fix) if undo and host is not None else None
+    steps = [common.restore_step(path, backup, confirmation=confirm, left=left),
              Step(id="reload", title="systemctl daemon-reload",
                   explanation="systemd reads the drop-in again.",
                   command=Command(DAEMON_RELOAD, "reload systemd's unit files", writes=True)),
@@ -190,13 +210,13 @@ def undo_plan(fix: Plan, *, plan_id: str | None = None, now: float = 0.0,
                   postchecks=(predicate("command_line", f"systemctl cat {unit} lists {path}",
                                         argv="\t".join(unit_cat(unit)), line=f"# {path}",
                                         want="yes"),))]
-    word = "Undo" if undo else "Roll back"
     if not undo:
         steps = common.as_rollback(steps)
     return _plan(f"{word} the session fix ({path})", fix.host, now, plan_id=plan_id,
                  kind=UNDO_KIND if undo else ROLLBACK_KIND,
                  preview=(f"{word}: {path} as it was before plan {fix.id[:12]}",),
-                 steps=tuple(steps), params=(*fix.params, ("of", fix.id)))
+                 steps=tuple(steps), params=(*fix.params, ("of", fix.id)),
+                 checks=(refused,) if refused is not None else ())
 
 
 def rollback_for(fix: Plan, result: RunResult, *, now: float = 0.0) -> Plan | None:
@@ -222,8 +242,22 @@ FIX = common.register(common.FixKind(
 
 
 def plan_for(host: Host, *, plan_id: str | None = None) -> Plan:
-    """Read the host as the SSH panel does and build the fix (the CLI and the Host screen)."""
-    return build_fix_session(str(host.label), read_ssh(host), plan_id=plan_id, now=host.now())
+    """Read the host as the SSH panel does and build the fix (the CLI and the Host screen);
+    the drop-in it would remove is read too (its text, and whether it is a link)."""
+    reading = read_ssh(host)
+    sm = slow_manager(reading)
+    texts: dict[str, str] = {}
+    links: dict[str, str] = {}
+    for path in (sm.files[:1] if sm is not None else ()):
+        try:
+            texts[path] = host.read_text(path)
+        except (HostError, OSError):
+            pass
+        target = common.link_target(host, path)
+        if target is not None:
+            links[path] = target
+    return build_fix_session(str(host.label), reading, plan_id=plan_id, now=host.now(),
+                             texts=texts, links=links)
 
 
 def plan_cli(host: Host, req: PlanRequest) -> Plan:

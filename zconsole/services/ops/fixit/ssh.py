@@ -89,8 +89,9 @@ def choose(sources: SshdSources, texts: Mapping[str, str]) -> Target:
     if origin is not None and origin.value.lower() == "yes" \
             and origin.file.startswith(SSHD_CONFIG_D + "/") and origin.file != DROPIN:
         after = lines[1] if len(lines) > 1 else None
-        raw = texts.get(origin.file, "").splitlines()
-        if (after is None or after.value.lower() != "yes") and 0 < origin.line_no <= len(raw):
+        raw = common.text_lines(texts.get(origin.file, ""))  # on \n only, as sed counts
+        if (after is None or after.value.lower() != "yes") and 0 < origin.line_no <= len(raw) \
+                and common.plain_line(raw[origin.line_no - 1]):
             return Target("remove-line", origin.file, origin.line_no, raw[origin.line_no - 1])
     return Target("drop-in", DROPIN)
 
@@ -155,17 +156,23 @@ def _change_steps(t: Target, backup: str, before: str | None) -> list[Step]:
     confirm = Confirmation(f"This changes sshd's configuration. Type {CONFIRM!r} to go on:",
                            CONFIRM)
     if t.mode == "remove-line":
-        diff = common.unified_diff(t.file, before, common.delete_line(before, t.line)) \
-            if before is not None else ""
+        after = common.delete_line(before, t.line) if before is not None else None
+        diff = common.unified_diff(t.file, before, after) if before is not None else ""
+        same = (common.file_is(t.file, before, "what the preview read"),) \
+            if before is not None else ()
         return [
             _valid_first(common.backup_step(t.file, backup, what="the drop-in")),
             Step(id="write", title=f"Remove line {t.line} of {t.file}",
-                 explanation=f"deletes `{t.text.strip()}` and nothing else.",
-                 command=Command(("sed", "-i", "-e", f"{t.line}d", t.file),
-                                 f"delete line {t.line}", writes=True, diff=diff),
-                 prechecks=(predicate("file_line", f"{t.file}:{t.line} still reads "
+                 explanation=f"deletes `{t.text.strip()}` and nothing else: sed deletes "
+                             f"line {t.line} only if it still reads exactly that.",
+                 command=Command(("sed", "-i", "-e", common.sed_delete(t.line, t.text),
+                                  t.file), f"delete line {t.line}", writes=True, diff=diff),
+                 prechecks=(common.not_symlink(t.file),
+                            predicate("file_line", f"{t.file}:{t.line} still reads "
                                                    f"{t.text!r}", path=t.file,
-                                      line=str(t.line), text=t.text),),
+                                      line=str(t.line), text=t.text), *same),
+                 postchecks=(common.file_is(t.file, after, "the preview's result"),)
+                 if after is not None else (),
                  confirmation=confirm),
         ]
     return [Step(id="write", title=f"Write {t.file}",
@@ -173,21 +180,22 @@ def _change_steps(t: Target, backup: str, before: str | None) -> list[Step]:
                              "before every other file (the first value wins); no vendor file "
                              "is edited.",
                  command=common.write_command(t.file, DROPIN_LINES, "write the drop-in"),
-                 prechecks=(VALID_BEFORE,
+                 prechecks=(VALID_BEFORE, common.not_symlink(t.file),
                             predicate("file_absent", f"{t.file} does not exist yet",
                                       path=t.file),),
-                 postchecks=(predicate("file_line", f"{t.file} says UseDNS no", path=t.file,
-                                       line=str(len(DROPIN_LINES)),
-                                       text=DROPIN_LINES[-1]),),
+                 postchecks=(common.file_is(t.file, common.lines_text(DROPIN_LINES),
+                                            "the drop-in zconsole wrote"),),
                  confirmation=confirm)]
 
 
 def build_fix_ssh(host: str, usedns: str | None, sources: SshdSources | None,
                   texts: Mapping[str, str], *, plan_id: str | None = None,
-                  now: float = 0.0, refused: str | None = None) -> Plan:
+                  now: float = 0.0, refused: str | None = None,
+                  links: Mapping[str, str] | None = None) -> Plan:
     """The fix as a plan, from what was read: the effective value (`sshd -T`), where each
     line comes from, and the raw texts of the files. `refused`: what `sshd -t` said of the
-    files as they are (None: it accepted them): then nothing is changed."""
+    files as they are (None: it accepted them): then nothing is changed. `links`: the files
+    that are symbolic links (path -> target): such a file is never edited."""
     title = "Fix slow SSH logins: stop the reverse DNS lookup (UseDNS no)"
     pid = plan_id or uuid.uuid4().hex
     if refused is not None:  # sshd -T fails on such files too: not a question of root
@@ -218,33 +226,47 @@ def build_fix_ssh(host: str, usedns: str | None, sources: SshdSources | None,
     if t.mode == "drop-in" and t.file in texts:
         checks.append(Check("drop-in-free", False, CheckLevel.BLOCK,
                             f"{t.file} exists already: zconsole does not overwrite it"))
+    if t.file in (links or {}):
+        checks.append(Check("symlink", False, CheckLevel.BLOCK,
+                            common.link_refusal(t.file, (links or {})[t.file])))
 
     steps = [*_change_steps(t, backup, texts.get(t.file)), _validate(), _prove("no"),
              _reload(), _verify()]
+    before = texts.get(t.file) if t.mode == "remove-line" else None
+    left = common.delete_line(before, t.line) if before is not None else \
+        common.lines_text(DROPIN_LINES)
     params = (("mode", t.mode), ("file", t.file), ("line", str(t.line)), ("text", t.text),
-              ("backup", backup if t.mode == "remove-line" else ""), ("was", usedns))
+              ("backup", backup if t.mode == "remove-line" else ""), ("was", usedns),
+              *(common.left_params(left, before)
+                if t.mode == "drop-in" or before is not None else ()))
     return _plan(KIND, title, host, now, plan_id=pid, preview=preview, checks=checks,
                  steps=steps, params=params)
 
 
 def restore_plan(fix: Plan, *, reload: bool, undo: bool, plan_id: str | None = None,
-                 now: float = 0.0) -> Plan:
+                 now: float = 0.0, host: Host | None = None) -> Plan:
     """Put the file of `fix` back as it was: the copy (`cp -a`) or no drop-in (`rm -f`);
     `sshd -t`; reload when sshd had (or may have) re-read the changed file. `undo` (the
-    operator's, later): the drop-in must still be zconsole's, the fix needs typed
-    confirmation, and the old effective value is proven again."""
+    operator's, later): the file must still be byte for byte what the fix left (re-checked
+    right before; with `host`, read now too: a change is a blocked plan showing its diff),
+    the fix needs typed confirmation, and the old effective value is proven again."""
     p = dict(fix.params)
     file, backup = p.get("file", ""), p.get("backup", "")
     kind = UNDO_KIND if undo else ROLLBACK_KIND
     word = "Undo" if undo else "Roll back"
     confirm = Confirmation(f"This puts {file} back as it was (UseDNS {p.get('was', 'yes')} "
                            "again). Type 'undo' to go on:", "undo") if undo else None
+    left = common.left_of(fix) if undo else None
+    if undo and left is None:
+        return _plan(kind, f"{word} the SSH fix ({file})", fix.host, now, plan_id=plan_id,
+                     checks=(Check("undo-record", False, CheckLevel.BLOCK,
+                                   common.unrecorded(fix)),),
+                     params=(*fix.params, ("of", fix.id)))
     if p.get("mode") == "remove-line":
-        restore = common.restore_step(file, backup, confirmation=confirm)
+        restore = common.restore_step(file, backup, confirmation=confirm, left=left)
     else:
-        pre = (predicate("file_line", f"{file} is still the one zconsole wrote", path=file,
-                         line=str(len(DROPIN_LINES)), text=DROPIN_LINES[-1]),) if undo else ()
-        restore = common.remove_step(file, prechecks=pre, confirmation=confirm,
+        restore = common.remove_step(file, confirmation=confirm,
+                                     left=left.text if left is not None else None,
                                      what="the drop-in zconsole wrote")
     if undo:  # the operator's, later: the files may have been broken by someone since
         restore = _valid_first(restore)
@@ -256,12 +278,15 @@ def restore_plan(fix: Plan, *, reload: bool, undo: bool, plan_id: str | None = N
     if not undo:  # beside the fix's own steps in the wizard's log: other names
         steps = common.as_rollback(steps)
     preview = [f"{word}: {file} as it was before plan {fix.id[:12]}"]
+    refused = common.undo_refusal(host, fix) if undo and host is not None else None
     return _plan(kind, f"{word} the SSH fix ({file})", fix.host, now, plan_id=plan_id,
-                 preview=preview, steps=steps, params=(*fix.params, ("of", fix.id)))
+                 preview=preview, steps=steps, params=(*fix.params, ("of", fix.id)),
+                 checks=(refused,) if refused is not None else ())
 
 
-def undo_plan(fix: Plan, *, plan_id: str | None = None, now: float = 0.0) -> Plan:
-    return restore_plan(fix, reload=True, undo=True, plan_id=plan_id, now=now)
+def undo_plan(fix: Plan, *, plan_id: str | None = None, now: float = 0.0,
+              host: Host | None = None) -> Plan:
+    return restore_plan(fix, reload=True, undo=True, plan_id=plan_id, now=now, host=host)
 
 
 # ------------------------------------------------------------------------------ running
@@ -357,8 +382,10 @@ def plan_for(host: Host, *, plan_id: str | None = None) -> Plan:
         sources = None
     texts = read_texts(host, sources) if sources is not None else {}
     refused = read_refusal(host)
+    links = {f: t for f in texts if (t := common.link_target(host, f)) is not None} \
+        if usedns == "yes" else {}
     return build_fix_ssh(str(host.label), usedns, sources, texts, plan_id=plan_id,
-                         now=host.now(), refused=refused)
+                         now=host.now(), refused=refused, links=links)
 
 
 def plan_cli(host: Host, req: PlanRequest) -> Plan:
