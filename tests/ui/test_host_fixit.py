@@ -67,7 +67,7 @@ async def test_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
         assert "u: undo" not in offer(screen)
 
         wz, preview, typed = await run_wizard(app, pilot, "f")
-        assert f"sed -i -e 3d {DROPIN}" in preview and "systemctl reload ssh" in preview
+        assert f"sed -i -e '3{{/^UseDNS yes$/d;}}' {DROPIN}" in preview and "systemctl reload ssh" in preview
         assert typed == ["UseDNS no"]
         text = body_text(wz)
         assert "✔ Done." in text, text
@@ -75,7 +75,7 @@ async def test_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
         assert "a fresh login from 192.168.10.20: logged in in 0.3 s" in text
         assert "UseDNS" not in host.machine.files[DROPIN]
         argvs = [r["argv"] for r in audit(tmp_path) if r["event"] == "command"]
-        assert argvs[1:] == [["sed", "-i", "-e", "3d", DROPIN], ["/usr/sbin/sshd", "-t"],
+        assert argvs[1:] == [["sed", "-i", "-e", "3{/^UseDNS yes$/d;}", DROPIN], ["/usr/sbin/sshd", "-t"],
                              ["systemctl", "reload", "ssh"]]
 
         await back_to_host(app, pilot, screen)
