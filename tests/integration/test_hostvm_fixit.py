@@ -125,7 +125,7 @@ def test_fix_ssh_applies_verifies_and_undoes(host_guest: HostGuest,
 
     plan = fix.plan_for(host)
     assert not plan.blocked, plan.checks
-    assert plan.argv_list()[1] == ("sed", "-i", "-e", "2d", dropin)
+    assert plan.argv_list()[1] == ("sed", "-i", "-e", "2{/^UseDNS yes$/d;}", dropin)
     # an operator's session, open before the reload: it must survive it
     session = subprocess.Popen(g.ssh_argv("cat"), stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

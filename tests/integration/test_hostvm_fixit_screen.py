@@ -156,7 +156,7 @@ async def test_fix_ssh_through_the_host_screen(host_guest: HostGuest,
             session = open_session(g)
             wz, preview = await wizard(app, pilot, "f")
             assert wz.phase is Phase.PREVIEW, preview
-            assert f"sed -i -e 2d {dropin}" in preview, preview
+            assert f"sed -i -e '2{{/^UseDNS yes$/d;}}' {dropin}" in preview, preview
             assert "-UseDNS yes" in preview  # the change, as a diff
             assert "/usr/sbin/sshd -t" in preview and "systemctl reload ssh" in preview
             result = await confirm(wz, pilot, "UseDNS no")
@@ -189,7 +189,7 @@ async def test_fix_ssh_through_the_host_screen(host_guest: HostGuest,
             assert panel_text(screen, "ssh", "offer").startswith("▶ f: apply")
         commands = [(r["step_id"], r["argv"]) for r in audit(tmp_path)
                     if r["event"] == "command"]
-        assert ("write", ["sed", "-i", "-e", "2d", dropin]) in commands, commands
+        assert ("write", ["sed", "-i", "-e", "2{/^UseDNS yes$/d;}", dropin]) in commands, commands
         assert ("reload", ["systemctl", "reload", "ssh"]) in commands, commands
         host_figures("screen fix-ssh: login s with the fault", slow)
         host_figures("screen fix-ssh: login s after the fix (median of 3)", g.median(fast))
