@@ -1,0 +1,47 @@
+"""The run's group table (tests/conftest.py): each xdist group beside its budget, and a group
+over its budget named in a warning line, never a failure (issue 33)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests import conftest
+
+
+class Reporter:
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, dict[str, Any]]] = []
+
+    def section(self, title: str, **_: Any) -> None:
+        self.lines.append((f"== {title}", {}))
+
+    def write_line(self, line: str, **markup: Any) -> None:
+        self.lines.append((line, markup))
+
+
+def test_every_guest_group_has_a_budget_within_the_run() -> None:
+    for group in ("-", "zfs2.3", "zfs2.1", "host", "host-slow"):
+        assert 0 < conftest.GROUP_BUDGETS[group] <= conftest.RUN_BUDGET
+    assert conftest.RUN_BUDGET <= 45 * 60  # the issue's ceiling for the whole .ci/run
+
+
+def test_a_group_over_its_budget_is_named_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    groups = {"host-slow": {"first": 5.0, "last": conftest.GROUP_BUDGETS["host-slow"] + 61,
+                            "busy": 2000.0, "tests": 2.0},
+              "zfs2.3": {"first": 4.0, "last": 1000.0, "busy": 990.0, "tests": 60.0},
+              "new-guest": {"first": 1.0, "last": conftest.RUN_BUDGET + 1, "busy": 9.0,
+                            "tests": 1.0}}
+    monkeypatch.setattr(conftest, "_groups", groups)
+    rep = Reporter()
+    conftest.group_table(rep)
+    text = [line for line, _ in rep.lines]
+    assert text[1].split() == ["group", "tests", "first", "last", "busy", "budget"]
+    row = next(line for line in text if line.startswith("zfs2.3"))
+    assert row.split() == ["zfs2.3", "60", "4", "1000", "990", str(conftest.RUN_BUDGET)]
+    warnings = [(line, m) for line, m in rep.lines if line.startswith("WARNING")]
+    assert [w.split()[2] for w, _ in warnings] == ["host-slow", "new-guest"]
+    assert all(m.get("bold") for _, m in warnings)
+    assert "over its budget of" in warnings[0][0]
+    assert conftest.over_budget({"zfs2.3": groups["zfs2.3"]}) == []
