@@ -21,7 +21,7 @@ from zconsole.services.ops.zfs.common import read_inputs
 from zconsole.services.ops.zfs.replace import build_replace
 from zconsole.services.ops.zfs.replace_grow import build_replace_grow
 from zconsole.services.read.collect import collect
-from zconsole.ui.wizards import choices as ch
+from zconsole.ui.wizards import disks as ch
 
 T0 = 1795302000.0
 F0 = "nvme-WD_BLACK_SN770_1TB_22517D801234"

@@ -76,7 +76,7 @@ def test_the_watch_follows_the_expand_line() -> None:
 
 
 def test_the_attach_wizard_offers_the_raidz_on_2_3_only() -> None:
-    from zconsole.ui.wizards import choices as ch
+    from zconsole.ui.wizards import disks as ch
 
     _, reading, _ = inputs("raidz-expand-finished")
     [raidz] = [c for c in ch.attach_targets(reading) if "raidz1-0" in c.label]

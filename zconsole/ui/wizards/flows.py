@@ -26,6 +26,7 @@ from zconsole.services import fmt
 from zconsole.services.ops import registry
 from zconsole.services.ops.zfs.common import lines, ref, split_ref
 from zconsole.ui.wizards import choices as ch
+from zconsole.ui.wizards import disks as dk
 from zconsole.ui.wizards.choices import Choice, Selection
 
 # (host, snapshot the choices were made on, choices, force) -> Plan
@@ -122,22 +123,22 @@ class AttachFlow(Flow):
     KIND = "attach"
 
     def start(self, reading: HostReading | None) -> dict[str, str]:
-        return self.preset_with("target", ch.selected_attach_target(reading, self.selection))
+        return self.preset_with("target", dk.selected_attach_target(reading, self.selection))
 
     def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
                    ) -> Stage | None:
         if "target" not in chosen:
             return Stage("target", "Attach a new disk beside which device?",
-                         tuple(ch.attach_targets(reading, self.selection)),
+                         tuple(dk.attach_targets(reading, self.selection)),
                          "No single-disk vdev or mirror to attach to.")
         if "disk" not in chosen:
             pool, leaf = split_ref(chosen["target"])
-            smallest = ch.smallest_member(reading, pool, leaf)
-            size = f" (members: {fmt.size_as_sold(smallest)})" if smallest else ""
-            return Stage("disk", f"Which disk becomes the new copy of {leaf} in {pool}{size}?",
-                         tuple(ch.new_disk_choices(reading, at_least=None, pool=pool,
-                                                   target=leaf, near=smallest)),
-                         "No whole disk is free on this host.")
+            smallest = dk.smallest_member(reading, pool, leaf)
+            opts = tuple(dk.new_disk_choices(reading, at_least=None, pool=pool, target=leaf,
+                                             near=smallest))
+            question = dk.disk_question(reading, pool, leaf)
+            return Stage("disk", dk.no_disk_reason(opts, f"{leaf} of {pool}") or question,
+                         opts, "No whole disk is free on this host.")
         return None
 
 
@@ -180,10 +181,12 @@ class GrowFlow(Flow):
             if key in chosen:
                 continue
             old = ch.leaf_label(reading, m)
-            opts = ch.new_disk_choices(reading, at_least=largest, exclude=taken, pool=pool,
+            opts = dk.new_disk_choices(reading, at_least=largest, exclude=taken, pool=pool,
                                        target=m.name, replacing=True)
-            return Stage(key, f"Member {i + 1} of {len(members)}: which larger disk replaces "
-                         f"{old}?", tuple(opts),
+            question = (f"Member {i + 1} of {len(members)}: which larger disk replaces "
+                        f"{old}?")
+            return Stage(key, dk.no_disk_reason(opts, f"{vdev} of {pool} in place of "
+                                                      f"{m.name}") or question, tuple(opts),
                          "No free disk larger than the members: connect the new disks "
                          "first (each new disk must be in the machine beside the old one).")
         if "expand" not in chosen:
@@ -290,10 +293,10 @@ class ReplaceFailedFlow(Flow):
                              "No AVAIL hot spare in this pool.")
             return None  # the spare goes in; the new disk later (r again)
         if chosen["bay"] == "free" and "disk" not in chosen:
-            smallest = ch.smallest_member(reading, pool, old)
+            smallest = dk.smallest_member(reading, pool, old)
             size = f" (members: {fmt.size_as_sold(smallest)})" if smallest else ""
             return Stage("disk", f"Which disk replaces {old}{size}?",
-                         tuple(ch.new_disk_choices(reading, at_least=None, pool=pool,
+                         tuple(dk.new_disk_choices(reading, at_least=None, pool=pool,
                                                    target=old, replacing=True,
                                                    near=smallest)),
                          "No whole disk is free on this host: plug the new disk in, or "
