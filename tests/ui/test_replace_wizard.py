@@ -247,3 +247,44 @@ async def test_a_spare_in_use_returns_to_avail(tmp_path: Path, version: str) -> 
         assert "ZGY8N3P4 is an AVAIL spare again" in body_text(screen)
         status = host.run(["zpool", "status", "tank"]).stdout
         assert "ata-ST4000VN008-2DR166_ZGY8N3P4    AVAIL" in status
+
+
+async def test_replacing_one_failed_disk_leaves_the_other_faulted_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """Issue 26 item 1 through the screens: `--demo degraded`, the UNAVAIL disk, a free bay,
+    sdh; the spare is offered first; the scrub is the default after choice; the clear names
+    only the new disk; the result says what is still wrong and the to-do line stays."""
+    gone = "15712766684991486900"
+    host = DemoHost("degraded", zfs_version="2.3", clock=frozen, seed=0)
+    app = wizard_app(tmp_path, host=host)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        from zconsole.ui.wizards import open_wizard
+
+        screen = open_wizard(app, "replace-failed", None)
+        await answer(pilot, screen, "old", "the disk question", f"tank\t{gone}")
+        await asked(pilot, screen, "bay", "the bay question")
+        assert screen.stage is not None and screen.stage.options[0].value == "spare"
+        screen.choose("free")
+        await answer(pilot, screen, "disk", "the disk question", "sdh")
+        await asked(pilot, screen, "after", "the after question")
+        assert screen.stage is not None and screen.stage.options[0].value == "scrub"
+        screen.choose("clear-scrub")
+        await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview", tries=1500)
+        assert "zpool clear tank ata-ST4000VN008-2DR166_ZGY8Q5R6" in body_text(screen)
+        await pilot.press("enter", *"ZGY8Q5R6", "enter")
+        await until(pilot, lambda: screen.phase is Phase.RESULT, "the result", tries=3000)
+        text = body_text(screen)
+        assert "✔ Done." in text
+        assert "still wrong in tank" in text and f"{OLD}: FAULTED" in text, text
+        argvs = [r["argv"] for r in audit(tmp_path) if r["event"] == "command"]
+        assert ["zpool", "clear", "tank"] not in argvs
+        assert ["zpool", "clear", "tank", "ata-ST4000VN008-2DR166_ZGY8Q5R6"] in argvs
+        await pilot.press("enter")  # close
+        await until(pilot, lambda: not isinstance(app.screen, WizardScreen), "the close")
+        app.action_refresh()
+        await settle(app, pilot)
+        tank = next(b for b in app.screen.query(PoolBlock) if b.pool_name == "tank")
+        shown = str(tank.summary.render())
+        assert f"Press r to replace {OLD}" in shown, shown
