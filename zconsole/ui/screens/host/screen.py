@@ -269,13 +269,16 @@ class HostScreen(ZScreen):
         fix = self.applied[key][-1]
         self._asked = None
         if fix.kind == session.KIND:
-            open_fix(self.console_app, lambda host: session.undo_plan(fix, now=host.now()),
+            open_fix(self.console_app, lambda host: session.undo_plan(fix, now=host.now(),
+                                                                     host=host),
                      undo=True, kind=session.KIND)
         elif fix.kind == ssh_auth.KIND:
-            open_fix(self.console_app, lambda host: ssh_auth.undo_plan(fix, now=host.now()),
+            open_fix(self.console_app, lambda host: ssh_auth.undo_plan(fix, now=host.now(),
+                                                                      host=host),
                      undo=True, kind=ssh_auth.KIND)
         elif key == "ssh":
-            open_fix(self.console_app, lambda host: ssh.undo_plan(fix, now=host.now()),
+            open_fix(self.console_app, lambda host: ssh.undo_plan(fix, now=host.now(),
+                                                                 host=host),
                      undo=True)
         else:
             open_fix(self.console_app,
