@@ -47,6 +47,23 @@ def _slot(dev: Disk | None) -> str:
     return path
 
 
+SERVING_STATES = ("ONLINE", "DEGRADED")
+
+
+def old_disk_role(old: Vdev) -> str:
+    """What the disk being replaced does during `zpool replace`, by its state: an ONLINE or
+    DEGRADED disk keeps serving reads (and takes writes) until the new disk holds every
+    block; an UNAVAIL, FAULTED, REMOVED or OFFLINE one serves nothing, so the new disk is
+    built from the vdev's other members alone. Either way ZFS detaches it at the end
+    (zpool-replace(8): attach, resilver, then detach)."""
+    if old.state in SERVING_STATES:
+        return (f"{old.name} ({old.state}) keeps serving reads until the new disk holds "
+                "every block, then ZFS detaches it by itself.")
+    return (f"{old.name} is {old.state} and serves nothing: the new disk is rebuilt from the "
+            "vdev's other members (their copies or parity) alone, and ZFS detaches "
+            f"{old.name} when the resilver ends.")
+
+
 def replace_steps(pool: str, old: Vdev, dn: DiskName, dev: Disk | None,
                    argv: tuple[str, ...], suffix: str,
                    fit: Predicate | None = None) -> tuple[Step, Step]:
@@ -64,9 +81,8 @@ def replace_steps(pool: str, old: Vdev, dn: DiskName, dev: Disk | None,
             id=f"replace{suffix}",
             title=f"Replace {old.name} with {dn.zpool_name}",
             explanation=(f"zpool labels {who(dev) if dev else dn.path} and puts it next to "
-                         f"{old.name} in a replacing vdev; {old.name} keeps serving reads "
-                         "until the new disk holds every block, then ZFS detaches it by "
-                         "itself. Everything on the new disk is lost."),
+                         f"{old.name} in a replacing vdev; {old_disk_role(old)} Everything on "
+                         "the new disk is lost."),
             command=Command(argv, f"replace {old.name} with {dn.zpool_name}", writes=True),
             prechecks=(
                 *in_and_not_yet(pool, old.name, dn.zpool_name),
