@@ -310,3 +310,20 @@ def test_the_demo_sed_replaces_a_link_as_gnu_sed_does(tmp_path: Path) -> None:
     link.symlink_to(real)
     subprocess.run(["sed", "-i", "-e", "1d", str(link)], check=True)
     assert not link.is_symlink() and real.read_text() == "UseDNS yes\n"
+
+
+def test_other_files_count_lines_as_sed_does() -> None:
+    """The session fix's drop-in (`systemctl cat`) and ifupdown's files: the line number a
+    plan names is the one sed and file_line count."""
+    from zconsole.parsers.systemd import parse_unit_cat
+    from zconsole.services.ops.fixit.boot_facts import BootFacts, ifupdown_lines
+
+    cat = ("# /etc/systemd/system/user@.service.d/50-x.conf\n[Service]\n# a\fb\u2028c\n"
+           "ExecStartPre=/bin/sleep 25\n")
+    (unit,) = parse_unit_cat(cat)
+    assert unit.lines.index("ExecStartPre=/bin/sleep 25") + 1 == 3
+    text = "# lab ports\u2028(see wiki)\fpage 2\nauto lo\niface lo inet loopback\nauto eno2\n"
+    facts = BootFacts(reading=None, diagnosis=None,  # type: ignore[arg-type]
+                      ifupdown={"/etc/network/interfaces": text})
+    assert ifupdown_lines(facts, "eno2") == [("/etc/network/interfaces", 4)]
+    assert text.splitlines()[5] == "auto eno2"  # splitlines would have said line 6

@@ -125,7 +125,11 @@ def parse_unit_cat(text: str) -> tuple[UnitFile, ...]:
     """The files of `systemctl cat`, in its order. A file's own comment lines stay in it; the
     empty line systemctl writes before the next `# /PATH` is not the file's."""
     files: list[tuple[str, list[str]]] = []
-    lines = text.splitlines()
+    # lines end at \n only, as systemd reads a unit file (a form feed or U+2028 in a
+    # comment is part of its line): the line numbers are the ones sed and file_line count
+    lines = text.split("\n")
+    if lines and not lines[-1]:
+        lines.pop()
     for n, raw in enumerate(lines, 1):
         if raw.startswith("# /") and (n == 1 or not lines[n - 2].strip()):
             if files and files[-1][1] and not files[-1][1][-1].strip():

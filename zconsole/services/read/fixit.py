@@ -200,7 +200,7 @@ def read_sshd_sources(host: Host) -> SshdSources:
 def _pam_systemd(text: str) -> tuple[str, ...]:
     """`grep -n pam_systemd` of common-session: its uncommented lines, as FILE:LINE: TEXT."""
     out = []
-    for raw in text.splitlines():
+    for raw in text.split("\n"):  # PAM's lines end at \n only
         num, sep, line = raw.partition(":")
         if sep and num.isdigit() and not line.lstrip().startswith("#"):
             out.append(f"{COMMON_SESSION}:{num}: {' '.join(line.split())}")
@@ -215,7 +215,7 @@ def _grep(r: _Reader, argv: Sequence[str]) -> str:
 
 
 def _is_active(text: str) -> dict[str, str]:
-    words = [w.strip() for w in text.splitlines() if w.strip()]
+    words = [w.strip() for w in text.split("\n") if w.strip()]
     if len(words) != len(SERVICES):
         raise ParseError("systemctl is-active", f"{len(words)} answers for {len(SERVICES)} "
                          "units")
@@ -317,7 +317,7 @@ def _managers(r: _Reader, logins: Sequence[Login]) -> Part[dict[str, str]]:
 def _ps(text: str) -> dict[str, tuple[int, str]]:
     """`ps -o pid=,stat=,comm=` lines as comm -> (pid, state letters)."""
     out: dict[str, tuple[int, str]] = {}
-    for line in text.splitlines():
+    for line in text.split("\n"):  # a command line may hold U+2028: not a new line
         words = line.split()
         if len(words) == 3 and words[0].isdigit():
             out[words[2]] = (int(words[0]), words[1])
@@ -325,7 +325,7 @@ def _ps(text: str) -> dict[str, tuple[int, str]]:
 
 
 def _wanted_by(text: str) -> tuple[str, ...]:
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
     return tuple(ln for ln in lines[1:])
 
 

@@ -13,6 +13,7 @@ from zconsole.model.fixit import BootReading, Diagnosis
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.netplan import NetplanDevice, parse_netplan_get
 from zconsole.services.health.fixit import diagnose_boot
+from zconsole.services.ops.fixit.lines import text_lines
 from zconsole.services.read.fixit import read_boot
 
 KIND = "fix-boot"
@@ -178,7 +179,7 @@ def ifupdown_lines(facts: BootFacts, link: str) -> list[tuple[str, int]]:
     """(file, line number) of every line that reads exactly `auto LINK`."""
     out = []
     for path in sorted(facts.ifupdown):
-        for n, line in enumerate(facts.ifupdown[path].splitlines(), 1):
+        for n, line in enumerate(text_lines(facts.ifupdown[path]), 1):  # sed's numbers
             if line.strip() == f"auto {link}" and line == line.rstrip():
                 out.append((path, n))
     return out

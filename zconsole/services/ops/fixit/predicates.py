@@ -266,7 +266,7 @@ def _loopback_from_files(ev: Evaluator) -> bool:
 
 def nss_hosts_first(text: str) -> str | None:
     """The first source of the `hosts:` line of nsswitch.conf text (None: no such line)."""
-    for line in text.splitlines():
+    for line in text_lines(text):
         words = line.split("#", 1)[0].split()
         if words and words[0] == "hosts:":
             return words[1] if len(words) > 1 else None
@@ -378,7 +378,7 @@ def exec_start(cat: str) -> list[str]:
     """The ExecStart= lines left after `systemctl cat`'s files, in the order shown (the
     order systemd applies them): an empty assignment clears the list."""
     out: list[str] = []
-    for raw in cat.splitlines():
+    for raw in text_lines(cat):
         line = raw.strip()
         if line.startswith("ExecStart="):
             value = line[len("ExecStart="):].strip()
