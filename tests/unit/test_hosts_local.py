@@ -89,6 +89,9 @@ def test_files_and_dirs(host: LocalHost, tmp_path) -> None:  # type: ignore[no-u
     (tmp_path / "a").write_text("one")
     assert host.list_dir(str(tmp_path)) == ["a", "b"]
     assert host.read_text(str(tmp_path / "a")) == "one"
+    # the text as it is: no newline translation (a fix-it counts lines and hashes it)
+    (tmp_path / "crlf").write_bytes(b"a\r\nb\rc\n")
+    assert host.read_text(str(tmp_path / "crlf")) == "a\r\nb\rc\n"
     with pytest.raises(PathNotFound):
         host.read_text(str(tmp_path / "vanished"))
     with pytest.raises(PathNotFound):

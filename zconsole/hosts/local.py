@@ -106,7 +106,9 @@ class LocalHost(BaseHost):
 
     def read_text(self, path: str) -> str:
         try:
-            with open(path, encoding="utf-8", errors="replace") as f:
+            # newline="": the text as it is (a lone \r or \r\n not turned into \n), as
+            # `cat` gives it over ssh: a fix-it counts lines and hashes files from this
+            with open(path, encoding="utf-8", errors="replace", newline="") as f:
                 return f.read()
         except FileNotFoundError:
             raise PathNotFound(path) from None
