@@ -423,3 +423,22 @@ def test_datasets_pictures(snap_compare: Any, size: tuple[int, int], scenario: s
         await quiet(app, pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_the_pool_root_is_not_counted_in_its_blast_radius() -> None:
+    """Issue 26 item 8: `zfs destroy -r tank` destroys everything below tank and every
+    snapshot, but never tank itself (a pool's root dataset: `zfs destroy` skips it; `zpool
+    destroy` removes a pool). The panel counts what goes and says what stays."""
+    from zconsole.model.dataset import Dataset
+    from zconsole.services.read.datasets import blast_radius, build_tree
+    from zconsole.ui.screens.datasets.radius_panel import destroy_sentence
+
+    tree = build_tree(Dataset(n, "filesystem") for n in ("tank", "tank/a", "tank/b"))
+    r = blast_radius(tree, "tank", "-r", {"tank": ("tank@s1",), "tank/a": (), "tank/b": ()})
+    assert r.datasets == ("tank/a", "tank/b") and r.kept == ("tank",)
+    assert destroy_sentence(r) == (
+        "zfs destroy -r tank would destroy 2 filesystems/volumes and 1 snapshot, not tank "
+        "(the pool's root): below it tank/a, tank/b.")
+    below = blast_radius(tree, "tank/a", "-r", {"tank/a": ()})
+    assert below.kept == () and destroy_sentence(below) == (
+        "zfs destroy -r tank/a would destroy 1 filesystem/volume and 0 snapshots.")

@@ -80,7 +80,9 @@ def test_transcript_pool_root_takes_the_clone_inside_it() -> None:
     tree, snaps = transcript()
     r = blast_radius(tree, "tank", "-r", snaps)
     assert not r.refused  # the clone is below tank: -r destroys it without -R
-    assert r.datasets == ("tank", "tank/clone1", "tank/data")
+    # the pool's root is never destroyed (zfs destroy: "Ignore pools"); its snapshots are
+    assert r.datasets == ("tank/clone1", "tank/data") and r.kept == ("tank",)
+    assert not r.destroys("tank") and r.destroys("tank/data")
     assert len(r.snapshots) == 4 and r.complete
 
 
@@ -133,7 +135,7 @@ def test_demo_clone_chain(demo: tuple[DatasetTree, Mapping[str, tuple[str, ...]]
     ("tank/proj/p01", "-R", 4, 502, False),
     ("tank/proj", "-r", 21, 10_000, True),
     ("tank/proj", "-R", 25, 10_002, False),
-    ("tank", "-r", 27, 10_002, False),
+    ("tank", "-r", 26, 10_002, False),  # 27 datasets, the pool's root stays
     ("tank/clones", "-r", 5, 2, False),
     ("tank/clones/c1", "-r", 1, 1, True),  # c1-1 is a sibling by name, a clone of c1@s1
     ("tank/clones/c1", "-R", 3, 2, False),
@@ -188,7 +190,7 @@ def _radius_work(datasets: int, per: int) -> tuple[int, int]:
         r = blast_radius(tree, "big", "-R", names)
     finally:
         sys.settrace(None)
-    assert len(r.datasets) == datasets + 2 and not r.refused
+    assert len(r.datasets) == datasets + 1 and not r.refused  # + the clone; the root stays
     assert len(r.snapshots) == datasets * per
     s = blast_radius(tree, "big/d007@s00042", "-R", names)
     assert s.datasets == ("big/clone",)

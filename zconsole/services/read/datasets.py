@@ -26,6 +26,11 @@ zfs_do_destroy, destroy_check_dependent, gather_snapshots):
   depends on them, recursively.
 * `zfs destroy -nvR FS@snap` does NOT list the clones it would destroy (dry run skips
   destroy_clones): this module computes the radius from origin links instead.
+* A pool's root dataset (`tank`) is never destroyed: `zfs destroy tank` is refused ("cannot
+  destroy 'tank': operation does not apply to pools"), and `zfs destroy -r tank` destroys
+  every dataset below it and every snapshot (tank's own too) but skips tank itself
+  (destroy_callback: "Ignore pools"); `zpool destroy` is what removes a pool. The radius
+  keeps it out of `datasets` and names it in `kept`.
 """
 
 from __future__ import annotations
@@ -65,6 +70,12 @@ def short_snapshot(snapshot: str) -> str:
 
 def parent_of(name: str) -> str | None:
     return name.rsplit("/", 1)[0] if "/" in name else None
+
+
+def is_pool_root(name: str) -> bool:
+    """`tank` (not `tank/a`, not `tank@s`): a pool's root dataset, which `zfs destroy` never
+    destroys."""
+    return "/" not in name and "@" not in name
 
 
 def is_under(name: str, ancestor: str) -> bool:
@@ -182,6 +193,7 @@ class BlastRadius:
     refused: bool = False
     blockers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     use_R: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()  # the pool's root dataset: zfs destroy never destroys it
 
     def destroys(self, name: str) -> bool:
         """Is this dataset or snapshot destroyed (ignoring a refusal)?"""
@@ -279,13 +291,16 @@ def _dataset_radius(tree: DatasetTree, target: str, mode: Mode,
                 blockers[snap] = outside
     extra_snaps, _ = _snapshots_of(added, known)
     use_r = tuple(added) + tuple(extra_snaps)
+    kept = (target,) if is_pool_root(target) else ()
     if mode == "-r":
         snaps, unlisted = _snapshots_of(subtree, known)
-        return BlastRadius(target, mode, tuple(subtree), tuple(snaps), tuple(unlisted),
-                           refused=bool(blockers), blockers=blockers, use_R=use_r)
+        return BlastRadius(target, mode, tuple(d for d in subtree if d not in kept),
+                           tuple(snaps), tuple(unlisted), refused=bool(blockers),
+                           blockers=blockers, use_R=use_r, kept=kept)
     snaps, unlisted = _snapshots_of(everything, known)
-    return BlastRadius(target, mode, tuple(everything), tuple(snaps), tuple(unlisted),
-                       clones=tuple(added), blockers=blockers, use_R=use_r)
+    return BlastRadius(target, mode, tuple(d for d in everything if d not in kept),
+                       tuple(snaps), tuple(unlisted), clones=tuple(added), blockers=blockers,
+                       use_R=use_r, kept=kept)
 
 
 def _snapshot_radius(tree: DatasetTree, target: str, mode: Mode,

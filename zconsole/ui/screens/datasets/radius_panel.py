@@ -104,7 +104,11 @@ def destroy_sentence(r: BlastRadius, small: BlastRadius | None = None) -> str:
     own = [d for d in r.datasets if d not in r.clones]
     s = (f"zfs destroy {r.mode} {r.target} would destroy {_dataset_word(len(r.datasets))}"
          f" and {fmt.plural(len(r.snapshots), 'snapshot')}{' listed' if r.unlisted else ''}")
-    if len(own) > 1:
+    if r.kept:  # a pool's root: zfs destroy skips it (zpool destroy removes a pool)
+        s += f", not {r.target} (the pool's root)"
+        if own:
+            s += f": below it {names_sentence(own)}"
+    elif len(own) > 1:
         s += f": {r.target} and below it {names_sentence(own[1:])}"
     if r.clones:
         s += f"; through clones also {names_sentence(r.clones)}"
