@@ -75,3 +75,44 @@ def test_replacing_one_faulted_member_leaves_the_other_faulted(clean_guest: ZfsG
     g.exec(["zpool", "clear", pool])
     g.exec(["zpool", "wait", "-t", "resilver", pool], timeout=300)
     assert re.search(r"virtio-zfsvm-vdd\s+ONLINE", status(g, pool)), status(g, pool)
+
+
+def test_the_spare_in_now_then_the_replace_then_the_spare_avail(clean_guest: ZfsGuest,
+                                                                tmp_path: Path) -> None:
+    """Issue 26 item 4: an AVAIL spare and a failed member no spare has taken. The spare-in
+    plan (`zpool replace POOL OLD SPARE`), then the permanent replace; ZFS returns the spare
+    to AVAIL by itself (the plan's spare-back step checks it). The other faulted member is
+    left as it was throughout."""
+    g, pool = clean_guest, "rspare"
+    old, other, spare = "virtio-zfsvm-vdc", "virtio-zfsvm-vdd", "virtio-zfsvm-vde"
+    g.exec(["zpool", "create", "-f", "-O", "compression=off", pool, "mirror",
+            f"{BYID}vdb", f"{BYID}vdc", f"{BYID}vdd", "spare", f"{BYID}vde"])
+    random_data(g, f"/{pool}/data", 32)
+    g.exec(["zpool", "offline", "-f", pool, old])
+    g.exec(["zpool", "offline", "-f", pool, other])
+    before = status(g, pool)
+    assert re.search(rf"{spare}\s+AVAIL", before), before  # no zed took it
+
+    got = inputs(g, pool)
+    first = rf.build_replace_failed(got.reading, pool, old, bay="spare", new=spare,
+                                    props=got.props, findings=got.findings)
+    assert not first.blocked, [c for c in first.checks if not c.passed]
+    argvs = [s.command.argv for s in first.steps if s.command is not None]
+    assert argvs == [("zpool", "replace", pool, old, spare)]
+    result, events, _ = run_plan(g, first, tmp_path / "1")
+    assert result == "done", events[-3:]
+    mid = status(g, pool)
+    assert re.search(rf"{spare}\s+INUSE", mid) and "spare-" in mid, mid
+    assert re.search(rf"{other}\s+FAULTED", mid), mid
+
+    got = inputs(g, pool)
+    second = rf.build_replace_failed(got.reading, pool, old, bay="free", new="vdf",
+                                     props=got.props, findings=got.findings, after="scrub")
+    assert not second.blocked, [c for c in second.checks if not c.passed]
+    assert [s.id for s in second.steps][:3] == ["replace", "resilver", "spare-back"]
+    result, events, _ = run_plan(g, second, tmp_path / "2")
+    assert result == "done", events[-3:]
+    after = status(g, pool)
+    assert re.search(rf"{spare}\s+AVAIL", after) and "spare-" not in after, after
+    assert re.search(r"virtio-zfsvm-vdf\s+ONLINE", after) and old not in after, after
+    assert re.search(rf"{other}\s+FAULTED", after), after
