@@ -38,12 +38,23 @@ async def back_to_host(app: ZConsoleApp, pilot: Any, screen: HostScreen) -> None
     await pilot.pause()
 
 
-async def run_wizard(app: ZConsoleApp, pilot: Any, key: str) -> tuple[WizardScreen, str,
-                                                                        list[str]]:
+async def run_wizard(app: ZConsoleApp, pilot: Any, key: str, pick: str | None = None
+                     ) -> tuple[WizardScreen, str, list[str]]:
+    """`key` opens the wizard; a list of fixes (the boot's) is answered with Enter on the
+    one selected first (the diagnosis' choice), or `pick`; then the preview, the typed
+    confirmations, the run."""
     await pilot.press(key)
     await until(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard")
     wz = app.screen
     assert isinstance(wz, WizardScreen)
+    await until(pilot, lambda: wz.phase in (Phase.CHOOSE, Phase.PREVIEW) and (
+        wz.phase is Phase.PREVIEW or wz.stage is not None), "the choice or the preview",
+        tries=1500)
+    if wz.phase is Phase.CHOOSE:
+        if pick is None:
+            await pilot.press("enter")
+        else:
+            wz.choose(pick)
     await until(pilot, lambda: wz.phase is Phase.PREVIEW, "the preview", tries=1500)
     preview = body_text(wz)
     typed = await confirm_all(wz, pilot)
@@ -154,7 +165,7 @@ async def test_boot_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_host(app, pilot)
         assert screen.diagnoses["boot"].verdict.kind == "boot-wait-online"
-        assert boot_offer(screen).startswith("▶ f: apply the first fix as a plan")
+        assert boot_offer(screen).startswith("▶ f: choose a fix, narrowest first")
         assert offer(screen) == ""  # the SSH panel has nothing to fix here
 
         wz, preview, typed = await run_wizard(app, pilot, "f")
@@ -202,10 +213,10 @@ async def test_boot_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
                            .split())
         assert verdict.endswith("The next boot will wait up to 2 min for eno2, a port with no "
                                 "cable that asks for DHCP"), verdict
-        assert boot_offer(screen).startswith("▶ f: apply the first fix as a plan")
+        assert boot_offer(screen).startswith("▶ f: choose a fix, narrowest first")
         await demo_reboot(app, pilot, screen)
         assert screen.diagnoses["boot"].verdict.kind == "boot-wait-online"
-        assert boot_offer(screen).startswith("▶ f: apply")
+        assert boot_offer(screen).startswith("▶ f: choose")
         assert "u: undo" not in boot_offer(screen)
 
 
@@ -246,7 +257,7 @@ async def test_f_and_u_act_on_the_panel_chosen_in_the_palette(tmp_path: Path) ->
         await pilot.pause()
         await pilot.pause()
         assert screen.fix_target() == "boot"
-        assert boot_offer(screen).startswith("▶ f: apply")
+        assert boot_offer(screen).startswith("▶ f: choose")
         wz, preview, typed = await run_wizard(app, pilot, "f")
         assert typed == ["optional"] and "netplan set" in preview
 
@@ -374,7 +385,7 @@ async def test_ifupdown_after_the_netplan_fix_rehearsed_on_the_demo(tmp_path: Pa
                                 "asks DHCP for eno2 and gets no answer"), verdict
         assert d.findings[1].message == ("wait-online took 120.4 s before the fix, 0.4 s this "
                                          "boot: fixed")
-        assert boot_offer(screen).startswith("▶ f: apply the first fix as a plan")
+        assert boot_offer(screen).startswith("▶ f: choose a fix, narrowest first")
 
         wz, preview, typed = await run_wizard(app, pilot, "f")
         flat = " ".join(preview.split())
@@ -390,3 +401,97 @@ async def test_ifupdown_after_the_netplan_fix_rehearsed_on_the_demo(tmp_path: Pa
         assert d.verdict.kind == "boot-fix-proven", d.verdict
         assert d.verdict.message == ("networking.service took 66.7 s before the fix, 1.0 s "
                                      "this boot: fixed")
+
+
+async def open_boot_choice(app: ZConsoleApp, pilot: Any) -> tuple[HostScreen, WizardScreen]:
+    screen = await open_host(app, pilot)
+    await pilot.press("f")
+    await until(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard")
+    wz = app.screen
+    assert isinstance(wz, WizardScreen)
+    await until(pilot, lambda: wz.phase is Phase.CHOOSE and wz.stage is not None,
+                "the list of fixes")
+    return screen, wz
+
+
+def highlighted(wz: WizardScreen) -> str:
+    from zconsole.ui.wizards.phases import ChoosePhase
+
+    i = wz.query_one(ChoosePhase).options.highlighted
+    assert wz.stage is not None and i is not None
+    return wz.stage.options[i].value
+
+
+@pytest.mark.parametrize(("pick", "exec_"), [
+    ("wait-online-interface",
+     "/lib/systemd/systemd-networkd-wait-online --interface=br0 --interface=br100"),
+    ("wait-online-any", "/lib/systemd/systemd-networkd-wait-online --any")])
+async def test_any_boot_fix_can_be_chosen_and_its_plan_runs(tmp_path: Path, pick: str,
+                                                            exec_: str) -> None:
+    """Issue 26, item 7 (slow-boot, `6`, `f`): the fixes are listed narrowest first, each
+    with its cost, the diagnosis' choice (netplan) selected first, ifupdown's disabled with
+    its reason; the 2nd or 3rd chosen, its own plan is what is previewed and runs (its
+    drop-in written, its typed word asked), not the first fix."""
+    from zconsole.services.ops.fixit.boot_facts import CONFIRM, DROPIN, FIXES
+
+    app = wizard_app(tmp_path, "slow-boot")
+    host = app.host
+    assert isinstance(host, DemoHost)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen, wz = await open_boot_choice(app, pilot)
+        assert wz.stage is not None
+        options = wz.stage.options
+        assert [o.value for o in options] == list(FIXES)
+        assert highlighted(wz) == "netplan-optional"
+        assert options[0].label == "Mark eno2 optional in netplan (the diagnosis' choice)"
+        assert all(o.detail.startswith("costs: ") for o in options)
+        assert "the boot waits for br0, br100 only" in options[1].detail
+        ifupdown = options[3]
+        assert not ifupdown.enabled
+        assert ifupdown.detail.endswith("· not possible here: /etc/network/interfaces could "
+                                        "not be read (is ifupdown installed?)")
+        assert options[2].detail.startswith("costs: network-online.target is reached as "
+                                            "soon as any one link is online")
+        wz.choose(pick)
+        await until(pilot, lambda: wz.phase is Phase.PREVIEW, "the preview", tries=1500)
+        assert wz.plan is not None and dict(wz.plan.params)["fix"] == pick
+        assert f"ExecStart={exec_}" in " ".join(body_text(wz).split())
+        typed = await confirm_all(wz, pilot)
+        assert typed == [CONFIRM[pick]]
+        await until(pilot, lambda: wz.phase is Phase.RESULT, "the result", tries=1500)
+        assert "✔ Done." in body_text(wz), body_text(wz)
+        # each command run (a pipeline's first part: printf | tee) is the chosen plan's
+        argvs = [tuple(a[0] if isinstance(a[0], list) else a) for a in
+                 (r["argv"] for r in audit(tmp_path) if r["event"] == "command")]
+        assert argvs == wz.plan.argv_list()
+        assert argvs[-2:] == [("systemctl", "daemon-reload"),
+                              ("systemd-analyze", "verify", "--man=no",
+                               "systemd-networkd-wait-online.service")]
+        assert host.machine.files[DROPIN].splitlines()[-1] == f"ExecStart={exec_}"
+        assert "/etc/netplan/90-zconsole.yaml" not in host.machine.files  # not the first fix
+        await back_to_host(app, pilot, screen)
+        assert screen.diagnoses["boot"].verdict.kind == "boot-fix-pending"
+
+
+async def test_the_diagnosis_choice_is_selected_when_narrower_ones_are_blocked(
+        tmp_path: Path) -> None:
+    """netplan 0.105 (its --origin-hint loses the change): netplan's fix is listed but not
+    selectable, with its reason; the diagnosis' choice (wait-online --any) is selected
+    first, not the first selectable line (--interface=)."""
+    app = wizard_app(tmp_path, "slow-boot")
+    host = app.host
+    assert isinstance(host, DemoHost) and host.machine.system is not None
+    host.machine.system.netplan_version = "0.105-0ubuntu2~22.04.3"
+    async with app.run_test(size=(120, 40)) as pilot:
+        _, wz = await open_boot_choice(app, pilot)
+        assert wz.stage is not None
+        netplan = wz.stage.options[0]
+        assert not netplan.enabled and "LP: #1997467" in netplan.detail
+        assert highlighted(wz) == "wait-online-any"
+        assert wz.stage.options[2].label.endswith("(the diagnosis' choice)")
+        await pilot.press("enter")
+        await until(pilot, lambda: wz.phase is Phase.PREVIEW, "the preview", tries=1500)
+        assert wz.plan is not None and dict(wz.plan.params)["fix"] == "wait-online-any"
+        await pilot.press("escape")  # back to the list: nothing ran
+        await until(pilot, lambda: wz.phase is Phase.CHOOSE, "the list again")
+        assert audit(tmp_path) == []

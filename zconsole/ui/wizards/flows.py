@@ -52,6 +52,7 @@ class Stage:
     question: str
     options: tuple[Choice, ...]
     empty: str = "Nothing to choose from."
+    preselect: str = ""  # the option highlighted first (its value), when enabled
 
 
 @dataclass

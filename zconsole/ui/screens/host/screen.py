@@ -27,11 +27,13 @@ from functools import partial
 from textual.app import ComposeResult
 from textual.binding import Binding
 
-from zconsole.hosts.base import Host
+from zconsole.hosts.base import Host, HostError
 from zconsole.model.finding import Severity
 from zconsole.model.fixit import AppliedBootFix, Diagnosis
 from zconsole.model.plan import Plan
+from zconsole.parsers.errors import ParseError
 from zconsole.services.health.fixit import diagnose_boot, diagnose_ssh
+from zconsole.services.ops.fixit.boot_choice import FixChoice
 from zconsole.services.read.fixit import client_from_ssh_connection, read_boot, read_ssh
 from zconsole.ui.kit.reading import PartFailed, PartLoaded
 from zconsole.ui.screens.base import ZScreen
@@ -53,10 +55,13 @@ OFFERS = {
                    "confirmation, proven (logind answers, or systemctl no longer lists the "
                    "drop-in), rolled back if that fails; a removed drop-in can be undone "
                    "later with u",
-    "fix-boot": "apply the first fix as a plan: every command shown first, typed "
+    "fix-boot": "choose a fix, narrowest first with what each costs (the diagnosis' choice "
+                "selected), and apply it as a plan: every command shown first, typed "
                 "confirmation, validated and verified, rolled back if that fails; it takes "
                 "effect at the next boot, which this panel then judges; undo later with u",
 }
+# the boot verdicts a fix-boot plan fixes (the Host screen's `f`)
+BOOT_FIXABLE = ("boot-wait-online", "boot-will-wait", "boot-ifupdown")
 
 
 JOURNAL_SINCE = "-2h"  # the logins judged: the last two hours of the journal
@@ -78,6 +83,24 @@ def boot_diagnosis(host: Host, applied: AppliedBootFix | None = None) -> Diagnos
     return diagnose_boot(read_boot(host), applied)
 
 
+def boot_panel(host: Host, applied: AppliedBootFix | None = None, *, fixes: bool = True
+               ) -> tuple[Diagnosis, tuple[FixChoice, ...]]:
+    """The boot panel's read and judgement, and, when its verdict is one a fix-boot plan
+    fixes (and `fixes`: this console may change the host), the fixes to choose from (read
+    from the same boot reading: netplan's version, ifupdown's files, the drop-in)."""
+    r = read_boot(host)
+    d = diagnose_boot(r, applied)
+    if not fixes or d.verdict.severity is not Severity.WARNING or \
+            d.verdict.kind not in BOOT_FIXABLE:
+        return d, ()
+    from zconsole.services.ops.fixit.boot_choice import read_choices
+
+    try:
+        return d, read_choices(host, r)
+    except (HostError, OSError, ParseError):
+        return d, ()  # `f` plans the diagnosis' choice, as before
+
+
 class HostScreen(ZScreen):
     MODE = "host"
     TITLE = "Host"
@@ -90,6 +113,9 @@ class HostScreen(ZScreen):
 
     class Loaded(PartLoaded[Diagnosis]):
         """A panel was read and judged (`key`: ssh or boot)."""
+
+    class BootLoaded(PartLoaded[tuple[Diagnosis, tuple[FixChoice, ...]]]):
+        """The boot panel was read and judged, with the fixes to choose from."""
 
     def __init__(self, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
@@ -104,6 +130,7 @@ class HostScreen(ZScreen):
         self.applied: dict[str, list[Plan]] = {key: [] for key in PANELS}
         self.boot_applied: AppliedBootFix | None = None  # the last one, as the panel judges it
         self.current: str | None = None  # the panel last chosen (the palette's entries)
+        self.boot_choices: tuple[FixChoice, ...] = ()  # the boot's fixes, `f` lists them
 
     def compose_body(self) -> ComposeResult:
         for key, title in PANELS.items():
@@ -125,7 +152,8 @@ class HostScreen(ZScreen):
         since = getattr(self.console_app, "fixit_since", None) or JOURNAL_SINCE
         self.read(self.Loaded, partial(ssh_diagnosis, host, since), group="fixit-ssh",
                   key="ssh", asked_at=now)
-        self.read(self.Loaded, partial(boot_diagnosis, host, self.boot_applied),
+        self.read(self.BootLoaded, partial(boot_panel, host, self.boot_applied,
+                                           fixes=not self.console_app.read_only),
                   group="fixit-boot", key="boot", asked_at=now)
 
     def reread(self) -> None:
@@ -140,6 +168,11 @@ class HostScreen(ZScreen):
         self._redraw()
         panel = self.query_one(f"#fix-{key}", FixitPanel)
         panel.scroll_visible(top=True, animate=False)
+
+    def on_host_screen_boot_loaded(self, message: BootLoaded) -> None:
+        self.boot_choices = message.value[1]
+        self.on_host_screen_loaded(self.Loaded(message.value[0], key=message.key,
+                                               asked_at=message.asked_at))
 
     def on_host_screen_loaded(self, message: Loaded) -> None:
         self.diagnoses[message.key] = message.value
@@ -198,9 +231,7 @@ class HostScreen(ZScreen):
         if d.verdict.severity is not Severity.WARNING:
             return None
         if key == "boot":
-            return "fix-boot" if d.verdict.kind in ("boot-wait-online", "boot-will-wait",
-                                                    "boot-ifupdown") \
-                else None
+            return "fix-boot" if d.verdict.kind in BOOT_FIXABLE else None
         return next((f.plan for f in d.fixes if f.plan), None)
 
     def fix_offered(self, key: str = "ssh") -> bool:
@@ -251,9 +282,13 @@ class HostScreen(ZScreen):
         if key is None:
             return
         from zconsole.services.ops.fixit import boot, session, ssh, ssh_auth
-        from zconsole.ui.wizards.fixit import open_fix
+        from zconsole.ui.wizards.fixit import open_boot_fix, open_fix
 
         kind = self.fix_kind(key) or ""
+        self._asked = None  # back from the wizard: read the panels again
+        if kind == boot.KIND:
+            open_boot_fix(self.console_app, self.boot_choices)
+            return
         build = {"fix-ssh": ssh.plan_for, "fix-session": session.plan_for,
                  "fix-ssh-auth": ssh_auth.plan_for}.get(kind, boot.plan_for)
         self._asked = None  # back from the wizard: read the panels again

@@ -66,6 +66,8 @@ class ChoosePhase(PhaseView):
                              *([para(c.detail, "   ", "dim")] if c.detail else []))
             ol.add_option(Option(prompt, id=f"o{i}", disabled=not c.enabled))
         first = next((i for i, c in enumerate(stage.options) if c.enabled), None)
+        first = next((i for i, c in enumerate(stage.options)
+                      if c.enabled and stage.preselect and c.value == stage.preselect), first)
         if first is not None:
             ol.highlighted = first
         ol.focus()
