@@ -495,3 +495,31 @@ async def test_the_diagnosis_choice_is_selected_when_narrower_ones_are_blocked(
         await pilot.press("escape")  # back to the list: nothing ran
         await until(pilot, lambda: wz.phase is Phase.CHOOSE, "the list again")
         assert audit(tmp_path) == []
+
+
+async def test_a_method_a_group_needs_is_refused_on_screen(tmp_path: Path) -> None:
+    """Issue 26, item 9 (ssh-auth-lockout): the SSH panel names keyboard-interactive on
+    for `Match Group ops`; `f` opens a plan that is blocked, naming the group, the
+    AuthenticationMethods line and the users the journal shows logging in with it; nothing
+    runs."""
+    app = wizard_app(tmp_path, "ssh-auth-lockout")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_host(app, pilot)
+        d = screen.diagnoses["ssh"]
+        assert any(f.message.startswith("KbdInteractiveAuthentication yes for the clients "
+                                        "`Match Group ops` matches") for f in d.findings)
+        assert offer(screen).startswith("▶ f: switch the first authentication method")
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard")
+        wz = app.screen
+        assert isinstance(wz, WizardScreen)
+        await until(pilot, lambda: wz.phase is Phase.PREVIEW, "the preview", tries=1500)
+        assert wz.plan is not None and wz.plan.blocked
+        text = " ".join(body_text(wz).split())
+        assert "would lock out members of group ops: /etc/ssh/sshd_config:126: " \
+               "`AuthenticationMethods publickey,keyboard-interactive` inside `Match Group " \
+               "ops`" in text, text
+        assert "would lock out alice, bob" in text
+        await pilot.press("enter")  # a blocked plan does not go on
+        await pilot.pause()
+        assert wz.phase is Phase.PREVIEW and audit(tmp_path) == []
