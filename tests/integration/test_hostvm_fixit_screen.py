@@ -310,7 +310,7 @@ async def test_auth_methods_switched_off_through_the_host_screen(
     """sshd-auth-methods through the screen: no cause of a slow login, each method named with
     its file:line (Kerberos and host-based inside the Match block); `f` switches the first
     (GSSAPI) off: the drop-in previewed, 'GSSAPIAuthentication no' typed, sshd -T proving it,
-    a fresh login answered; sshd no longer offers gssapi-with-mic and the operator's session
+    a fresh login that succeeds (root has a key for itself for this test); sshd no longer offers gssapi-with-mic and the operator's session
     survived the reload. Then the Match block's host-based method by the same plan kind
     (`--method hostbasedauthentication`, the engine): its drop-in repeats the Match line, and
     sshd -T -C proves `no` for the guest's client 10.0.2.2, while the lines read after the
@@ -328,6 +328,11 @@ async def test_auth_methods_switched_off_through_the_host_screen(
     # took over the panel's limit and the SSH panel rightly named it the cause: a rerun in
     # CI, 2026-11-27). The same session proves the reload leaves it open.
     session = open_session(g)
+    # the fix's proof is a fresh login from localhost that succeeds (after an authentication
+    # change a refusal proves nothing, issue 26 item 9): root gets a key for itself here
+    g.exec("test -e /root/.ssh/id_ed25519 || ssh-keygen -q -t ed25519 -N '' -f "
+           "/root/.ssh/id_ed25519; cp -a /root/.ssh/authorized_keys /root/.ssh/zc-test-keys; "
+           "cat /root/.ssh/id_ed25519.pub >> /root/.ssh/authorized_keys")
     since = guest_now(g)
     fault.apply()
     g.login_seconds(1)  # the login from 10.0.2.2 the panel judges
@@ -428,3 +433,4 @@ async def test_auth_methods_switched_off_through_the_host_screen(
         if session.poll() is None:
             session.kill()
         g.exec(f"rm -f {ours} {match_file}", check=False)
+        g.exec("mv /root/.ssh/zc-test-keys /root/.ssh/authorized_keys", check=False)
