@@ -90,10 +90,28 @@ def test_clearing_another_device_is_a_separate_choice_with_its_evidence(
     assert "3 read / 117 write / 0 checksum errors" in step.explanation
     assert "back in service" in step.explanation
     assert step.confirmation is not None and step.confirmation.expected == FAULTED
-    assert [p.kind for p in step.prechecks] == ["vdev_state"]
+    assert [p.kind for p in step.prechecks] == ["vdev_state", "vdev_errors"]
     assert dict(step.prechecks[0].params)["state"] == "FAULTED"
     assert to_the_end(runner(h, plan, tmp_path)).status == "done"
     assert state_of(h, FAULTED) == "ONLINE"  # what the operator chose, and only then
+
+
+def test_new_errors_since_the_preview_stop_the_clear_of_another_device(
+    tmp_path: Path,
+) -> None:
+    from zconsole.hosts.demo.machine.pools import find_vdev
+
+    h = host()
+    plan = free_bay(h, "clear-others-scrub")
+    hit = find_vdev(h.machine.pools["tank"], FAULTED)
+    assert hit is not None
+    hit[0].write_errors = 200  # the disk failed more between the preview and the run
+    res = to_the_end(runner(h, plan, tmp_path))
+    assert res.status == "failed"
+    failed = next(o for o in res.outcomes if o.status.value == "failed")
+    assert failed.step_id == f"clear-other-{FAULTED}"
+    assert "3 read / 200 write / 0 checksum errors" in (failed.message or ""), failed.message
+    assert state_of(h, FAULTED) == "FAULTED"  # not cleared on stale evidence
 
 
 def test_the_default_after_choice_is_the_scrub() -> None:
@@ -174,3 +192,14 @@ def test_zconsole_plan_with_the_spare_as_new() -> None:
     plan = rf.plan_cli(host(), PlanRequest("tank", (UNAVAIL, SPARE), {"bay": "free"}))
     assert not plan.blocked
     assert argvs(plan)[0][:4] == ("zpool", "replace", "tank", UNAVAIL)
+
+
+def test_the_kept_spare_is_not_cleared() -> None:
+    plan = rf.plan_wizard(
+        host("degraded-spare"),
+        {"old": ref("tank", FAULTED), "bay": "free", "disk": "sdh", "spare": "keep",
+         "after": "clear-scrub"},
+        False,
+    )
+    assert [a for a in argvs(plan) if a[1] == "clear"] == []
+    assert any(c.name == "clear" and "No zpool clear" in c.detail for c in plan.checks)

@@ -24,6 +24,7 @@ from zconsole.model.pool import Pool, Vdev
 from zconsole.services.health import replace as health
 from zconsole.services.ops.engine.predicates import Evaluator, predicate_kind
 from zconsole.services.ops.zfs.common import resilver_wait
+from zconsole.services.ops.zfs.predicates import find as find_vdev
 from zconsole.services.ops.zfs.predicates import pool as read_pool
 
 AFTER_CHOICES = ("scrub", "clear-scrub", "clear-others-scrub", "none")
@@ -89,6 +90,7 @@ def _clear_other(pool: str, v: Vdev) -> Step:
                 name=v.name,
                 state=v.state,
             ),
+            errors_predicate(pool, v),
         ),
         confirmation=Confirmation(
             f"Clearing puts {v.name} ({health.evidence(v)}) back in service. "
@@ -98,6 +100,19 @@ def _clear_other(pool: str, v: Vdev) -> Step:
             "Type its name to go on:",
             v.name,
         ),
+    )
+
+
+def errors_predicate(pool: str, v: Vdev) -> Predicate:
+    """The device still counts exactly the errors the operator weighed (no new ones since
+    the preview: then the evidence changed and the operator decides again)."""
+    r, w, c = (v.read_errors or 0, v.write_errors or 0, v.checksum_errors or 0)
+    return predicate(
+        "vdev_errors",
+        f"{v.name} still counts {r} read / {w} write / {c} checksum errors, as shown",
+        pool=pool,
+        name=v.name,
+        counts=f"{r}/{w}/{c}",
     )
 
 
@@ -147,6 +162,20 @@ def after_steps(
         steps.append(_scrub(pool))
     steps.append(report_step(pool))
     return tuple(steps)
+
+
+@predicate_kind("vdev_errors")
+def _vdev_errors(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    name = p.param("pool")
+    found = read_pool(ev, name)
+    if found is None:
+        return False, f"{name} is not imported"
+    v = find_vdev(ev, found, p.param("name"))
+    if v is None:
+        return False, f"{p.param('name')} is not in {name}"
+    r, w, c = (v.read_errors or 0, v.write_errors or 0, v.checksum_errors or 0)
+    said = f"{v.name} counts {r} read / {w} write / {c} checksum errors"
+    return f"{r}/{w}/{c}" == p.param("counts"), said
 
 
 @predicate_kind("pool_leftovers")

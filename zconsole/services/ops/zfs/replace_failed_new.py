@@ -34,7 +34,7 @@ from zconsole.services.ops.zfs.common import (
 )
 from zconsole.services.ops.zfs.new_disk import BY_PATH, DiskName, check_new_disk, who
 from zconsole.services.ops.zfs.replace import on_site_steps, replace_steps
-from zconsole.services.ops.zfs.replace_failed_after import after_steps
+from zconsole.services.ops.zfs.replace_failed_after import CLEARS, after_steps
 from zconsole.services.ops.zfs.replace_failed_bay import BY_VDEV, Site, link_name
 
 
@@ -351,6 +351,10 @@ def replace_plan(
     # the device this plan put in: zpool names it by the path the command gave
     member = None if kept is not None else (
         shared.split(" ", 1)[1] if shared is not None else dn.zpool_name)
+    if member is None and after in CLEARS:
+        checks.append(Check("clear", True, CheckLevel.INFO,
+                            f"No zpool clear: the spare {kept} stays as the member, and "
+                            "zconsole clears only a device the plan itself put in."))
     steps += after_steps(pool, status, old, after, member)
     preview = guards.redundancy_preview(status, old, "replace", new=dn.zpool_name)
     if cand is not None and cand.under_spare:
