@@ -280,3 +280,28 @@ def test_demo_replication_stream_is_faithful() -> None:
     assert _get(h, "readonly", "tank/c/win11") == "off"
     assert _get(h, "mounted", "tank/c") == "no"
     assert _get(h, "guid", "tank/c@one") == _get(h, "guid", "tank/vm@one")
+
+
+def test_cleanup_refuses_held_snapshots_at_preview_and_right_before_the_destroy(
+        tmp_path: Path) -> None:
+    """A held snapshot: on the 2.3 guest `zfs destroy -r` destroyed the rest of the old
+    tree and then failed. The cleanup blocks on a hold it sees, and a hold placed after
+    the preview stops the run before anything is destroyed."""
+    h = demo("dedup", "2.3")
+    plan = _rewrite(h, "tank/backup")
+    assert _run(h, plan, tmp_path / "run") == "done"
+    old = old_name("tank/backup", plan.created_at)
+    snap = h.machine.find_snapshot(f"{old}@nightly-05")
+    assert snap is not None
+    snap.userrefs = 1  # what `zfs hold keep OLD@nightly-05` leaves
+    held = dedup_cleanup.plan_cli(h, PlanRequest("tank", (old,)))
+    blocking = [c for c in held.checks if c.blocking]
+    assert [c.name for c in blocking] == ["old-copy-holds"]
+    assert f"{old}@nightly-05" in blocking[0].detail
+    snap.userrefs = 0
+    cleanup = dedup_cleanup.plan_cli(h, PlanRequest("tank", (old,)))
+    assert not cleanup.blocked
+    snap.userrefs = 1  # held again between the preview and the run
+    kept = _tree(h, old)
+    assert _run(h, cleanup, tmp_path / "cleanup") == "failed"
+    assert _tree(h, old) == kept

@@ -5,13 +5,17 @@ new copy works. A plan of its own, never part of the rewrite and never a default
 
 It refuses a dataset the rewrite did not mark (`zconsole:dedup-old-of`), and right before
 `zfs destroy -r` it checks again that the copy still has dedup=off and every dataset and
-snapshot of the old copy (`snapshots_copied`); clones of the old copy's snapshots block it
+snapshot of the old copy (`snapshots_copied`) and that no snapshot of it is held
+(`no_holds`: with a hold, `zfs destroy -r` fails partway, after destroying the rest of the
+tree, as the OpenZFS 2.3 guest showed); clones of the old copy's snapshots block it
 (`zfs destroy -r` would refuse, and `-R` would destroy them: zconsole never does).
 
 Registered as "dedup-off-cleanup" in `services.ops.registry` (CLI only).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from zconsole.hosts.base import Host, HostError
 from zconsole.model.command import Command
@@ -21,12 +25,14 @@ from zconsole.parsers.errors import ParseError
 from zconsole.parsers.props import parse_get
 from zconsole.services.ops.operation import PlanRequest
 from zconsole.services.ops.zfs.common import Draft, when
+from zconsole.services.ops.zfs.dedup_predicates import held_snapshots
 from zconsole.services.ops.zfs.dedup_rewrite import MARKER, OLD_INFIX, Tree, tree
 from zconsole.services.read.collect import collect
 
 KIND = "dedup-off-cleanup"
 NOT_OLD = "not-an-old-copy"
 OLD_CLONES = "old-copy-clones"
+OLD_HOLDS = "old-copy-holds"
 KEEPS = "old-copy-history"
 
 
@@ -40,9 +46,10 @@ def _marker(host: Host, old: str) -> str | None:
 
 
 def build_cleanup(reading: HostReading, pool: str, old: str, marker: str | None, *,
-                  plan_id: str | None = None, now: float | None = None) -> Plan:
+                  held: Sequence[str] | None = (), plan_id: str | None = None,
+                  now: float | None = None) -> Plan:
     """Destroy `old` (and its children and snapshots), the copy a rewrite kept, whose
-    replacement is `marker`."""
+    replacement is `marker`; `held`: its snapshots with user holds (None: unread)."""
     draft = Draft(KIND, f"Destroy the old copy {old}", reading.host, pool,
                   created=when(reading, now), plan_id=plan_id)
     names = {d.name for d in reading.datasets.value or ()}
@@ -56,14 +63,13 @@ def build_cleanup(reading: HostReading, pool: str, old: str, marker: str | None,
             f"{'unset' if marker in (None, '', '-') else marker}): zconsole destroys only "
             "those.", name=NOT_OLD)
     t = tree(reading, old, None)
-    checks = [*_clone_checks(reading, t),
+    checks = [*_clone_checks(reading, t), _holds_check(old, held),
               Check(KEEPS, False, CheckLevel.WARN,
                     f"zfs destroy -r {old} deletes it, its {len(t.members) - 1} child "
                     "dataset(s) and their snapshots. Everything it holds is in "
                     f"{new} (checked again right before), except what zfs send -R does not "
-                    "carry: bookmarks, holds (a held snapshot makes the destroy fail with "
-                    "nothing destroyed), and snapshots taken after the rewrite. Do this only "
-                    f"when {new} works.")]
+                    "carry: bookmarks and snapshots taken on it after the rewrite. Do this "
+                    f"only when {new} works.")]
     same = predicate("snapshots_copied", f"{new} still has every snapshot of {old}",
                      source=old, copy=new)
     steps = (
@@ -77,7 +83,8 @@ def build_cleanup(reading: HostReading, pool: str, old: str, marker: str | None,
                                   dataset=old, property=MARKER, value=new),
                         predicate("dataset_property", f"{new} has dedup=off", dataset=new,
                                   property="dedup", value="off"),
-                        same),
+                        same,
+                        predicate("no_holds", f"no snapshot of {old} is held", dataset=old)),
              postchecks=(predicate("dataset_absent", f"{old} is gone", dataset=old),),
              confirmation=Confirmation(f"Destroying {old} deletes the old copy of {new} and "
                                        f"all its snapshots. Type its name ({old}) to go on:",
@@ -88,6 +95,20 @@ def build_cleanup(reading: HostReading, pool: str, old: str, marker: str | None,
                              writes=False)),
     )
     return draft.plan(checks=checks, steps=steps, params=(("old", old), ("new", new)))
+
+
+def _holds_check(old: str, held: Sequence[str] | None) -> Check:
+    if held is None:
+        return Check(OLD_HOLDS, False, CheckLevel.WARN,
+                     f"The holds on {old}'s snapshots could not be read; they are checked "
+                     "again right before the destroy.")
+    if held:
+        return Check(OLD_HOLDS, False, CheckLevel.BLOCK,
+                     f"Snapshots of {old} are held ({', '.join(held[:5])}): zfs destroy -r "
+                     "would destroy the rest of the tree and then fail. A hold is someone's "
+                     "reason to keep a snapshot (zfs holds names the tag, often a backup "
+                     "tool): release it (zfs release TAG SNAPSHOT) only when that is done.")
+    return Check(OLD_HOLDS, True, CheckLevel.INFO, f"No snapshot of {old} is held.")
 
 
 def _clone_checks(reading: HostReading, t: Tree) -> list[Check]:
@@ -105,4 +126,8 @@ def _clone_checks(reading: HostReading, t: Tree) -> list[Check]:
 def plan_cli(host: Host, req: PlanRequest) -> Plan:
     """`zconsole plan dedup-off-cleanup POOL OLD`."""
     old = req.args[0]
-    return build_cleanup(collect(host), req.pool, old, _marker(host, old))
+    try:
+        held: list[str] | None = held_snapshots(host, old)
+    except (HostError, ParseError):
+        held = None
+    return build_cleanup(collect(host), req.pool, old, _marker(host, old), held=held)

@@ -5,6 +5,9 @@ import; `predicates.py` lists them in its `KINDS`).
                                     twin (same relative name) in the `copy` tree
   tree_unmounted (dataset)          no filesystem of the tree is mounted
   dataset_absent (dataset)          `zfs list` says the dataset does not exist
+  no_holds (dataset)                no snapshot of the tree has a user hold (`userrefs` 0):
+                                    `zfs destroy -r` of a tree with a held snapshot fails
+                                    partway, after destroying the rest (OpenZFS 2.3 guest)
 
 Snapshot names are compared, not guids: a received snapshot keeps its guid in OpenZFS, but
 the names are what the operator reads and what `zfs send -R` recreates.
@@ -12,13 +15,13 @@ the names are what the operator reads and what `zfs send -R` recreates.
 
 from __future__ import annotations
 
-from zconsole.hosts.base import CommandFailed, HostError
+from zconsole.hosts.base import DEFAULT_TIMEOUT, CommandFailed, Host, HostError
 from zconsole.model.plan import Predicate
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.props import parse_get
 from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed, predicate_kind
 
-KINDS = ("snapshots_copied", "tree_unmounted", "dataset_absent")
+KINDS = ("snapshots_copied", "tree_unmounted", "dataset_absent", "no_holds")
 _SHOWN = 5
 
 
@@ -82,3 +85,22 @@ def dataset_absent(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     except HostError as e:
         raise ReadFailed(f"could not ask zfs about {name}: {e}") from None
     return False, f"{name} still exists"
+
+
+def held_snapshots(host: Host, top: str, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
+    """The snapshots of `top`'s tree with user holds (`zfs holds` lists their tags)."""
+    argv = ["zfs", "get", "-H", "-p", "-r", "-t", "snapshot", "userrefs", top]
+    rows = parse_get(host.run(argv, timeout=timeout).stdout)
+    return [r.name for r in rows if r.value not in ("0", "-")]
+
+
+@predicate_kind("no_holds")
+def no_holds(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    top = p.param("dataset")
+    try:
+        held = held_snapshots(ev.host, top, ev.timeout)
+    except (HostError, ParseError) as e:
+        raise ReadFailed(f"could not read the holds of {top}'s snapshots: {e}") from None
+    if held:
+        return False, "held (zfs holds): " + ", ".join(held[:_SHOWN])
+    return True, f"no snapshot of {top} is held"
