@@ -305,3 +305,14 @@ def test_cleanup_refuses_held_snapshots_at_preview_and_right_before_the_destroy(
     kept = _tree(h, old)
     assert _run(h, cleanup, tmp_path / "cleanup") == "failed"
     assert _tree(h, old) == kept
+
+
+def test_rewrite_refuses_an_encrypted_dataset() -> None:
+    """zfs send -R of an encrypted dataset needs -w (a raw stream, the blocks kept as
+    they are): the rewrite refuses it instead of failing after readonly and the snapshot."""
+    h = demo("dedup", "2.3")
+    assert not _rewrite(h, "tank/backup").blocked
+    h.machine.datasets["tank/backup"].props["encryption"] = "aes-256-gcm"
+    plan = _rewrite(h, "tank/backup")
+    assert [c.name for c in plan.checks if c.blocking] == ["rewrite-state"]
+    assert "encrypted" in [c for c in plan.checks if c.blocking][0].detail

@@ -32,12 +32,12 @@ def build_dedup_off(report: DedupReport, datasets: Sequence[str] | None = None, 
                     rewrite: Sequence[str] = (), reading: HostReading | None = None,
                     host: str | None = None, plan_id: str | None = None,
                     now: float | None = None,
-                    mounted: Mapping[str, Mapping[str, bool] | None] | None = None) -> Plan:
+                    state: Mapping[str, rw.TreeState | None] | None = None) -> Plan:
     """Turn dedup off for `datasets` (default: every dataset where it is set), optionally
     rewriting some of them (send -R/receive into a copy with every snapshot, swap the names,
-    keep the old copy read-only and unmounted), and show the table at the end. `mounted`:
-    per rewritten dataset, which filesystems of its tree were mounted (mounted again after
-    the swap)."""
+    keep the old copy read-only and unmounted), and show the table at the end. `state`: per
+    rewritten dataset, which filesystems of its tree are mounted (mounted again after the
+    swap) and which are encrypted (refused); None when it was not read."""
     pool = report.pool
     draft = Draft("dedup-off", f"Turn dedup off on {pool}",
                   host or (reading.host if reading is not None else ""), pool,
@@ -66,8 +66,9 @@ def build_dedup_off(report: DedupReport, datasets: Sequence[str] | None = None, 
                                 f"{name} does not have dedup on: nothing to rewrite."))
             continue
         t = rw.tree(reading, name, rd.kind)
-        checks += rw.rewrite_checks(reading, t, rd.kind, rd.used, draft.created, rewrite)
-        steps.extend(rw.rewrite_steps(t, i, draft.created, (mounted or {}).get(name)))
+        seen = (state or {}).get(name)
+        checks += rw.rewrite_checks(reading, t, rd.kind, rd.used, draft.created, rewrite, seen)
+        steps.extend(rw.rewrite_steps(t, i, draft.created, seen))
     steps.append(_show_ddt_step(report, bool(rewrite)))
     params = (("datasets", ",".join(d.name for d in chosen)), ("rewrite", ",".join(rewrite)),
               ("ddt_entries_before", "" if report.entries is None else str(report.entries)),
@@ -117,9 +118,9 @@ def _read(host: Host, pool: str) -> tuple[HostReading, DedupReport]:
 
 def _plan(host: Host, pool: str, datasets: Sequence[str], rewrite: Sequence[str]) -> Plan:
     reading, report = _read(host, pool)
-    mounted = {name: rw.read_mounted(host, name) for name in rewrite}
+    state = {name: rw.read_state(host, name) for name in rewrite}
     return build_dedup_off(report, list(datasets) or None, rewrite=rewrite, reading=reading,
-                           mounted=mounted)
+                           state=state)
 
 
 def plan_cli(host: Host, req: PlanRequest) -> Plan:

@@ -42,6 +42,7 @@ REWRITE_CLONES = "rewrite-clones"
 REWRITE_SNAPSHOTS = "rewrite-snapshots"
 REWRITE_WRITERS = "rewrite-writers"
 REWRITE_KEPT = "rewrite-kept"
+REWRITE_STATE = "rewrite-state"
 
 
 def stamp(created: float) -> str:
@@ -78,14 +79,26 @@ def tree(reading: HostReading | None, ds: str, kind: str | None) -> Tree:
     return Tree(ds, tuple(found))
 
 
-def read_mounted(host: Host, ds: str) -> dict[str, bool] | None:
-    """Which filesystems of `ds`'s tree are mounted now (None: could not be read)."""
-    argv = ["zfs", "get", "-H", "-p", "-r", "-t", "filesystem", "mounted", ds]
+@dataclass(frozen=True)
+class TreeState:
+    """What the plan reads of `ds`'s tree beyond the reading: which filesystems are mounted
+    (mounted again after the swap) and which datasets are encrypted."""
+
+    mounted: Mapping[str, bool]
+    encrypted: tuple[str, ...]
+
+
+def read_state(host: Host, ds: str) -> TreeState | None:
+    """`zfs get mounted,encryption` of `ds`'s tree (None: could not be read)."""
+    argv = ["zfs", "get", "-H", "-p", "-r", "-t", "filesystem,volume", "mounted,encryption",
+            ds]
     try:
         rows = parse_get(host.run(argv).stdout)
     except (HostError, ParseError):
         return None
-    return {r.name: r.value == "yes" for r in rows}
+    return TreeState({r.name: r.value == "yes" for r in rows if r.property == "mounted"},
+                     tuple(r.name for r in rows if r.property == "encryption"
+                           and r.value not in ("off", "-")))
 
 
 def _set(props: Sequence[str], targets: Sequence[str], why: str) -> Command:
@@ -123,8 +136,7 @@ def _park_steps(t: Tree, i: int) -> list[Step]:
     return steps
 
 
-def rewrite_steps(t: Tree, i: int, created: float, mounted: Mapping[str, bool] | None
-                  ) -> list[Step]:
+def rewrite_steps(t: Tree, i: int, created: float, state: TreeState | None) -> list[Step]:
     ds = t.top
     snap = f"{ds}@{SNAPSHOT_PREFIX}{stamp(created)}"
     new, old = ds + NEW_SUFFIX, old_name(ds, created)
@@ -175,7 +187,7 @@ def rewrite_steps(t: Tree, i: int, created: float, mounted: Mapping[str, bool] |
                          predicate("snapshots_copied", f"{ds} has every snapshot of {old}",
                                       source=old, copy=ds))),
     ]
-    steps += _mount_steps(t, i, mounted)
+    steps += _mount_steps(t, i, None if state is None else state.mounted)
     return steps
 
 
@@ -197,10 +209,21 @@ def _mount_steps(t: Tree, i: int, mounted: Mapping[str, bool] | None) -> list[St
 
 
 def rewrite_checks(reading: HostReading | None, t: Tree, kind: str | None, need: int | None,
-                   created: float, others: Sequence[str]) -> list[Check]:
+                   created: float, others: Sequence[str], state: TreeState | None
+                   ) -> list[Check]:
     """What must hold to rewrite `t.top`, and what does not travel with the copy."""
     ds = t.top
     checks: list[Check] = []
+    if state is None:
+        checks.append(Check(REWRITE_STATE, False, CheckLevel.WARN,
+                            f"Which filesystems of {ds} are mounted, and whether it is "
+                            "encrypted, could not be read: the copy's filesystems are mounted "
+                            "where a mountpoint is set."))
+    elif state.encrypted:
+        checks.append(Check(REWRITE_STATE, False, CheckLevel.BLOCK,
+                            f"{', '.join(state.encrypted[:5])} is encrypted: zfs send -R of an "
+                            "encrypted dataset needs a raw stream (-w), which keeps the blocks "
+                            "as they are; zconsole does not rewrite encrypted datasets."))
     nested = [o for o in others if o != ds and (o.startswith(ds + "/") or ds.startswith(o + "/"))]
     if nested:
         checks.append(Check(REWRITE_NESTED, False, CheckLevel.BLOCK,
