@@ -317,3 +317,23 @@ def test_a_login_refused_before_the_change_stops_before_anything_is_written(
     assert not run.applied and run.rollback is None
     assert "succeeds before the change" in run.result.message
     assert fix.dropin("gssapiauthentication") not in host.machine.files
+
+
+def test_the_deprecated_alias_in_a_match_block_is_switched_off_too(tmp_path: Path) -> None:
+    """`ChallengeResponseAuthentication yes` (sshd_config(5): a deprecated alias of
+    KbdInteractiveAuthentication) in a Match block: the drop-in repeats that Match line with
+    `KbdInteractiveAuthentication no`; with `AuthenticationMethods ...keyboard-interactive`
+    in the same block the plan is refused instead, naming the block's users."""
+    host, *_ = setup(tmp_path)
+    host.machine.files[RECIPE] = ""
+    host.machine.files["/etc/ssh/sshd_config"] += (
+        "Match User backup\n    ChallengeResponseAuthentication yes\n")
+    plan = fix.plan_for(host, "kbdinteractiveauthentication", plan_id=PID)
+    assert not plan.blocked, plan.checks
+    assert plan.argv_list()[0][-2:] == ("Match User backup", "    KbdInteractiveAuthentication no")
+    host.machine.files["/etc/ssh/sshd_config"] += (
+        "    AuthenticationMethods publickey,keyboard-interactive:pam\n")
+    plan = fix.plan_for(host, "kbdinteractiveauthentication", plan_id=PID)
+    check = next(c for c in plan.checks if c.blocking)
+    assert check.detail.startswith("KbdInteractiveAuthentication off would lock out users "
+                                   "backup: ")

@@ -16,6 +16,9 @@ wait-online), run by the same engine as the disk operations.
     ssh_auth.py    "fix-ssh-auth": an authentication method switched off (GSSAPI, Kerberos,
                    keyboard-interactive, host-based) by a drop-in that wins for every client
                    and, repeating each Match line, for the clients of each Match block
+    ssh_lockout.py fix-ssh-auth's refusal when a method off could lock someone out (an
+                   AuthenticationMethods line names it, or last week's logins used it)
+    boot_choice.py fix-boot's fixes to choose from (the Host screen's list), with costs
     session.py     "fix-session": the session setup's causes (logind not answering: its
                    restart; a slow user manager's drop-in: its removal, with undo)
 """

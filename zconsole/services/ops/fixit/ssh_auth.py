@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import fnmatch
 import ipaddress
-import re
 import uuid
 from collections.abc import Mapping, Sequence
 
@@ -44,13 +43,13 @@ from zconsole.hosts.journal import PlanStore
 from zconsole.model.fixit import ConfigLine, JournalLine, SshdSources
 from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Step, predicate
 from zconsole.parsers.errors import ParseError
-from zconsole.parsers.journal import parse_journal
 from zconsole.services.health.fixit import AUTH_COSTS, AUTH_KEYS
 from zconsole.services.ops.engine.events import RunResult
 from zconsole.services.ops.fixit import common
 from zconsole.services.ops.fixit import ssh as fix_ssh
+from zconsole.services.ops.fixit.ssh_lockout import AUTH_NAMES, lockout, read_journal
 from zconsole.services.ops.operation import PlanRequest
-from zconsole.services.read.fixit import SSHD_CONFIG_D, login_journal, read_sshd_sources
+from zconsole.services.read.fixit import SSHD_CONFIG_D, read_sshd_sources
 
 KIND = "fix-ssh-auth"
 UNDO_KIND = "fix-ssh-auth-undo"
@@ -60,14 +59,8 @@ LOCK = fix_ssh.LOCK  # one writer of sshd's files at a time, whichever fix
 METHODS = AUTH_KEYS
 COSTS = AUTH_COSTS
 ROOT = "root"
-# what AuthenticationMethods (and sshd's `Accepted METHOD` lines) call each method
-# (sshd_config(5): "keyboard-interactive", "gssapi-with-mic", "hostbased"; Kerberos checks
-# a password: it has no name of its own there)
-AUTH_NAMES = {"kbdinteractiveauthentication": "keyboard-interactive",
-              "gssapiauthentication": "gssapi-with-mic",
-              "hostbasedauthentication": "hostbased"}
-USED_SINCE = "-168h"  # the logins looked at: the last week of the journal
-_USED = re.compile(r"(Accepted|Partial) (\S{1,64}) for (\S{1,255}) from (\S{1,255})")
+# sshd_config(5): "ChallengeResponseAuthentication is a deprecated alias for this"
+ALIASES = {"kbdinteractiveauthentication": ("challengeresponseauthentication",)}
 
 
 def dropin(method: str) -> str:
@@ -182,94 +175,14 @@ def _answers() -> Step:
                                                        "succeeds", need="login"),))
 
 
-def _in_methods(value: str, name: str) -> bool:
-    """`value` (an AuthenticationMethods line: space-separated lists of comma-separated
-    methods, each maybe `method:submethod`) names `name`."""
-    return any(m.split(":", 1)[0].lower() == name
-               for chain in value.split() for m in chain.split(","))
-
-
-def who(match: str | None) -> str:
-    """Whom a line applies to, in words: every user, or what its Match line names."""
-    if match is None:
-        return "every user"
-    words = match.split()[1:]
-    said = {"user": "users {}", "group": "members of group {}", "address": "clients from {}",
-            "host": "clients from host {}", "localaddress": "connections to {}",
-            "localport": "connections to port {}"}
-    parts: list[str] = []
-    i = 0
-    while i < len(words):
-        crit = words[i].lower()
-        if crit == "all" or i + 1 >= len(words):
-            parts.append("every user")
-            i += 1
-            continue
-        parts.append(said.get(crit, crit + " {}").format(words[i + 1]))
-        i += 2
-    return " and ".join(parts) or "every user"
-
-
-def required_by(sources: SshdSources, method: str) -> list[ConfigLine]:
-    """The AuthenticationMethods lines (global or in a Match block) that name `method`."""
-    name = AUTH_NAMES.get(method)
-    if name is None:
-        return []
-    return [c for c in sources.all_of("authenticationmethods") if _in_methods(c.value, name)]
-
-
-def used_by(journal: Sequence[JournalLine], method: str) -> dict[str, list[JournalLine]]:
-    """user -> sshd's lines of the logins that used `method` (`Accepted` or, one step of
-    a chain, `Partial`)."""
-    name = AUTH_NAMES.get(method)
-    out: dict[str, list[JournalLine]] = {}
-    if name is None:
-        return out
-    for j in journal:
-        m = _USED.match(j.message)
-        if m is not None and m.group(2).split("/", 1)[0].lower() == name:
-            out.setdefault(m.group(3), []).append(j)
-    return out
-
-
-def lockout(method: str, sources: SshdSources, journal: Sequence[JournalLine] | None
-            ) -> list[Check]:
-    """Why switching `method` off could lock someone out (blocking checks), or a warning
-    when the journal could not be read."""
-    name, auth = METHODS[method], AUTH_NAMES.get(method)
-    out: list[Check] = []
-    lines = required_by(sources, method)
-    if lines:
-        said = "; ".join(f"{c.where}: `AuthenticationMethods {c.value}`"
-                         + (f" inside `{c.match}`" if c.match else "")
-                         + f" ({who(c.match)})" for c in lines)
-        out.append(Check("authentication-methods", False, CheckLevel.BLOCK,
-                         f"{name} off would lock out {', '.join(who(c.match) for c in lines)}"
-                         f": {said} requires {auth}, which sshd would no longer offer. "
-                         "`sshd -t` cannot see this. Change those lines first"))
-    if journal is None:
-        if auth is not None:
-            out.append(Check("recent-logins", False, CheckLevel.WARN,
-                             "sshd's journal could not be read: whether anyone logged in "
-                             f"with {auth} lately is not known"))
-        return out
-    used = used_by(journal, method)
-    if used:
-        users = ", ".join(f"{u} ({len(js)} login{'s' if len(js) > 1 else ''}, last: "
-                          f"{js[-1].text})" for u, js in used.items())
-        out.append(Check("recent-logins", False, CheckLevel.BLOCK,
-                         f"{name} off would lock out {', '.join(used)}: the journal of the "
-                         f"last week shows logins with {auth}: {users}"))
-    return out
-
-
 def yes_lines(sources: SshdSources, method: str) -> tuple[ConfigLine | None, list[ConfigLine]]:
     """The global line that sets `method` (the first), and the Match blocks' lines that
     switch it on (one per distinct Match line, in reading order)."""
-    glob = sources.origin(method)
+    names = (method, *ALIASES.get(method, ()))
+    glob = next((c for c in sources.lines if c.keyword in names and c.match is None), None)
     seen: set[str] = set()
     blocks: list[ConfigLine] = []
-    for c in sources.in_match(method):
+    for c in (c for c in sources.lines if c.keyword in names and c.match is not None):
         if c.value.lower() == "yes" and c.match is not None and c.match not in seen:
             seen.add(c.match)
             blocks.append(c)
@@ -480,18 +393,6 @@ def plan_for(host: Host, method: str | None = None, *, plan_id: str | None = Non
     return build_fix_ssh_auth(str(host.label), method, effective, sources, texts,
                               plan_id=plan_id, now=host.now(),
                               refused=fix_ssh.read_refusal(host), journal=read_journal(host))
-
-
-def read_journal(host: Host) -> tuple[JournalLine, ...] | None:
-    """sshd's journal of the last week (the lines that say how each login authenticated),
-    None when it could not be read."""
-    try:
-        r = host.run(list(login_journal(USED_SINCE)), check=False)
-        if r.returncode != 0:
-            return None
-        return parse_journal(r.stdout)
-    except (HostError, OSError, ParseError):
-        return None
 
 
 def plan_cli(host: Host, req: PlanRequest) -> Plan:
