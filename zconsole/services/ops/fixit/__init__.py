@@ -3,7 +3,10 @@ wait-online), run by the same engine as the disk operations.
 
     common.py      what they share: the backup (`cp -a`) and restore of a file, the change
                    as a unified diff (in the preview and the audit intent), FixRunner (the
-                   rollback of a half-applied fix), the applied fixes an undo is built from
+                   rollback of a half-applied fix), the applied fixes an undo is built from,
+                   what an undo re-checks (the file byte for byte as the fix left it)
+    lines.py       a file's text as the fixes count it (lines end at \n only, as sed and
+                   sshd's), its sha256, the diff, the sed script that names what it deletes
     predicates.py  the predicate kinds these plans use (file lines, sshd's effective values,
                    a fresh login's time), registered with the engine on import
     ssh.py         "fix-ssh": the reverse-DNS cause (`UseDNS yes`), its automatic rollback
