@@ -150,3 +150,13 @@ def test_unknown_operation_is_an_error() -> None:
     top = _top(_demo("showcase"), "tank", "mirror-0")
     with pytest.raises(ValueError):
         G.holding(top, "explode")
+
+
+def test_detach_inside_a_draid_counts_losses_not_copies() -> None:
+    """Detaching the OFFLINE disk under a finished distributed spare makes the spare
+    permanent: the dRAID can still lose 1 disk (the check said 'keeps N copies')."""
+    pools = _fixture("guest-zfs-2.3.2-draid-rebuild-series.txt")
+    [pool] = pools
+    checks = {c.name: c for c in G.check_detach(pool, "vdc")}
+    after = checks[G.REDUNDANCY_AFTER]
+    assert after.passed and after.detail == "draid1:1d:3c:1s-0 can lose 1 more disk after the detach."

@@ -418,16 +418,23 @@ def check_detach(pool: Pool, leaf: str) -> list[Check]:
         checks.append(check(CANCELS_RESILVER, False, CheckLevel.WARN,
                             f"{leaf} is still being resilvered: detaching it cancels that "
                             "attach/replace, and what was copied so far is thrown away."))
-    remaining = [m for m in _members(top) if good(m) and m is not v
-                 and not (m is parent and len(others_good) == 0)]
-    if top.type in MIRROR_LIKE and good(v) and len(remaining) <= 1:
-        left = remaining[0].name if remaining else "none"
+    held = holding(top, "detach", leaf)
+    if is_raidz(top):
+        checks.append(check(REDUNDANCY_AFTER, held.after >= 1,
+                            CheckLevel.INFO if held.after >= 1 else CheckLevel.WARN,
+                            f"{top.name} can lose {_losses(held.after)} after the detach."))
+    elif good(v) and held.after <= 1:
+        unit = _unit_of(top, leaf)
+        rest = [m.name for m in _members(top) if good(m) and m is not unit]
+        if unit is not None and unit is not v and _without(unit, leaf, good):
+            rest.append(unit.name)
         checks.append(check(REDUNDANCY_AFTER, False, CheckLevel.WARN,
-                            f"After the detach {top.name} has a single copy ({left}): no "
-                            "redundancy, one more disk failure loses data."))
+                            f"After the detach {top.name} has a single copy "
+                            f"({', '.join(rest) or 'none'}): no redundancy, one more disk "
+                            "failure loses data."))
     else:
         checks.append(check(REDUNDANCY_AFTER, True, CheckLevel.INFO,
-                            f"{top.name} keeps {_copies(len(remaining))} after the detach."))
+                            f"{top.name} keeps {_copies(held.after)} after the detach."))
     return checks
 
 
