@@ -67,3 +67,39 @@ def test_undo_refuses_after_a_hand_edit_and_keeps_it(host_guest: HostGuest,
         assert fix.applied_fixes(store, host.label) == [plan]  # still applied: not undone
     finally:
         g.exec("rm -f /var/backups/zconsole-*", check=False)
+
+
+ODD = ("# zconsole fault recipe\f(page 2)\n# pasted from a wiki:\u2028see there\n"
+       "PermitRootLogin no\nUseDNS yes\n")
+
+
+def test_a_form_feed_and_u2028_in_comments_move_no_line(host_guest: HostGuest,
+                                                         slow_reverse_dns: faults.Fault,
+                                                         tmp_path: Path) -> None:
+    """Real sshd reads the comments as comments, and real sed counts lines at \\n only: the
+    fix names line 4 (str.splitlines would have said 6) and deletes `UseDNS yes`, nothing
+    else; the undo puts the file back byte for byte (issue 26 item 10)."""
+    g, fault = host_guest, slow_reverse_dns
+    fault.apply()
+    dropin = faults.SlowReverseDns.DROPIN
+    g.write_file(dropin, ODD)
+    host = SshHost(f"root@{g.alias}", ssh_config=str(g.ssh_config))
+    audit, store = AuditLog(tmp_path / "audit.jsonl"), PlanStore(tmp_path / "plans")
+
+    def runner(p: Plan) -> PlanRunner:
+        return PlanRunner(host, p, audit=audit, store=store, operator="hostvm-test")
+
+    try:
+        assert g.exec("sshd -t", check=False).returncode == 0
+        plan = fix.plan_for(host)
+        assert not plan.blocked, plan.checks
+        assert plan.argv_list()[1] == ("sed", "-i", "-e", "4{/^UseDNS yes$/d;}", dropin)
+        run = fix.run_fix(plan, runner, lambda _e: None)
+        assert run.applied and run.rollback is None, run.result.message
+        assert g.exec(f"cat {dropin}").stdout == ODD.replace("UseDNS yes\n", "")
+        assert "permitrootlogin no" in g.exec("sshd -T").stdout.lower().splitlines()
+        result = runner(fix.undo_plan(plan, host=host)).run(lambda _e: None)
+        assert result.done, result.message
+        assert g.exec(f"cat {dropin}").stdout == ODD
+    finally:
+        g.exec("rm -f /var/backups/zconsole-*", check=False)
