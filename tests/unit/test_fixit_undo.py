@@ -327,3 +327,27 @@ def test_other_files_count_lines_as_sed_does() -> None:
                       ifupdown={"/etc/network/interfaces": text})
     assert ifupdown_lines(facts, "eno2") == [("/etc/network/interfaces", 4)]
     assert text.splitlines()[5] == "auto eno2"  # splitlines would have said line 6
+
+
+def test_the_netplan_undo_refuses_lines_netplan_did_not_write(tmp_path: Path) -> None:
+    """netplan writes 90-zconsole.yaml itself (no byte-for-byte record): the undo removes it
+    only while it holds nothing but what `netplan set` wrote for zconsole."""
+    from zconsole.services.ops.fixit import boot as fix_boot
+
+    rig = Rig(tmp_path, "slow-boot")
+    plan = fix_boot.plan_for(rig.host, plan_id="a" * 32)
+    assert dict(plan.params)["fix"] == "netplan-optional", plan.checks
+    run = common.run_fix(plan, rig.runner, lambda _e: None)
+    assert run.applied, run.result.message
+    yaml = "/etc/netplan/90-zconsole.yaml"
+    written = rig.files[yaml]
+    rig.files[yaml] = written + "    eno3:\n      dhcp4: false\n"  # the admin's, by hand
+    blocked = fix_boot.undo_plan(plan, host=rig.host)
+    assert blocked.blocked and "'dhcp4: false'" in blocked.checks[0].detail
+    result = rig.runner(fix_boot.undo_plan(plan)).run(lambda _e: None)
+    assert not result.done and "'dhcp4: false'" in result.message
+    assert rig.files[yaml].endswith("dhcp4: false\n")
+    rig.files[yaml] = written
+    assert not fix_boot.undo_plan(plan, host=rig.host).blocked
+    assert rig.runner(fix_boot.undo_plan(plan)).run(lambda _e: None).done
+    assert yaml not in rig.files

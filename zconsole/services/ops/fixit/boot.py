@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from zconsole.hosts.base import Host, HostError
 from zconsole.hosts.journal import PlanStore
@@ -101,9 +102,11 @@ from zconsole.services.ops.fixit.boot_steps import (
     _confirm,
     _daemon_reload,
     _ifupdown_steps,
+    _left,
     _link_prechecks,
     _mask_steps,
     _netplan_get,
+    _netplan_refusal,
     _netplan_steps,
 )
 from zconsole.services.ops.operation import PlanRequest
@@ -302,20 +305,6 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
                             checks=checks, steps=steps, params=params)
 
 
-def _left(fix: str, lines: Sequence[str], facts: BootFacts, file: str,
-          line: int) -> tuple[tuple[str, str], ...]:
-    """What the fix leaves in its file (the undo re-checks it): the drop-in's text, or the
-    ifupdown file with its line changed; nothing for netplan's file (netplan writes it)."""
-    if fix in DROPIN_FIXES:
-        return common.left_params(common.lines_text(lines), None)
-    if fix == IFUPDOWN and file in facts.ifupdown:
-        before = facts.ifupdown[file]
-        link = dict(enumerate(common.text_lines(before), 1)).get(line, "").split()[-1:]
-        return common.left_params(common.replace_line(
-            before, line, f"allow-hotplug {''.join(link)}"), before)
-    return ()
-
-
 def _boot_id(facts: BootFacts) -> str:
     part = facts.reading.boot_id
     return (part.value or "") if part is not None else ""
@@ -330,6 +319,10 @@ def _restore_steps(fix: Plan, *, undo: bool, dir_empty: bool = True) -> list[Ste
         first = common.restore_step(file, backup, confirmation=confirm) if backup else \
             common.remove_step(file, confirmation=confirm,
                                what=f"the file `netplan set` wrote for zconsole ({file})")
+        if undo and p.get("netplan_lines"):  # nobody added to it since
+            first = replace(first, prechecks=(common.not_symlink(file), predicate(
+                "file_lines_within", f"{file} holds only what `netplan set` wrote for "
+                "zconsole", path=file, lines=p["netplan_lines"]), *first.prechecks))
         sections = dict(w.split("=", 1) for w in p.get("sections", "").split() if "=" in w)
         return [first, Step(id="validate", title="netplan generate",
                             explanation="networkd's files are rendered again without the "
@@ -395,6 +388,8 @@ def restore_plan(fix: Plan, *, undo: bool, dir_empty: bool = True,
         preview.append(f"{DROPIN_DIR} holds other files now: it stays.")
     refused = common.undo_refusal(host, fix) if undo and host is not None and \
         p.get("fix") in (IFUPDOWN, *DROPIN_FIXES) else None
+    if undo and host is not None and p.get("fix") == NETPLAN and p.get("netplan_lines"):
+        refused = _netplan_refusal(host, fix)
     return common.make_plan(UNDO_KIND if undo else ROLLBACK_KIND,
                             f"{word} the boot fix ({p.get('what', '?')})", fix.host, now, LOCK,
                             plan_id=plan_id, preview=preview, steps=steps,

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from zconsole.hosts.base import Host, HostError
 from zconsole.model.command import Command
-from zconsole.model.plan import Confirmation, Predicate, Step, predicate
+from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Predicate, Step, predicate
 from zconsole.services.ops.fixit import common
 from zconsole.services.ops.fixit.boot_facts import (
     CONFIRM,
     DAEMON_RELOAD,
+    DROPIN_FIXES,
     HOTPLUG_LIST,
     IFUPDOWN,
     MASK,
@@ -24,7 +26,9 @@ from zconsole.services.ops.fixit.boot_facts import (
     _netplan,
     _with_optional,
     sed_escape,
+    stuck_links,
 )
+from zconsole.services.ops.fixit.predicates import lines_beyond
 
 
 def _link_prechecks(links: Sequence[str]) -> tuple[Predicate, ...]:
@@ -138,3 +142,46 @@ def _daemon_reload(step_id: str = "reload") -> Step:
                 explanation="systemd reads the unit files again (nothing is started or "
                             "stopped).",
                 command=Command(DAEMON_RELOAD, "reload systemd's unit files", writes=True))
+
+
+# ------------------------------------------------------------ what the undo re-checks
+
+
+def _left(fix: str, lines: Sequence[str], facts: BootFacts, file: str,
+          line: int) -> tuple[tuple[str, str], ...]:
+    """What the fix leaves in its file (the undo re-checks it): the drop-in's text, or the
+    ifupdown file with its line changed; nothing for netplan's file (netplan writes it)."""
+    if fix in DROPIN_FIXES:
+        return common.left_params(common.lines_text(lines), None)
+    if fix == NETPLAN:  # netplan writes the file: the lines it may hold afterwards
+        devs = _netplan(facts) or {}
+        allowed = {"network:", "version: 2", "optional: true", *(
+            x.strip() for x in common.text_lines(facts.netplan_file or ""))}
+        for ln in stuck_links(facts):
+            allowed |= {f"{ln}:", *((f"{devs[ln].section}:",) if ln in devs else ())}
+        return (("netplan_lines", "\t".join(sorted(x for x in allowed if x))),)
+    if fix == IFUPDOWN and file in facts.ifupdown:
+        before = facts.ifupdown[file]
+        link = dict(enumerate(common.text_lines(before), 1)).get(line, "").split()[-1:]
+        return common.left_params(common.replace_line(
+            before, line, f"allow-hotplug {''.join(link)}"), before)
+    return ()
+
+
+def _netplan_refusal(host: Host, fix: Plan) -> Check | None:
+    """The netplan fix's undo, read now: refused when its file holds lines `netplan set`
+    did not write for zconsole (a hand edit since; netplan writes the file itself, so no
+    byte-for-byte record of it exists)."""
+    p = dict(fix.params)
+    file = p.get("file", "")
+    try:
+        text = host.read_text(file)
+    except (HostError, OSError):
+        return None  # gone, or unread: the run re-checks right before
+    extra = lines_beyond(text, set(p.get("netplan_lines", "").split("\t")))
+    if not extra:
+        return None
+    return Check("undo-changed", False, CheckLevel.BLOCK,
+                 f"{file} holds lines `netplan set` did not write for zconsole ("
+                 + "; ".join(repr(x) for x in extra[:5]) + "): someone changed it since; the "
+                 "undo would lose that, so it refuses. The file now:\n" + text)

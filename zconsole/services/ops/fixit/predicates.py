@@ -7,6 +7,10 @@ Kinds (params):
                                     `sha256` (read through the host, hashed here); when not,
                                     the sentence shows the diff of `text` (what was expected)
                                     against the file now
+  file_lines_within (path, lines)   every line of `path` that is not blank or a comment is,
+                                    stripped, one of `lines` (tab-separated): a file another
+                                    program wrote (netplan's) holds nothing but what the fix
+                                    made it write (and what it held before); no file holds
   not_symlink (path)                `readlink -- path` prints nothing (exit 1): the file
                                     itself, not a link (a refusal names the link's target)
   files_equal (path, copy)          `cmp -s path copy`: the two files are byte for byte equal
@@ -54,7 +58,7 @@ from zconsole.services.ops.fixit.lines import sha256, text_lines, unified_diff
 SSHD = "/usr/sbin/sshd"
 
 #: the predicate kinds this domain registers with the engine
-KINDS = ("file_line", "file_absent", "file_sha256", "not_symlink", "files_equal", "sshd_effective", "sshd_valid",
+KINDS = ("file_line", "file_absent", "file_sha256", "file_lines_within", "not_symlink", "files_equal", "sshd_effective", "sshd_valid",
          "logind_answers", "login_fast", "login_answers", "path_exists", "command_line", "link_setup",
          "unit_exec_start")
 # a fresh login from the host to itself: no key prompt, no host-key question, no file written
@@ -122,6 +126,25 @@ def file_sha256(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
         return False, said
     diff = unified_diff(path, expected, text)
     return False, f"{said}; what changed since:\n{diff}" if diff else said
+
+
+def lines_beyond(text: str, allowed: set[str]) -> list[str]:
+    """The lines of `text` (stripped; not blank, not a comment) that are not in `allowed`."""
+    return [x.strip() for x in text_lines(text)
+            if x.strip() and not x.strip().startswith("#") and x.strip() not in allowed]
+
+
+@predicate_kind("file_lines_within")
+def file_lines_within(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
+    path, allowed = p.param("path"), set(p.param("lines").split("\t"))
+    text = _text(ev, path)
+    if text is None:
+        return True, f"{path} does not exist"
+    extra = lines_beyond(text, allowed)
+    if not extra:
+        return True, f"{path} holds only what the fix wrote"
+    shown = "; ".join(repr(x) for x in extra[:5]) + (" …" if len(extra) > 5 else "")
+    return False, f"{path} holds lines the fix did not write: {shown}"
 
 
 @predicate_kind("not_symlink")
