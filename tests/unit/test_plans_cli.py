@@ -137,7 +137,7 @@ def test_fix_ssh_dry_run(capsys: pytest.CaptureFixture[str]) -> None:
     assert rc == 0, err
     dropin = "/etc/ssh/sshd_config.d/50-hardening.conf"
     cmds = commands(out)
-    assert cmds[1:] == [f"sed -i -e 3d {dropin}", "/usr/sbin/sshd -t",
+    assert cmds[1:] == [f"sed -i -e '3{{/^UseDNS yes$/d;}}' {dropin}", "/usr/sbin/sshd -t",
                         "systemctl reload ssh"]
     assert re.fullmatch(rf"cp -a {dropin} /var/backups/zconsole-[0-9a-f]{{12}}-"
                         r"50-hardening\.conf", cmds[0])
