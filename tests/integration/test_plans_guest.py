@@ -20,10 +20,8 @@ from zconsole.services.ops.engine.runner import PlanRunner, RunEvent
 from zconsole.services.ops.zfs import guards
 from zconsole.services.ops.zfs.attach import build_attach
 from zconsole.services.ops.zfs.common import PlanInputs, read_inputs
-from zconsole.services.ops.zfs.dedup_off import build_dedup_off
 from zconsole.services.ops.zfs.detach import build_detach
 from zconsole.services.ops.zfs.replace_grow import build_replace_grow
-from zconsole.services.read.dedup import read_dedup
 
 if TYPE_CHECKING:
     from conftest import ZfsGuest
@@ -216,32 +214,3 @@ def test_replace_grow_plan_runs_and_grows(clean_guest: ZfsGuest, tmp_path: Path)
     text = (tmp_path / "audit.jsonl").read_text()
     assert f"zpool replace tank vdb {BYID}vdf" in text and "dd if=" in text
     print(f"replace-grow on {g.flavour}: {time.monotonic() - t0:.1f} s")
-
-
-def test_dedup_off_plan_rewrites_and_the_table_empties(clean_guest: ZfsGuest,
-                                                       tmp_path: Path) -> None:
-    g = clean_guest
-    g.exec(["zpool", "create", "tank", "mirror", "vdf", "vdg"])
-    g.exec(["zfs", "create", "-o", "dedup=on", "-o", "compression=off", "tank/dd"])
-    random_data(g, "/tank/dd/a", 32)
-    g.exec("cp /tank/dd/a /tank/dd/b && cp /tank/dd/a /tank/dd/c && sync && zpool sync tank")
-    h = g.host()
-    before = read_dedup(h, "tank")
-    assert before.entries is not None and before.entries >= 256, before
-    assert before.ddt is not None and before.ddt.sizes_are_totals is (g.flavour == "2.3")
-    assert [d.name for d in before.datasets] == ["tank/dd"]
-    i = inputs(g)
-    plan = build_dedup_off(before, None, rewrite=["tank/dd"], reading=i.reading)
-    assert not plan.blocked, plan.checks
-    t0 = time.monotonic()
-    status, events, _ = run_plan(g, plan, tmp_path)
-    assert status == "done", [e for e in events if type(e).__name__ == "RunFailed"]
-    g.exec("zpool sync tank && zpool wait -t free tank", timeout=300)
-    after = read_dedup(h, "tank")
-    assert after.entries == 0, after.lines()
-    assert after.datasets == ()
-    assert g.exec("ls /tank/dd").stdout.split() == ["a", "b", "c"]
-    assert g.exec(["zfs", "get", "-H", "-o", "value", "mounted", "tank/dd"]).stdout.strip() \
-        == "yes"
-    print(f"dedup-off rewrite on {g.flavour}: {time.monotonic() - t0:.1f} s, DDT "
-          f"{before.entries} -> {after.entries}")
