@@ -121,6 +121,7 @@ SMOKE: dict[str, list[str]] = {
     "cmp": ["cmp", "-s", "/etc/zconsole-smoke", "/etc/zconsole-smoke"],
     "ps": ["ps", "-o", "pid=,stat=,comm=", "-C", "systemd-logind,dbus-daemon"],
     "loginctl": ["loginctl", "--no-pager", "--no-legend", "list-sessions"],
+    "readlink": ["readlink", "--", "/etc/zconsole-smoke.link"],
 }
 SILENT = {"true", "ssh", "cp", "rm", "sed", "tee", "cmp", "test", "mkdir", "rmdir",
           "ifquery"}  # succeed without a word
@@ -156,9 +157,14 @@ def test_every_program_answers(program: str) -> None:
     h.machine.files["/etc/zconsole-smoke"] = "one\ntwo\n"  # what the file programs work on
     if program == "rmdir":
         h.run(["mkdir", "-m", "0755", "/etc/zconsole-smoke.d"])
+    h.machine.symlinks["/etc/zconsole-smoke.link"] = "/etc/zconsole-smoke"
     r = h.run(SMOKE[program])
     assert r.returncode == 0 and r.argv == tuple(SMOKE[program])
     assert r.stdout or r.stderr or program in SILENT
+    if program == "readlink":
+        assert r.stdout == "/etc/zconsole-smoke\n"
+        other = h.run(["readlink", "--", "/etc/zconsole-smoke"], check=False)
+        assert (other.returncode, other.stdout) == (1, "")  # not a link: exit 1, nothing
 
 
 def test_small_commands_and_files() -> None:
