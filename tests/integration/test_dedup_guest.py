@@ -27,7 +27,7 @@ from test_plans_guest import random_data, run_plan
 pytestmark = pytest.mark.zfsvm
 
 
-def _names(g: ZfsGuest, top: str, kind: str = "filesystem,snapshot") -> list[str]:
+def _names(g: ZfsGuest, top: str, kind: str = "filesystem,volume,snapshot") -> list[str]:
     out = g.exec(["zfs", "list", "-H", "-o", "name", "-t", kind, "-r", top]).stdout.split()
     return sorted(n[len(top):] for n in out)
 
@@ -40,6 +40,7 @@ def _setup(g: ZfsGuest) -> dict[str, str]:
     g.exec(["zpool", "create", "tank", "mirror", "vdf", "vdg"])
     g.exec(["zfs", "create", "-o", "dedup=on", "-o", "compression=off", "tank/dd"])
     g.exec(["zfs", "create", "tank/dd/kid"])
+    g.exec(["zfs", "create", "-V", "16M", "tank/dd/vol"])
     random_data(g, "/tank/dd/a", 16)
     g.exec("cp /tank/dd/a /tank/dd/b && cp /tank/dd/a /tank/dd/kid/c && sync")
     for n in (1, 2, 3):
@@ -61,7 +62,7 @@ def test_dedup_off_rewrite_keeps_every_snapshot_and_the_old_copy(clean_guest: Zf
     before = read_dedup(h, "tank")
     assert before.entries is not None and before.entries >= 128, before.lines()
     snaps_before = _names(g, "tank/dd")
-    assert snaps_before == ["", "/kid", "/kid@k1", "@s1", "@s2", "@s3"]
+    assert snaps_before == ["", "/kid", "/kid@k1", "/vol", "@s1", "@s2", "@s3"]
 
     plan = dedup_off.plan_cli(h, PlanRequest("tank", (), {"rewrite": ["tank/dd"]}))
     assert not plan.blocked, plan.checks
@@ -79,7 +80,8 @@ def test_dedup_off_rewrite_keeps_every_snapshot_and_the_old_copy(clean_guest: Zf
     # the copy: dedup off (the child too), every snapshot, each with its own content
     assert _get(g, "dedup", "tank/dd") == "off" and _get(g, "dedup", "tank/dd/kid") == "off"
     rewrite = f"@{SNAPSHOT_PREFIX}{stamp(plan.created_at)}"
-    assert _names(g, "tank/dd") == sorted(snaps_before + [rewrite, "/kid" + rewrite])
+    every = sorted(snaps_before + [d + rewrite for d in ("", "/kid", "/vol")])
+    assert _names(g, "tank/dd") == every
     for n in (1, 2, 3):
         assert g.exec(f"cat /tank/dd/.zfs/snapshot/s{n}/v").stdout.strip() == f"version-{n}"
     assert g.exec("cat /tank/dd/kid/.zfs/snapshot/k1/v").stdout.strip() == "kid-1"
@@ -94,10 +96,15 @@ def test_dedup_off_rewrite_keeps_every_snapshot_and_the_old_copy(clean_guest: Zf
     assert {n: _get(g, "guid", f"tank/dd@{n}") for n in guids} == guids
 
     # the old copy: kept, read-only, unmounted, marked, every snapshot, hold and bookmark
-    assert _names(g, old) == sorted(snaps_before + [rewrite, "/kid" + rewrite])
+    assert _names(g, old) == every
     assert _get(g, "readonly", old) == "on"
     assert _get(g, "mounted", old) == "no" and _get(g, "mounted", old + "/kid") == "no"
     assert _get(g, MARKER, old) == "tank/dd"
+    # the old volume is hidden (volmode=none): no second device with the same content
+    g.exec("udevadm settle", check=False, timeout=60)
+    assert _get(g, "volmode", old + "/vol") == "none"
+    assert g.exec(["test", "-e", "/dev/zvol/tank/dd/vol"], check=False).returncode == 0
+    assert g.exec(["test", "-e", f"/dev/zvol/{old}/vol"], check=False).returncode != 0
     assert "keep" in g.exec(["zfs", "holds", f"{old}@s1"]).stdout
     assert _names(g, old, "bookmark") == ["#b2"]
 
@@ -111,7 +118,7 @@ def test_dedup_off_rewrite_keeps_every_snapshot_and_the_old_copy(clean_guest: Zf
     g.exec(["zfs", "hold", "again", f"{old}@s2"])  # held between preview and run
     status, _, _ = run_plan(g, cleanup, tmp_path / "cleanup-held")
     assert status != "done"
-    assert _names(g, old) == sorted(snaps_before + [rewrite, "/kid" + rewrite])
+    assert _names(g, old) == every
     g.exec(["zfs", "release", "again", f"{old}@s2"])
     status, events, _ = run_plan(g, cleanup, tmp_path / "cleanup")
     assert status == "done", [e for e in events if type(e).__name__ == "RunFailed"]
