@@ -4,6 +4,7 @@ with dedup on, RAM at stake, failed reads kept as failures; the demo's table sta
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -253,12 +254,18 @@ def test_cleanup_stops_before_destroying_when_the_copy_lost_a_snapshot(tmp_path:
 
 def test_rewrite_stops_with_the_original_in_place_when_the_copy_fails(tmp_path: Path
                                                                      ) -> None:
-    """The copy's name was taken between preview and run: zfs receive refuses, the run
-    stops there, and the original keeps its name and its mount (read-only)."""
+    """The copy's name was taken between preview and run: the first rewrite step's
+    precheck sees it before anything changes (not even readonly=on); and if the receive
+    fails anyway, the run stops there with the original in place (read-only)."""
     h = demo("dedup", "2.3")
     plan = _rewrite(h, "tank/backup")
     h.run(["zfs", "clone", "tank/backup@nightly-00", "tank/backup.zconsole-dedup-new"])
-    assert _run(h, plan, tmp_path) == "failed"
+    assert _run(h, plan, tmp_path / "taken") == "failed"
+    assert _get(h, "mounted", "tank/backup") == "yes"
+    assert _get(h, "readonly", "tank/backup") == "off"
+    unchecked = dataclasses.replace(plan, steps=tuple(
+        dataclasses.replace(s, prechecks=()) for s in plan.steps))
+    assert _run(h, unchecked, tmp_path / "receive") == "failed"
     assert _get(h, "mounted", "tank/backup") == "yes"
     assert _get(h, "readonly", "tank/backup") == "on"
     assert not [n for n in h.run(["zfs", "list", "-H", "-o", "name"]).stdout.split()

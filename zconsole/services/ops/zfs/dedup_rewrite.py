@@ -147,6 +147,9 @@ def rewrite_steps(t: Tree, i: int, created: float, state: TreeState | None) -> l
              explanation=(f"readonly=on makes every later write to {ds} (and its children) "
                           "fail, so nothing written after the snapshot is lost."),
              command=_set(("readonly=on",), (ds,), f"stop writes to {ds}"),
+             # the names the rewrite takes are still free: checked before anything changes
+             prechecks=tuple(predicate("dataset_absent", f"{n} does not exist yet", dataset=n)
+                             for n in (snap, new, old)),
              postchecks=(readonly,)),
         Step(id=f"rewrite-{i}-snapshot", title=f"Snapshot {ds} and its children",
              explanation="The copy is made from this snapshot (-r: in every child too).",
