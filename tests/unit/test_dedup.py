@@ -323,3 +323,27 @@ def test_rewrite_refuses_an_encrypted_dataset() -> None:
     plan = _rewrite(h, "tank/backup")
     assert [c.name for c in plan.checks if c.blocking] == ["rewrite-state"]
     assert "encrypted" in [c for c in plan.checks if c.blocking][0].detail
+
+
+def test_the_dedup_wizard_offers_the_cleanup_later_never_by_default(tmp_path: Path) -> None:
+    """After a rewrite, the D wizard asks about the old copies first; its first (default)
+    answer keeps them; choosing one builds the dedup-off-cleanup plan and nothing else."""
+    from zconsole.services.read.collect import collect
+    from zconsole.ui.wizards.flows import FLOWS
+
+    h = demo("dedup", "2.3")
+    assert FLOWS["dedup-off"]().next_stage(collect(h), {"pool": "tank"}).key == "datasets"
+    plan = _rewrite(h, "tank/backup")
+    assert _run(h, plan, tmp_path) == "done"
+    old = old_name("tank/backup", plan.created_at)
+    reading = collect(h)
+    flow = FLOWS["dedup-off"]()
+    stage = flow.next_stage(reading, {"pool": "tank"})
+    assert stage is not None and stage.key == "cleanup"
+    assert [o.value for o in stage.options] == ["", old]
+    keep = flow.next_stage(reading, {"pool": "tank", "cleanup": ""})
+    assert keep is not None and keep.key == "datasets"
+    assert flow.next_stage(reading, {"pool": "tank", "cleanup": old}) is None
+    cleanup = flow.build(h, reading, {"pool": "tank", "cleanup": old}, False)
+    assert cleanup.kind == "dedup-off-cleanup" and not cleanup.blocked
+    assert cleanup.argv_list()[0] == ("zfs", "destroy", "-r", old)

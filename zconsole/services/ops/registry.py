@@ -129,7 +129,7 @@ OPERATIONS: tuple[Operation, ...] = (
                       metavar="DATASET", many=True),
         )),
         plan=dedup_off.plan_cli,
-        wizard=Wizard(key="D", label="Dedup", asks=("pool", "datasets", "rewrite"),
+        wizard=Wizard(key="D", label="Dedup", asks=("pool", "cleanup", "datasets", "rewrite"),
                       plan=dedup_off.plan_wizard),
     ),
     Operation(

@@ -24,6 +24,7 @@ from zconsole.model.plan import Plan
 from zconsole.model.reading import HostReading
 from zconsole.services import fmt
 from zconsole.services.ops import registry
+from zconsole.services.ops.zfs import dedup_rewrite as rw
 from zconsole.services.ops.zfs.common import lines, ref, split_ref
 from zconsole.ui.wizards import choices as ch
 from zconsole.ui.wizards import disks as dk
@@ -214,13 +215,24 @@ class DedupOffFlow(Flow):
     def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
                    ) -> Stage | None:
         if "pool" not in chosen:
-            found = ch.dedup_datasets(reading)
-            pools = sorted({c.value.split("/", 1)[0] for c in found})
+            named = [c.value for c in ch.dedup_datasets(reading)] + rw.old_copies(reading)
+            pools = sorted({n.split("/", 1)[0] for n in named})
             return Stage("pool", "Turn dedup off in which pool?",
-                         tuple(Choice(p, p, ", ".join(c.value for c in found
-                                                      if c.value.split("/", 1)[0] == p))
+                         tuple(Choice(p, p, ", ".join(n for n in named
+                                                      if n.split("/", 1)[0] == p))
                                for p in pools), "No dataset has dedup on.")
         pool = chosen["pool"]
+        olds = rw.old_copies(reading, pool)
+        if olds and "cleanup" not in chosen:
+            return Stage("cleanup", "An earlier rewrite kept the old copies below (read-only, "
+                         "unmounted). Destroy one now?", (
+                Choice("", "Keep them", "nothing is destroyed; go on to turn dedup off"),
+                *(Choice(o, f"Destroy {o}: its copy works",
+                         "zfs destroy -r, after checking again that the copy has every "
+                         "snapshot and that no snapshot is held or cloned; the dedup table "
+                         "shrinks as the blocks are freed") for o in olds)))
+        if chosen.get("cleanup"):
+            return None
         found = ch.dedup_datasets(reading, pool)
         if "datasets" not in chosen:
             opts = [Choice("", f"every dataset of {pool} where dedup is set",

@@ -10,7 +10,8 @@ snapshot of the old copy (`snapshots_copied`) and that no snapshot of it is held
 tree, as the OpenZFS 2.3 guest showed); clones of the old copy's snapshots block it
 (`zfs destroy -r` would refuse, and `-R` would destroy them: zconsole never does).
 
-Registered as "dedup-off-cleanup" in `services.ops.registry` (CLI only).
+Registered as "dedup-off-cleanup" in `services.ops.registry`; the console offers it in the
+dedup-off wizard (`ui.wizards.flows.DedupOffFlow`, answer `cleanup`) when old copies exist.
 """
 
 from __future__ import annotations
@@ -125,9 +126,14 @@ def _clone_checks(reading: HostReading, t: Tree) -> list[Check]:
 
 def plan_cli(host: Host, req: PlanRequest) -> Plan:
     """`zconsole plan dedup-off-cleanup POOL OLD`."""
-    old = req.args[0]
+    return plan_for(host, req.pool, req.args[0])
+
+
+def plan_for(host: Host, pool: str, old: str) -> Plan:
+    """Read the host and plan the destruction of `old` (the CLI, and the dedup-off wizard's
+    cleanup answer)."""
     try:
         held: list[str] | None = held_snapshots(host, old)
     except (HostError, ParseError):
         held = None
-    return build_cleanup(collect(host), req.pool, old, _marker(host, old), held=held)
+    return build_cleanup(collect(host), pool, old, _marker(host, old), held=held)

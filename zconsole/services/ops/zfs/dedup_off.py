@@ -18,6 +18,7 @@ from zconsole.model.plan import Check, CheckLevel, Plan, Step, predicate
 from zconsole.model.reading import HostReading
 from zconsole.services import fmt
 from zconsole.services.ops.operation import PlanRequest
+from zconsole.services.ops.zfs import dedup_cleanup
 from zconsole.services.ops.zfs import dedup_rewrite as rw
 from zconsole.services.ops.zfs.common import Draft, lines, when
 from zconsole.services.read.collect import collect
@@ -129,5 +130,9 @@ def plan_cli(host: Host, req: PlanRequest) -> Plan:
 
 
 def plan_wizard(host: Host, answers: Mapping[str, str], force: bool) -> Plan:
+    """The wizard's plan; when it chose to destroy an old copy (`cleanup`), that plan
+    (kind dedup-off-cleanup) and nothing else."""
+    if answers.get("cleanup"):
+        return dedup_cleanup.plan_for(host, answers["pool"], answers["cleanup"])
     return _plan(host, answers["pool"], lines(answers.get("datasets", "")),
                  lines(answers.get("rewrite", "")))

@@ -45,6 +45,15 @@ REWRITE_KEPT = "rewrite-kept"
 REWRITE_STATE = "rewrite-state"
 
 
+def old_copies(reading: HostReading | None, pool: str | None = None) -> list[str]:
+    """The old copies earlier rewrites kept (named DS.zconsole-dedup-old-DATE), in `pool`."""
+    if reading is None or reading.datasets.value is None:
+        return []
+    return [d.name for d in reading.datasets.value
+            if d.type in ("filesystem", "volume") and OLD_INFIX in d.name.rsplit("/", 1)[-1]
+            and (pool is None or d.name.split("/", 1)[0] == pool)]
+
+
 def stamp(created: float) -> str:
     """The date in the names of the rewrite's snapshot and old copy (UTC, YYYYMMDD)."""
     return time.strftime("%Y%m%d", time.gmtime(created))
