@@ -332,7 +332,8 @@ async def _boot_fix_through_the_screen(g: HostGuest, tmp: Path) -> str:
             screen.diagnoses["boot"].verdict
         assert ts.panel_text(screen, "ssh", "offer") == ""  # f is the boot panel's
         assert ts.panel_text(screen, "boot", "offer").startswith(
-            "▶ f: apply the first fix as a plan")
+            "▶ f: choose a fix, narrowest first with what each costs (the diagnosis' choice "
+            "selected)")
         assert "lan1" in ts.panel_text(screen, "boot", "verdict")
         wz, preview = await ts.wizard(app, pilot, "f")
         assert ("netplan set --origin-hint=90-zconsole ethernets.lan1.optional=true"
@@ -583,8 +584,13 @@ def test_boot_fixes_across_reboots(
                 # the loaded waiter, started in the boot where the shipped one timed out on
                 # lan1 (blame above): online at once (br0), the unit active, no timeout
                 since = guest_now(g)
+                t0 = time.monotonic()
                 started = g.exec(f"systemctl restart {WAIT_ONLINE}", check=False,
                                  timeout=300)
+                host_figures(f"{name}: the loaded waiter restarted, s",
+                             round(time.monotonic() - t0, 1))
+                host_figures(f"{name}: its journal", g.journal(
+                    "-u", WAIT_ONLINE, "--since", since, since_boot=False)[-600:])
                 assert started.returncode == 0, started
                 assert g.exec(f"systemctl is-active {WAIT_ONLINE}", check=False
                               ).stdout.strip() == "active"

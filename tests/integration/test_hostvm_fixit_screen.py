@@ -81,13 +81,19 @@ async def open_host(app: ZConsoleApp, pilot: Any) -> HostScreen:
 
 
 async def wizard(app: ZConsoleApp, pilot: Any, key: str) -> tuple[WizardScreen, str]:
-    """Press `key` on the Host screen; the wizard's preview, read."""
+    """Press `key` on the Host screen; a list of fixes (the boot's) is answered with Enter on
+    the one selected first (the diagnosis' choice); the wizard's preview, read."""
     await pilot.press(key)
     await until(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard", 60)
     wz = app.screen
     assert isinstance(wz, WizardScreen)
-    await until(pilot, lambda: wz.phase in (Phase.PREVIEW, Phase.RESULT), "the preview",
-                READS)
+    await until(pilot, lambda: wz.phase in (Phase.PREVIEW, Phase.RESULT) or (
+        wz.phase is Phase.CHOOSE and wz.stage is not None), "the choice or the preview",
+        READS)
+    if wz.phase is Phase.CHOOSE:
+        await pilot.press("enter")
+        await until(pilot, lambda: wz.phase in (Phase.PREVIEW, Phase.RESULT), "the preview",
+                    READS)
     return wz, body_text(wz)
 
 
