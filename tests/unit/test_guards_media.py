@@ -6,13 +6,13 @@ advisor's own rule and reason."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
+from tests.unit.test_guards import with_disk
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.replay import ReplayHost
 from zconsole.model.plan import Check, CheckLevel
-from zconsole.model.reading import HostReading, Part
+from zconsole.model.reading import HostReading
 from zconsole.parsers.blockdev import disk_from_udev
 from zconsole.services.health.advice.layout import MIXED_MEDIA_WHY
 from zconsole.services.ops.zfs import new_disk as N
@@ -34,13 +34,6 @@ def showcase() -> HostReading:
     return collect(DemoHost("showcase", "2.3", clock=lambda: T0))
 
 
-def with_disk(s: HostReading, name: str, **changes: object) -> HostReading:
-    inv = s.disks.value
-    assert inv is not None
-    devices = tuple(dataclasses.replace(d, **changes) if d.name == name else d  # type: ignore[arg-type]
-                    for d in inv.devices)
-    return dataclasses.replace(s, disks=Part(dataclasses.replace(inv, devices=devices),
-                                             s.disks.taken_at, s.disks.source))
 
 
 def media(checks: tuple[Check, ...] | list[Check], suffix: str = "") -> Check:
