@@ -92,6 +92,10 @@ def test_clearing_another_device_is_a_separate_choice_with_its_evidence(
     assert step.confirmation is not None and step.confirmation.expected == FAULTED
     assert [p.kind for p in step.prechecks] == ["vdev_state", "vdev_errors"]
     assert dict(step.prechecks[0].params)["state"] == "FAULTED"
+    report = plan.steps[-1]
+    assert report.id == "report" and "cleared none" not in report.explanation
+    assert "the devices cleared above are read again" in report.explanation
+    assert "this plan cleared none of them" in free_bay(host(), "scrub").steps[-1].explanation
     assert to_the_end(runner(h, plan, tmp_path)).status == "done"
     assert state_of(h, FAULTED) == "ONLINE"  # what the operator chose, and only then
 

@@ -129,14 +129,16 @@ def _scrub(pool: str) -> Step:
     )
 
 
-def report_step(pool: str) -> Step:
+def report_step(pool: str, cleared_others: bool = False) -> Step:
     """No command: reads the pool afresh and says what is still wrong in it."""
     return Step(
         id="report",
         title=f"What is still wrong in {pool}",
         explanation=(
             "zconsole reads the pool again and lists every device that is not ONLINE or "
-            "counts errors: this plan cleared none of them."
+            "counts errors"
+            + (": the devices cleared above are read again too." if cleared_others
+               else ": this plan cleared none of them.")
         ),
         postchecks=(leftovers_predicate(pool),),
     )
@@ -160,7 +162,8 @@ def after_steps(
         steps += [_clear_other(pool, v) for v in others_to_clear(status, old)]
     if after != "none":
         steps.append(_scrub(pool))
-    steps.append(report_step(pool))
+    steps.append(report_step(pool, cleared_others=after == "clear-others-scrub"
+                             and bool(others_to_clear(status, old))))
     return tuple(steps)
 
 
