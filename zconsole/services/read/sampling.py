@@ -12,6 +12,7 @@ reading itself and aligns ZFS latency and diskstats over the same interval.
 from __future__ import annotations
 
 import re
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import field
@@ -216,7 +217,12 @@ def _counters_went_back(prev: DiskStat, cur: DiskStat) -> bool:
 
 
 class Sampler:
-    """Keeps the previous samples and a bounded history per disk, for ARC and for latency."""
+    """Keeps the previous samples and a bounded history per disk, for ARC and for latency.
+
+    Fed by the refresh worker while the UI thread draws from its history (the Disks screen's
+    sparklines, the ARC screen): every change to a history and every read of one holds
+    `_lock`, and a read hands out a copy, so a sparkline is never drawn from a deque the
+    worker is appending to ("deque mutated during iteration", issue 27)."""
 
     def __init__(self, *, history: int = DEFAULT_HISTORY,
                  whole_disks: Iterable[str] | None = None) -> None:
@@ -232,6 +238,7 @@ class Sampler:
         self._arc_hist: deque[ArcDelta] = deque(maxlen=history)
         self._leaf_hist: deque[Sample] = deque(maxlen=history)
         self.last_disks: Mapping[str, DiskIo] = {}
+        self._lock = threading.Lock()
 
     # -- configuration -------------------------------------------------------------
     def set_whole_disks(self, names: Iterable[str] | None) -> None:
@@ -255,8 +262,10 @@ class Sampler:
                         continue
                     io = disk_io(prev, stat, interval)
                     out[name] = io
-                    hist = self._disk_hist.setdefault(name, deque(maxlen=self.max_history))
-                    hist.append(io)
+                    with self._lock:
+                        hist = self._disk_hist.setdefault(name,
+                                                          deque(maxlen=self.max_history))
+                        hist.append(io)
         if self._prev_disk_at is None or taken_at > self._prev_disk_at:
             self._prev_disk = cur
             self._prev_disk_at = taken_at
@@ -284,12 +293,14 @@ class Sampler:
             target=arc.target,
             throttled=(d("memory_throttle_count") or 0) > 0,
         )
-        self._arc_hist.append(delta)
+        with self._lock:
+            self._arc_hist.append(delta)
         return delta
 
     def add_leaf_sample(self, sample: Sample) -> None:
         """Record one slow-disk sample (see `leaf_samples`)."""
-        self._leaf_hist.append(sample)
+        with self._lock:
+            self._leaf_hist.append(sample)
 
     # -- reading from a host -------------------------------------------------------
     def sample(self, host: Host, *, timeout: float = 10.0) -> SampleResult:
@@ -349,21 +360,26 @@ class Sampler:
 
     # -- history -------------------------------------------------------------------
     def history(self, disk: str) -> tuple[DiskIo, ...]:
-        """Oldest first, at most `max_history` intervals."""
-        return tuple(self._disk_hist.get(disk, ()))
+        """Oldest first, at most `max_history` intervals (a copy, read under the lock)."""
+        with self._lock:
+            return tuple(self._disk_hist.get(disk, ()))
 
     def series(self, disk: str, attr: str) -> tuple[float, ...]:
         """One DiskIo figure over the history, e.g. series("vdb", "util_pct") for a sparkline."""
-        return tuple(float(getattr(io, attr)) for io in self._disk_hist.get(disk, ()))
+        return tuple(float(getattr(io, attr)) for io in self.history(disk))
 
     def disks(self) -> tuple[str, ...]:
-        return tuple(sorted(self._disk_hist))
+        with self._lock:
+            names = tuple(self._disk_hist)
+        return tuple(sorted(names))
 
     @property
     def arc_history(self) -> tuple[ArcDelta, ...]:
-        return tuple(self._arc_hist)
+        with self._lock:
+            return tuple(self._arc_hist)
 
     @property
     def leaf_history(self) -> tuple[Sample, ...]:
         """Slow-disk samples, oldest first: pass to slowdisk.find_slow_disks."""
-        return tuple(self._leaf_hist)
+        with self._lock:
+            return tuple(self._leaf_hist)
