@@ -25,6 +25,7 @@ import fcntl
 import json
 import os
 import re
+import stat
 import tempfile
 import threading
 import time
@@ -89,21 +90,47 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+class UnsafeDirectory(OSError):
+    """A directory other users can write to: a file zconsole writes there is refused."""
+
+
+def check_directory(path: Path) -> None:
+    """Refuse a directory that another user can write to (world-writable, group-writable by
+    another group, or owned by another user than us or root): there they could plant links,
+    swap the file after the rename or own what we write."""
+    st = os.stat(path)
+    why = ("writable by every user" if st.st_mode & stat.S_IWOTH
+           else f"writable by its group ({st.st_gid})" if st.st_mode & stat.S_IWGRP
+           and st.st_gid != os.getegid()
+           else f"owned by another user (uid {st.st_uid})"
+           if st.st_uid not in (os.geteuid(), 0) else "")
+    if why:
+        raise UnsafeDirectory(f"refusing to write in {path}: it is {why} "
+                              f"(mode {stat.S_IMODE(st.st_mode):04o}); another user could "
+                              "replace or read what zconsole writes there")
+
+
 def write_atomically(path: str | os.PathLike[str], text: str, mode: int = 0o644) -> None:
     """Write `text` to a temporary file beside `path`, fsync it and rename it over `path`:
-    a reader (node_exporter's textfile collector) sees the old file or the new, never half."""
+    a reader (node_exporter's textfile collector) sees the old file or the new, never half.
+
+    The temporary file is made by `mkstemp` (O_CREAT|O_EXCL with a random name: a planted
+    link or file is never opened, issue 27), given `mode` on its descriptor, and renamed over
+    `path` (a link planted at `path` is replaced, never followed). A directory another user
+    can write to is refused (`check_directory`)."""
     target = Path(path)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, mode)
+    check_directory(target.parent if str(target.parent) else Path("."))
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         try:
+            os.fchmod(fd, mode)
             _write_all(fd, text.encode("utf-8"))
             os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, target)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        Path(tmp).unlink(missing_ok=True)
         raise
     _fsync_dir(target.parent)
 
@@ -137,8 +164,8 @@ class AuditLog:
         with self._lock:
             created = not self.path.exists()
             _ensure_dir(self.path.parent)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
-                         0o600)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+                         | os.O_NOFOLLOW, 0o600)  # a link planted there is refused (ELOOP)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 try:
