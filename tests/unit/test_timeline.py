@@ -289,3 +289,32 @@ def test_read_timeline_uses_the_hosts_zone_rules_when_it_names_its_zone() -> Non
     assert t.rules is not None and str(t.rules) == "Europe/Berlin" and t.zone is t.rules
     plain = read_timeline(DemoHost("degraded", clock=frozen))
     assert plain.rules is None and plain.zone == plain.utc_offset
+
+
+def test_an_event_time_out_of_range_is_unreadable_never_a_crash() -> None:
+    """Issue 27 item 3: `time = 0x7fffffffffffffff 0x0` (forged or damaged) made
+    datetime.fromtimestamp raise from the read, when `date +%z` failed and the offset came
+    from the events, and from the screen that drew it. It is counted, left out, never drawn."""
+    from tests.unit.test_services_fakehost import FakeHost, fixture
+    from zconsole.services.health.timeline import clock_time
+    from zconsole.services.read import catalogue as C
+
+    text = fixture("zpool-events/guest-zfs-2.3.2-incident.txt")
+    first = text.index("time = 0x")
+    end = text.index("\n", first)
+    forged = text[:first] + "time = 0x7fffffffffffffff 0x0 " + text[end:]
+    host = FakeHost(commands={C.ZPOOL_EVENTS: forged,
+                              C.ZPOOL_HISTORY: (1, "", "no pools available\n"),
+                              C.DATE_ZONE: (1, "", "date: cannot read the zone\n")},
+                    clock=NOW)
+    whole = read_timeline(FakeHost(commands={**host.commands, C.ZPOOL_EVENTS: text},
+                                   clock=NOW))
+    t = read_timeline(host)
+    events = t.source(Source.EVENTS)
+    assert events is not None and events.ok
+    assert "1 event with a time out of range left out (unreadable)" in events.note
+    assert events.entries == whole.source(Source.EVENTS).entries - 1  # type: ignore[union-attr]
+    assert t.utc_offset == whole.utc_offset == 0  # from the readable events' headers
+    assert all(1e9 < e.at < 4e9 for e in t.entries)
+    assert clock_time(9.2e18, 0) == "(time out of range)"
+    assert clock_time(-1e20, 3600, now=NOW) == "(time out of range)"

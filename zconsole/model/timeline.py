@@ -17,6 +17,18 @@ from enum import Enum
 Zone = int | tzinfo | None
 
 
+# the epoch seconds a datetime can show in any zone: 1970-01-02 .. 9999-12-30 (a day's margin
+# on both sides for the zone's offset). A time outside is unreadable, never formatted: a
+# forged or damaged `time = 0x7fffffffffffffff 0x0` made `datetime.fromtimestamp` raise.
+EPOCH_MIN = 86_400.0
+EPOCH_MAX = 253_402_128_000.0
+
+
+def readable_epoch(at: float | None) -> bool:
+    """Whether `at` is a time a screen can show (see EPOCH_MIN/EPOCH_MAX)."""
+    return at is not None and EPOCH_MIN <= at <= EPOCH_MAX
+
+
 def as_tz(zone: Zone) -> tzinfo:
     """`zone` as a tzinfo: UTC for None, a fixed offset for seconds."""
     if zone is None:

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from zconsole.model.pool import Pool, ScanState, Vdev
-from zconsole.model.timeline import Entry, Kind, Source, Zone, as_tz
+from zconsole.model.timeline import Entry, Kind, Source, Zone, as_tz, readable_epoch
 from zconsole.parsers.zpool_events import vdev_short
 from zconsole.services import fmt
 from zconsole.services.read.progress import ScanEstimate
@@ -27,10 +27,12 @@ def clock_time(at: float, offset: Zone, *, now: float | None = None,
                seconds: bool = False) -> str:
     """`at` as the host's wall clock ("03:12" or "03:12:40", with the date before it when
     it is not the day of `now`); UTC when the zone is unknown."""
+    if not readable_epoch(at):
+        return "(time out of range)"
     zone = as_tz(offset)
     t = datetime.fromtimestamp(at, zone)
     text = t.strftime("%H:%M:%S" if seconds else "%H:%M")
-    if now is not None:
+    if now is not None and readable_epoch(now):
         today = datetime.fromtimestamp(now, zone)
         if today.date() != t.date():
             text = f"{t:%Y-%m-%d} {text}"

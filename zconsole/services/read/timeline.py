@@ -28,7 +28,16 @@ from datetime import datetime, timedelta, timezone, tzinfo
 from zconsole.hosts.base import Host, HostError
 from zconsole.hosts.journal import AuditLog
 from zconsole.model.pool import Pool
-from zconsole.model.timeline import Entry, Kind, Source, SourceRead, Timeline, Zone, as_tz
+from zconsole.model.timeline import (
+    Entry,
+    Kind,
+    Source,
+    SourceRead,
+    Timeline,
+    Zone,
+    as_tz,
+    readable_epoch,
+)
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zpool_events import ZpoolEvent, describe, parse_zpool_events, vdev_short
 from zconsole.parsers.zpool_history import HistoryRecord, RecordKind, parse_zpool_history
@@ -56,7 +65,7 @@ def offset_from_events(events: Iterable[ZpoolEvent]) -> int | None:
     """The host's UTC offset as the events show it: each header is local time, each `time`
     the same instant in epoch seconds (rounded to the quarter hour)."""
     for ev in events:
-        if ev.at is None:
+        if ev.at is None or not readable_epoch(ev.at):
             continue
         utc = datetime.fromtimestamp(int(ev.at), timezone.utc).replace(tzinfo=None)
         diff = (ev.local - utc).total_seconds()
@@ -196,7 +205,7 @@ def audit_entries(records: Iterable[Mapping[str, object]], host_label: str) -> l
         if rec.get("host") not in (None, host_label):
             continue
         ts = rec.get("ts")
-        if not isinstance(ts, (int, float)):
+        if not isinstance(ts, (int, float)) or not readable_epoch(ts):
             continue
         event = rec.get("event")
         pool = str(rec.get("pool") or "")
@@ -252,6 +261,11 @@ def read_timeline(host: Host, *, audit: AuditLog | None = None,
         events, dropped = parsed.events, parsed.dropped
     except (HostError, ParseError) as e:
         events_error = str(e)
+    unreadable = 0
+    if events:
+        # an event whose time no clock can show is unreadable: counted, never drawn
+        kept = tuple(e for e in events if e.at is None or readable_epoch(e.at))
+        unreadable, events = len(events) - len(kept), kept
     if offset is None and events:
         offset = offset_from_events(events)
     # zpool history -il
@@ -273,6 +287,9 @@ def read_timeline(host: Host, *, audit: AuditLog | None = None,
     note = "a ring buffer in the kernel module, lost at reboot"
     if dropped:
         note += f"; {dropped} events were dropped (buffer full)"
+    if unreadable:
+        note += (f"; {unreadable} event{'s' if unreadable != 1 else ''} with a time out of "
+                 "range left out (unreadable)")
     sources.append(SourceRead(Source.EVENTS, len(ev_entries), events_error,
                               min((e.at for e in ev_entries), default=None), note))
     hist_entries = history_entries(records or (), offset=off)
