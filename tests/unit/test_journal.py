@@ -140,3 +140,25 @@ def test_plan_store_names_unreadable_files(tmp_path: Path) -> None:
     (tmp_path / "plans" / "junk.json").write_text("[1, 2]")
     assert [p["id"] for p, _ in store.in_flight()] == ["dd44"]
     assert len(store.problems) == 1 and "junk.json" in store.problems[0]
+
+
+def test_a_record_holding_line_separators_is_read_whole(tmp_path: Path) -> None:
+    """Issue 27 item 4: a record with U+2028, U+2029 or U+0085 (a command's output, a diff)
+    was cut in two by the reader's splitlines() and both halves dropped as torn: the
+    command-intent of a write vanished. Written as ASCII, read on \\n only; a log written
+    before (the characters raw) is read whole too."""
+    from zconsole.hosts.journal import AuditLog
+
+    log = AuditLog(tmp_path / "audit.jsonl")
+    odd = "a\u2028b\u2029c\u0085d\x1ce\x0cf"
+    log.append({"event": "command-intent", "argv": ["zfs", "set", f"x:note={odd}", "tank"]})
+    log.append({"event": "command", "stdout": odd})
+    raw = (tmp_path / "audit.jsonl").read_bytes()
+    assert raw.isascii() and raw.count(b"\n") == 2
+    got = list(log.records())
+    assert [r["event"] for r in got] == ["command-intent", "command"]
+    assert got[0]["argv"] == ["zfs", "set", f"x:note={odd}", "tank"] and got[1]["stdout"] == odd
+    older = tmp_path / "older.jsonl"
+    older.write_text('{"event":"command-intent","x":"a\u2028b"}\n{"event":"command"}\n',
+                     encoding="utf-8")
+    assert [r["event"] for r in AuditLog(older).records()] == ["command-intent", "command"]

@@ -156,7 +156,9 @@ class AuditLog:
     def append(self, record: Mapping[str, object]) -> None:
         """Write one record as one line, then fsync. Raises OSError when it cannot: an
         operation whose command could not be recorded must not go on silently."""
-        line = json.dumps(dict(record), ensure_ascii=False, separators=(",", ":"),
+        # ASCII: U+2028, U+2029 or U+0085 in a command's output would be a line break to
+        # any reader that splits like str.splitlines() (issue 27)
+        line = json.dumps(dict(record), ensure_ascii=True, separators=(",", ":"),
                           default=str)
         if "\n" in line:  # json.dumps escapes newlines in strings; keep the guarantee explicit
             raise ValueError("an audit record must serialise to one line")
@@ -185,7 +187,7 @@ class AuditLog:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return
-        for line in text.splitlines():
+        for line in text.split("\n"):  # records end at \n only (older ones hold U+2028 raw)
             if not line.strip():
                 continue
             try:
