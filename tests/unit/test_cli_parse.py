@@ -267,3 +267,25 @@ def test_readme_documents_every_key_the_json_has(capsys: pytest.CaptureFixture[s
         keys |= {k for v in pool["vdevs"] for k in v}
         for key in keys:
             assert f'"{key}"' in block, key
+
+
+@pytest.mark.parametrize("text", [
+    "  pool: tank\n",
+    "  pool: tank\n status: something\n",
+    "pool: x\npool: x\npool: x\n",  # a host answering garbage to everything
+    "  pool: fast\n state: ONLINE\nconfig:\n\n\tNAME STATE READ WRITE CKSUM\n\tfast ONLINE 0 0 0\n"
+    "\n  pool: tank\n",
+])
+def test_a_pool_line_without_a_state_is_no_pool(capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                text: str) -> None:
+    """Issue 27 item 5: `pool:` with no `state:` was a pool in an empty state (`check` said
+    `WARNING: tank is  |`, `parse` exited 0 with `pool tank: ?`). A ParseError now: rc 3."""
+    from zconsole.parsers.errors import ParseError
+    from zconsole.parsers.zpool_status import parse_zpool_status
+
+    with pytest.raises(ParseError, match="has no `state:` line"):
+        parse_zpool_status(text)
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    rc, out, err = run(capsys, "parse", "zpool-status", "-")
+    assert rc == 3 and out == "" and "has no `state:` line" in err

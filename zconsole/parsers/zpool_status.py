@@ -223,7 +223,14 @@ def parse_zpool_status(text: str, *, ddt_sizes_are_totals: bool = False,
                          line=None if first is None else lines[first][:200])
     pre_unparsed = [ln for ln in pre if ln.strip()]
     pools = []
+    at = len(pre)
     for i, block in enumerate(blocks):
         pool = _parse_block(block, ddt_sizes_are_totals, pre_unparsed if i == 0 else [])
+        if not pool.state:
+            # a `pool:` line and no `state:` is no pool zpool printed (garbage, or output cut
+            # short): never a pool in an empty state, which a check would call healthy-ish
+            raise ParseError(SOURCE, f"pool {pool.name!r} has no `state:` line",
+                             line_no=at + 1, line=block[0][:200])
+        at += len(block)
         pools.append(_root_type_fix(pool))
     return pools
