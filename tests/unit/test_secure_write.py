@@ -73,3 +73,27 @@ def test_the_audit_log_is_never_written_through_a_link(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         AuditLog(tmp_path / "state" / "audit.jsonl").append({"event": "x"})
     assert victim.read_text() == "keep\n"
+
+
+def test_a_state_directory_others_can_write_is_refused_with_the_fix(tmp_path: Path) -> None:
+    """Issue 27 item 7: a state directory found 0777 was used as it is (another user could
+    forge the audit log or the plans a resume trusts)."""
+    state = tmp_path / "state"
+    state.mkdir()
+    os.chmod(state, 0o777)
+    with pytest.raises(UnsafeDirectory, match=r"writable by others \(mode 0777\).*chmod 700"):
+        AuditLog(state / "audit.jsonl").append({"event": "x"})
+    assert list(state.iterdir()) == []
+
+
+def test_an_audit_file_others_can_write_is_tightened_and_says_so(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    log = AuditLog(state / "audit.jsonl")
+    log.append({"event": "first"})
+    os.chmod(state / "audit.jsonl", 0o666)
+    log.append({"event": "second"})
+    assert stat.S_IMODE((state / "audit.jsonl").stat().st_mode) == 0o600
+    got = list(log.records())
+    assert [r["event"] for r in got] == ["first", "audit-tightened", "second"]
+    assert got[1]["was"] == "0666" and got[1]["now"] == "0600"

@@ -78,8 +78,22 @@ def demo_state_dir() -> Path:
     return _run_demo_dir[0]
 
 
+class UnsafeDirectory(OSError):
+    """A directory other users can write to: a file zconsole writes there is refused."""
+
+
 def _ensure_dir(path: Path) -> None:
+    """Make zconsole's own directory (0700) or check the one found: another user who can
+    write in it could forge the audit log or the plans a resume trusts, so a directory
+    writable by others is refused with the command that fixes it (issue 27)."""
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    st = os.stat(path)
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or st.st_uid not in (os.geteuid(), 0):
+        raise UnsafeDirectory(
+            f"refusing to keep zconsole's state in {path}: it is "
+            + (f"owned by uid {st.st_uid}" if st.st_uid not in (os.geteuid(), 0)
+               else f"writable by others (mode {stat.S_IMODE(st.st_mode):04o})")
+            + f"; another user could forge its records (chmod 700 {path})")
 
 
 def _fsync_dir(path: Path) -> None:
@@ -88,10 +102,6 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-class UnsafeDirectory(OSError):
-    """A directory other users can write to: a file zconsole writes there is refused."""
 
 
 def check_directory(path: Path) -> None:
@@ -142,6 +152,21 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
+def _private(fd: int, path: Path) -> bytes:
+    """The audit file as only its owner may write it: one of another user's is refused; one
+    of ours that others could write (0666) is made 0600 and a record says so (returned, to
+    go before the next one)."""
+    st = os.fstat(fd)
+    if st.st_uid not in (os.geteuid(), 0):
+        raise UnsafeDirectory(f"refusing to append to {path}: it is owned by uid {st.st_uid}")
+    if not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return b""
+    os.fchmod(fd, 0o600)
+    note = {"ts": time.time(), "event": "audit-tightened", "path": str(path),
+            "was": f"{stat.S_IMODE(st.st_mode):04o}", "now": "0600"}
+    return (json.dumps(note, separators=(",", ":")) + "\n").encode("ascii")
+
+
 class AuditLog:
     """Append-only JSON lines, one record per executed command (and per plan event)."""
 
@@ -169,6 +194,7 @@ class AuditLog:
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
                          | os.O_NOFOLLOW, 0o600)  # a link planted there is refused (ELOOP)
             try:
+                data = _private(fd, self.path) + data
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 try:
                     _write_all(fd, data)
