@@ -149,3 +149,27 @@ def test_several_host_options_and_the_demo_fleet() -> None:
     hosts = [make_host(e) for e in fleet]
     assert isinstance(hosts[-1], SilentHost) and hosts[-1].simulated
     assert [h.label for h in hosts[:2]] == ["demo: showcase", "demo: degraded"]
+
+
+@pytest.mark.parametrize(("name", "says"), [
+    ("nas\u00a01", "U+00A0 NO-BREAK SPACE"),
+    ("nas1\u200b", "control characters"),  # invisible: refused as before
+    ("n\u0430s1", "mixes Latin and Cyrillic letters"),  # a Cyrillic а
+    ("\u202enas1", "control characters"),
+    ("ceph-\u03a9", "mixes Latin and Greek letters"),
+])
+def test_a_name_that_could_be_mistaken_for_another_is_refused(name: str, says: str) -> None:
+    """Issue 27 item 7: names that differ from another only by a homoglyph or a no-break
+    space were accepted; Fleet and `check` name hosts by them."""
+    msg = error(f'[[host]]\nname = "{name}"\nssh = "a"\n')
+    assert says in msg and "/etc/h.toml:2:" in msg
+
+
+def test_names_an_operator_cannot_tell_apart_are_one_name() -> None:
+    msg = error('[[host]]\nname = "nas1"\nssh = "a"\n\n[[host]]\nname = "NAS1"\nssh = "b"\n')
+    assert "is used twice (first at line 1)" in msg
+    fullwidth = error('[[host]]\nname = "nas1"\nssh = "a"\n\n[[host]]\nname = "ｎａｓ１"\n'
+                      'ssh = "b"\n')
+    assert "is used twice" in fullwidth
+    ok = parse_hosts('[[host]]\nname = "склад-1"\nssh = "a"\n')  # one script: fine
+    assert ok[0].name == "склад-1"

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zconsole.hosts.base import Host, HostError
-from zconsole.model.hosttext import is_clean, visible
+from zconsole.model.hosttext import is_clean, name_key, name_trap, visible
 
 if sys.version_info >= (3, 11):
     import tomllib  # novermin
@@ -125,11 +125,12 @@ def parse_hosts(text: str, path: str = "hosts.toml") -> tuple[HostEntry, ...]:
             return HostsFileError(f"{at}: {msg}")
 
         entry = _entry(item, i + 1, start, fail)
-        if entry.name in seen:
-            raise fail(f"the name {entry.name!r} is used twice (first at line "
-                       f"{seen[entry.name]})" if seen[entry.name] else
-                       f"the name {entry.name!r} is used twice", "name")
-        seen[entry.name] = start
+        key = name_key(entry.name)  # names an operator cannot tell apart are one name
+        if key in seen:
+            raise fail(f"the name {visible(entry.name)!r} is used twice (first at line "
+                       f"{seen[key]})" if seen[key] else
+                       f"the name {visible(entry.name)!r} is used twice", "name")
+        seen[key] = start
         out.append(entry)
     return tuple(out)
 
@@ -171,6 +172,10 @@ def _entry(item: object, n: int, start: int,
         raise fail("a host needs a name (name = \"nas1\")", None)
     if len(name) > MAX_NAME:
         raise fail(f"name longer than {MAX_NAME} characters", "name")
+    trap = name_trap(name)
+    if trap is not None:  # the Fleet screen and `check` name hosts by it
+        raise fail(f"the name {visible(name)!r} {trap}: it could be mistaken for another",
+                   "name")
     ssh = _text_value(item, "ssh", fail)
     demo = _text_value(item, "demo", fail)
     if (ssh is None) == (demo is None):

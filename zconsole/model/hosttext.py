@@ -64,3 +64,32 @@ def json_safe(json_text: str) -> str:
     would escape written as a JSON `\\uXXXX` escape instead: still valid JSON, the same
     values, nothing a terminal would interpret (json.dumps leaves DEL, C1 and bidi raw)."""
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json_text)
+
+
+def name_trap(name: str) -> str | None:
+    """Why an operator could mistake `name` for another (None: it reads as it is): a space
+    other than U+0020 (no-break, thin, ideographic), an invisible format character (zero
+    width, bidi), or letters of two scripts (a Cyrillic а in a Latin name)."""
+    import unicodedata
+
+    scripts: dict[str, str] = {}
+    for ch in name:
+        cat = unicodedata.category(ch)
+        if (cat == "Zs" and ch != " ") or cat == "Cf":
+            return f"holds U+{ord(ch):04X} {unicodedata.name(ch, 'an unnamed character')}"
+        if cat.startswith("L"):
+            script = unicodedata.name(ch, "?").split(" ")[0]
+            scripts.setdefault(script, ch)
+    if len(scripts) > 1:
+        (a, ca), (b, cb) = list(scripts.items())[:2]
+        return (f"mixes {a.title()} and {b.title()} letters ('{ca}' U+{ord(ca):04X}, "
+                f"'{cb}' U+{ord(cb):04X})")
+    return None
+
+
+def name_key(name: str) -> str:
+    """`name` as it looks: the same key for names an operator cannot tell apart (NFKC,
+    case folded, white space folded)."""
+    import unicodedata
+
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
