@@ -688,3 +688,28 @@ def test_boot_fixes_across_reboots(
     assert cause["wait-online seconds (blame)"] == "did not run", cause
     assert cause["links configuring"] == "none", cause
     assert not networking_waited_for_lan1(g), g.journal("-u", "networking.service")
+
+
+def test_link_names_reach_systemd_as_they_are(host_guest: HostGuest) -> None:
+    """Issue 27 item 7: the wait-online drop-in's `--interface=` names went into ExecStart=
+    as they were, where systemd expands `%` specifiers and `$` variables and reads `\\` and
+    quotes. A unit whose ExecStart= is `exec_interfaces` of names holding them (the kernel
+    allows every one in a link name) runs with those names byte for byte. Seconds."""
+    from zconsole.services.ops.fixit.boot_facts import exec_interfaces
+
+    g = host_guest
+    names = ["lan$1", "br%n", "a\\b", "q\"x'y", "plain0"]
+    unit = "/etc/systemd/system/zc-quote-test.service"
+    command = exec_interfaces(names).replace(WAIT_BIN, "/usr/bin/printf %%s\\\\n", 1)
+    g.write_file(unit, f"[Service]\nType=oneshot\nExecStart={command}\n")
+    try:
+        g.exec("systemctl daemon-reload")
+        since = guest_now(g)
+        g.exec("systemctl start zc-quote-test.service", timeout=60)
+        out = g.exec(["journalctl", "--no-pager", "-o", "cat", "--since", since,
+                      "-u", "zc-quote-test.service"]).stdout.splitlines()
+        printed = [ln for ln in out if ln.startswith("--interface=")]
+        assert printed == [f"--interface={n}" for n in names], out
+    finally:
+        g.exec(f"rm -f {unit}", check=False)
+        g.exec("systemctl daemon-reload", check=False)

@@ -695,3 +695,16 @@ def test_netplan_set_writes_only_the_key(tmp_path: Path) -> None:
         "network:\n  version: 2\n  ethernets:\n    eno2:\n      optional: true\n")
     got = rig.host.run(["netplan", "get"]).stdout
     assert "dhcp4: true" in got.split("eno2:", 1)[1] and "optional: true" in got
+
+
+def test_link_names_are_escaped_for_systemd_in_exec_start() -> None:
+    """Issue 27 item 7: systemd expands `%` and `$` and reads `\\` and quotes in ExecStart=;
+    a link name holding them is written so systemd passes it on as it is (proven on the host
+    guest: test_link_names_reach_systemd_as_they_are)."""
+    from zconsole.services.ops.fixit.boot_facts import WAIT_BIN, exec_interfaces, systemd_word
+
+    assert systemd_word("br0.100") == "br0.100"  # the names hosts use: unchanged
+    assert systemd_word("lan$1") == "lan$$1" and systemd_word("br%n") == "br%%n"
+    assert systemd_word("a\\b") == "a\\\\b" and systemd_word("q\"x'y") == "q\\\"x\\'y"
+    assert exec_interfaces(["br0", "lan$1"]) == (
+        f"{WAIT_BIN} --interface=br0 --interface=lan$$1")

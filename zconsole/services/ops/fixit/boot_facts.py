@@ -38,9 +38,19 @@ DROPIN_LINES = ("# zconsole fix-boot: wait for any one link, not for every link"
                 "[Service]", "ExecStart=", f"ExecStart={EXEC_ANY}")
 
 
+def systemd_word(text: str) -> str:
+    """`text` as one word of a unit's command line that systemd passes on as it is
+    (systemd.service(5), "Command lines"): a backslash and quotes escaped, `%` specifiers as
+    `%%`, `$` variables as `$$`. A link name may hold any of them (the kernel forbids only
+    white space, '/' and ':')."""
+    return (text.replace("\\", "\\\\").replace('"', '\\"').replace("'", "\\'")
+            .replace("%", "%%").replace("$", "$$"))
+
+
 def exec_interfaces(links: Sequence[str]) -> str:
-    """wait-online's command that waits for `links` only (several: all of them)."""
-    return " ".join([WAIT_BIN, *(f"--interface={ln}" for ln in links)])
+    """wait-online's command that waits for `links` only (several: all of them), each link
+    name escaped for systemd (`systemd_word`)."""
+    return " ".join([WAIT_BIN, *(f"--interface={systemd_word(ln)}" for ln in links)])
 
 
 def dropin_lines(fix: str, links: Sequence[str] = ()) -> tuple[str, ...]:
