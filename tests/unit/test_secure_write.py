@@ -97,3 +97,13 @@ def test_an_audit_file_others_can_write_is_tightened_and_says_so(tmp_path: Path)
     got = list(log.records())
     assert [r["event"] for r in got] == ["first", "audit-tightened", "second"]
     assert got[1]["was"] == "0666" and got[1]["now"] == "0600"
+
+
+def test_a_state_directory_of_our_own_group_is_kept(tmp_path: Path) -> None:
+    """A user private group (Ubuntu's umask 002) makes directories 0775 of the user's own
+    group: nobody else writes there, so it is used."""
+    state = tmp_path / "state"
+    state.mkdir()
+    os.chmod(state, 0o775)
+    AuditLog(state / "audit.jsonl").append({"event": "x"})
+    assert [r["event"] for r in AuditLog(state / "audit.jsonl").records()] == ["x"]

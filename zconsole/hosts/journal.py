@@ -88,7 +88,10 @@ def _ensure_dir(path: Path) -> None:
     writable by others is refused with the command that fixes it (issue 27)."""
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     st = os.stat(path)
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or st.st_uid not in (os.geteuid(), 0):
+    # group-writable by our own group is fine (a user private group, umask 002)
+    others_write = st.st_mode & stat.S_IWOTH or (st.st_mode & stat.S_IWGRP
+                                                 and st.st_gid != os.getegid())
+    if others_write or st.st_uid not in (os.geteuid(), 0):
         raise UnsafeDirectory(
             f"refusing to keep zconsole's state in {path}: it is "
             + (f"owned by uid {st.st_uid}" if st.st_uid not in (os.geteuid(), 0)
