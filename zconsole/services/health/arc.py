@@ -112,7 +112,8 @@ def report(watch: ArcWatch, part: Part[ArcStats] | None, history: Sequence[ArcDe
            zfs_version: tuple[int, int, int] | None = None) -> ArcReport:
     """Observe `part` in `watch`, then build the report (see `build_report`)."""
     watch.observe(part)
-    return build_report(part=part, latest=watch.latest, previous=watch.previous,
+    latest, previous = watch.last_two()
+    return build_report(part=part, latest=latest, previous=previous,
                         history=history, now=now, refresh_interval=refresh_interval,
                         pools=pools, zfs_version=zfs_version)
 

@@ -20,6 +20,7 @@ prefetch data, prefetch metadata) are hits/(hits+misses) of that class on both, 
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 
 from zconsole.model.arc import ArcStats
@@ -53,27 +54,41 @@ class ArcWatch:
 
     Feed it every snapshot's `arc` part (`observe`); a part seen twice (same `taken_at`) or a
     failed one adds nothing, so the latest good reading survives a failed refresh.
+
+    Two threads observe it, the refresh worker (`HostSession`) and the UI thread (the ARC
+    screen's `health.arc.report`), and the screen reads the last two readings: every change
+    and every read holds `_lock`, and `last_two()` gives both from one state (read one by
+    one, a refresh landing in between paired a reading with itself, issue 27).
     """
 
     def __init__(self, history: int = 8) -> None:
         if history < 2:
             raise ValueError("an interval needs at least two readings")
         self._readings: deque[ArcReading] = deque(maxlen=history)
+        self._lock = threading.Lock()
 
     def observe(self, part: Part[ArcStats] | None) -> None:
         if part is None or part.value is None or not part.ok:
             return
-        if self._readings and part.taken_at <= self._readings[-1].taken_at:
-            return
-        self._readings.append(ArcReading(part.taken_at, part.value))
+        with self._lock:
+            if self._readings and part.taken_at <= self._readings[-1].taken_at:
+                return
+            self._readings.append(ArcReading(part.taken_at, part.value))
+
+    def last_two(self) -> tuple[ArcReading | None, ArcReading | None]:
+        """(latest, previous), both from the same moment."""
+        with self._lock:
+            n = len(self._readings)
+            return (self._readings[-1] if n else None,
+                    self._readings[-2] if n >= 2 else None)
 
     @property
     def latest(self) -> ArcReading | None:
-        return self._readings[-1] if self._readings else None
+        return self.last_two()[0]
 
     @property
     def previous(self) -> ArcReading | None:
-        return self._readings[-2] if len(self._readings) >= 2 else None
+        return self.last_two()[1]
 
 
 # ----------------------------------------------------------------------------- figures
