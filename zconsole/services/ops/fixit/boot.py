@@ -41,6 +41,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import NamedTuple
 
 from zconsole.hosts.base import Host, HostError
 from zconsole.hosts.journal import PlanStore
@@ -230,52 +231,10 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
     if unit != UNIT:
         secs, limit = ifupdown_held(facts), None
     before = f"{secs:.1f} s" if secs is not None else "an unknown time"
-    backup = ""
-    file = ""
-    line = 0
-    links: list[str] = stuck
-    lines_for: Sequence[str] = ()
-    if fix == NETPLAN:
-        file = NETPLAN_FILE
-        backup = common.backup_path(pid, file) if facts.netplan_file is not None else ""
-        steps = _netplan_steps(facts, stuck, backup)
-        what = f"optional: true for {', '.join(stuck)} in {NETPLAN_FILE}"
-    elif fix == ANY:
-        file = DROPIN
-        lines_for = DROPIN_LINES
-        steps = _dropin_steps(facts, ANY, stuck)
-        what = f"wait-online --any ({DROPIN})"
-    elif fix == IFACE:
-        file = DROPIN
-        ups = uplinks(facts)
-        lines_for = dropin_lines(IFACE, ups)
-        steps = _dropin_steps(facts, IFACE, stuck, ups)
-        what = (f"wait-online {' '.join(f'--interface={u}' for u in ups)} ({DROPIN})")
-    elif fix == IFUPDOWN:
-        link = ifupdown_candidates(facts)[0]
-        links = [link]
-        file, line = ifupdown_lines(facts, link)[0]
-        backup = common.backup_path(pid, file)
-        steps = _ifupdown_steps(link, file, line, backup, facts.ifupdown[file])
-        what = f"allow-hotplug {link} in {file}:{line}"
-    else:
-        file = MASK_LINK
-        steps = _mask_steps()
-        what = f"{UNIT} masked"
+    file, backup, line, links, lines_for, steps, what = _change(facts, fix, pid, stuck)
     cost = _mask_cost(facts) if fix == MASK else COSTS[fix].format(
         links=", ".join(links) or "the stuck link", uplinks=", ".join(uplinks(facts)))
-    if unit != UNIT:
-        first = (f"The boot waited {before} for {unit}: ifupdown's `ifup -a` waits for "
-                 f"{', '.join(links)} (`auto` at {file}:{line}).")
-    elif waits(facts) or not would_wait(facts):
-        first = (f"The boot waited {before} for {UNIT}"
-                 + (f", held by {', '.join(stuck)} (configuring)" if stuck else "") + ".")
-    else:
-        first = (f"This boot did not wait for {UNIT} (a fix undone since?), but "
-                 f"{facts.diagnosis.verdict.message[0].lower()}"
-                 f"{facts.diagnosis.verdict.message[1:]} "
-                 f"({', '.join(facts.reading.wanted_by.value or ())} wants "
-                 "network-online.target).")
+    first = _first_line(facts, unit, before, links, file, line, stuck)
     preview = [first,
                f"The fix: {what}.", f"What it costs: {cost}.", NEXT_BOOT,
                "Undo: from the Host screen (u), itself a plan."]
@@ -303,6 +262,57 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
               ("boot_id", _boot_id(facts)), *_left(fix, lines_for, facts, file, line))
     return common.make_plan(KIND, title, host, now, LOCK, plan_id=pid, preview=preview,
                             checks=checks, steps=steps, params=params)
+
+
+class _Change(NamedTuple):
+    """What a fix changes: its file (and line, backup), the links it is about, its steps."""
+    file: str
+    backup: str
+    line: int
+    links: list[str]
+    lines_for: Sequence[str]
+    steps: list[Step]
+    what: str
+
+
+def _change(facts: BootFacts, fix: str, pid: str, stuck: list[str]) -> _Change:
+    """The file each fix writes, and its steps."""
+    if fix == NETPLAN:
+        backup = common.backup_path(pid, NETPLAN_FILE) if facts.netplan_file is not None \
+            else ""
+        return _Change(NETPLAN_FILE, backup, 0, stuck, (), _netplan_steps(facts, stuck, backup),
+                       f"optional: true for {', '.join(stuck)} in {NETPLAN_FILE}")
+    if fix == ANY:
+        return _Change(DROPIN, "", 0, stuck, DROPIN_LINES, _dropin_steps(facts, ANY, stuck),
+                       f"wait-online --any ({DROPIN})")
+    if fix == IFACE:
+        ups = uplinks(facts)
+        return _Change(DROPIN, "", 0, stuck, dropin_lines(IFACE, ups),
+                       _dropin_steps(facts, IFACE, stuck, ups),
+                       f"wait-online {' '.join(f'--interface={u}' for u in ups)} ({DROPIN})")
+    if fix == IFUPDOWN:
+        link = ifupdown_candidates(facts)[0]
+        file, line = ifupdown_lines(facts, link)[0]
+        backup = common.backup_path(pid, file)
+        return _Change(file, backup, line, [link], (),
+                       _ifupdown_steps(link, file, line, backup, facts.ifupdown[file]),
+                       f"allow-hotplug {link} in {file}:{line}")
+    return _Change(MASK_LINK, "", 0, stuck, (), _mask_steps(), f"{UNIT} masked")
+
+
+def _first_line(facts: BootFacts, unit: str, before: str, links: Sequence[str], file: str,
+                line: int, stuck: Sequence[str]) -> str:
+    """The preview's first line: what the boot waited for, and held by what."""
+    if unit != UNIT:
+        return (f"The boot waited {before} for {unit}: ifupdown's `ifup -a` waits for "
+                f"{', '.join(links)} (`auto` at {file}:{line}).")
+    if waits(facts) or not would_wait(facts):
+        return (f"The boot waited {before} for {UNIT}"
+                + (f", held by {', '.join(stuck)} (configuring)" if stuck else "") + ".")
+    message = facts.diagnosis.verdict.message
+    return (f"This boot did not wait for {UNIT} (a fix undone since?), but "
+            f"{message[0].lower()}{message[1:]} "
+            f"({', '.join(facts.reading.wanted_by.value or ())} wants network-online.target).")
 
 
 def _boot_id(facts: BootFacts) -> str:
