@@ -14,7 +14,6 @@ OVER = {
     "hosts/demo/tools/zpool.py": 513,
     "services/health/fixit.py": 668,
     "services/health/fixit.py:_diagnose_boot": 115,
-    "services/ops/fixit/ssh_auth.py:build_fix_ssh_auth": 105,
 }
 
 

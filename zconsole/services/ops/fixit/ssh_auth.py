@@ -218,13 +218,10 @@ def build_fix_ssh_auth(host: str, method: str | None, effective: Mapping[str, st
         return _plan(title, host, now, plan_id=pid, checks=(
             Check(check, False, CheckLevel.BLOCK, why),), params=(("method", method or ""),))
 
-    if refused is not None:
-        return blocked("sshd-valid", fix_ssh.REFUSED.format(refused))
-    if effective is None:
-        return blocked("sshd-read", "sshd -T could not be read (it needs root): the "
-                       "effective methods are unknown")
-    if sources is None:
-        return blocked("sshd-config", "sshd's files could not be read")
+    unread = _unread(refused, effective, sources)
+    if unread is not None:
+        return blocked(*unread)
+    assert effective is not None and sources is not None
     if method is None:
         method = choose_method(effective, sources)
         if method is None:
@@ -250,11 +247,7 @@ def build_fix_ssh_auth(host: str, method: str | None, effective: Mapping[str, st
                        "it")
     matches = [c.match for c in blocks if c.match is not None]
     lines = dropin_lines(method, matches)
-    where = []
-    if everyone == "yes":
-        where.append(f"for every client ({_said(glob)})" if glob is not None else
-                     "for every client")
-    where += [f"for the clients `{c.match}` matches ({c.where})" for c in blocks]
+    where = _where(everyone, glob, blocks)
     preview = [f"{name} yes is set " + "; ".join(where) + ".",
                f"The fix: {file} with `{name} no`"
                + (" and, for each of those Match blocks, the same Match line with "
@@ -272,32 +265,13 @@ def build_fix_ssh_auth(host: str, method: str | None, effective: Mapping[str, st
                             f"no AuthenticationMethods line names {AUTH_NAMES[method]}"
                             + ("" if journal is None else
                                ", and no login of the last week used it")))
-    clients: list[tuple[str, str]] = []
-    for m in matches:
-        spec = client_for(m)
-        if spec is None:
-            checks.append(Check("match-client", True, CheckLevel.INFO,
-                                f"`{m}`: zconsole cannot stand for a client it matches, so "
-                                "the value there is not proven by sshd -T -C (the drop-in "
-                                "repeats the same Match line)"))
-        else:
-            clients.append((m, spec))
-    confirm_word = f"{name} no"
-    confirm = Confirmation(f"This changes sshd's configuration. Type {confirm_word!r} to go "
-                           "on:", confirm_word)
-    write = Step(id="write", title=f"Write {file}",
-                 explanation=f"a new drop-in with `{name} no`"
-                             + (", for the Match blocks too" if matches else "")
-                             + ", named 00-… so sshd reads it before every other file (the "
-                               "first value wins); no vendor file is edited.",
-                 command=common.write_command(file, lines, "write the drop-in"),
-                 prechecks=(fix_ssh.VALID_BEFORE, common.not_symlink(file),
-                            predicate("file_absent", f"{file} does not exist yet", path=file),
-                            LOGIN_BEFORE),
-                 postchecks=(predicate("file_line", f"{file} says {name} no", path=file,
-                                       line="2", text=lines[1]),),
-                 confirmation=confirm)
-    steps = [write, fix_ssh._validate(), _prove(method, "no"),
+    clients = [(m, spec) for m in matches if (spec := client_for(m)) is not None]
+    checks += [Check("match-client", True, CheckLevel.INFO,
+                     f"`{m}`: zconsole cannot stand for a client it matches, so the value "
+                     "there is not proven by sshd -T -C (the drop-in repeats the same Match "
+                     "line)") for m in matches if client_for(m) is None]
+    steps = [_write_step(file, name, lines, bool(matches)), fix_ssh._validate(),
+             _prove(method, "no"),
              *(_prove(method, "no", spec, m, n) for n, (m, spec) in enumerate(clients, 1)),
              fix_ssh._reload(), _answers()]
     params = (("method", method), ("mode", "drop-in"), ("file", file), ("was", everyone),
@@ -307,6 +281,47 @@ def build_fix_ssh_auth(host: str, method: str | None, effective: Mapping[str, st
               *common.left_params(common.lines_text(lines), None))
     return _plan(title, host, now, plan_id=pid, preview=preview, checks=checks, steps=steps,
                  params=params)
+
+
+def _unread(refused: str | None, effective: Mapping[str, str] | None,
+            sources: SshdSources | None) -> tuple[str, str] | None:
+    """Why nothing can be planned from what was read (check name, reason), or None."""
+    if refused is not None:
+        return "sshd-valid", fix_ssh.REFUSED.format(refused)
+    if effective is None:
+        return "sshd-read", ("sshd -T could not be read (it needs root): the effective "
+                             "methods are unknown")
+    if sources is None:
+        return "sshd-config", "sshd's files could not be read"
+    return None
+
+
+def _where(everyone: str, glob: ConfigLine | None, blocks: Sequence[ConfigLine]) -> list[str]:
+    """Where the method is on: for every client (and the line that says so), and for the
+    clients each Match block matches."""
+    where = []
+    if everyone == "yes":
+        where.append(f"for every client ({_said(glob)})" if glob is not None else
+                     "for every client")
+    return where + [f"for the clients `{c.match}` matches ({c.where})" for c in blocks]
+
+
+def _write_step(file: str, name: str, lines: Sequence[str], matches: bool) -> Step:
+    """The drop-in written, behind the typed confirmation: `NAME no` (and its Match blocks)."""
+    word = f"{name} no"
+    return Step(id="write", title=f"Write {file}",
+                explanation=f"a new drop-in with `{name} no`"
+                            + (", for the Match blocks too" if matches else "")
+                            + ", named 00-… so sshd reads it before every other file (the "
+                              "first value wins); no vendor file is edited.",
+                command=common.write_command(file, lines, "write the drop-in"),
+                prechecks=(fix_ssh.VALID_BEFORE, common.not_symlink(file),
+                           predicate("file_absent", f"{file} does not exist yet", path=file),
+                           LOGIN_BEFORE),
+                postchecks=(predicate("file_line", f"{file} says {name} no", path=file,
+                                      line="2", text=lines[1]),),
+                confirmation=Confirmation(f"This changes sshd's configuration. Type {word!r} "
+                                          "to go on:", word))
 
 
 def restore_plan(fix: Plan, *, reload: bool, undo: bool, plan_id: str | None = None,
