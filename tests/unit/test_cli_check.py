@@ -29,7 +29,7 @@ def check(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
 
 def args(**kw: object) -> argparse.Namespace:
     base: dict[str, object] = {"timeout": 30.0, "capacity_warn": 80, "capacity_crit": 90,
-                               "errors_crit": 0, "json": False, "prometheus": None}
+                               "sample": 0.0, "json": False, "prometheus": None}
     base.update(kw)
     return argparse.Namespace(**base)
 
@@ -44,20 +44,16 @@ def test_a_healthy_host_is_ok(capsys: pytest.CaptureFixture[str], version: str) 
     assert "tank_pool_capacity_percent=" in head and "%;80;90" in head
 
 
-def test_a_degraded_pool_is_a_warning_with_its_devices(
-        capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_degraded_pool_says_its_devices(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out = check(capsys, "--demo", "degraded")
-    assert rc == 1
+    assert rc == 2  # two mirrors down to one disk each: tests/unit/test_check_scale.py
     lines = out.splitlines()
-    assert lines[0].startswith("WARNING: tank is DEGRADED: ")
-    assert "FAULTED after 3 read, 117 write errors" in lines[0]
     assert "tank_pool_device_errors=120c" in lines[0]
-    assert any(line.startswith("▲ WARNING tank is DEGRADED") for line in lines[1:])
+    assert any(line.startswith("▲ WARNING tank is DEGRADED: ") and
+               "FAULTED after 3 read, 117 write errors" in line for line in lines[1:])
 
 
-def test_thresholds_make_it_critical(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out = check(capsys, "--demo", "degraded", "--errors-crit", "100")
-    assert rc == 2 and out.startswith("CRITICAL: tank: 120 device errors (critical from 100)")
+def test_capacity_thresholds(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out = check(capsys, "--demo", "healthy", "--capacity-warn", "10", "--capacity-crit", "95")
     assert rc == 1 and "WARNING: tank is " in out and "% full" in out
 
@@ -112,7 +108,7 @@ def test_a_hung_host_is_unknown_and_the_check_ends() -> None:
 def test_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out = check(capsys, "--demo", "degraded", "--json")
     d = json.loads(out)
-    assert rc == 1 and d["version"] == 1 and d["exit_code"] == 1 and d["status"] == "warning"
+    assert rc == 2 and d["version"] == 1 and d["exit_code"] == 2 and d["status"] == "critical"
     assert d["host"] == "demo: degraded"
     (f,) = [f for f in d["findings"] if f["kind"] == "pool-state"]
     assert f["severity"] == "warning" and f["pool"] == "tank"
@@ -158,20 +154,19 @@ def _own_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_advice_alone_is_at_most_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out = check(capsys, "--demo", "advice")
+    rc, out = check(capsys, "--demo", "advice", "--advice", "--sample", "0")
     assert rc == 1
     lines = out.splitlines()
-    assert lines[0].startswith("WARNING: scratch is a single disk and relies on copies=2 "
-                               "(set on scratch/photos) (and 8 more) | ")
-    # the pools themselves are healthy: advice is not pool health
-    assert "tank_pool_health=0" in lines[0] and "scratch_pool_health=0" in lines[0]
+    assert lines[0].startswith("WARNING: scratch is 86 % full (and 8 more) | ")
+    # advice is not pool health; the capacity is (the one scale's pool-capacity)
+    assert "tank_pool_health=0" in lines[0] and "scratch_pool_health=1" in lines[0]
     assert "▲ WARNING tank: mirror-0 writes 512 B blocks (ashift 9) to disks with 4096 B " \
            "physical sectors" in lines
     assert "• INFO tank: mirror-0 is 86 % full, mirror-1 12 %" in lines
     assert not any("CRITICAL" in line for line in lines)
-    # check's own capacity finding says it, with its thresholds; the advice does not repeat it
-    assert "▲ WARNING scratch is 86% full" in lines
-    assert not any("scratch is 86 % full" in line for line in lines)
+    # the scale's capacity finding says it, with its thresholds; the advice does not repeat it
+    assert [line for line in lines[1:] if "scratch is 86 % full" in line] == [
+        "▲ WARNING scratch is 86 % full"]
 
 
 def test_advice_in_json_carries_why_cost_and_command(
@@ -188,7 +183,7 @@ def test_advice_in_json_carries_why_cost_and_command(
 
 
 def test_no_advice_and_scrub_weeks(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out = check(capsys, "--demo", "advice", "--no-advice")
+    rc, out = check(capsys, "--demo", "advice", "--no-advice", "--sample", "0")
     assert rc == 1 and "advice" not in out and "ashift" not in out  # capacity 86 % remains
     rc, out = check(capsys, "--demo", "advice", "--scrub-weeks", "20")
     assert "last scrubbed" not in out

@@ -49,30 +49,30 @@ def test_healthy_hosts_are_ok(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert all(s.startswith("OK: ") for s in got.values())
 
 
-def test_a_degraded_host_makes_it_a_warning(tmp_path: Path,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_degraded_host_makes_it_critical(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    # two of its mirrors are down to one disk each: no redundancy left (health.severity)
     rc, out = check(capsys, hosts_file(tmp_path, "healthy", "degraded"))
-    assert rc == 1
-    assert out.startswith("WARNING: 2 hosts: 1 WARNING, 1 OK\n")
-    assert sections(out)["h1-degraded"].startswith("WARNING: tank is DEGRADED")
+    assert rc == 2
+    assert out.startswith("CRITICAL: 2 hosts: 1 CRITICAL, 1 OK\n")
+    assert sections(out)["h1-degraded"].startswith("CRITICAL: tank: no redundancy left in ")
 
 
 def test_a_host_that_never_answers_is_unknown_and_the_others_are_judged(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out = check(capsys, hosts_file(tmp_path, "healthy", "no-answer", "degraded"))
+    rc, out = check(capsys, hosts_file(tmp_path, "healthy", "no-answer", "resilvering"))
     assert rc == 3
     assert out.startswith("UNKNOWN: 3 hosts: 1 UNKNOWN, 1 WARNING, 1 OK\n")
     got = sections(out)
     assert got["h1-no-answer"].startswith("UNKNOWN: ")
     assert "no answer" in got["h1-no-answer"] and "up=0" in got["h1-no-answer"]
     assert got["h0-healthy"].startswith("OK: ")
-    assert got["h2-degraded"].startswith("WARNING: ")
+    assert got["h2-resilvering"].startswith("WARNING: ")  # its slow disk
 
 
 def test_critical_is_worse_than_unknown(tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out = check(capsys, hosts_file(tmp_path, "no-answer", "degraded"),
-                    "--errors-crit", "100")
+    rc, out = check(capsys, hosts_file(tmp_path, "no-answer", "degraded"))
     assert rc == 2 and out.startswith("CRITICAL: 2 hosts: 1 CRITICAL, 1 UNKNOWN\n")
 
 
@@ -107,10 +107,10 @@ def test_prometheus_has_a_host_label_and_one_family_per_metric(
     prom = tmp_path / "zconsole.prom"
     rc, _ = check(capsys, hosts_file(tmp_path, "healthy", "degraded", "no-answer"),
                   "--prometheus", str(prom))
-    assert rc == 3
+    assert rc == 2  # a known loss of redundancy outranks a host that does not answer
     lines = prom.read_text().splitlines()
     assert 'zconsole_check_status{host="h0-healthy"} 0' in lines
-    assert 'zconsole_check_status{host="h1-degraded"} 1' in lines
+    assert 'zconsole_check_status{host="h1-degraded"} 2' in lines
     assert 'zconsole_check_status{host="h2-no-answer"} 3' in lines
     assert 'zconsole_up{host="h2-no-answer"} 0' in lines
     # each family once, its samples together (the exposition format wants them so)
@@ -216,7 +216,7 @@ def test_tag_keeps_the_hosts_that_carry_every_tag_given(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tagged_file(tmp_path)
     rc, out = check(capsys, path, "--tag", "prod")
-    assert rc == 1 and list(sections(out)) == ["nas1", "nas2"]
+    assert rc == 2 and list(sections(out)) == ["nas1", "nas2"]
     rc, out = check(capsys, path, "--tag", "prod", "--tag", "rack-a")
     assert rc == 0 and list(sections(out)) == ["nas1"]
 

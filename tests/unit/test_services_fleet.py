@@ -28,7 +28,8 @@ def test_rows_of_answering_hosts() -> None:
         Severity.OK, True, 1, 46, "12 s ago", ("prod",))
     assert r.scans and r.scans[0].startswith("tank: resilver ")
     r = fleet_row(bad, T0 + 1, 25)
-    assert r.state is Severity.WARNING and r.problem.startswith("tank is DEGRADED")
+    # two mirrors down to one disk each: the one scale's CRITICAL, named first
+    assert r.state is Severity.CRITICAL and r.problem.startswith("tank: no redundancy left")
 
 
 def test_a_host_that_stops_answering_is_unknown_since_its_last_answer() -> None:

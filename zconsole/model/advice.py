@@ -120,8 +120,8 @@ class Mute:
     reason: str
     at: float
 
-    def matches(self, advice: Advice) -> bool:
-        return (self.kind, self.subject) == (advice.kind, advice.subject)
+    def matches(self, found: Advice | Finding) -> bool:
+        return (self.kind, self.subject) == (found.kind, found.subject)
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 A `Member` is one host of the fleet with its own session: the console refreshes each member
 on its own loop (a dead or hung host never holds the others), `zconsole check --hosts` reads
-each once. `fleet_row` sums a member up as the Fleet screen shows it: the worst of the same
-findings the console and `check` use (`health.pools`, the session's slow disks), the pools,
+each once. `fleet_row` sums a member up as the Fleet screen shows it: its verdict on the
+one scale (`health.severity.judge_host`, as `check` judges) with its highest finding, the pools,
 the fullest pool's capacity, the scrubs and resilvers running, the slow disks, and how old
 the reading is. A member whose `zpool status` has not answered for longer than the console's
 limit says since when ("no answer for 2 min"), never its last ONLINE.
@@ -67,7 +67,7 @@ def fleet_row(member: Member, now: float, stale_after: float) -> FleetRow:
     """`member` as its Fleet row at `now` (console clock); `stale_after` as the console's.
     (The judging is imported here: the console builds its members before its first frame,
     and the Fleet screen is the first to sum them up.)"""
-    from zconsole.services.health.pools import judge_pools
+    from zconsole.services.health.severity import judge_host
     from zconsole.services.health.slowdisk import KIND as SLOW_DISK
 
     s = member.session
@@ -83,12 +83,10 @@ def fleet_row(member: Member, now: float, stale_after: float) -> FleetRow:
                         problem=s.last_error or "no answer yet")
     reading = s.aged(last.reading, now, stale_after)
     status = reading.pool_status
-    findings = (*judge_pools(reading), *s.findings)
-    state = Severity.worst(f.severity for f in findings)
-    state = Severity.OK if state is Severity.INFO else state
-    bad = sorted((f for f in findings if f.severity not in (Severity.OK, Severity.INFO)),
-                 key=lambda f: -f.severity.rank)
-    problem = bad[0].message if bad else ""
+    verdict = judge_host(reading, slow=s.findings,  # the scale (health.severity)
+                         estimates=last.scan_estimates)
+    findings, state = verdict.findings, verdict.level
+    problem = verdict.problems[0].message if verdict.problems else ""
     if not status.ok:
         silent = status.error_type in NOT_ANSWERING
         if silent:
@@ -127,3 +125,8 @@ def fleet_row(member: Member, now: float, stale_after: float) -> FleetRow:
 
 def worst(rows: list[FleetRow]) -> Severity:
     return Severity.worst(r.state for r in rows)
+
+
+def worst_first(rows: list[FleetRow]) -> list[int]:
+    """The rows' places, worst state first (the fleet's order among equals)."""
+    return sorted(range(len(rows)), key=lambda i: -rows[i].state.rank)

@@ -10,20 +10,22 @@
 It reads the host once (every read with its own deadline, `--timeout`), judges the reading
 with the same `services/health` findings the console shows, and prints the Nagios/Icinga
 plugin form: a first line `STATE: summary | perfdata`, then one line per finding. The exit
-status is the worst finding: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN. A read that failed or
-hung makes the pools UNKNOWN, never OK.
+status is the host's verdict on the one scale (`services/health/severity.py`, the README's
+table), as the Pools screen, Fleet and the Timeline judge it: 0 OK, 1 WARNING, 2 CRITICAL,
+3 UNKNOWN. A read that failed or hung makes the pools UNKNOWN, never OK.
 
-Thresholds: `--capacity-warn/--capacity-crit` (percent of the pool allocated, default 80/90),
-`--errors-crit` (read/write/checksum errors on one pool's devices, default 0 = never
-critical: errors are a WARNING). The slow-disk rule needs minutes of samples, more than one
-check takes: it is the console's (and a future `--watch`'s) job, not this one's.
+`--sample SECONDS` (default 5): the host is read once a second for that long (the I/O sample
+of each reading lasts a second), so that what needs several readings is in the verdict: a
+slow disk (an outlier in 4 of the last 5 samples). `--sample 0` reads once. Thresholds:
+`--capacity-warn/--capacity-crit` (percent of the pool allocated, default 80/90).
 
 Advice (services/health/advice: ashift, mixed media, imbalance, compression, dedup, L2ARC,
-copies, snapshots, scrub age, ...) joins the findings at most as WARNING, never CRITICAL:
-advice alone exits 0 or 1. It costs one extra read (`zfs get` of a few properties, and
-`zpool status -D` of pools that deduplicate); `--no-advice` skips it, `--scrub-weeks N`
-sets the scrub age it advises from (default 5). Advice muted for this host in the console
-(Advice screen, `m`, with a reason) is left out, and listed under "muted" in the JSON.
+copies, snapshots, scrub age, ...) is listed at INFO and never raises the exit code, unless
+`--advice` (then at its own level, at most WARNING). It costs one extra read (`zfs get` of a
+few properties, and `zpool status -D` of pools that deduplicate); `--no-advice` skips it,
+`--scrub-weeks N` sets the scrub age it advises from (default 5). Advice and slow disks
+muted for this host (the console's Advice screen, `m`, with a reason) raise nothing, and are
+listed under "muted" in the JSON.
 
 JSON (`--json`), version 1: {"version": 1, "host", "taken_at", "status" (ok/warning/critical/
 unknown), "exit_code", "summary", "findings": [{"kind", "severity", "subject", "pool",
@@ -50,11 +52,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -74,8 +77,11 @@ from zconsole.model.reading import HostReading
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from zconsole.hosts.fleet import HostEntry
+    from zconsole.services.read.progress import ScanEstimate
+    from zconsole.services.session import Refresh
 
 DEFAULT_TIMEOUT = 30.0
+DEFAULT_SAMPLE = 5.0  # seconds of one-second readings (a slow disk needs 4 of the last 5)
 WORKERS = 8  # hosts read at once by `check --hosts`
 
 
@@ -93,8 +99,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                     help=f"deadline of each read (default {DEFAULT_TIMEOUT:g})")
     pc.add_argument("--capacity-warn", type=int, default=80, metavar="PCT")
     pc.add_argument("--capacity-crit", type=int, default=90, metavar="PCT")
-    pc.add_argument("--errors-crit", type=int, default=0, metavar="N",
-                    help="device errors on one pool that make it CRITICAL (0: never)")
+    pc.add_argument("--sample", type=float, default=DEFAULT_SAMPLE, metavar="SECONDS",
+                    help=f"read the host once a second for this long, so that a slow disk "
+                         f"is in the verdict (default {DEFAULT_SAMPLE:g}; 0: read once)")
+    pc.add_argument("--advice", action="store_true",
+                    help="let advice raise the exit code (at most to WARNING)")
     pc.add_argument("--scrub-weeks", type=int, default=None, metavar="N",
                     help="advise a scrub when the last one finished more than N weeks ago "
                          "(default 5: distributions scrub monthly)")
@@ -122,7 +131,7 @@ class Verdict:
     findings: list[Finding] = field(default_factory=list)
     metrics: list[Metric] = field(default_factory=list)
     advice: list[Advice] = field(default_factory=list)
-    muted: list[tuple[Advice, Mute]] = field(default_factory=list)
+    muted: list[tuple[Finding, Mute]] = field(default_factory=list)
 
     @property
     def status(self) -> Severity:
@@ -140,37 +149,34 @@ class Verdict:
         return bad[0].message + more
 
 
-# Advice `zconsole check` judges itself, with its own thresholds (--capacity-warn/-crit).
-_CHECKED_HERE = frozenset({"advice-capacity"})
+def judge(reading: HostReading, *, capacity_warn: int = 80, capacity_crit: int = 90,
+          advice: Sequence[Advice] = (), advice_counts: bool = False,
+          slow: Sequence[Finding] = (), estimates: Mapping[str, Sequence[ScanEstimate]]
+          | None = None, mutes: Sequence[Mute] = ()) -> Verdict:
+    """The findings and metrics of one reading (pure: no host is touched here), on the one
+    scale (`health.severity.judge_host`); `slow` and `estimates` are what the sample's
+    readings found (slow disks, scan pace)."""
+    from zconsole.services.health.severity import Thresholds, judge_host
 
-
-def judge(reading: HostReading, *, capacity_warn: int, capacity_crit: int,
-          errors_crit: int, advice: Sequence[Advice] = ()) -> Verdict:
-    """The findings and metrics of one reading (pure: no host is touched here). `advice`
-    (services/health/advice) joins the findings: at most WARNING, never CRITICAL."""
-    from zconsole.services.health.pools import judge_pools
-
-    v = Verdict(str(reading.host), reading.taken_at)
-    v.findings.extend(judge_pools(reading))
-    v.advice = [a for a in advice if a.kind not in _CHECKED_HERE]
-    v.findings.extend(a.as_finding() for a in v.advice)
+    hv = judge_host(reading, slow=slow, estimates=estimates,
+                    thresholds=Thresholds(capacity_warn, capacity_crit), advice=advice,
+                    advice_counts=advice_counts, mutes=mutes)
+    v = Verdict(str(reading.host), reading.taken_at, list(hv.findings))
+    v.muted = list(hv.muted)
+    muted = {(f.kind, f.subject) for f, _m in hv.muted}
+    v.advice = [a for a in advice if a.kind != "advice-capacity"
+                and (a.kind, a.subject) not in muted]
     read_ok = reading.pool_status.ok
     v.metrics.append(Metric("up", (), 1.0 if read_ok else 0.0))
     for entry in reading.pools if read_ok else ():
         pool = entry.name
         labels = (("pool", pool),)
-        # the pool's health, not its advice (which is about how it is set up)
-        worst = Severity.worst(f.severity for f in v.findings
-                               if f.pool == pool and not f.kind.startswith("advice-"))
-        v.metrics.append(Metric("pool_health", labels, float(worst.exit_code)))
+        # the pool's health on the scale, not its advice (which is about how it is set up)
+        v.metrics.append(Metric("pool_health", labels, float(hv.pool_level(pool).exit_code)))
         u = entry.usage
         if u is not None and u.capacity is not None:
             v.metrics.append(Metric("pool_capacity_percent", labels, float(u.capacity), "%",
                                     capacity_warn, capacity_crit))
-            if u.capacity >= capacity_warn:
-                sev = Severity.CRITICAL if u.capacity >= capacity_crit else Severity.WARNING
-                v.findings.append(Finding("pool-capacity", sev, pool,
-                                          f"{pool} is {u.capacity}% full", pool=pool))
         if u is not None and u.fragmentation is not None:
             v.metrics.append(Metric("pool_fragmentation_percent", labels,
                                     float(u.fragmentation), "%"))
@@ -178,12 +184,7 @@ def judge(reading: HostReading, *, capacity_warn: int, capacity_crit: int,
             continue
         errors = sum((x.read_errors or 0) + (x.write_errors or 0) + (x.checksum_errors or 0)
                      for _s, _d, x in entry.status.walk() if x.is_leaf)
-        v.metrics.append(Metric("pool_device_errors", labels, float(errors), "c", 1,
-                                errors_crit or None))
-        if errors_crit and errors >= errors_crit:
-            v.findings.append(Finding("device-errors", Severity.CRITICAL, pool,
-                                      f"{pool}: {errors} device errors (critical from "
-                                      f"{errors_crit})", pool=pool))
+        v.metrics.append(Metric("pool_device_errors", labels, float(errors), "c", 1))
         v.metrics.append(Metric("pool_data_errors", labels,
                                 float(entry.status.error_count or 0), "c"))
         for scan in entry.status.scans or ((entry.status.scan,) if entry.status.scan else ()):
@@ -268,7 +269,7 @@ def _prom_value(s: str) -> str:
 
 _HELP = {
     "up": "1 when zpool status could be read, else 0",
-    "pool_health": "worst finding of the pool: 0 ok, 1 warning, 2 critical, 3 unknown",
+    "pool_health": "the pool on the one scale: 0 ok, 1 warning, 2 critical, 3 unknown",
     "pool_capacity_percent": "allocated share of the pool (zpool list CAP)",
     "pool_fragmentation_percent": "free-space fragmentation (zpool list FRAG)",
     "pool_device_errors": "read+write+checksum errors on the pool's devices (zpool status)",
@@ -306,48 +307,62 @@ def prometheus_text(v: Verdict | Sequence[Verdict]) -> str:
 # ------------------------------------------------------------------------------------ entry
 
 
-def read_once(host: Host, timeout: float) -> HostReading:
-    """One reading through the console's own session: each read independent, with its
-    deadline, so a hung `zpool status` is said (UNKNOWN) and the check still ends."""
+def read_sampled(host: Host, timeout: float, sample: float = 0.0) -> Refresh:
+    """Readings through the console's own session, once a second for `sample` seconds (at
+    least one): each read independent, with its deadline, so a hung `zpool status` is said
+    (UNKNOWN) and the check still ends. The last reading, with the slow disks and scan pace
+    its session found over all of them."""
     from zconsole.services.session import HostSession
 
-    return HostSession(host, timeout=timeout).refresh().reading
+    session = HostSession(host, timeout=timeout)  # each I/O sample lasts iostat_interval=1 s
+    result = session.refresh()
+    for _ in range(max(0, math.ceil(sample) - 1)):
+        session.done(result)
+        if not result.reading.pool_status.ok:
+            break  # no pools to sample: the verdict is UNKNOWN already
+        result = session.refresh()
+    return result
+
+
+def read_once(host: Host, timeout: float) -> HostReading:
+    return read_sampled(host, timeout).reading
 
 
 def read_advice_once(host: Host, reading: HostReading, args: argparse.Namespace
-                     ) -> tuple[list[Advice], list[tuple[Advice, Mute]], str | None]:
-    """The advisor's findings (its one extra read, judged), less the ones muted for this
-    host in the console (kept with their reasons), and why the mutes could not be read.
-    Nothing when --no-advice."""
-    if getattr(args, "no_advice", False):
-        return [], [], None
+                     ) -> tuple[list[Advice], tuple[Mute, ...], str | None]:
+    """The advisor's findings (its one extra read, judged; nothing when --no-advice), the
+    findings muted for this host in the console (advice and slow disks, with their
+    reasons), and why the mutes could not be read."""
     from zconsole.hosts.journal import MuteStore
-    from zconsole.services.health.advice import SCRUB_WEEKS, advise, split_muted
-    from zconsole.services.read.advice import read_advice
 
-    weeks = getattr(args, "scrub_weeks", None)
-    found = advise(read_advice(host, reading, timeout=args.timeout),
-                   scrub_weeks=weeks if weeks is not None else SCRUB_WEEKS)
+    found: list[Advice] = []
+    if not getattr(args, "no_advice", False):
+        from zconsole.services.health.advice import SCRUB_WEEKS, advise
+        from zconsole.services.read.advice import read_advice
+
+        weeks = getattr(args, "scrub_weeks", None)
+        found = advise(read_advice(host, reading, timeout=args.timeout),
+                       scrub_weeks=weeks if weeks is not None else SCRUB_WEEKS)
     try:
         mutes = MuteStore.default(simulated=bool(getattr(host, "simulated", False))).load(
             str(reading.host))
     except ValueError as e:
-        return found, [], str(e)
-    said, muted = split_muted(found, mutes)
-    return said, muted, None
+        return found, (), str(e)
+    return found, mutes, None
 
 
 def verdict_of(host: Host, args: argparse.Namespace) -> Verdict:
-    """One host read once and judged: its findings, its advice (less what is muted), its
-    metrics."""
-    reading = read_once(host, args.timeout)
-    advice, muted, mutes_error = read_advice_once(host, reading, args)
+    """One host read (over `--sample` seconds) and judged on the scale: its findings, its
+    advice, what is muted, its metrics."""
+    result = read_sampled(host, args.timeout, getattr(args, "sample", 0.0))
+    reading = result.reading
+    advice, mutes, mutes_error = read_advice_once(host, reading, args)
     v = judge(reading, capacity_warn=args.capacity_warn, capacity_crit=args.capacity_crit,
-              errors_crit=args.errors_crit, advice=advice)
-    v.muted = muted
+              advice=advice, advice_counts=bool(getattr(args, "advice", False)),
+              slow=result.findings, estimates=result.scan_estimates, mutes=mutes)
     if mutes_error:
         v.findings.append(Finding("advice-mutes", Severity.INFO, "advice",
-                                  f"muted advice not applied: {mutes_error}"))
+                                  f"muted findings not applied: {mutes_error}"))
     return v
 
 
@@ -442,9 +457,10 @@ def run_fleet(entries: Sequence[HostEntry], args: argparse.Namespace, out: TextI
         return v
 
     # a refresh is `zfs version` then the reads side by side (each `timeout`, the I/O
-    # sample one interval more); past twice that and a bit, the host is not answering
+    # sample one interval more); past twice that and a bit, plus the sample's readings
+    # (a second each, twice that for slow hosts), the host is not answering
     verdicts = read_all(entries, check_one, workers=args.workers,
-                        deadline=2 * args.timeout + 5)
+                        deadline=2 * args.timeout + 5 + 2 * getattr(args, "sample", 0.0))
     if args.prometheus:
         from zconsole.hosts.journal import write_atomically
 

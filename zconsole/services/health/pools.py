@@ -8,7 +8,9 @@ Findings (kind, severity):
 - `pool-stale`   UNKNOWN   the last status reading is older than `max_age` seconds
 - `pool-state`   by state  the pool is not ONLINE (DEGRADED: WARNING, FAULTED/UNAVAIL/
                            SUSPENDED: CRITICAL), with the devices that make it so
-- `device-state` by state  a device is not ONLINE although the pool is (a spare in use, an
+- `redundancy-lost` CRITICAL  top-level vdevs with no redundancy left (health.redundancy),
+                           named in one finding per pool
+- `device-state` WARNING   a device is not ONLINE although the pool is (a spare in use, an
                            OFFLINE member of a still-redundant vdev, ...)
 - `device-errors` WARNING  read/write/checksum errors on an ONLINE device
 - `data-errors`  CRITICAL  `errors:` reports permanent data errors
@@ -23,7 +25,8 @@ from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import Pool, ScanState, Vdev
 from zconsole.model.reading import HostReading
 from zconsole.services import fmt
-from zconsole.services.health.levels import state_severity
+from zconsole.services.health.redundancy import lost_redundancy, margin, rebuilding
+from zconsole.services.health.severity import pool_state_level
 
 OK_STATES = frozenset({"ONLINE", "AVAIL"})
 
@@ -55,9 +58,30 @@ def _device_phrase(v: Vdev) -> str:
     return " ".join(bits)
 
 
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _lost_finding(pool: Pool, lost: list[Vdev]) -> Finding:
+    def why(top: Vdev) -> str:
+        gone = [v for _d, v in top.walk() if v.is_leaf and v.state not in OK_STATES]
+        said = ", ".join(f"{v.name} {v.state}" for v in gone[:2])
+        return f"{top.name} ({said})" if said else top.name
+
+    names = [why(t) for t in lost]
+    data_gone = any(margin(t, rebuild=rebuilding(pool, t)) < 0 for t in lost)
+    tail = ("data is already missing" if data_gone
+            else "one more failure in " + ("it" if len(lost) == 1 else
+                                          "either" if len(lost) == 2 else "any of them")
+            + " loses the pool")
+    return Finding("redundancy-lost", Severity.CRITICAL, pool.name,
+                   f"{pool.name}: no redundancy left in {_and(names)}: {tail}",
+                   evidence=tuple(t.name for t in lost), pool=pool.name)
+
+
 def judge_pool(pool: Pool) -> list[Finding]:
     out: list[Finding] = []
-    sev = state_severity(pool.state)
+    sev = pool_state_level(pool.state)
     troubled = list(_troubled(pool))
     if pool.state not in OK_STATES:
         what = "; ".join(_device_phrase(v) for v in troubled[:4])
@@ -68,8 +92,11 @@ def judge_pool(pool: Pool) -> list[Finding]:
                            pool=pool.name))
     else:
         for v in troubled:
-            out.append(Finding("device-state", state_severity(v.state), v.name,
+            out.append(Finding("device-state", Severity.WARNING, v.name,
                                f"{pool.name}: {_device_phrase(v)}", pool=pool.name))
+    lost = lost_redundancy(pool)
+    if lost:
+        out.append(_lost_finding(pool, lost))
     for _section, _depth, v in pool.walk():
         if v.is_leaf and v.state in OK_STATES and _errors(v):
             out.append(Finding("device-errors", Severity.WARNING, v.name,

@@ -1,7 +1,9 @@
 """Upkeep: how full the pools are, how long ago they were scrubbed, whether the L2ARC pays.
 
 Findings (kind, severity, threshold):
-- `advice-capacity` INFO above CAPACITY_SLOWS %, WARNING from CAPACITY_FULL % (zpool list CAP)
+- `advice-capacity` WARNING from CAPACITY_SLOWS % (zpool list CAP): the level of the one
+                    scale's `pool-capacity` (health/severity.py, which `check` says), at most
+                    WARNING as all advice
 - `advice-scrub`    WARNING  the last scrub finished more than `scrub_weeks` weeks ago
                              (default SCRUB_WEEKS); a pool with no scan on record is not
                              judged (its age is not known)
@@ -13,18 +15,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from zconsole.model.advice import Advice, AdviceAction
+from zconsole.model.advice import ADVICE_CEILING, Advice, AdviceAction
 from zconsole.model.arc import ArcStats
 from zconsole.model.finding import Severity
 from zconsole.model.pool import Pool, ScanFunction, ScanState, Section
 from zconsole.model.reading import HostReading
 from zconsole.services import fmt
+from zconsole.services.health.severity import CAPACITY_CRIT, CAPACITY_WARN, capacity_level
 
 # Above about 80 % allocated, ZFS spends longer finding free space and fragmentation rises;
 # from 90 % writes slow sharply and a full pool can refuse even deletes (issue 16; the same
-# 80/90 `zconsole check` uses for its own pool-capacity finding).
-CAPACITY_SLOWS = 80
-CAPACITY_FULL = 90
+# 80/90 of the one scale's pool-capacity finding, services/health/severity.py).
+CAPACITY_SLOWS = CAPACITY_WARN
+CAPACITY_FULL = CAPACITY_CRIT
 
 # Debian's zfsutils-linux scrubs every pool monthly (/etc/cron.d/zfsutils-linux: the second
 # Sunday of each month), as OpenZFS's zfs-scrub-monthly@.timer does. Second Sundays are 28 or
@@ -42,11 +45,12 @@ L2_MIN_LOOKUPS = 10_000
 def _capacity(reading: HostReading) -> Iterator[Advice]:
     for entry in reading.pools:
         u = entry.usage
-        if u is None or u.capacity is None or u.capacity <= CAPACITY_SLOWS:
+        if u is None or u.capacity is None or u.capacity < CAPACITY_SLOWS:
             continue
         full = u.capacity >= CAPACITY_FULL
+        level = min(capacity_level(u.capacity), ADVICE_CEILING, key=lambda s: s.rank)
         yield Advice(
-            "advice-capacity", Severity.WARNING if full else Severity.INFO, entry.name,
+            "advice-capacity", level, entry.name,
             f"{entry.name} is {u.capacity} % full",
             why=("Above about 80 % ZFS spends longer finding free space and fragmentation "
                  "rises; near 100 % writes slow sharply and even deletes can fail." if not full

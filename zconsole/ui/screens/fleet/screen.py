@@ -1,11 +1,13 @@
-"""Fleet: every host the console follows, one row each, worst first among equals of order.
+"""Fleet: every host the console follows, one row each, worst state first (the fleet's
+order among equals).
 
 Each host has its own session and refresh loop (the app's `members`): a host that does not
 answer holds only its own row, which says since when ("no answer for 2 min"), never its last
 ONLINE. A row sums the host up as `services.fleet.fleet_row` judges it: the worst of the
 console's own findings, pools, the fullest pool's capacity, scrubs and resilvers running,
 slow disks, the reading's age. `enter` shows that host on every screen (the Pools screen
-first); the line under the table is the highlighted host's worst finding.
+first); the line under the table is the highlighted host's highest finding on the one scale
+(`services.health.severity`): the pool that lost its redundancy before a slow disk.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from zconsole.model.finding import Severity
-from zconsole.services.fleet import FleetRow, fleet_row
+from zconsole.services.fleet import FleetRow, fleet_row, worst_first
 from zconsole.ui.kit.levels import SEVERITY_LEVEL, LevelTable
 from zconsole.ui.kit.text import plain, update_if_changed
 from zconsole.ui.screens.base import ZScreen
@@ -55,7 +57,8 @@ class FleetScreen(ZScreen):
     def __init__(self, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self.rows: list[FleetRow] = []
+        self.rows: list[FleetRow] = []  # in the fleet's order
+        self.order: list[int] = []  # the rows' places as shown: worst state first
 
     def compose_body(self) -> ComposeResult:
         yield FleetTable(cursor_type="row", zebra_stripes=False, id="fleet-table")
@@ -67,7 +70,7 @@ class FleetScreen(ZScreen):
         table.focus()
         current = self.console_app.current
         at = next((i for i, m in enumerate(self.console_app.members) if m is current), 0)
-        table.move_cursor(row=at)
+        table.move_cursor(row=self.order.index(at) if at in self.order else 0)
 
     def show_state(self, state: ViewState) -> None:
         self._redraw(state.now)
@@ -83,13 +86,16 @@ class FleetScreen(ZScreen):
         if not self.is_mounted:
             return
         app = self.console_app
+        was = self.highlighted()
         self.rows = [fleet_row(m, now, app.stale_after) for m in app.members]
+        self.order = worst_first(self.rows)
         table = self.query_one(FleetTable)
         current = app.current
         wide = app.size.width >= WIDE
-        cells = [(str(i), self._cells(table, r, app.members[i] is current, wide))
-                 for i, r in enumerate(self.rows)]
-        table.sync(COLUMNS if wide else NARROW, cells)
+        cells = [(str(i), self._cells(table, self.rows[i], app.members[i] is current, wide))
+                 for i in self.order]
+        if table.sync(COLUMNS if wide else NARROW, cells) and was in self.order:
+            table.move_cursor(row=self.order.index(was))  # the same host stays highlighted
         self._detail()
 
     def _cells(self, table: FleetTable, r: FleetRow, current: bool, wide: bool
@@ -120,9 +126,9 @@ class FleetScreen(ZScreen):
 
     def highlighted(self) -> int | None:
         table = self.query_one(FleetTable)
-        if not self.rows or table.cursor_row < 0 or table.cursor_row >= len(self.rows):
+        if not self.order or table.cursor_row < 0 or table.cursor_row >= len(self.order):
             return None
-        return table.cursor_row
+        return self.order[table.cursor_row]
 
     def _detail(self) -> None:
         i = self.highlighted()

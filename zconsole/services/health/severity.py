@@ -1,0 +1,192 @@
+"""The one severity scale of a host: what makes it CRITICAL, WARNING, UNKNOWN or INFO.
+
+Written once, here, as `RULES` (the README shows this table); every face reads its verdict
+from `judge_host`: the Pools screen's to-do line, the Fleet rows, the Timeline summary,
+`zconsole check` (its exit code 0/1/2/3) and the metrics (`zconsole_pool_health`,
+`zconsole_check_status`). A finding's level is the scale's, whatever level the rule that
+found it gave it for its own colours (a slow disk 10x slower is drawn red on the Pools
+screen, and is a WARNING here).
+
+Advice is INFO and never raises the verdict unless asked (`advice_counts`, `check
+--advice`): then at its own level, at most WARNING. A finding the operator muted (advice or a
+slow disk, `MUTABLE`; never a finding about the pool's health itself) is kept apart in
+`muted` and raises nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from zconsole.model.advice import ADVICE_CEILING, Advice, Mute
+from zconsole.model.finding import Finding, Severity
+from zconsole.model.reading import HostReading
+from zconsole.services.read.progress import ScanEstimate
+
+C, W, U, N = Severity.CRITICAL, Severity.WARNING, Severity.UNKNOWN, Severity.INFO
+
+CAPACITY_WARN = 80  # percent allocated (zpool list CAP): from here ZFS slows finding space
+CAPACITY_CRIT = 90  # from here writes slow sharply and a full pool can refuse even deletes
+STALL_SPAN_S = 60.0  # a resilver is said to have stopped after this long without progress
+
+
+@dataclass(frozen=True)
+class Rule:
+    level: Severity
+    kind: str  # the finding's kind ("advice-*": every advisor finding)
+    when: str  # the README's words
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(C, "pool-state", "a pool FAULTED, UNAVAIL or SUSPENDED"),
+    Rule(C, "redundancy-lost", "a top-level vdev (data, special, dedup) with no redundancy "
+         "left: a mirror down to one copy, a raidz-N or dRAID-N missing N members, a spare or "
+         "replacing member that leaves one copy (services/health/redundancy.py)"),
+    Rule(C, "data-errors", "permanent data errors (`errors:` of zpool status)"),
+    Rule(C, "pool-capacity", f"capacity at or over the critical threshold "
+         f"(`--capacity-crit`, {CAPACITY_CRIT} %)"),
+    Rule(W, "pool-state", "a pool DEGRADED (or another state but ONLINE) with redundancy "
+         "left"),
+    Rule(W, "device-state", "a device not ONLINE in an ONLINE pool (a spare in use, an "
+         "OFFLINE or missing cache or log device)"),
+    Rule(W, "device-errors", "read, write or checksum errors on a device"),
+    Rule(W, "slow-disk", "a slow disk (needs several I/O samples: `check --sample`)"),
+    Rule(W, "pool-capacity", f"capacity at or over the warning threshold "
+         f"(`--capacity-warn`, {CAPACITY_WARN} %)"),
+    Rule(W, "resilver-stalled", f"a resilver or rebuild that made no progress for "
+         f"{STALL_SPAN_S:g} s or more"),
+    Rule(U, "pool-unread", "health could not be read: zpool status failed, hung or was not "
+         "understood (never OK, never the last known state)"),
+    Rule(U, "pool-stale", "the last zpool status is older than the console's limit"),
+    Rule(U, "no-answer", "the host did not answer at all"),
+    Rule(N, "scan", "a scrub, resilver or rebuild running"),
+    Rule(N, "advice-*", "every advisor finding (`check --advice`: at its own level, at most "
+         "WARNING)"),
+)
+
+#: the level of the kinds that have one level whatever their figures
+_FIXED: dict[str, Severity] = {
+    r.kind: r.level for r in RULES
+    if r.kind not in ("pool-state", "pool-capacity") and not r.kind.endswith("*")}
+#: the kinds an operator may mute (with a reason): never a finding about health itself
+MUTABLE = ("slow-disk", "advice-")
+_ORDER = {r.kind: i for i, r in enumerate(RULES)}
+
+
+def pool_state_level(state: str) -> Severity:
+    """FAULTED, UNAVAIL, SUSPENDED: CRITICAL; any other state but ONLINE: WARNING."""
+    s = state.upper()
+    if s in ("FAULTED", "UNAVAIL", "SUSPENDED"):
+        return C
+    return Severity.OK if s == "ONLINE" else W
+
+
+def capacity_level(capacity: int, warn: int = CAPACITY_WARN,
+                   crit: int = CAPACITY_CRIT) -> Severity:
+    return C if capacity >= crit else W if capacity >= warn else Severity.OK
+
+
+def level_of(f: Finding, *, advice_counts: bool = False) -> Severity:
+    """The scale's level for a finding (its kind's rule; pool-state and capacity findings
+    carry theirs, judged by `pool_state_level` / `capacity_level`)."""
+    if f.kind.startswith("advice-"):
+        return min(f.severity, ADVICE_CEILING, key=lambda s: s.rank) if advice_counts else N
+    return _FIXED.get(f.kind, f.severity)
+
+
+def mutable(kind: str) -> bool:
+    return kind.startswith(MUTABLE)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    capacity_warn: int = CAPACITY_WARN
+    capacity_crit: int = CAPACITY_CRIT
+
+
+@dataclass(frozen=True)
+class HostVerdict:
+    """A host judged on the scale: `findings` worst first (the order of `RULES` among
+    equals), `muted` apart."""
+
+    level: Severity  # OK when there is nothing above INFO
+    findings: tuple[Finding, ...]
+    muted: tuple[tuple[Finding, Mute], ...] = ()
+
+    @property
+    def problems(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity.rank > N.rank)
+
+    @property
+    def headline(self) -> str:
+        """The highest finding, and how many more there are ("" when none)."""
+        bad = self.problems
+        if not bad:
+            return ""
+        return bad[0].message + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else "")
+
+    def pool_level(self, pool: str) -> Severity:
+        """The worst health finding of one pool (advice left out), OK when none."""
+        s = Severity.worst(f.severity for f in self.findings
+                           if f.pool == pool and not f.kind.startswith("advice-"))
+        return Severity.OK if s is N else s
+
+
+def capacity_findings(reading: HostReading, t: Thresholds) -> list[Finding]:
+    out: list[Finding] = []
+    for entry in reading.pools if reading.pool_status.ok else ():
+        u = entry.usage
+        if u is None or u.capacity is None:
+            continue
+        level = capacity_level(u.capacity, t.capacity_warn, t.capacity_crit)
+        if level is not Severity.OK:
+            out.append(Finding("pool-capacity", level, entry.name,
+                               f"{entry.name} is {u.capacity} % full", pool=entry.name,
+                               factor=float(u.capacity)))
+    return out
+
+
+def stalled_findings(estimates: Mapping[str, Sequence[ScanEstimate]]) -> list[Finding]:
+    """A resilver or rebuild whose pace, over at least STALL_SPAN_S of samples, is nil."""
+    out: list[Finding] = []
+    for pool, ests in estimates.items():
+        for e in ests:
+            if e.function == "resilver" and e.stalled and e.span_s >= STALL_SPAN_S:
+                what = e.kind or "resilver"
+                out.append(Finding(
+                    "resilver-stalled", W, pool,
+                    f"{pool}: the {what} has not progressed for {e.span_s:.0f} s "
+                    f"(still {e.percent_done:.1f} %)", pool=pool))
+    return out
+
+
+def judge_host(reading: HostReading, *, slow: Iterable[Finding] = (),
+               estimates: Mapping[str, Sequence[ScanEstimate]] | None = None,
+               thresholds: Thresholds = Thresholds(), advice: Iterable[Advice] = (),
+               advice_counts: bool = False, mutes: Sequence[Mute] = (),
+               now: float | None = None, max_age: float | None = None) -> HostVerdict:
+    """One reading (and what took more than one: the session's slow disks and scan pace)
+    on the scale. `advice` joins at INFO (at its level, at most WARNING, with
+    `advice_counts`); `mutes` keep muted slow disks and advice apart."""
+    from zconsole.services.health.pools import judge_pools
+
+    found: list[Finding] = [*judge_pools(reading, now=now, max_age=max_age),
+                            *capacity_findings(reading, thresholds),
+                            *stalled_findings(estimates or {})]
+    if reading.pool_status.ok:
+        found.extend(slow)
+    found.extend(a.as_finding() for a in advice if a.kind != "advice-capacity")
+    said: list[Finding] = []
+    muted: list[tuple[Finding, Mute]] = []
+    for f in found:
+        f = dataclasses.replace(f, severity=level_of(f, advice_counts=advice_counts))
+        m = next((m for m in mutes if mutable(f.kind) and m.matches(f)), None)
+        if m is not None:
+            muted.append((f, m))
+        else:
+            said.append(f)
+    said.sort(key=lambda f: (-f.severity.rank, _ORDER.get(
+        "advice-*" if f.kind.startswith("advice-") else f.kind, len(_ORDER))))
+    level = Severity.worst(f.severity for f in said)
+    return HostVerdict(Severity.OK if level is N else level, tuple(said), tuple(muted))
