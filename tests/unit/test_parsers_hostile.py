@@ -27,7 +27,7 @@ from zconsole.parsers.iproute import (
     parse_ip_link,
     parse_proc_net_vlan,
 )
-from zconsole.parsers.journal import logins_from_journal, parse_journal
+from zconsole.parsers.journal import logins_from_journal, parse_journal, parse_journal_json
 from zconsole.parsers.netplan import parse_netplan_get
 from zconsole.parsers.sshd import parse_sshd_config, parse_sshd_T
 from zconsole.parsers.systemd import (
@@ -75,6 +75,8 @@ ALL["sshd-T"] = (parse_sshd_T, _host_samples("sshd-T*.txt"))
 ALL["sshd-config"] = (_sshd_config, _host_samples("sshd_config", "sshd_config.d/*"))
 ALL["journal-logins"] = (lambda t: logins_from_journal(parse_journal(t)),
                          _host_samples("journal-*.txt"))
+ALL["journal-json-logins"] = (lambda t: logins_from_journal(parse_journal_json(t)[0]),
+                              _host_samples("journal-*.json"))
 ALL["systemd-analyze"] = (parse_startup, _host_samples("systemd-analyze.txt"))
 ALL["systemd-analyze-blame"] = (parse_blame, _host_samples("blame.txt"))
 ALL["critical-chain"] = (parse_critical_chain, _host_samples("critical-chain-*.txt"))

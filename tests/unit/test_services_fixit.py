@@ -6,13 +6,18 @@ not root and the host refused for that reason.
 `FixtureHost` answers the reads' commands from one state's files. The login journal is the
 read's own command as captured (`journal-login.txt`, in the `-2` states: taken before
 `-u session-*.scope` was added to it), else the capture's whole window (`journal-all.txt`,
-every unit: the units the read asks for are all in it; the parser ignores the others)."""
+every unit: the units the read asks for are all in it; the parser ignores the others).
+These captures are text (`-o short-iso-precise`), taken before the read asked for JSON: they
+are replayed through the text parser, which takes lines by their look (none of these faults
+writes a forged line). The JSON read and who may write a login line:
+test_journal_json.py, on the JSON capture of forged-login/."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +28,20 @@ from zconsole.services.health.fixit import diagnose_boot, diagnose_ssh
 from zconsole.services.read import fixit as read
 
 HOST = Path(__file__).resolve().parents[1] / "fixtures" / "host"
+
+
+@pytest.fixture(autouse=True)
+def _text_captures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The login journal's text captures replayed through the text parser (see above); a
+    JSON answer (the demo host's) still goes through the JSON parser."""
+    from zconsole.parsers.journal import parse_journal, parse_journal_json
+
+    def either(text: str) -> tuple[tuple[Any, ...], int]:
+        if text.lstrip()[:1] in ("{", ""):
+            return parse_journal_json(text)
+        return parse_journal(text), 0
+
+    monkeypatch.setattr(read, "parse_journal_json", either)
 
 
 class FixtureHost:

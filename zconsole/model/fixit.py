@@ -64,14 +64,24 @@ class SshdSources:
 
 @dataclass(frozen=True)
 class JournalLine:
-    """One journal line as `journalctl -o short-iso-precise` prints it."""
+    """One journal entry: as `journalctl -o json` gives it (`trusted`), or as
+    `-o short-iso-precise` prints it (pasted or older captured text).
+
+    `ident` is the writer's own word (SYSLOG_IDENTIFIER: `logger -t sshd` says "sshd").
+    From JSON, `pid`, `unit`, `comm` and `uid` are journald's (`_PID`, `_SYSTEMD_UNIT`,
+    `_COMM`, `_UID`: taken from the kernel, never from the writer); from text they are
+    None or the writer's word, and `trusted` is False."""
 
     at: float  # epoch seconds
-    stamp: str  # as printed
+    stamp: str  # as printed (JSON: the time in UTC, as short-iso-precise prints it)
     host: str
     ident: str  # sshd, systemd-logind, systemd ...
     pid: int | None
     message: str
+    unit: str | None = None  # _SYSTEMD_UNIT (init.scope for PID 1)
+    comm: str | None = None  # _COMM: the process' name (sshd, systemd-logind, logger ...)
+    uid: int | None = None  # _UID
+    trusted: bool = False  # pid, unit, comm and uid are journald's own fields
 
     @property
     def text(self) -> str:
@@ -229,6 +239,10 @@ class SshReading:
     daemons: Part[dict[str, tuple[int, str]]] | None = None
     # `loginctl list-sessions` timed, when a login's session failed: does logind answer now?
     logind_now: Part[Timed] | None = None
+    # the login journal's lines that look like sshd's, logind's or systemd's login lines
+    # but came from another process (e.g. `logger -t sshd` in a user's session): ignored
+    journal_ignored: tuple[JournalLine, ...] = ()
+    journal_unreadable: int = 0  # its lines that were not a readable JSON entry: skipped
 
 
 @dataclass(frozen=True)

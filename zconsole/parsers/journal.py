@@ -1,7 +1,17 @@
-"""The journal as `journalctl -o short-iso-precise` prints it, and the logins in it.
+"""The journal as `journalctl -o json` gives it (the reads) or as `-o short-iso-precise`
+prints it (pasted or older captured text), and the logins in it.
 
-A line: `2026-11-23T17:30:01.123456+00:00 HOST IDENT[PID]: MESSAGE`; `-- Boot ID --` and
-`-- No entries --` lines are journalctl's own and skipped.
+JSON (systemd 252): one object per line, every value a string, or null (a field over 4096
+bytes without `--all`), or a list of byte values (not UTF-8), or a list of such values (a
+field the writer sent twice). Fields that begin with `_` are journald's own (the writer's
+PID, uid, cgroup and name, from the kernel); SYSLOG_IDENTIFIER and MESSAGE are the writer's
+word: `logger -t sshd "Accepted ..."` in a user's session gives SYSLOG_IDENTIFIER=sshd with
+_COMM=logger, _SYSTEMD_UNIT=session-N.scope and the user's _UID. A line that is not a
+readable entry is skipped and counted, never the readable ones with it.
+
+Text: `2026-11-23T17:30:01.123456+00:00 HOST IDENT[PID]: MESSAGE`; `-- Boot ID --` and
+`-- No entries --` lines are journalctl's own and skipped. Text cannot tell who wrote a
+line: its lines are taken by their look.
 
 A login, from sshd's lines of one process (OpenSSH 9.2p1 texts; `Connection from` only at
 LogLevel VERBOSE):
@@ -19,6 +29,7 @@ systemd-logind's `New session N of user USER.` and systemd[1]'s `Started session
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from dataclasses import replace
 from typing import cast
@@ -27,6 +38,7 @@ from zconsole.model.fixit import JournalLine, Login
 from zconsole.parsers.errors import ParseError, parser
 
 SOURCE = "journalctl"
+JSON_SOURCE = "journalctl -o json"
 
 _HEAD = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:[+-]\d\d:?\d\d|Z))"
                    r" (\S{1,255}) ([^\s\[:]{1,255})(?:\[(\d{1,10})\])?: ")
@@ -82,8 +94,120 @@ def parse_journal(text: str) -> tuple[JournalLine, ...]:
     return tuple(out)
 
 
+def _value(v: object) -> str | None:
+    """A JSON field's text: a string, or a list of byte values (not UTF-8; shown with
+    U+FFFD where not); None for null (over 4096 bytes) or a field sent twice."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, list) and all(isinstance(b, int) and 0 <= b < 256 for b in v):
+        return bytes(v).decode("utf-8", "replace")
+    return None
+
+
+def _number(v: object) -> int | None:
+    t = _value(v)
+    return int(t) if t is not None and t.isascii() and t.isdigit() and len(t) <= 19 else None
+
+
+def _entry(raw: str) -> JournalLine | None:
+    """One line of `journalctl -o json` as a JournalLine, None when it is not a readable
+    entry (no JSON object, no message or time, a time out of range)."""
+    try:
+        d = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(d, dict):
+        return None
+    # the time the writer sent it (the kernel's socket timestamp) when journald has it, as
+    # journalctl's short formats print it; else when journald received it
+    usec = _number(d.get("_SOURCE_REALTIME_TIMESTAMP")) or _number(
+        d.get("__REALTIME_TIMESTAMP"))
+    message = _value(d.get("MESSAGE"))
+    if message is None or usec is None:
+        return None
+    try:
+        when = dt.datetime.fromtimestamp(usec / 1e6, dt.timezone.utc)
+    except (OverflowError, ValueError, OSError):
+        return None
+    comm = _value(d.get("_COMM"))
+    ident = _value(d.get("SYSLOG_IDENTIFIER")) or comm or "?"
+    return JournalLine(usec / 1e6, when.strftime("%Y-%m-%dT%H:%M:%S.%f+0000"),
+                       _value(d.get("_HOSTNAME")) or "", ident, _number(d.get("_PID")),
+                       message, _value(d.get("_SYSTEMD_UNIT")), comm, _number(d.get("_UID")),
+                       trusted=True)
+
+
+@parser(JSON_SOURCE)
+def parse_journal_json(text: str) -> tuple[tuple[JournalLine, ...], int]:
+    """Every readable entry of `journalctl -o json`, oldest first as journalctl gives
+    them, and how many lines were not a readable entry (skipped). Only unreadable lines:
+    a ParseError (a host that answers garbage has no empty journal)."""
+    out: list[JournalLine] = []
+    bad = 0
+    first_bad: tuple[int, str] | None = None
+    for n, raw in enumerate(text.split("\n"), 1):  # JSON escapes every line break it holds
+        if not raw.strip():
+            continue
+        line = _entry(raw)
+        if line is None:
+            bad += 1
+            first_bad = first_bad or (n, raw)
+        else:
+            out.append(line)
+    if first_bad is not None and not out:
+        raise ParseError(JSON_SOURCE, "not a journal entry in JSON", *first_bad)
+    return tuple(out), bad
+
+
+SSHD_COMMS = ("sshd", "sshd-session")  # sshd-session: OpenSSH 9.8 and later
+SSH_UNIT = "ssh.service"
+LOGIND_UNIT = "systemd-logind.service"
+
+
 def _is_sshd(line: JournalLine) -> bool:
-    return line.ident in ("sshd", "sshd-session") and line.pid is not None
+    """A line of the sshd program of ssh.service, as root (its per-connection processes
+    too: they stay in ssh.service until pam_systemd moves the session to its scope, after
+    the lines read here). Text: by its look."""
+    if line.trusted:
+        return (line.unit == SSH_UNIT and line.comm in SSHD_COMMS and line.uid == 0
+                and line.pid is not None)
+    return line.ident in SSHD_COMMS and line.pid is not None
+
+
+def _is_logind(line: JournalLine) -> bool:
+    return not line.trusted or (line.unit == LOGIND_UNIT and line.comm == "systemd-logind")
+
+
+def _is_manager(line: JournalLine) -> bool:
+    """A line of the service manager, PID 1 (`Starting user@UID.service`, `Started
+    session-N.scope`; a user's own manager is not PID 1)."""
+    return not line.trusted or line.pid == 1
+
+
+def _looks_used(line: JournalLine) -> bool:
+    """A line that says what a login line read here says (whoever wrote it)."""
+    msg = line.message
+    return (line.ident in SSHD_COMMS and bool(
+        _CONNECTION.match(msg) or _ACCEPTED.match(msg) or _OPENED.match(msg)
+        or msg.startswith(_FAILED) or any(r in msg for r in _REVERSE))) or bool(
+        _MANAGER.search(msg) or _NEW_SESSION.match(msg) or _SCOPE.match(msg))
+
+
+def login_lines(lines: tuple[JournalLine, ...]
+                ) -> tuple[tuple[JournalLine, ...], tuple[JournalLine, ...]]:
+    """The lines the logins are read from (sshd's of ssh.service, logind's, PID 1's), and
+    those that look like such lines but came from another process (ignored: anyone
+    logged in can write `logger -t sshd "Accepted ..."` into their session's journal)."""
+    used: list[JournalLine] = []
+    forged: list[JournalLine] = []
+    for line in lines:
+        if (_is_sshd(line) or (_is_logind(line) and _NEW_SESSION.match(line.message))
+                or (_is_manager(line) and (_MANAGER.search(line.message)
+                                           or _SCOPE.match(line.message)))):
+            used.append(line)
+        elif _looks_used(line):
+            forged.append(line)
+    return tuple(used), tuple(forged)
 
 
 class _Acc:
@@ -153,7 +277,8 @@ def _settled(acc: _Acc, no_session: dict[str, list[_Acc]],
 
 def logins_from_journal(lines: tuple[JournalLine, ...]) -> tuple[Login, ...]:
     """The logins in journal lines (sshd's, and logind's and systemd's when given), oldest
-    first. A process with no `Accepted` line (a failed or cut attempt) is left out.
+    first. A process with no `Accepted` line (a failed or cut attempt) is left out. From
+    JSON, only the lines of the programs that write them count (`login_lines`).
 
     Session lines carry no sshd process id. On systemd 252 (the host guest) logind logs
     `New session N of user U.` when it creates the session, then systemd starts the user's
@@ -177,12 +302,13 @@ def logins_from_journal(lines: tuple[JournalLine, ...]) -> tuple[Login, ...]:
         if isinstance(uid, int) and acc in setting_up.get(uid, []):
             setting_up[uid].remove(acc)
 
-    for line in lines:
+    for line in login_lines(lines)[0]:
         msg = line.message
         if _is_sshd(line):
             _sshd_line(line, by_pid, no_session, setting_up, retired)
             continue
-        if (m := _MANAGER.search(msg)) is not None:
+        manager = _is_manager(line)
+        if manager and (m := _MANAGER.search(msg)) is not None:
             uid = int(m.group(2))
             if m.group(1) == "Starting":
                 managers[uid] = line
@@ -197,7 +323,7 @@ def logins_from_journal(lines: tuple[JournalLine, ...]) -> tuple[Login, ...]:
                     acc.f["manager_started"] = (start.at, line.at)
                     acc.lines += [start, line]
             continue
-        if (m := _NEW_SESSION.match(msg)) is not None:
+        if _is_logind(line) and (m := _NEW_SESSION.match(msg)) is not None:
             waiting = no_session.get(m.group(2))
             if waiting:
                 acc = waiting.pop(0)
@@ -207,7 +333,7 @@ def logins_from_journal(lines: tuple[JournalLine, ...]) -> tuple[Login, ...]:
                 if m.group(1) in early_scopes:
                     scope(acc, early_scopes.pop(m.group(1)))
             continue
-        if (m := _SCOPE.match(msg)) is not None:
+        if manager and (m := _SCOPE.match(msg)) is not None:
             acc = by_session.get(m.group(1))
             if acc is not None and "scope_at" not in acc.f:
                 scope(acc, line)

@@ -43,6 +43,7 @@ from zconsole.services.health.fixit_session import line_text as _line
 from zconsole.services.health.fixit_session import logind_cause as _logind
 from zconsole.services.health.fixit_session import secs as _secs
 from zconsole.services.health.fixit_session import user_manager_cause as _user_manager
+from zconsole.services.health.fixit_session import with_journal_note
 
 SLOW_LOOKUP = 1.0  # s: a reverse lookup slower than this is felt at every login
 SLOW_PHASE = 5.0  # s: a login phase slower than this is the cause of a slow login
@@ -279,8 +280,7 @@ def diagnose_ssh(r: SshReading) -> Diagnosis:
         else:
             msg = "No cause of slow logins found (no login in the journal of the last 2 h)"
         verdict = Finding("ssh-ok", Severity.OK, "sshd", msg)
-    if verdict not in findings:
-        findings.insert(0, verdict)
+    verdict, findings = with_journal_note(r, verdict, findings)
     return Diagnosis("ssh", verdict, tuple(findings), fixes, unread, advice)
 
 

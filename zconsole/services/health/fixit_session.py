@@ -17,7 +17,7 @@ services/ops/fixit/session.py). Removing pam_systemd is explained with its cost,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.fixit import Fix, JournalLine, Login, SshReading
@@ -246,3 +246,38 @@ def logind_cause(r: SshReading, logins: tuple[Login, ...]) -> tuple[Finding, tup
             drop)
     return Finding("ssh-logind", Severity.WARNING, "sshd", msg, tuple(evidence),
                    factor=took), fixes
+
+
+IGNORED_SHOWN = 3  # the ignored lines quoted in the evidence (the first few)
+
+
+def journal_note(r: SshReading) -> tuple[str, ...]:
+    """What the login journal's read skipped: lines that looked like sshd's, logind's or
+    systemd's login lines but came from another process (a user's `logger -t sshd` in
+    their session), and lines that were no readable entry."""
+    out: list[str] = []
+    ignored = r.journal_ignored
+    if ignored:
+        n = len(ignored)
+        out.append(f"{n} journal line{'s' if n > 1 else ''} written in the name of sshd, "
+                   "systemd-logind or systemd by other processes (anyone logged in can "
+                   "write such lines, e.g. with `logger -t sshd`): ignored")
+        for j in ignored[:IGNORED_SHOWN]:
+            out.append(f"ignored: {j.stamp} {j.ident}: {j.message[:120]} (really "
+                       f"{j.comm or '?'}, PID {j.pid}, uid {j.uid}, in {j.unit or '?'})")
+    if r.journal_unreadable:
+        out.append(f"{r.journal_unreadable} line(s) of the login journal were not readable "
+                   "journal entries: skipped")
+    return tuple(out)
+
+
+def with_journal_note(r: SshReading, verdict: Finding, findings: list[Finding]
+                      ) -> tuple[Finding, list[Finding]]:
+    """The verdict first among the findings, with `journal_note` in its evidence."""
+    if verdict not in findings:
+        findings.insert(0, verdict)
+    note = journal_note(r)
+    if not note:
+        return verdict, findings
+    new = replace(verdict, evidence=(*verdict.evidence, *note))
+    return new, [new if f is verdict else f for f in findings]

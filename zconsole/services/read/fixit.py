@@ -36,7 +36,12 @@ from zconsole.model.fixit import (
 )
 from zconsole.model.reading import Part
 from zconsole.parsers.errors import ParseError
-from zconsole.parsers.journal import logins_from_journal, parse_journal
+from zconsole.parsers.journal import (
+    login_lines,
+    logins_from_journal,
+    parse_journal,
+    parse_journal_json,
+)
 from zconsole.parsers.sshd import parse_sshd_config, parse_sshd_T
 from zconsole.parsers.systemd import (
     parse_blame,
@@ -56,8 +61,10 @@ RESOLV_CONF = "/etc/resolv.conf"
 COMMON_SESSION = "/etc/pam.d/common-session"
 PAM_GREP: tuple[str, ...] = ("grep", "-n", "pam_systemd", COMMON_SESSION)
 def login_journal(since: str = "-2h") -> tuple[str, ...]:
-    """The journal of logins since `since` (journalctl's form: `-2h`, `@EPOCH`, a date)."""
-    return ("journalctl", "--no-pager", "-o", "short-iso-precise", "--since", since,
+    """The journal of logins since `since` (journalctl's form: `-2h`, `@EPOCH`, a date), as
+    JSON: who wrote each line is journald's word (`_PID`, `_SYSTEMD_UNIT`, `_COMM`), not the
+    writer's; the user scopes in this selection hold whatever their users log."""
+    return ("journalctl", "--no-pager", "-o", "json", "--since", since,
             "-u", "ssh.service", "-u", "systemd-logind.service", "-u", "user@*.service",
             "-u", "session-*.scope")
 
@@ -165,7 +172,7 @@ class _Reader:
                                 f"the host keys ({e.stderr.strip()})") from None
             raise
 
-    def journal(self, argv: Sequence[str]) -> tuple[JournalLine, ...]:
+    def journal_text(self, argv: Sequence[str]) -> str:
         r = self.host.run(argv, timeout=TIMEOUT, check=False)
         if any(s in r.stderr for s in JOURNAL_NOT_ALL) and not self.is_root:
             raise NeedsRoot("the system journal needs root (or group adm or "
@@ -173,7 +180,12 @@ class _Reader:
                             "lines")
         if r.returncode != 0:
             raise CommandFailed(r)
-        return parse_journal(r.stdout)
+        return r.stdout
+
+    def journal(self, argv: Sequence[str]) -> tuple[JournalLine, ...]:
+        """A system unit's journal as text (-o short-iso-precise): only the unit's own
+        processes and PID 1 (about it) write into it, no user can."""
+        return parse_journal(self.journal_text(argv))
 
 
 def read_sshd_sources(host: Host) -> SshdSources:
@@ -231,8 +243,7 @@ def read_ssh(host: Host, client: str | None = None, client_source: str = "$SSH_C
     r = _Reader(host)
     effective = r.part(_cmd(SSHD_T), lambda: r.sshd_t(SSHD_T))
     sources = r.part(f"{SSHD_CONFIG} + {SSHD_CONFIG_D}/*.conf", lambda: read_sshd_sources(host))
-    logins: Part[tuple[Login, ...]] = r.part(
-        _cmd(journal_argv), lambda: logins_from_journal(r.journal(journal_argv)))
+    logins, ignored, unreadable = _logins(r, journal_argv)
     if client is None and logins.value:
         last = next((lg for lg in reversed(logins.value) if lg.addr), None)
         if last is not None:
@@ -294,7 +305,24 @@ def read_ssh(host: Host, client: str | None = None, client_source: str = "$SSH_C
                       effective_client=effective_client, sources=sources, logins=logins,
                       lookup=looked, forward=forwarded, resolv=resolv, pam_systemd=pam,
                       services=services, user_units=units, daemons=daemons,
-                      logind_now=logind_now)
+                      logind_now=logind_now, journal_ignored=ignored,
+                      journal_unreadable=unreadable)
+
+
+def _logins(r: _Reader, argv: Sequence[str]
+            ) -> tuple[Part[tuple[Login, ...]], tuple[JournalLine, ...], int]:
+    """The logins in the login journal, the lines that looked like login lines but came from
+    other processes (ignored), and how many lines were no readable entry (skipped)."""
+    skipped: list[tuple[tuple[JournalLine, ...], int]] = []
+
+    def read() -> tuple[Login, ...]:
+        lines, unreadable = parse_journal_json(r.journal_text(argv))
+        skipped.append((login_lines(lines)[1], unreadable))
+        return logins_from_journal(lines)
+
+    part = r.part(_cmd(argv), read)
+    ignored, unreadable = skipped[0] if skipped else ((), 0)
+    return part, ignored, unreadable
 
 
 def _managers(r: _Reader, logins: Sequence[Login]) -> Part[dict[str, str]]:

@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 class JournalEntry:
     at: float  # epoch seconds
     unit: str  # the unit it is filed under (ssh.service, systemd-logind.service, ...)
-    ident: str
+    ident: str  # SYSLOG_IDENTIFIER: the writer's own word
     pid: int
     message: str
+    comm: str = ""  # the writer's process name (_COMM) when not `ident` (e.g. logger)
+    uid: int = 0  # the writer's uid (_UID)
 
 
 @dataclass(frozen=True)

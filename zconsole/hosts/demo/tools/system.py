@@ -5,7 +5,7 @@ the clean host guest's captured shapes, `render.system.clean_system`):
 |---|---|
 | `sshd` | `-t`, `-T`, `-T -C user=,addr=,host=` (root only: a user gets `no hostkeys available`); `usedns` follows the files |
 | `ssh` | `[-o OPT]... localhost true`: a fresh login, slow while the running sshd has UseDNS yes |
-| `journalctl` | `--no-pager -o short-iso-precise [-b] [--since -2h\\|@EPOCH] [-u UNIT]... [-n N]` |
+| `journalctl` | `--no-pager -o short-iso-precise\\|json [-b] [--since -2h\\|@EPOCH] [-u UNIT]... [-n N]`; JSON with journald's own fields as systemd 252 writes them (`_PID`, `_UID`, `_COMM`, `_EXE`, `_SYSTEMD_UNIT`; PID 1 in init.scope with `UNIT=`), nothing at all when no entry matches |
 | `getent` | `hosts ADDR`, `ahosts NAME` (the lookup's time is the command's duration); `-s files hosts 127.0.0.1` |
 | `systemd-analyze` | (no argument), `blame`, `critical-chain network-online.target`, `verify [--man=no] UNIT` |
 | `networkctl` | `list` |
@@ -18,6 +18,8 @@ the clean host guest's captured shapes, `render.system.clean_system`):
 from __future__ import annotations
 
 import fnmatch
+import hashlib
+import json
 import re
 
 from zconsole.hosts.demo.machine import CmdError
@@ -207,9 +209,13 @@ def journalctl(ctx: Context, argv: list[str]) -> Out:
     since = 0.0
     last: int | None = None
     i = 0
+    mode = "short"
     while i < len(args):
         a = args[i]
         if a == "-o" and i + 1 < len(args):
+            mode = args[i + 1]
+            if mode not in ("short", "short-iso-precise", "json"):
+                raise CmdError(1, f"Unknown output format '{mode}'.\n")
             i += 2
             continue
         if a == "-b":
@@ -237,9 +243,52 @@ def journalctl(ctx: Context, argv: list[str]) -> Out:
     if not ctx.root:
         # a user outside adm/systemd-journal sees only their own lines: none of these
         return 1, "", render.JOURNAL_HINT
+    if mode == "json":  # one object a line; no `-- No entries --` in this format
+        return 0, "".join(_json_entry(ctx, e) + "\n" for e in rows), ""
     if not rows:
         return 0, "-- No entries --\n", ""
     return 0, "".join(render.journal_line(ctx.machine.hostname, e) + "\n" for e in rows), ""
+
+
+# the writers' programs and how they log (as the host guest's journal shows them)
+_EXE = {"systemd": "/usr/lib/systemd/systemd", "sshd": "/usr/sbin/sshd",
+        "systemd-logind": "/usr/lib/systemd/systemd-logind", "dhclient": "/usr/sbin/dhclient",
+        "systemd-networkd-wait-online": "/usr/lib/systemd/systemd-networkd-wait-online",
+        "logger": "/usr/bin/logger"}
+_SYSLOG = ("sshd", "dhclient", "logger")  # syslog(3) writers (SYSLOG_PID, SYSLOG_TIMESTAMP)
+
+
+def _json_entry(ctx: Context, e: JournalEntry) -> str:
+    """`journalctl -o json` of one entry: the writer's fields (SYSLOG_IDENTIFIER, MESSAGE)
+    and journald's own (`_`: from the kernel: the writer's PID, uid, name, cgroup). PID 1
+    speaks about a unit from init.scope, naming it in `UNIT=`."""
+    m = ctx.machine
+    usec = round(e.at * 1e6)
+    ids = hashlib.sha256(m.hostname.encode()).hexdigest()
+    comm = "systemd" if e.pid == 1 else (e.comm or e.ident)
+    unit = "init.scope" if e.pid == 1 else e.unit
+    if unit.startswith(("session-", "user@")):
+        slice_ = f"user-{e.uid}.slice"
+        cgroup = f"/user.slice/{slice_}/{unit}"
+    else:
+        slice_ = "-.slice" if e.pid == 1 else "system.slice"
+        cgroup = f"/{unit}" if e.pid == 1 else f"/system.slice/{unit}"
+    d: dict[str, str] = {
+        "__CURSOR": f"s={ids[:32]};i={usec % 0xfffff:x};b={ids[32:]};t={usec:x}",
+        "__REALTIME_TIMESTAMP": str(usec),
+        "__MONOTONIC_TIMESTAMP": str(max(0, round((e.at - m.boot_time) * 1e6))),
+        "_BOOT_ID": ids[32:], "_MACHINE_ID": ids[:32], "_HOSTNAME": m.hostname,
+        "_RUNTIME_SCOPE": "system", "PRIORITY": "6", "SYSLOG_IDENTIFIER": e.ident,
+        "_TRANSPORT": "syslog" if comm in _SYSLOG else "journal",
+        "_PID": str(e.pid), "_UID": str(e.uid), "_GID": str(e.uid), "_COMM": comm,
+        "_EXE": _EXE.get(comm, f"/usr/bin/{comm}"), "_SYSTEMD_CGROUP": cgroup,
+        "_SYSTEMD_UNIT": unit, "_SYSTEMD_SLICE": slice_,
+        "_SOURCE_REALTIME_TIMESTAMP": str(usec), "MESSAGE": e.message}
+    if e.pid == 1:
+        d["UNIT"] = e.unit
+    if comm in _SYSLOG:
+        d["SYSLOG_PID"] = str(e.pid)
+    return json.dumps(d, ensure_ascii=False, separators=(",", ":"))
 
 
 def getent(ctx: Context, argv: list[str]) -> Out:

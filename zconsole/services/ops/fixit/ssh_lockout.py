@@ -26,7 +26,7 @@ from zconsole.hosts.base import Host, HostError
 from zconsole.model.fixit import ConfigLine, JournalLine, SshdSources
 from zconsole.model.plan import Check, CheckLevel
 from zconsole.parsers.errors import ParseError
-from zconsole.parsers.journal import parse_journal
+from zconsole.parsers.journal import login_lines, parse_journal_json
 from zconsole.services.health.fixit import AUTH_KEYS
 from zconsole.services.read.fixit import login_journal
 
@@ -128,6 +128,6 @@ def read_journal(host: Host) -> tuple[JournalLine, ...] | None:
         r = host.run(list(login_journal(USED_SINCE)), check=False)
         if r.returncode != 0:
             return None
-        return parse_journal(r.stdout)
+        return login_lines(parse_journal_json(r.stdout)[0])[0]  # sshd's own, not forged
     except (HostError, OSError, ParseError):
         return None
