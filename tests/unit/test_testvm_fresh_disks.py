@@ -186,3 +186,44 @@ def test_parse_bytes(testvm: ModuleType) -> None:
         4096, 512 * 1024**2, 1024**3, 1024**3, 65536]
     with pytest.raises(testvm.VMError):
         testvm.parse_bytes("1T")
+
+
+def test_reset_wipes_only_the_disks_the_guest_wrote(
+        guest: tuple[Any, FakeQemu, list[str]]) -> None:
+    """An image with no block allocated holds only zeros (the last wipe ended in blkdiscard,
+    which QEMU turns into holes): reset leaves it alone, after a `sync` in the guest so that
+    nothing still in its cache is missed; a written one gets labelclear, wipefs, blkdiscard."""
+    inst, _, scripts = guest
+    for name in inst.disks:
+        with open(inst.run_dir / "disks" / f"{name}.img", "wb") as fh:
+            fh.truncate(1024**3)  # sparse: as start() makes them
+    with open(inst.run_dir / "disks" / "vdc.img", "r+b") as fh:
+        fh.seek(512 * 1024)
+        fh.write(b"\x01" * 4096)  # a label the guest wrote
+    inst.reset()
+    assert "sync" in scripts
+    wipe = scripts[-1].splitlines()
+    at = next(i for i, ln in enumerate(wipe) if "dev=$(readlink -f" in ln)
+    assert wipe[at - 1] == "for d in vdc; do", wipe[at - 1]
+    # every pool disk is still checked to be back, under its own kernel name
+    wipe = scripts[-1]
+    assert wipe.count(" ".join(inst.disks)) == 2  # the "back" and "own name" loops
+
+
+def test_the_image_key_leaves_out_the_code_that_only_runs_guests(testvm: ModuleType) -> None:
+    """Issue 33: a change to how a guest is started, reset or driven keeps the cached images;
+    a change to what builds them does not."""
+    text = Path(testvm.__file__).read_text()
+    base = testvm._build_source(text)
+    reset = text.replace('"""Destroy all pools, re-plug unplugged disks',
+                         '"""Destroy every pool, re-plug unplugged disks', 1)
+    assert reset != text and testvm._build_source(reset) == base
+    built = text.replace('"""Build (or find cached) kernel + initramfs',
+                         '"""Build (or find in the cache) kernel + initramfs', 1)
+    assert built != text and testvm._build_source(built) != base
+    # every name left out is a definition of the file (a rename cannot leave a stale name)
+    import ast
+    names = {n.name for n in ast.parse(text).body
+             if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    assert testvm.RUNTIME_DEFINITIONS <= names
+    assert not {"build", "_build", "_build_host", "assemble_image"} & testvm.RUNTIME_DEFINITIONS
