@@ -21,7 +21,7 @@ def demo_calls(scenario: str) -> tuple[int, int]:
     """(calls inside the demo host during two refreshes, size of the machine)."""
     now = [1_800_000_000.0]
     host = DemoHost(scenario, clock=lambda: now[0])
-    session = HostSession(host)
+    session = HostSession(host, clock=lambda: now[0], mono=lambda: now[0])
     calls = 0
 
     def count(frame: FrameType, event: str, _arg: Any) -> None:
@@ -32,7 +32,7 @@ def demo_calls(scenario: str) -> tuple[int, int]:
     sys.setprofile(count)
     try:
         for _ in range(2):
-            session.done(session.refresh(), now[0])
+            session.done(session.refresh())
             now[0] += 1.0
     finally:
         sys.setprofile(None)

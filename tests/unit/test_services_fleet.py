@@ -14,8 +14,9 @@ T0 = 1795302010.0
 
 def refreshed(m: Member, at: float) -> Member:
     m.asked_at = m.asked_at or at
+    m.session.use_clocks(lambda: at, lambda: at)  # the console's clocks, frozen at `at`
     m.session.begin(at)
-    m.session.done(m.session.refresh(), at)
+    m.session.done(m.session.refresh())
     return m
 
 

@@ -118,6 +118,9 @@ SERVER_ALIVE_COUNT = 3
 LOST_RETRY_PAUSES = (0.05, 0.25, 1.0)
 
 
+_EPOCH = re.compile(r"[0-9]{1,12}")  # `date +%s`: seconds since 1970, nothing else
+
+
 class SshHost(BaseHost):
     kind = "ssh"
     concurrent_reads = True
@@ -327,13 +330,25 @@ class SshHost(BaseHost):
         return self.run(["readlink", "-f", "--", path]).stdout.strip() or path
 
     def now(self) -> float:
+        """The host's wall clock: ours plus its offset, measured once (`clock_offset`)."""
         if self._clock_offset is None:
-            try:
-                remote = float(self.run(["date", "+%s"], timeout=10).stdout.strip())
-                self._clock_offset = remote - time.time()
-            except (HostError, ValueError):
-                self._clock_offset = 0.0
+            self._clock_offset = self.clock_offset()
         return time.time() + self._clock_offset
+
+    def clock_offset(self) -> float:
+        """The host's wall clock less ours, from one `date +%s`: whole seconds, so its
+        middle (+0.5 s) against the middle of our round trip; off by at most half the round
+        trip and half a second. 0 when the host's clock cannot be read (its answer is
+        hostile input: only digits are a time)."""
+        before = time.time()
+        try:
+            out = self.run(["date", "+%s"], timeout=10).stdout.strip()
+        except HostError:
+            return 0.0
+        after = time.time()
+        if not _EPOCH.fullmatch(out):
+            return 0.0
+        return int(out) + 0.5 - (before + after) / 2
 
     def is_root(self) -> bool:
         if self._root is None:

@@ -2,7 +2,10 @@
 
 `services.snapshot.collect(host)` builds a `HostReading`. Each part (pool status, pool usage,
 datasets, ARC, diskstats, disk identities, kernel) is a `Part`: the value, or None with the
-exact error, plus the host time the part was read. A part that could not be read is never
+exact error, plus the host time the part was read and the console's own (monotonic) time its
+answer arrived: ages are always told on the console's clock, never as the host's time less the
+console's (a host whose clock is an hour behind, or stopped, is no older for it; issue 27). A
+part that could not be read is never
 replaced by a guess: in particular a pool whose `zpool status` failed has health "UNKNOWN",
 not the ONLINE that `zpool list` may have printed.
 """
@@ -41,9 +44,12 @@ class Part(Generic[T]):
 
     `value` is None exactly when `error` is set. `error` is a sentence fit for the screen,
     `error_type` the exception class name (CommandTimedOut, PermissionDenied, ParseError, ...)
-    or SKIPPED. `taken_at` is host time (epoch seconds) when the read finished or failed.
-    `source` is what was run or read, as the operator would type it. `needs_root` is True
-    when the read failed with a permission error while zconsole was not running as root.
+    or SKIPPED. `taken_at` is host time (epoch seconds) when the read finished or failed: a
+    fact about the host (what its clock said), for its own events and times. `seen` is the
+    console's monotonic clock when the answer (or the failure) arrived, None when no console
+    stamped it: every age shown is counted from it. `source` is what was run or read, as the
+    operator would type it. `needs_root` is True when the read failed with a permission error
+    while zconsole was not running as root.
     """
 
     value: T | None
@@ -52,6 +58,7 @@ class Part(Generic[T]):
     error: str | None = None
     error_type: str | None = None
     needs_root: bool = False
+    seen: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -66,8 +73,10 @@ class Part(Generic[T]):
         return self.error_type == PENDING
 
     def age(self, now: float) -> float:
-        """Seconds since this part was read (host clock)."""
-        return max(0.0, now - self.taken_at)
+        """Seconds since this part's answer arrived, `now` being the console's monotonic
+        clock (`seen`'s); 0 for a part no console stamped (its age is not known: never the
+        host's time less the console's)."""
+        return 0.0 if self.seen is None else max(0.0, now - self.seen)
 
 
 class ZfsPresence(str, Enum):
@@ -190,7 +199,13 @@ class PoolEntry:
 
 @record
 class HostReading:
-    """Everything zconsole knows about a host at one moment. Built by services.snapshot."""
+    """Everything zconsole knows about a host at one moment. Built by services.read.collect.
+
+    `taken_at` is the host's clock when the reading began, `seen` the console's monotonic
+    clock at that moment (None when no console stamped it): the reading's age is counted from
+    `seen`. `clock_offset` is the host's wall clock less the console's at that moment
+    (seconds, negative when the host is behind; None when not measured).
+    """
 
     host: str
     kind: str
@@ -205,6 +220,19 @@ class HostReading:
     diskstats: Part[tuple[DiskStat, ...]]
     disks: Part[DiskInventory]
     limitations: tuple[str, ...] = ()  # reads refused because zconsole is not root
+    seen: float | None = None
+    clock_offset: float | None = None
+
+    def age(self, now: float) -> float:
+        """Seconds since the reading began, `now` on the console's monotonic clock (`seen`'s);
+        0 when no console stamped it."""
+        return 0.0 if self.seen is None else max(0.0, now - self.seen)
+
+    def host_time(self, now: float) -> float:
+        """The host's clock at `now` (console monotonic), told from its own clock at the
+        reading and the console's time since: for "created 3 d ago" of a host's own dates,
+        each difference on one clock."""
+        return self.taken_at + self.age(now)
 
     @property
     def pools(self) -> tuple[PoolEntry, ...]:

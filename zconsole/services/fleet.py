@@ -6,11 +6,14 @@ each once. `fleet_row` sums a member up as the Fleet screen shows it: its verdic
 one scale (`health.severity.judge_host`, as `check` judges) with its highest finding, the pools,
 the fullest pool's capacity, the scrubs and resilvers running, the slow disks, and how old
 the reading is. A member whose `zpool status` has not answered for longer than the console's
-limit says since when ("no answer for 2 min"), never its last ONLINE.
+limit says since when ("no answer for 2 min"), never its last ONLINE. Every age is on the
+console's monotonic clock (its sessions' `mono`), never the host's clock less the console's.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from zconsole.hosts.base import Host
@@ -30,7 +33,7 @@ NO_ANSWER_AFTER = 3.0  # seconds a first refresh may take before a host is said 
 @dataclass(eq=False)
 class Member:
     """One host of the fleet: its name (the hosts file's, or the ssh destination), tags,
-    Host and session. `asked_at` is when it was first asked (console clock)."""
+    Host and session. `asked_at` is when it was first asked (console monotonic clock)."""
 
     name: str
     host: Host
@@ -40,9 +43,11 @@ class Member:
 
     @classmethod
     def of(cls, name: str, host: Host, tags: tuple[str, ...] = (), *,
-           iostat_interval: int = 1, timeout: float = 20.0) -> Member:
+           iostat_interval: int = 1, timeout: float = 20.0,
+           clock: Callable[[], float] = time.time,
+           mono: Callable[[], float] = time.monotonic) -> Member:
         return cls(name, host, HostSession(host, iostat_interval=iostat_interval,
-                                           timeout=timeout), tags)
+                                           timeout=timeout, clock=clock, mono=mono), tags)
 
 
 @record
@@ -64,7 +69,8 @@ class FleetRow:
 
 
 def fleet_row(member: Member, now: float, stale_after: float) -> FleetRow:
-    """`member` as its Fleet row at `now` (console clock); `stale_after` as the console's.
+    """`member` as its Fleet row at `now` (the console's monotonic clock, its session's
+    `mono`); `stale_after` as the console's.
     (The judging is imported here: the console builds its members before its first frame,
     and the Fleet screen is the first to sum them up.)"""
     from zconsole.services.health.severity import judge_host
@@ -90,11 +96,11 @@ def fleet_row(member: Member, now: float, stale_after: float) -> FleetRow:
     if not status.ok:
         silent = status.error_type in NOT_ANSWERING
         if silent:
-            since = next((t for t in (s.status_seen_at, member.asked_at, s.started)
-                          if t is not None), reading.taken_at)
+            since = next((t for t in (s.status_seen_at, member.asked_at, s.started,
+                                      reading.seen) if t is not None), now)
             age = f"no answer for {fmt.duration(now - since)}"
         else:  # it answered, with an error (permission, no zpool, output not understood)
-            age = fmt.age(max(0.0, now - reading.taken_at))
+            age = fmt.age(status.age(now))
         return FleetRow(member.name, member.tags, Severity.UNKNOWN, not silent, None, None,
                         None, age=age, problem=f"zpool status: {status.error}",
                         findings=tuple(findings))
@@ -119,7 +125,7 @@ def fleet_row(member: Member, now: float, stale_after: float) -> FleetRow:
         fullest[0] if fullest is not None else None,
         fullest[1] if fullest is not None else None, tuple(scans),
         sum(1 for f in s.findings if f.kind == SLOW_DISK),
-        age=fmt.age(seen) if seen is not None else fmt.age(max(0.0, now - reading.taken_at)),
+        age=fmt.age(seen if seen is not None else reading.age(now)),
         problem=problem, findings=tuple(findings))
 
 

@@ -67,6 +67,22 @@ def age(seconds: float) -> str:
     return f"{duration(seconds)} ago"
 
 
+CLOCK_OFF_AFTER = 5.0
+"""Seconds a host's clock may be off the console's before it is said. Below this the offset
+is measurement, not fact: `date +%s` gives whole seconds (up to 1 s off) and is read over an
+ssh round trip (SshHost takes the round trip's midpoint: up to half of it off, a few hundred
+ms on a LAN, seconds over a slow login); a few seconds change no age shown (those are on the
+console's clock) and no time on the Timeline (minutes)."""
+
+
+def clock_offset(offset: float | None) -> str:
+    """'host clock 1 h 0 min behind' / '… ahead' when the host's wall clock is more than
+    CLOCK_OFF_AFTER seconds off the console's (`offset` = host less console); '' otherwise."""
+    if offset is None or abs(offset) <= CLOCK_OFF_AFTER:
+        return ""
+    return f"host clock {duration(abs(offset))} {'behind' if offset < 0 else 'ahead'}"
+
+
 def rate(count: int, seconds: float) -> str:
     """Events per second, 3 significant figures at most: '2,450/s', '0.4/s'."""
     if seconds <= 0:

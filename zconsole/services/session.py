@@ -17,11 +17,18 @@ block-device listing changes, after a failure, or when the operator asks (`force
 `refresh()` blocks: call it from a worker thread. `begin()`, `done()` and `failed()` record the
 outcome; the console calls them on its own thread so that what a screen reads never changes
 under it.
+
+Clocks: every age (of a reading, of a part, of the last good `zpool status`, of a running
+refresh) is counted on one clock, the console's monotonic `mono`, from the moment the answer
+arrived; the host's clock only dates what happened on the host (`Part.taken_at`, events). A
+host whose clock is an hour behind or stopped is read as fresh as any other; how far its clock
+is off is `HostReading.clock_offset` (measured against the console's wall clock `clock`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from typing import Any
@@ -106,8 +113,12 @@ class _RawSample:
 
 class HostSession:
     def __init__(self, host: Host, *, iostat_interval: int = 1, timeout: float = 20.0,
-                 parallel: bool | None = None) -> None:
+                 parallel: bool | None = None, clock: Callable[[], float] = time.time,
+                 mono: Callable[[], float] = time.monotonic) -> None:
+        """`clock` and `mono`: the console's wall and monotonic clocks (see the module); the
+        console hands its own to each of its sessions (`use_clocks`)."""
         self.host = host
+        self.clock, self.mono = clock, mono
         self.iostat_interval = iostat_interval
         self.timeout = timeout
         self.sampler = Sampler()
@@ -126,11 +137,15 @@ class HostSession:
         self.flights = Flights(parallel=parallel)
         self.last: Refresh | None = None
         self.last_error: str | None = None
-        self.started: float | None = None  # when the running refresh began (console clock)
+        self.started: float | None = None  # when the running refresh began (console mono)
         self.refreshes = 0
         self._zfs: ZfsInfo | None = None
         self._kernel: Part[str] | None = None
-        self.status_seen_at: float | None = None  # console clock of the last good status
+        self.status_seen_at: float | None = None  # when the last good status arrived (mono)
+
+    def use_clocks(self, clock: Callable[[], float], mono: Callable[[], float]) -> None:
+        """Stamp and age with the console's own clocks from now on (one clock for all)."""
+        self.clock, self.mono = clock, mono
 
     # -- the read (worker thread) --------------------------------------------------------
     def refresh(self, *, force: bool = False,
@@ -145,8 +160,9 @@ class HostSession:
         """
         if force:
             self.memo.forget()
-        rd = _Reader(self.host, self.timeout, self.memo)
-        taken_at = rd._now()
+        rd = _Reader(self.host, self.timeout, self.memo, mono=self.mono, wall=self.clock)
+        start = rd.begin()
+        taken_at = start[0]
         zfs = self._zfs_info(rd, force, cancelled)
         prior = self.last.reading if self.last is not None else None
         reads: dict[str, Callable[[], Part[Any]]] = {
@@ -175,16 +191,17 @@ class HostSession:
             if (on_progress is not None and self.flights.parallel and name == "status"
                     and len(got) < len(reads)):
                 kernel_now = got.get("kernel") or self._kernel or Part(
-                    None, taken_at, catalogue.KERNEL_RELEASE, "reading…", PENDING)
-                on_progress(self._partial(rd, taken_at, zfs, kernel_now, got, prior))
+                    None, taken_at, catalogue.KERNEL_RELEASE, "reading…", PENDING,
+                    seen=start[1])
+                on_progress(self._partial(rd, start, zfs, kernel_now, got, prior))
 
-        parts = self.flights.run(reads, deadline=self.timeout + self.iostat_interval,
-                                 now=rd._now, source=sources, on_part=landed,
-                                 cancelled=cancelled)
+        parts = {name: rd.stamped(part) for name, part in self.flights.run(
+            reads, deadline=self.timeout + self.iostat_interval, now=rd._now,
+            source=sources, on_part=landed, cancelled=cancelled).items()}
         if "kernel" in parts:
             self._kernel = parts["kernel"]
         kernel = self._kernel if self._kernel is not None else parts["kernel"]
-        return self._judge(rd, taken_at, zfs, kernel, parts)
+        return self._judge(rd, start, zfs, kernel, parts)
 
     def _zfs_info(self, rd: _Reader, force: bool, cancelled: Callable[[], bool]) -> ZfsInfo:
         """Which OpenZFS runs there, kept until a failure or `force`; read with a deadline
@@ -193,7 +210,7 @@ class HostSession:
             return self._zfs
         got = self.flights.run(
             {"zfs": lambda: Part(detect_zfs(self.host, timeout=self.timeout), rd._now(),
-                                 "zfs version")},
+                                 "zfs version", seen=rd.mono())},
             deadline=self.timeout, now=rd._now, source={"zfs": "zfs version"},
             cancelled=cancelled)["zfs"]
         if got.value is None:  # no answer: unknown this time, asked again next refresh
@@ -251,7 +268,7 @@ class HostSession:
         else:
             judged = with_roles(raw.value, pools)
             self._roles = (raw.value, pools, judged)
-        return Part(judged, raw.taken_at, raw.source)
+        return Part(judged, raw.taken_at, raw.source, seen=raw.seen)
 
     def _index(self, inventory: DiskInventory | None) -> DiskIndex | None:
         """The refresh's DiskIndex, built again only for another inventory."""
@@ -261,16 +278,17 @@ class HostSession:
             self._disk_index = (inventory, DiskIndex(inventory.devices))
         return self._disk_index[1]
 
-    def _judge(self, rd: _Reader, taken_at: float, zfs: ZfsInfo, kernel: Part[str],
-               parts: Mapping[str, Part[Any]]) -> Refresh:
+    def _judge(self, rd: _Reader, start: tuple[float, float, float | None], zfs: ZfsInfo,
+               kernel: Part[str], parts: Mapping[str, Part[Any]]) -> Refresh:
         status: Part[tuple[Pool, ...]] = parts["status"]
         pools = status.value or ()
         disks = self._disks(zfs, status, parts["disks"])
         raw: Part[_RawSample] = parts["sample"]
         diskstats: Part[tuple[DiskStat, ...]] = (
             raw.value.diskstats if raw.value is not None
-            else Part(None, raw.taken_at, catalogue.DISKSTATS, raw.error, raw.error_type))
-        reading = assemble(self.host, rd, taken_at=taken_at, zfs=zfs, kernel=kernel,
+            else Part(None, raw.taken_at, catalogue.DISKSTATS, raw.error, raw.error_type,
+                      seen=raw.seen))
+        reading = assemble(self.host, rd, start=start, zfs=zfs, kernel=kernel,
                            status=status, usage=parts["usage"], datasets=parts["datasets"],
                            arc=parts["arc"], diskstats=diskstats, disks=disks)
         inventory = reading.disks.value
@@ -317,26 +335,29 @@ class HostSession:
             self.sampler.add_leaf_sample(leaf_samples(pools, latency, disks, leaf_disk))
         return SampleResult(taken_at, disks, arc, latency, tuple(errors))
 
-    def _partial(self, rd: _Reader, taken_at: float, zfs: ZfsInfo, kernel: Part[str],
-                 got: Mapping[str, Part[Any]], prior: HostReading | None) -> Refresh:
+    def _partial(self, rd: _Reader, start: tuple[float, float, float | None], zfs: ZfsInfo,
+                 kernel: Part[str], got: Mapping[str, Part[Any]],
+                 prior: HostReading | None) -> Refresh:
         """The reading so far: parts that landed, else the previous refresh's, else PENDING."""
+        taken_at, seen = start[0], start[1]
+
         def part(name: str, previous: Part[Any] | None, source: str) -> Part[Any]:
             if name in got:
                 return got[name]
             if previous is not None:
                 return previous
-            return Part(None, taken_at, source, "reading…", PENDING)
+            return Part(None, taken_at, source, "reading…", PENDING, seen=seen)
 
         status: Part[tuple[Pool, ...]] = got["status"]
         raw_disks: Part[DiskInventory] = part("disks", prior.disks if prior else None,
                                               INVENTORY_SOURCE)
         arc: Part[ArcStats] = part("arc", prior.arc if prior else None, catalogue.ARCSTATS)
         reading = assemble(
-            self.host, rd, taken_at=taken_at, zfs=zfs, kernel=kernel, status=status,
+            self.host, rd, start=start, zfs=zfs, kernel=kernel, status=status,
             usage=part("usage", prior.pool_usage if prior else None, "zpool list"),
             datasets=part("datasets", prior.datasets if prior else None, "zfs list"),
             arc=arc, diskstats=prior.diskstats if prior else Part(
-                None, taken_at, catalogue.DISKSTATS, "reading…", PENDING),
+                None, taken_at, catalogue.DISKSTATS, "reading…", PENDING, seen=seen),
             disks=self._disks(zfs, status, raw_disks))
         last = self.last
         return Refresh(reading, last.sample if last else None,
@@ -348,33 +369,38 @@ class HostSession:
     def running(self) -> bool:
         return self.started is not None
 
-    def begin(self, now: float) -> bool:
-        """Mark a refresh as started; False when one is already running."""
+    def begin(self, now: float | None = None) -> bool:
+        """Mark a refresh as started (at `now` on the console's monotonic clock, `mono()` by
+        default); False when one is already running."""
         if self.started is not None:
             return False
-        self.started = now
+        self.started = self.mono() if now is None else now
         return True
 
-    def progress(self, result: Refresh, now: float | None = None) -> None:
+    def progress(self, result: Refresh) -> None:
         """An early, incomplete result of the running refresh (the pools answered first)."""
         self.last = result
-        self._saw_status(result, now)
+        self._saw_status(result)
 
-    def done(self, result: Refresh, now: float | None = None) -> None:
-        """The refresh ended; `now` (the console's clock) dates a good `zpool status`."""
+    def done(self, result: Refresh) -> None:
+        """The refresh ended: its result is the last, a good `zpool status` dated by the
+        console's time of its answer (never the host's clock, never the end of the refresh:
+        the health word shown is never older than the age said of it)."""
         self.last = result
         self.last_error = None
         self.refreshes += 1
         self.started = None
-        self._saw_status(result, now)
+        self._saw_status(result)
 
-    def _saw_status(self, result: Refresh, now: float | None) -> None:
-        if result.reading.pool_status.ok:
-            self.status_seen_at = now
+    def _saw_status(self, result: Refresh) -> None:
+        status = result.reading.pool_status
+        if status.ok:
+            self.status_seen_at = status.seen if status.seen is not None else self.mono()
 
     # -- how old the pools' health is ----------------------------------------------------
     def status_age(self, now: float) -> float | None:
-        """Seconds since a `zpool status` last answered (console clock), None before any."""
+        """Seconds since a `zpool status` last answered, `now` on the console's monotonic
+        clock; None before any."""
         return None if self.status_seen_at is None else max(0.0, now - self.status_seen_at)
 
     def status_stale(self, now: float, limit: float) -> bool:
@@ -382,17 +408,17 @@ class HostSession:
         return age is not None and age > limit
 
     def aged(self, reading: HostReading, now: float, limit: float) -> HostReading:
-        """`reading` as the screens may show it at `now`: when the last good `zpool status`
-        is older than `limit` (refresh interval + timeout), whatever the reason (a hang, a
-        failure, a refresh that never ends), its pools are not shown with that old health
-        but as unknown, with how long there has been no answer."""
+        """`reading` as the screens may show it at `now` (console monotonic clock): when the
+        last good `zpool status` is older than `limit` (refresh interval + timeout), whatever
+        the reason (a hang, a failure, a refresh that never ends), its pools are not shown
+        with that old health but as unknown, with how long there has been no answer."""
         age = self.status_age(now)
         if age is None or age <= limit or not reading.pool_status.ok:
             return reading
         part = reading.pool_status
         return dataclasses.replace(reading, pool_status=Part(
             None, part.taken_at, part.source,
-            f"no answer for {fmt.duration(age)}", NO_ANSWER))
+            f"no answer for {fmt.duration(age)}", NO_ANSWER, seen=part.seen))
 
     def failed(self, error: str) -> None:
         """The refresh raised: keep the last result (its age tells how old it is)."""

@@ -117,6 +117,7 @@ class ZConsoleApp(App[None]):
         read_only: bool = False,
         refresh_interval: float = 5.0,
         clock: Callable[[], float] | None = None,
+        mono: Callable[[], float] | None = None,
         iostat_interval: int = 1,
         state_directory: str | None = None,
         offer_resume: bool | None = None,
@@ -131,7 +132,9 @@ class ZConsoleApp(App[None]):
         for start-up; it is frozen and let go once the first reading is on screen.
         `fleet`: several hosts, each with its own session and refresh loop (the Fleet
         screen); `host` is then the first member's, the host every screen shows until the
-        operator picks another (`switch_host`)."""
+        operator picks another (`switch_host`). `clock`: the console's wall clock (dates,
+        mutes); `mono`: its monotonic clock, the one every age is counted on (default
+        time.monotonic, or `clock` when only that is given: a frozen clock in tests)."""
         super().__init__()
         self._collector_held = collector_held
         # Reads, parses and scans run in worker threads; a pure-Python parse holds the
@@ -148,6 +151,7 @@ class ZConsoleApp(App[None]):
         self.read_only = read_only
         self.refresh_interval = max(1.0, refresh_interval)
         self.clock = clock or time.time
+        self.mono = mono or clock or time.monotonic
         self.iostat_interval = iostat_interval
         self.theme_files = load_themes()  # short name (file stem) -> Theme
         for theme in self.theme_files.values():
@@ -165,6 +169,8 @@ class ZConsoleApp(App[None]):
         else:
             self.members = [Member(host.label, host,
                                    HostSession(host, iostat_interval=iostat_interval))]
+        for m in self.members:  # one clock for every age the console shows
+            m.session.use_clocks(self.clock, self.mono)
         self.current = self.members[0]
         self.session = self.current.session
         self._refresh_timers: dict[int, Timer] = {}  # id(member) -> its next refresh
@@ -217,10 +223,10 @@ class ZConsoleApp(App[None]):
 
     def view_state(self) -> ViewState:
         r = self.session.last
-        now = self.clock()
+        now, mono = self.clock(), self.mono()
         reading = r.reading if r is not None else None
         if reading is not None:
-            reading = self.session.aged(reading, now, self.stale_after)
+            reading = self.session.aged(reading, mono, self.stale_after)
         return ViewState(
             host=self.host,
             reading=reading,
@@ -228,6 +234,7 @@ class ZConsoleApp(App[None]):
             sample=r.sample if r is not None else None,
             sampler=self.session.sampler,
             now=now,
+            mono=mono,
             read_only=self.read_only,
             last_error=self.last_error,
             scan_estimates=r.scan_estimates if r is not None else {},
@@ -357,7 +364,7 @@ class ZConsoleApp(App[None]):
             return
         state = self.view_state()
         screen.refresh_frame(state)
-        stale = self.session.status_stale(state.now, self.stale_after)
+        stale = self.session.status_stale(state.mono, self.stale_after)
         if stale != self._shown_stale:  # the pools' reading just aged past its limit
             self._shown_stale = stale
             screen.show_state(state)
@@ -377,7 +384,7 @@ class ZConsoleApp(App[None]):
                         scheduled: bool = False) -> None:
         """Start `m`'s refresh in a worker of its own: a host that does not answer holds its
         own loop, never another's (its next refresh is armed when this one ends)."""
-        now = self.clock()
+        now = self.mono()
         if not m.session.begin(now):
             return  # one refresh at a time per host
         if m.asked_at is None:
@@ -411,7 +418,7 @@ class ZConsoleApp(App[None]):
     def on_zconsole_app_refresh_progress(self, message: RefreshProgress) -> None:
         m = message.member or self.current
         if m.session.running:  # not after the refresh already ended
-            m.session.progress(message.result, self.clock())
+            m.session.progress(message.result)
             screen = self.active_screen
             if screen is not None and m is self.current:
                 state = self.view_state()
@@ -420,7 +427,7 @@ class ZConsoleApp(App[None]):
 
     def on_zconsole_app_refresh_done(self, message: RefreshDone) -> None:
         m = message.member or self.current
-        m.session.done(message.result, self.clock())
+        m.session.done(message.result)
         self._refresh_done(m)
 
     def on_zconsole_app_refresh_failed(self, message: RefreshFailed) -> None:

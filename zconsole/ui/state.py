@@ -25,7 +25,9 @@ class ViewState:
     between timed refreshes lists it again when this number moves.
 
     `sampler` keeps the history (per-disk DiskIo, ARC deltas) for sparklines; `sample` is the
-    newest interval. `now` is the app clock when the state was handed out (frozen in tests).
+    newest interval. `now` is the app's wall clock when the state was handed out (frozen in
+    tests), `mono` its monotonic clock then: every age is `mono` less a `seen` stamp
+    (`Part.age`, `HostReading.age`), never `now` less a host time.
     """
 
     host: Host
@@ -39,3 +41,4 @@ class ViewState:
     scan_estimates: Mapping[str, tuple[ScanEstimate, ...]] = field(default_factory=dict)
     leaves: Mapping[LeafKey, LeafMetrics] = field(default_factory=dict)
     forced: int = 0  # how many refreshes the operator asked for (ctrl+r / F5) so far
+    mono: float = 0.0  # the console's monotonic clock when the state was handed out

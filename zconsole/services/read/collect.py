@@ -16,7 +16,9 @@ hosts; load a dataset's snapshots with `list_snapshots()` when it is opened.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -67,11 +69,19 @@ def _show(argv: Sequence[str]) -> str:
 
 
 class _Reader:
-    """Runs each read and turns its outcome into a Part; remembers not-root refusals."""
+    """Runs each read and turns its outcome into a Part; remembers not-root refusals.
 
-    def __init__(self, host: Host, timeout: float, memo: ParseMemo | None = None) -> None:
+    Each Part is stamped twice: `taken_at`, the host's clock (a fact about the host), and
+    `seen`, the console's monotonic clock `mono` when the answer arrived (what ages count
+    from). `wall` is the console's wall clock, only to measure how far the host's is off.
+    """
+
+    def __init__(self, host: Host, timeout: float, memo: ParseMemo | None = None, *,
+                 mono: Callable[[], float] = time.monotonic,
+                 wall: Callable[[], float] = time.time) -> None:
         self.host = host
         self.timeout = timeout
+        self.mono, self.wall = mono, wall
         # a session's reader keeps the last parse of each text (a one-off reading has none)
         self.memo = memo if memo is not None else ParseMemo()
         self.is_root = _is_root(host)
@@ -85,24 +95,41 @@ class _Reader:
             value = fn()
         except HostUnreachable as e:
             self.unreachable = str(e)
-            return Part(None, self._now(), source, str(e), type(e).__name__)
+            return self.failed(source, str(e), type(e).__name__)
         except PermissionDenied as e:
             needs_root = not self.is_root
             if needs_root:
                 self.limitations.append(f"{source}: permission denied (zconsole is not root)")
-            return Part(None, self._now(), source, str(e), type(e).__name__, needs_root)
+            return self.failed(source, str(e), type(e).__name__, needs_root)
         except _EXPECTED as e:
-            return Part(None, self._now(), source, str(e) or type(e).__name__,
-                        type(e).__name__)
+            return self.failed(source, str(e) or type(e).__name__, type(e).__name__)
         except Exception as e:  # noqa: BLE001 - a bug in one read must not hide the others
-            return Part(None, self._now(), source,
-                        f"zconsole could not read this ({type(e).__name__}: {e})",
-                        type(e).__name__)
-        return Part(value, self._now(), source)
+            return self.failed(source, f"zconsole could not read this ({type(e).__name__}: {e})",
+                               type(e).__name__)
+        seen = self.mono()
+        return Part(value, self._now(), source, seen=seen)
+
+    def failed(self, source: str, error: str, error_type: str,
+               needs_root: bool = False) -> Part[T]:
+        seen = self.mono()
+        return Part(None, self._now(), source, error, error_type, needs_root, seen)
 
     def skipped(self, source: str, why: str) -> Part[T]:
-        return Part(None, self._now(), source, why, SKIPPED)
+        return self.failed(source, why, SKIPPED)
 
+    def stamped(self, part: Part[T]) -> Part[T]:
+        """`part` with the console's time of its arrival, when it was made without (a read
+        given up at its deadline, `read.flights`): stamped as it is handed over."""
+        return part if part.seen is not None else dataclasses.replace(part, seen=self.mono())
+
+    def begin(self) -> tuple[float, float, float | None]:
+        """The reading's start: (host clock, console monotonic clock, the host's clock less
+        the console's wall clock or None when the host's could not be read)."""
+        try:
+            host_now = float(self.host.now())
+        except HostError:
+            return 0.0, self.mono(), None
+        return host_now, self.mono(), host_now - float(self.wall())
     def run(self, argv: Sequence[str]) -> str:
         return self.host.run(argv, timeout=self.timeout).stdout
 
@@ -253,8 +280,8 @@ def read_status(rd: _Reader, zfs: ZfsInfo) -> Part[tuple[Pool, ...]]:
                                                         memo=rd.memo))
     if read.value is None:
         return Part(None, read.taken_at, read.source, read.error, read.error_type,
-                    read.needs_root)
-    return Part(read.value[0], read.taken_at, read.value[1])
+                    read.needs_root, read.seen)
+    return Part(read.value[0], read.taken_at, read.value[1], seen=read.seen)
 
 
 def read_usage(rd: _Reader, zfs: ZfsInfo) -> Part[tuple[PoolUsage, ...]]:
@@ -299,15 +326,18 @@ def pools_for_roles(zfs: ZfsInfo, status: Part[tuple[Pool, ...]]) -> tuple[Pool,
     return status.value if status.ok else None
 
 
-def assemble(host: Host, rd: _Reader, *, taken_at: float, zfs: ZfsInfo, kernel: Part[str],
+def assemble(host: Host, rd: _Reader, *, start: tuple[float, float, float | None],
+             zfs: ZfsInfo, kernel: Part[str],
              status: Part[tuple[Pool, ...]], usage: Part[tuple[PoolUsage, ...]],
              datasets: Part[tuple[Dataset, ...]], arc: Part[ArcStats],
              diskstats: Part[tuple[DiskStat, ...]], disks: Part[DiskInventory]) -> HostReading:
+    """`start`: `_Reader.begin()`'s (host clock, console monotonic clock, clock offset)."""
+    taken_at, seen, offset = start
     return HostReading(
         host=_label(host), kind=str(getattr(host, "kind", "")), taken_at=taken_at,
         is_root=rd.is_root, zfs=zfs, kernel=kernel, pool_status=status, pool_usage=usage,
         datasets=datasets, arc=arc, diskstats=diskstats, disks=disks,
-        limitations=tuple(dict.fromkeys(rd.limitations)))
+        limitations=tuple(dict.fromkeys(rd.limitations)), seen=seen, clock_offset=offset)
 
 
 def collect(host: Host, *, timeout: float = DEFAULT_TIMEOUT) -> HostReading:
@@ -319,7 +349,7 @@ def collect(host: Host, *, timeout: float = DEFAULT_TIMEOUT) -> HostReading:
     command.
     """
     rd = _Reader(host, timeout)
-    taken_at = rd._now()
+    start = rd.begin()
     zfs = detect_zfs(host, timeout=timeout)
     kernel = read_kernel(rd)
     status = read_status(rd, zfs)
@@ -330,7 +360,7 @@ def collect(host: Host, *, timeout: float = DEFAULT_TIMEOUT) -> HostReading:
     roles_from = pools_for_roles(zfs, status)
     disks: Part[DiskInventory] = rd.part(
         INVENTORY_SOURCE, lambda: collect_inventory(host, pools=roles_from, timeout=timeout))
-    return assemble(host, rd, taken_at=taken_at, zfs=zfs, kernel=kernel, status=status,
+    return assemble(host, rd, start=start, zfs=zfs, kernel=kernel, status=status,
                     usage=usage, datasets=datasets, arc=arc, diskstats=diskstats, disks=disks)
 
 

@@ -55,7 +55,9 @@ class HeaderBar(Widget):
              error: str | None, title: str = "",
              tabs: Sequence[tuple[str, str]] = (), name: str | None = None) -> None:
         """`name`: the host's name in the hosts file, shown before its ssh destination
-        when they differ ("nas1 (root@10.0.0.5)")."""
+        when they differ ("nas1 (root@10.0.0.5)"). `now` is the console's monotonic clock
+        (`ViewState.mono`): the reading's age and the refresh's are counted on it, and how far
+        the host's own clock is off is said beside them ("host clock 1 h 0 min behind")."""
         where = host.label if not name or name == host.label else f"{name} ({host.label})"
         parts = [f"zconsole · {title}" if title else "zconsole", where]
         if reading is not None:
@@ -80,7 +82,10 @@ class HeaderBar(Widget):
         if reading is None:
             status = "reading the host…"
         else:
-            status = f"refreshed {fmt.age(now - reading.taken_at)}"
+            status = f"refreshed {fmt.age(reading.age(now))}"
+            off = fmt.clock_offset(reading.clock_offset)
+            if off:
+                status += f" · {off}"
         if (refreshing_since is not None and reading is not None
                 and now - refreshing_since >= SAY_REFRESHING_AFTER):
             # a refresh that ends within a second is not announced: the line would change

@@ -22,11 +22,12 @@ class ProblemsPanel(Static):
     """
 
     def show(self, reading: HostReading | None, error: str | None, now: float) -> None:
+        """`now`: the console's monotonic clock (`ViewState.mono`), the one ages count on."""
         items: list[tuple[str, str]] = []  # (text, lead) of each line
         if error:
             items.append((f"The last refresh failed: {error}", "✖ "))
             if reading is not None:
-                items.append((f"Data on screen is from {fmt.age(now - reading.taken_at)}.",
+                items.append((f"Data on screen is from {fmt.age(reading.age(now))}.",
                               "  "))
         if reading is not None:
             for name, part in reading.failures:

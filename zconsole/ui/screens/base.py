@@ -153,8 +153,8 @@ class ZScreen(Screen[None]):
             problems = self.query_one(ProblemsPanel)
         except NoMatches:  # not composed yet: the next tick will do it
             return
-        header.show(host=app.host, reading=state.reading, now=state.now,
+        header.show(host=app.host, reading=state.reading, now=state.mono,
                     refreshing_since=app.refresh_started, paused=app.paused,
                     read_only=app.read_only, error=state.last_error, title=self.TITLE,
                     tabs=screen_tabs(), name=app.current.name)
-        problems.show(state.reading, state.last_error, state.now)
+        problems.show(state.reading, state.last_error, state.mono)

@@ -65,22 +65,28 @@ class FleetScreen(ZScreen):
         yield Static("", id="fleet-detail")
 
     def on_mount(self) -> None:
-        self._redraw(self.console_app.clock())
+        self._redraw(self.console_app.mono())
         table = self.query_one(FleetTable)
         table.focus()
         current = self.console_app.current
         at = next((i for i, m in enumerate(self.console_app.members) if m is current), 0)
-        table.move_cursor(row=self.order.index(at) if at in self.order else 0)
+        self.call_after_refresh(self._cursor_on, at)  # once the table holds its rows
+
+    def _cursor_on(self, member: int) -> None:
+        """The cursor on the row of the fleet's `member`-th host, wherever it is sorted."""
+        if member in self.order:
+            self.query_one(FleetTable).move_cursor(row=self.order.index(member))
+            self._detail()
 
     def show_state(self, state: ViewState) -> None:
-        self._redraw(state.now)
+        self._redraw(state.mono)
 
     def member_refreshed(self, state: ViewState) -> None:
-        self._redraw(state.now)
+        self._redraw(state.mono)
 
     def refresh_frame(self, state: ViewState) -> None:
         super().refresh_frame(state)
-        self._redraw(state.now)  # the ages move every second
+        self._redraw(state.mono)  # the ages move every second
 
     def _redraw(self, now: float) -> None:
         if not self.is_mounted:
