@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +26,7 @@ from zconsole.parsers.version import parse_zfs_version
 from zconsole.parsers.zfs_list import parse_zfs_list, parse_zfs_list_names
 from zconsole.parsers.zil import parse_zil
 from zconsole.parsers.zpool_events import parse_zpool_events
+from zconsole.parsers.zpool_events_checked import parse_zpool_events_checked
 from zconsole.parsers.zpool_history import parse_zpool_history
 from zconsole.parsers.zpool_iostat import parse_zpool_iostat
 from zconsole.parsers.zpool_list import parse_zpool_list, parse_zpool_list_columns
@@ -74,7 +76,21 @@ PARSERS: dict[str, tuple[Callable[[str], Any], str]] = {
     "version": (parse_zfs_version, "version"),
     "zpool-events": (parse_zpool_events, "zpool-events"),
     "zpool-history": (parse_zpool_history, "zpool-history"),
+    # the Timeline's reads: each text mutated beside the real other one (a hostile capture)
+    "zpool-events-checked": (lambda t: parse_zpool_events_checked(t, _real(
+        "zpool-events/guest-zfs-2.3.2-hostile-H.txt")), "zpool-events"),
+    "zpool-events-short": (lambda t: parse_zpool_events_checked(_real(
+        "zpool-events/guest-zfs-2.3.2-hostile-v.txt"), t), "zpool-events"),
+    "zpool-history-long": (lambda t: parse_zpool_history(t, _real(
+        "zpool-history/guest-zfs-2.3.2-hostile2-i.txt")), "zpool-history"),
+    "zpool-history-plain": (lambda t: parse_zpool_history(_real(
+        "zpool-history/guest-zfs-2.3.2-hostile2-il.txt"), t), "zpool-history"),
 }
+
+
+@functools.cache
+def _real(name: str) -> str:
+    return (FIX / name).read_bytes().decode()
 
 
 def _samples(kind: str) -> list[str]:

@@ -291,6 +291,13 @@ def test_read_timeline_uses_the_hosts_zone_rules_when_it_names_its_zone() -> Non
     assert plain.rules is None and plain.zone == plain.utc_offset
 
 
+def short_of(verbose: str) -> str:
+    """`zpool events -H` of a `zpool events -v` output without hostile strings: its events'
+    first lines, the tab that -H prints after the time (zpool_do_events_short)."""
+    return "".join(f"{line[:30]}\t{line[31:]}\n" for line in verbose.split("\n")
+                   if line[:3].isalpha() and line[30:31] == " " and line[31:32].isalpha())
+
+
 def test_an_event_time_out_of_range_is_unreadable_never_a_crash() -> None:
     """Issue 27 item 3: `time = 0x7fffffffffffffff 0x0` (forged or damaged) made
     datetime.fromtimestamp raise from the read, when `date +%z` failed and the offset came
@@ -302,8 +309,9 @@ def test_an_event_time_out_of_range_is_unreadable_never_a_crash() -> None:
     text = fixture("zpool-events/guest-zfs-2.3.2-incident.txt")
     first = text.index("time = 0x")
     end = text.index("\n", first)
-    forged = text[:first] + "time = 0x7fffffffffffffff 0x0 " + text[end:]
-    host = FakeHost(commands={C.ZPOOL_EVENTS: forged,
+    nsec = text[first:end].split()[-1]  # the listed line's nanoseconds, as the kernel's
+    forged = text[:first] + f"time = 0x7fffffffffffffff {nsec} " + text[end:]
+    host = FakeHost(commands={C.ZPOOL_EVENTS: forged, C.ZPOOL_EVENTS_SHORT: short_of(text),
                               C.ZPOOL_HISTORY: (1, "", "no pools available\n"),
                               C.DATE_ZONE: (1, "", "date: cannot read the zone\n")},
                     clock=NOW)

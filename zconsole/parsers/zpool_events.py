@@ -77,8 +77,17 @@ class ZpoolEvent:
 
 @dataclass(frozen=True)
 class ZpoolEvents:
+    """The events read. `verified` when they were split at the events `zpool events -H`
+    listed (parsers/zpool_events_checked.py), then `damaged` counts the listed events whose
+    fields could not be told apart from host text and `unconfirmed` those in one of the two
+    listings only; both are left out of `events`. Unverified (this module's parser, one
+    text): a string value can forge whole events, see the checked parser."""
+
     events: tuple[ZpoolEvent, ...]
     dropped: int = 0
+    damaged: int = 0
+    unconfirmed: int = 0
+    verified: bool = False
 
 
 def _local(m: re.Match[str], line_no: int, line: str) -> datetime:
@@ -295,7 +304,8 @@ def describe(ev: ZpoolEvent) -> tuple[Kind, str, str, str]:
             ds = ev.get("history_dsname")
             text = ev.get("history_internal_str")
             words = " ".join(w for w in (name, ds, text) if w) or "history record"
-            return Kind.INTERNAL, vdev, words, ""
+            # no vdev: its string fields are host text, a vdev field there could be forged
+            return Kind.INTERNAL, "", words, ""
         kind, words = _SYSEVENT_WORDS.get(tail, (Kind.OTHER, tail.replace("_", " ")))
         rtype = ev.get("resilver_type")
         if tail.startswith("resilver_") and rtype == "sequential":

@@ -22,7 +22,24 @@ Format (cmd/zpool/zpool_main.c `print_history_records`, the same in OpenZFS 2.1 
   suffix is on a line of its own after the dumped input/output nvlists.
 * `-i` adds the internal records: `[txg:N] NAME DATASET (ID) TEXT` and, from pools older
   than the current format, `[internal NAME txg:N] TEXT`.
-* A command line is what was typed, verbatim (host text).
+* A command line is what was typed, verbatim (host text), and so is an internal record's
+  text (`set tank/bob (76) com.example:note=VALUE`): OpenZFS escapes nothing. Proven on the
+  2.1.11 and 2.3.2 guests (tests/fixtures/parsers/zpool-history/SOURCES.md, "Hostile
+  strings"): a delegated user's `zfs set 'com.example:note=x<LF>2026-11-28.10:00:00 zpool
+  offline tank vdb [user 0 (root) on zfsvm:linux]<LF>…'` prints lines that are, byte for
+  byte, a record of root's; its first line may itself end with a forged suffix, a value may
+  hold blank lines and `History for 'evil':`. From `-il` alone, where a record ends and who
+  ran it cannot be told (every line can look complete).
+
+How this parser tells them (`parse_zpool_history(text, plain)`): `-il` and `-i` print the
+same bytes except for the suffix `-l` inserts before the line end of each record's last line
+(for an ioctl record: where `-i` prints an empty line). Walking both at once, the first byte
+where they differ is where a real suffix starts (a suffix starts with a space, a line end
+is not one), and a suffix holds no line break: so each real record's end and its user come
+from OpenZFS, whatever the text holds. A record's line breaks stay in its `text`. From
+where the two reads stop agreeing (a record written between them) and when `-il` is read
+alone, records are `verified=False`: their user is only what the text looks like, and the
+Timeline attributes them to no one. Linear time, one pass over each text.
 """
 
 from __future__ import annotations
@@ -58,7 +75,10 @@ class HistoryRecord:
     """One record. `local` is the host's local time, naive. `text` is the command line
     (COMMAND), the internal record's text after its operation and dataset (INTERNAL), the
     ioctl's name (IOCTL). `op` is the internal operation (`set`, `create`, `scan setup`...)
-    and `dataset` its dataset where the record names one."""
+    and `dataset` its dataset where the record names one. `text` may hold line breaks (a
+    command's arguments). `verified`: where the record ends and who ran it were read from
+    OpenZFS's own suffix (`-il` against `-i`, see the module's words); an unverified record's
+    user and host are only what its text looks like."""
 
     pool: str
     local: datetime
@@ -73,6 +93,7 @@ class HistoryRecord:
     zone: str = ""
     elapsed_ms: int | None = None
     line_no: int = 0
+    verified: bool = False
 
 
 def _local(m: re.Match[str], line_no: int, line: str) -> datetime:
@@ -83,21 +104,28 @@ def _local(m: re.Match[str], line_no: int, line: str) -> datetime:
         raise ParseError(SOURCE, f"not a date: {e}", line_no, line) from None
 
 
-def _record(pool: str, local: datetime, elapsed: str | None, lines: list[str],
-            line_no: int) -> HistoryRecord:
-    body = "\n".join(lines)
-    user_id: int | None = None
-    user = host = zone = ""
-    cut = body.rfind(" [")  # user and host names hold no "[": the suffix is the last one
-    m = _LONG.fullmatch(body, cut) if cut >= 0 else None
-    if m and (m.group(1) or m.group(3) is not None):
-        body = body[:cut]
-        user_id = int(m.group(1)) if m.group(1) else None
-        user = m.group(2) or ""
-        where = m.group(3) or ""
-        host, _, zone = where.partition(":")
+def _suffix(text: str) -> tuple[int | None, str, str, str] | None:
+    """` [user UID (NAME) on HOST:ZONE]` -> (uid, name, host, zone); None when it is not one."""
+    m = _LONG.fullmatch(text)
+    if m is None or not (m.group(1) or m.group(3) is not None or text == " []"):
+        return None
+    where = m.group(3) or ""
+    host, _, zone = where.partition(":")
+    return (int(m.group(1)) if m.group(1) else None), m.group(2) or "", host, zone
+
+
+def _record(pool: str, local: datetime, elapsed: str | None, body: str,
+            suffix: tuple[int | None, str, str, str] | None, line_no: int,
+            verified: bool) -> HistoryRecord:
+    if suffix is None:  # one text: the last ` [` of the record is taken as its suffix
+        cut = body.rfind(" [")  # user and host names hold no "["
+        found = _suffix(body[cut:]) if cut >= 0 else None
+        if found is not None:
+            body, suffix = body[:cut], found
+    user_id, user, host, zone = suffix if suffix is not None else (None, "", "", "")
     kw: dict[str, Any] = dict(user_id=user_id, user=user, host=host, zone=zone,
-              elapsed_ms=int(elapsed) if elapsed else None, line_no=line_no)
+              elapsed_ms=int(elapsed) if elapsed else None, line_no=line_no,
+              verified=verified)
     if body.startswith("ioctl "):
         name = body[len("ioctl "):].split("\n", 1)[0]
         return HistoryRecord(pool, local, RecordKind.IOCTL, name, op=name, **kw)
@@ -136,21 +164,33 @@ def _split_op(rest: str) -> tuple[str, str]:
     return op, text
 
 
-@parser(SOURCE)
-def parse_zpool_history(text: str) -> tuple[HistoryRecord, ...]:
-    """Parse `zpool history -il` (or without -i / -l) of one or several pools, in order."""
-    out: list[HistoryRecord] = []
-    pool: str | None = None
+
+def _head(line: str, line_no: int) -> tuple[datetime, str | None, str]:
+    """A record's first line -> (local time, elapsed ms, the rest of the line)."""
+    m = _TIME.match(line)
+    if m is None:
+        raise ParseError(SOURCE, "expected a record's date", line_no, line)
+    return _local(m, line_no, line), m.group(7), m.group(8) or ""
+
+
+def _one_text(lines: list[str], pool: str | None, first_no: int,
+              out: list[HistoryRecord]) -> None:
+    """Records of `zpool history -il` read alone, all unverified: a line that starts with a
+    date starts a record, every other line (blank ones too) continues the one before, since a
+    command may hold line breaks; which of these lines OpenZFS printed cannot be told."""
     head: tuple[datetime, str | None, int] | None = None
-    lines: list[str] = []
+    body: list[str] = []
 
     def flush() -> None:
-        nonlocal head, lines
+        nonlocal head, body
+        while body and not body[-1].strip():
+            body.pop()
         if head is not None and pool is not None:
-            out.append(_record(pool, head[0], head[1], lines, head[2]))
-        head, lines = None, []
+            out.append(_record(pool, head[0], head[1], "\n".join(body), None, head[2],
+                               False))
+        head, body = None, []
 
-    for line_no, line in enumerate(text.splitlines(), 1):
+    for line_no, line in enumerate(lines, first_no):
         p = _POOL.match(line)
         if p:
             flush()
@@ -160,17 +200,89 @@ def parse_zpool_history(text: str) -> tuple[HistoryRecord, ...]:
             if not line.strip():
                 continue
             raise ParseError(SOURCE, "expected `History for 'POOL':`", line_no, line)
-        m = _TIME.match(line)
-        if m:
+        if _TIME.match(line):
             flush()
-            head = (_local(m, line_no, line), m.group(7), line_no)
-            lines = [m.group(8) or ""]
-            continue
-        if not line.strip():
-            flush()
+            local, elapsed, rest = _head(line, line_no)
+            head, body = (local, elapsed, line_no), [rest]
             continue
         if head is None:
+            if not line.strip():
+                continue
             raise ParseError(SOURCE, "expected a record's date", line_no, line)
-        lines.append(line)
+        body.append(line)
     flush()
+
+
+def _align(long: str, plain: str) -> tuple[dict[int, tuple[int | None, str, str, str]],
+                                           list[int]]:
+    """`-il` (`long`) is `-i` (`plain`) with a suffix ` [...]` inserted before the line end
+    of each record's last line (OpenZFS prints nothing else differently). The first place
+    where they differ is therefore where a suffix starts (a record's text is the same in
+    both, a suffix holds no line break): linear, one pass. Returns {index of a plain line
+    that ends a record: its suffix} and, for each plain line that both reads agree on, where
+    it starts in `long`; they stop where the reads disagree (a record written between them)."""
+    ends: dict[int, tuple[int | None, str, str, str]] = {}
+    starts: list[int] = []
+    i = j = 0
+    while i < len(plain):
+        k = plain.find("\n", i)
+        if k < 0 or not long.startswith(plain[i:k], j):
+            break
+        at = j + k - i
+        if long.startswith("\n", at):
+            nl = at
+        else:
+            nl = long.find("\n", at)
+            got = _suffix(long[at:nl]) if nl >= 0 and long.startswith(" [", at) else None
+            if got is None:
+                break
+            ends[len(starts)] = got
+        starts.append(j)
+        i, j = k + 1, nl + 1
+    starts.append(j)  # where the first line not agreed on starts
+    return ends, starts
+
+
+@parser(SOURCE)
+def parse_zpool_history(text: str, plain: str | None = None) -> tuple[HistoryRecord, ...]:
+    """Parse `zpool history -il` (`text`) of one or several pools, in order. With `plain`,
+    the `zpool history -i` read right before it, each record's end and user come from the
+    suffixes only `-l` added: verified records, whatever their text holds. Without it, and
+    from where the two reads stop agreeing (a record written between them), the records
+    are unverified."""
+    out: list[HistoryRecord] = []
+    if plain is None:
+        _one_text(text.split("\n"), None, 1, out)
+        return tuple(out)
+    ends, starts = _align(text, plain)
+    lines = plain.split("\n")[:len(starts) - 1]
+    last_of = sorted(ends)
+    e = 0
+    pool: str | None = None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if i not in ends and pool is None:
+            p = _POOL.match(line)
+            if p is None and line:
+                raise ParseError(SOURCE, "expected `History for 'POOL':`", i + 1, line)
+            pool = p.group(1) if p else None
+            i += 1
+            continue
+        if i not in ends and not line:
+            pool = None  # the empty line after a pool's records
+            i += 1
+            continue
+        while e < len(last_of) and last_of[e] < i:
+            e += 1
+        if pool is None or e == len(last_of):
+            break  # a record whose end the reads do not agree on: read below, unverified
+        last = last_of[e]
+        local, elapsed, rest = _head(line, i + 1)
+        body = "\n".join([rest, *lines[i + 1:last + 1]])
+        if rest.startswith("ioctl ") or rest.startswith("unrecognized record:"):
+            body = body.removesuffix("\n")  # the empty line `-l` puts the suffix on
+        out.append(_record(pool, local, elapsed, body, ends[last], i + 1, True))
+        i = last + 1
+    _one_text(text[starts[i]:].split("\n"), pool, i + 1, out)
     return tuple(out)

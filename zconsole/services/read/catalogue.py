@@ -127,7 +127,11 @@ def zpool_get_all(pool: str) -> tuple[str, ...]:
 
 # The Timeline screen's reads (services/read/timeline.py), read when that screen is shown.
 ZPOOL_EVENTS: tuple[str, ...] = ("zpool", "events", "-v")
+# each event's time and class, no host string: what splits the -v output (read first)
+ZPOOL_EVENTS_SHORT: tuple[str, ...] = ("zpool", "events", "-H")
 ZPOOL_HISTORY: tuple[str, ...] = ("zpool", "history", "-il")
+# the same records without the `-l` suffixes: where each record ends (read first)
+ZPOOL_HISTORY_PLAIN: tuple[str, ...] = ("zpool", "history", "-i")
 DATE_ZONE: tuple[str, ...] = ("date", "+%z %Z")  # the host's UTC offset and zone name
 
 
@@ -204,7 +208,9 @@ READ_ONLY_COMMANDS: tuple[Command, ...] = (
     *read_only_commands(json_status=True),
     Command(zpool_status_text(), "pool health and vdev tree (OpenZFS 2.1 text form)"),
     Command(ZPOOL_EVENTS, "the kernel's recent ZFS events (Timeline screen)"),
+    Command(ZPOOL_EVENTS_SHORT, "each event's time and class, to check the events read"),
     Command(ZPOOL_HISTORY, "every command and internal change of each pool (Timeline screen)"),
+    Command(ZPOOL_HISTORY_PLAIN, "the same without who ran them, to tell where each ends"),
     Command(DATE_ZONE, "the host's time zone (Timeline screen)"),
 )
 

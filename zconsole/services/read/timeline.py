@@ -39,7 +39,8 @@ from zconsole.model.timeline import (
     readable_epoch,
 )
 from zconsole.parsers.errors import ParseError
-from zconsole.parsers.zpool_events import ZpoolEvent, describe, parse_zpool_events, vdev_short
+from zconsole.parsers.zpool_events import ZpoolEvent, describe, vdev_short
+from zconsole.parsers.zpool_events_checked import parse_zpool_events_checked
 from zconsole.parsers.zpool_history import HistoryRecord, RecordKind, parse_zpool_history
 from zconsole.services.read import catalogue
 from zconsole.services.read.statewatch import StateWatch  # noqa: F401 - its old home
@@ -149,7 +150,7 @@ def event_entries(events: Sequence[ZpoolEvent], *, offset: Zone, keep_history: b
             continue
         kind, vdev, words, state = describe(ev)
         guid = ev.number("vdev_guid")
-        hit = names.get(guid) if guid is not None else None
+        hit = names.get(guid) if guid is not None and vdev else None
         if hit is not None and hit[0] == ev.get("pool"):
             # zpool status's name for it (a missing disk is named by its guid there)
             if not ev.get("vdev_path") and vdev:
@@ -179,6 +180,9 @@ def _who(r: HistoryRecord) -> str:
 
 
 def history_entries(records: Sequence[HistoryRecord], *, offset: Zone) -> list[Entry]:
+    """The records as entries. A line break inside a record (a command's argument) is shown
+    as `\\n`, never as the start of another record; an unverified record (its end and user
+    not checked against `-i`, see parsers/zpool_history.py) is attributed to no one."""
     out: list[Entry] = []
     for i, r in enumerate(records):
         at = local_to_epoch(r.local, offset)
@@ -190,10 +194,12 @@ def history_entries(records: Sequence[HistoryRecord], *, offset: Zone) -> list[E
             kind = Kind.INTERNAL
             words = " ".join(w for w in (r.op, r.dataset, r.text) if w) or r.kind.value
             vdev = ""
-        who = _who(r)
-        out.append(Entry(at, kind, r.pool, vdev, words, Source.HISTORY,
-                         ("" if not who else who if who.startswith("on ") else f"by {who}"),
-                         seq=i))
+        who = _who(r) if r.verified else ""
+        detail = ("unverified: who ran it cannot be told" if not r.verified
+                  else "" if not who else who if who.startswith("on ") else f"by {who}")
+        if "\n" in words:
+            words, vdev = words.replace("\n", "\\n"), ""
+        out.append(Entry(at, kind, r.pool, vdev, words, Source.HISTORY, detail, seq=i))
     return out
 
 
@@ -237,6 +243,67 @@ def merge(*groups: Iterable[Entry]) -> tuple[Entry, ...]:
     return tuple(everything)
 
 
+def _events_note(dropped: int, unreadable: int, damaged: int, unconfirmed: int) -> str:
+    note = "a ring buffer in the kernel module, lost at reboot"
+    if dropped:
+        note += f"; {dropped} events were dropped (buffer full)"
+    if unreadable:
+        note += (f"; {unreadable} event{'s' if unreadable != 1 else ''} with a time out of "
+                 "range left out (unreadable)")
+    if damaged:
+        note += (f"; {damaged} event{'s' if damaged != 1 else ''} whose fields cannot be "
+                 "told apart from host text left out (damaged)")
+    if unconfirmed:
+        note += (f"; {unconfirmed} event{'s' if unconfirmed != 1 else ''} in only one of "
+                 "the two listings left out (changed while read)")
+    return note
+
+
+def _read_events(host: Host, timeout: float
+                 ) -> tuple[tuple[ZpoolEvent, ...] | None, str | None, str]:
+    """`zpool events -H`, then `zpool events -v` split at the events it listed
+    (parsers/zpool_events_checked.py): (events with a readable time, error, note)."""
+    try:
+        short = host.run(catalogue.ZPOOL_EVENTS_SHORT, timeout=timeout).stdout
+        parsed = parse_zpool_events_checked(
+            host.run(catalogue.ZPOOL_EVENTS, timeout=timeout).stdout, short)
+    except (HostError, ParseError) as e:
+        return None, str(e), _events_note(0, 0, 0, 0)
+    # an event whose time no clock can show is unreadable: counted, never drawn
+    kept = tuple(e for e in parsed.events if e.at is None or readable_epoch(e.at))
+    return kept, None, _events_note(parsed.dropped, len(parsed.events) - len(kept),
+                                    parsed.damaged, parsed.unconfirmed)
+
+
+def _history_run(host: Host, argv: tuple[str, ...], timeout: float) -> tuple[str | None, str]:
+    """(stdout, "") of a `zpool history` read, or (None, the error)."""
+    try:
+        result = host.run(argv, timeout=timeout, check=False)
+    except HostError as e:
+        return None, str(e)
+    if result.returncode != 0 and "no pools available" not in result.stderr:
+        return None, (result.stderr.strip().splitlines() or [f"exit {result.returncode}"])[-1]
+    return result.stdout, ""
+
+
+def _read_history(host: Host, timeout: float
+                  ) -> tuple[tuple[HistoryRecord, ...] | None, str | None, str]:
+    """`zpool history -i`, then `-il`: each record's end and user from the suffixes `-l`
+    added (parsers/zpool_history.py). (records, error, note)."""
+    plain, _ = _history_run(host, catalogue.ZPOOL_HISTORY_PLAIN, timeout)
+    text, error = _history_run(host, catalogue.ZPOOL_HISTORY, timeout)
+    if text is None:
+        return None, error, ""
+    try:
+        records = parse_zpool_history(text, plain)
+    except ParseError as e:
+        return None, str(e), ""
+    loose = sum(1 for r in records if not r.verified)
+    note = (f"{loose} record{'s' if loose != 1 else ''} whose end and user could not be "
+            "checked (shown without a user)") if loose else ""
+    return records, None, note
+
+
 def read_timeline(host: Host, *, audit: AuditLog | None = None,
                   observed: Sequence[Entry] = (), pools: Sequence[Pool] = (),
                   timeout: float = TIMEOUT) -> Timeline:
@@ -252,49 +319,19 @@ def read_timeline(host: Host, *, audit: AuditLog | None = None,
             offset, tz_name = got
     except HostError:
         pass
-    # zpool events -v
-    events: tuple[ZpoolEvent, ...] | None = None
-    events_error: str | None = None
-    dropped = 0
-    try:
-        parsed = parse_zpool_events(host.run(catalogue.ZPOOL_EVENTS, timeout=timeout).stdout)
-        events, dropped = parsed.events, parsed.dropped
-    except (HostError, ParseError) as e:
-        events_error = str(e)
-    unreadable = 0
-    if events:
-        # an event whose time no clock can show is unreadable: counted, never drawn
-        kept = tuple(e for e in events if e.at is None or readable_epoch(e.at))
-        unreadable, events = len(events) - len(kept), kept
+    events, events_error, note = _read_events(host, timeout)
     if offset is None and events:
         offset = offset_from_events(events)
-    # zpool history -il
-    records: tuple[HistoryRecord, ...] | None = None
-    history_error: str | None = None
-    try:
-        result = host.run(catalogue.ZPOOL_HISTORY, timeout=timeout, check=False)
-        if result.returncode != 0 and "no pools available" not in result.stderr:
-            history_error = (result.stderr.strip().splitlines() or
-                             [f"exit {result.returncode}"])[-1]
-        else:
-            records = parse_zpool_history(result.stdout)
-    except (HostError, ParseError) as e:
-        history_error = str(e)
+    records, history_error, history_note = _read_history(host, timeout)
     rules = zone_rules(read_zone_key(host, timeout), offset, taken_at)
     off: Zone = rules if rules is not None else offset
     ev_entries = event_entries(events or (), offset=off, keep_history=records is None,
                                pools=pools)
-    note = "a ring buffer in the kernel module, lost at reboot"
-    if dropped:
-        note += f"; {dropped} events were dropped (buffer full)"
-    if unreadable:
-        note += (f"; {unreadable} event{'s' if unreadable != 1 else ''} with a time out of "
-                 "range left out (unreadable)")
     sources.append(SourceRead(Source.EVENTS, len(ev_entries), events_error,
                               min((e.at for e in ev_entries), default=None), note))
     hist_entries = history_entries(records or (), offset=off)
     sources.append(SourceRead(Source.HISTORY, len(hist_entries), history_error,
-                              min((e.at for e in hist_entries), default=None)))
+                              min((e.at for e in hist_entries), default=None), history_note))
     au_entries: list[Entry] = []
     if audit is not None:
         try:
