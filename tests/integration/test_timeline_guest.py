@@ -41,7 +41,7 @@ def test_a_pulled_disk_and_its_replacement_in_the_timeline(clean_guest: ZfsGuest
                    if e.source is Source.EVENTS and e.words == "vdc REMOVED (was ONLINE)")
     now = host.now()
     line = summary(pools, before.entries, {}, now, before.utc_offset)
-    assert line[0].startswith(f"tank DEGRADED since "
+    assert line[0].startswith(f"✖ CRITICAL tank DEGRADED since "  # mirror down to one disk
                               f"{clock_time(removed.at, before.utc_offset, now=now)} (")
     assert line[0].endswith(": vdc REMOVED") or ": vdc REMOVED after " in line[0]
 

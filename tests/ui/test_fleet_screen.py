@@ -85,7 +85,12 @@ async def test_one_row_per_host_and_the_dead_one_says_since_when(
         rows = {r.name: r for r in screen.rows}
         assert list(rows) == ["demo-showcase", "demo-degraded", "demo-resilvering",
                               "demo-no-answer"]
-        assert rows["demo-degraded"].state.name == "WARNING"
+        # two mirrors down to one disk each: CRITICAL on the one scale (health/severity.py)
+        assert rows["demo-degraded"].state.name == "CRITICAL"
+        # the table shows them worst first; the cursor stays on the host on screen
+        assert [screen.rows[i].name for i in screen.order] == [
+            "demo-degraded", "demo-no-answer", "demo-showcase", "demo-resilvering"]
+        assert screen.highlighted() == 0  # demo-showcase, the host on screen
         assert rows["demo-resilvering"].scans[0].startswith("tank: resilver ")
         dead = rows["demo-no-answer"]
         assert dead.state.name == "UNKNOWN" and dead.age == "no answer for 40 s"
@@ -94,7 +99,10 @@ async def test_one_row_per_host_and_the_dead_one_says_since_when(
         assert dead_member.session.running and dead_member.session.last is None
         assert all(m.session.refreshes == 1 for m in app.members[:-1])
         text = screen_text(app)
-        assert "no answer for 40 s" in text and "▲ WARNING" in text
+        assert "no answer for 40 s" in text and "✖ CRITICAL" in text
+        await pilot.press("up", "up")  # the line under the table: its highest finding
+        await pilot.pause()
+        assert "demo-degraded: tank: no redundancy left in mirror-0 " in screen_text(app)
         clock.t += 60
         app._tick_frame()
         await pilot.pause()
@@ -109,7 +117,7 @@ async def test_a_host_that_stops_answering_never_shows_its_last_state(
     app = fleet_app(clock, members)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_fleet(app, pilot, clock, later=10)
-        assert [r.state.name for r in screen.rows] == ["OK", "WARNING"]
+        assert [r.state.name for r in screen.rows] == ["OK", "CRITICAL"]
         clock.t += app.stale_after + 50  # no refresh since (refresh interval 1 h)
         app._tick_frame()
         await pilot.pause()
@@ -126,7 +134,7 @@ async def test_enter_shows_that_host_on_every_screen(woken: list[ZConsoleApp]) -
         await open_fleet(app, pilot, clock)
         assert app.host.label == "demo: showcase"
         await pilot.press("2")  # the Disks screen, made for the first host
-        await pilot.press("9", "down", "enter")
+        await pilot.press("9", "up", "up", "enter")  # demo-degraded: the first row, the worst
         await pilot.pause()
         assert app.current is app.members[1] and app.host.label == "demo: degraded"
         assert app.session is app.members[1].session
@@ -142,8 +150,8 @@ async def test_enter_shows_that_host_on_every_screen(woken: list[ZConsoleApp]) -
         screen = app.screen
         assert isinstance(screen, FleetScreen)
         assert "demo: degraded" in screen_text(app)
-        # the dead host can be shown too: its screens say it does not answer
-        await pilot.press("down", "down", "enter")
+        # the dead host can be shown too: its screens say it does not answer (the next row)
+        await pilot.press("down", "enter")
         await pilot.pause()
         assert app.host.label == "demo: no-answer"
         assert app.reading is None
@@ -186,7 +194,7 @@ async def test_the_header_names_the_host_as_the_hosts_file_does(
         label = members[0].host.label
         assert label != "nas1"
         assert f"zconsole · Pools · nas1 ({label}) · OpenZFS" in screen_text(app)
-        await pilot.press("9", "down", "enter")
+        await pilot.press("9", "up", "enter")  # the degraded host: the first row, the worst
         await settle(app, pilot)
         text = screen_text(app)
         other = members[1].host.label

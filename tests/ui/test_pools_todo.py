@@ -49,6 +49,8 @@ async def test_pools_screen_points_at_r_and_read_only_says_so() -> None:
         await settle(app, pilot)
         shown = str(app.screen.query_one(".pool-summary").render())
         assert "Press r to replace" in shown
+        # headed by the pool's level on the one scale: two mirrors down to one disk each
+        assert "➜ ✖ CRITICAL, to do: Press r" in shown.replace("\n", " ")
     app = make_app(scenario="degraded", read_only=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)

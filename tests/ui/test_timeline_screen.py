@@ -45,7 +45,7 @@ async def test_degraded_summary_sources_and_entries_newest_first() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_timeline(app, pilot)
         assert screen.summary == [
-            "tank DEGRADED since 2026-11-18 18:43 (3 d 4 h): "
+            "✖ CRITICAL tank DEGRADED since 2026-11-18 18:43 (3 d 4 h): "
             f"{FAULTED} FAULTED after 117 write and 3 read errors; "
             "ata-ST4000VN008-2DR166_ZGY8L1M2 UNAVAIL"]
         sources = text(screen, "#tl-sources")

@@ -181,15 +181,15 @@ def test_summary_line_of_a_degraded_pool_with_a_resilver() -> None:
                entry(began + 60, Source.OBSERVED, vdev="sdb", state="FAULTED")]
     estimates = {"tank": (ScanEstimate("tank", "resilver", 62.4, 1.5, 25 * 60, 5, 300.0),)}
     assert summary([pool], entries, estimates, NOW, 0) == [
-        "tank DEGRADED since 22:13 (47 min): sdb FAULTED after 117 write errors; "
+        "✖ CRITICAL tank DEGRADED since 22:13 (47 min): sdb FAULTED after 117 write errors; "
         "resilver of sdm 62 %, done in about 25 min"]
     # no pace of its own yet: zpool's estimate; no event: zconsole's first sight, said so
     only_seen = [entry(began, Source.OBSERVED, vdev="sdb", state="FAULTED")]
     assert summary([pool], only_seen, {}, NOW, 3600) == [
-        "tank DEGRADED first seen by zconsole at 2026-11-21 23:13 (47 min): sdb FAULTED "
+        "✖ CRITICAL tank DEGRADED first seen by zconsole at 2026-11-21 23:13 (47 min): sdb FAULTED "
         "after 117 write errors; resilver of sdm 62 %, done in about 1 h 0 min"]
     assert summary([pool], [], {}, NOW, 0)[0].startswith(
-        "tank DEGRADED (since before the oldest event): sdb FAULTED")
+        "✖ CRITICAL tank DEGRADED (since before the oldest event): sdb FAULTED")
     healthy = Pool("tank", "ONLINE", vdevs=(Vdev("sdb", "disk", "ONLINE"),))
     assert summary([healthy], [], {}, NOW, 0) == ["tank ONLINE"]
     assert summary([], [], {}, NOW, 0) == []

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from zconsole.model.advice import ADVICE_CEILING, Advice, Mute
 from zconsole.model.finding import Finding, Severity
-from zconsole.model.reading import HostReading
+from zconsole.model.pool import Pool
+from zconsole.model.reading import HostReading, PoolEntry
 from zconsole.services.read.progress import ScanEstimate
 
 C, W, U, N = Severity.CRITICAL, Severity.WARNING, Severity.UNKNOWN, Severity.INFO
@@ -133,32 +134,57 @@ class HostVerdict:
         return Severity.OK if s is N else s
 
 
-def capacity_findings(reading: HostReading, t: Thresholds) -> list[Finding]:
-    out: list[Finding] = []
-    for entry in reading.pools if reading.pool_status.ok else ():
-        u = entry.usage
-        if u is None or u.capacity is None:
-            continue
-        level = capacity_level(u.capacity, t.capacity_warn, t.capacity_crit)
-        if level is not Severity.OK:
-            out.append(Finding("pool-capacity", level, entry.name,
-                               f"{entry.name} is {u.capacity} % full", pool=entry.name,
-                               factor=float(u.capacity)))
-    return out
+def capacity_finding(entry: PoolEntry, t: Thresholds) -> list[Finding]:
+    u = entry.usage
+    if u is None or u.capacity is None:
+        return []
+    level = capacity_level(u.capacity, t.capacity_warn, t.capacity_crit)
+    if level is Severity.OK:
+        return []
+    return [Finding("pool-capacity", level, entry.name, f"{entry.name} is {u.capacity} % full",
+                    pool=entry.name, factor=float(u.capacity))]
 
 
-def stalled_findings(estimates: Mapping[str, Sequence[ScanEstimate]]) -> list[Finding]:
+def stalled_findings(pool: str, estimates: Sequence[ScanEstimate]) -> list[Finding]:
     """A resilver or rebuild whose pace, over at least STALL_SPAN_S of samples, is nil."""
-    out: list[Finding] = []
-    for pool, ests in estimates.items():
-        for e in ests:
-            if e.function == "resilver" and e.stalled and e.span_s >= STALL_SPAN_S:
-                what = e.kind or "resilver"
-                out.append(Finding(
-                    "resilver-stalled", W, pool,
-                    f"{pool}: the {what} has not progressed for {e.span_s:.0f} s "
-                    f"(still {e.percent_done:.1f} %)", pool=pool))
-    return out
+    return [Finding("resilver-stalled", W, pool,
+                    f"{pool}: the {e.kind or 'resilver'} has not progressed for "
+                    f"{e.span_s:.0f} s (still {e.percent_done:.1f} %)", pool=pool)
+            for e in estimates
+            if e.function == "resilver" and e.stalled and e.span_s >= STALL_SPAN_S]
+
+
+def pool_extra(entry: PoolEntry, slow: Iterable[Finding],
+               estimates: Mapping[str, Sequence[ScanEstimate]], t: Thresholds
+               ) -> list[Finding]:
+    """What the scale judges of a pool beyond its `zpool status` tree (health.pools): its
+    capacity, a stalled resilver, its slow disks."""
+    return [*capacity_finding(entry, t), *stalled_findings(entry.name,
+                                                           estimates.get(entry.name, ())),
+            *(f for f in slow if f.pool == entry.name)]
+
+
+def tree_level(pool: Pool) -> Severity:
+    """A pool on the scale from its `zpool status` tree alone (state, redundancy, device and
+    data errors): the Timeline summary's word."""
+    from zconsole.services.health.pools import judge_pool
+
+    s = Severity.worst(level_of(f) for f in judge_pool(pool))
+    return Severity.OK if s is N else s
+
+
+def pool_level(entry: PoolEntry, *, slow: Iterable[Finding] = (),
+               estimates: Mapping[str, Sequence[ScanEstimate]] | None = None,
+               thresholds: Thresholds = Thresholds()) -> Severity:
+    """One pool on the scale (what `judge_host(...).pool_level(name)` says of it, from the
+    pool alone): the Pools screen's to-do line. UNKNOWN when its status was not read."""
+    from zconsole.services.health.pools import judge_pool
+
+    if entry.status is None:
+        return U
+    found = [*judge_pool(entry.status), *pool_extra(entry, slow, estimates or {}, thresholds)]
+    s = Severity.worst(level_of(f) for f in found)
+    return Severity.OK if s is N else s
 
 
 def judge_host(reading: HostReading, *, slow: Iterable[Finding] = (),
@@ -171,11 +197,10 @@ def judge_host(reading: HostReading, *, slow: Iterable[Finding] = (),
     `advice_counts`); `mutes` keep muted slow disks and advice apart."""
     from zconsole.services.health.pools import judge_pools
 
-    found: list[Finding] = [*judge_pools(reading, now=now, max_age=max_age),
-                            *capacity_findings(reading, thresholds),
-                            *stalled_findings(estimates or {})]
-    if reading.pool_status.ok:
-        found.extend(slow)
+    found: list[Finding] = judge_pools(reading, now=now, max_age=max_age)
+    slow = tuple(slow)
+    for entry in reading.pools if reading.pool_status.ok else ():
+        found.extend(pool_extra(entry, slow, estimates or {}, thresholds))
     found.extend(a.as_finding() for a in advice if a.kind != "advice-capacity")
     said: list[Finding] = []
     muted: list[tuple[Finding, Mute]] = []

@@ -1,9 +1,10 @@
 """The summary line of the Timeline screen, for a screen share during an incident:
 
-    tank DEGRADED since 03:12 (47 min): sdb FAULTED after 117 write errors;
+    ✖ CRITICAL tank DEGRADED since 03:12 (47 min): sdb FAULTED after 117 write errors;
     resilver of sdm 62 %, done in about 25 min
 
-One sentence per pool that is not healthy or has a scan running. "Since" is when the
+One sentence per pool that is not healthy or has a scan running, headed by the pool's level
+on the one scale (`health.severity.tree_level`, judged from its tree) when it is not OK. "Since" is when the
 current bad spell of its first vdev to go bad began, by ZFS's own events (else by
 zconsole's own observation, said so); the errors are `zpool status`'s counters; the
 resilver's figure is zpool's and its end zconsole's estimate from its own pace (zpool's
@@ -15,10 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
+from zconsole.model.finding import Severity
 from zconsole.model.pool import Pool, ScanState, Vdev
 from zconsole.model.timeline import Entry, Kind, Source, Zone, as_tz, readable_epoch
 from zconsole.parsers.zpool_events import vdev_short
 from zconsole.services import fmt
+from zconsole.services.health.severity import tree_level
 from zconsole.services.read.progress import ScanEstimate
 from zconsole.services.read.timeline import BAD_STATES
 
@@ -128,7 +131,9 @@ def summary(pools: Sequence[Pool], entries: Sequence[Entry],
         scan = _resilver(p, estimates.get(p.name, ()))
         if p.state == "ONLINE" and not bad and not scan:
             continue
-        head = f"{p.name} {p.state}"
+        level = tree_level(p)
+        head = (f"{level.symbol} {level.name} " if level is not Severity.OK else "") + \
+            f"{p.name} {p.state}"
         if p.state != "ONLINE":
             got = since(p.name, [v.name for v in bad]
                         + [top.name for top in p.vdevs if top.state in BAD_STATES], entries)

@@ -15,6 +15,7 @@ from zconsole.model.reading import PoolEntry
 from zconsole.model.record import record
 from zconsole.services import fmt
 from zconsole.services.health import replace as replace_health
+from zconsole.services.health.severity import pool_level
 from zconsole.services.read.progress import ScanEstimate
 from zconsole.ui.kit.levels import LEVEL_STYLE, state_content
 from zconsole.ui.kit.text import Hanging, Para, para, plain, update_if_changed
@@ -159,10 +160,11 @@ def usage_line(entry: PoolEntry) -> Content:
 
 
 def pool_summary(entry: PoolEntry, estimates: Sequence[ScanEstimate] = (), *,
-                 todo: str | None = None) -> Hanging:
+                 todo: str | None = None, level: Severity | None = None) -> Hanging:
     """The usage line, then every line of work (scan, rebuild, expansion, removal), `status:`,
     `action:` and `errors:` of `zpool status`, each wrapping under its own text; then `todo`,
-    zconsole's one line of what to do (`services.health.replace.advice`)."""
+    zconsole's one line of what to do (`services.health.replace.advice`), headed by the
+    pool's `level` on the one scale (`services.health.severity.pool_level`)."""
     if entry.status is None:
         return Hanging(usage_line(entry), para("health unknown: zpool status could not be read",
                                                "  ", LEVEL_STYLE["warn"]))
@@ -177,7 +179,12 @@ def pool_summary(entry: PoolEntry, estimates: Sequence[ScanEstimate] = (), *,
     if errors and errors != "No known data errors":
         items.append(para(errors, "  errors: ", LEVEL_STYLE["bad"]))
     if todo:
-        items.append(para(todo, "  ➜ to do: ", f"bold {LEVEL_STYLE['warn']}"))
+        if level is None:
+            items.append(para(todo, "  ➜ to do: ", f"bold {LEVEL_STYLE['warn']}"))
+        else:
+            style = LEVEL_STYLE["bad" if level is Severity.CRITICAL else "warn"]
+            items.append(para(todo, f"  ➜ {level.symbol} {level.name}, to do: ",
+                              f"bold {style}"))
     return Hanging(*items)
 
 
@@ -237,13 +244,14 @@ class PoolBlock(Vertical):
                                      self._shown.performance)
         estimates = state.scan_estimates.get(entry.name, ())
         todo = None
+        level = pool_level(entry, slow=state.findings, estimates=state.scan_estimates)
         if entry.status is not None:
             cands = replace_health.candidates(entry.status, state.findings)
             todo = replace_health.advice(entry.status, cands,
                                          key=None if state.read_only else REPLACE_KEY)
         update_if_changed(self.summary, (entry.name, entry.health, entry.usage,
-                                         entry.status, estimates, todo),
-                          lambda: pool_summary(entry, estimates, todo=todo))
+                                         entry.status, estimates, todo, level),
+                          lambda: pool_summary(entry, estimates, todo=todo, level=level))
         width = self.app.size.width
         columns, fixed = columns_for(performance, width)
         pool = entry.status
