@@ -92,3 +92,25 @@ async def test_no_health_word_older_than_its_reading() -> None:
                 else:
                     assert later > limit and "UNKNOWN" in text
             assert "ONLINE" not in screen_text(app)
+
+
+async def test_network_and_timeline_of_a_host_an_hour_behind() -> None:
+    """The Network screen's age is the console's; the Timeline's times and durations are the
+    host's own (its clock then and now), and it says its clock is behind the console's."""
+    from tests.ui.test_network_screen import show_network, text_of
+    from tests.ui.test_timeline_screen import show_timeline, text
+
+    clock = Clock()
+    host = DemoHost("degraded", clock=lambda: clock.t - HOUR)
+    app = ZConsoleApp(host, clock=clock, refresh_interval=3600)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        network = await show_network(app, pilot)
+        assert "read with ip -j 0 s ago" in text_of(network, "#net-summary")  # was 1 h 0 min
+        timeline = await show_timeline(app, pilot)
+        # the demo's pool went DEGRADED 3 d 4 h before its own start, on its own clock
+        assert timeline.summary[0].startswith("✖ CRITICAL tank DEGRADED since 2026-11-18 17:43 "
+                                              "(3 d 4 h)")  # was (3 d 5 h): console less host
+        sources = text(timeline, "#tl-sources").replace("\n", " ")
+        assert ("times in the host's time zone (UTC+00:00 UTC), on its clock; host clock "
+                "1 h 0 min behind the console's") in sources

@@ -121,13 +121,14 @@ class Known:
     snapshot listings and radius names, and the last scan."""
 
     tree: DatasetTree
-    now: float
+    now: float  # the console's monotonic clock: ages count from the `seen` stamps
     loaded: Mapping[str, Part[tuple[Dataset, ...]]]  # this refresh's listings
     loaded_names: Mapping[str, tuple[str, ...]]  # the names of those listed
     radius_names: Mapping[str, tuple[str, ...]]  # this refresh, names only
     radius_errors: tuple[str, ...]
     scan: ScanResult | None
     opened: Part[tuple[Dataset, ...]] | None  # the opened dataset's listing
+    scan_seen: float = 0.0  # the console's monotonic clock when `scan` arrived
 
     def names(self) -> dict[str, tuple[str, ...]]:
         """Snapshot names per dataset: a scan (older), then this refresh's listings."""
@@ -195,7 +196,7 @@ def names_source(r: BlastRadius, known: Known) -> str:
     if not from_scan:
         return ""
     return (f"Snapshot names of {fmt.plural(len(from_scan), 'dataset')} come from the scan "
-            f"{fmt.age(known.now - scan.finished_at)} (a to scan again).")
+            f"{fmt.age(known.now - known.scan_seen)} (a to scan again).")
 
 
 def dataset_summary(name: str, known: Known) -> str:

@@ -14,7 +14,7 @@ built by `rows.py`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from textual import work
@@ -62,6 +62,7 @@ class ScanState:
     total: int = 0
     snapshots: int = 0
     result: ScanResult | None = None
+    seen: float = 0.0  # the console's monotonic clock when `result` arrived
 
 
 RELIST_EVERY = 60.0  # seconds: an opened dataset whose sizes did not move is listed again
@@ -130,7 +131,7 @@ class DatasetsScreen(ZScreen):
         self.scan = ScanState()
         self._source: HostReading | None = None
         self._datasets: tuple[Dataset, ...] | None = None
-        self._list_time = 0.0  # when the dataset list on screen was read (host clock)
+        self._list_seen = 0.0  # when the dataset list on screen arrived (console mono)
         self._state: ViewState | None = None
         self._radius_asked: set[str] = set()
         self._scan_worker: Worker[None] | None = None
@@ -163,19 +164,19 @@ class DatasetsScreen(ZScreen):
             if part.skipped:
                 self._message(f"No datasets: {part.error}")
             else:
-                shown = (f" Showing the list read {fmt.age(state.now - self._list_time)}."
+                shown = (f" Showing the list read {fmt.age(state.mono - self._list_seen)}."
                          if self.dtree is not None else "")
                 error = part.error or "unknown error"
                 what = error if part.source and error.startswith(part.source) \
                     else f"{part.source}: {error}"
                 self._message(f"✖ Could not list the datasets: {what} "
-                              f"(tried {fmt.age(part.age(state.now))}).{shown}")
+                              f"(tried {fmt.age(part.age(state.mono))}).{shown}")
         else:
             self._message("")
             if part.value != self._datasets:
                 self._datasets = part.value
                 self.dtree = build_tree(part.value)
-            self._list_time = part.taken_at
+            self._list_seen = part.seen if part.seen is not None else state.mono
         if self.dtree is None:
             return
         if self.opened is not None:
@@ -216,7 +217,7 @@ class DatasetsScreen(ZScreen):
         if part is None or not part.ok:
             return True
         now = fingerprint(self.dtree.datasets.get(self.opened.dataset))
-        return now != self._listed_print or part.age(state.now) >= RELIST_EVERY
+        return now != self._listed_print or part.age(state.mono) >= RELIST_EVERY
 
     def _message(self, text: str) -> None:
         message = self.query_one("#ds-message", Static)
@@ -228,11 +229,19 @@ class DatasetsScreen(ZScreen):
             return
         table = self.query_one(TreeTable)
         keep = table.current.key if table.current is not None else None
-        table.set_rows(build_rows(self.dtree, self.opened), self._now(), keep=keep)
+        table.set_rows(build_rows(self.dtree, self.opened), self._host_now(), keep=keep)
         self._update_status()
 
     def _now(self) -> float:
-        return self._state.now if self._state is not None else self.console_app.clock()
+        """The console's monotonic clock: every age on this screen is counted on it."""
+        return self._state.mono if self._state is not None else self.console_app.mono()
+
+    def _host_now(self) -> float:
+        """The host's clock now, for its own dates ("created 3 d"): never the console's."""
+        state = self._state
+        if state is None or state.reading is None:
+            return self.console_app.clock()
+        return state.reading.host_time(state.mono)
 
     @property
     def busy(self) -> bool:
@@ -307,6 +316,7 @@ class DatasetsScreen(ZScreen):
         self._listed(message.key, message.value)
 
     def _listed(self, dataset: str, part: Listing) -> None:
+        part = replace(part, seen=self.console_app.mono())  # its age: on the console's clock
         if self._loading == dataset:
             self._loading = None
         self.loaded[dataset] = part
@@ -322,7 +332,7 @@ class DatasetsScreen(ZScreen):
     def on_part_failed(self, message: PartFailed) -> None:
         """A listing that raised instead of returning its failure: shown like one."""
         if message.group == SNAPSHOTS:
-            self._listed(message.key, Part(None, message.asked_at, error=message.error))
+            self._listed(message.key, Part(None, self._host_now(), error=message.error))
         elif message.group == RADIUS:
             self._radius_running = False
             self.radius_errors = self.radius_errors + (message.error,)
@@ -340,7 +350,7 @@ class DatasetsScreen(ZScreen):
         assert self.dtree is not None
         return Known(self.dtree, self._now(), self.loaded, self._loaded_names,
                      self.radius_names, self.radius_errors, self.scan.result,
-                     self.opened.part if self.opened is not None else None)
+                     self.opened.part if self.opened is not None else None, self.scan.seen)
 
     def _update_panel(self) -> None:
         panel = self.query_one(RadiusPanel)
@@ -433,7 +443,7 @@ class DatasetsScreen(ZScreen):
             r = ScanResult(merged, sum(len(v) for v in merged.values()), r.done_datasets,
                            r.total_datasets, True, r.errors, r.seconds, r.finished_at)
         self.scan = ScanState(running=False, done=r.done_datasets, total=r.total_datasets,
-                              snapshots=r.snapshots, result=r)
+                              snapshots=r.snapshots, result=r, seen=self._now())
         self._scan_worker = None
         self._update_status()
         self._update_panel()
@@ -477,7 +487,7 @@ class DatasetsScreen(ZScreen):
         word = "stopped" if r.cancelled else "done"
         line = (f"Snapshot scan {word}: {r.snapshots:,} snapshots in "
                 f"{r.done_datasets}/{r.total_datasets} datasets, {r.seconds:.1f} s, "
-                f"{fmt.age(self._now() - r.finished_at)}")
+                f"{fmt.age(self._now() - s.seen)}")
         if r.errors:
             line += f" · ✖ {len(r.errors)} failed: {r.errors[0]}"
         return line

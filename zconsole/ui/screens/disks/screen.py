@@ -97,7 +97,7 @@ class DisksView(Vertical):
         if inv is None:
             self.rows = []
             self._error = (f"✖ Disks could not be listed: {part.error} "
-                           f"(tried {fmt.age(part.age(state.now))})")
+                           f"(tried {fmt.age(part.age(state.mono))})")
             self._render_rows()
             return
         self._error = None

@@ -140,11 +140,11 @@ class HostScreen(ZScreen):
         self._redraw()
 
     def show_state(self, state: ViewState) -> None:
-        self._now = state.now
+        self._now = state.mono  # the console's monotonic clock: the panels' ages count on it
         self._find_applied()
         self._redraw()
-        if self._asked is None or state.now - self._asked >= REREAD:
-            self.read_all(state.now)
+        if self._asked is None or state.mono - self._asked >= REREAD:
+            self.read_all(state.mono)
 
     def read_all(self, now: float) -> None:
         self._asked = now
@@ -159,7 +159,7 @@ class HostScreen(ZScreen):
     def reread(self) -> None:
         """Read the panels again now (after the demo's reboot)."""
         self._find_applied()
-        self.read_all(max(self._now, self.console_app.clock()))
+        self.read_all(max(self._now, self.console_app.mono()))
 
     def focus_panel(self, key: str) -> None:
         """Scroll the panel into view (the palette's "Fix slow SSH logins" / "Fix slow
@@ -177,7 +177,7 @@ class HostScreen(ZScreen):
     def on_host_screen_loaded(self, message: Loaded) -> None:
         self.diagnoses[message.key] = message.value
         self.errors.pop(message.key, None)
-        self.read_at[message.key] = message.asked_at
+        self.read_at[message.key] = self.console_app.mono()  # when its answer arrived
         self.reads += 1
         self._redraw()
 
@@ -189,7 +189,7 @@ class HostScreen(ZScreen):
     def _redraw(self) -> None:
         if not self.is_mounted:
             return
-        now = max(self._now, self.console_app.clock())
+        now = max(self._now, self.console_app.mono())
         for key in PANELS:
             self.query_one(f"#fix-{key}", FixitPanel).show(
                 self.diagnoses.get(key), self.errors.get(key), self.read_at.get(key), now,

@@ -228,7 +228,8 @@ class NetworkPanel(Vertical):
     def __init__(self, *, name: str | None = None, id: str | None = None,
                  classes: str | None = None, disabled: bool = False) -> None:
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
-        self._last: tuple[NetworkView | None, str | None, float, float | None] | None = None
+        self._last: tuple[NetworkView | None, str | None, float, float | None,
+                          float | None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("reading the network…", classes="net-summary", id="net-summary")
@@ -245,17 +246,19 @@ class NetworkPanel(Vertical):
             self.show(*self._last)
 
     def show(self, view: NetworkView | None, error: str | None, now: float,
-             error_at: float | None = None) -> None:
+             error_at: float | None = None, seen: float | None = None) -> None:
         """`view` is the last good read (None before the first); `error` says why the
-        latest read failed, if it did."""
-        self._last = (view, error, now, error_at)
+        latest read failed, if it did. `now`, `error_at` and `seen` (when `view` arrived)
+        are the console's monotonic clock: ages on one clock, never the host's."""
+        self._last = (view, error, now, error_at, seen)
+        view_age = fmt.age(now - seen if seen is not None else 0.0)
         width = max(40, self.app.size.width - 4)
         problems: list[Para] = []
         if error:
             tried = f" (tried {fmt.age(now - error_at)})" if error_at is not None else ""
             problems.append(para(f"The network could not be read: {error}{tried}", "✖ "))
             if view is not None:
-                problems.append(para(f"The data below is from {fmt.age(now - view.taken_at)}.",
+                problems.append(para(f"The data below is from {view_age}.",
                                      "  "))
         summary = self.query_one("#net-summary", Static)
         if view is None:
@@ -269,7 +272,7 @@ class NetworkPanel(Vertical):
             return
         how = "ip -j" if view.source == "ip" else "/sys/class/net"
         summary.update(f"{len(view.interfaces)} interfaces · {len(view.bridges)} bridges · "
-                       f"read with {how} {fmt.age(now - view.taken_at)}")
+                       f"read with {how} {view_age}")
         findings = self.query_one("#net-findings", Static)
         if not view.findings and view.bridges:
             findings.update(Content.styled("✔ every bridge has a working port and no MTU "

@@ -33,7 +33,8 @@ class NetworkScreen(ZScreen):
         super().__init__(name=name, id=id, classes=classes)
         self.view: NetworkView | None = None
         self.error: str | None = None
-        self.error_at: float | None = None
+        self.error_at: float | None = None  # console monotonic clock, as `seen`
+        self.seen: float | None = None  # when `view` arrived (console monotonic clock)
         self.reads = 0
         self._now = 0.0
 
@@ -45,13 +46,14 @@ class NetworkScreen(ZScreen):
 
     def show_state(self, state: ViewState) -> None:
         """Each refresh reads the network again."""
-        self._now = state.now
+        self._now = state.mono
         self._redraw()
         self.read(self.Loaded, partial(collect_network, state.host), group=GROUP,
                   asked_at=state.now)
 
     def on_network_screen_loaded(self, message: Loaded) -> None:
         self.view = message.value
+        self.seen = self.console_app.mono()
         self.error = None
         self.error_at = None
         self.reads += 1
@@ -59,7 +61,7 @@ class NetworkScreen(ZScreen):
 
     def on_part_failed(self, message: PartFailed) -> None:
         self.error = message.error
-        self.error_at = message.asked_at
+        self.error_at = self.console_app.mono()
         self.reads += 1
         self._redraw()
 
@@ -67,5 +69,5 @@ class NetworkScreen(ZScreen):
         if not self.is_mounted:
             return  # on_mount draws
         self.query_one(NetworkPanel).show(self.view, self.error,
-                                          max(self._now, self.console_app.clock()),
-                                          self.error_at)
+                                          max(self._now, self.console_app.mono()),
+                                          self.error_at, self.seen)

@@ -51,17 +51,21 @@ def host_time(at: float, offset: Zone) -> datetime:
     return datetime.fromtimestamp(at, as_tz(offset)).replace(tzinfo=None)
 
 
-def zone_words(t: Timeline) -> str:
+def zone_words(t: Timeline, clock: str = "") -> str:
+    """Which clock the times are on: always the host's (its events' own times), and `clock`
+    ("host clock 1 h 0 min behind", `fmt.clock_offset`) when it is off the console's."""
+    off = f"; {clock} the console's" if clock else ""
     if t.utc_offset is None:
-        return "times in UTC (the host's time zone could not be read)"
+        return f"times in UTC (the host's time zone could not be read), on its clock{off}"
     sign = "+" if t.utc_offset >= 0 else "-"
     h, m = divmod(abs(t.utc_offset) // 60, 60)
     name = f" {t.tz_name}" if t.tz_name else ""
     rules = f", {t.rules} rules" if t.rules is not None else ""
-    return f"times in the host's time zone (UTC{sign}{h:02d}:{m:02d}{name}{rules})"
+    return (f"times in the host's time zone (UTC{sign}{h:02d}:{m:02d}{name}{rules}), "
+            f"on its clock{off}")
 
 
-def sources_text(t: Timeline, observed: int) -> Hanging:
+def sources_text(t: Timeline, observed: int, clock: str = "") -> Hanging:
     paras = []
     for s in t.sources:
         if s.source is Source.OBSERVED:
@@ -77,7 +81,7 @@ def sources_text(t: Timeline, observed: int) -> Hanging:
             words += f" ({s.note}: nothing before the last boot)"
         paras.append(para(words, "• ", MUTED))
     paras.append(para(f"zconsole observed: {fmt.plural(observed, 'change', 'changes')} "
-                      f"this session · {zone_words(t)}", "• ", MUTED))
+                      f"this session · {zone_words(t, clock)}", "• ", MUTED))
     return Hanging(*paras)
 
 
@@ -189,8 +193,10 @@ class TimelinePanel(Vertical):
 
     def show(self, summary: Sequence[str], timeline: Timeline | None, error: str | None,
              entries: Sequence[Entry], observed: int, filters: Filters, hidden: int,
-             page: int = 0) -> None:
-        self._last = (summary, timeline, error, entries, observed, filters, hidden, page)
+             page: int = 0, clock: str = "") -> None:
+        """`clock`: how far the host's clock is off the console's, when it is
+        (`fmt.clock_offset`): the times shown are the host's."""
+        self._last = (summary, timeline, error, entries, observed, filters, hidden, page, clock)
         # before the first layout: the screen's width less the body's padding and scroll bar
         width = max(40, self.content_size.width or self.app.size.width - 5)
         self.query_one("#tl-summary", Static).update(
@@ -204,7 +210,7 @@ class TimelinePanel(Vertical):
                                                MUTED))
             entries_w.update("")
         else:
-            sources.update(sources_text(timeline, observed))
+            sources.update(sources_text(timeline, observed, clock))
             since = (filters.since, filters.since_text) if filters.since is not None else None
             entries_w.update(entry_lines(entries, timeline.zone, width, since, hidden,
                                          page))

@@ -21,6 +21,7 @@ from zconsole.hosts.base import Host
 from zconsole.hosts.journal import AuditLog
 from zconsole.model.pool import Pool
 from zconsole.model.timeline import Entry, Kind, Timeline
+from zconsole.services import fmt
 from zconsole.services.health.timeline import summary
 from zconsole.services.read.timeline import (
     filter_entries,
@@ -101,13 +102,13 @@ class TimelineScreen(ZScreen):
     def show_state(self, state: ViewState) -> None:
         self._state = state
         due = (self._asked_at is None or state.forced != self._forced
-               or state.now - self._asked_at >= REREAD_S)
+               or state.mono - self._asked_at >= REREAD_S)
         if due:
-            self._asked_at = state.now
+            self._asked_at = state.mono
             self._forced = state.forced
             pools = tuple(state.reading.pool_status.value or ()) if state.reading else ()
             self.read(self.Loaded, partial(_read, state.host, self._audit_path(), pools),
-                      group=GROUP, asked_at=state.now)
+                      group=GROUP, asked_at=state.mono)
         self._redraw()
 
     def _audit_path(self) -> str | None:
@@ -183,8 +184,7 @@ class TimelineScreen(ZScreen):
             self._redraw()
             return True
         offset = self.timeline.zone if self.timeline is not None else None
-        now = self._state.now if self._state is not None else self.console_app.clock()
-        at = parse_since(text, now, offset)
+        at = parse_since(text, self._host_now(), offset)
         if at is None:
             self.notify(f"not a time: {text!r} (try 03:00 or 2026-11-21 03:00)",
                         severity="warning", markup=False)
@@ -218,10 +218,21 @@ class TimelineScreen(ZScreen):
         if state is not None and state.reading is not None:
             pools = state.reading.pool_status.value or ()
             offset = self.timeline.zone if self.timeline is not None else None
-            self.summary = summary(pools, everything, state.scan_estimates, state.now, offset)
+            self.summary = summary(pools, everything, state.scan_estimates, self._host_now(),
+                                   offset)
         if f != self._paged:  # another filter: back to the newest page
             self._paged, self.page = f, 0
         self.page = min(self.page, pages(len(self.shown)) - 1)
-        self.query_one(TimelinePanel).show(self.summary, self.timeline, self.error, self.shown,
-                                           len(self.console_app.session.watch.entries), f,
-                                           hidden, self.page)
+        reading = state.reading if state is not None else None
+        self.query_one(TimelinePanel).show(
+            self.summary, self.timeline, self.error, self.shown,
+            len(self.console_app.session.watch.entries), f, hidden, self.page,
+            fmt.clock_offset(reading.clock_offset if reading is not None else None))
+
+    def _host_now(self) -> float:
+        """The host's clock now: the Timeline's times are the host's, and so is its "now"
+        (its clock at the reading plus the console's monotonic time since)."""
+        state = self._state
+        if state is None or state.reading is None:
+            return self.console_app.clock()
+        return state.reading.host_time(state.mono)
