@@ -201,3 +201,21 @@ def test_the_same_capacity_finding_has_the_same_level_in_check_and_advice(
     [found] = [f for f in json.loads(out)["findings"] if f["kind"] == "pool-capacity"]
     assert (found["subject"], found["message"]) == (advice.subject, advice.message)
     assert found["severity"] == advice.severity.value == "warning"
+
+
+def test_the_readme_shows_the_scale_as_its_one_table() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    rows = [f"| {r.level.symbol} {r.level.name} | `{r.kind}` | {r.when} |" for r in RULES]
+    table = "\n".join(["| level | finding | when |", "| --- | --- | --- |", *rows])
+    assert table in readme
+    assert readme.count("| level | finding | when |") == 1
+
+
+def test_the_timeline_summary_heads_each_pool_with_its_level() -> None:
+    from zconsole.services.health.timeline import summary
+
+    warn = pool_of("mtlynch-resilver-replacing-no-estimate.txt")  # raidz2, 2 left
+    crit = pool_of("zol-0.8-issue7537-replacing-too-many-errors.excerpt.txt")
+    [w] = summary([warn], [], {}, 1.7e9, 0)
+    [c] = summary([crit], [], {}, 1.7e9, 0)
+    assert w.startswith("▲ WARNING pool1 DEGRADED") and c.startswith("✖ CRITICAL vz DEGRADED")

@@ -47,8 +47,8 @@ RULES: tuple[Rule, ...] = (
     Rule(C, "data-errors", "permanent data errors (`errors:` of zpool status)"),
     Rule(C, "pool-capacity", f"capacity at or over the critical threshold "
          f"(`--capacity-crit`, {CAPACITY_CRIT} %)"),
-    Rule(W, "pool-state", "a pool DEGRADED (or another state but ONLINE) with redundancy "
-         "left"),
+    Rule(W, "pool-state", "a pool DEGRADED (or any other state but ONLINE) whose vdevs all "
+         "have redundancy left"),
     Rule(W, "device-state", "a device not ONLINE in an ONLINE pool (a spare in use, an "
          "OFFLINE or missing cache or log device)"),
     Rule(W, "device-errors", "read, write or checksum errors on a device"),

@@ -1,0 +1,85 @@
+"""Issue 28 §1: every face gives the same verdict from the same readings. For every demo
+scenario (`zconsole --demo list`), one session samples the host as `check` does; then the
+Pools screen's to-do level of each pool, the Fleet row, `check --json` and the Prometheus
+metrics are made from that one session, and must agree."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from zconsole.cli.commands.check import Verdict, as_json, judge, nagios_text, prometheus_text
+from zconsole.hosts.demo import SCENARIOS, DemoHost
+from zconsole.model.finding import Severity
+from zconsole.model.hosttext import json_safe, visible
+from zconsole.services.fleet import Member, fleet_row
+from zconsole.services.health.severity import pool_level
+
+T = 1795302010.0
+SAMPLES = 5  # `check`'s default --sample: five one-second readings
+
+
+def sampled(scenario: str) -> Member:
+    m = Member.of(f"demo-{scenario}", DemoHost(scenario, clock=lambda: T), ("demo",))
+    m.asked_at = T
+    m.session.use_clocks(lambda: T, lambda: T)
+    for _ in range(SAMPLES):
+        m.session.begin(T)
+        m.session.done(m.session.refresh())
+    return m
+
+
+def metrics(text: str) -> dict[tuple[str, str], float]:
+    """(name, pool) -> value of the exposition text's samples ("" where no pool label)."""
+    out: dict[tuple[str, str], float] = {}
+    for line in text.splitlines():
+        m = re.match(r'(zconsole_\w+)\{([^}]*)\} (\S+)$', line)
+        if m:
+            pool = re.search(r'pool="([^"]*)"', m.group(2))
+            out[(m.group(1), pool.group(1) if pool else "")] = float(m.group(3))
+    return out
+
+
+def prom_label(s: str) -> str:
+    """A label value as the metrics file writes it, read back out of its quotes."""
+    return visible(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_pools_fleet_check_and_metrics_agree(scenario: str) -> None:
+    m = sampled(scenario)
+    last = m.session.last
+    assert last is not None
+    reading = last.reading
+    # check (its JSON and text) and the metrics: one Verdict from the session's readings
+    v: Verdict = judge(reading, slow=last.findings, estimates=last.scan_estimates)
+    doc = json.loads(json.dumps(as_json(v)))
+    prom = metrics(prometheus_text(v))
+    status = Severity(doc["status"])
+    assert doc["exit_code"] == status.exit_code == prom[("zconsole_check_status", "")]
+    assert nagios_text(v).startswith(f"{status.name}: ")
+    # the Fleet row of the same session
+    row = fleet_row(m, T, 1e9)
+    assert row.state is status, (row.problem, doc["summary"])
+    if status is not Severity.OK:
+        assert row.problem == v.findings[0].message  # the highest finding, named alike
+    # the Pools screen: each pool's to-do level, and the metric of that pool
+    levels = {e.name: pool_level(e, slow=last.findings, estimates=last.scan_estimates)
+              for e in reading.pools}
+    for name, level in levels.items():
+        shown = prom_label(name)  # host text, escaped in the exposition format
+        assert prom[("zconsole_pool_health", shown)] == level.exit_code, name
+        [health] = [x["value"] for x in doc["metrics"] if x["name"] == "zconsole_pool_health"
+                    and x["labels"]["pool"] == json_safe(name)]
+        assert health == level.exit_code, name
+    if reading.pool_status.ok:
+        assert Severity.worst(levels.values()) is status
+
+
+def test_the_scenarios_cover_every_level_a_readable_host_can_have() -> None:
+    # the agreement above is not vacuous: the demo shows OK, WARNING and CRITICAL hosts
+    seen = {s: fleet_row(sampled(s), T, 1e9).state for s in ("healthy", "showcase", "degraded")}
+    assert seen == {"healthy": Severity.OK, "showcase": Severity.WARNING,
+                    "degraded": Severity.CRITICAL}
