@@ -247,8 +247,10 @@ def test_l2arc_from_cache_device_and_counters() -> None:
 
 def test_unreadable_and_stale() -> None:
     watch = ArcWatch()
+    # each part as the console stamps it: the host's clock, and the console's (seen)
     failed: Part[ArcStats] = Part(None, T0, "/proc/spl/kstat/zfs/arcstats",
-                                  error="permission denied", error_type="PermissionDenied")
+                                  error="permission denied", error_type="PermissionDenied",
+                                  seen=T0)
     r = report(watch, failed, (), now=T0 + 7, refresh_interval=5.0)
     assert not r.readable and r.error == "permission denied" and r.error_age == 7.0
     area = r.areas[0]
@@ -257,13 +259,28 @@ def test_unreadable_and_stale() -> None:
                              "No ARC figures are shown rather than a guess.")
     # a good reading, then a failure: the old figures stay, marked with their age
     good = read("node_exporter-fixture-pre2.2.txt")
-    report(watch, Part(good, T0 + 10), (), now=T0 + 10, refresh_interval=5.0)
+    report(watch, Part(good, T0 + 10, seen=T0 + 10), (), now=T0 + 10, refresh_interval=5.0)
     late: Part[ArcStats] = Part(None, T0 + 20, error="timed out after 20 s",
-                                error_type="CommandTimedOut")
+                                error_type="CommandTimedOut", seen=T0 + 20)
     r = report(watch, late, (), now=T0 + 25, refresh_interval=5.0)
     assert r.readable and r.stale and r.data_age == 15.0 and r.size == good.size
     assert r.notice == ("ARC could not be read: timed out after 20 s (tried 5 s ago). "
                         "The figures below are from the reading of 15 s ago.")
+
+
+def test_ages_and_order_on_the_consoles_clock_whatever_the_hosts() -> None:
+    """Issue 27 item 6: a host whose clock stopped (every part the same host time) still
+    gives newer readings, and their age counts on the console's clock from `seen`."""
+    a = read("node_exporter-fixture-pre2.2.txt")
+    watch = ArcWatch()
+    report(watch, Part(a, T0, seen=100.0), (), now=100.0, refresh_interval=5.0)
+    b = plus(a, hits=1)
+    r = report(watch, Part(b, T0, seen=105.0), (), now=105.0, refresh_interval=5.0)
+    assert watch.latest is not None and watch.latest.stats is b and not r.stale
+    late: Part[ArcStats] = Part(None, T0 - 86400, error="timed out", error_type="E",
+                                seen=110.0)
+    r = report(watch, late, (), now=112.0, refresh_interval=5.0)
+    assert r.stale and r.data_age == 7.0 and r.error_age == 2.0  # never 1 d from the host
 
 
 def test_watch_ignores_repeated_and_failed_parts() -> None:

@@ -328,6 +328,7 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
                  refresh_interval: float, pools: Sequence[Pool] = (),
                  zfs_version: tuple[int, int, int] | None = None) -> ArcReport:
     """The ARC report from the reading's arcstats part and the readings/deltas known so far.
+    `now` is the console's monotonic clock: the ages count from the parts' `seen`.
 
     `latest`/`previous`: the last two good readings (ArcWatch). `history`: the sampler's
     deltas, oldest first; its last one is the headline hit ratio. `refresh_interval` only
@@ -338,7 +339,7 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
     error = part.error if part is not None and not part.ok else None
     error_age = part.age(now) if part is not None and not part.ok else None
     cur = latest.stats
-    stale = part is None or not part.ok or part.taken_at > latest.taken_at
+    stale = part is None or not part.ok or latest.newer(part)
     family = arc_family(cur, zfs_version)
     iv = interval(latest, previous)
     wait = _detail_wait(iv, refresh_interval)
@@ -351,7 +352,7 @@ def build_report(*, part: Part[ArcStats] | None, latest: ArcReading | None,
     areas = (_size_area(cur), hit_area, _demand_area(iv, wait), _lists_area(cur, iv, wait),
              _l2_area(cur, iv, wait, l2_present, l2_ratio),
              _throttle_area(cur, iv, history, wait, refresh_interval))
-    data_age = max(0.0, now - latest.taken_at)
+    data_age = max(0.0, now - latest.seen) if latest.seen is not None else 0.0
     notice = None
     if stale:
         tried = f" (tried {fmt.duration(error_age)} ago)" if error_age is not None else ""

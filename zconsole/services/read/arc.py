@@ -43,10 +43,19 @@ MiB = 1 << 20
 
 @record
 class ArcReading:
-    """One arcstats reading and the host time it was taken."""
+    """One arcstats reading, the host time it was taken and the console's monotonic time it
+    arrived (`Part.seen`; None when no console stamped it): its age counts from `seen`."""
 
     taken_at: float
     stats: ArcStats
+    seen: float | None = None
+
+    def newer(self, part: Part[ArcStats]) -> bool:
+        """Whether `part` was read after this reading: on the console's clock when both were
+        stamped (a host clock that stopped or stepped back is no reason to keep the old)."""
+        if self.seen is not None and part.seen is not None:
+            return part.seen > self.seen
+        return part.taken_at > self.taken_at
 
 
 class ArcWatch:
@@ -71,9 +80,9 @@ class ArcWatch:
         if part is None or part.value is None or not part.ok:
             return
         with self._lock:
-            if self._readings and part.taken_at <= self._readings[-1].taken_at:
+            if self._readings and not self._readings[-1].newer(part):
                 return
-            self._readings.append(ArcReading(part.taken_at, part.value))
+            self._readings.append(ArcReading(part.taken_at, part.value, part.seen))
 
     def last_two(self) -> tuple[ArcReading | None, ArcReading | None]:
         """(latest, previous), both from the same moment."""

@@ -31,7 +31,7 @@ class ArcScreen(ZScreen):
         # The ARC readings are kept by the session, so they accumulate on every screen.
         self.report = arc_health.report(
             self.console_app.session.arc,
-            snap.arc if snap is not None else None, history, now=state.now,
+            snap.arc if snap is not None else None, history, now=state.mono,
             refresh_interval=self.console_app.refresh_interval, pools=pools,
             zfs_version=snap.zfs.version if snap is not None else None)
         self.query_one(ArcView).show(self.report)
