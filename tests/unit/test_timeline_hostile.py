@@ -193,3 +193,24 @@ def test_the_demo_answers_both_listings_as_openzfs_does(version: str) -> None:
     records = parse_zpool_history(host.run(C.ZPOOL_HISTORY).stdout,
                                   host.run(C.ZPOOL_HISTORY_PLAIN).stdout)
     assert records and all(r.verified for r in records)
+
+
+def test_a_field_a_value_adds_to_its_history_event_names_no_vdev_and_no_state() -> None:
+    """Names a history_event does not have can still be forged inside its value without a
+    repeated name (`vdev_path`, `vdev_state`): its entry stays an internal record about no
+    vdev, with no state, when the history could not be read and the events stand in."""
+    from zconsole.services.read.timeline import event_entries
+
+    verbose = raw("zpool-events", "guest-zfs-2.1.11-hostile-v.txt")
+    tail = "2026-11-28.10:00:01 zfs set y=z\"\n"
+    assert verbose.count(tail) == 1
+    forged = verbose.replace(tail, 'x"\n        vdev_path = "/dev/vdb1"\n'
+                             '        vdev_state = "FAULTED" (0x5)\n        foo = "z"\n')
+    got = parse_zpool_events_checked(forged, raw("zpool-events",
+                                                 "guest-zfs-2.1.11-hostile-H.txt"))
+    assert got.damaged == 1  # the other value, as before
+    entries = event_entries(got.events, offset=0, keep_history=True)
+    note = [e for e in entries if "com.example:note=x" in e.words]
+    assert len(note) == 1 and note[0].kind is Kind.INTERNAL
+    assert (note[0].vdev, note[0].state) == ("", "")
+    assert not any(e.vdev == "vdb" or e.state for e in entries)

@@ -27,6 +27,13 @@ Format (cmd/zpool/zpool_main.c, the same in OpenZFS 2.1 and 2.3):
 * `dropped N events` appears where the ring buffer overflowed between two reads.
 * The ring buffer (`zfs_zevent_len_max`) lives in the kernel module: it is empty after a
   reboot or a module reload, and its oldest events are dropped once it is full.
+
+This parser reads one text by the look of its lines, and host strings are printed unescaped:
+a property value that closes its quote and goes on with a blank line and an event's first
+line is read as that event (proven on the guests: tests/fixtures/parsers/zpool-events/
+guest-zfs-*-hostile-v.txt). Its result is `verified=False`; the Timeline reads events with
+parsers/zpool_events_checked.py, which splits this output at the events `zpool events -H`
+lists. `describe` and the words below serve both.
 """
 
 from __future__ import annotations

@@ -29,7 +29,9 @@ EXTRA_READS: tuple[tuple[str, ...], ...] = (
     ("zpool", "list", "-H", "-p"),
     ("zpool", "iostat", "-v", "-H", "-p"),
     ("zpool", "version"),
-    C.ZPOOL_EVENTS,  # the Timeline screen's reads
+    C.ZPOOL_EVENTS_SHORT,  # the Timeline screen's reads, in their order
+    C.ZPOOL_EVENTS,
+    C.ZPOOL_HISTORY_PLAIN,
     C.ZPOOL_HISTORY,
     C.DATE_ZONE,
     ("zfs", "list", "-H", "-p", "-t", "all", "-o",
