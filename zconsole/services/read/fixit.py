@@ -183,8 +183,11 @@ class _Reader:
         return r.stdout
 
     def journal(self, argv: Sequence[str]) -> tuple[JournalLine, ...]:
-        """A system unit's journal as text (-o short-iso-precise): only the unit's own
-        processes and PID 1 (about it) write into it, no user can."""
+        """A system unit's journal as text (-o short-iso-precise): `-u UNIT` selects the
+        unit's own processes (`_SYSTEMD_UNIT`) and what PID 1 or root says about it, so no
+        user writes into it (on the host guest, a user's `logger --journald` lines naming
+        UNIT=, OBJECT_SYSTEMD_UNIT= or COREDUMP_UNIT= of wait-online were not selected).
+        The login journal, whose session scopes hold the users' own lines, is JSON."""
         return parse_journal(self.journal_text(argv))
 
 
