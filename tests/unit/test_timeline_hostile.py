@@ -214,3 +214,32 @@ def test_a_field_a_value_adds_to_its_history_event_names_no_vdev_and_no_state() 
     assert len(note) == 1 and note[0].kind is Kind.INTERNAL
     assert (note[0].vdev, note[0].state) == ("", "")
     assert not any(e.vdev == "vdb" or e.state for e in entries)
+
+
+def test_reads_that_disagree_are_read_once_more() -> None:
+    """A record or an event written between the two reads of a pair: the pair is read once
+    more, and the second, agreeing pair is what the Timeline shows (all verified)."""
+    from zconsole.hosts.base import Result
+
+    run = "2.1.11-hostile"
+    host = host_for(run)
+    plain = raw("zpool-history", f"guest-zfs-{run}-i.txt")
+    short = raw("zpool-events", f"guest-zfs-{run}-H.txt")
+    first = {C.ZPOOL_HISTORY_PLAIN: plain[:plain.index("2026-11-28.20:13:19")] + "\n",
+             C.ZPOOL_EVENTS_SHORT: "".join(short.splitlines(keepends=True)[:-1])}
+    answer = host.run
+
+    def run_once_stale(argv, **kw):  # type: ignore[no-untyped-def]
+        stale = first.pop(tuple(argv), None)
+        if stale is not None:
+            return Result(tuple(argv), 0, stale, "", 0.0)
+        return answer(argv, **kw)
+
+    host.run = run_once_stale  # type: ignore[method-assign]
+    t = read_timeline(host)
+    assert not first  # both stale answers were used
+    assert host.calls.count(C.ZPOOL_HISTORY) == 2 and host.calls.count(C.ZPOOL_EVENTS) == 2
+    history, events = t.source(Source.HISTORY), t.source(Source.EVENTS)
+    assert history is not None and history.note == ""
+    assert events is not None and "only one of the two listings" not in events.note
+    assert not any(e.detail.startswith("unverified") for e in t.entries)

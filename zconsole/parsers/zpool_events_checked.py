@@ -33,7 +33,7 @@ The two listings are two reads of a ring buffer (short first): an event that cam
 between them is in one listing only. One listed in the short read and gone from the verbose
 one is counted as unconfirmed; event lines after the last listed event (new events, or text
 that looks like them) are counted as unconfirmed, and the last listed event, whose end can
-then not be told, as damaged. The next read shows them. Linear in the input (a bisect per
+then not be told, as damaged (the Timeline reads the pair once more first). Linear in the input (a bisect per
 listed event); raises only ParseError (a short listing that is not one).
 """
 

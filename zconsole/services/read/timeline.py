@@ -13,6 +13,12 @@ order (`model.timeline.Timeline`).
   before a daylight-saving change gets the offset it had then; else with the host's offset
   of now (`date +%z`; else from an event, whose header is local time and whose `time` is
   epoch seconds; else the times are taken as UTC and the timeline says so).
+* Host strings print unescaped in both (a user's property value can look like a root
+  record or a FAULTED event): `zpool events -v` is split at the events `zpool events -H`
+  lists, and `zpool history -il` at the suffixes it adds to `zpool history -i`
+  (parsers/zpool_events_checked.py, parsers/zpool_history.py). Each pair is read once more
+  when its two reads disagree (something was written between them); what still disagrees
+  is counted (events) or shown unverified, attributed to no one (history).
 * The `history_event` events repeat `zpool history -i`'s internal records: they are left out
   when the history was read.
 * `StateWatch` is zconsole's own record across refreshes: a pool or vdev whose state changed
@@ -264,9 +270,12 @@ def _read_events(host: Host, timeout: float
     """`zpool events -H`, then `zpool events -v` split at the events it listed
     (parsers/zpool_events_checked.py): (events with a readable time, error, note)."""
     try:
-        short = host.run(catalogue.ZPOOL_EVENTS_SHORT, timeout=timeout).stdout
-        parsed = parse_zpool_events_checked(
-            host.run(catalogue.ZPOOL_EVENTS, timeout=timeout).stdout, short)
+        for _ in range(2):  # once more when an event came or went between the two reads
+            short = host.run(catalogue.ZPOOL_EVENTS_SHORT, timeout=timeout).stdout
+            parsed = parse_zpool_events_checked(
+                host.run(catalogue.ZPOOL_EVENTS, timeout=timeout).stdout, short)
+            if not parsed.unconfirmed:
+                break
     except (HostError, ParseError) as e:
         return None, str(e), _events_note(0, 0, 0, 0)
     # an event whose time no clock can show is unreadable: counted, never drawn
@@ -290,15 +299,18 @@ def _read_history(host: Host, timeout: float
                   ) -> tuple[tuple[HistoryRecord, ...] | None, str | None, str]:
     """`zpool history -i`, then `-il`: each record's end and user from the suffixes `-l`
     added (parsers/zpool_history.py). (records, error, note)."""
-    plain, _ = _history_run(host, catalogue.ZPOOL_HISTORY_PLAIN, timeout)
-    text, error = _history_run(host, catalogue.ZPOOL_HISTORY, timeout)
-    if text is None:
-        return None, error, ""
-    try:
-        records = parse_zpool_history(text, plain)
-    except ParseError as e:
-        return None, str(e), ""
-    loose = sum(1 for r in records if not r.verified)
+    for _ in range(2):  # once more when a record was written between the two reads
+        plain, _ = _history_run(host, catalogue.ZPOOL_HISTORY_PLAIN, timeout)
+        text, error = _history_run(host, catalogue.ZPOOL_HISTORY, timeout)
+        if text is None:
+            return None, error, ""
+        try:
+            records = parse_zpool_history(text, plain)
+        except ParseError as e:
+            return None, str(e), ""
+        loose = sum(1 for r in records if not r.verified)
+        if not loose or plain is None:
+            break
     note = (f"{loose} record{'s' if loose != 1 else ''} whose end and user could not be "
             "checked (shown without a user)") if loose else ""
     return records, None, note
