@@ -120,7 +120,8 @@ def judge_pool(pool: Pool) -> list[Finding]:
 def judge_pools(reading: HostReading, *, now: float | None = None,
                 max_age: float | None = None) -> list[Finding]:
     """Every pool finding of one reading. With `now` and `max_age`, a status reading older
-    than `max_age` seconds makes the pools UNKNOWN (whatever it said)."""
+    than `max_age` seconds makes the pools UNKNOWN (whatever it said). `now` is the console's
+    monotonic clock: the age counts from the status answer's `seen` (`Part.age`)."""
     part = reading.pool_status
     if part.skipped:
         return []
