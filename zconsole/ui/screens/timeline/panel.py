@@ -51,6 +51,13 @@ def host_time(at: float, offset: Zone) -> datetime:
     return datetime.fromtimestamp(at, as_tz(offset)).replace(tzinfo=None)
 
 
+def filters_line(filters: Filters) -> Content:
+    """The filters as one line: a pool or vdev name is host text, and a line break in it (an
+    event's `pool` string can hold one) is shown as `\\x0a`, never as a line of its own."""
+    return plain(f"{filters.words()}   (o pool, v vdev, k kind, s since, x clear)",
+                 multiline=False)
+
+
 def zone_words(t: Timeline, clock: str = "") -> str:
     """Which clock the times are on: always the host's (its events' own times), and `clock`
     ("host clock 1 h 0 min behind", `fmt.clock_offset`) when it is off the console's."""
@@ -214,5 +221,4 @@ class TimelinePanel(Vertical):
             since = (filters.since, filters.since_text) if filters.since is not None else None
             entries_w.update(entry_lines(entries, timeline.zone, width, since, hidden,
                                          page))
-        self.query_one("#tl-filters", Static).update(plain(
-            f"{filters.words()}   (o pool, v vdev, k kind, s since, x clear)"))
+        self.query_one("#tl-filters", Static).update(filters_line(filters))
