@@ -53,16 +53,18 @@ async def test_key_8_shows_the_advice_grouped_by_severity(size: tuple[int, int])
     app = make_app("advice")
     async with app.run_test(size=size) as pilot:
         screen = await open_advice(app, pilot)
-        assert headings(screen) == ["▲ WARNING  Worth fixing (8)", "• INFO  Worth knowing (10)"]
+        assert headings(screen) == ["▲ WARNING  Worth fixing (9)", "• INFO  Worth knowing (9)"]
         shown = items(screen)
         assert shown[0] == ("▸ ▲ scratch is a single disk and relies on copies=2 "
                             "(set on scratch/photos)")
-        assert shown[5] == "▸ ▲ scratch was last scrubbed 80 d ago"
-        assert shown[6] == ("▸ ▲ tank has no log device and its fsyncs wait for spinning "
+        # the one scale's capacity level (health/severity.py), as `zconsole check` says it
+        assert shown[5] == "▸ ▲ scratch is 86 % full"
+        assert shown[6] == "▸ ▲ scratch was last scrubbed 80 d ago"
+        assert shown[7] == ("▸ ▲ tank has no log device and its fsyncs wait for spinning "
                             "disks: 23.0 log blocks a second on average among tank, vmstore")
-        assert shown[7] == ("▸ ▲ vmstore has no log device and its fsyncs wait for spinning "
+        assert shown[8] == ("▸ ▲ vmstore has no log device and its fsyncs wait for spinning "
                             "disks: 23.0 log blocks a second on average among tank, vmstore")
-        assert shown[8] == "▸ • tank: mirror-0 is 86 % full, mirror-1 12 %"
+        assert shown[9] == "▸ • tank: mirror-0 is 86 % full, mirror-1 12 %"
         assert len(shown) == 18
         assert "Advice" in screen.query_one(HeaderBar).facts
 
@@ -169,7 +171,7 @@ async def test_m_mutes_with_a_kept_reason_and_unmutes(
             if "○ MUTED  Muted here (1)" in headings(screen):
                 break
             await pilot.pause(0.01)
-        assert headings(screen) == ["▲ WARNING  Worth fixing (7)", "• INFO  Worth knowing (10)",
+        assert headings(screen) == ["▲ WARNING  Worth fixing (8)", "• INFO  Worth knowing (9)",
                                     "○ MUTED  Muted here (1)"]
         muted = [i for i in screen.query(AdviceItem) if i.muted is not None]
         assert [i.body().plain for i in muted] == [
@@ -183,7 +185,7 @@ async def test_m_mutes_with_a_kept_reason_and_unmutes(
             if len(headings(screen)) == 2:
                 break
             await pilot.pause(0.01)
-        assert headings(screen)[0] == "▲ WARNING  Worth fixing (8)"
+        assert headings(screen)[0] == "▲ WARNING  Worth fixing (9)"
         assert MuteStore(demo_state_dir() / "advice-mutes.json").load(
             str(app.host.label)) == ()
 

@@ -219,3 +219,18 @@ def test_the_timeline_summary_heads_each_pool_with_its_level() -> None:
     [w] = summary([warn], [], {}, 1.7e9, 0)
     [c] = summary([crit], [], {}, 1.7e9, 0)
     assert w.startswith("▲ WARNING pool1 DEGRADED") and c.startswith("✖ CRITICAL vz DEGRADED")
+
+
+def test_a_resilver_that_stopped_is_a_warning_only_after_a_minute_of_samples() -> None:
+    from zconsole.services.health.severity import STALL_SPAN_S, stalled_findings
+    from zconsole.services.read.progress import ScanEstimate
+
+    def est(pace: float, span: float, paused: bool = False) -> ScanEstimate:
+        return ScanEstimate("tank", "resilver", 37.3, pace, None, 12, span, paused=paused)
+
+    [f] = stalled_findings("tank", [est(0.0, STALL_SPAN_S)])
+    assert (f.kind, f.severity, f.pool) == ("resilver-stalled", Severity.WARNING, "tank")
+    assert level_of(f) is Severity.WARNING
+    assert stalled_findings("tank", [est(0.0, 5.0)]) == []  # a few seconds say nothing
+    assert stalled_findings("tank", [est(0.4, 300.0)]) == []  # moving
+    assert stalled_findings("tank", [est(0.0, 300.0, paused=True)]) == []  # paused on purpose

@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from zconsole.model.advice import ADVICE_CEILING, Advice, Mute
 from zconsole.model.finding import Finding, Severity
-from zconsole.model.pool import Pool
-from zconsole.model.reading import HostReading, PoolEntry
-from zconsole.services.read.progress import ScanEstimate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the Pools screen's first frame imports this module: only what it needs
+    from zconsole.model.advice import Advice, Mute
+    from zconsole.model.pool import Pool
+    from zconsole.model.reading import HostReading, PoolEntry
+    from zconsole.services.read.progress import ScanEstimate
 
 C, W, U, N = Severity.CRITICAL, Severity.WARNING, Severity.UNKNOWN, Severity.INFO
 
@@ -32,8 +35,7 @@ CAPACITY_CRIT = 90  # from here writes slow sharply and a full pool can refuse e
 STALL_SPAN_S = 60.0  # a resilver is said to have stopped after this long without progress
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     level: Severity
     kind: str  # the finding's kind ("advice-*": every advisor finding)
     when: str  # the README's words
@@ -92,7 +94,8 @@ def level_of(f: Finding, *, advice_counts: bool = False) -> Severity:
     """The scale's level for a finding (its kind's rule; pool-state and capacity findings
     carry theirs, judged by `pool_state_level` / `capacity_level`)."""
     if f.kind.startswith("advice-"):
-        return min(f.severity, ADVICE_CEILING, key=lambda s: s.rank) if advice_counts else N
+        # W: model.advice's ADVICE_CEILING (not imported: the first frame needs none of it)
+        return min(f.severity, W, key=lambda s: s.rank) if advice_counts else N
     return _FIXED.get(f.kind, f.severity)
 
 
@@ -100,14 +103,15 @@ def mutable(kind: str) -> bool:
     return kind.startswith(MUTABLE)
 
 
-@dataclass(frozen=True)
-class Thresholds:
+class Thresholds(NamedTuple):
     capacity_warn: int = CAPACITY_WARN
     capacity_crit: int = CAPACITY_CRIT
 
 
-@dataclass(frozen=True)
-class HostVerdict:
+DEFAULT_THRESHOLDS = Thresholds()
+
+
+class HostVerdict(NamedTuple):
     """A host judged on the scale: `findings` worst first (the order of `RULES` among
     equals), `muted` apart."""
 
@@ -175,7 +179,7 @@ def tree_level(pool: Pool) -> Severity:
 
 def pool_level(entry: PoolEntry, *, slow: Iterable[Finding] = (),
                estimates: Mapping[str, Sequence[ScanEstimate]] | None = None,
-               thresholds: Thresholds = Thresholds()) -> Severity:
+               thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Severity:
     """One pool on the scale (what `judge_host(...).pool_level(name)` says of it, from the
     pool alone): the Pools screen's to-do line. UNKNOWN when its status was not read."""
     from zconsole.services.health.pools import judge_pool
@@ -189,7 +193,7 @@ def pool_level(entry: PoolEntry, *, slow: Iterable[Finding] = (),
 
 def judge_host(reading: HostReading, *, slow: Iterable[Finding] = (),
                estimates: Mapping[str, Sequence[ScanEstimate]] | None = None,
-               thresholds: Thresholds = Thresholds(), advice: Iterable[Advice] = (),
+               thresholds: Thresholds = DEFAULT_THRESHOLDS, advice: Iterable[Advice] = (),
                advice_counts: bool = False, mutes: Sequence[Mute] = (),
                now: float | None = None, max_age: float | None = None) -> HostVerdict:
     """One reading (and what took more than one: the session's slow disks and scan pace)
