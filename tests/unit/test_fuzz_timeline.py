@@ -80,3 +80,33 @@ def test_a_zone_offset_no_clock_can_have_is_not_a_zone() -> None:
         if why is not None:
             raise ValueError(why)
         assert what.startswith("zone")
+
+
+@pytest.mark.parametrize(("stamp", "zone"), [("0001-01-01.00:00:00", "+0100 CET\n"),
+                                             ("9999-12-31.23:59:59", "-0100 X\n")])
+def test_a_history_record_no_clock_can_show_is_an_unreadable_entry(stamp: str,
+                                                                   zone: str) -> None:
+    """Found by the harness: a `zpool history` record dated 0001-01-01 (at UTC+1) or
+    9999-12-31 (at UTC-1) made the screen's `datetime.fromtimestamp` raise ValueError ("year
+    0 is out of range"). It is drawn as an entry whose time is unreadable."""
+    from dataclasses import replace
+
+    fuzz = harness()
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        b = next(x for x in fuzz.bases(Path(tmp)) if x.name == "guest-zfs-2.3.2-incident")
+        first = "2026-11-26.02:10:40"
+        assert b.history_il is not None and first in b.history_il
+        mutated = replace(b, history_il=b.history_il.replace(first, stamp, 1), zone=zone)
+        what, why = fuzz.one(mutated, "history", Path(tmp) / "audit.jsonl")
+        assert why is None and what.startswith("read")
+        from zconsole.services.read.timeline import read_timeline
+        from zconsole.ui.screens.timeline.panel import entry_lines, sources_text
+
+        t = read_timeline(fuzz.FuzzHost(mutated))
+        drawn = entry_lines(t.entries, t.zone, 100, None, 0).plain
+        assert "── time out of range (unreadable) ──" in drawn
+        assert "--:--:-- command  tank" in drawn or "--:--:-- internal tank" in drawn
+        if stamp.startswith("0001"):
+            assert "back to a time out of range (unreadable)" in sources_text(t, 0).plain

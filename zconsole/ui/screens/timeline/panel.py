@@ -19,7 +19,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from zconsole.model.timeline import Entry, Kind, Source, Timeline, Zone, as_tz
+from zconsole.model.timeline import Entry, Kind, Source, Timeline, Zone, as_tz, readable_epoch
 from zconsole.services import fmt
 from zconsole.services.read.timeline import BAD_STATES
 from zconsole.ui.kit.levels import LEVEL_STYLE
@@ -27,6 +27,7 @@ from zconsole.ui.kit.text import Hanging, fit, para, plain
 
 MUTED = LEVEL_STYLE["muted"]
 SHOWN_MAX = 400  # entries drawn at once: one page (the newest first; `[` and `]` page)
+UNREADABLE = "time out of range (unreadable)"  # the day line of entries no clock can show
 SOURCE_TAG = {Source.EVENTS: "event", Source.HISTORY: "history", Source.AUDIT: "zconsole",
               Source.OBSERVED: "seen"}
 
@@ -45,9 +46,13 @@ class Filters:
                 f"since {self.since_text or '-'}")
 
 
-def host_time(at: float, offset: Zone) -> datetime:
+def host_time(at: float, offset: Zone) -> datetime | None:
     """`at` on the host's wall clock (its zone's rules when known: an entry from summer
-    shows its summer time)."""
+    shows its summer time); None for a time no clock can show (`readable_epoch`): a
+    `zpool history` record dated 0001-01-01 or 9999-12-31 is an entry with an unreadable
+    time, never a crash of the screen (issue 27)."""
+    if not readable_epoch(at):
+        return None
     return datetime.fromtimestamp(at, as_tz(offset)).replace(tzinfo=None)
 
 
@@ -82,8 +87,11 @@ def sources_text(t: Timeline, observed: int, clock: str = "") -> Hanging:
                               LEVEL_STYLE["bad"]))
             continue
         words = f"{s.source.value}: {fmt.plural(s.entries, 'entry', 'entries')}"
-        if s.oldest is not None:
-            words += f", back to {host_time(s.oldest, t.zone):%Y-%m-%d %H:%M}"
+        oldest = host_time(s.oldest, t.zone) if s.oldest is not None else None
+        if oldest is not None:
+            words += f", back to {oldest:%Y-%m-%d %H:%M}"
+        elif s.oldest is not None:
+            words += ", back to a time out of range (unreadable)"
         if s.source is Source.EVENTS:
             words += f" ({s.note}: nothing before the last boot)"
         paras.append(para(words, "• ", MUTED))
@@ -125,7 +133,7 @@ def entry_lines(entries: Sequence[Entry], offset: Zone, width: int,
     hold."""
     pool_w = min(12, max((len(e.pool) for e in entries), default=4))
     parts: list[Content] = []
-    day = None
+    day: object = None
     drawn, newer, older = page_of(entries, page)
     if newer:
         parts.append(Content.styled(
@@ -133,11 +141,12 @@ def entry_lines(entries: Sequence[Entry], offset: Zone, width: int,
             f"(] newer; page {page + 1} of {pages(len(entries))})", MUTED))
     for e in reversed(drawn):
         t = host_time(e.at, offset)
-        if t.date() != day:
-            day = t.date()
-            parts.append(Content.styled(f"── {day:%Y-%m-%d %a} ──", "bold"))
+        if (t.date() if t is not None else UNREADABLE) != day:
+            day = t.date() if t is not None else UNREADABLE
+            parts.append(Content.styled(f"── {day:%Y-%m-%d %a} ──" if t is not None
+                                        else f"── {UNREADABLE} ──", "bold"))
         tag = SOURCE_TAG[e.source]
-        head = f"{t:%H:%M:%S} {e.kind.value:<8} "
+        head = f"{f'{t:%H:%M:%S}' if t is not None else '--:--:--'} {e.kind.value:<8} "
         room = max(10, width - len(head) - pool_w - 2 - len(tag) - 3)
         words = e.words + (f" ({e.detail})" if e.detail and e.source is not Source.EVENTS
                            else "")
