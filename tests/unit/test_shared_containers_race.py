@@ -11,8 +11,11 @@ Audited and found safe without a change:
 - `Flights._flying`: under its lock; a flight's Part is set before its Event.
 - `HostSession.last`, `.started`, `.refreshes`: assigned on the UI thread only (`done`,
   `progress`, `failed`), each an immutable `Refresh` swapped by one assignment.
-- The plan runner's outcomes: the worker's own list; the wizard gets frozen events and a
-  `RunResult` holding a tuple.
+- The plan runner's outcomes: the worker's own list, made from a copy the wizard hands it;
+  the wizard gets frozen events (`engine/events.py`) and a `RunResult` holding a tuple.
+- The audit log's readers (`AuditLog.records`): the whole file read at once, a torn last
+  line skipped; the writers append whole lines under `flock`.
+- The Fleet rows: made on the UI thread from each member's `HostSession.last`.
 """
 
 from __future__ import annotations
