@@ -1,7 +1,9 @@
 """The Timeline on real OpenZFS (both flavours): a scripted incident, a disk pulled mid-write
 with QEMU's device_del and then replaced, appears in the timeline in the right order with ZFS's
-own times, and the summary line is right before and after the replace. Needs ZCONSOLE_VM=1.
-Kept short: one small mirror, 32 MiB written."""
+own times, and the summary line is right before and after the replace; `check`, the Fleet's
+judge and the Pools to-do level agree on each of the two states (CRITICAL, then OK). Needs
+ZCONSOLE_VM=1. Kept short: one small mirror, 32 MiB written (about 40 s a flavour, plus the
+guest's boot, measured with --durations)."""
 
 from __future__ import annotations
 
@@ -9,15 +11,29 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from zconsole.cli.commands.check import judge
+from zconsole.model.finding import Severity
 from zconsole.model.timeline import Source
+from zconsole.services.health.severity import judge_host, pool_level
 from zconsole.services.health.timeline import clock_time, summary
 from zconsole.services.read.timeline import read_timeline
-from zconsole.services.session import HostSession
+from zconsole.services.session import HostSession, Refresh
 
 if TYPE_CHECKING:
     from conftest import ZfsGuest
 
 pytestmark = pytest.mark.zfsvm
+
+
+def agree(r: Refresh, level: Severity) -> None:
+    """`check` (its exit code and metrics), the Fleet's judge and each pool's to-do level
+    say `level` of one reading (no second read: no extra ssh round trip)."""
+    v = judge(r.reading, slow=r.findings, estimates=r.scan_estimates)
+    assert v.status is level, v.findings
+    assert judge_host(r.reading, slow=r.findings, estimates=r.scan_estimates).level is level
+    for e in r.reading.pools:
+        assert pool_level(e, slow=r.findings, estimates=r.scan_estimates) is level
+        assert [m.value for m in v.metrics if m.name == "pool_health"] == [level.exit_code]
 
 
 def test_a_pulled_disk_and_its_replacement_in_the_timeline(clean_guest: ZfsGuest) -> None:
@@ -34,6 +50,9 @@ def test_a_pulled_disk_and_its_replacement_in_the_timeline(clean_guest: ZfsGuest
     reading = session.refresh()
     pools = reading.reading.pool_status.value or ()
     assert [p.state for p in pools] == ["DEGRADED"], reading.reading.pool_status
+    # the one scale (issue 28), every face from this reading: the mirror is down to one disk
+    agree(reading, Severity.CRITICAL)
+    assert "no redundancy left in mirror-0" in judge_host(reading.reading).headline
 
     before = read_timeline(host, pools=pools)
     assert all(s.ok for s in before.sources), before.sources
@@ -49,7 +68,9 @@ def test_a_pulled_disk_and_its_replacement_in_the_timeline(clean_guest: ZfsGuest
     # the old disk leaves its replacing vdev after the resilver, asynchronously: until then the
     # pool is still DEGRADED (CI, stop 22); `replace` is the activity that covers that detach
     g.exec("zpool wait -t resilver,replace tank", timeout=300)
-    pools = session.refresh().reading.pool_status.value or ()
+    done = session.refresh()
+    pools = done.reading.pool_status.value or ()
+    agree(done, Severity.OK)
     after = read_timeline(host, pools=pools)
     seq = [(e.source, e.words) for e in after.entries]
     order = [
