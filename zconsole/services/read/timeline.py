@@ -60,9 +60,10 @@ _VDEV_COMMANDS = ("replace", "attach", "detach", "online", "offline", "clear", "
 
 
 def parse_offset(text: str) -> tuple[int, str] | None:
-    """`date '+%z %Z'` ("+0100 CET") -> (3600, "CET"); None when it is not that."""
+    """`date '+%z %Z'` ("+0100 CET") -> (3600, "CET"); None when it is not that (an offset of
+    24 h or more, or of 60 minutes or more, is no zone's: `+6100` made as_tz raise)."""
     m = _OFFSET.match(text.strip())
-    if m is None:
+    if m is None or int(m.group(2)) >= 24 or int(m.group(3)) >= 60:
         return None
     secs = int(m.group(2)) * 3600 + int(m.group(3)) * 60
     return (-secs if m.group(1) == "-" else secs), m.group(4) or ""
