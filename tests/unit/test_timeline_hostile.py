@@ -170,6 +170,10 @@ def test_a_record_written_between_the_two_reads_is_unverified_never_attributed()
     assert forged and all(e.detail == "unverified: who ran it cannot be told" for e in forged)
     history = t.source(Source.HISTORY)
     assert history is not None and "could not be checked (shown without a user)" in history.note
+    # and the Timeline screen's sources line says so beside the history's count
+    from zconsole.ui.screens.timeline.panel import sources_text
+    said = sources_text(t, 0).plain
+    assert f"zpool history: {history.entries} entries" in said and history.note in said, said
 
 
 def test_history_read_alone_never_loses_the_records_after_a_blank_line() -> None:

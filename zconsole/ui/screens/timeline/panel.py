@@ -94,6 +94,8 @@ def sources_text(t: Timeline, observed: int, clock: str = "") -> Hanging:
             words += ", back to a time out of range (unreadable)"
         if s.source is Source.EVENTS:
             words += f" ({s.note}: nothing before the last boot)"
+        elif s.note:  # history: the records whose end and user could not be told
+            words += f" ({s.note})"
         paras.append(para(words, "• ", MUTED))
     paras.append(para(f"zconsole observed: {fmt.plural(observed, 'change', 'changes')} "
                       f"this session · {zone_words(t, clock)}", "• ", MUTED))
