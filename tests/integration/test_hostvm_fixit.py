@@ -39,7 +39,8 @@ from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.hosts.ssh import SshHost
 from zconsole.model.finding import Severity
 from zconsole.model.plan import Plan
-from zconsole.services.health.fixit import diagnose_boot, diagnose_ssh
+from zconsole.services.health.boot import diagnose_boot
+from zconsole.services.health.fixit import diagnose_ssh
 from zconsole.services.ops.engine.runner import CheckResult, PlanRunner
 from zconsole.services.ops.fixit import boot as fix_boot
 from zconsole.services.ops.fixit import common

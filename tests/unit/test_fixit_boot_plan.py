@@ -19,7 +19,7 @@ from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.finding import Severity
 from zconsole.model.plan import Plan, StepStatus
 from zconsole.model.reading import Part
-from zconsole.services.health.fixit import NextBoot, diagnose_boot, next_boot
+from zconsole.services.health.boot import NextBoot, diagnose_boot, next_boot
 from zconsole.services.ops.engine.runner import PlanRunner
 from zconsole.services.ops.fixit import boot as fix
 from zconsole.services.ops.fixit import common

@@ -25,7 +25,8 @@ import pytest
 from zconsole.hosts.base import DEFAULT_TIMEOUT, CommandFailed, HostError, PathNotFound, Result
 from zconsole.hosts.demo import SCENARIOS, DemoHost
 from zconsole.model.finding import Severity
-from zconsole.services.health.fixit import diagnose_boot, diagnose_ssh
+from zconsole.services.health.boot import diagnose_boot
+from zconsole.services.health.fixit import diagnose_ssh
 from zconsole.services.read import fixit as read
 
 HOST = Path(__file__).resolve().parents[1] / "fixtures" / "host"

@@ -17,6 +17,7 @@ services/ops/fixit/session.py). Removing pam_systemd is explained with its cost,
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from zconsole.model.finding import Finding, Severity
@@ -37,6 +38,18 @@ def secs(s: float) -> str:
 
 def line_text(j: JournalLine) -> str:
     return j.text
+
+
+def unread_parts(parts: Iterable[tuple[str, object]]) -> tuple[str, ...]:
+    """What could not be read, one line each (`what: error`, and "needs root" when so);
+    a part skipped on purpose is not in it."""
+    out = []
+    for what, part in parts:
+        err = getattr(part, "error", None)
+        if err and getattr(part, "error_type", None) != "Skipped":
+            root = " (needs root)" if getattr(part, "needs_root", False) else ""
+            out.append(f"{what}: {err}{root}")
+    return tuple(out)
 
 
 # what a drop-in of user@.service may do that holds the manager's start (and so the login)

@@ -12,7 +12,7 @@ from zconsole.hosts.base import Host, HostError, PathNotFound
 from zconsole.model.fixit import BootReading, Diagnosis
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.netplan import NetplanDevice, parse_netplan_get
-from zconsole.services.health.fixit import diagnose_boot
+from zconsole.services.health.boot import diagnose_boot
 from zconsole.services.ops.fixit.lines import text_lines
 from zconsole.services.read.fixit import read_boot
 
@@ -125,7 +125,7 @@ def waits(facts: BootFacts) -> bool:
 
 def would_wait(facts: BootFacts) -> bool:
     """This boot did not wait (a fix undone since, say), but the next one would: the boot
-    panel's own judgement (`health.fixit.next_boot`: a link left configuring that netplan
+    panel's own judgement (`health.boot.next_boot`: a link left configuring that netplan
     does not mark optional and that wait-online's loaded command does not pass over,
     something wants network-online.target, wait-online not masked)."""
     return facts.diagnosis.verdict.kind == "boot-will-wait"

@@ -32,7 +32,8 @@ from zconsole.model.finding import Severity
 from zconsole.model.fixit import AppliedBootFix, Diagnosis
 from zconsole.model.plan import Plan
 from zconsole.parsers.errors import ParseError
-from zconsole.services.health.fixit import diagnose_boot, diagnose_ssh
+from zconsole.services.health.boot import diagnose_boot
+from zconsole.services.health.fixit import diagnose_ssh
 from zconsole.services.ops.fixit.boot_choice import FixChoice
 from zconsole.services.read.fixit import client_from_ssh_connection, read_boot, read_ssh
 from zconsole.ui.kit.reading import PartFailed, PartLoaded
