@@ -9,10 +9,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "zconsole"
 MODULE_LINES, FUNCTION_LINES = 500, 80
-# known debt (2026-11-28): path -> lines, "path:function" -> lines
-OVER = {
-    "hosts/demo/tools/zpool.py": 513,
-}
+# known debt: path -> lines, "path:function" -> lines (empty since 2026-11-28: the five places
+# over the limits were split by meaning; a new entry needs a reason beside it)
+OVER: dict[str, int] = {}
 
 
 def sizes() -> dict[str, int]:

@@ -9,6 +9,7 @@ its handler and is what `DemoHost.run` looks a command up in.
 | `net` | ip, bridge |
 | `misc` | uname, hostname, id, true |
 | `_common` | what they share: `Context`, `Usage`, `parse`, `deny`, `each`, `subcommands` |
+| `_zpool_log` | what a successful `zpool` change leaves in the pool's history and events |
 
 To add a program (say `systemctl`), write one module here with a `HANDLERS` dict
 (`{"systemctl": systemctl}`); its state goes in `..machine`, its output format in `..render`.

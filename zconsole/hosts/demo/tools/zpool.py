@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from zconsole.hosts.demo.getopt import Parsed
-from zconsole.hosts.demo.machine import CmdError, disks, pools, scans, vdevs, zlog
-from zconsole.hosts.demo.machine.pools import Pool, Vdev
+from zconsole.hosts.demo.machine import CmdError, disks, pools, scans, vdevs
+from zconsole.hosts.demo.machine.pools import Pool
 from zconsole.hosts.demo.render.events import zpool_events, zpool_history
 from zconsole.hosts.demo.render.iostat import zpool_iostat
 from zconsole.hosts.demo.render.list import (
@@ -34,6 +34,7 @@ from zconsole.hosts.demo.tools._common import (
     parse,
     subcommands,
 )
+from zconsole.hosts.demo.tools._zpool_log import logged
 from zconsole.hosts.demo.tools.zfs import zfs_version
 
 USAGE = Usage(texts={
@@ -414,78 +415,6 @@ def zpool_history_cmd(ctx: Context, argv: list[str]) -> Out:
     return (1 if err else 0), out, err
 
 
-# -------------------------------------------------------------- what a change leaves behind
-
-
-def _leaf(pool: Pool, name: str) -> Vdev | None:
-    short = name.rsplit("/", 1)[-1]
-    for v in pool.root.walk():
-        if v.is_leaf and (v.name() == short or v.disk == short or v.path == name):
-            return v
-    return None
-
-
-def _remember(sub: str, ctx: Context, argv: list[str], at: float) -> None:
-    """The history record and events a successful `zpool SUB` leaves (machine/zlog.py)."""
-    m = ctx.machine
-    args = [a for a in argv if not a.startswith("-")]
-    names = args if sub == "scrub" else args[:1]
-    for name in names:
-        pool = m.pools.get(name)
-        if pool is None:
-            continue
-        zlog.command(m, pool, at, ["zpool", sub, *argv])
-        if sub == "scrub":
-            if "-s" in argv:
-                zlog.event(m, at, "sysevent.fs.zfs.scrub_abort", pool)
-                zlog.internal(m, pool, at, "scan aborted", "errors=0")
-            elif "-p" in argv:
-                zlog.event(m, at, "sysevent.fs.zfs.scrub_paused", pool)
-            else:
-                zlog.scan_started(m, pool, at, True)
-        elif sub in ("replace", "attach") and len(args) >= 2:
-            new = _leaf(pool, args[-1])
-            old = args[1]
-            if new is not None:
-                zlog.internal(m, pool, at, "vdev attach",
-                              f"{'replace' if sub == 'replace' else 'attach'} "
-                              f"vdev={new.path} for vdev={old}")
-                zlog.event(m, at, "sysevent.fs.zfs.vdev_attach", pool, zlog.vdev_fields(new))
-                zlog.scan_started(m, pool, at, False)
-                zlog.config_sync(m, pool, at)
-        elif sub == "detach" and len(args) >= 2:
-            zlog.internal(m, pool, at, "detach", f"vdev={args[1]}")
-            zlog.config_sync(m, pool, at)
-        elif sub in ("offline", "online") and len(args) >= 2:
-            for dev in args[1:]:
-                leaf = _leaf(pool, dev)
-                if leaf is None:
-                    continue
-                if sub == "online":
-                    zlog.event(m, at, "sysevent.fs.zfs.vdev_online", pool,
-                               zlog.vdev_fields(leaf))
-                    zlog.statechange(m, at, pool, leaf, leaf.state, "OFFLINE")
-                else:
-                    zlog.statechange(m, at, pool, leaf, "OFFLINE", "ONLINE")
-        elif sub == "clear":
-            leaf = _leaf(pool, args[1]) if len(args) >= 2 else None
-            zlog.event(m, at, "sysevent.fs.zfs.vdev_clear", pool,
-                       zlog.vdev_fields(leaf if leaf is not None else pool.root))
-
-
-def _logged(sub: str, handler: Handler) -> Handler:
-    """`handler`, leaving in the pool's history and events what it did when it succeeded."""
-
-    def run(ctx: Context, argv: list[str]) -> Out:
-        at = ctx.now
-        out = handler(ctx, argv)
-        if out[0] == 0:
-            _remember(sub, ctx, argv, at)
-        return out
-
-    return run
-
-
 SUBCOMMANDS: dict[str, Handler] = {
     "add": zpool_add,
     "status": zpool_status,
@@ -508,6 +437,6 @@ SUBCOMMANDS: dict[str, Handler] = {
     "history": zpool_history_cmd,
 }
 for _sub in ("add", "set", "attach", "replace", "detach", "online", "offline", "scrub", "clear"):
-    SUBCOMMANDS[_sub] = _logged(_sub, SUBCOMMANDS[_sub])
+    SUBCOMMANDS[_sub] = logged(_sub, SUBCOMMANDS[_sub])
 
 HANDLERS: dict[str, Handler] = {"zpool": subcommands("zpool", SUBCOMMANDS)}
