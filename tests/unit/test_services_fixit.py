@@ -15,7 +15,6 @@ test_journal_json.py, on the JSON capture of forged-login/."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -310,37 +309,6 @@ def test_clean_boot_did_not_wait() -> None:
     assert d.verdict.severity is Severity.OK
     assert "systemd-networkd-wait-online.service did not run" in d.verdict.message
     assert d.fixes == ()
-
-
-def test_boot_reads_overlap_on_a_host_that_takes_concurrent_reads() -> None:
-    """The three slow boot reads (critical-chain, netplan get, blame) run at once on an ssh
-    or local host, never more than BOOT_READ_LANES reads at a time (sshd's MaxSessions is
-    shared with the refresh); the result is the one the reads in order give."""
-    slow = {read.CHAIN, read.NETPLAN_GET, read.BLAME}
-    meet = threading.Barrier(len(slow), timeout=20)  # broken unless all three are in flight
-    lock = threading.Lock()
-    flying = [0, 0]  # now, most
-
-    class Concurrent(FixtureHost):
-        concurrent_reads = True
-
-        def run(self, argv: Sequence[str], **kw: Any) -> Result:
-            with lock:
-                flying[0] += 1
-                flying[1] = max(flying)
-            try:
-                if tuple(argv) in slow:
-                    meet.wait()
-                return super().run(argv, **kw)
-            finally:
-                with lock:
-                    flying[0] -= 1
-
-    at_once = read.read_boot(Concurrent("wait-online-hang"))
-    in_order = read.read_boot(FixtureHost("wait-online-hang"))
-    assert not meet.broken and 3 <= flying[1] <= read.BOOT_READ_LANES, flying
-    assert diagnose_boot(at_once) == diagnose_boot(in_order)
-    assert at_once.blame.value == in_order.blame.value and at_once.blame.value
 
 
 def test_wait_online_hang_verdict_names_the_link() -> None:

@@ -12,8 +12,7 @@ zconsole runs in, given by the caller), else the address of the last login in th
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from zconsole.hosts.base import (
     CommandFailed,
@@ -24,11 +23,15 @@ from zconsole.hosts.base import (
     PermissionDenied,
 )
 from zconsole.model.fixit import (
+    BlameEntry,
     BootReading,
+    ChainUnit,
     JournalLine,
     Login,
+    NetLink,
     SshdSources,
     SshReading,
+    StartupTimes,
     Timed,
 )
 from zconsole.model.reading import Part
@@ -357,49 +360,31 @@ def _wanted_by(text: str) -> tuple[str, ...]:
     return tuple(ln for ln in lines[1:])
 
 
-# Boot reads at once on a host that takes concurrent reads (ssh, local): systemd-analyze's blame
-# and critical-chain and `netplan get` take seconds each on a slow host (9, 12 and 12 s on the
-# loaded test guest), one after the other more than half a minute. Four at a time: sshd's
-# MaxSessions (10 by default) is shared with the console's own refresh over the same master.
-BOOT_READ_LANES = 4
-
-
 def read_boot(host: Host) -> BootReading:
     """Everything the boot panel shows (none of it needs root on systemd 252)."""
     r = _Reader(host)
-    reads: dict[str, Callable[[], Part[Any]]] = {  # the slow ones first
-        "chain": lambda: r.part(_cmd(CHAIN), lambda: parse_critical_chain(
-            r.run(CHAIN, SLOW_TIMEOUT))),
-        "netplan": lambda: r.part(_cmd(NETPLAN_GET), lambda: r.run(NETPLAN_GET)),
-        "blame": lambda: r.part(_cmd(BLAME), lambda: parse_blame(r.run(BLAME, SLOW_TIMEOUT))),
-        "startup": lambda: r.part(_cmd(SYSTEMD_ANALYZE), lambda: parse_startup(
-            r.run(SYSTEMD_ANALYZE, SLOW_TIMEOUT))),
-        "links": lambda: r.part(_cmd(NETWORKCTL), lambda: parse_networkctl_list(
-            r.run(NETWORKCTL))),
-        "enabled": lambda: r.part(_cmd(IS_ENABLED_WAIT),
-                                  lambda: r.run(IS_ENABLED_WAIT, check=False).strip()),
-        "journal": lambda: r.part(_cmd(WAIT_JOURNAL), lambda: r.journal(WAIT_JOURNAL)),
-        "networking": lambda: r.part(_cmd(NETWORKING_JOURNAL),
-                                     lambda: r.journal(NETWORKING_JOURNAL)),
-        "wanted": lambda: r.part(_cmd(WANTS_ONLINE), lambda: _wanted_by(r.run(WANTS_ONLINE))),
-        "exec_start": lambda: r.part(_cmd(SHOW_WAIT), lambda: parse_exec_start(
-            r.run(SHOW_WAIT))),
-        "booted": lambda: r.part(UPTIME, lambda: _booted_at(host)),
-        "boot_id": lambda: r.part(BOOT_ID, lambda: host.read_text(BOOT_ID).strip()),
-    }
-    if getattr(host, "concurrent_reads", False):
-        with ThreadPoolExecutor(BOOT_READ_LANES, thread_name_prefix="zconsole-boot") as pool:
-            futures = {name: pool.submit(read) for name, read in reads.items()}
-            got = {name: f.result() for name, f in futures.items()}
-    else:  # the demo host and replays: in order, deterministic
-        got = {name: read() for name, read in reads.items()}
-    return BootReading(taken_at=host.now(), is_root=r.is_root, startup=got["startup"],
-                       blame=got["blame"], chain=got["chain"], links=got["links"],
-                       wait_online_enabled=got["enabled"], wait_online_journal=got["journal"],
-                       wanted_by=got["wanted"], netplan=got["netplan"],
-                       booted_at=got["booted"], boot_id=got["boot_id"],
-                       wait_online_exec=got["exec_start"],
-                       networking_journal=got["networking"])
+    startup: Part[StartupTimes] = r.part(
+        _cmd(SYSTEMD_ANALYZE), lambda: parse_startup(r.run(SYSTEMD_ANALYZE, SLOW_TIMEOUT)))
+    blame: Part[tuple[BlameEntry, ...]] = r.part(
+        _cmd(BLAME), lambda: parse_blame(r.run(BLAME, SLOW_TIMEOUT)))
+    chain: Part[tuple[ChainUnit, ...]] = r.part(
+        _cmd(CHAIN), lambda: parse_critical_chain(r.run(CHAIN, SLOW_TIMEOUT)))
+    links: Part[tuple[NetLink, ...]] = r.part(
+        _cmd(NETWORKCTL), lambda: parse_networkctl_list(r.run(NETWORKCTL)))
+    enabled = r.part(_cmd(IS_ENABLED_WAIT),
+                     lambda: r.run(IS_ENABLED_WAIT, check=False).strip())
+    journal = r.part(_cmd(WAIT_JOURNAL), lambda: r.journal(WAIT_JOURNAL))
+    networking = r.part(_cmd(NETWORKING_JOURNAL), lambda: r.journal(NETWORKING_JOURNAL))
+    wanted = r.part(_cmd(WANTS_ONLINE), lambda: _wanted_by(r.run(WANTS_ONLINE)))
+    netplan = r.part(_cmd(NETPLAN_GET), lambda: r.run(NETPLAN_GET))
+    exec_start = r.part(_cmd(SHOW_WAIT), lambda: parse_exec_start(r.run(SHOW_WAIT)))
+    booted = r.part(UPTIME, lambda: _booted_at(host))
+    boot_id = r.part(BOOT_ID, lambda: host.read_text(BOOT_ID).strip())
+    return BootReading(taken_at=host.now(), is_root=r.is_root, startup=startup, blame=blame,
+                       chain=chain, links=links, wait_online_enabled=enabled,
+                       wait_online_journal=journal, wanted_by=wanted, netplan=netplan,
+                       booted_at=booted, boot_id=boot_id, wait_online_exec=exec_start,
+                       networking_journal=networking)
 
 
 def _booted_at(host: Host) -> float:
