@@ -84,6 +84,8 @@ class FixtureHost:
                 r = nonroot._answer("nonroot-sshd-T.txt", a)
             elif a == read.LOGIN_JOURNAL:
                 r = nonroot._answer("nonroot-journal-login.txt", a)
+            elif a == read.JOURNAL_ACCESS:
+                r = nonroot._answer("nonroot-journal-access.txt", a)
             else:
                 r = self._route(a)
         else:
@@ -211,6 +213,30 @@ def test_not_root_says_exactly_what_needs_root() -> None:
     assert d.verdict.severity is Severity.UNKNOWN
     assert "zconsole is not root" in d.verdict.message
     assert sum("(needs root)" in u for u in d.unread) == 3
+
+
+def test_not_root_reading_the_login_journal_as_json_is_told_it_needs_root() -> None:
+    """In JSON mode journalctl keeps its "not seeing messages from other users" hint to itself
+    (host guest, systemd 252): a user's read exits 0 with only their own lines, which read as
+    "no login". The hint is asked for in text first (`-n 0`, no line): needs root."""
+
+    class JsonNonRoot(FixtureHost):
+        def run(self, argv: Sequence[str], **kw: Any) -> Result:
+            if tuple(argv) == read.LOGIN_JOURNAL:
+                self.ran.append(tuple(argv))
+                return FixtureHost("nonroot")._answer("nonroot-journal-login-json.txt",
+                                                      tuple(argv))
+            return super().run(argv, **kw)
+
+    host = JsonNonRoot("clean", root=False)
+    r = read.read_ssh(host, "10.0.2.2")
+    assert r.logins.needs_root, r.logins
+    assert "needs root (or group adm or systemd-journal)" in (r.logins.error or "")
+    assert read.JOURNAL_ACCESS in host.ran and read.LOGIN_JOURNAL not in host.ran
+    # as root the hint is never asked for
+    root = FixtureHost("clean")
+    read.read_ssh(root, "10.0.2.2")
+    assert read.JOURNAL_ACCESS not in root.ran
 
 
 def test_root_refusal_is_not_blamed_on_root_when_root() -> None:
