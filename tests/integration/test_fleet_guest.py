@@ -26,7 +26,7 @@ from zconsole.cli.main import make_fleet
 from zconsole.hosts.fleet import load_hosts
 from zconsole.model.finding import Severity
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.screens.fleet.screen import FleetScreen
+from zconsole.ui.screens.fleet.screen import FleetScreen, FleetTable
 from zconsole.ui.screens.pools.screen import PoolsScreen
 
 if TYPE_CHECKING:
@@ -104,9 +104,10 @@ def check(*argv: str) -> tuple[int, dict[str, str]]:
 async def test_fleet_of_both_guests_and_a_host_that_does_not_answer(
         zfs_guest_21: ZfsGuest, zfs_guest_23: ZfsGuest, tmp_path: Path) -> None:
     """A healthy mirror on the 2.1 guest, a DEGRADED one (a member offlined) on the 2.3
-    guest: their rows say OK and WARNING with one pool each, read while the third host still
-    waits for its banner; its row says UNKNOWN, "no answer for N s", never a state; `enter`
-    on the 2.3 guest's row shows that host's pool on the Pools screen."""
+    guest: their rows say OK and CRITICAL (the mirror is down to one disk: no redundancy
+    left, on the one scale) with one pool each, read while the third host still waits for
+    its banner; its row says UNKNOWN, "no answer for N s", never a state; the rows are sorted
+    worst first; `enter` on the 2.3 guest's row shows that host's pool on the Pools screen."""
     g21, g23 = zfs_guest_21, zfs_guest_23
     for g in (g21, g23):
         g.reset()
@@ -138,8 +139,10 @@ async def test_fleet_of_both_guests_and_a_host_that_does_not_answer(
                     "no answer for "), "the hung host's row", 300)
                 got = {r.name: r for r in screen.rows}
                 assert got["nas21"].state is Severity.OK and got["nas21"].pools == 1, got["nas21"]
-                assert got["nas23"].state is Severity.WARNING and got["nas23"].pools == 1, \
+                assert got["nas23"].state is Severity.CRITICAL and got["nas23"].pools == 1, \
                     got["nas23"]
+                # worst first: CRITICAL, then the host that does not answer, then OK
+                assert [screen.rows[i].name for i in screen.order] == ["nas23", "hung", "nas21"]
                 assert got["nas21"].answering and got["nas23"].answering
                 dead = got["hung"]
                 assert dead.state is Severity.UNKNOWN and not dead.answering, dead
@@ -150,7 +153,10 @@ async def test_fleet_of_both_guests_and_a_host_that_does_not_answer(
                     assert name in text, text
                 assert "ONLINE" not in next(ln for ln in text.splitlines() if "hung" in ln)
 
-                await pilot.press("down", "enter")
+                table = screen.query_one(FleetTable)
+                while screen.rows[screen.order[table.cursor_row]].name != "nas23":
+                    await pilot.press("up")  # from the host on screen (nas21, the last row)
+                await pilot.press("enter")
                 await until(pilot, lambda: isinstance(app.screen, PoolsScreen)
                             and "fleet23" in screen_text(app), "nas23's Pools screen", 120)
                 assert app.current is app.members[1]
@@ -161,7 +167,7 @@ async def test_fleet_of_both_guests_and_a_host_that_does_not_answer(
             # with one more that refuses the connection (unreadable): the worst is UNKNOWN
             hosts = tmp_path / "hosts.toml"
             assert check("--hosts", str(hosts), "--tag", "a") == (0, {"nas21": "ok"})
-            assert check("--hosts", str(hosts), "--tag", "b") == (1, {"nas23": "warning"})
+            assert check("--hosts", str(hosts), "--tag", "b") == (2, {"nas23": "critical"})
             refused = tmp_path / "refused_ssh_config"
             refused.write_text(f"Host refused\n  HostName 127.0.0.1\n  Port {closed_port()}\n"
                                "  User root\n")
@@ -169,7 +175,7 @@ async def test_fleet_of_both_guests_and_a_host_that_does_not_answer(
                 f.write(f'\n[[host]]\nname = "refused"\nssh = "refused"\n'
                         f'ssh_config = "{refused}"\n')
             rc, got = check("--hosts", str(hosts), "--timeout", "30")
-            assert (rc, got) == (3, {"nas21": "ok", "nas23": "warning", "hung": "unknown",
+            assert (rc, got) == (2, {"nas21": "ok", "nas23": "critical", "hung": "unknown",
                                      "refused": "unknown"})
     finally:
         for g in (g21, g23):
