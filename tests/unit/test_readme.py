@@ -20,7 +20,10 @@ def first_block() -> list[str]:
 
 def test_readme_opens_with_install_run_and_test_commands() -> None:
     before = README.split("```", 1)[0]
-    assert before.strip().startswith("# zconsole") and len(before.splitlines()) <= 3
+    assert before.strip().startswith("# zconsole") and len(before.splitlines()) <= 4
+    # what zconsole is, in one line, before the two commands
+    assert before.splitlines()[2].startswith("zconsole is a terminal operations console for "
+                                             "Linux hosts that run OpenZFS")
     assert first_block() == ["./dev run", "./dev test"]
 
 
