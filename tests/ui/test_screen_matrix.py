@@ -2,7 +2,9 @@
 
 The per-screen test modules test behaviour and a few pictures each; this matrix makes sure no
 screen falls apart on a scenario its author did not picture (a degraded pool on the Disks
-screen, thousands of snapshots on the ARC screen, ...).
+screen, thousands of snapshots on the ARC screen, ...). The screens are the registry's, so a
+new screen is in the matrix without anyone remembering to add it; Fleet here is the one-host
+fleet of a console started on one host.
 """
 
 from __future__ import annotations
@@ -12,11 +14,19 @@ from typing import Any
 import pytest
 
 from tests.ui.conftest import make_app, settle
+from zconsole.ui.screens.registry import SCREENS as REGISTRY
 
 SIZES = [(80, 24), (120, 40)]
 SCENARIOS = ["healthy", "degraded", "resilvering", "snapshots"]
-SCREENS = {"1": "pools", "2": "disks", "3": "datasets", "4": "arc", "5": "network", "6": "host",
-           "7": "timeline"}
+SCREENS = {entry.key: entry.mode for entry in REGISTRY}
+
+
+def test_the_matrix_covers_every_screen() -> None:
+    """All nine screens, each under its own key."""
+    assert sorted(SCREENS.values()) == sorted(
+        ["pools", "disks", "datasets", "arc", "network", "host", "timeline", "advice",
+         "fleet"])
+    assert len(SCREENS) == len(REGISTRY)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
