@@ -214,7 +214,7 @@ def detect_zfs(host: Host, *, timeout: float = DEFAULT_TIMEOUT) -> ZfsInfo:
 
 
 # Fields of `zpool status -j --json-int` that move on every transaction group of a pool being
-# written and that the parser never reads (tests/unit/test_parse_memo.py holds it to that):
+# written and that the parser never reads (tests/unit/test_read_memo.py holds it to that):
 # left out of the comparison, so a busy but healthy pool is not parsed again at each refresh.
 _VOLATILE = re.compile(r'"(?:txg|alloc_space)":\d+')
 
