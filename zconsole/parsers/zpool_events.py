@@ -48,14 +48,14 @@ from zconsole.parsers.errors import ParseError, parser
 
 SOURCE = "zpool events"
 
-_HEADER = re.compile(
+HEADER = re.compile(
     r"([A-Z][a-z]{2}) ([ 0-9][0-9]) ([0-9]{4}) ([0-9]{2}):([0-9]{2}):([0-9]{2})\.([0-9]{9}) "
     r"(\S+)$", re.ASCII)
-_FIELD = re.compile(r" {8}([A-Za-z0-9_.\-\[\]]+) = (.*)$", re.ASCII)
+FIELD = re.compile(r" {8}([A-Za-z0-9_.\-\[\]]+) = (.*)$", re.ASCII)
 _NVLISTS = re.compile(r"\([0-9]+ embedded nvlists\)", re.ASCII)
-_DROPPED = re.compile(r"dropped ([0-9]+) events$", re.ASCII)
+DROPPED = re.compile(r"dropped ([0-9]+) events$", re.ASCII)
 _STATE = re.compile(r'"([A-Z_]+)" \(0x[0-9a-f]+\)$', re.ASCII)
-_MONTHS = {m: i for i, m in enumerate(
+MONTHS = {m: i for i, m in enumerate(
     ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
 
 
@@ -98,7 +98,7 @@ class ZpoolEvents:
 
 
 def _local(m: re.Match[str], line_no: int, line: str) -> datetime:
-    month = _MONTHS.get(m.group(1))
+    month = MONTHS.get(m.group(1))
     if month is None:
         raise ParseError(SOURCE, "unknown month", line_no, line)
     try:
@@ -121,7 +121,7 @@ def _value(raw: str) -> tuple[str, bool]:
     return raw.strip(), False
 
 
-def _time(text: str) -> float | None:
+def event_time(text: str) -> float | None:
     parts = text.split()
     if len(parts) != 2:
         return None
@@ -134,65 +134,105 @@ def _time(text: str) -> float | None:
     return sec + nsec / 1e9
 
 
+class EventFields:
+    """One event's field lines as `zpool_do_events_nvprint` prints them, fed a line at a time
+    (its first line and the empty line after it excluded): `name = value` 8 columns deep, a
+    string value whose closing quote comes on a later line (those lines are the value's),
+    embedded nvlists skipped to their `(end name)`, deeper lines (an array's nvlists) passed
+    over. Linear in the lines fed."""
+
+    def __init__(self) -> None:
+        self.fields: dict[str, str] = {}
+        self.repeated = False  # a field name came twice (the kernel's nvlists never do)
+        self._open: str | None = None  # a string value whose closing quote has not come yet
+        self._parts: list[str] = []
+        self._skip_to: str | None = None  # the line that ends an embedded nvlist skipped
+        self._names: set[str] = set()
+
+    @property
+    def in_string(self) -> bool:
+        return self._open is not None
+
+    @property
+    def complete(self) -> bool:
+        """No string value left open, no embedded nvlist left unended."""
+        return self._open is None and self._skip_to is None
+
+    def feed(self, line: str) -> bool:
+        """Take one line; False when it cannot be one of the event's fields."""
+        if self._open is not None:
+            if line.endswith('"'):
+                self._parts.append(line[:-1])
+                self.fields[self._open] = "\n".join(self._parts)
+                self._open = None
+            else:
+                self._parts.append(line)
+            return True
+        if self._skip_to is not None:
+            if line == self._skip_to:
+                self._skip_to = None
+            return True
+        f = FIELD.match(line)
+        if f is None:
+            return line.startswith(" " * 9)  # deeper than the event's own fields
+        name, raw = f.group(1), f.group(2)
+        self.repeated = self.repeated or name in self._names
+        self._names.add(name)
+        if raw == "(embedded nvlist)" or _NVLISTS.fullmatch(raw):
+            self._skip_to = f"{' ' * 8}(end {name})"
+            return True
+        value, still_open = _value(raw)
+        self.fields[name] = value
+        if still_open:
+            self._open, self._parts = name, [value]
+        return True
+
+    def read(self) -> dict[str, str]:
+        """The fields read, a string still open at the end with the lines it had."""
+        if self._open is not None:
+            self.fields[self._open] = "\n".join(self._parts)
+        return self.fields
+
+
 @parser(SOURCE)
 def parse_zpool_events(text: str) -> ZpoolEvents:
     """Parse `zpool events -v` (or `zpool events`, then without fields and epoch times)."""
     events: list[ZpoolEvent] = []
     dropped = 0
     cur: tuple[str, datetime, int] | None = None  # class, local time, line of the header
-    fields: dict[str, str] = {}
-    open_key: str | None = None  # a string value whose closing quote has not come yet
-    skip_to: str | None = None  # the line that ends an embedded nvlist being skipped
+    fields = EventFields()
 
     def close() -> None:
-        nonlocal cur, fields, open_key, skip_to
+        nonlocal cur, fields
         if cur is not None:
-            at = _time(fields.get("time", ""))
-            events.append(ZpoolEvent(cur[0], cur[1], at, fields, cur[2]))
-        cur, fields, open_key, skip_to = None, {}, None, None
+            read = fields.read()
+            events.append(ZpoolEvent(cur[0], cur[1], event_time(read.get("time", "")), read,
+                                     cur[2]))
+        cur, fields = None, EventFields()
 
     for line_no, line in enumerate(text.splitlines(), 1):
-        if open_key is not None:
-            if line.endswith('"'):
-                fields[open_key] += "\n" + line[:-1]
-                open_key = None
-            else:
-                fields[open_key] += "\n" + line
+        if fields.in_string:
+            fields.feed(line)
             continue
         if not line.strip():
             close()
             continue
         if line.startswith("TIME ") and line.split() == ["TIME", "CLASS"]:
             continue
-        m = _HEADER.match(line)
+        m = HEADER.match(line)
         if m:
             close()
             cur = (m.group(8), _local(m, line_no, line), line_no)
             continue
-        d = _DROPPED.match(line)
+        d = DROPPED.match(line)
         if d:
             close()
             dropped += int(d.group(1))
             continue
         if cur is None:
             raise ParseError(SOURCE, "expected an event's time and class", line_no, line)
-        if skip_to is not None:
-            if line == skip_to:
-                skip_to = None
-            continue
-        f = _FIELD.match(line)
-        if f is None:
-            if line.startswith(" " * 9):
-                continue  # deeper than the event's own fields
+        if not fields.feed(line):
             raise ParseError(SOURCE, "expected `name = value`", line_no, line)
-        name, raw = f.group(1), f.group(2)
-        if raw == "(embedded nvlist)" or _NVLISTS.fullmatch(raw):
-            skip_to = f"{' ' * 8}(end {name})"
-            continue
-        value, still_open = _value(raw)
-        fields[name] = value
-        if still_open:
-            open_key = name
     close()
     return ZpoolEvents(tuple(events), dropped)
 

@@ -47,15 +47,13 @@ from datetime import datetime, timezone
 
 from zconsole.parsers.errors import ParseError, parser
 from zconsole.parsers.zpool_events import (
-    _DROPPED,
-    _FIELD,
-    _HEADER,
-    _MONTHS,
-    _NVLISTS,
+    DROPPED,
+    HEADER,
+    MONTHS,
+    EventFields,
     ZpoolEvent,
     ZpoolEvents,
-    _time,
-    _value,
+    event_time,
 )
 
 SOURCE = "zpool events -H"
@@ -83,12 +81,12 @@ def parse_short(text: str) -> tuple[list[Listed], int]:
     for line_no, line in enumerate(text.split("\n"), 1):
         if not line.strip() or (line.startswith("TIME ") and line.split() == ["TIME", "CLASS"]):
             continue
-        d = _DROPPED.match(line)
+        d = DROPPED.match(line)
         if d:
             dropped += int(d.group(1))
             continue
         m = _SHORT.match(line)
-        month = _MONTHS.get(m.group(2)) if m else None
+        month = MONTHS.get(m.group(2)) if m else None
         if m is None or month is None:
             raise ParseError(SOURCE, "expected `TIME<TAB>CLASS`", line_no, line)
         try:
@@ -131,55 +129,26 @@ def _fields(lines: Sequence[str]) -> dict[str, str] | None:
     """The top-level fields of one event's lines (its first line excluded), or None when they
     cannot be read as `zpool_do_events_nvprint` prints them (see the module's words)."""
     end = len(lines)
-    while end and (_DROPPED.match(lines[end - 1]) or not lines[end - 1]):
+    while end and (DROPPED.match(lines[end - 1]) or not lines[end - 1]):
         end -= 1
     if end == len(lines) or lines[end] != "":
         return None  # nvprint's fields end with an empty line
-    fields: dict[str, str] = {}
-    names: set[str] = set()
-    open_key: str | None = None
-    parts: list[str] = []
-    skip_to: str | None = None
+    fields = EventFields()
     for line in lines[:end]:
-        if _HEADER.match(line):
+        if HEADER.match(line):
             return None  # an event's first line inside an event: forged or cut
-        if open_key is not None:
-            if line.endswith('"'):
-                parts.append(line[:-1])
-                fields[open_key] = "\n".join(parts)  # once: linear in the value's lines
-                open_key = None
-            else:
-                parts.append(line)
-            continue
-        if skip_to is not None:
-            if line == skip_to:
-                skip_to = None
-            continue
-        f = _FIELD.match(line)
-        if f is None:
-            if line.startswith(" " * 9):
-                continue  # an array's nvlists, deeper than the event's own fields
+        if not fields.feed(line):
             return None
-        name, raw = f.group(1), f.group(2)
-        if name in names:
-            return None
-        names.add(name)
-        if raw == "(embedded nvlist)" or _NVLISTS.fullmatch(raw):
-            skip_to = f"{' ' * 8}(end {name})"
-            continue
-        fields[name], still_open = _value(raw)
-        if still_open:
-            open_key, parts = name, [fields[name]]
-    if open_key is not None or skip_to is not None:
+    if fields.repeated or not fields.complete:
         return None
-    return fields
+    return fields.read()
 
 
 def _event(ev: Listed, fields: dict[str, str] | None, line_no: int) -> ZpoolEvent | None:
     """The event when its fields agree with its listed line, else None (damaged)."""
     if fields is None or fields.get("class") != ev.cls:
         return None
-    at = _time(fields.get("time", ""))
+    at = event_time(fields.get("time", ""))
     if at is None:
         return None
     parts = fields["time"].split()
@@ -210,7 +179,7 @@ def parse_zpool_events_checked(verbose: str, short: str) -> ZpoolEvents:
     unconfirmed = len(listed) - len(found)
     wanted = {ev.line for ev in listed}
     head_end = next((i for i, line in enumerate(lines) if line in wanted), len(lines))
-    unconfirmed += sum(1 for line in lines[:head_end] if _HEADER.match(line))
+    unconfirmed += sum(1 for line in lines[:head_end] if HEADER.match(line))
     for i, k in enumerate(found):
         p = pos[k]
         nxt = pos[found[i + 1]] if i + 1 < len(found) else len(lines)
@@ -219,7 +188,7 @@ def parse_zpool_events_checked(verbose: str, short: str) -> ZpoolEvents:
             continue
         body = lines[p + 1:nxt]
         if i + 1 == len(found):
-            stray = sum(1 for line in body if _HEADER.match(line))
+            stray = sum(1 for line in body if HEADER.match(line))
             if stray:
                 unconfirmed += stray
                 damaged += 1
