@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tools.mutation import mutate  # noqa: E402
 from zconsole.cli.commands.parse import KINDS  # noqa: E402
 from zconsole.cli.main import main  # noqa: E402
 
@@ -82,28 +83,6 @@ def samples(kind: str) -> list[str]:
     return out
 
 
-def mutate(rng: random.Random, text: str) -> str:
-    for _ in range(rng.randint(1, 6)):
-        op = rng.random()
-        pos = rng.randrange(len(text) + 1)
-        if op < 0.3 and text:
-            text = text[:pos] + text[pos + rng.randint(1, 40):]
-        elif op < 0.6:
-            text = text[:pos] + rng.choice(HOSTILE) + text[pos:]
-        elif op < 0.75 and text:
-            text = text[:pos] + chr(rng.randrange(0, 0x250)) + text[pos + 1:]
-        else:
-            lines = text.splitlines(keepends=True)
-            if lines:
-                i = rng.randrange(len(lines))
-                if op < 0.9:
-                    lines.insert(i, lines[i])
-                else:
-                    del lines[i]
-                text = "".join(lines)
-    return text
-
-
 def run_one(kind: str, path: Path) -> tuple[int | None, str]:
     out, err = io.StringIO(), io.StringIO()
     try:
@@ -136,7 +115,7 @@ def main_(argv: list[str] | None = None) -> int:
         codes: dict[int, int] = {}
         bad = 0
         for _ in range(args.n):
-            text = mutate(rng, rng.choice(base))
+            text = mutate(rng, rng.choice(base), HOSTILE)
             tmp.write_text(text, errors="surrogatepass")
             rc, tb = run_one(kind, tmp)
             if rc is None or rc not in (0, 3):

@@ -36,6 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tools.mutation import mutate as edits  # noqa: E402
 from zconsole.hosts.base import CommandFailed, PathNotFound, Result  # noqa: E402
 from zconsole.hosts.journal import AuditLog  # noqa: E402
 from zconsole.model.hosttext import is_clean  # noqa: E402
@@ -177,31 +178,7 @@ def bases(directory: Path) -> list[Base]:
 
 
 def mutate(rng: random.Random, text: str, hostile: Sequence[str] = HOSTILE) -> str:
-    for _ in range(rng.randint(1, 6)):
-        op = rng.random()
-        pos = rng.randrange(len(text) + 1)
-        if op < 0.25 and text:
-            text = text[:pos] + text[pos + rng.randint(1, 40):]
-        elif op < 0.55:
-            text = text[:pos] + rng.choice(hostile) + text[pos:]
-        elif op < 0.7 and text:
-            text = text[:pos] + chr(rng.randrange(0, 0x250)) + text[pos + 1:]
-        elif op < 0.8 and text:  # a digit changed: times, counts, txgs
-            digits = [i for i in range(max(0, pos - 60), min(len(text), pos + 60))
-                      if text[i].isdigit()]
-            if digits:
-                i = rng.choice(digits)
-                text = text[:i] + rng.choice("0123456789") + text[i + 1:]
-        else:
-            lines = text.splitlines(keepends=True)
-            if lines:
-                i = rng.randrange(len(lines))
-                if op < 0.9:
-                    lines.insert(rng.randrange(len(lines) + 1), lines[i])
-                else:
-                    del lines[i]
-                text = "".join(lines)
-    return text
+    return edits(rng, text, hostile)
 
 
 def mutate_json(rng: random.Random, text: str) -> str:
