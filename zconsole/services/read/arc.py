@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from dataclasses import dataclass
 
 from zconsole.model.arc import ArcStats
 from zconsole.model.reading import Part
-from zconsole.model.record import record
 from zconsole.services import fmt
 from zconsole.services.read.sampling import ArcDelta
 
@@ -41,7 +41,7 @@ MiB = 1 << 20
 # ----------------------------------------------------------------------------- readings
 
 
-@record
+@dataclass(frozen=True)
 class ArcReading:
     """One arcstats reading, the host time it was taken and the console's monotonic time it
     arrived (`Part.seen`; None when no console stamped it): its age counts from `seen`."""
@@ -103,7 +103,7 @@ class ArcWatch:
 # ----------------------------------------------------------------------------- figures
 
 
-@record
+@dataclass(frozen=True)
 class ArcRow:
     """One line of the figures table: label (with its unit), value, version note."""
 
@@ -112,7 +112,7 @@ class ArcRow:
     only: str = ""  # "2.1 only" / "2.2+ only" for fields one field set lacks
 
 
-@record
+@dataclass(frozen=True)
 class Efficiency:
     """hits/(hits+misses) of one read class over the interval; None without such reads."""
 
@@ -166,7 +166,7 @@ def arc_family(stats: ArcStats, zfs_version: tuple[int, int, int] | None = None)
     return None
 
 
-@record
+@dataclass(frozen=True)
 class ArcInterval:
     """What changed between the last two good readings (`ArcWatch.previous` -> `latest`).
 
@@ -223,6 +223,17 @@ def interval(latest: ArcReading, previous: ArcReading | None) -> ArcInterval:
         throttle_delta=delta(prev, cur, "memory_throttle_count"))
 
 
+# The ARC's sizes in the figures table, in order: (label, arcstats name, only in one version).
+_SIZES = (
+    ("size", "size", ""), ("target (c)", "c", ""), ("c_max", "c_max", ""),
+    ("c_min", "c_min", ""), ("MRU target (p)", "p", ONLY_21), ("data", "data_size", ""),
+    ("metadata", "metadata_size", ""), ("headers", "hdr_size", ""),
+    ("MRU size", "mru_size", ""), ("MFU size", "mfu_size", ""),
+    ("arc_meta_used", "arc_meta_used", ""), ("arc_meta_limit", "arc_meta_limit", ONLY_21),
+    ("uncached", "uncached_size", ONLY_22),
+)
+
+
 def figure_rows(cur: ArcStats, v22: bool, last: ArcDelta | None, dd: Efficiency | None,
           dm: Efficiency | None, pd: Efficiency | None, pm: Efficiency | None,
           detail_interval: float | None, l2_ratio: float | None,
@@ -234,22 +245,10 @@ def figure_rows(cur: ArcStats, v22: bool, last: ArcDelta | None, dd: Efficiency 
         if v is not None:
             rows.append(ArcRow(label, fmt.size(v), only))
 
-    b("size", "size")
-    b("target (c)", "c")
-    b("c_max", "c_max")
-    b("c_min", "c_min")
-    if not v22:
-        b("MRU target (p)", "p", ONLY_21)
-    b("data", "data_size")
-    b("metadata", "metadata_size")
-    b("headers", "hdr_size")
-    b("MRU size", "mru_size")
-    b("MFU size", "mfu_size")
-    b("arc_meta_used", "arc_meta_used")
-    if not v22:
-        b("arc_meta_limit", "arc_meta_limit", ONLY_21)
-    else:
-        b("uncached", "uncached_size", ONLY_22)
+    other_version = ONLY_21 if v22 else ONLY_22
+    for label, name, only in _SIZES:
+        if only != other_version:
+            b(label, name, only)
     if last is not None:
         span = last.interval_s
         rows.append(ArcRow("hits", fmt.rate(last.hits, span)))
