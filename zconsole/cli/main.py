@@ -113,32 +113,27 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def choose_host(args: argparse.Namespace) -> tuple[Host, str | None]:
     """The host to look at, and a notice for the operator (why the demo host was chosen)."""
+    from zconsole.hosts.factory import Target, make_host
+
     if args.host:
         from zconsole.cli.commands._target import one_destination
-        from zconsole.hosts.ssh import SshHost
 
         dest = one_destination(args.host, "console shows")
         assert dest is not None
-        return SshHost(dest, ssh_config=args.ssh_config), None
+        return make_host(Target.ssh(dest, ssh_config=args.ssh_config)), None
     if args.demo:
-        from zconsole.hosts.demo import DemoHost
-
-        return DemoHost(args.demo, zfs_version=args.zfs_version), None
-    from zconsole.hosts.local import LocalHost
-
-    local = LocalHost()
+        return make_host(Target.demo(args.demo, zfs_version=args.zfs_version)), None
+    local = make_host(Target.local())
     if getattr(args, "local", False) or has_zfs(local):
         return local, None
-    from zconsole.hosts.demo import DemoHost
-
-    return (DemoHost("showcase", zfs_version=args.zfs_version),
+    return (make_host(Target.demo("showcase", zfs_version=args.zfs_version)),
             "No OpenZFS on this machine: showing the built-in demo host "
             "(zconsole --local shows this machine's own disks and network).")
 
 
 def make_fleet(entries: Sequence[HostEntry], zfs_version: str) -> list[Member]:
     """One Member (a Host and its session) per entry, in the file's order."""
-    from zconsole.hosts.fleet import make_host
+    from zconsole.hosts.factory import make_host
     from zconsole.services.fleet import Member
 
     return [Member.of(e.name, make_host(e, zfs_version=zfs_version), e.tags) for e in entries]

@@ -1,4 +1,5 @@
-"""Several hosts: the hosts file, `--host a --host b`, the demo fleet, and a Host for each.
+"""Several hosts: the hosts file, `--host a --host b`, the demo fleet (a Host for each entry:
+`make_host`, from hosts/factory.py, the one factory).
 
 The hosts file is TOML, by default `$XDG_CONFIG_HOME/zconsole/hosts.toml`
 (`~/.config/zconsole/hosts.toml`), one `[[host]]` table per host:
@@ -28,7 +29,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from zconsole.hosts.base import Host, HostError
+from zconsole.hosts.base import HostError
+from zconsole.hosts.factory import make_host as make_host  # the one factory, for an entry
 from zconsole.model.hosttext import is_clean, name_key, name_trap, visible
 
 if sys.version_info >= (3, 11):
@@ -225,21 +227,3 @@ def demo_fleet(scenarios: Sequence[str] = DEMO_FLEET) -> tuple[HostEntry, ...]:
     """The demo fleet: the demo host in several scenarios, one of them a host that never
     answers (`SILENT`), so the Fleet screen can be tried without ssh."""
     return tuple(HostEntry(f"demo-{s}", demo=s, tags=("demo",)) for s in scenarios)
-
-
-def make_host(entry: HostEntry, *, zfs_version: str = "2.3",
-              clock: Callable[[], float] | None = None) -> Host:
-    """The Host of an entry (nothing is connected yet: ssh connects at the first read)."""
-    if entry.demo == SILENT:
-        from zconsole.hosts.silent import SilentHost
-
-        return SilentHost(SILENT, clock=clock)
-    if entry.demo is not None:
-        from zconsole.hosts.demo import DemoHost
-
-        return DemoHost(entry.demo, zfs_version=zfs_version, clock=clock)
-    from zconsole.hosts.ssh import SshHost
-
-    config = os.path.expanduser(entry.ssh_config) if entry.ssh_config else None
-    assert entry.ssh is not None
-    return SshHost(entry.ssh, ssh_config=config)

@@ -3,7 +3,7 @@ after the subcommand (`zconsole plan … --demo`) or before it (`zconsole --demo
 
 `add_target_options(parser, "plan", "plan on")` adds them under names of the subcommand's own
 (`plan_host`, …) so they never clash with the main parser's; `target_host(args, "plan")`
-builds the Host: ssh, the demo, or this machine."""
+builds the Host (hosts/factory.py): ssh, the demo, or this machine."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from zconsole.hosts.base import Host
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from zconsole.hosts.factory import Target
     from zconsole.hosts.fleet import HostEntry
 
 
@@ -35,21 +36,26 @@ def one_destination(value: str | list[str] | None, verb: str = "works on") -> st
     return value[0] if value else None
 
 
-def target_host(args: argparse.Namespace, name: str) -> Host:
+def target_of_args(args: argparse.Namespace, name: str) -> Target:
+    """What the operator named for subcommand `name`: its own `--host/--demo/--zfs-version`,
+    else the main parser's; this machine when neither names a host."""
+    from zconsole.hosts.factory import Target
+
     dest = getattr(args, f"{name}_host", None) or one_destination(args.host)
     demo = getattr(args, f"{name}_demo", None) or args.demo
     if dest:
-        from zconsole.hosts.ssh import SshHost
-
-        return SshHost(dest, ssh_config=args.ssh_config)
+        return Target.ssh(dest, ssh_config=args.ssh_config)
     if demo:
-        from zconsole.hosts.demo import DemoHost
+        return Target.demo(demo, zfs_version=getattr(args, f"{name}_zfs_version", None)
+                           or args.zfs_version)
+    return Target.local()
 
-        return DemoHost(demo, zfs_version=getattr(args, f"{name}_zfs_version", None)
-                        or args.zfs_version)
-    from zconsole.hosts.local import LocalHost
 
-    return LocalHost()
+def target_host(args: argparse.Namespace, name: str) -> Host:
+    """The Host of `target_of_args` (hosts/factory.py, the one factory)."""
+    from zconsole.hosts.factory import make_host
+
+    return make_host(target_of_args(args, name))
 
 
 def add_fleet_options(pp: argparse.ArgumentParser, name: str, verb: str) -> None:
