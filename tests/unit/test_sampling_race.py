@@ -5,12 +5,12 @@ threads as often as it can: the reader never sees a history being changed under 
 
 from __future__ import annotations
 
-import sys
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
+from tests.unit import races
+from tests.unit.races import switch_often  # noqa: F401 - the fixture
 from tests.unit.test_services_fakehost import fixture
 from tests.unit.test_services_sampling import DS2
 from zconsole.parsers.arcstats import parse_arcstats
@@ -21,43 +21,14 @@ SAMPLES = 10000  # the feeder's; the reader reads as many times
 DISKS = ("vdb", "vdc", "vdd", "vde", "vdf", "vdg")
 
 
-@pytest.fixture
-def switch_often() -> Iterator[None]:
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    yield
-    sys.setswitchinterval(before)
-
-
 def run_both(feed: Callable[[int], None], read: Callable[[], object]) -> list[BaseException]:
-    errors: list[BaseException] = []
-    started = threading.Barrier(2)
-
-    def feeder() -> None:
-        started.wait()
-        try:
-            for i in range(SAMPLES):
-                feed(i)
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-
-    def reader() -> None:
-        started.wait()
-        try:
-            for _ in range(SAMPLES):
-                read()
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=feeder), threading.Thread(target=reader)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    """SAMPLES feeds and as many reads."""
+    errors, _fed = races.run_both(feed, lambda _i: read(), reads=SAMPLES, feeds=SAMPLES)
     return errors
 
 
-def test_sparklines_drawn_while_the_worker_samples(switch_often: None) -> None:
+@pytest.mark.usefixtures("switch_often")
+def test_sparklines_drawn_while_the_worker_samples() -> None:
     base = [s for s in parse_diskstats(DS2) if s.name in DISKS]
     sampler = Sampler(history=60)
 
@@ -75,7 +46,8 @@ def test_sparklines_drawn_while_the_worker_samples(switch_often: None) -> None:
     assert len(sampler.history("vdg")) == 60
 
 
-def test_arc_and_leaf_histories_read_while_fed(switch_often: None) -> None:
+@pytest.mark.usefixtures("switch_often")
+def test_arc_and_leaf_histories_read_while_fed() -> None:
     """The ARC screen's history and the slow-disk samples, the same way."""
     arc = parse_arcstats(fixture("arcstats/2.3.2-head3-plus-grep-excerpt.txt"))
     sampler = Sampler(history=30)

@@ -20,12 +20,12 @@ Audited and found safe without a change:
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 
 import pytest
 
-from tests.unit.test_sampling_race import switch_often  # noqa: F401 - the fixture
+from tests.unit import races
+from tests.unit.races import switch_often  # noqa: F401 - the fixture
 from tests.unit.test_services_fakehost import fixture
 from zconsole.model.arc import ArcStats
 from zconsole.model.reading import Part
@@ -37,44 +37,14 @@ STATS = parse_arcstats(fixture("arcstats/2.3.2-head3-plus-grep-excerpt.txt"))
 
 
 READS = 8000  # the reader's; the feeder feeds for as long as the reader reads
-FEED_CAP = 10**7
 
 
 def run_both(feed: Callable[[int], None], read: Callable[[int], object]
              ) -> tuple[list[BaseException], int]:
-    """A feeder and a reader thread; the reader does READS reads (a report costs some 60
-    observations, so a fixed count for the feeder would end long before the reader's); the
-    feeder feeds until the reader is done. Returns the errors and how many were fed."""
-    errors: list[BaseException] = []
-    started = threading.Barrier(2)
-    read_all = threading.Event()
-    fed = [0]
-
-    def feeder() -> None:
-        started.wait()
-        try:
-            while not read_all.is_set() and fed[0] < FEED_CAP:
-                feed(fed[0])
-                fed[0] += 1
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-
-    def reader() -> None:
-        started.wait()
-        try:
-            for i in range(READS):
-                read(i)
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-        finally:
-            read_all.set()
-
-    threads = [threading.Thread(target=feeder), threading.Thread(target=reader)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return errors, fed[0]
+    """The reader does READS reads (a report costs some 60 observations, so a fixed count
+    for the feeder would end long before the reader's); the feeder feeds until the reader
+    is done. Returns the errors and how many were fed."""
+    return races.run_both(feed, read, reads=READS)
 
 
 def part(i: int) -> Part[ArcStats]:
