@@ -23,13 +23,24 @@ def test_kinds_are_unique_and_in_table_order() -> None:
 
 
 def test_every_wizard_has_one_flow_with_the_registry_title() -> None:
-    from zconsole.ui.wizards.flows import FLOWS
+    """Disk wizards and fix-its alike: `make_flow` finds each one's flow in the one table
+    (FLOWS, `@wizard_flow`), or the plain flow when its wizard asks nothing."""
+    from zconsole.ui.wizards.flows import FLOWS, PlanFlow, make_flow
 
-    wizards = {op.kind for op in registry.with_wizard()}
-    assert set(FLOWS) == wizards
-    for kind, flow in FLOWS.items():
+    wizards = {op.kind for op in registry.OPERATIONS if op.wizard is not None}
+    assert {op.kind for op in registry.with_wizard()} == {
+        "attach", "detach", "replace-failed", "replace-grow", "dedup-off"}
+    assert {op.kind for op in registry.with_wizard("host")} == {
+        "fix-ssh", "fix-ssh-auth", "fix-session", "fix-boot"}
+    for kind in wizards:
+        flow = make_flow(kind)
         assert flow.KIND == kind
         assert flow.TITLE == registry.get(kind).title
+    assert set(FLOWS) == {"attach", "detach", "replace-failed", "replace-grow", "dedup-off",
+                          "fix-boot"}
+    assert all(type(make_flow(k)) is PlanFlow for k in ("fix-ssh", "fix-session"))
+    with pytest.raises(ValueError, match="no Wizard"):
+        make_flow("replace")
 
 
 def test_a_flow_needs_a_registry_entry_with_a_wizard() -> None:

@@ -5,21 +5,30 @@ An `Operation` ties together, for one kind ("attach"):
 * its words: `title` (the wizard's header) and `help` (one line, the palette's entry);
 * `cli`: its `zconsole plan KIND POOL ARG... [options]` arguments (`CliArgs`, `CliOption`);
 * `plan`: read the host and build the plan from what `zconsole plan` parsed (`PlanRequest`);
-* `wizard`: present when the console has a wizard for it (`Wizard`): its key on the Pools
-  screen, its footer label, the answers its flow collects and how they become a plan.
+* `wizard`: present when the console has a wizard for it (`Wizard`): the screen that offers
+  it and its key there, its footer label, the answers its flow collects and how they become
+  a plan;
+* `fixit`: present for a fix-it (`Fixit`): the Host screen's panel that offers it, its
+  undo and rollback, and the fixes of its kind applied on a host.
 
 Nothing here knows a domain. ZFS's kinds live in `services/ops/zfs/` (one module per kind:
 the pure `build_*` builder, then `plan_cli` and `plan_wizard`, which read the host and call
-it); fix-its will live in `services/ops/fixit/` the same way. The registry only points at them.
+it); fix-its live in `services/ops/fixit/` the same way (each module's `FIX` is its
+`Fixit`). The registry only points at them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from zconsole.hosts.base import Host
 from zconsole.model.plan import Plan
+
+if TYPE_CHECKING:
+    from zconsole.hosts.journal import PlanStore
+    from zconsole.services.ops.engine.events import RunResult
 
 
 @dataclass(frozen=True)
@@ -102,13 +111,36 @@ CliPlan = Callable[[Host, PlanRequest], Plan]
 @dataclass(frozen=True)
 class Wizard:
     """The console's wizard for a kind. Its choice stages are UI code: the flow class in
-    `ui/wizards/flows.py` registered for the same kind, which fills the answers named in
-    `asks` ("pool<TAB>name" values for vdevs, newline-joined lists for multiple choices)."""
+    `ui/wizards/` registered for the same kind (`@wizard_flow`), which fills the answers named
+    in `asks` ("pool<TAB>name" values for vdevs, newline-joined lists for multiple choices).
+    A wizard with no choice stage of its own needs no flow class: the UI's `make_flow` gives
+    it the plain flow (straight to the plan)."""
 
-    key: str  # the key on the Pools screen ("a")
+    key: str  # the key on its screen ("a")
     label: str  # the footer's word for it ("Attach")
     asks: tuple[str, ...]  # the answers the flow collects, in order
     plan: WizardPlan
+    screen: str = "pools"  # the screen that offers it: "pools" (a key each), "host" (`f`)
+
+
+@dataclass(frozen=True)
+class Fixit:
+    """A fix-it kind, as the runner, the undo and the Host screen need it. The domain module
+    defines it (`services/ops/fixit/ssh.py: FIX`); the registry entry carries it."""
+
+    panel: str  # the Host screen's panel that offers it ("ssh", "boot")
+    offer: str  # what `f` does, in the panel's words
+    undo_kind: str  # Plan.kind of its undo ("fix-ssh-undo")
+    undo_title: str  # the undo wizard's title
+    rollback_kind: str  # Plan.kind of the rollback of a half-applied fix
+    # (the fix, how its run ended, now) -> the rollback plan; None: nothing was changed
+    rollback_for: Callable[[Plan, RunResult, float], Plan | None]
+    # (the fix, the rollback, how the rollback ended) -> the sentence that says what it did
+    rolled_back: Callable[[Plan, Plan, RunResult], str]
+    # (an applied fix, the host) -> its undo plan; reads the host (call from a worker)
+    undo: Callable[[Plan, Host], Plan]
+    # (the plan store, the host's label) -> the fixes applied there and not undone, oldest first
+    applied: Callable[[PlanStore, str], list[Plan]]
 
 
 @dataclass(frozen=True)
@@ -121,3 +153,4 @@ class Operation:
     cli: CliArgs
     plan: CliPlan
     wizard: Wizard | None = None
+    fixit: Fixit | None = None

@@ -9,7 +9,11 @@ and build its plan. Everything that offers operations reads this table and nothi
 * the Pools screen (`ui/screens/pools/screen.py`): one key binding `wizard('KIND')` per entry
   with a wizard, and its palette entries (`PoolsScreen.system_commands`);
 * the wizards (`ui/wizards/flows.py`): a flow class registers itself for its kind with
-  `@wizard_flow`, which takes the title from here; the plan comes from `entry.wizard.plan`.
+  `@wizard_flow`, which takes the title from here; the plan comes from `entry.wizard.plan`;
+  a wizard that asks nothing of its own (`Wizard.asks` empty) needs no flow class;
+* the fix-its (`Operation.fixit`, from the domain module's `FIX`): the Host screen offers
+  each on its panel (`Fixit.panel`, `f`) and its undo (`u`, `Fixit.undo`), the wizard runs it
+  under `FixRunner` (`fixit(kind)`: its rollback), a resumed one too.
 
 Where the parts live, and why. This module and the entries are services: no Textual, so
 `zconsole plan` and tests use them without the UI. What a kind *does* lives in its domain,
@@ -24,7 +28,13 @@ Adding an operation kind:
    the smallest): `build_*`, `plan_cli`, and `plan_wizard` if it has a wizard;
    new predicate kinds go to the domain's `predicates.py`;
 2. one entry below;
-3. if it has a wizard: its flow class in `ui/wizards/flows.py`, decorated `@wizard_flow`.
+3. if its wizard has choice stages: its flow class in `ui/wizards/` (`flows.py`, or
+   `fixit.py` for a fix-it), decorated `@wizard_flow`.
+A fix-it is the same: its module in `services/ops/fixit/` (`build_*`, `plan_for`,
+`plan_cli`, `plan_wizard`, `undo_plan`, `rollback_for`, `applied_fixes` and its `FIX`), one
+entry below with `wizard=Wizard(..., screen="host")` and `fixit=module.FIX`, and the
+diagnosis' fix naming its kind (`Fix.plan`, services/health): the Host screen and the
+runner need no edit.
 The tests in `tests/unit/test_registry.py` check that the table, the flows, the keys and the
 CLI agree.
 """
@@ -35,7 +45,7 @@ from zconsole.services.ops.fixit import boot as fix_boot
 from zconsole.services.ops.fixit import session as fix_session
 from zconsole.services.ops.fixit import ssh as fix_ssh
 from zconsole.services.ops.fixit import ssh_auth as fix_ssh_auth
-from zconsole.services.ops.operation import CliArgs, CliOption, Operation, Wizard
+from zconsole.services.ops.operation import CliArgs, CliOption, Fixit, Operation, Wizard
 from zconsole.services.ops.zfs import (
     advice,
     attach,
@@ -155,6 +165,8 @@ OPERATIONS: tuple[Operation, ...] = (
         help="fix slow SSH logins: stop sshd's reverse DNS lookup (the Host screen's fix)",
         cli=CliArgs("", pool=False),
         plan=fix_ssh.plan_cli,
+        wizard=Wizard(key="f", label="Fix", asks=(), plan=fix_ssh.plan_wizard, screen="host"),
+        fixit=fix_ssh.FIX,
     ),
     Operation(
         kind=fix_ssh_auth.KIND,
@@ -168,6 +180,9 @@ OPERATIONS: tuple[Operation, ...] = (
                       choices=tuple(fix_ssh_auth.METHODS)),
         )),
         plan=fix_ssh_auth.plan_cli,
+        wizard=Wizard(key="f", label="Fix", asks=(), plan=fix_ssh_auth.plan_wizard,
+                      screen="host"),
+        fixit=fix_ssh_auth.FIX,
     ),
     Operation(
         kind=fix_session.KIND,
@@ -176,6 +191,9 @@ OPERATIONS: tuple[Operation, ...] = (
              "or remove a slow user manager's drop-in (the Host screen's fix)",
         cli=CliArgs("", pool=False),
         plan=fix_session.plan_cli,
+        wizard=Wizard(key="f", label="Fix", asks=(), plan=fix_session.plan_wizard,
+                      screen="host"),
+        fixit=fix_session.FIX,
     ),
     Operation(
         kind=fix_boot.KIND,
@@ -188,6 +206,9 @@ OPERATIONS: tuple[Operation, ...] = (
                       choices=fix_boot.FIXES),
         )),
         plan=fix_boot.plan_cli,
+        wizard=Wizard(key="f", label="Fix", asks=("fix",), plan=fix_boot.plan_wizard,
+                      screen="host"),
+        fixit=fix_boot.FIX,
     ),
 )
 
@@ -207,9 +228,30 @@ def kinds() -> tuple[str, ...]:
     return tuple(BY_KIND)
 
 
-def with_wizard() -> tuple[Operation, ...]:
-    """The entries the console offers as wizards, in table order (keys, palette)."""
-    return tuple(op for op in OPERATIONS if op.wizard is not None)
+def register(op: Operation) -> Operation:
+    """Add an entry (after the table's); a kind is registered once."""
+    global OPERATIONS
+    if op.kind in BY_KIND:
+        raise ValueError(f"operation kind {op.kind!r} is registered already")
+    BY_KIND[op.kind] = op
+    OPERATIONS = (*OPERATIONS, op)
+    return op
+
+
+def with_wizard(screen: str = "pools") -> tuple[Operation, ...]:
+    """The entries `screen` offers as wizards, in table order (the Pools keys, palette)."""
+    return tuple(op for op in OPERATIONS if op.wizard is not None and op.wizard.screen == screen)
+
+
+def fixits() -> tuple[Operation, ...]:
+    """The fix-it entries, in table order (the Host screen's panels offer them)."""
+    return tuple(op for op in OPERATIONS if op.fixit is not None)
+
+
+def fixit(kind: str) -> Fixit | None:
+    """The fix-it of `kind` (None: not a fix-it; its undo and rollback are plain plans)."""
+    op = BY_KIND.get(kind)
+    return op.fixit if op is not None else None
 
 
 def cli_options() -> tuple[CliOption, ...]:

@@ -15,10 +15,10 @@ def open_wizard(app: ZConsoleApp, kind: str, selection: Selection | None = None
                 ) -> WizardScreen:
     """Push the wizard for `kind` (attach, detach, replace-grow, dedup-off) over the
     current screen, starting from what the Pools cursor selects."""
-    from zconsole.ui.wizards.flows import FLOWS
+    from zconsole.ui.wizards.flows import make_flow
     from zconsole.ui.wizards.screen import WizardScreen
 
-    flow = FLOWS[kind](selection=selection, findings=tuple(app.findings))
+    flow = make_flow(kind, selection=selection, findings=tuple(app.findings))
     screen = WizardScreen(flow, host=app.host, reading=app.reading)
     app.push_screen(screen)
     return screen

@@ -73,11 +73,14 @@ def runner_factory(app: ZConsoleApp) -> RunnerFactory:
                           poll_interval=poll, fast_forward=fast_forward)
 
     def make(host: Host, plan: Plan) -> Any:
-        """A fix-it runs under its FixRunner (the rollback), a resumed one too."""
-        from zconsole.services.ops.fixit import common as fixit
+        """A fix-it (its registry entry has a `Fixit`) runs under its FixRunner (the
+        rollback), a resumed one too."""
+        from zconsole.services.ops import registry
+        from zconsole.services.ops.fixit.common import FixRunner
 
-        if fixit.is_fix(plan.kind):
-            return fixit.FixRunner(plan, lambda p: plain(host, p))
+        spec = registry.fixit(plan.kind)
+        if spec is not None:
+            return FixRunner(plan, lambda p: plain(host, p), spec)
         return plain(host, plan)
 
     return make

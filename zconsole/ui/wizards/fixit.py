@@ -1,62 +1,44 @@
 """The fix-its (and the advisor's commands) as wizards: the Host screen's fix (`f`) and undo
 (`u`), and the Advice screen's run (`x`), open the same wizard
-screen as the disk operations (preview of every command, typed confirmation, run, result),
-with no choice to make: the plan comes from the host as read now
-(`services.ops.fixit.ssh`, ...), except the boot's, whose fixes are listed to choose from
-(`FixBootFlow`: each with its cost, the diagnosis' choice selected first, a blocked one
-with its reason; `services.ops.fixit.boot_choice`). The fix runs under `FixRunner`
+screen as the disk operations (preview of every command, typed confirmation, run, result).
+Which flow, which plan and which undo come from the kind's registry entry
+(`services.ops.registry`: `make_flow(kind)`, `Wizard.plan`, `Fixit.undo`): nothing here
+names a fix-it but the boot's, the one with a choice (`FixBootFlow`: its fixes listed, each
+with its cost, the diagnosis' choice selected first, a blocked one with its reason;
+`services.ops.fixit.boot_choice`). The fix runs under `FixRunner`
 (`backend.runner_factory` picks it for the kind, a resumed fix too), which rolls the change
 back when a step after it fails. An advice's command (`open_advice`) is judged again on a
 fresh reading before its plan is shown (`services.ops.zfs.advice.plan_for`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from zconsole.hosts.base import Host
 from zconsole.model.plan import Plan
 from zconsole.model.reading import HostReading
+from zconsole.services.ops import registry
 from zconsole.services.ops.fixit import boot as fix_boot
-from zconsole.services.ops.fixit import session as fix_session
-from zconsole.services.ops.fixit import ssh as fix_ssh
-from zconsole.services.ops.fixit import ssh_auth as fix_ssh_auth
 from zconsole.services.ops.fixit.boot_choice import FixChoice
-from zconsole.services.ops.zfs import advice as advice_ops
 from zconsole.ui.wizards.choices import Choice
-from zconsole.ui.wizards.flows import Flow, Stage
+from zconsole.ui.wizards.flows import Flow, PlanFlow, Stage, make_flow, wizard_flow
 
 if TYPE_CHECKING:
     from zconsole.ui.app import ZConsoleApp
     from zconsole.ui.wizards.screen import WizardScreen
 
 
-class FixSshFlow(Flow):
-    """Nothing to choose: straight to the plan."""
-
-    KIND = fix_ssh.KIND
-    TITLE = "Fix slow SSH logins (UseDNS no)"
-
-    def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
-                   ) -> Stage | None:
-        return None
-
-
-class UndoSshFlow(FixSshFlow):
-    KIND = fix_ssh.UNDO_KIND
-    TITLE = "Undo the SSH fix"
-
-
+@wizard_flow
 @dataclass
-class FixBootFlow(FixSshFlow):
+class FixBootFlow(PlanFlow):
     """The boot's fixes to choose from (`fix_choices`, as the Host screen read them):
     narrowest first, each with its cost, a blocked one disabled with its reason, the
     diagnosis' choice selected first. The plan of the one picked is built from a fresh
-    reading (`boot.plan_for(host, fix)`). Without choices: the diagnosis' choice."""
+    reading (the entry's `plan_wizard`: `boot.plan_for(host, fix)`). Without choices: the
+    diagnosis' choice."""
 
     KIND = fix_boot.KIND
-    TITLE = "Fix slow boot (wait-online)"
     fix_choices: tuple[FixChoice, ...] = ()
 
     def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
@@ -76,68 +58,23 @@ def boot_option(c: FixChoice) -> Choice:
     return Choice(c.fix, label, detail, enabled=c.blocked is None)
 
 
-class UndoBootFlow(FixSshFlow):
-    KIND = fix_boot.UNDO_KIND
-    TITLE = "Undo the boot fix"
-
-
-class FixSessionFlow(FixSshFlow):
-    KIND = fix_session.KIND
-    TITLE = "Fix slow SSH logins (the session setup)"
-
-
-class UndoSessionFlow(FixSshFlow):
-    KIND = fix_session.UNDO_KIND
-    TITLE = "Undo the session fix"
-
-
-class FixSshAuthFlow(FixSshFlow):
-    KIND = fix_ssh_auth.KIND
-    TITLE = "Fix slow SSH logins (an authentication method off)"
-
-
-class UndoSshAuthFlow(FixSshFlow):
-    KIND = fix_ssh_auth.UNDO_KIND
-    TITLE = "Undo the authentication method fix"
-
-
-class AdviceFlow(FixSshFlow):
-    KIND = advice_ops.KIND
-    TITLE = "Run an advice's command"
-
-
-FLOWS: dict[str, type[FixSshFlow]] = {cls.KIND: cls for cls in (
-    FixSshFlow, UndoSshFlow, FixBootFlow, UndoBootFlow, FixSessionFlow, UndoSessionFlow,
-    FixSshAuthFlow, UndoSshAuthFlow)}
-# the fix of each Host screen panel when the panel does not say which (the boot's)
-PANEL_KIND = {"ssh": fix_ssh.KIND, "boot": fix_boot.KIND}
-UNDO_KIND = {fix_ssh.KIND: fix_ssh.UNDO_KIND, fix_boot.KIND: fix_boot.UNDO_KIND,
-             fix_session.KIND: fix_session.UNDO_KIND,
-             fix_ssh_auth.KIND: fix_ssh_auth.UNDO_KIND}
-
-
-def open_fix(app: ZConsoleApp, build: Callable[[Host], Plan], *, undo: bool = False,
-             panel: str = "ssh", kind: str | None = None) -> WizardScreen:
-    """Push the wizard that previews and runs the plan `build(host)` makes (in a worker);
-    `kind`: the fix-it's plan kind (fix-ssh, fix-session, fix-boot; default the panel's),
-    `undo`: its undo."""
+def open_fix(app: ZConsoleApp, kind: str, *, undo_of: Plan | None = None,
+             fix_choices: tuple[FixChoice, ...] = ()) -> WizardScreen:
+    """Push the wizard of the fix-it `kind` (its plan built from the host in a worker), or,
+    with `undo_of` (an applied fix of that kind), of its undo. `fix_choices`: the fixes the
+    panel read to choose from (the boot's)."""
     from zconsole.ui.wizards.screen import WizardScreen
 
-    fix = kind or PANEL_KIND[panel]
-    cls = FLOWS[UNDO_KIND[fix] if undo else fix]
-    flow = cls(builder=lambda host, _reading, _chosen, _force: build(host))
-    screen = WizardScreen(flow, host=app.host, reading=app.reading)
-    app.push_screen(screen)
-    return screen
-
-
-def open_boot_fix(app: ZConsoleApp, fix_choices: tuple[FixChoice, ...]) -> WizardScreen:
-    """Push the boot fix's wizard: the fixes to choose from, then the plan of the one
-    picked (`boot.plan_for(host, fix)`, in a worker)."""
-    from zconsole.ui.wizards.screen import WizardScreen
-
-    flow = FixBootFlow(builder=lambda host, _reading, chosen, _force: fix_boot.plan_for(
-        host, chosen.get("fix") or None), fix_choices=fix_choices)
+    spec = registry.fixit(kind)
+    if spec is None:
+        raise KeyError(f"{kind!r} is not a fix-it kind of the operation registry")
+    flow: Flow
+    if undo_of is not None:
+        fix = undo_of
+        flow = PlanFlow(kind=kind, heading=spec.undo_title,
+                        builder=lambda host, _reading, _chosen, _force: spec.undo(fix, host))
+    else:
+        flow = make_flow(kind, **({"fix_choices": fix_choices} if fix_choices else {}))
     screen = WizardScreen(flow, host=app.host, reading=app.reading)
     app.push_screen(screen)
     return screen
@@ -146,10 +83,12 @@ def open_boot_fix(app: ZConsoleApp, fix_choices: tuple[FixChoice, ...]) -> Wizar
 def open_advice(app: ZConsoleApp, kind: str, pool: str, subject: str) -> WizardScreen:
     """Push the wizard that previews and runs the command of the advice `kind` on `subject`
     (in `pool`), judged again on a fresh reading first (blocked when no longer advised)."""
+    from zconsole.services.ops.zfs import advice as advice_ops
     from zconsole.ui.wizards.screen import WizardScreen
 
-    flow = AdviceFlow(builder=lambda host, _reading, _chosen, _force: advice_ops.plan_for(
-        host, kind, pool, subject, now=app.clock()))
+    flow = PlanFlow(kind=advice_ops.KIND,
+                    builder=lambda host, _reading, _chosen, _force: advice_ops.plan_for(
+                        host, kind, pool, subject, now=app.clock()))
     screen = WizardScreen(flow, host=app.host, reading=app.reading)
     app.push_screen(screen)
     return screen

@@ -6,8 +6,11 @@ in a worker: it reads the host). Choices the Pools cursor already made (the sele
 member or vdev) are not asked again.
 
 A kind gets a wizard from two things: its registry entry has a `Wizard` (key, footer label,
-the answers it expects, its plan function), and a flow class here, decorated `@wizard_flow`,
-asks for those answers. The flow's KIND names the entry; its TITLE is the entry's title.
+the answers it expects, its plan function), and a flow class here (or in `fixit.py`),
+decorated `@wizard_flow`, asks for those answers. The flow's KIND names the entry; its TITLE
+is the entry's title. A wizard that asks nothing (`Wizard.asks` empty: most fix-its) needs
+no class: `make_flow` gives it a `PlanFlow`, straight to the plan. `FLOWS` is the one table
+of flow classes, for every kind; `make_flow(kind)` is how every launcher finds one.
 Stages are UI-side because they list the host's disks and vdevs as the screen shows them
 (`ui/wizards/choices.py`).
 """
@@ -101,6 +104,28 @@ class Flow:
         return wizard.plan(host, chosen, force)
 
 
+@dataclass
+class PlanFlow(Flow):
+    """No choice to make: straight to the plan (a fix-it, its undo, an advice's command).
+    `kind` names the registry entry (the title is its title), `heading` replaces the title
+    (an undo's)."""
+
+    kind: str = ""
+    heading: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind:
+            self.KIND = self.kind
+        if self.heading:
+            self.TITLE = self.heading
+        elif self.KIND and not self.TITLE:
+            self.TITLE = registry.get(self.KIND).title
+
+    def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
+                   ) -> Stage | None:
+        return None
+
+
 FLOWS: dict[str, type[Flow]] = {}
 
 
@@ -118,6 +143,24 @@ def wizard_flow(cls: type[F]) -> type[F]:
     cls.TITLE = entry.title
     FLOWS[cls.KIND] = cls
     return cls
+
+
+def make_flow(kind: str, **fields: object) -> Flow:
+    """The wizard's flow for the registry entry `kind` (KeyError: no such kind; ValueError:
+    it has no wizard): its `@wizard_flow` class, else, when its wizard asks nothing, the
+    plain `PlanFlow`. `fields` go to the flow (selection, findings, builder, ...)."""
+    import zconsole.ui.wizards.fixit  # noqa: F401 - registers the fix-its' flows
+
+    entry = registry.get(kind)
+    if entry.wizard is None:
+        raise ValueError(f"operation {kind!r} has no Wizard in services.ops.registry")
+    cls = FLOWS.get(kind)
+    if cls is not None:
+        return cls(**fields)  # type: ignore[arg-type]
+    if entry.wizard.asks:
+        raise KeyError(f"operation {kind!r} asks {', '.join(entry.wizard.asks)}: "
+                       "it needs a @wizard_flow class")
+    return PlanFlow(kind=kind, **fields)  # type: ignore[arg-type]
 
 
 @wizard_flow

@@ -110,7 +110,7 @@ from zconsole.services.ops.fixit.boot_steps import (
     _netplan_refusal,
     _netplan_steps,
 )
-from zconsole.services.ops.operation import PlanRequest
+from zconsole.services.ops.operation import Fixit, PlanRequest
 
 # ------------------------------------------------------------------------------ the plans
 
@@ -441,10 +441,17 @@ def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
     return common.rollback_stopped(fix, result)
 
 
-FIX = common.register(common.FixKind(
-    KIND, UNDO_KIND, ROLLBACK_KIND,
+# the fix-it as its registry entry carries it (`services.ops.registry`)
+FIX = Fixit(
+    panel="boot", undo_kind=UNDO_KIND, undo_title="Undo the boot fix",
+    rollback_kind=ROLLBACK_KIND, rolled_back=_rolled_back,
     rollback_for=lambda fix, result, now: rollback_for(fix, result, now=now),
-    rolled_back=_rolled_back))
+    undo=lambda fix, host: undo_plan(fix, host=host, now=host.now()),
+    applied=lambda store, host: applied_fixes(store, host),
+    offer=("choose a fix, narrowest first with what each costs (the diagnosis' choice "
+           "selected), and apply it as a plan: every command shown first, typed confirmation, "
+           "validated and verified, rolled back if that fails; it takes effect at the next "
+           "boot, which this panel then judges; undo later with u"))
 
 
 def plan_for(host: Host, fix: str | None = None, *, plan_id: str | None = None) -> Plan:

@@ -18,7 +18,8 @@ the applied fixes read back from the plan store (what an undo is built from).
 * **Diff**: `unified_diff(path, before, after)` (difflib) of the file's text; the command that
   makes the change carries it (`Command.diff`), so the preview shows it and the audit log's
   intent record holds it before the command runs; the undo's command carries the reverse.
-* **Rollback**: a fix-it registers a `FixKind` (its kinds and how it builds its rollback);
+* **Rollback**: a fix-it's registry entry carries its `operation.Fixit` (its undo and
+  rollback kinds, how it builds its rollback; `registry.fixit(kind)`);
   `FixRunner` runs the fix and, when it stopped after the host was changed, runs the
   rollback plan (its steps named `rollback-…`), itself audited like any plan.
 * **Undo**: `applied_fixes` lists the fixes whose every step is done and that no undo of the
@@ -67,6 +68,7 @@ from zconsole.services.ops.fixit.lines import (  # noqa: F401 - common.X, as alw
     text_lines,
     unified_diff,
 )
+from zconsole.services.ops.operation import Fixit
 
 BACKUP_DIR = "/var/backups"
 
@@ -323,42 +325,22 @@ class Runner(Protocol):
     def run_helper(self, step_id: str, *, timeout: float = 900.0) -> Result: ...
 
 
-@dataclass(frozen=True)
-class FixKind:
-    """One fix-it, as the runner and the undo need it: its plan kinds, the rollback a
-    stopped run needs (None: nothing was changed), and the sentence that says what the
-    rollback did."""
-
-    kind: str
-    undo_kind: str
-    rollback_kind: str
-    rollback_for: Callable[[Plan, RunResult, float], Plan | None]
-    rolled_back: Callable[[Plan, Plan, RunResult], str]
-
-
-FIX_KINDS: dict[str, FixKind] = {}
-
-
-def register(fk: FixKind) -> FixKind:
-    FIX_KINDS[fk.kind] = fk
-    return fk
-
-
-def is_fix(kind: str) -> bool:
-    """A kind that runs under `FixRunner` (the fix itself; its undo and rollback are plain
-    plans)."""
-    return kind in FIX_KINDS
-
-
 class FixRunner:
     """Runs a fix (what the Host screen's wizard runs, and `run_fix`): the fix's own runner,
     then, if it stopped after the host was changed, the rollback plan's (its steps are
     "rollback-…": the wizard logs them beside the fix's). The last event says what the
     rollback did."""
 
-    def __init__(self, fix: Plan, make_runner: Callable[[Plan], Runner]) -> None:
+    def __init__(self, fix: Plan, make_runner: Callable[[Plan], Runner],
+                 spec: Fixit | None = None) -> None:
         self.fix = fix
-        self.kind = FIX_KINDS[fix.kind]
+        if spec is None:
+            from zconsole.services.ops import registry  # the registry imports this module
+
+            spec = registry.fixit(fix.kind)
+            if spec is None:
+                raise KeyError(f"{fix.kind!r} is not a fix-it kind of the operation registry")
+        self.kind = spec
         self.make_runner = make_runner
         self.runner = make_runner(fix)
         self.rollback: Plan | None = None

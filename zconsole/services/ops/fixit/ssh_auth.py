@@ -48,7 +48,7 @@ from zconsole.services.ops.engine.events import RunResult
 from zconsole.services.ops.fixit import common
 from zconsole.services.ops.fixit import ssh as fix_ssh
 from zconsole.services.ops.fixit.ssh_lockout import AUTH_NAMES, lockout, read_journal
-from zconsole.services.ops.operation import PlanRequest
+from zconsole.services.ops.operation import Fixit, PlanRequest
 from zconsole.services.read.fixit import SSHD_CONFIG_D, read_sshd_sources
 
 KIND = "fix-ssh-auth"
@@ -382,10 +382,16 @@ def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
     return common.rollback_stopped(fix, result)
 
 
-FIX = common.register(common.FixKind(
-    KIND, UNDO_KIND, ROLLBACK_KIND,
+# the fix-it as its registry entry carries it (`services.ops.registry`)
+FIX = Fixit(
+    panel="ssh", undo_kind=UNDO_KIND, undo_title="Undo the authentication method fix",
+    rollback_kind=ROLLBACK_KIND, rolled_back=_rolled_back,
     rollback_for=lambda fix, result, now: rollback_for(fix, result, now=now),
-    rolled_back=_rolled_back))
+    undo=lambda fix, host: undo_plan(fix, now=host.now(), host=host),
+    applied=lambda store, host: applied_fixes(store, host),
+    offer=("switch the first authentication method listed off, as a plan: every command "
+           "shown first, typed confirmation, validated (sshd -t, sshd -T), reloaded, verified "
+           "by a fresh login, rolled back if that fails; undo later with u"))
 
 
 # ------------------------------------------------------------------------ reading the host
@@ -413,6 +419,11 @@ def plan_for(host: Host, method: str | None = None, *, plan_id: str | None = Non
 def plan_cli(host: Host, req: PlanRequest) -> Plan:
     """`zconsole plan fix-ssh-auth [--method METHOD] --dry-run`."""
     return plan_for(host, req.text("method") or None)
+
+
+def plan_wizard(host: Host, answers: Mapping[str, str], force: bool) -> Plan:
+    """The Host screen's `f`: the first method on, in the SSH panel's order."""
+    return plan_for(host, answers.get("method") or None)
 
 
 def applied_fixes(store: PlanStore, host: str) -> list[Plan]:

@@ -44,28 +44,27 @@ from zconsole.ui.state import ViewState
 REREAD = 60.0  # s between the screen's own reads while it is shown
 PANELS = {"ssh": "Slow SSH logins", "boot": "Boot waiting for the network"}
 PALETTE = {"ssh": "Fix slow SSH logins", "boot": "Fix slow boot"}
-OFFERS = {
-    "fix-ssh": "apply the first fix as a plan: every command shown first, typed "
-               "confirmation, validated (sshd -t, sshd -T), reloaded, verified by a fresh "
-               "login, rolled back if that fails; undo later with u",
-    "fix-ssh-auth": "switch the first authentication method listed off, as a plan: every "
-                    "command shown first, typed confirmation, validated (sshd -t, sshd -T), "
-                    "reloaded, verified by a fresh login, rolled back if that fails; undo "
-                    "later with u",
-    "fix-session": "apply the first fix as a plan: every command shown first, typed "
-                   "confirmation, proven (logind answers, or systemctl no longer lists the "
-                   "drop-in), rolled back if that fails; a removed drop-in can be undone "
-                   "later with u",
-    "fix-boot": "choose a fix, narrowest first with what each costs (the diagnosis' choice "
-                "selected), and apply it as a plan: every command shown first, typed "
-                "confirmation, validated and verified, rolled back if that fails; it takes "
-                "effect at the next boot, which this panel then judges; undo later with u",
-}
 # the boot verdicts a fix-boot plan fixes (the Host screen's `f`)
 BOOT_FIXABLE = ("boot-wait-online", "boot-will-wait", "boot-ifupdown")
 
 
 JOURNAL_SINCE = "-2h"  # the logins judged: the last two hours of the journal
+
+
+def offer(kind: str) -> str:
+    """What `f` does for the fix-it `kind`, in its registry entry's words."""
+    from zconsole.services.ops import registry
+
+    spec = registry.fixit(kind)
+    return spec.offer if spec is not None else f"apply {kind} as a plan"
+
+
+def panel_fixit(panel: str) -> str | None:
+    """The fix-it kind the registry puts on `panel` (the first, in table order)."""
+    from zconsole.services.ops import registry
+
+    return next((op.kind for op in registry.fixits()
+                 if op.fixit is not None and op.fixit.panel == panel), None)
 
 
 def ssh_diagnosis(host: Host, since: str = JOURNAL_SINCE) -> Diagnosis:
@@ -199,24 +198,28 @@ class HostScreen(ZScreen):
 
     # -- the fix as a plan, and its undo ------------------------------------------------------
     def _find_applied(self) -> None:
+        """Every fix-it kind of the registry, on its panel: the fixes applied and not undone
+        (`Fixit.applied`); the boot panel also judges the last boot fix after a reboot."""
         self.applied = {key: [] for key in PANELS}
         self.boot_applied = None
         if self.console_app.read_only:
             return
-        from zconsole.services.ops.fixit import boot, session, ssh, ssh_auth
+        from zconsole.services.ops import registry
+        from zconsole.services.ops.fixit import boot
         from zconsole.ui.wizards.backend import store_for
 
         label = str(self.console_app.host.label)
+        applied: dict[str, list[Plan]] = {key: [] for key in PANELS}
         try:
             store = store_for(self.console_app)
-            self.applied["ssh"] = sorted(
-                [*ssh.applied_fixes(store, label), *session.applied_fixes(store, label),
-                 *ssh_auth.applied_fixes(store, label)],
-                key=lambda p: p.created_at)
+            for op in registry.fixits():
+                assert op.fixit is not None
+                applied.setdefault(op.fixit.panel, []).extend(op.fixit.applied(store, label))
             records = boot.applied_records(store, label)
         except OSError:
             return
-        self.applied["boot"] = [a.plan for a in records]
+        self.applied = {key: sorted(plans, key=lambda p: p.created_at)
+                        for key, plans in applied.items()}
         self.boot_applied = boot.as_applied(records[-1]) if records else None
 
     def fix_kind(self, key: str = "ssh") -> str | None:
@@ -232,7 +235,7 @@ class HostScreen(ZScreen):
         if d.verdict.severity is not Severity.WARNING:
             return None
         if key == "boot":
-            return "fix-boot" if d.verdict.kind in BOOT_FIXABLE else None
+            return panel_fixit("boot") if d.verdict.kind in BOOT_FIXABLE else None
         return next((f.plan for f in d.fixes if f.plan), None)
 
     def fix_offered(self, key: str = "ssh") -> bool:
@@ -259,7 +262,7 @@ class HostScreen(ZScreen):
         kind = self.fix_kind(key)
         if kind is not None and self.fix_offered(key):
             how = "f" if self.fix_target() == key else f"f, after the palette's {PALETTE[key]!r}"
-            out.append(f"{how}: {OFFERS[kind]}")
+            out.append(f"{how}: {offer(kind)}")
         for p in self.applied[key][-1:]:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(p.created_at))
             how = "u" if self.undo_target() == key else f"u, after the palette's {PALETTE[key]!r}"
@@ -279,44 +282,25 @@ class HostScreen(ZScreen):
         return True
 
     def action_fix(self) -> None:
+        """The panel's fix-it, whatever its kind: its registry entry gives the flow and the
+        plan (`open_fix`)."""
         key = self.fix_target()
-        if key is None:
+        kind = self.fix_kind(key) if key is not None else None
+        if key is None or kind is None:
             return
-        from zconsole.services.ops.fixit import boot, session, ssh, ssh_auth
-        from zconsole.ui.wizards.fixit import open_boot_fix, open_fix
+        from zconsole.ui.wizards.fixit import open_fix
 
-        kind = self.fix_kind(key) or ""
         self._asked = None  # back from the wizard: read the panels again
-        if kind == boot.KIND:
-            open_boot_fix(self.console_app, self.boot_choices)
-            return
-        build = {"fix-ssh": ssh.plan_for, "fix-session": session.plan_for,
-                 "fix-ssh-auth": ssh_auth.plan_for}.get(kind, boot.plan_for)
-        self._asked = None  # back from the wizard: read the panels again
-        open_fix(self.console_app, build, panel=key, kind=kind)
+        open_fix(self.console_app, kind,
+                 fix_choices=self.boot_choices if key == "boot" else ())
 
     def action_undo_fix(self) -> None:
+        """The undo of the panel's last applied fix, whatever its kind (`Fixit.undo`)."""
         key = self.undo_target()
         if key is None:
             return
-        from zconsole.services.ops.fixit import boot, session, ssh, ssh_auth
         from zconsole.ui.wizards.fixit import open_fix
 
         fix = self.applied[key][-1]
         self._asked = None
-        if fix.kind == session.KIND:
-            open_fix(self.console_app, lambda host: session.undo_plan(fix, now=host.now(),
-                                                                     host=host),
-                     undo=True, kind=session.KIND)
-        elif fix.kind == ssh_auth.KIND:
-            open_fix(self.console_app, lambda host: ssh_auth.undo_plan(fix, now=host.now(),
-                                                                      host=host),
-                     undo=True, kind=ssh_auth.KIND)
-        elif key == "ssh":
-            open_fix(self.console_app, lambda host: ssh.undo_plan(fix, now=host.now(),
-                                                                 host=host),
-                     undo=True)
-        else:
-            open_fix(self.console_app,
-                     lambda host: boot.undo_plan(fix, host=host, now=host.now()), undo=True,
-                     panel="boot")
+        open_fix(self.console_app, fix.kind, undo_of=fix)
