@@ -317,6 +317,17 @@ def login(at: float, pid: int, session: int, *, user: str = "root", uid: int = 0
     return out
 
 
+def recent_logins(now: float, addr: str, *, auth: float,
+                  reverse: str | None = None) -> list[JournalEntry]:
+    """Three root logins from `addr` over the last hour (sessions 12 to 14), each `auth`
+    seconds in authentication (after the PTR answer `reverse`, when given)."""
+    out: list[JournalEntry] = []
+    for n, (ago, pid, port) in enumerate(((3300, 2211, 50412), (1900, 2290, 50988),
+                                          (420, 2377, 51630))):
+        out += login(now - ago, pid, 12 + n, addr=addr, port=port, reverse=reverse, auth=auth)
+    return out
+
+
 def clean_system(m: Machine) -> System:
     """The clean guest (Debian's defaults: UseDNS no, wait-online not wanted), two quick
     logins of the last hour, and this machine's links as networkd would list them."""

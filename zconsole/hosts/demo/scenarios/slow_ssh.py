@@ -30,10 +30,6 @@ def build(seed: int, now: float) -> Machine:
     s.lookups = {f"hosts {CLIENT}": Lookup(f"{CLIENT}     {CLIENT_NAME}\n", 0, 6.02),
                  f"ahosts {CLIENT_NAME}": Lookup("", 2, 5.01)}
     s.dns_delay = 6.02 + 5.01  # the PTR lookup, then the forward check of the name it gave
-    s.journal = []
-    for n, (ago, pid, port) in enumerate(((3300, 2211, 50412), (1900, 2290, 50988),
-                                          (420, 2377, 51630))):
-        s.journal += sysr.login(now - ago, pid, 12 + n, addr=CLIENT, port=port,
-                                reverse=CLIENT_NAME, auth=0.9)
+    s.journal = sysr.recent_logins(now, CLIENT, reverse=CLIENT_NAME, auth=0.9)
     m.system = s
     return m

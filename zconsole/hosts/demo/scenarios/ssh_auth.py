@@ -31,9 +31,6 @@ def build(seed: int, now: float) -> Machine:
         main + f"\n# the office network\n{MATCH}\n    HostbasedAuthentication yes\n"
         "KerberosAuthentication yes\n")
     m.files["/etc/resolv.conf"] = "nameserver 192.168.10.1\n"
-    s.journal = []
-    for n, (ago, pid, port) in enumerate(((3300, 2211, 50412), (1900, 2290, 50988),
-                                          (420, 2377, 51630))):
-        s.journal += sysr.login(now - ago, pid, 12 + n, addr=CLIENT, port=port, auth=0.4)
+    s.journal = sysr.recent_logins(now, CLIENT, auth=0.4)
     m.system = s
     return m
