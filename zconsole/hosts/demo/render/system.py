@@ -328,6 +328,14 @@ def recent_logins(now: float, addr: str, *, auth: float,
     return out
 
 
+def clean_host(m: Machine, hostname: str) -> System:
+    """`m` named `hostname`, with the clean guest's system (`clean_system`) as its own: the
+    start of a scenario about the host rather than its pools. Returns the system to change."""
+    m.hostname = hostname
+    m.system = clean_system(m)
+    return m.system
+
+
 def clean_system(m: Machine) -> System:
     """The clean guest (Debian's defaults: UseDNS no, wait-online not wanted), two quick
     logins of the last hour, and this machine's links as networkd would list them."""

@@ -18,11 +18,9 @@ CLIENT = "192.168.10.31"
 
 def build(seed: int, now: float) -> Machine:
     m = build_healthy(seed, now)
-    m.hostname = "zdemo-frozen-logind"
-    s = sysr.clean_system(m)
+    s = sysr.clean_host(m, "zdemo-frozen-logind")
     s.daemons["systemd-logind"] = (428, "Ts")
     s.journal = sysr.login(now - 3000, 2101, 6, addr=CLIENT, port=49810)
     s.journal += sysr.login(now - 600, 2399, 0, addr=CLIENT, port=52116, setup=120.74,
                             failed="Connection timed out")
-    m.system = s
     return m

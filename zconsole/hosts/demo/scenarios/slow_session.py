@@ -21,11 +21,9 @@ DROPIN_TEXT = ("# wait for the team share before the user's manager starts (tick
 
 def build(seed: int, now: float) -> Machine:
     m = build_healthy(seed, now)
-    m.hostname = "zdemo-slow-session"
-    s = sysr.clean_system(m)
+    s = sysr.clean_host(m, "zdemo-slow-session")
     m.files[DROPIN] = DROPIN_TEXT
     s.journal = sysr.login(now - 2400, 2201, 7, addr=CLIENT, port=50210)
     s.journal += sysr.login(now - 900, 2318, 9, user="alice", uid=1000, addr=CLIENT,
                             port=51022, manager=25.7)
-    m.system = s
     return m

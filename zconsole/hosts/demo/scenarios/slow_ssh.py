@@ -21,8 +21,7 @@ DROPIN = "/etc/ssh/sshd_config.d/50-hardening.conf"
 
 def build(seed: int, now: float) -> Machine:
     m = build_healthy(seed, now)
-    m.hostname = "zdemo-slow-ssh"
-    s = sysr.clean_system(m)
+    s = sysr.clean_host(m, "zdemo-slow-ssh")
     m.files[DROPIN] = "# sshd hardening baseline\nMaxAuthTries 3\nUseDNS yes\n"
     m.files["/etc/resolv.conf"] = "nameserver 192.168.10.1\n"
     s.sshd["usedns"] = ["yes"]
@@ -31,5 +30,4 @@ def build(seed: int, now: float) -> Machine:
                  f"ahosts {CLIENT_NAME}": Lookup("", 2, 5.01)}
     s.dns_delay = 6.02 + 5.01  # the PTR lookup, then the forward check of the name it gave
     s.journal = sysr.recent_logins(now, CLIENT, reverse=CLIENT_NAME, auth=0.9)
-    m.system = s
     return m

@@ -22,8 +22,7 @@ MATCH = "Match Address 192.168.10.0/24"
 
 def build(seed: int, now: float) -> Machine:
     m = build_healthy(seed, now)
-    m.hostname = "zdemo-ssh-auth"
-    s = sysr.clean_system(m)
+    s = sysr.clean_host(m, "zdemo-ssh-auth")
     m.files[DROPIN] = "# single sign-on for the office\nGSSAPIAuthentication yes\n"
     main = m.files["/etc/ssh/sshd_config"]
     main = main.replace("KbdInteractiveAuthentication no", "KbdInteractiveAuthentication yes")
@@ -32,5 +31,4 @@ def build(seed: int, now: float) -> Machine:
         "KerberosAuthentication yes\n")
     m.files["/etc/resolv.conf"] = "nameserver 192.168.10.1\n"
     s.journal = sysr.recent_logins(now, CLIENT, auth=0.4)
-    m.system = s
     return m

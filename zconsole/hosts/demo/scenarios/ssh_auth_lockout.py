@@ -43,8 +43,7 @@ def two_factor_login(at: float, pid: int, session: int, user: str, uid: int,
 
 def build(seed: int, now: float) -> Machine:
     m = build_healthy(seed, now)
-    m.hostname = "zdemo-ssh-auth-lockout"
-    s = sysr.clean_system(m)
+    s = sysr.clean_host(m, "zdemo-ssh-auth-lockout")
     m.files["/etc/ssh/sshd_config"] += BLOCK
     m.files["/etc/resolv.conf"] = "nameserver 192.168.10.1\n"
     s.journal = []
@@ -52,5 +51,4 @@ def build(seed: int, now: float) -> Machine:
                                           (420, 2377, 51630))):
         user, uid = USERS[n % 2]
         s.journal += two_factor_login(now - ago, pid, 12 + n, user, uid, port)
-    m.system = s
     return m
