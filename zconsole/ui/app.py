@@ -32,6 +32,7 @@ from zconsole.model.hosttext import visible
 from zconsole.model.reading import HostReading
 from zconsole.services.fleet import Member
 from zconsole.services.session import HostSession, Refresh
+from zconsole.ui.kit.textual_private import refresh_truecolor_filter
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.registry import SCREENS
 from zconsole.ui.state import ViewState
@@ -190,9 +191,7 @@ class ZConsoleApp(App[None]):
         self.set_class(True, f"-theme-{theme.name}", update=False)
         self.set_class(theme.dark, "-dark-mode", update=False)
         self.set_class(not theme.dark, "-light-mode", update=False)
-        refresh_filter = getattr(self, "_refresh_truecolor_filter", None)
-        if refresh_filter is not None:
-            refresh_filter(self.ansi_theme)
+        refresh_truecolor_filter(self)
         self.stylesheet.set_variables(self.get_css_variables())
 
     # -- what screens read -------------------------------------------------------------------

@@ -22,9 +22,14 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
 
 from zconsole.model.record import record
+from zconsole.ui.kit.textual_private import (
+    FooterKey,
+    bindings_ready,
+    mark_bindings_ready,
+    prune_watchers,
+)
 
 
 @record
@@ -177,11 +182,12 @@ class ZFooter(Footer):
         paint of the whole screen later (about 5 ms of the first frame). The screen's
         bindings are known when it composes its footer; a focus that changes what is shown
         recomposes as before."""
-        if not self._bindings_ready and self.is_attached:
-            self._bindings_ready = True
-        if self._bindings_ready:
+        if not bindings_ready(self) and self.is_attached:
+            mark_bindings_ready(self)
+        ready = bindings_ready(self)
+        if ready:
             self._shown = self._keys_to_show()
-        grouped = self._bindings_ready and any(
+        grouped = ready and any(
             b.group is not None for (_, b, _, _) in self.screen.active_bindings.values()
             if b.show)
         if not self.compact or grouped:  # not zconsole's footer: Textual's, as it is
@@ -200,7 +206,7 @@ class ZFooter(Footer):
             yield FooterKeys(keys)
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
-        self._bindings_ready = True
+        mark_bindings_ready(self)
         if not screen.app.app_focus:
             return
         if self.is_attached and screen is self.screen and not self._recompose_pending:
@@ -223,14 +229,6 @@ class ZFooter(Footer):
                      if b.show or b.key == self.app.COMMAND_PALETTE_BINDING)
 
     async def recompose(self) -> None:
-        self._shown = self._keys_to_show() if self._bindings_ready else None
+        self._shown = self._keys_to_show() if bindings_ready(self) else None
         await super().recompose()
-        self.prune_watchers()
-
-    def prune_watchers(self) -> None:
-        """Forget watcher entries of widgets no longer in the DOM."""
-        watchers: dict[str, list[tuple[Any, Any]]] = getattr(self, "__watchers", {})
-        for entries in watchers.values():
-            entries[:] = [(node, callback) for node, callback in entries
-                          if getattr(node, "is_attached", True)
-                          and not getattr(node, "_closing", False)]
+        prune_watchers(self)  # the keys just replaced (Textualize/textual#6666)

@@ -10,17 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 
-from rich.cells import cell_len
-from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.content import Content
-from textual.widgets import DataTable
-from textual.widgets.data_table import ColumnKey, RowKey
 
 from zconsole.model.finding import Severity
 from zconsole.services.health.levels import state_severity
 from zconsole.ui.kit.text import plain, plain_text
+from zconsole.ui.kit.textual_private import FastCellsTable
 
 # Every state is a word AND a symbol; colour only reinforces it.
 SEVERITY_LEVEL = {Severity.OK: "ok", Severity.INFO: "off", Severity.WARNING: "warn",
@@ -59,19 +56,16 @@ def same_cell(a: object, b: object) -> bool:
 
 
 _NO_STYLE = Style()
-_LINES = Text("\n")  # what Rich joins a Text's lines with
 
 # a table row given lazily: (key, signature of what it shows, a function making its cells)
 LazyRow = tuple[str, Hashable, Callable[[], Sequence[Text | str]]]
 
 
-def _width(cell: Text | str) -> int:
-    return cell.cell_len if isinstance(cell, Text) else cell_len(cell)
-
-
-class LevelTable(DataTable[Text | str]):
+class LevelTable(FastCellsTable):
     """A DataTable whose cells can be coloured by level (theme variables, via component
-    classes: Rich Text in a cell cannot name a theme variable itself)."""
+    classes: Rich Text in a cell cannot name a theme variable itself), updated in place
+    (`sync`, `sync_rows`; the in-place update and the cells' drawing are
+    `textual_private.FastCellsTable`'s)."""
 
     COMPONENT_CLASSES = {f"level--{name}" for name in LEVEL_STYLE}
 
@@ -110,7 +104,7 @@ class LevelTable(DataTable[Text | str]):
             changed += [(key, col, new) for col, old, new
                         in zip(columns, shown, make(), strict=True) if not same_cell(old, new)]
         if changed:
-            self._update_cells(changed)
+            self.update_cells(changed)
         return False
 
     _row_sigs: dict[str, Hashable] | None = None
@@ -145,103 +139,8 @@ class LevelTable(DataTable[Text | str]):
             changed += [(key, col, new) for col, old, new
                         in zip(columns, shown, cells, strict=True) if not same_cell(old, new)]
         if changed:
-            self._update_cells(changed)
+            self.update_cells(changed)
         return False
-
-    # Textual's DataTable forgets every drawn cell and line when one cell changes (its caches
-    # are keyed by a table-wide update count): on a refresh where one disk's figure moved,
-    # every visible row was rendered again. A few changed rows are forgotten one by one
-    # instead; a column that must grow, many changes, or a Textual whose caches are not the
-    # ones expected here take the ordinary path.
-    _ROW_CACHES = ("_cell_render_cache", "_row_render_cache", "_row_renderable_cache")
-    IN_PLACE_MAX_ROWS = 8
-
-    def _update_cells(self, changed: Sequence[tuple[str, str, Text | str]]) -> None:
-        rows = {key for key, _, _ in changed}
-        grows = any(_width(new) > self.columns[ColumnKey(col)].content_width
-                    for _, col, new in changed)
-        if grows or len(rows) > self.IN_PLACE_MAX_ROWS or not self._caches_known():
-            for key, col, new in changed:
-                self.update_cell(key, col, new, update_width=True)
-            return
-        count = self._update_count
-        for key, col, new in changed:
-            self.update_cell(key, col, new)  # stores the value, checks the keys, refreshes
-        self._update_count = count  # ...and the other rows keep what was drawn for them
-        self._forget_rows({RowKey(key) for key in rows})
-        self.in_place_updates += len(changed)
-
-    in_place_updates = 0  # cells updated without redrawing the other rows (tests read it)
-    _plain_cells: bool | None = None  # `_render_cell` may draw cells itself
-
-    # -- drawing a cell ---------------------------------------------------------------------
-    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
-                     cursor: bool = False, hover: bool = False) -> list[list[Segment]]:
-        """A cell of one line whose text fits its column, drawn as Textual's DataTable
-        draws it (`Styled(Padding(cell))` through Rich's console: the padding, the text's
-        segments, the padding to the column's width, the row's and the cursor's styles
-        around them) without the console's generic passes over every cell: a third of
-        the first frame's drawing of two pool tables. Anything else (row labels, fixed
-        rows, wrapped or aligned text, a Textual whose caches are not the ones expected
-        here) is drawn by DataTable itself."""
-        plain = self._plain_cells
-        if plain is None:  # the same for every cell: worked out once
-            plain = self._plain_cells = self._caches_known() and \
-                self.app.console_options.justify in (None, "default")
-        if row_index < -1 or column_index < 0 or self.fixed_rows or self.fixed_columns \
-                or not plain:
-            return super()._render_cell(row_index, column_index, base_style, width,
-                                        cursor, hover)
-        header = row_index == -1
-        row_key = self._header_row_key if header else self._row_locations.get_key(row_index)
-        column_key = self._column_locations.get_key(column_index)
-        if row_key is None or column_key is None:
-            return super()._render_cell(row_index, column_index, base_style, width,
-                                        cursor, hover)
-        cache_key = (row_key, column_key, base_style, cursor, hover,
-                     self._show_hover_cursor, self._update_count, self._pseudo_class_state)
-        cache = self._cell_render_cache
-        if cache_key in cache:
-            return cache[cache_key]
-        row = None if header else self.rows.get(row_key)
-        height = self.header_height if header else row.height if row is not None else 0
-        cell = self._get_row_renderables(row_index).cells[column_index]
-        pad = self.cell_padding
-        room = width - 2 * pad
-        if (height != 1 or not isinstance(cell, Text)
-                or cell.justify not in (None, "default")
-                or room < 0 or cell.cell_len > room
-                or "\n" in cell.plain or "\t" in cell.plain):
-            return super()._render_cell(row_index, column_index, base_style, width,
-                                        cursor, hover)
-        base_style += Style.from_meta({"row": row_index, "column": column_index})
-        component_style, post_style = self._get_styles_to_render_cell(
-            header, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
-            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
-        # Rich renders a Text through a copy joined into lines: its own style becomes a span
-        line = [Segment(" " * pad)] if pad else []
-        line += [s for s in _LINES.join([cell]).render(self.app.console) if s.text]
-        if cell.cell_len < room:
-            line.append(Segment(" " * (room - cell.cell_len)))
-        if pad:
-            line.append(Segment(" " * pad))
-        lines = [list(Segment.apply_style(line, base_style + component_style, post_style))]
-        cache[cache_key] = lines
-        return lines
-
-    def _caches_known(self) -> bool:
-        return isinstance(getattr(self, "_update_count", None), int) and all(
-            hasattr(getattr(self, name, None), "keys") for name in
-            (*self._ROW_CACHES, "_line_cache"))
-
-    def _forget_rows(self, keys: set[RowKey]) -> None:
-        indexes = {self._row_locations.get(k) for k in keys}
-        cell, row, renderables = (getattr(self, name) for name in self._ROW_CACHES)
-        for cache, gone in ((cell, lambda k: k[0] in keys), (row, lambda k: k[0] in keys),
-                            (renderables, lambda k: k[1] in indexes)):
-            for k in [k for k in cache.keys() if gone(k)]:
-                cache.discard(k)
-        self._line_cache.clear()  # lines are cheap to join again from the rows kept
 
     def level_style(self, level: str) -> Style:
         """The colour of `level` (a key of LEVEL_STYLE) as a Rich style; none for "".

@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from textual import events, on
-from textual._context import active_app
 from textual.app import ComposeResult, SystemCommand
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
@@ -19,6 +18,7 @@ from zconsole.ui.kit.header import HeaderBar
 from zconsole.ui.kit.problems import ProblemsPanel
 from zconsole.ui.kit.reading import PartLoaded, start_read
 from zconsole.ui.kit.text import plain
+from zconsole.ui.kit.textual_private import styled_as_of
 from zconsole.ui.state import ViewState
 
 if TYPE_CHECKING:
@@ -59,9 +59,11 @@ class ZScreen(Screen[None]):
         # screen (twice over: the re-parse also empties the parse cache), ~7 ms of the first
         # frame for nothing: no rule or variable changed in between. A later theme change
         # counts up again and restyles this screen as usual.
-        app = active_app.get(None)
-        if app is not None:
-            self._css_update_count = app._css_update_count
+        try:
+            app = self.app  # the app making this screen (Textual's context), if any
+        except RuntimeError:  # NoActiveAppError: a screen made outside an app
+            return
+        styled_as_of(self, app)
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(classes="header")

@@ -1,0 +1,199 @@
+"""Every use zconsole makes of Textual's private internals, and only here.
+
+Textual's public API has no way to do these; each is here for a measured reason (the first
+frame, a refresh of a big pool, a leak), written against Textual 8.2.8. `PRIVATE_NAMES` lists
+every private name used below with what relies on it. `tests/ui/test_textual_private.py` has a
+test per name that fails loudly, naming the name and the installed Textual version, when an
+upgrade removes or changes it, and a test that no other module of zconsole uses one: no
+private Textual module (one whose name starts with an underscore), none of these attributes.
+
+What stays public elsewhere: `ZScreen` finds its app with `self.app`; the app sets its first
+theme with `set_reactive`, `set_class` and `stylesheet.set_variables`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.app import App
+from textual.dom import DOMNode
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer
+from textual.widgets._footer import FooterKey
+from textual.widgets.data_table import ColumnKey, RowKey
+
+__all__ = ["PRIVATE_NAMES", "FastCellsTable", "FooterKey", "bindings_ready",
+           "mark_bindings_ready", "prune_watchers", "refresh_truecolor_filter",
+           "styled_as_of"]
+
+# name -> (whose, what relies on it). The tests check each of them against Textual.
+PRIVATE_NAMES: dict[str, tuple[str, str]] = {
+    "textual.widgets._footer.FooterKey": (
+        "module", "ZFooter draws the footer's keys as one widget (kit/footer.py)"),
+    "_bindings_ready": ("Footer", "ZFooter composes its keys at once (kit/footer.py)"),
+    "__watchers": ("reactive", "ZFooter forgets the watchers of keys gone (textual#6666)"),
+    "_closing": ("MessagePump", "the same: a watcher of a node being removed is gone"),
+    "_css_update_count": ("App, Screen", "a new screen is styled as of the app's CSS now"),
+    "_refresh_truecolor_filter": ("App", "the first theme is set without the theme watcher"),
+    "_watch_theme": ("App", "what the first theme must set, as the watcher does"),
+    "_render_cell": ("DataTable", "FastCellsTable draws a plain one-line cell itself"),
+    "_cell_render_cache": ("DataTable", "drawn cells: kept for rows that did not change"),
+    "_row_render_cache": ("DataTable", "drawn rows: kept for rows that did not change"),
+    "_row_renderable_cache": ("DataTable", "rows' renderables: kept for rows unchanged"),
+    "_line_cache": ("DataTable", "drawn lines: emptied after an in-place update"),
+    "_update_count": ("DataTable", "the caches' generation: kept over an in-place update"),
+    "_header_row_key": ("DataTable", "the header row's key (a cell's cache key)"),
+    "_row_locations": ("DataTable", "row index <-> key (a cell's cache key)"),
+    "_column_locations": ("DataTable", "column index <-> key (a cell's cache key)"),
+    "_show_hover_cursor": ("DataTable", "part of a cell's cache key and of its style"),
+    "_pseudo_class_state": ("DOMNode", "part of a cell's cache key"),
+    "_get_row_renderables": ("DataTable", "a row's cells as DataTable formats them"),
+    "_get_styles_to_render_cell": ("DataTable", "a cell's component and cursor styles"),
+}
+
+_LINES = Text("\n")  # what Rich joins a Text's lines with
+
+
+# -- the footer ------------------------------------------------------------------------------
+def bindings_ready(footer: Footer) -> bool:
+    """Footer's flag: the screen's bindings are known (its keys can be composed)."""
+    return bool(footer._bindings_ready)
+
+
+def mark_bindings_ready(footer: Footer) -> None:
+    footer._bindings_ready = True
+
+
+def prune_watchers(node: DOMNode) -> None:
+    """Forget the reactive watcher entries `node` keeps for widgets no longer in the DOM
+    (Textual prunes them only when the watched value changes: Textualize/textual#6666)."""
+    watchers: dict[str, list[tuple[Any, Any]]] = getattr(node, "__watchers", {})
+    for entries in watchers.values():
+        entries[:] = [(other, callback) for other, callback in entries
+                      if getattr(other, "is_attached", True)
+                      and not getattr(other, "_closing", False)]
+
+
+# -- styles and themes -----------------------------------------------------------------------
+def styled_as_of(screen: Screen[Any], app: App[Any]) -> None:
+    """Mark `screen` as styled with the app's stylesheet as it is now: Textual 8.2 starts a
+    screen at -1, which makes the app restyle everything for each mode's first screen."""
+    screen._css_update_count = app._css_update_count
+
+
+def refresh_truecolor_filter(app: App[Any]) -> None:
+    """The ANSI colour filter's share of the theme watcher (`App._watch_theme`), for a theme
+    set before the first stylesheet parse."""
+    refresh = getattr(app, "_refresh_truecolor_filter", None)
+    if refresh is not None:
+        refresh(app.ansi_theme)
+
+
+# -- DataTable -------------------------------------------------------------------------------
+def _width(cell: Text | str) -> int:
+    return cell.cell_len if isinstance(cell, Text) else cell_len(cell)
+
+
+class FastCellsTable(DataTable[Text | str]):
+    """A DataTable that updates a few cells without forgetting every drawn row, and draws a
+    plain one-line cell without Rich's generic passes (see `update_cells`, `_render_cell`)."""
+
+    # Textual's DataTable forgets every drawn cell and line when one cell changes (its caches
+    # are keyed by a table-wide update count): on a refresh where one disk's figure moved,
+    # every visible row was rendered again. A few changed rows are forgotten one by one
+    # instead; a column that must grow, many changes, or a Textual whose caches are not the
+    # ones expected here take the ordinary path.
+    _ROW_CACHES = ("_cell_render_cache", "_row_render_cache", "_row_renderable_cache")
+    IN_PLACE_MAX_ROWS = 8
+
+    in_place_updates = 0  # cells updated without redrawing the other rows (tests read it)
+    _plain_cells: bool | None = None  # `_render_cell` may draw cells itself
+
+    def update_cells(self, changed: Sequence[tuple[str, str, Text | str]]) -> None:
+        """Set each (row key, column key, value) of `changed`."""
+        rows = {key for key, _, _ in changed}
+        grows = any(_width(new) > self.columns[ColumnKey(col)].content_width
+                    for _, col, new in changed)
+        if grows or len(rows) > self.IN_PLACE_MAX_ROWS or not self._caches_known():
+            for key, col, new in changed:
+                self.update_cell(key, col, new, update_width=True)
+            return
+        count = self._update_count
+        for key, col, new in changed:
+            self.update_cell(key, col, new)  # stores the value, checks the keys, refreshes
+        self._update_count = count  # ...and the other rows keep what was drawn for them
+        self._forget_rows({RowKey(key) for key in rows})
+        self.in_place_updates += len(changed)
+
+    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
+                     cursor: bool = False, hover: bool = False) -> list[list[Segment]]:
+        """A cell of one line whose text fits its column, drawn as Textual's DataTable
+        draws it (`Styled(Padding(cell))` through Rich's console: the padding, the text's
+        segments, the padding to the column's width, the row's and the cursor's styles
+        around them) without the console's generic passes over every cell: a third of
+        the first frame's drawing of two pool tables. Anything else (row labels, fixed
+        rows, wrapped or aligned text, a Textual whose caches are not the ones expected
+        here) is drawn by DataTable itself."""
+        plain = self._plain_cells
+        if plain is None:  # the same for every cell: worked out once
+            plain = self._plain_cells = self._caches_known() and \
+                self.app.console_options.justify in (None, "default")
+        if row_index < -1 or column_index < 0 or self.fixed_rows or self.fixed_columns \
+                or not plain:
+            return super()._render_cell(row_index, column_index, base_style, width,
+                                        cursor, hover)
+        header = row_index == -1
+        row_key = self._header_row_key if header else self._row_locations.get_key(row_index)
+        column_key = self._column_locations.get_key(column_index)
+        if row_key is None or column_key is None:
+            return super()._render_cell(row_index, column_index, base_style, width,
+                                        cursor, hover)
+        cache_key = (row_key, column_key, base_style, cursor, hover,
+                     self._show_hover_cursor, self._update_count, self._pseudo_class_state)
+        cache = self._cell_render_cache
+        if cache_key in cache:
+            return cache[cache_key]
+        row = None if header else self.rows.get(row_key)
+        height = self.header_height if header else row.height if row is not None else 0
+        cell = self._get_row_renderables(row_index).cells[column_index]
+        pad = self.cell_padding
+        room = width - 2 * pad
+        if (height != 1 or not isinstance(cell, Text)
+                or cell.justify not in (None, "default")
+                or room < 0 or cell.cell_len > room
+                or "\n" in cell.plain or "\t" in cell.plain):
+            return super()._render_cell(row_index, column_index, base_style, width,
+                                        cursor, hover)
+        base_style += Style.from_meta({"row": row_index, "column": column_index})
+        component_style, post_style = self._get_styles_to_render_cell(
+            header, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
+            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
+        # Rich renders a Text through a copy joined into lines: its own style becomes a span
+        line = [Segment(" " * pad)] if pad else []
+        line += [s for s in _LINES.join([cell]).render(self.app.console) if s.text]
+        if cell.cell_len < room:
+            line.append(Segment(" " * (room - cell.cell_len)))
+        if pad:
+            line.append(Segment(" " * pad))
+        lines = [list(Segment.apply_style(line, base_style + component_style, post_style))]
+        cache[cache_key] = lines
+        return lines
+
+    def _caches_known(self) -> bool:
+        return isinstance(getattr(self, "_update_count", None), int) and all(
+            hasattr(getattr(self, name, None), "keys") for name in
+            (*self._ROW_CACHES, "_line_cache"))
+
+    def _forget_rows(self, keys: set[RowKey]) -> None:
+        indexes = {self._row_locations.get(k) for k in keys}
+        cell, row, renderables = (getattr(self, name) for name in self._ROW_CACHES)
+        for cache, gone in ((cell, lambda k: k[0] in keys), (row, lambda k: k[0] in keys),
+                            (renderables, lambda k: k[1] in indexes)):
+            for k in [k for k in cache.keys() if gone(k)]:
+                cache.discard(k)
+        self._line_cache.clear()  # lines are cheap to join again from the rows kept
