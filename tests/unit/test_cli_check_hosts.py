@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 from tests.unit.test_cli_check import StatusFails
-from zconsole.cli.commands.check import Verdict, read_all
+from zconsole.cli.commands.check import read_all
 from zconsole.cli.main import main
-from zconsole.hosts import fleet
+from zconsole.hosts import factory, fleet
 from zconsole.hosts.base import Host
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.fleet import HostEntry
+from zconsole.services.monitor.report import Report
 
 
 def hosts_file(tmp_path: Path, *demos: str) -> str:
@@ -78,13 +79,13 @@ def test_critical_is_worse_than_unknown(tmp_path: Path,
 
 def test_an_unreadable_host_is_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    real = fleet.make_host
+    real = factory.make_host
 
     def make(entry: HostEntry, **kw: object) -> Host:
         host = real(entry, **kw)  # type: ignore[arg-type]
         return StatusFails(host) if entry.name.endswith("broken") else host  # type: ignore[arg-type]
 
-    monkeypatch.setattr(fleet, "make_host", make)
+    monkeypatch.setattr(factory, "make_host", make)
     f = tmp_path / "h.toml"
     f.write_text('[[host]]\nname = "fine"\ndemo = "healthy"\n'
                  '[[host]]\nname = "broken"\ndemo = "healthy"\n')
@@ -140,11 +141,11 @@ def test_a_check_that_never_returns_is_unknown_past_its_deadline() -> None:
     release = threading.Event()
     h1_began = threading.Event()
 
-    def one(e: HostEntry) -> Verdict:
+    def one(e: HostEntry) -> Report:
         if e.name == "h1":
             h1_began.set()
             release.wait(600)  # never returns within the test
-        return Verdict(e.name, 0.0)
+        return Report(e.name, 0.0)
 
     def clock() -> float:
         return 1e9 if h1_began.is_set() else 0.0
@@ -164,7 +165,7 @@ def test_hosts_are_checked_in_parallel_with_a_bound() -> None:
     most = 0
     gate = threading.Barrier(3, timeout=60)  # three must run at once, or this never passes
 
-    def one(e: HostEntry) -> Verdict:
+    def one(e: HostEntry) -> Report:
         nonlocal running, most
         with lock:
             running += 1
@@ -173,17 +174,17 @@ def test_hosts_are_checked_in_parallel_with_a_bound() -> None:
             gate.wait()
         with lock:
             running -= 1
-        return Verdict(e.name, 0.0)
+        return Report(e.name, 0.0)
 
     got = read_all(entries(9), one, workers=3, deadline=600)
     assert len(got) == 9 and most == 3
 
 
 def test_a_check_that_raises_is_that_hosts_unknown() -> None:
-    def one(e: HostEntry) -> Verdict:
+    def one(e: HostEntry) -> Report:
         if e.name == "h0":
             raise OSError("boom")
-        return Verdict(e.name, 0.0)
+        return Report(e.name, 0.0)
 
     got = read_all(entries(2), one, deadline=600)
     assert [v.status.name for v in got] == ["UNKNOWN", "OK"]
@@ -198,7 +199,7 @@ def test_several_host_options_check_each(monkeypatch: pytest.MonkeyPatch,
         made.append((entry.name, entry.ssh or ""))
         return DemoHost("healthy")
 
-    monkeypatch.setattr(fleet, "make_host", make)
+    monkeypatch.setattr(factory, "make_host", make)
     rc = main(["--host", "root@a", "--host", "b", "check", "--timeout", "0.2"])
     assert rc == 0 and made == [("root@a", "root@a"), ("b", "b")]
     assert capsys.readouterr().out.startswith("OK: 2 hosts: 2 OK\n")

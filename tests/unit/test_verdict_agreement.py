@@ -10,12 +10,15 @@ import re
 
 import pytest
 
-from zconsole.cli.commands.check import Verdict, as_json, judge, nagios_text, prometheus_text
+from zconsole.cli.formats.json_out import as_json
+from zconsole.cli.formats.nagios import nagios_text
+from zconsole.cli.formats.prometheus import prometheus_text
 from zconsole.hosts.demo import SCENARIOS, DemoHost
 from zconsole.model.finding import Severity
 from zconsole.model.hosttext import json_safe, visible
 from zconsole.services.fleet import Member, fleet_row
 from zconsole.services.health.severity import pool_level
+from zconsole.services.monitor.report import Report, judge
 
 T = 1795302010.0
 SAMPLES = 5  # `check`'s default --sample: five one-second readings
@@ -54,7 +57,7 @@ def test_pools_fleet_check_and_metrics_agree(scenario: str) -> None:
     assert last is not None
     reading = last.reading
     # check (its JSON and text) and the metrics: one Verdict from the session's readings
-    v: Verdict = judge(reading, slow=last.findings, estimates=last.scan_estimates)
+    v: Report = judge(reading, slow=last.findings, estimates=last.scan_estimates)
     doc = json.loads(json.dumps(as_json(v)))
     prom = metrics(prometheus_text(v))
     status = Severity(doc["status"])

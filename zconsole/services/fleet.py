@@ -1,9 +1,10 @@
-"""Several hosts followed at once: one `HostSession` each, and one row each for the Fleet.
+"""Several hosts followed at once: one row each for the Fleet.
 
-A `Member` is one host of the fleet with its own session: the console refreshes each member
-on its own loop (a dead or hung host never holds the others), `zconsole check --hosts` reads
-each once. `fleet_row` sums a member up as the Fleet screen shows it: its verdict on the
-one scale (`health.severity.judge_host`, as `check` judges) with its highest finding, the pools,
+A `Member` (services/monitor/member.py: the monitor's entry) is one host with its own session:
+the console refreshes each member on its own loop (a dead or hung host never holds the
+others), `zconsole check --hosts` samples each. `fleet_row` sums a member up as the Fleet
+screen shows it: its verdict on the one scale (`Member.verdict_at`, the monitor's, as `check`
+says it) with its highest finding, the pools,
 the fullest pool's capacity, the scrubs and resilvers running, the slow disks, and how old
 the reading is. A member whose `zpool status` has not answered for longer than the console's
 limit says since when ("no answer for 2 min"), never its last ONLINE. Every age is on the
@@ -12,45 +13,21 @@ console's monotonic clock (its sessions' `mono`), never the host's clock less th
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import ScanState
 from zconsole.model.reading import PENDING
-from zconsole.model.record import record
 from zconsole.services import fmt
+from zconsole.services.monitor.member import Member as Member  # the monitor's entry
 from zconsole.services.read.flights import NO_ANSWER
-from zconsole.services.session import HostSession
 
 #: a `zpool status` that failed so is a host that does not answer (not one that said no)
 NOT_ANSWERING = (NO_ANSWER, PENDING, "CommandTimedOut", "HostUnreachable")
 NO_ANSWER_AFTER = 3.0  # seconds a first refresh may take before a host is said not to answer
 
 
-@dataclass(eq=False)
-class Member:
-    """One host of the fleet: its name (the hosts file's, or the ssh destination), tags,
-    Host and session. `asked_at` is when it was first asked (console monotonic clock)."""
-
-    name: str
-    host: Host
-    session: HostSession
-    tags: tuple[str, ...] = ()
-    asked_at: float | None = None
-
-    @classmethod
-    def of(cls, name: str, host: Host, tags: tuple[str, ...] = (), *,
-           iostat_interval: int = 1, timeout: float = 20.0,
-           clock: Callable[[], float] = time.time,
-           mono: Callable[[], float] = time.monotonic) -> Member:
-        return cls(name, host, HostSession(host, iostat_interval=iostat_interval,
-                                           timeout=timeout, clock=clock, mono=mono), tags)
-
-
-@record
+@dataclass(frozen=True)
 class FleetRow:
     """One host of the fleet as its row on the Fleet screen says it."""
 
@@ -73,7 +50,6 @@ def fleet_row(member: Member, now: float, stale_after: float) -> FleetRow:
     `mono`); `stale_after` as the console's.
     (The judging is imported here: the console builds its members before its first frame,
     and the Fleet screen is the first to sum them up.)"""
-    from zconsole.services.health.severity import judge_host
     from zconsole.services.health.slowdisk import KIND as SLOW_DISK
 
     s = member.session
@@ -89,8 +65,7 @@ def fleet_row(member: Member, now: float, stale_after: float) -> FleetRow:
                         problem=s.last_error or "no answer yet")
     reading = s.aged(last.reading, now, stale_after)
     status = reading.pool_status
-    verdict = judge_host(reading, slow=s.findings,  # the scale (health.severity)
-                         estimates=last.scan_estimates)
+    verdict = member.verdict_at(now, stale_after)  # the monitor's (health.severity's scale)
     findings, state = verdict.findings, verdict.level
     problem = verdict.problems[0].message if verdict.problems else ""
     if not status.ok:

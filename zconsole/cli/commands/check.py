@@ -45,20 +45,20 @@ is a first line (the worst state, how many hosts in each) and one section per ho
 {"version": 1, "status", "exit_code", "hosts": [the object above, per host]}; the Prometheus
 file has each metric's samples of every host together, each with its `host` label.
 
-This module never imports Textual (an import-linter contract): it starts as fast as the reads.
+The host is followed by the headless monitor (services/monitor: a `Member` and its session,
+the verdict `judge_host` gives it); its verdict is said as a `Report` in the formats of
+cli/formats (nagios, json_out, prometheus). This module parses the arguments and runs the
+check. It never imports Textual (an import-linter contract): it starts as fast as the reads.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
-import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from zconsole.cli.commands._target import (
@@ -70,15 +70,15 @@ from zconsole.cli.commands._target import (
 from zconsole.hosts.base import Host
 from zconsole.model.advice import Advice, Mute
 from zconsole.model.finding import Finding, Severity
-from zconsole.model.hosttext import json_safe, visible
-from zconsole.model.pool import ScanState
+from zconsole.model.hosttext import visible
 from zconsole.model.reading import HostReading
+from zconsole.services.monitor.report import Report, report_of, unknown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from zconsole.hosts.fleet import HostEntry
-    from zconsole.services.read.progress import ScanEstimate
-    from zconsole.services.session import Refresh
+    from zconsole.services.monitor.loop import Monitor
+    from zconsole.services.monitor.member import Member
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_SAMPLE = 5.0  # seconds of one-second readings (a slow disk needs 4 of the last 5)
@@ -114,218 +114,64 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                     help="also write the metrics for node_exporter's textfile collector")
 
 
-@dataclass(frozen=True)
-class Metric:
-    name: str  # without the zconsole_ prefix
-    labels: tuple[tuple[str, str], ...]
-    value: float
-    unit: str = ""  # perfdata unit: %, c (a counter) or ""
-    warn: float | None = None
-    crit: float | None = None
+def monitor_of(args: argparse.Namespace) -> Monitor:
+    """The monitor a check runs on: its thresholds, and whether advice counts."""
+    from zconsole.services.health.severity import Thresholds
+    from zconsole.services.monitor.loop import Monitor
+
+    return Monitor(thresholds=Thresholds(args.capacity_warn, args.capacity_crit),
+                   advice_counts=bool(getattr(args, "advice", False)))
 
 
-@dataclass
-class Verdict:
-    host: str
-    taken_at: float
-    findings: list[Finding] = field(default_factory=list)
-    metrics: list[Metric] = field(default_factory=list)
-    advice: list[Advice] = field(default_factory=list)
-    muted: list[tuple[Finding, Mute]] = field(default_factory=list)
-
-    @property
-    def status(self) -> Severity:
-        s = Severity.worst(f.severity for f in self.findings)
-        return Severity.OK if s is Severity.INFO else s
-
-    @property
-    def summary(self) -> str:
-        bad = sorted((f for f in self.findings if f.severity not in (Severity.OK, Severity.INFO)),
-                     key=lambda f: -f.severity.rank)
-        if not bad:
-            pools = sum(1 for m in self.metrics if m.name == "pool_health")
-            return f"{pools} pool{'s' if pools != 1 else ''} healthy"
-        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
-        return bad[0].message + more
-
-
-def judge(reading: HostReading, *, capacity_warn: int = 80, capacity_crit: int = 90,
-          advice: Sequence[Advice] = (), advice_counts: bool = False,
-          slow: Sequence[Finding] = (), estimates: Mapping[str, Sequence[ScanEstimate]]
-          | None = None, mutes: Sequence[Mute] = ()) -> Verdict:
-    """The findings and metrics of one reading (pure: no host is touched here), on the one
-    scale (`health.severity.judge_host`); `slow` and `estimates` are what the sample's
-    readings found (slow disks, scan pace)."""
-    from zconsole.services.health.severity import Thresholds, judge_host
-
-    hv = judge_host(reading, slow=slow, estimates=estimates,
-                    thresholds=Thresholds(capacity_warn, capacity_crit), advice=advice,
-                    advice_counts=advice_counts, mutes=mutes)
-    v = Verdict(str(reading.host), reading.taken_at, list(hv.findings))
-    v.muted = list(hv.muted)
-    muted = {(f.kind, f.subject) for f, _m in hv.muted}
-    v.advice = [a for a in advice if a.kind != "advice-capacity"
-                and (a.kind, a.subject) not in muted]
-    read_ok = reading.pool_status.ok
-    v.metrics.append(Metric("up", (), 1.0 if read_ok else 0.0))
-    for entry in reading.pools if read_ok else ():
-        pool = entry.name
-        labels = (("pool", pool),)
-        # the pool's health on the scale, not its advice (which is about how it is set up)
-        v.metrics.append(Metric("pool_health", labels, float(hv.pool_level(pool).exit_code)))
-        u = entry.usage
-        if u is not None and u.capacity is not None:
-            v.metrics.append(Metric("pool_capacity_percent", labels, float(u.capacity), "%",
-                                    capacity_warn, capacity_crit))
-        if u is not None and u.fragmentation is not None:
-            v.metrics.append(Metric("pool_fragmentation_percent", labels,
-                                    float(u.fragmentation), "%"))
-        if entry.status is None:
-            continue
-        errors = sum((x.read_errors or 0) + (x.write_errors or 0) + (x.checksum_errors or 0)
-                     for _s, _d, x in entry.status.walk() if x.is_leaf)
-        v.metrics.append(Metric("pool_device_errors", labels, float(errors), "c", 1))
-        v.metrics.append(Metric("pool_data_errors", labels,
-                                float(entry.status.error_count or 0), "c"))
-        for scan in entry.status.scans or ((entry.status.scan,) if entry.status.scan else ()):
-            if scan.state is ScanState.IN_PROGRESS and scan.function is not None \
-                    and scan.percent_done is not None:
-                kind = "rebuild" if scan.rebuild_vdev else scan.function.value
-                v.metrics.append(Metric("pool_scan_percent", (*labels, ("kind", kind)),
-                                        scan.percent_done, "%"))
-    arc = reading.arc.value if reading.arc.ok else None
-    if arc is not None and arc.size is not None:
-        v.metrics.append(Metric("arc_size_bytes", (), float(arc.size), "B"))
-        if arc.target is not None:
-            v.metrics.append(Metric("arc_target_bytes", (), float(arc.target), "B"))
+def report_on(monitor: Monitor, m: Member, args: argparse.Namespace) -> Report:
+    """`m` sampled by the monitor over `--sample` seconds (each read independent, with its
+    deadline: a hung `zpool status` is said, UNKNOWN, and the check still ends), its advice
+    and mutes judged in, its verdict said as a report (its findings, advice, what is muted,
+    its metrics). A host whose refresh raised, with no reading, is UNKNOWN."""
+    monitor.sample(getattr(args, "sample", 0.0), m)
+    last = m.session.last
+    if last is None or m.session.last_error is not None:
+        verdict = monitor.verdict(m)
+        return unknown(m.name, verdict.findings[0].message, time.time())
+    reading = last.reading
+    advice, mutes, mutes_error = read_advice_once(m.host, reading, args)
+    verdict = monitor.advise(m, advice, mutes)
+    v = report_of(m.name, reading, verdict, monitor.thresholds, advice)
+    if mutes_error:
+        v.findings.append(Finding("advice-mutes", Severity.INFO, "advice",
+                                  f"muted findings not applied: {mutes_error}"))
     return v
 
 
-# ----------------------------------------------------------------------------------- output
+def verdict_of(host: Host, args: argparse.Namespace, name: str | None = None) -> Report:
+    """One host read (over `--sample` seconds) by a monitor of its own, and said."""
+    from zconsole.services.monitor.member import Member
 
-_LABEL = re.compile(r"[^A-Za-z0-9_.:-]")
-
-
-def _perf_label(m: Metric) -> str:
-    parts = [dict(m.labels).get("pool", ""), dict(m.labels).get("kind", ""), m.name]
-    return _LABEL.sub("_", visible("_".join(p for p in parts if p)))
-
-
-def _num(x: float) -> str:
-    if float(x).is_integer():
-        return str(int(x))
-    return f"{x:.2f}".rstrip("0").rstrip(".")
+    monitor = monitor_of(args)
+    m = monitor.add(Member.of(name or "", host, timeout=args.timeout))
+    if name is None:
+        m.name = str(host.label)
+    v = report_on(monitor, m, args)
+    if name is None and m.session.last is not None:
+        v.host = str(m.session.last.reading.host)  # the name the host gives itself
+    return v
 
 
-def perfdata(v: Verdict) -> str:
-    out = []
-    for m in v.metrics:
-        unit = m.unit if m.unit in ("%", "c", "B") else ""
-        thresholds = ";".join(_num(t) if t is not None else "" for t in (m.warn, m.crit))
-        item = f"{_perf_label(m)}={_num(m.value)}{unit}"
-        if thresholds.strip(";"):
-            item += ";" + thresholds.rstrip(";")
-        out.append(item)
-    return " ".join(out)
+def run_check(host: Host, args: argparse.Namespace, out: TextIO) -> int:
+    from zconsole.cli.formats.json_out import as_json
+    from zconsole.cli.formats.nagios import nagios_text
 
+    v = verdict_of(host, args)
+    if args.prometheus:
+        from zconsole.cli.formats.prometheus import prometheus_text
+        from zconsole.hosts.journal import write_atomically
 
-def nagios_text(v: Verdict) -> str:
-    head = f"{v.status.name}: {visible(v.summary)}"
-    perf = perfdata(v)
-    lines = [head + (f" | {perf}" if perf else "")]
-    for f in sorted(v.findings, key=lambda f: -f.severity.rank):
-        lines.append(f"{f.severity.symbol} {f.severity.name} {visible(f.message)}")
-    return "\n".join(lines) + "\n"
-
-
-def as_json(v: Verdict) -> dict[str, object]:
-    return {
-        "version": 1, "host": json_safe(v.host), "taken_at": v.taken_at,
-        "status": v.status.value, "exit_code": v.status.exit_code,
-        "summary": json_safe(v.summary),
-        "findings": [{"kind": f.kind, "severity": f.severity.value,
-                      "subject": json_safe(f.subject),
-                      "pool": json_safe(f.pool) if f.pool is not None else None,
-                      "message": json_safe(f.message),
-                      "evidence": [json_safe(e) for e in f.evidence]} for f in v.findings],
-        "advice": [{"kind": a.kind, "subject": json_safe(a.subject), "why": a.why,
-                    "cost": a.cost,
-                    "command": json_safe(a.command) if a.command is not None else None}
-                   for a in v.advice],
-        "muted": [{"kind": a.kind, "subject": json_safe(a.subject),
-                   "message": json_safe(a.message), "reason": json_safe(m.reason),
-                   "muted_at": m.at} for a, m in v.muted],
-        "metrics": [{"name": f"zconsole_{m.name}",
-                     "labels": {k: json_safe(val) for k, val in m.labels},
-                     "value": m.value} for m in v.metrics],
-    }
-
-
-def _prom_value(s: str) -> str:
-    """A label value in the exposition format: backslash, quote and newline escaped, and
-    every other control character made visible."""
-    return visible(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-
-
-_HELP = {
-    "up": "1 when zpool status could be read, else 0",
-    "pool_health": "the pool on the one scale: 0 ok, 1 warning, 2 critical, 3 unknown",
-    "pool_capacity_percent": "allocated share of the pool (zpool list CAP)",
-    "pool_fragmentation_percent": "free-space fragmentation (zpool list FRAG)",
-    "pool_device_errors": "read+write+checksum errors on the pool's devices (zpool status)",
-    "pool_data_errors": "permanent data errors (zpool status errors:)",
-    "pool_scan_percent": "progress of a running scrub, resilver or rebuild",
-    "arc_size_bytes": "ARC size (arcstats size)",
-    "arc_target_bytes": "ARC target (arcstats c)",
-    "check_status": "exit code of this check: 0 ok, 1 warning, 2 critical, 3 unknown",
-    "check_timestamp_seconds": "host time of the reading",
-}
-
-
-def prometheus_text(v: Verdict | Sequence[Verdict]) -> str:
-    """One verdict's metrics, or several hosts' (each sample with its `host` label): every
-    metric's samples together under one HELP and TYPE, as the exposition format wants."""
-    verdicts = [v] if isinstance(v, Verdict) else list(v)
-    families: dict[str, list[str]] = {}
-    for one in verdicts:
-        host = ("host", one.host)
-        rows = [*one.metrics, Metric("check_status", (), float(one.status.exit_code)),
-                Metric("check_timestamp_seconds", (), one.taken_at)]
-        for m in rows:
-            labels = ",".join(f'{k}="{_prom_value(val)}"' for k, val in (host, *m.labels))
-            families.setdefault(m.name, []).append(
-                f"zconsole_{m.name}{{{labels}}} {_num(m.value)}")
-    lines: list[str] = []
-    for short, samples in families.items():
-        name = f"zconsole_{short}"
-        lines.append(f"# HELP {name} {_HELP.get(short, short)}")
-        lines.append(f"# TYPE {name} gauge")
-        lines.extend(samples)
-    return "\n".join(lines) + "\n"
-
-
-# ------------------------------------------------------------------------------------ entry
-
-
-def read_sampled(host: Host, timeout: float, sample: float = 0.0) -> Refresh:
-    """Readings through the console's own session, once a second for `sample` seconds (at
-    least one): each read independent, with its deadline, so a hung `zpool status` is said
-    (UNKNOWN) and the check still ends. The last reading, with the slow disks and scan pace
-    its session found over all of them."""
-    from zconsole.services.session import HostSession
-
-    session = HostSession(host, timeout=timeout)  # each I/O sample lasts iostat_interval=1 s
-    result = session.refresh()
-    for _ in range(max(0, math.ceil(sample) - 1)):
-        session.done(result)
-        if not result.reading.pool_status.ok:
-            break  # no pools to sample: the verdict is UNKNOWN already
-        result = session.refresh()
-    return result
-
-
-def read_once(host: Host, timeout: float) -> HostReading:
-    return read_sampled(host, timeout).reading
+        write_atomically(args.prometheus, prometheus_text(v))
+    if args.json:
+        out.write(json.dumps(as_json(v), ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.write(nagios_text(v))
+    return v.status.exit_code
 
 
 def read_advice_once(host: Host, reading: HostReading, args: argparse.Namespace
@@ -351,48 +197,14 @@ def read_advice_once(host: Host, reading: HostReading, args: argparse.Namespace
     return found, mutes, None
 
 
-def verdict_of(host: Host, args: argparse.Namespace) -> Verdict:
-    """One host read (over `--sample` seconds) and judged on the scale: its findings, its
-    advice, what is muted, its metrics."""
-    result = read_sampled(host, args.timeout, getattr(args, "sample", 0.0))
-    reading = result.reading
-    advice, mutes, mutes_error = read_advice_once(host, reading, args)
-    v = judge(reading, capacity_warn=args.capacity_warn, capacity_crit=args.capacity_crit,
-              advice=advice, advice_counts=bool(getattr(args, "advice", False)),
-              slow=result.findings, estimates=result.scan_estimates, mutes=mutes)
-    if mutes_error:
-        v.findings.append(Finding("advice-mutes", Severity.INFO, "advice",
-                                  f"muted findings not applied: {mutes_error}"))
-    return v
-
-
-def run_check(host: Host, args: argparse.Namespace, out: TextIO) -> int:
-    v = verdict_of(host, args)
-    if args.prometheus:
-        from zconsole.hosts.journal import write_atomically
-
-        write_atomically(args.prometheus, prometheus_text(v))
-    if args.json:
-        out.write(json.dumps(as_json(v), ensure_ascii=False, indent=2) + "\n")
-    else:
-        out.write(nagios_text(v))
-    return v.status.exit_code
-
-
-def unknown(name: str, message: str, taken_at: float) -> Verdict:
-    """The verdict on a host that could not be read at all."""
-    return Verdict(name, taken_at, [Finding("no-answer", Severity.UNKNOWN, name, message)],
-                   [Metric("up", (), 0.0)])
-
-
-def read_all(entries: Sequence[HostEntry], check_one: Callable[[HostEntry], Verdict], *,
+def read_all(entries: Sequence[HostEntry], check_one: Callable[[HostEntry], Report], *,
              workers: int = WORKERS, deadline: float,
-             clock: Callable[[], float] = time.monotonic) -> list[Verdict]:
+             clock: Callable[[], float] = time.monotonic) -> list[Report]:
     """`check_one(entry)` for every entry, at most `workers` at once, each on a thread of its
     own. A host whose check has not ended `deadline` seconds after it began is UNKNOWN ("no
     answer") and its thread is left behind (a daemon: it holds neither the others nor the
     exit), so a hung host never delays the verdict on the rest. In the entries' order."""
-    done: dict[int, Verdict] = {}
+    done: dict[int, Report] = {}
     started: dict[int, float] = {}
     waiting = list(range(len(entries)))
     cond = threading.Condition()
@@ -430,50 +242,37 @@ def read_all(entries: Sequence[HostEntry], check_one: Callable[[HostEntry], Verd
     return [done[i] for i in range(len(entries))]
 
 
-def fleet_text(verdicts: Sequence[Verdict]) -> str:
-    """The worst state and how many hosts are in each, then one section per host."""
-    worst = Severity.worst(v.status for v in verdicts)
-    counts = [f"{n} {sev.name}" for sev in (Severity.CRITICAL, Severity.UNKNOWN,
-                                             Severity.WARNING, Severity.OK)
-              if (n := sum(1 for v in verdicts if v.status is sev))]
-    out = [f"{worst.name}: {len(verdicts)} host{'s' if len(verdicts) != 1 else ''}: "
-           f"{', '.join(counts) or 'none'}\n"]
-    for v in verdicts:
-        out.append(f"\n== {visible(v.host)} ==\n")
-        out.append(nagios_text(v))
-    return "".join(out)
-
-
 def run_fleet(entries: Sequence[HostEntry], args: argparse.Namespace, out: TextIO) -> int:
-    """`check --hosts`: every host read and judged, in parallel with a bound; the exit code
-    is the worst host's."""
-    from zconsole.hosts.fleet import make_host
+    """`check --hosts`: every host read and judged by one monitor, in parallel with a bound;
+    the exit code is the worst host's."""
+    from zconsole.cli.formats.json_out import fleet_json
+    from zconsole.cli.formats.nagios import fleet_text
+    from zconsole.hosts import factory
+    from zconsole.services.monitor.member import Member
 
     zfs_version = getattr(args, "check_zfs_version", None) or args.zfs_version
+    monitor = monitor_of(args)
 
-    def check_one(e: HostEntry) -> Verdict:
-        v = verdict_of(make_host(e, zfs_version=zfs_version), args)
-        v.host = e.name
-        return v
+    def check_one(e: HostEntry) -> Report:
+        host = factory.make_host(e, zfs_version=zfs_version)
+        m = monitor.add(Member.of(e.name, host, e.tags, timeout=args.timeout))
+        return report_on(monitor, m, args)
 
     # a refresh is `zfs version` then the reads side by side (each `timeout`, the I/O
     # sample one interval more); past twice that and a bit, plus the sample's readings
     # (a second each, twice that for slow hosts), the host is not answering
-    verdicts = read_all(entries, check_one, workers=args.workers,
-                        deadline=2 * args.timeout + 5 + 2 * getattr(args, "sample", 0.0))
+    reports = read_all(entries, check_one, workers=args.workers,
+                       deadline=2 * args.timeout + 5 + 2 * getattr(args, "sample", 0.0))
     if args.prometheus:
+        from zconsole.cli.formats.prometheus import prometheus_text
         from zconsole.hosts.journal import write_atomically
 
-        write_atomically(args.prometheus, prometheus_text(verdicts))
-    worst = Severity.worst(v.status for v in verdicts)
+        write_atomically(args.prometheus, prometheus_text(reports))
     if args.json:
-        out.write(json.dumps({"version": 1, "status": worst.value,
-                              "exit_code": worst.exit_code,
-                              "hosts": [as_json(v) for v in verdicts]},
-                             ensure_ascii=False, indent=2) + "\n")
+        out.write(json.dumps(fleet_json(reports), ensure_ascii=False, indent=2) + "\n")
     else:
-        out.write(fleet_text(verdicts))
-    return worst.exit_code
+        out.write(fleet_text(reports))
+    return Severity.worst(v.status for v in reports).exit_code
 
 
 def run(args: argparse.Namespace) -> int:

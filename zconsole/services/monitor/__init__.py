@@ -1,0 +1,15 @@
+"""The headless monitor (the Glances / k9s pattern): hosts followed without Textual.
+
+    member.py   `Member`: one host followed — its name, tags, Host, `HostSession` (which holds
+                the readings) and its latest verdict on the one scale (`verdict_at`)
+    loop.py     `Monitor`: the members, one refresh loop per host (a thread each, or an
+                explicit `step()` / `sample()`), and subscribers told (host name, reading,
+                verdict) after every refresh
+    report.py   a verdict said for other programs: findings, advice, what is muted, metrics
+                (the `zconsole check` result its output formats print)
+
+The faces: the console (ui/app.py records its refreshes here), the Fleet rows
+(services/fleet.py), `zconsole check` (one sampled reading; `--hosts`: one per host) and the
+metrics. Judging is `services/health/severity.judge_host`, the one table: nothing here judges.
+This package's `__init__` imports nothing (the console's first frame imports `member`).
+"""
