@@ -13,6 +13,7 @@ not the ONLINE that `zpool list` may have printed.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from enum import Enum
 from typing import Generic, TypeVar
 
@@ -20,7 +21,6 @@ from zconsole.model.arc import ArcStats
 from zconsole.model.dataset import Dataset
 from zconsole.model.disk import Disk, DiskStat
 from zconsole.model.pool import Pool, PoolUsage, Section
-from zconsole.model.record import record
 
 T = TypeVar("T", covariant=True)
 
@@ -38,7 +38,7 @@ SKIPPED = "Skipped"  # not attempted: ZFS is absent, or an earlier part failed
 PENDING = "Pending"  # being read for the first time: nothing is known yet
 
 
-@record
+@dataclass(frozen=True)
 class Part(Generic[T]):
     """The outcome of reading one part of the host.
 
@@ -86,7 +86,7 @@ class ZfsPresence(str, Enum):
     UNKNOWN = "unknown"  # could not tell (zfs version timed out, ...)
 
 
-@record
+@dataclass(frozen=True)
 class ZfsInfo:
     """Is OpenZFS there, which version, and which status format to use.
 
@@ -115,7 +115,7 @@ class DiskState(str, Enum):
     IGNORED = "ignored"  # loop, zram, ram, optical, zvols, dm/md devices themselves
 
 
-@record
+@dataclass(frozen=True)
 class DiskRole:
     """What one whole disk is used for, with the reasons in plain words.
 
@@ -132,7 +132,7 @@ class DiskRole:
     leaf: str | None = None
 
 
-@record
+@dataclass(frozen=True)
 class DiskInventory:
     """Every block device (whole disks and partitions) with identity, and each disk's role.
 
@@ -161,7 +161,7 @@ class DiskInventory:
         return None
 
 
-@record
+@dataclass(frozen=True)
 class PoolEntry:
     """A pool as both `zpool status` (tree, health) and `zpool list -v` (capacity) saw it.
 
@@ -197,7 +197,7 @@ class PoolEntry:
         return not text or any(b in text for b in BENIGN_STATUS)
 
 
-@record
+@dataclass(frozen=True)
 class HostReading:
     """Everything zconsole knows about a host at one moment. Built by services.read.collect.
 

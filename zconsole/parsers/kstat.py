@@ -10,8 +10,8 @@ objset's `dataset_name`) are skipped. Linear in the input.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from zconsole.model.record import record
 from zconsole.parsers.errors import ParseError
 
 _HEADER = re.compile(r"[0-9]+ [0-9]+ 0x[0-9a-fA-F]+( [0-9]+)*", re.ASCII)
@@ -21,7 +21,7 @@ _UNSIGNED = re.compile(r"[0-9]+", re.ASCII)
 _INT_TYPES = {"1": _SIGNED, "2": _UNSIGNED, "3": _SIGNED, "4": _UNSIGNED}
 
 
-@record
+@dataclass(frozen=True)
 class Kstat:
     """The integer statistics of one kstat file, and how old the snapshot is."""
 

@@ -15,8 +15,8 @@ userland version first.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from zconsole.model.record import record
 from zconsole.parsers.errors import ParseError, parser
 
 SOURCE = "zfs version"
@@ -24,7 +24,7 @@ SOURCE = "zfs version"
 _NUMERIC = re.compile(r"^([0-9]+)\.([0-9]+)(?:\.([0-9]+))?", re.ASCII)
 
 
-@record
+@dataclass(frozen=True)
 class ZfsVersion:
     """`userland`/`kmod` as printed after `zfs-`/`zfs-kmod-` (None when absent)."""
 

@@ -5,11 +5,10 @@ module doc of `parsers.zpool_iostat`)."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from zconsole.model.iostat import IostatRow, PoolIostat
 from zconsole.model.pool import Pool, Section, Vdev
-from zconsole.model.record import record
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zpool_iostat_columns import (
     CLASS_HEADERS,
@@ -25,7 +24,7 @@ _CONTAINER = re.compile(r"(mirror|raidz[0-9]*|draid[0-9]*|replacing|spare)-[0-9]
                         re.ASCII)
 
 
-@record
+@dataclass(frozen=True)
 class _Line:
     """One line of `zpool iostat -H`: where it was, its text, its tab-separated fields."""
 
@@ -34,7 +33,7 @@ class _Line:
     fields: tuple[str, ...]
 
 
-@record
+@dataclass(frozen=True)
 class _Expected:
     """The vdev a row must name, by its place in the pool's tree."""
 

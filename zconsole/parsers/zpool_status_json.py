@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from zconsole.model.pool import (
@@ -67,7 +67,6 @@ from zconsole.model.pool import (
     ScanState,
     Vdev,
 )
-from zconsole.model.record import record
 from zconsole.parsers.errors import ParseError, parser
 from zconsole.parsers.units import parse_size
 from zconsole.parsers.zpool_status_config import vdev_type_from_name
@@ -219,7 +218,7 @@ def _left(copied: int | None, total: int | None, start: int | None, now: int | N
     return left if left < _THIRTY_DAYS else None
 
 
-@record
+@dataclass(frozen=True)
 class _Copy:
     """What `raidz_expand_stats` and `removal_stats` have in common: a state, bytes copied of
     a total, start and end times, and the vdev being expanded or evacuated."""

@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from zconsole.hosts.base import Host, HostError
@@ -46,7 +46,6 @@ from zconsole.model.reading import (
     ZfsInfo,
     ZfsPresence,
 )
-from zconsole.model.record import record
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.zpool_iostat import parse_zpool_iostat
 from zconsole.services import fmt
@@ -83,7 +82,7 @@ from zconsole.services.read.sampling import (
 from zconsole.services.read.statewatch import StateWatch
 
 
-@record
+@dataclass(frozen=True)
 class Refresh:
     """One refresh: the reading, the newest I/O sample, and what was judged.
 
@@ -100,7 +99,7 @@ class Refresh:
     complete: bool = True
 
 
-@record
+@dataclass(frozen=True)
 class _RawSample:
     """What the I/O sample read brings back, parsed once the pools are known."""
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding
 from zconsole.model.reading import HostReading
-from zconsole.model.record import record
 
 if TYPE_CHECKING:
     from zconsole.services.read.pools import LeafMetrics
@@ -17,7 +16,7 @@ if TYPE_CHECKING:
     from zconsole.services.read.sampling import LeafKey, Sampler, SampleResult
 
 
-@record
+@dataclass(frozen=True)
 class ViewState:
     """The latest refresh. `snapshot` is None until the first refresh completed.
 

@@ -17,10 +17,10 @@ The Pools screen shows `advice()` under a DEGRADED/FAULTED pool; the replace wiz
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from zconsole.model.finding import Finding
 from zconsole.model.pool import Pool, Section, Vdev
-from zconsole.model.record import record
 
 SLOW_KIND = "slow-disk"
 GOOD_STATES = frozenset({"ONLINE"})
@@ -29,7 +29,7 @@ _RANK = {"FAULTED": 0, "UNAVAIL": 1, "REMOVED": 1, "OFFLINE": 2, "DEGRADED": 3}
 REPLACEABLE_SECTIONS = (Section.DATA, Section.LOGS, Section.SPECIAL, Section.DEDUP)
 
 
-@record
+@dataclass(frozen=True)
 class Candidate:
     """A leaf worth replacing, and why."""
 

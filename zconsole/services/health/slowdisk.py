@@ -38,10 +38,10 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import Pool, Section, Vdev
-from zconsole.model.record import record
 from zconsole.services import fmt
 from zconsole.services.read.sampling import (
     SOURCE_DISKSTATS,
@@ -55,7 +55,7 @@ KIND = "slow-disk"
 
 GROUP_TYPES = frozenset({"mirror", "raidz", "draid", "replacing", "spare"})
 
-@record
+@dataclass(frozen=True)
 class SlowDiskRule:
     """When a leaf is slow: how much slower than its peers, for how long."""
 
@@ -72,7 +72,7 @@ class SlowDiskRule:
 DEFAULT_RULE = SlowDiskRule()
 
 
-@record
+@dataclass(frozen=True)
 class RedundancyGroup:
     """The leaves of one mirror, raidz, draid, replacing or spare vdev: peers."""
 
@@ -86,7 +86,7 @@ class RedundancyGroup:
         return (self.pool, (*self.path, leaf.name))
 
 
-@record
+@dataclass(frozen=True)
 class Outlier:
     """Why a leaf was an outlier in one sample."""
 

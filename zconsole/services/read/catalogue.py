@@ -10,9 +10,9 @@ Every command is an argv tuple, never a shell string. Nothing here writes to the
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from zconsole.model.command import Command
-from zconsole.model.record import record
 from zconsole.parsers.zfs_list import DEFAULT_COLUMNS, SNAPSHOT_COLUMNS
 
 # Files read directly (cheaper than a command, and identical on every distribution).
@@ -156,7 +156,7 @@ def _check_name(name: str) -> None:
         raise ValueError(f"not a pool or dataset name: {name!r}")
 
 
-@record
+@dataclass(frozen=True)
 class FileRead:
     """A file zconsole reads (through Host.read_text)."""
 

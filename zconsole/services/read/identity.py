@@ -18,7 +18,6 @@ from zconsole.hosts.base import Host, HostError
 from zconsole.model.disk import Disk
 from zconsole.model.pool import Pool, Section, Vdev
 from zconsole.model.reading import DiskInventory, DiskRole, DiskState
-from zconsole.model.record import record
 from zconsole.services.read import catalogue
 from zconsole.services.read.inventory import PART_SUFFIX, proc_mounts, read_inventory
 
@@ -135,7 +134,7 @@ class DiskIndex:
 
 # --- classification ---------------------------------------------------------------------------
 
-@record
+@dataclasses.dataclass(frozen=True)
 class _Membership:
     """Where a disk sits in a pool: pool, section, vdev path, leaf (and by which name)."""
 

@@ -7,16 +7,16 @@ slow-disk history. A figure that could not be measured is None, never 0.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from zconsole.model.reading import HostReading
-from zconsole.model.record import record
 from zconsole.services.read.identity import DiskIndex
 from zconsole.services.read.sampling import Figures, LeafKey, Sample, SampleResult, leaf_paths
 
 TREND_POINTS = 20
 
 
-@record
+@dataclass(frozen=True)
 class LeafMetrics:
     """One leaf: its whole disk and the newest interval's figures.
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from zconsole.model.pool import ExpandInfo, Pool, RemovalInfo, ScanInfo, ScanState
-from zconsole.model.record import record
 
 WINDOW = 12  # samples kept per operation (a minute at the default 5 s refresh)
 MIN_SPAN_S = 2.0  # below this the pace is noise
@@ -24,7 +24,7 @@ MIN_SPAN_S = 2.0  # below this the pace is noise
 KINDS = ("scrub", "resilver", "rebuild", "expand", "remove")
 
 
-@record
+@dataclass(frozen=True)
 class ScanEstimate:
     """zconsole's estimate for one running operation of one pool.
 

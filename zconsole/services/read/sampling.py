@@ -15,14 +15,13 @@ import re
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 
 from zconsole.hosts.base import Host, HostError
 from zconsole.model.arc import ArcStats
 from zconsole.model.disk import DiskIo, DiskStat
 from zconsole.model.iostat import IostatRow, PoolIostat
 from zconsole.model.pool import Pool, Vdev
-from zconsole.model.record import record
 from zconsole.parsers.arcstats import arc_hit_ratio, parse_arcstats
 from zconsole.parsers.diskstats import disk_io, parse_diskstats
 from zconsole.parsers.errors import ParseError
@@ -37,7 +36,7 @@ SOURCE_ZFS = "zfs disk_wait"
 SOURCE_DISKSTATS = "diskstats await"
 
 
-@record
+@dataclass(frozen=True)
 class Figures:
     """One leaf over one interval: latency in ms (None when no I/O) and operations completed
     in the interval (not per second), for reads and writes."""
@@ -48,7 +47,7 @@ class Figures:
     write_ops: float
 
 
-@record
+@dataclass(frozen=True)
 class LeafSample:
     """Both views of a leaf in one interval; either may be missing."""
 
@@ -73,7 +72,7 @@ def is_whole_disk_name(name: str) -> bool:
     return not _NOT_DISK.match(name) and not _PARTITION.match(name)
 
 
-@record
+@dataclass(frozen=True)
 class ArcDelta:
     """ARC activity over one interval. `hit_ratio` (0..1) per parsers.arcstats.arc_hit_ratio."""
 
@@ -87,7 +86,7 @@ class ArcDelta:
     throttled: bool
 
 
-@record
+@dataclass(frozen=True)
 class ZfsLatency:
     """One `zpool iostat -v -l -H -p -y INTERVAL 1` report.
 
@@ -101,7 +100,7 @@ class ZfsLatency:
     leaves: Mapping[LeafKey, IostatRow] = field(default_factory=dict)
 
 
-@record
+@dataclass(frozen=True)
 class SampleResult:
     """What one `Sampler.tick()` or `Sampler.sample()` produced.
 

@@ -12,6 +12,7 @@ drops the entries of keys that are gone after each recompose.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rich.cells import cell_len
@@ -23,7 +24,6 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 
-from zconsole.model.record import record
 from zconsole.ui.kit.textual_private import (
     FooterKey,
     bindings_ready,
@@ -32,7 +32,7 @@ from zconsole.ui.kit.textual_private import (
 )
 
 
-@record
+@dataclass(frozen=True)
 class _Key:
     """One key of the footer as FooterKeys draws it."""
 

@@ -14,6 +14,7 @@ in constant styles (`"$health-warn"`), never values looked up in Python.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from rich.style import Style
@@ -26,7 +27,6 @@ from textual.visual import RenderOptions, Visual, VisualType
 from textual.widgets import Static
 
 from zconsole.model.hosttext import visible
-from zconsole.model.record import record
 
 SPARK = "▁▂▃▄▅▆▇█"
 NO_DATA = "·"  # a sparkline cell for an interval without a value
@@ -142,7 +142,7 @@ def spark(values: Sequence[float | None], cells: int, top: float | None = None) 
 HANG_MIN = 20  # narrower than this beside its lead, a paragraph wraps under the lead instead
 
 
-@record
+@dataclass(frozen=True)
 class Para:
     """A paragraph: its lead (`"status: "`, `"▲ "`, `"  "`) and its body, whose wrapped
     lines start under the body's first character, not under the lead."""

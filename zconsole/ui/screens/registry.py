@@ -9,16 +9,15 @@ copies true.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING
-
-from zconsole.model.record import record
 
 if TYPE_CHECKING:
     from zconsole.ui.screens.base import ZScreen
 
 
-@record
+@dataclass(frozen=True)
 class ScreenEntry:
     """One screen: its mode, key and title, and where its class is."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -12,7 +13,6 @@ from textual.widgets import Static
 from zconsole.model.finding import Severity
 from zconsole.model.pool import CopyProgress, ExpandInfo, Pool, RemovalInfo, ScanInfo, ScanState
 from zconsole.model.reading import PoolEntry
-from zconsole.model.record import record
 from zconsole.services import fmt
 from zconsole.services.health import replace as replace_health
 from zconsole.services.health.severity import pool_level
@@ -188,7 +188,7 @@ def pool_summary(entry: PoolEntry, estimates: Sequence[ScanEstimate] = (), *,
     return Hanging(*items)
 
 
-@record
+@dataclass(frozen=True)
 class _Shown:
     entry: PoolEntry
     state: ViewState
