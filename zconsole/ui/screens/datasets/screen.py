@@ -119,9 +119,8 @@ class DatasetsScreen(ZScreen):
     class ScanFinished(Message):
         result: ScanResult
 
-    def __init__(self, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
-        super().__init__(name=name, id=id, classes=classes)
+    def __init__(self) -> None:
+        super().__init__()
         self.dtree: DatasetTree | None = None
         self.opened: OpenState | None = None
         self.loaded: dict[str, Listing] = {}  # this refresh's listings

@@ -28,9 +28,8 @@ class NetworkScreen(ZScreen):
     class Loaded(PartLoaded[NetworkView]):
         """The network was read."""
 
-    def __init__(self, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
-        super().__init__(name=name, id=id, classes=classes)
+    def __init__(self) -> None:
+        super().__init__()
         self.view: NetworkView | None = None
         self.error: str | None = None
         self.error_at: float | None = None  # console monotonic clock, as `seen`

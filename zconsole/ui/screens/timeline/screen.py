@@ -72,9 +72,8 @@ class TimelineScreen(ZScreen):
     class Loaded(PartLoaded[Timeline]):
         """The sources were read."""
 
-    def __init__(self, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
-        super().__init__(name=name, id=id, classes=classes)
+    def __init__(self) -> None:
+        super().__init__()
         self.timeline: Timeline | None = None
         self.error: str | None = None
         self.reads = 0
