@@ -100,10 +100,7 @@ class DedupReport:
         return self.ddt.disk_total_bytes if self.ddt is not None else None
 
     def dataset(self, name: str) -> DedupDataset | None:
-        for d in self.datasets:
-            if d.name == name:
-                return d
-        return None
+        return next((d for d in self.datasets if d.name == name), None)
 
     def lines(self) -> tuple[str, ...]:
         """The sentences a wizard shows before anything changes."""
