@@ -8,7 +8,7 @@ describe [now, now+1), [now+1, now+2), [now+2, now+3) (the host clock is not mov
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from zconsole.hosts.demo.fmt import nicebytes, nicenum, nicetime_ns
 from zconsole.hosts.demo.machine.common import jitter
@@ -16,44 +16,49 @@ from zconsole.hosts.demo.machine.pools import Pool, Vdev
 from zconsole.hosts.demo.machine.state import Leaves, Machine
 from zconsole.hosts.demo.render.status import NameFlags, vdev_name
 
+LATENCIES = ("total", "disk", "syncq", "asyncq")  # the -l wait columns, in zpool's order
+
+
+@dataclass
+class Side:
+    """One direction (read or write) of a vdev: operations and bytes per second, and the
+    waits of LATENCIES in ns (weighted by operations while children are added up)."""
+
+    ops: float = 0.0
+    bw: float = 0.0
+    total: float = 0.0
+    disk: float = 0.0
+    syncq: float = 0.0
+    asyncq: float = 0.0
+
+    def add(self, o: Side) -> None:
+        for k in LATENCIES:
+            setattr(self, k, getattr(self, k) + getattr(o, k) * o.ops)
+        self.ops += o.ops
+        self.bw += o.bw
+
+    def finish(self) -> None:
+        if self.ops:
+            for k in LATENCIES:
+                setattr(self, k, getattr(self, k) / self.ops)
+
 
 @dataclass
 class Stat:
-    r_ops: float = 0.0
-    w_ops: float = 0.0
-    r_bw: float = 0.0
-    w_bw: float = 0.0
-    # latencies in ns, weighted by ops when aggregated
-    r_disk: float = 0.0
-    w_disk: float = 0.0
-    r_total: float = 0.0
-    w_total: float = 0.0
-    r_syncq: float = 0.0
-    w_syncq: float = 0.0
-    w_asyncq: float = 0.0
-    r_asyncq: float = 0.0
-    scrub: float = 0.0
+    r: Side = field(default_factory=Side)
+    w: Side = field(default_factory=Side)
+    scrub: float = 0.0  # ns, weighted by scrub_ops while added up
     scrub_ops: float = 0.0
 
     def add(self, o: Stat) -> None:
-        for k in ("r_disk", "r_total", "r_syncq", "r_asyncq"):
-            setattr(self, k, getattr(self, k) + getattr(o, k) * o.r_ops)
-        for k in ("w_disk", "w_total", "w_syncq", "w_asyncq"):
-            setattr(self, k, getattr(self, k) + getattr(o, k) * o.w_ops)
+        self.r.add(o.r)
+        self.w.add(o.w)
         self.scrub += o.scrub * o.scrub_ops
-        self.r_ops += o.r_ops
-        self.w_ops += o.w_ops
-        self.r_bw += o.r_bw
-        self.w_bw += o.w_bw
         self.scrub_ops += o.scrub_ops
 
     def finish(self) -> None:
-        if self.r_ops:
-            for k in ("r_disk", "r_total", "r_syncq", "r_asyncq"):
-                setattr(self, k, getattr(self, k) / self.r_ops)
-        if self.w_ops:
-            for k in ("w_disk", "w_total", "w_syncq", "w_asyncq"):
-                setattr(self, k, getattr(self, k) / self.w_ops)
+        self.r.finish()
+        self.w.finish()
         if self.scrub_ops:
             self.scrub /= self.scrub_ops
 
@@ -72,17 +77,11 @@ def _leaf_stat(m: Machine, p: Pool, v: Vdev, at: float | None, leaves: Leaves) -
         w_ms = c[7] / c[4] if c[4] else d.io.w_ms
     else:
         r_ops, w_ops, r_bw, w_bw, r_ms, w_ms = m.disk_rates(d, at, leaves)
-    s = Stat(r_ops=r_ops, w_ops=w_ops, r_bw=r_bw, w_bw=w_bw)
     key = int(at) if at is not None else 0
     q = jitter(m.seed, d.name + ":q", key, 0.3)
-    s.r_disk = r_ms * 1e6
-    s.w_disk = w_ms * 1e6
-    s.r_syncq = 9_000 * q
-    s.w_syncq = 0.0
-    s.r_asyncq = 0.0
-    s.w_asyncq = w_ms * 1e6 * 0.35 * q
-    s.r_total = s.r_disk + s.r_syncq
-    s.w_total = s.w_disk + s.w_asyncq
+    r_syncq, w_asyncq = 9_000 * q, w_ms * 1e6 * 0.35 * q
+    s = Stat(Side(r_ops, r_bw, total=r_ms * 1e6 + r_syncq, disk=r_ms * 1e6, syncq=r_syncq),
+             Side(w_ops, w_bw, total=w_ms * 1e6 + w_asyncq, disk=w_ms * 1e6, asyncq=w_asyncq))
     sc = p.scan
     if sc is not None and sc.state == "SCANNING":
         s.scrub = r_ms * 1e6 * 1.6
@@ -126,13 +125,11 @@ def _fmt_row(name: str, alloc: int | None, free: int | None, s: Stat, *, latency
     else:
         a = str(alloc or 0) if literal else nicenum(alloc or 0)
         f = str(free or 0) if literal else nicenum(free or 0)
-    cells = [name, a, f, num(s.r_ops), num(s.w_ops), bw(s.r_bw), bw(s.w_bw)]
+    cells = [name, a, f, num(s.r.ops), num(s.w.ops), bw(s.r.bw), bw(s.w.bw)]
     if latency:
-        cells += [lat(s.r_total, s.r_ops), lat(s.w_total, s.w_ops),
-                  lat(s.r_disk, s.r_ops), lat(s.w_disk, s.w_ops),
-                  lat(s.r_syncq, s.r_ops), lat(s.w_syncq, s.w_ops),
-                  lat(s.r_asyncq, s.r_ops), lat(s.w_asyncq, s.w_ops),
-                  lat(s.scrub, s.scrub_ops), "-"]
+        for k in LATENCIES:
+            cells += [lat(getattr(s.r, k), s.r.ops), lat(getattr(s.w, k), s.w.ops)]
+        cells += [lat(s.scrub, s.scrub_ops), "-"]
         if v23:
             cells.append("-")
     return cells
