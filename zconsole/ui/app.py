@@ -1,8 +1,9 @@
 """The zconsole Textual app: one mode per screen, one refresh loop for all of them.
 
 The host's state lives in a `services.session.HostSession`; a worker thread calls its
-`refresh()`, posts a typed message, and the handler records the outcome in the session and
-hands a `ViewState` to the active screen. The next
+`refresh()`, posts a typed message, and the handler records the outcome through the headless
+monitor (`services.monitor`: the session, then the host's verdict) and hands a `ViewState`
+to the active screen. The next
 refresh is armed only after the previous one completed, so a slow host never piles up
 refreshes, and a hung command never freezes the screen: the screens keep their old data and
 say how old it is.
@@ -31,6 +32,7 @@ from zconsole.model.finding import Finding
 from zconsole.model.hosttext import visible
 from zconsole.model.reading import HostReading
 from zconsole.services.fleet import Member
+from zconsole.services.monitor.loop import Monitor
 from zconsole.services.session import HostSession, Refresh
 from zconsole.ui.kit.textual_private import refresh_truecolor_filter
 from zconsole.ui.screens.base import ZScreen
@@ -174,6 +176,9 @@ class ZConsoleApp(App[None]):
             m.session.use_clocks(self.clock, self.mono)
         self.current = self.members[0]
         self.session = self.current.session
+        # the headless monitor holds each member's verdict: the refreshes below (Textual's
+        # workers) are recorded through it, so the console's verdicts are `check`'s
+        self.monitor = Monitor(self.members, stale_after=self.stale_after)
         self._refresh_timers: dict[int, Timer] = {}  # id(member) -> its next refresh
         self._shown_stale = False
 
@@ -426,12 +431,12 @@ class ZConsoleApp(App[None]):
 
     def on_zconsole_app_refresh_done(self, message: RefreshDone) -> None:
         m = message.member or self.current
-        m.session.done(message.result)
+        self.monitor.record(m, message.result)
         self._refresh_done(m)
 
     def on_zconsole_app_refresh_failed(self, message: RefreshFailed) -> None:
         m = message.member or self.current
-        m.session.failed(message.error)
+        self.monitor.record_failure(m, message.error)
         self._refresh_done(m)
 
     def _refresh_done(self, m: Member | None = None) -> None:
