@@ -1,5 +1,6 @@
 """A new fix-it kind is one registry entry plus its own modules (issue 28, 2b): a throw-away
-kind registered in a fixture (this module is its "own module": its plan, undo and rollback)
+kind registered in a fixture (this module is its "own module": its plan, undo and rollback,
+under the names `registry.fix_it_entry` reads; the entry is one `fix_it_entry(...)`)
 is found, with no other edit, by `zconsole plan`, the wizard launcher (`make_flow`), the
 wizard's runner (`FixRunner` with its rollback, a plan read back from JSON too) and the
 Host screen's lookups. And every registered kind has a plan builder, a flow when it has a
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -20,21 +22,18 @@ import pytest
 from zconsole.cli.main import main
 from zconsole.hosts.base import Host, Result
 from zconsole.hosts.demo import DemoHost
+from zconsole.hosts.journal import PlanStore
 from zconsole.model.command import Command
 from zconsole.model.plan import Plan, Step, StepOutcome, StepStatus
 from zconsole.services.ops import registry
 from zconsole.services.ops.engine.events import RunEvent, RunResult
 from zconsole.services.ops.engine.plan_io import plan_from_dict, plan_to_dict
 from zconsole.services.ops.fixit import common
-from zconsole.services.ops.operation import (
-    CliArgs,
-    Fixit,
-    Operation,
-    PlanRequest,
-    Wizard,
-)
+from zconsole.services.ops.operation import Operation, PlanRequest
 
 KIND = "fix-test"
+UNDO_KIND = "fix-test-undo"
+ROLLBACK_KIND = "fix-test-rollback"
 DROPIN = "/etc/ssh/sshd_config.d/50-hardening.conf"
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,8 +57,8 @@ def plan_wizard(host: Host, answers: Mapping[str, str], force: bool) -> Plan:
     return build(host)
 
 
-def undo_plan(fix: Plan, host: Host) -> Plan:
-    return common.make_plan(f"{KIND}-undo", "Undo the test fix", fix.host, host.now(), "sshd",
+def undo_plan(fix: Plan, *, host: Host, now: float) -> Plan:
+    return common.make_plan(UNDO_KIND, "Undo the test fix", fix.host, now, "sshd",
                             params=(("of", fix.id),), steps=(Step(
                                 id="undo", title="remove the copy", explanation="",
                                 command=Command(
@@ -67,10 +66,10 @@ def undo_plan(fix: Plan, host: Host) -> Plan:
                                     writes=True)),))
 
 
-def rollback_for(fix: Plan, result: RunResult, now: float) -> Plan | None:
+def rollback_for(fix: Plan, result: RunResult, *, now: float) -> Plan | None:
     if result.done:
         return None
-    return common.make_plan(f"{KIND}-rollback", "Roll the test fix back", fix.host, now,
+    return common.make_plan(ROLLBACK_KIND, "Roll the test fix back", fix.host, now,
                             "sshd", steps=(Step(id="rollback-copy", title="remove the copy",
                                              explanation=""),))
 
@@ -80,15 +79,10 @@ def rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
 
 
 APPLIED: list[Plan] = []
-FIX = Fixit(panel="ssh", offer="apply the test fix as a plan", undo_kind=f"{KIND}-undo",
-            undo_title="Undo the test fix", rollback_kind=f"{KIND}-rollback",
-            rollback_for=rollback_for, rolled_back=rolled_back, undo=undo_plan,
-            applied=lambda store, host: list(APPLIED))
-ENTRY = Operation(kind=KIND, title="Fix something for the test", help="a throw-away fix-it",
-                  cli=CliArgs("", pool=False), plan=plan_cli,
-                  wizard=Wizard(key="f", label="Fix", asks=(), plan=plan_wizard,
-                                screen="host"),
-                  fixit=FIX)
+
+
+def applied_fixes(store: PlanStore, host: str) -> list[Plan]:
+    return list(APPLIED)
 
 
 @pytest.fixture
@@ -97,7 +91,14 @@ def new_kind(monkeypatch: pytest.MonkeyPatch) -> Operation:
     monkeypatch.setattr(registry, "OPERATIONS", registry.OPERATIONS)
     monkeypatch.setattr(registry, "BY_KIND", dict(registry.BY_KIND))
     APPLIED.clear()
-    return registry.register(ENTRY)
+    return registry.register(entry())
+
+
+def entry() -> Operation:
+    """The one registry entry: this module's functions, and the kind's words."""
+    return registry.fix_it_entry(
+        sys.modules[__name__], "Fix something for the test", "a throw-away fix-it",
+        panel="ssh", offer="apply the test fix as a plan", undo_title="Undo the test fix")
 
 
 # ------------------------------------------------------------------------------- the tests
@@ -105,10 +106,10 @@ def new_kind(monkeypatch: pytest.MonkeyPatch) -> Operation:
 
 def test_the_registry_holds_it_once(new_kind: Operation) -> None:
     assert registry.get(KIND) is new_kind and registry.kinds()[-1] == KIND
-    assert registry.fixit(KIND) is FIX and new_kind in registry.fixits()
+    assert registry.fixit(KIND) is new_kind.fixit and new_kind in registry.fixits()
     assert new_kind in registry.with_wizard("host") and new_kind not in registry.with_wizard()
     with pytest.raises(ValueError, match="registered already"):
-        registry.register(ENTRY)
+        registry.register(entry())
 
 
 def test_zconsole_plan_finds_it(new_kind: Operation, capsys: pytest.CaptureFixture[str]
@@ -177,8 +178,8 @@ def test_a_saved_plan_resumes_under_its_fix_runner(new_kind: Operation, tmp_path
     make = runner_factory(app)
     saved = plan_from_dict(json.loads(json.dumps(plan_to_dict(build(host)))))
     r = make(host, saved)
-    assert isinstance(r, common.FixRunner) and r.kind is FIX
-    assert isinstance(make(host, undo_plan(saved, host)), PlanRunner)
+    assert isinstance(r, common.FixRunner) and r.kind is new_kind.fixit
+    assert isinstance(make(host, undo_plan(saved, host=host, now=0.0)), PlanRunner)
 
 
 def test_without_the_entry_it_is_unknown() -> None:

@@ -13,8 +13,8 @@ An `Operation` ties together, for one kind ("attach"):
 
 Nothing here knows a domain. ZFS's kinds live in `services/ops/zfs/` (one module per kind:
 the pure `build_*` builder, then `plan_cli` and `plan_wizard`, which read the host and call
-it); fix-its live in `services/ops/fixit/` the same way (each module's `FIX` is its
-`Fixit`). The registry only points at them.
+it); fix-its live in `services/ops/fixit/` the same way (`registry.fix_it_entry` makes
+an entry and its `Fixit` from the module). The registry only points at them.
 """
 
 from __future__ import annotations
@@ -125,8 +125,8 @@ class Wizard:
 
 @dataclass(frozen=True)
 class Fixit:
-    """A fix-it kind, as the runner, the undo and the Host screen need it. The domain module
-    defines it (`services/ops/fixit/ssh.py: FIX`); the registry entry carries it."""
+    """A fix-it kind, as the runner, the undo and the Host screen need it; its registry
+    entry carries it (`registry.fix_it_entry`, from the domain module's functions)."""
 
     panel: str  # the Host screen's panel that offers it ("ssh", "boot")
     offer: str  # what `f` does, in the panel's words

@@ -11,7 +11,7 @@ and build its plan. Everything that offers operations reads this table and nothi
 * the wizards (`ui/wizards/flows.py`): a flow class registers itself for its kind with
   `@wizard_flow`, which takes the title from here; the plan comes from `entry.wizard.plan`;
   a wizard that asks nothing of its own (`Wizard.asks` empty) needs no flow class;
-* the fix-its (`Operation.fixit`, from the domain module's `FIX`): the Host screen offers
+* the fix-its (`Operation.fixit`, `fix_it_entry`): the Host screen offers
   each on its panel (`Fixit.panel`, `f`) and its undo (`u`, `Fixit.undo`), the wizard runs it
   under `FixRunner` (`fixit(kind)`: its rollback), a resumed one too.
 
@@ -30,16 +30,18 @@ Adding an operation kind:
 2. one entry below;
 3. if its wizard has choice stages: its flow class in `ui/wizards/` (`flows.py`, or
    `fixit.py` for a fix-it), decorated `@wizard_flow`.
-A fix-it is the same: its module in `services/ops/fixit/` (`build_*`, `plan_for`,
-`plan_cli`, `plan_wizard`, `undo_plan`, `rollback_for`, `applied_fixes` and its `FIX`), one
-entry below with `wizard=Wizard(..., screen="host")` and `fixit=module.FIX`, and the
-diagnosis' fix naming its kind (`Fix.plan`, services/health): the Host screen and the
-runner need no edit.
+A fix-it is the same: its module in `services/ops/fixit/` (`build_*`, `plan_for`, and the
+names `fix_it_entry` reads: `plan_cli`, `plan_wizard`, `undo_plan`, `rollback_for`,
+`rolled_back`, `applied_fixes`), one `fix_it_entry(...)` below (its words: title, help,
+panel, offer, undo title), and the diagnosis' fix naming its kind (`Fix.plan`,
+services/health): the Host screen, the wizards and the runner need no edit.
 The tests in `tests/unit/test_registry.py` check that the table, the flows, the keys and the
 CLI agree.
 """
 
 from __future__ import annotations
+
+from types import ModuleType
 
 from zconsole.services.ops.fixit import boot as fix_boot
 from zconsole.services.ops.fixit import session as fix_session
@@ -56,6 +58,27 @@ from zconsole.services.ops.zfs import (
     replace_failed,
     replace_grow,
 )
+
+
+def fix_it_entry(domain: ModuleType, title: str, help: str, *, panel: str, offer: str,
+                 undo_title: str, options: tuple[CliOption, ...] = (),
+                 asks: tuple[str, ...] = ()) -> Operation:
+    """A fix-it's entry from its module in `services/ops/fixit/`, which has the same names
+    as every fix-it's: KIND, UNDO_KIND, ROLLBACK_KIND, `plan_cli`, `plan_wizard`,
+    `undo_plan(fix, host=, now=)`, `rollback_for(fix, result, now=)`, `rolled_back`,
+    `applied_fixes(store, host)`. A host-wide kind (`zconsole plan KIND`, no POOL) whose
+    wizard is the Host screen's `f` on `panel`."""
+    return Operation(
+        kind=domain.KIND, title=title, help=help,
+        cli=CliArgs("", pool=False, options=options), plan=domain.plan_cli,
+        wizard=Wizard(key="f", label="Fix", asks=asks, plan=domain.plan_wizard, screen="host"),
+        fixit=Fixit(
+            panel=panel, offer=offer, undo_title=undo_title, undo_kind=domain.UNDO_KIND,
+            rollback_kind=domain.ROLLBACK_KIND, rolled_back=domain.rolled_back,
+            rollback_for=lambda fix, result, now: domain.rollback_for(fix, result, now=now),
+            undo=lambda fix, host: domain.undo_plan(fix, host=host, now=host.now()),
+            applied=domain.applied_fixes))
+
 
 FORCE = CliOption("--force", "the plan as it runs after the operator confirmed every CONFIRM "
                              "check twice (adds -f where one is needed)")
@@ -159,57 +182,46 @@ OPERATIONS: tuple[Operation, ...] = (
         cli=CliArgs("ADVICE-KIND [SUBJECT]", at_least=1, at_most=2),
         plan=advice.plan_cli,
     ),
-    Operation(
-        kind=fix_ssh.KIND,
-        title="Fix slow SSH logins (UseDNS no)",
-        help="fix slow SSH logins: stop sshd's reverse DNS lookup (the Host screen's fix)",
-        cli=CliArgs("", pool=False),
-        plan=fix_ssh.plan_cli,
-        wizard=Wizard(key="f", label="Fix", asks=(), plan=fix_ssh.plan_wizard, screen="host"),
-        fixit=fix_ssh.FIX,
-    ),
-    Operation(
-        kind=fix_ssh_auth.KIND,
-        title="Fix slow SSH logins (an authentication method off)",
-        help="switch an authentication method sshd offers off (GSSAPI, Kerberos, "
-             "keyboard-interactive, host-based), for every client and in each Match block "
-             "that switches it on (the Host screen's fix)",
-        cli=CliArgs("", pool=False, options=(
-            CliOption("--method", "fix-ssh-auth: which method (default: the first one on, "
-                                  "in the SSH panel's order)",
-                      choices=tuple(fix_ssh_auth.METHODS)),
-        )),
-        plan=fix_ssh_auth.plan_cli,
-        wizard=Wizard(key="f", label="Fix", asks=(), plan=fix_ssh_auth.plan_wizard,
-                      screen="host"),
-        fixit=fix_ssh_auth.FIX,
-    ),
-    Operation(
-        kind=fix_session.KIND,
-        title="Fix slow SSH logins (the session setup)",
-        help="fix logins held in the session setup: restart a logind that does not answer, "
-             "or remove a slow user manager's drop-in (the Host screen's fix)",
-        cli=CliArgs("", pool=False),
-        plan=fix_session.plan_cli,
-        wizard=Wizard(key="f", label="Fix", asks=(), plan=fix_session.plan_wizard,
-                      screen="host"),
-        fixit=fix_session.FIX,
-    ),
-    Operation(
-        kind=fix_boot.KIND,
-        title="Fix slow boot (wait-online)",
-        help="fix a boot held by wait-online: the narrowest fix the diagnosis allows (the "
-             "Host screen's fix)",
-        cli=CliArgs("", pool=False, options=(
-            CliOption("--fix", "fix-boot: which fix (default: the narrowest the diagnosis "
-                               "allows; mask is the last resort and never chosen by itself)",
-                      choices=fix_boot.FIXES),
-        )),
-        plan=fix_boot.plan_cli,
-        wizard=Wizard(key="f", label="Fix", asks=("fix",), plan=fix_boot.plan_wizard,
-                      screen="host"),
-        fixit=fix_boot.FIX,
-    ),
+    fix_it_entry(
+        fix_ssh, "Fix slow SSH logins (UseDNS no)",
+        "fix slow SSH logins: stop sshd's reverse DNS lookup (the Host screen's fix)",
+        panel="ssh", undo_title="Undo the SSH fix",
+        offer="apply the first fix as a plan: every command shown first, typed confirmation, "
+              "validated (sshd -t, sshd -T), reloaded, verified by a fresh login, rolled back "
+              "if that fails; undo later with u"),
+    fix_it_entry(
+        fix_ssh_auth, "Fix slow SSH logins (an authentication method off)",
+        "switch an authentication method sshd offers off (GSSAPI, Kerberos, "
+        "keyboard-interactive, host-based), for every client and in each Match block that "
+        "switches it on (the Host screen's fix)",
+        options=(CliOption("--method", "fix-ssh-auth: which method (default: the first one "
+                                       "on, in the SSH panel's order)",
+                           choices=tuple(fix_ssh_auth.METHODS)),),
+        panel="ssh", undo_title="Undo the authentication method fix",
+        offer="switch the first authentication method listed off, as a plan: every command "
+              "shown first, typed confirmation, validated (sshd -t, sshd -T), reloaded, "
+              "verified by a fresh login, rolled back if that fails; undo later with u"),
+    fix_it_entry(
+        fix_session, "Fix slow SSH logins (the session setup)",
+        "fix logins held in the session setup: restart a logind that does not answer, or "
+        "remove a slow user manager's drop-in (the Host screen's fix)",
+        panel="ssh", undo_title="Undo the session fix",
+        offer="apply the first fix as a plan: every command shown first, typed confirmation, "
+              "proven (logind answers, or systemctl no longer lists the drop-in), rolled back "
+              "if that fails; a removed drop-in can be undone later with u"),
+    fix_it_entry(
+        fix_boot, "Fix slow boot (wait-online)",
+        "fix a boot held by wait-online: the narrowest fix the diagnosis allows (the Host "
+        "screen's fix)",
+        options=(CliOption("--fix", "fix-boot: which fix (default: the narrowest the "
+                                    "diagnosis allows; mask is the last resort and never "
+                                    "chosen by itself)", choices=fix_boot.FIXES),),
+        asks=("fix",),  # the fixes the boot panel read to choose from (FixBootFlow)
+        panel="boot", undo_title="Undo the boot fix",
+        offer="choose a fix, narrowest first with what each costs (the diagnosis' choice "
+              "selected), and apply it as a plan: every command shown first, typed "
+              "confirmation, validated and verified, rolled back if that fails; it takes "
+              "effect at the next boot, which this panel then judges; undo later with u"),
 )
 
 BY_KIND: dict[str, Operation] = {op.kind: op for op in OPERATIONS}

@@ -110,7 +110,7 @@ from zconsole.services.ops.fixit.boot_steps import (
     _netplan_refusal,
     _netplan_steps,
 )
-from zconsole.services.ops.operation import Fixit, PlanRequest
+from zconsole.services.ops.operation import PlanRequest
 
 # ------------------------------------------------------------------------------ the plans
 
@@ -433,7 +433,7 @@ def rollback_for(fix: Plan, result: RunResult, *, now: float = 0.0) -> Plan | No
     return restore_plan(fix, undo=False, now=now)
 
 
-def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
+def rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
     p = dict(fix.params)
     if result.done:
         return (f"rolled back: {p.get('what')} is undone ({', '.join(c.display() for c in back.commands())}). "
@@ -441,17 +441,6 @@ def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
     return common.rollback_stopped(fix, result)
 
 
-# the fix-it as its registry entry carries it (`services.ops.registry`)
-FIX = Fixit(
-    panel="boot", undo_kind=UNDO_KIND, undo_title="Undo the boot fix",
-    rollback_kind=ROLLBACK_KIND, rolled_back=_rolled_back,
-    rollback_for=lambda fix, result, now: rollback_for(fix, result, now=now),
-    undo=lambda fix, host: undo_plan(fix, host=host, now=host.now()),
-    applied=lambda store, host: applied_fixes(store, host),
-    offer=("choose a fix, narrowest first with what each costs (the diagnosis' choice "
-           "selected), and apply it as a plan: every command shown first, typed confirmation, "
-           "validated and verified, rolled back if that fails; it takes effect at the next "
-           "boot, which this panel then judges; undo later with u"))
 
 
 def plan_for(host: Host, fix: str | None = None, *, plan_id: str | None = None) -> Plan:

@@ -36,7 +36,7 @@ from zconsole.services.health.fixit import diagnose_ssh
 from zconsole.services.health.fixit_session import SlowManager, at_fault, slow_manager
 from zconsole.services.ops.engine.events import RunResult
 from zconsole.services.ops.fixit import common
-from zconsole.services.ops.operation import Fixit, PlanRequest
+from zconsole.services.ops.operation import PlanRequest
 from zconsole.services.read.fixit import read_ssh, unit_cat
 
 KIND = "fix-session"
@@ -228,23 +228,13 @@ def rollback_for(fix: Plan, result: RunResult, *, now: float = 0.0) -> Plan | No
     return undo_plan(fix, undo=False, now=now)
 
 
-def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
+def rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
     if result.done:
         return (f"rolled back: {dict(fix.params).get('file')} is its backup again, byte for "
                 "byte; systemd reloaded. Nothing stays applied.")
     return common.rollback_stopped(fix, result)
 
 
-# the fix-it as its registry entry carries it (`services.ops.registry`)
-FIX = Fixit(
-    panel="ssh", undo_kind=UNDO_KIND, undo_title="Undo the session fix",
-    rollback_kind=ROLLBACK_KIND, rolled_back=_rolled_back,
-    rollback_for=lambda fix, result, now: rollback_for(fix, result, now=now),
-    undo=lambda fix, host: undo_plan(fix, now=host.now(), host=host),
-    applied=lambda store, host: applied_fixes(store, host),
-    offer=("apply the first fix as a plan: every command shown first, typed confirmation, "
-           "proven (logind answers, or systemctl no longer lists the drop-in), rolled back if "
-           "that fails; a removed drop-in can be undone later with u"))
 
 
 def plan_for(host: Host, *, plan_id: str | None = None) -> Plan:

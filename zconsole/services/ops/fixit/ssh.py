@@ -51,7 +51,7 @@ from zconsole.services.ops.fixit.common import (  # noqa: F401 - the names fix-s
     run_fix,
 )
 from zconsole.services.ops.fixit.predicates import SSHD, SSHD_T, sshd_t_refusal
-from zconsole.services.ops.operation import Fixit, PlanRequest
+from zconsole.services.ops.operation import PlanRequest
 from zconsole.services.read.fixit import NO_HOSTKEYS, SSHD_CONFIG_D, read_sshd_sources
 
 KIND = "fix-ssh"
@@ -311,7 +311,7 @@ def rollback_for(fix: Plan, result: RunResult, *, now: float = 0.0) -> Plan | No
     return rollback_with(restore_plan, fix, result, now=now)
 
 
-def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
+def rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
     p = dict(fix.params)
     if result.done:
         what = (f"{p.get('file')} is its backup again, byte for byte"
@@ -321,16 +321,6 @@ def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
     return common.rollback_stopped(fix, result)
 
 
-# the fix-it as its registry entry carries it (`services.ops.registry`)
-FIX = Fixit(
-    panel="ssh", undo_kind=UNDO_KIND, undo_title="Undo the SSH fix",
-    rollback_kind=ROLLBACK_KIND, rolled_back=_rolled_back,
-    rollback_for=lambda fix, result, now: rollback_for(fix, result, now=now),
-    undo=lambda fix, host: undo_plan(fix, now=host.now(), host=host),
-    applied=lambda store, host: applied_fixes(store, host),
-    offer=("apply the first fix as a plan: every command shown first, typed confirmation, "
-           "validated (sshd -t, sshd -T), reloaded, verified by a fresh login, rolled back if "
-           "that fails; undo later with u"))
 
 
 # ------------------------------------------------------------------------ reading the host

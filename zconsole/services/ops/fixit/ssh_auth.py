@@ -48,7 +48,7 @@ from zconsole.services.ops.engine.events import RunResult
 from zconsole.services.ops.fixit import common
 from zconsole.services.ops.fixit import ssh as fix_ssh
 from zconsole.services.ops.fixit.ssh_lockout import AUTH_NAMES, lockout, read_journal
-from zconsole.services.ops.operation import Fixit, PlanRequest
+from zconsole.services.ops.operation import PlanRequest
 from zconsole.services.read.fixit import SSHD_CONFIG_D, read_sshd_sources
 
 KIND = "fix-ssh-auth"
@@ -374,7 +374,7 @@ def rollback_for(fix: Plan, result: RunResult, *, now: float = 0.0) -> Plan | No
     return fix_ssh.rollback_with(restore_plan, fix, result, now=now)
 
 
-def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
+def rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
     if result.done:
         reload = "; sshd reloaded" if "rollback-reload" in [s.id for s in back.steps] else ""
         return (f"rolled back: {dict(fix.params).get('file')} is removed; sshd -t passes"
@@ -382,16 +382,6 @@ def _rolled_back(fix: Plan, back: Plan, result: RunResult) -> str:
     return common.rollback_stopped(fix, result)
 
 
-# the fix-it as its registry entry carries it (`services.ops.registry`)
-FIX = Fixit(
-    panel="ssh", undo_kind=UNDO_KIND, undo_title="Undo the authentication method fix",
-    rollback_kind=ROLLBACK_KIND, rolled_back=_rolled_back,
-    rollback_for=lambda fix, result, now: rollback_for(fix, result, now=now),
-    undo=lambda fix, host: undo_plan(fix, now=host.now(), host=host),
-    applied=lambda store, host: applied_fixes(store, host),
-    offer=("switch the first authentication method listed off, as a plan: every command "
-           "shown first, typed confirmation, validated (sshd -t, sshd -T), reloaded, verified "
-           "by a fresh login, rolled back if that fails; undo later with u"))
 
 
 # ------------------------------------------------------------------------ reading the host
