@@ -160,17 +160,18 @@ def build_expand(draft: Draft, reading: HostReading, status: Pool, top: Vdev, di
     _, smallest, _ = smallest_member(reading, pool, top, index)
     gain = f"about {fmt.size(smallest)}" if smallest else "one member's size"
     checks += [
-        Check("expand-data", True, CheckLevel.INFO,
-              f"Data written before the expansion keeps its old data-to-parity ratio "
-              f"({n - parity} data + {parity} parity) until it is rewritten (copied or "
-              f"sent/received again); new writes use {n + 1 - parity} + {parity}. The "
-              "space reported for old data stays as it was."),
-        Check("expand-capacity", True, CheckLevel.INFO,
-              f"{top.name} gains {gain} of raw capacity (one more member; the smallest "
-              "member counts) once the expansion ends; zpool list shows it."),
-        Check("expand-one", True, CheckLevel.INFO,
-              f"One expansion at a time: {top.name} keeps its parity ({parity}) throughout, "
-              "and the pool stays in use; a scrub or resilver pauses the expansion."),
+        guards.passed("expand-data",
+                      f"Data written before the expansion keeps its old data-to-parity ratio "
+                      f"({n - parity} data + {parity} parity) until it is rewritten (copied or "
+                      f"sent/received again); new writes use {n + 1 - parity} + {parity}. The "
+                      "space reported for old data stays as it was."),
+        guards.passed("expand-capacity",
+                      f"{top.name} gains {gain} of raw capacity (one more member; the smallest "
+                      "member counts) once the expansion ends; zpool list shows it."),
+        guards.passed("expand-one",
+                      f"One expansion at a time: {top.name} keeps its parity ({parity}) "
+                      "throughout, and the pool stays in use; a scrub or resilver pauses the "
+                      "expansion."),
     ]
     dn, dev = new_name(reading, disk)
     return _attach_plan(

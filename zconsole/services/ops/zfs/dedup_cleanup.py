@@ -28,6 +28,7 @@ from zconsole.services.ops.operation import PlanRequest
 from zconsole.services.ops.zfs.common import Draft, when
 from zconsole.services.ops.zfs.dedup_predicates import held_snapshots
 from zconsole.services.ops.zfs.dedup_rewrite import MARKER, OLD_INFIX, Tree, tree
+from zconsole.services.ops.zfs.guards import passed
 from zconsole.services.read.collect import collect
 
 KIND = "dedup-off-cleanup"
@@ -109,7 +110,7 @@ def _holds_check(old: str, held: Sequence[str] | None) -> Check:
                      "would destroy the rest of the tree and then fail. A hold is someone's "
                      "reason to keep a snapshot (zfs holds names the tag, often a backup "
                      "tool): release it (zfs release TAG SNAPSHOT) only when that is done.")
-    return Check(OLD_HOLDS, True, CheckLevel.INFO, f"No snapshot of {old} is held.")
+    return passed(OLD_HOLDS, f"No snapshot of {old} is held.")
 
 
 def _clone_checks(reading: HostReading, t: Tree) -> list[Check]:

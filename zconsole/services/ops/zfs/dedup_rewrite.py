@@ -29,6 +29,7 @@ from zconsole.model.reading import HostReading
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.props import parse_get
 from zconsole.services import fmt
+from zconsole.services.ops.zfs.guards import passed
 
 SNAPSHOT_PREFIX = "zconsole-rewrite-"
 NEW_SUFFIX = ".zconsole-dedup-new"
@@ -262,11 +263,11 @@ def rewrite_checks(reading: HostReading | None, t: Tree, kind: str | None, need:
                         "(zfs holds), snapshots taken after the copy, and clones of its "
                         "snapshots outside the tree (they stay attached to the old copy). "
                         "The copy's properties show source 'received' where they were set."))
-    checks.append(Check(REWRITE_KEPT, True, CheckLevel.INFO,
-                        f"The old copy is kept as {old_name(ds, created)} (read-only, "
-                        "unmounted, every snapshot): the dedup table shrinks only when it is "
-                        "destroyed, by a separate plan once the copy works: zconsole plan "
-                        f"dedup-off-cleanup {ds.split('/', 1)[0]} {old_name(ds, created)}"))
+    checks.append(passed(REWRITE_KEPT,
+                         f"The old copy is kept as {old_name(ds, created)} (read-only, "
+                         "unmounted, every snapshot): the dedup table shrinks only when it is "
+                         "destroyed, by a separate plan once the copy works: zconsole plan "
+                         f"dedup-off-cleanup {ds.split('/', 1)[0]} {old_name(ds, created)}"))
     return checks
 
 
@@ -301,7 +302,7 @@ def _space_check(reading: HostReading | None, ds: str, need: int | None) -> Chec
         return Check(REWRITE_SPACE, False, CheckLevel.BLOCK,
                      f"The copy of {ds} (children and snapshots) needs at least "
                      f"{fmt.size(need)} without dedup; only {fmt.size(avail)} is available.")
-    return Check(REWRITE_SPACE, True, CheckLevel.INFO,
-                 f"The copy of {ds} (children and snapshots) needs at least {fmt.size(need)} "
-                 f"(more when blocks were shared by dedup); {fmt.size(avail)} is available, "
-                 "and the old copy keeps its space until it is destroyed.")
+    return passed(REWRITE_SPACE,
+                  f"The copy of {ds} (children and snapshots) needs at least {fmt.size(need)} "
+                  f"(more when blocks were shared by dedup); {fmt.size(avail)} is available, "
+                  "and the old copy keeps its space until it is destroyed.")

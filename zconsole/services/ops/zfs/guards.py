@@ -62,6 +62,11 @@ def check(name: str, passed: bool, level: CheckLevel, detail: str,
     return Check(name=name, passed=passed, level=level, detail=detail, force_flag=force_flag)
 
 
+def passed(name: str, detail: str) -> Check:
+    """A check that holds: a fact the operator sees (INFO), never one that stops the plan."""
+    return Check(name=name, passed=True, level=CheckLevel.INFO, detail=detail)
+
+
 def _plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
@@ -264,10 +269,10 @@ def check_attach_target(pool: Pool, target: str) -> list[Check]:
     if any(x.type in ("replacing", "spare") for x in top.children):
         return [check(TARGET, False, CheckLevel.BLOCK,
                       f"{top.name} has a replace in progress; attach after it ends.")]
-    return [check(TARGET, True, CheckLevel.INFO,
-                  f"{target} is {'a mirror' if top.type == 'mirror' else 'a top-level disk'}"
-                  f"{'' if section is Section.DATA else ' (' + section.value + ')'}: a "
-                  "new disk can be attached to it.")]
+    return [passed(TARGET,
+                   f"{target} is {'a mirror' if top.type == 'mirror' else 'a top-level disk'}"
+                   f"{'' if section is Section.DATA else ' (' + section.value + ')'}: a "
+                   "new disk can be attached to it.")]
 
 
 def attach_leaf(pool: Pool, target: str) -> Vdev | None:
@@ -297,8 +302,7 @@ def check_detach(pool: Pool, leaf: str) -> list[Check]:
                       f"{leaf} is {where}: only a member of a mirror, or one half of a "
                       "replacing/spare vdev, can be detached (ZFS: 'only applicable to "
                       "mirror and replacing vdevs').")]
-    checks = [check(DETACH_TARGET, True, CheckLevel.INFO,
-                    f"{leaf} is a member of {parent.name}.")]
+    checks = [passed(DETACH_TARGET, f"{leaf} is a member of {parent.name}.")]
     found = top_level(pool, leaf)
     assert found is not None
     _, top = found
@@ -313,9 +317,9 @@ def check_detach(pool: Pool, leaf: str) -> list[Check]:
                             f"{leaf}: no valid replicas'. Wait for the resilver to finish, or "
                             "replace the failed member first."))
         return checks
-    checks.append(check(LAST_REPLICA, True, CheckLevel.INFO,
-                        f"{parent.name} keeps a good copy without {leaf} "
-                        f"({_names(others_good) or 'none needed: ' + leaf + ' is not good'})."))
+    checks.append(passed(LAST_REPLICA,
+                         f"{parent.name} keeps a good copy without {leaf} "
+                         f"({_names(others_good) or 'none needed: ' + leaf + ' is not good'})."))
     if v.resilvering and v.state == "ONLINE":
         checks.append(check(CANCELS_RESILVER, False, CheckLevel.WARN,
                             f"{leaf} is still being resilvered: detaching it cancels that "
@@ -335,8 +339,8 @@ def check_detach(pool: Pool, leaf: str) -> list[Check]:
                             f"({', '.join(rest) or 'none'}): no redundancy, one more disk "
                             "failure loses data."))
     else:
-        checks.append(check(REDUNDANCY_AFTER, True, CheckLevel.INFO,
-                            f"{top.name} keeps {_copies(held.after)} after the detach."))
+        checks.append(passed(REDUNDANCY_AFTER,
+                             f"{top.name} keeps {_copies(held.after)} after the detach."))
     return checks
 
 
@@ -379,12 +383,11 @@ def check_replacement_target(pool: Pool, leaf: str, findings: Sequence[Finding] 
             return [check(HEALTHY_TARGET, False, CheckLevel.WARN,
                           f"{leaf} is not healthy: {'; '.join(problems)}. Its vdev has less "
                           "redundancy than usual while it is replaced.")]
-        return [check(HEALTHY_TARGET, True, CheckLevel.INFO,
-                      f"{leaf} is healthy (ONLINE, no errors, {slowness}): it is replaced "
-                      "only to grow the vdev.")]
+        return [passed(HEALTHY_TARGET,
+                       f"{leaf} is healthy (ONLINE, no errors, {slowness}): it is replaced "
+                       "only to grow the vdev.")]
     if problems:
-        return [check(HEALTHY_TARGET, True, CheckLevel.INFO,
-                      f"{leaf} is failing: {'; '.join(problems)}.")]
+        return [passed(HEALTHY_TARGET, f"{leaf} is failing: {'; '.join(problems)}.")]
     return [check(HEALTHY_TARGET, False, CheckLevel.WARN,
                   f"CAREFUL: {leaf} looks HEALTHY: ONLINE, 0 read / 0 write / 0 checksum "
                   f"errors, {slowness}. Is this really the failed disk? Compare its serial "
@@ -409,5 +412,5 @@ def check_scrub(pool: Pool) -> list[Check]:
                           f"A resilver of {pool.name} is already running{pct}: the new disk "
                           "is resilvered after it (or it restarts to include the new disk), "
                           "so everything takes longer.")]
-    return [check(SCRUB, True, CheckLevel.INFO,
-                  f"No scrub or resilver is running on {pool.name}.")]
+    return [passed(SCRUB,
+                   f"No scrub or resilver is running on {pool.name}.")]

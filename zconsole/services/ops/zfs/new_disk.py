@@ -34,7 +34,14 @@ from zconsole.model.pool import Vdev
 from zconsole.model.reading import DiskInventory, DiskState, HostReading
 from zconsole.services import fmt
 from zconsole.services.health.advice.layout import MIXED_MEDIA_WHY, mixes_media
-from zconsole.services.ops.zfs.guards import POOL_READ, TARGET, check, leaves_of, top_level
+from zconsole.services.ops.zfs.guards import (
+    POOL_READ,
+    TARGET,
+    check,
+    leaves_of,
+    passed,
+    top_level,
+)
 from zconsole.services.read.identity import DiskIndex, busy_reasons, disk_and_partitions
 
 MiB = 1 << 20
@@ -287,8 +294,7 @@ def _usage_checks(c: _Candidate) -> list[Check]:
         checks.append(check(IN_POOL, False, CheckLevel.BLOCK,
                             f"{c.name} is already in use by ZFS: {where}."))
     else:
-        checks.append(check(IN_POOL, True, CheckLevel.INFO,
-                            f"{c.me} is not part of any imported pool."))
+        checks.append(passed(IN_POOL, f"{c.me} is not part of any imported pool."))
     never, labels, data, bare = _usage_analysis(c.dev if c.dev.kind == "part" else c.whole,
                                                 c.inv, imported)
     if in_pool:
@@ -298,9 +304,9 @@ def _usage_checks(c: _Candidate) -> list[Check]:
                             f"{c.name} is in use: {'; '.join(never)}. ZFS refuses busy disks "
                             "even with -f; free it first."))
     else:
-        checks.append(check(IN_USE, True, CheckLevel.INFO,
-                            f"{c.me} is not mounted, not swap, not under md or "
-                            "device-mapper."))
+        checks.append(passed(IN_USE,
+                             f"{c.me} is not mounted, not swap, not under md or "
+                             "device-mapper."))
     if labels:
         checks.append(check(FOREIGN_LABEL, False, CheckLevel.CONFIRM,
                             f"{'; '.join(labels)}. zpool needs -f to overwrite it; confirm "
@@ -315,9 +321,9 @@ def _usage_checks(c: _Candidate) -> list[Check]:
                                 f"{c.me} has partitions without any filesystem "
                                 f"({', '.join(bare)}); zpool replaces the partition table."))
         else:
-            checks.append(check(PARTITIONS, True, CheckLevel.INFO,
-                                f"{c.me} is clean: no partitions, no filesystem or pool "
-                                "signature."))
+            checks.append(passed(PARTITIONS,
+                                 f"{c.me} is clean: no partitions, no filesystem or pool "
+                                 "signature."))
     return checks
 
 
@@ -348,7 +354,7 @@ def _size_check(c: _Candidate, replacing: bool) -> Check:
     if new_size - small > small // 10 and not replacing:
         extra = (f" The extra {fmt.size(new_size - small)} stays unused until every "
                  f"member of {c.top.name} is that large.")
-    return check(SIZE, True, CheckLevel.INFO, f"Large enough: {figures}." + extra)
+    return passed(SIZE, f"Large enough: {figures}." + extra)
 
 
 # --- media class, rotation rate and size, against the members
@@ -383,9 +389,9 @@ def _media_check(c: _Candidate, replaced: str | None) -> Check:
     members = [d for d in (c.index.leaf_disk(leaf) for leaf in leaves_of(c.top)
                            if leaf.name != replaced and leaf.path != replaced) if d is not None]
     if not members:
-        return check(MEDIA, True, CheckLevel.INFO,
-                     f"{c.me} is {media_words(new)}; the members of {c.top.name} could not be "
-                     "matched to disks, so their media are not compared.")
+        return passed(MEDIA,
+                      f"{c.me} is {media_words(new)}; the members of {c.top.name} could not be "
+                      "matched to disks, so their media are not compared.")
     groups: dict[str, int] = {}
     for d in members:
         groups[media_words(d)] = groups.get(media_words(d), 0) + 1
@@ -401,7 +407,7 @@ def _media_check(c: _Candidate, replaced: str | None) -> Check:
         return check(MEDIA, False, CheckLevel.WARN,
                      f"Slower disk ({new.rotation_rpm} rpm beside {min(rpms)} rpm): "
                      f"{figures}. Every write of {c.top.name} waits for its slowest disk.")
-    return check(MEDIA, True, CheckLevel.INFO, f"Same kind of disk: {figures}.")
+    return passed(MEDIA, f"Same kind of disk: {figures}.")
 
 
 # --- names
@@ -410,9 +416,9 @@ def _media_check(c: _Candidate, replaced: str | None) -> Check:
 def _naming_check(c: _Candidate) -> Check:
     dn = disk_name(c.dev)
     if dn.via == "by-id":
-        return check(NAMING, True, CheckLevel.INFO,
-                     f"{c.me} will be named {dn.path} (model and serial: stable "
-                     "across reboots and controller changes).")
+        return passed(NAMING,
+                      f"{c.me} will be named {dn.path} (model and serial: stable "
+                      "across reboots and controller changes).")
     if dn.stable:
         return check(NAMING, False, CheckLevel.WARN,
                      f"{c.me} has no /dev/disk/by-id link; it will be named "
@@ -454,6 +460,6 @@ def _sector_check(c: _Candidate, props: Mapping[str, str] | None) -> Check:
             f"(logical {logical} bytes), but small writes become read-modify-write inside "
             f"the disk and `zpool status` will note 'block size: {2 ** ashift}B configured, "
             f"{physical}B native'.")
-    return check(SECTOR, True, CheckLevel.INFO,
-                 f"Sectors fit: {me} {logical}/{physical or logical} bytes "
-                 f"(logical/physical), {top.name} ashift {ashift} ({how_known}).")
+    return passed(SECTOR,
+                  f"Sectors fit: {me} {logical}/{physical or logical} bytes "
+                  f"(logical/physical), {top.name} ashift {ashift} ({how_known}).")

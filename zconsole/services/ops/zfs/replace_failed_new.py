@@ -352,9 +352,9 @@ def replace_plan(
     member = None if kept is not None else (
         shared.split(" ", 1)[1] if shared is not None else dn.zpool_name)
     if member is None and after in CLEARS:
-        checks.append(Check("clear", True, CheckLevel.INFO,
-                            f"No zpool clear: the spare {kept} stays as the member, and "
-                            "zconsole clears only a device the plan itself put in."))
+        checks.append(guards.passed("clear",
+                                    f"No zpool clear: the spare {kept} stays as the member, and "
+                                    "zconsole clears only a device the plan itself put in."))
     steps += after_steps(pool, status, old, after, member)
     preview = guards.redundancy_preview(status, old, "replace", new=dn.zpool_name)
     if cand is not None and cand.under_spare:

@@ -66,9 +66,9 @@ def _checks(status: Pool, old: str, spare: Vdev | None, given: str,
                             f"{old} is not a failed data member without a spare: a hot "
                             "spare stands in for a failed disk of a data vdev only."))
     else:
-        checks.append(Check(SPARE_IN, True, CheckLevel.INFO,
-                            f"The hot spare {spare.name} is AVAIL and stands in for {old} "
-                            "until the new disk replaces it for good."))
+        checks.append(guards.passed(SPARE_IN,
+                                    f"The hot spare {spare.name} is AVAIL and stands in for {old} "
+                                    "until the new disk replaces it for good."))
     return checks + guards.check_scrub(status)
 
 

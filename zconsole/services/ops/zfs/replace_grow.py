@@ -186,22 +186,22 @@ def _growth_check(top: Vdev, sizes: _Sizes) -> Check:
                      f"The smallest new disk gives {fmt.size(new_min)}, not more "
                      f"than the smallest member ({fmt.size(old_min)}): {top.name} "
                      "will not grow.")
-    return Check(GROWTH, True, CheckLevel.INFO,
-                 f"Each member grows from at least {fmt.size(old_min)} to at "
-                 f"least {fmt.size(new_min)}: {top.name} can grow by about "
-                 f"{fmt.size(growth)} once EVERY member is replaced.")
+    return guards.passed(GROWTH,
+                         f"Each member grows from at least {fmt.size(old_min)} to at "
+                         f"least {fmt.size(new_min)}: {top.name} can grow by about "
+                         f"{fmt.size(growth)} once EVERY member is replaced.")
 
 
 def _autoexpand_check(expand: str, autoexpand_on: bool) -> Check:
     if expand == "autoexpand":
-        return Check(AUTOEXPAND, True, CheckLevel.INFO,
-                     "autoexpand is already on: the pool grows when the last resilver "
-                     "ends." if autoexpand_on else
-                     "autoexpand is set to on before the first replace (a lasting "
-                     "change: later larger disks grow the pool by themselves too).")
-    return Check(AUTOEXPAND, True, CheckLevel.INFO,
-                 "At the end zconsole runs `zpool online -e` for each new disk to "
-                 "claim the space" + (" (autoexpand is on as well)." if autoexpand_on
+        return guards.passed(AUTOEXPAND,
+                             "autoexpand is already on: the pool grows when the last resilver "
+                             "ends." if autoexpand_on else
+                             "autoexpand is set to on before the first replace (a lasting "
+                             "change: later larger disks grow the pool by themselves too).")
+    return guards.passed(AUTOEXPAND,
+                         "At the end zconsole runs `zpool online -e` for each new disk to "
+                         "claim the space" + (" (autoexpand is on as well)." if autoexpand_on
                                       else "; autoexpand stays off."))
 
 
