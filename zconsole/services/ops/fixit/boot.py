@@ -384,11 +384,9 @@ def restore_plan(fix: Plan, *, undo: bool, dir_empty: bool = True,
     p = dict(fix.params)
     word = "Undo" if undo else "Roll back"
     if undo and p.get("fix") in (IFUPDOWN, *DROPIN_FIXES) and common.left_of(fix) is None:
-        return common.make_plan(UNDO_KIND, f"{word} the boot fix ({p.get('what', '?')})",
-                                fix.host, now, LOCK, plan_id=plan_id, checks=(Check(
-                                    "undo-record", False, CheckLevel.BLOCK,
-                                    common.unrecorded(fix)),),
-                                params=(*fix.params, ("of", fix.id)))
+        return common.unrecorded_plan(fix, UNDO_KIND,
+                                      f"{word} the boot fix ({p.get('what', '?')})", now,
+                                      LOCK, plan_id=plan_id)
     steps = _restore_steps(fix, undo=undo, dir_empty=dir_empty)
     if not undo:
         steps = common.as_rollback(steps)

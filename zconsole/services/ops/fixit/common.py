@@ -251,6 +251,15 @@ def undo_refusal(host: Host, fix: Plan) -> Check | None:
     return Check("undo-changed", False, CheckLevel.BLOCK, why)
 
 
+def unrecorded_plan(fix: Plan, kind: str, title: str, now: float, lock: str, *,
+                    plan_id: str | None = None) -> Plan:
+    """The undo of a fix that did not record what it left: a plan that is only its refusal
+    (nothing to run)."""
+    return make_plan(kind, title, fix.host, now, lock, plan_id=plan_id,
+                     checks=(Check("undo-record", False, CheckLevel.BLOCK, unrecorded(fix)),),
+                     params=(*fix.params, ("of", fix.id)))
+
+
 def unrecorded(fix: Plan) -> str:
     p = dict(fix.params)
     copy = f" (the copy: {p['backup']})" if p.get("backup") else ""

@@ -296,6 +296,19 @@ def nss_hosts_first(text: str) -> str | None:
     return None
 
 
+def _login_refused(r: Result, p: Predicate, source: str, took: str) -> str | None:
+    """Why a fresh login from `source` proves nothing: it was not answered, or it was refused
+    where the predicate needs a login that succeeds (`need=login`). None: it answered."""
+    head = (r.stderr.strip().splitlines() or ["no output"])[0]
+    if not _answered(r):
+        return f"a fresh login from {source} failed after {took} (exit {r.returncode}: {head})"
+    if r.returncode != 0 and dict(p.params).get("need") == "login":
+        return (f"a fresh login from localhost was refused after {took} ({head}): after an "
+                "authentication change only a login that succeeds proves that logins still "
+                "work")
+    return None
+
+
 @predicate_kind("login_fast")
 def login_fast(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     """A fresh login from the host's own address (sshd looks that one up while UseDNS is
@@ -306,15 +319,9 @@ def login_fast(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     addr = _own_address(ev)
     r = _login(ev, addr or "localhost")
     took, source = f"{r.duration:.1f} s", addr or "localhost"
-    if not _answered(r):
-        head = (r.stderr.strip().splitlines() or ["no output"])[0]
-        return False, (f"a fresh login from {source} failed after {took} "
-                       f"(exit {r.returncode}: {head})")
-    if r.returncode != 0 and dict(p.params).get("need") == "login":
-        head = (r.stderr.strip().splitlines() or ["no output"])[0]
-        return False, (f"a fresh login from localhost was refused after {took} ({head}): "
-                       "after an authentication change only a login that succeeds proves "
-                       "that logins still work")
+    refused = _login_refused(r, p, source, took)
+    if refused is not None:
+        return False, refused
     how = "logged in" if r.returncode == 0 else "sshd answered (the key was refused)"
     said = f"a fresh login from {source}: {how} in {took}"
     if r.duration <= limit:
@@ -334,15 +341,9 @@ def login_fast(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
 def login_answers(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     r = _login(ev, "localhost")
     took = f"{r.duration:.1f} s"
-    if not _answered(r):
-        head = (r.stderr.strip().splitlines() or ["no output"])[0]
-        return False, (f"a fresh login from localhost failed after {took} "
-                       f"(exit {r.returncode}: {head})")
-    if r.returncode != 0 and dict(p.params).get("need") == "login":
-        head = (r.stderr.strip().splitlines() or ["no output"])[0]
-        return False, (f"a fresh login from localhost was refused after {took} ({head}): "
-                       "after an authentication change only a login that succeeds proves "
-                       "that logins still work")
+    refused = _login_refused(r, p, "localhost", took)
+    if refused is not None:
+        return False, refused
     how = "logged in" if r.returncode == 0 else "sshd answered (the key was refused)"
     return True, f"a fresh login from localhost: {how} in {took}"
 

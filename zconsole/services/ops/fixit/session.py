@@ -196,10 +196,8 @@ def undo_plan(fix: Plan, *, plan_id: str | None = None, now: float = 0.0,
     word = "Undo" if undo else "Roll back"
     left = common.left_of(fix) if undo else None
     if undo and left is None:
-        return _plan(f"{word} the session fix ({path})", fix.host, now, plan_id=plan_id,
-                     kind=UNDO_KIND, checks=(Check("undo-record", False, CheckLevel.BLOCK,
-                                                   common.unrecorded(fix)),),
-                     params=(*fix.params, ("of", fix.id)))
+        return common.unrecorded_plan(fix, UNDO_KIND, f"{word} the session fix ({path})",
+                                      now, LOCK, plan_id=plan_id)
     refused = common.undo_refusal(host, fix) if undo and host is not None else None
     steps = [common.restore_step(path, backup, confirmation=confirm, left=left),
              Step(id="reload", title="systemctl daemon-reload",

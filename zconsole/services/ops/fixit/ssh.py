@@ -103,7 +103,7 @@ def _plan(kind: str, title: str, host: str, now: float, *, plan_id: str | None =
                             checks=checks, steps=steps, params=params)
 
 
-def _validate() -> Step:
+def validate_step() -> Step:
     return Step(id="validate", title="Validate the configuration (sshd -t)",
                 explanation="sshd reads every file as it would at start; exit 0 and no output "
                             "means it would accept them. If it refuses, zconsole puts the "
@@ -111,7 +111,7 @@ def _validate() -> Step:
                 command=Command((SSHD, "-t"), "validate sshd's configuration"))
 
 
-def _reload() -> Step:
+def reload_step() -> Step:
     return Step(id="reload", title="Apply: systemctl reload ssh",
                 explanation="sshd re-reads its files (SIGHUP after the unit's own sshd -t); "
                             "open sessions, this one included, are not cut (the unit has "
@@ -144,7 +144,7 @@ VALID_BEFORE = predicate("sshd_valid", "sshd -t accepts sshd's files as they are
                          "change")
 
 
-def _valid_first(step: Step) -> Step:
+def valid_first(step: Step) -> Step:
     """`step` (the first that changes anything) re-checks that sshd -t accepts the files as
     they are right before it runs: a file broken by someone else since the last reload
     refuses the fix there, before anything is written (else the fix's own sshd -t would
@@ -161,7 +161,7 @@ def _change_steps(t: Target, backup: str, before: str | None) -> list[Step]:
         same = (common.file_is(t.file, before, "what the preview read"),) \
             if before is not None else ()
         return [
-            _valid_first(common.backup_step(t.file, backup, what="the drop-in")),
+            valid_first(common.backup_step(t.file, backup, what="the drop-in")),
             Step(id="write", title=f"Remove line {t.line} of {t.file}",
                  explanation=f"deletes `{t.text.strip()}` and nothing else: sed deletes "
                              f"line {t.line} only if it still reads exactly that.",
@@ -230,8 +230,8 @@ def build_fix_ssh(host: str, usedns: str | None, sources: SshdSources | None,
         checks.append(Check("symlink", False, CheckLevel.BLOCK,
                             common.link_refusal(t.file, (links or {})[t.file])))
 
-    steps = [*_change_steps(t, backup, texts.get(t.file)), _validate(), _prove("no"),
-             _reload(), _verify()]
+    steps = [*_change_steps(t, backup, texts.get(t.file)), validate_step(), _prove("no"),
+             reload_step(), _verify()]
     before = texts.get(t.file) if t.mode == "remove-line" else None
     left = common.delete_line(before, t.line) if before is not None else \
         common.lines_text(DROPIN_LINES)
@@ -258,10 +258,8 @@ def restore_plan(fix: Plan, *, reload: bool, undo: bool, plan_id: str | None = N
                            "again). Type 'undo' to go on:", "undo") if undo else None
     left = common.left_of(fix) if undo else None
     if undo and left is None:
-        return _plan(kind, f"{word} the SSH fix ({file})", fix.host, now, plan_id=plan_id,
-                     checks=(Check("undo-record", False, CheckLevel.BLOCK,
-                                   common.unrecorded(fix)),),
-                     params=(*fix.params, ("of", fix.id)))
+        return common.unrecorded_plan(fix, kind, f"{word} the SSH fix ({file})", now, LOCK,
+                                      plan_id=plan_id)
     if p.get("mode") == "remove-line":
         restore = common.restore_step(file, backup, confirmation=confirm, left=left)
     else:
@@ -269,12 +267,12 @@ def restore_plan(fix: Plan, *, reload: bool, undo: bool, plan_id: str | None = N
                                      left=left.text if left is not None else None,
                                      what="the drop-in zconsole wrote")
     if undo:  # the operator's, later: the files may have been broken by someone since
-        restore = _valid_first(restore)
-    steps = [restore, _validate()]
+        restore = valid_first(restore)
+    steps = [restore, validate_step()]
     if undo:
         steps.append(_prove(p.get("was", "yes")))
     if reload or undo:
-        steps.append(_reload())
+        steps.append(reload_step())
     if not undo:  # beside the fix's own steps in the wizard's log: other names
         steps = common.as_rollback(steps)
     preview = [f"{word}: {file} as it was before plan {fix.id[:12]}"]

@@ -270,10 +270,10 @@ def build_fix_ssh_auth(host: str, method: str | None, effective: Mapping[str, st
                      f"`{m}`: zconsole cannot stand for a client it matches, so the value "
                      "there is not proven by sshd -T -C (the drop-in repeats the same Match "
                      "line)") for m in matches if client_for(m) is None]
-    steps = [_write_step(file, name, lines, bool(matches)), fix_ssh._validate(),
+    steps = [_write_step(file, name, lines, bool(matches)), fix_ssh.validate_step(),
              _prove(method, "no"),
              *(_prove(method, "no", spec, m, n) for n, (m, spec) in enumerate(clients, 1)),
-             fix_ssh._reload(), _answers()]
+             fix_ssh.reload_step(), _answers()]
     params = (("method", method), ("mode", "drop-in"), ("file", file), ("was", everyone),
               ("what", f"{name} no ({file})"),
               ("clients", "\t".join(spec for _, spec in clients)),
@@ -336,23 +336,21 @@ def restore_plan(fix: Plan, *, reload: bool, undo: bool, plan_id: str | None = N
     confirm = common.undo_confirmation(f"{file} ({name} as before)") if undo else None
     left = common.left_of(fix) if undo else None
     if undo and left is None:
-        return _plan(f"{word} the SSH fix ({file})", fix.host, now, kind=UNDO_KIND,
-                     plan_id=plan_id, checks=(Check("undo-record", False, CheckLevel.BLOCK,
-                                                    common.unrecorded(fix)),),
-                     params=(*fix.params, ("of", fix.id)))
+        return common.unrecorded_plan(fix, UNDO_KIND, f"{word} the SSH fix ({file})", now,
+                                      LOCK, plan_id=plan_id)
     restore = common.remove_step(file, confirmation=confirm,
                                  left=left.text if left is not None else None,
                                  what="the drop-in zconsole wrote")
     if undo:
-        restore = fix_ssh._valid_first(restore)
-    steps = [restore, fix_ssh._validate()]
+        restore = fix_ssh.valid_first(restore)
+    steps = [restore, fix_ssh.validate_step()]
     if undo:
         # the value for every client as it was (the Match blocks' clients get theirs back
         # with the only file the fix added gone)
         if p.get("was") in ("yes", "no"):
             steps.append(_prove(method, p.get("was", "")))
     if reload or undo:
-        steps.append(fix_ssh._reload())
+        steps.append(fix_ssh.reload_step())
     if not undo:
         steps = common.as_rollback(steps)
     refused = common.undo_refusal(host, fix) if undo and host is not None else None
