@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from enum import Enum
 
 from zconsole.hosts.base import Host, HostError
 from zconsole.model.disk import Disk
@@ -27,12 +28,42 @@ _PART_NAME = re.compile(r"^(?P<base>(?:sd|vd|xvd|hd)[a-z]+)\d+$"
                         r"|^(?P<pbase>(?:nvme\d+n\d+|mmcblk\d+|nbd\d+|loop\d+))p\d+$")
 _DEV_PREFIXES = ("/dev/disk/by-id/", "/dev/disk/by-path/", "/dev/disk/by-vdev/", "/dev/")
 # Filesystem signatures that mean "a member of something else" rather than data.
-_MEMBER_TYPES = {
+SIGNATURES = {
     "zfs_member": "a ZFS label",
     "linux_raid_member": "an md RAID member signature",
     "LVM2_member": "an LVM physical volume",
     "crypto_LUKS": "a LUKS header",
     "swap": "a swap signature",
+}
+
+
+class ZfsLabel(Enum):
+    """What the ZFS label on a device outside every imported pool's vdev tree names."""
+
+    STALE = "stale"  # a pool imported here: the device is no longer in its tree
+    FOREIGN = "foreign"  # a pool not imported here: exported, destroyed or another machine's
+    UNCHECKED = "unchecked"  # a pool, but which pools are imported could not be read
+    NAMELESS = "nameless"  # no pool name
+
+
+def zfs_label(dev: Disk, imported: set[str], pools_known: bool = True) -> ZfsLabel | None:
+    """The kind of ZFS label on `dev` (not in any imported pool's tree), None without one."""
+    if dev.fs_type != "zfs_member":
+        return None
+    if not dev.fs_label:
+        return ZfsLabel.NAMELESS
+    if dev.fs_label in imported:
+        return ZfsLabel.STALE
+    return ZfsLabel.FOREIGN if pools_known else ZfsLabel.UNCHECKED
+
+
+_LABEL_REASONS = {
+    ZfsLabel.STALE: "{dev} holds a ZFS label of pool {pool}, but is not in its vdev tree "
+                    "(stale label?)",
+    ZfsLabel.FOREIGN: "{dev} holds a ZFS label of pool {pool} (not imported here)",
+    ZfsLabel.UNCHECKED: "{dev} holds a ZFS label of pool {pool} (pool membership could not "
+                        "be checked)",
+    ZfsLabel.NAMELESS: "{dev} holds a ZFS label",
 }
 
 
@@ -192,19 +223,11 @@ def _in_use_reasons(disk: Disk, inv: DiskInventory, imported: set[str],
         label = "the disk" if dev is disk else dev.name
         in_use += busy_reasons(label, dev, inv)
         fs = dev.fs_type
-        if fs == "zfs_member":
-            pool = dev.fs_label
-            if pool and pool in imported:
-                in_use.append(f"{label} holds a ZFS label of pool {pool}, but is not in its "
-                              "vdev tree (stale label?)")
-            elif pool:
-                in_use.append(f"{label} holds a ZFS label of pool {pool} "
-                              + ("(not imported here)" if pools_known else
-                                 "(pool membership could not be checked)"))
-            else:
-                in_use.append(f"{label} holds a ZFS label")
+        kind = zfs_label(dev, imported, pools_known)
+        if kind is not None:
+            in_use.append(_LABEL_REASONS[kind].format(dev=label, pool=dev.fs_label))
         elif fs and not dev.mountpoints and not dev.holders:
-            what = _MEMBER_TYPES.get(fs, f"a filesystem ({fs})")
+            what = SIGNATURES.get(fs, f"a filesystem ({fs})")
             data.append(f"{label} holds {what}, not in use")
     if disk.partitions:
         data.append("has partitions " + ", ".join(disk.partitions))

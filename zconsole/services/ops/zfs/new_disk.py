@@ -42,7 +42,14 @@ from zconsole.services.ops.zfs.guards import (
     passed,
     top_level,
 )
-from zconsole.services.read.identity import DiskIndex, busy_reasons, disk_and_partitions
+from zconsole.services.read.identity import (
+    SIGNATURES,
+    DiskIndex,
+    ZfsLabel,
+    busy_reasons,
+    disk_and_partitions,
+    zfs_label,
+)
 
 MiB = 1 << 20
 # Whole-disk layout written by zpool: partition 1 from 1 MiB, partition 9 (8 MiB) at the end,
@@ -180,6 +187,19 @@ def _inventory(reading: HostReading) -> DiskInventory | None:
     return reading.disks.value if reading.disks.ok else None
 
 
+# A ZFS label the new disk carries, and what overwriting it means.
+_LABEL_WORDS = {
+    ZfsLabel.STALE: "{dev} holds a stale ZFS label of pool {pool} (imported here, but this "
+                    "disk is not in its tree)",
+    ZfsLabel.FOREIGN: "{dev} holds a ZFS label of pool {pool}, which is not imported here "
+                      "(exported, destroyed or from another machine): after this, {pool} can "
+                      "never be imported from this disk",
+    ZfsLabel.UNCHECKED: "{dev} holds a ZFS label of pool {pool} (pool membership could not "
+                        "be checked)",
+    ZfsLabel.NAMELESS: "{dev} holds a ZFS label",
+}
+
+
 def _usage_analysis(disk: Disk, inv: DiskInventory, imported: set[str]
                     ) -> tuple[list[str], list[str], list[str], list[str]]:
     """(never usable, foreign ZFS labels, old data, bare partitions) reasons."""
@@ -193,24 +213,14 @@ def _usage_analysis(disk: Disk, inv: DiskInventory, imported: set[str]
         fs = dev.fs_type
         if dev.mountpoints or dev.holders:
             continue
-        if fs == "zfs_member":
-            name = dev.fs_label
-            if name and name in imported:
-                labels.append(f"{label} holds a stale ZFS label of pool {name} (imported here, "
-                              "but this disk is not in its tree)")
-            elif name:
-                labels.append(f"{label} holds a ZFS label of pool {name}, which is not "
-                              "imported here (exported, destroyed or from another machine): "
-                              f"after this, {name} can never be imported from this disk")
-            else:
-                labels.append(f"{label} holds a ZFS label")
+        kind = zfs_label(dev, imported)
+        if kind is not None:
+            labels.append(_LABEL_WORDS[kind].format(dev=label, pool=dev.fs_label))
         elif fs == "swap":
             data.append(f"{label} holds a swap signature (not active)")
         elif fs:
-            what = {"linux_raid_member": "an md RAID member signature",
-                    "LVM2_member": "an LVM physical volume",
-                    "crypto_LUKS": "a LUKS header"}.get(fs, f"a {fs} filesystem")
-            if dev.fs_label and fs != "zfs_member":
+            what = SIGNATURES.get(fs, f"a {fs} filesystem")
+            if dev.fs_label:
                 what += f" labelled '{dev.fs_label}'"
             data.append(f"{label} holds {what}, not mounted: its data will be destroyed")
         elif dev is not disk:
