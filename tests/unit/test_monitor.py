@@ -7,15 +7,12 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from tests.fakes import DelegatingHost
 from tests.unit.test_cli_check import StatusFails
 from zconsole.cli.main import main
-from zconsole.hosts.base import DEFAULT_TIMEOUT, Result
 from zconsole.hosts.demo import SCENARIOS, DemoHost
 from zconsole.hosts.silent import SilentHost
 from zconsole.model.finding import Severity
@@ -79,20 +76,9 @@ def test_the_scenarios_give_every_level_a_readable_host_can_have() -> None:
                    "degraded": Severity.CRITICAL}
 
 
-class Raises(DelegatingHost):
-    """A host whose every command raises what no read expects (a bug, a broken library)."""
-
-    def run(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, check: bool = True,
-            stdin: str | None = None) -> Result:
-        if getattr(self, "broken", False):
-            raise RuntimeError("the library broke")
-        return super().run(argv, timeout=timeout, check=check, stdin=stdin)
-
-
 def test_a_host_that_raises_is_unknown_never_its_last_known_state(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    host = Raises(DemoHost("healthy", clock=lambda: T))
-    m = frozen("nas1", host)
+    m = frozen("nas1", DemoHost("healthy", clock=lambda: T))
     mon, seen = watched(m)
     mon.step()
     assert seen[-1][2].level is Severity.OK  # it answered
@@ -182,3 +168,25 @@ def test_the_loops_run_on_their_own_threads_until_stopped() -> None:
         mon.stop(timeout=120)
     assert not mon._threads  # every loop ended
     assert {n: v.level for n, _r, v in seen} == {"a": Severity.OK, "b": Severity.CRITICAL}
+
+
+def test_check_on_a_host_whose_refresh_raises_is_unknown_not_a_traceback(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import io
+
+    from zconsole.cli.commands.check import run_check
+    from zconsole.services.session import HostSession
+
+    def refresh(self: HostSession, **_: object) -> None:
+        raise RuntimeError("the library broke")
+
+    monkeypatch.setattr(HostSession, "refresh", refresh)
+    out = io.StringIO()
+    args = argparse.Namespace(timeout=1.0, sample=5.0, capacity_warn=80, capacity_crit=90,
+                              advice=False, no_advice=True, scrub_weeks=None, json=False,
+                              prometheus=None)
+    assert run_check(DemoHost("healthy"), args, out) == 3
+    head = out.getvalue().splitlines()[0]
+    assert head.startswith("UNKNOWN: ") and "RuntimeError: the library broke" in head
+    assert head.endswith("| up=0")
