@@ -148,9 +148,7 @@ def verdict_of(host: Host, args: argparse.Namespace, name: str | None = None) ->
     from zconsole.services.monitor.member import Member
 
     monitor = monitor_of(args)
-    m = monitor.add(Member.of(name or "", host, timeout=args.timeout))
-    if name is None:
-        m.name = str(host.label)
+    m = monitor.add(Member.of(name or str(host.label), host, timeout=args.timeout))
     v = report_on(monitor, m, args)
     if name is None and m.session.last is not None:
         v.host = str(m.session.last.reading.host)  # the name the host gives itself
