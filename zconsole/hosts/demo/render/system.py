@@ -272,8 +272,11 @@ def parse_t(text: str) -> dict[str, list[str]]:
     return out
 
 
+WORKSTATION = "192.168.10.31"  # the operator's workstation: the demo's logins come from it
+
+
 def login(at: float, pid: int, session: int, *, user: str = "root", uid: int = 0,
-          addr: str = "192.168.10.31", port: int = 54572, reverse: str | None = None,
+          addr: str = WORKSTATION, port: int = 54572, reverse: str | None = None,
           auth: float = 0.08, setup: float = 0.40, logind_pid: int = 405,
           manager: float | None = None, failed: str | None = None) -> list[JournalEntry]:
     """One login as the guest's journal shows it (clean: Accepted, session opened, logind's
@@ -317,8 +320,8 @@ def login(at: float, pid: int, session: int, *, user: str = "root", uid: int = 0
     return out
 
 
-def recent_logins(now: float, addr: str, *, auth: float,
-                  reverse: str | None = None) -> list[JournalEntry]:
+def recent_logins(now: float, *, auth: float, reverse: str | None = None,
+                  addr: str = WORKSTATION) -> list[JournalEntry]:
     """Three root logins from `addr` over the last hour (sessions 12 to 14), each `auth`
     seconds in authentication (after the PTR answer `reverse`, when given)."""
     out: list[JournalEntry] = []
@@ -342,7 +345,7 @@ def clean_system(m: Machine) -> System:
     now = m.last
     s = System(sshd=parse_t(SSHD_T))
     s.journal = login(now - 1800, 451, 4) + login(now - 600, 458, 5, port=48298)
-    s.lookups = {"hosts 192.168.10.31": Lookup("", 2, 0.02),
+    s.lookups = {f"hosts {WORKSTATION}": Lookup("", 2, 0.02),
                  "hosts 127.0.0.1": Lookup("127.0.0.1       localhost\n", 0, 0.001)}
     s.startup = ("Startup finished in 3.902s (kernel) + 9.137s (userspace) = 13.039s \n"
                  "graphical.target reached after 8.844s in userspace.\n")

@@ -13,14 +13,13 @@ DESCRIPTION = ("healthy pools; every SSH login waits 2 min: systemd-logind does 
                "(stopped), pam_systemd gives up on the session")
 ORDER = 97
 
-CLIENT = "192.168.10.31"
 
 
 def build(seed: int, now: float) -> Machine:
     m = build_healthy(seed, now)
     s = sysr.clean_host(m, "zdemo-frozen-logind")
     s.daemons["systemd-logind"] = (428, "Ts")
-    s.journal = sysr.login(now - 3000, 2101, 6, addr=CLIENT, port=49810)
-    s.journal += sysr.login(now - 600, 2399, 0, addr=CLIENT, port=52116, setup=120.74,
+    s.journal = sysr.login(now - 3000, 2101, 6, port=49810)
+    s.journal += sysr.login(now - 600, 2399, 0, port=52116, setup=120.74,
                             failed="Connection timed out")
     return m

@@ -13,7 +13,6 @@ DESCRIPTION = ("healthy pools; the first SSH login of a user takes ~27 s: a drop
                "user@.service runs a script before the user's manager starts")
 ORDER = 96
 
-CLIENT = "192.168.10.31"
 DROPIN = "/etc/systemd/system/user@.service.d/50-home-share.conf"
 DROPIN_TEXT = ("# wait for the team share before the user's manager starts (ticket 4411)\n"
                "[Service]\nExecStartPre=/usr/local/sbin/wait-for-share --timeout 25\n")
@@ -23,7 +22,7 @@ def build(seed: int, now: float) -> Machine:
     m = build_healthy(seed, now)
     s = sysr.clean_host(m, "zdemo-slow-session")
     m.files[DROPIN] = DROPIN_TEXT
-    s.journal = sysr.login(now - 2400, 2201, 7, addr=CLIENT, port=50210)
-    s.journal += sysr.login(now - 900, 2318, 9, user="alice", uid=1000, addr=CLIENT,
-                            port=51022, manager=25.7)
+    s.journal = sysr.login(now - 2400, 2201, 7, port=50210)
+    s.journal += sysr.login(now - 900, 2318, 9, user="alice", uid=1000, port=51022,
+                            manager=25.7)
     return m

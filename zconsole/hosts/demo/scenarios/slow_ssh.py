@@ -14,7 +14,7 @@ DESCRIPTION = ("healthy pools; SSH logins take ~12 s: `UseDNS yes` in a hardenin
                "a resolver that answers the workstation's reverse lookup late")
 ORDER = 95
 
-CLIENT = "192.168.10.31"
+CLIENT = sysr.WORKSTATION
 CLIENT_NAME = "ws-31.office.example"
 DROPIN = "/etc/ssh/sshd_config.d/50-hardening.conf"
 
@@ -29,5 +29,5 @@ def build(seed: int, now: float) -> Machine:
     s.lookups = {f"hosts {CLIENT}": Lookup(f"{CLIENT}     {CLIENT_NAME}\n", 0, 6.02),
                  f"ahosts {CLIENT_NAME}": Lookup("", 2, 5.01)}
     s.dns_delay = 6.02 + 5.01  # the PTR lookup, then the forward check of the name it gave
-    s.journal = sysr.recent_logins(now, CLIENT, reverse=CLIENT_NAME, auth=0.9)
+    s.journal = sysr.recent_logins(now, reverse=CLIENT_NAME, auth=0.9)
     return m

@@ -15,7 +15,6 @@ DESCRIPTION = ("healthy pools; sshd offers GSSAPI (a drop-in), keyboard-interact
                "file), host-based and Kerberos (a Match block) to the workstation")
 ORDER = 95
 
-CLIENT = "192.168.10.31"
 DROPIN = "/etc/ssh/sshd_config.d/40-auth.conf"
 MATCH = "Match Address 192.168.10.0/24"
 
@@ -30,5 +29,5 @@ def build(seed: int, now: float) -> Machine:
         main + f"\n# the office network\n{MATCH}\n    HostbasedAuthentication yes\n"
         "KerberosAuthentication yes\n")
     m.files["/etc/resolv.conf"] = "nameserver 192.168.10.1\n"
-    s.journal = sysr.recent_logins(now, CLIENT, auth=0.4)
+    s.journal = sysr.recent_logins(now, auth=0.4)
     return m

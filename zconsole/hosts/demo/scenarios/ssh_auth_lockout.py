@@ -18,7 +18,7 @@ DESCRIPTION = ("healthy pools; a `Match Group ops` block requires keyboard-inter
                "the key (a one-time password): switching it off would lock ops out")
 ORDER = 96
 
-CLIENT = "192.168.10.31"
+CLIENT = sysr.WORKSTATION
 MATCH = "Match Group ops"
 BLOCK = (f"\n# two factors for the operators\n{MATCH}\n"
          "    AuthenticationMethods publickey,keyboard-interactive\n"
