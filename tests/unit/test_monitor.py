@@ -116,6 +116,8 @@ def test_a_status_older_than_the_limit_is_unknown() -> None:
     assert mon.verdict(m, T + 20).level is Severity.OK
     old = mon.verdict(m, T + 90)
     assert old.level is Severity.UNKNOWN and old.findings[0].kind.startswith("pool-")
+    assert "1 min" in old.findings[0].message
+    assert "2 min" in mon.verdict(m, T + 150).findings[0].message  # never a frozen age
     assert mon.verdict(m, T + 20).level is Severity.OK  # judged again from the same reading
 
 

@@ -5,7 +5,8 @@ slow disks and scan pace the session found over its readings, the advice and mut
 monitor was given for it, and its thresholds. It is never the last known state when the host
 no longer says it: a refresh that raised, or a host with no reading yet, is UNKNOWN ("no-answer");
 a `zpool status` older than the caller's limit (`stale_after`) is judged as not read
-(`HostSession.aged`: the pools UNKNOWN). The verdict is kept until any of this changes.
+(`HostSession.aged`: the pools UNKNOWN, judged at each call: its findings say for how long).
+Otherwise the verdict is kept until what it is judged from changes.
 """
 
 from __future__ import annotations
@@ -65,12 +66,14 @@ class Member:
         last, error = s.last, s.last_error
         stale = (last is not None and now is not None and stale_after is not None
                  and s.status_stale(now, stale_after))
-        key: tuple[object, ...] = (error, stale, self.thresholds, self.advice_counts,
-                                   self.advice, self.mutes)
+        if stale:  # its findings say how long there has been no answer: judged each time
+            return self._judge(now, stale_after)
+        key: tuple[object, ...] = (error, self.thresholds, self.advice_counts, self.advice,
+                                   self.mutes)
         kept = self._judged
         if kept is not None and kept[0][0] is last and kept[0][1:] == key:
             return kept[1]
-        verdict = self._judge(now, stale_after if stale else None)
+        verdict = self._judge(None, None)
         self._judged = ((last, *key), verdict)
         return verdict
 
