@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from zconsole.cli.commands.check import judge
 from zconsole.model.finding import Severity
 from zconsole.model.timeline import Source
 from zconsole.services.health.severity import judge_host, pool_level
 from zconsole.services.health.timeline import clock_time, summary
+from zconsole.services.monitor.report import judge
 from zconsole.services.read.timeline import read_timeline
 from zconsole.services.session import HostSession, Refresh
 
