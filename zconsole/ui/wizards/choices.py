@@ -68,23 +68,23 @@ class Choice:
 
 # --- helpers -------------------------------------------------------------------------------
 
-def _pools(reading: HostReading | None) -> tuple[Pool, ...]:
+def reading_pools(reading: HostReading | None) -> tuple[Pool, ...]:
     if reading is None:
         return ()
     return reading.pool_status.value or ()
 
 
-def _inventory(reading: HostReading | None) -> DiskInventory | None:
+def reading_inventory(reading: HostReading | None) -> DiskInventory | None:
     return reading.disks.value if reading is not None else None
 
 
 def _index(reading: HostReading | None) -> DiskIndex | None:
-    inv = _inventory(reading)
+    inv = reading_inventory(reading)
     return DiskIndex(inv.devices) if inv is not None else None
 
 
 def find_pool(reading: HostReading | None, name: str) -> Pool | None:
-    for p in _pools(reading):
+    for p in reading_pools(reading):
         if p.name == name:
             return p
     return None
@@ -118,7 +118,7 @@ def member_size(reading: HostReading | None, leaf: Vdev) -> int | None:
     return d.size_bytes if d is not None else None
 
 
-def _tops(pool: Pool) -> Iterator[tuple[Section, Vdev]]:
+def top_vdevs(pool: Pool) -> Iterator[tuple[Section, Vdev]]:
     for section in ATTACHABLE_SECTIONS:
         for top in pool.section(section):
             yield section, top
@@ -140,7 +140,7 @@ def detach_members(reading: HostReading | None, selection: Selection | None = No
     replace). The guards decide whether detaching leaves a valid replica; a lone copy is
     listed here anyway so the refusal is explained, not hidden."""
     out: list[Choice] = []
-    for pool in _pools(reading):
+    for pool in reading_pools(reading):
         if selection is not None and pool.name != selection.pool:
             continue
         for _, _, v in pool.walk():
@@ -179,7 +179,7 @@ def grow_vdevs(reading: HostReading | None, selection: Selection | None = None
                ) -> list[Choice]:
     """Data vdevs whose members can each be replaced by a larger disk."""
     out: list[Choice] = []
-    for pool in _pools(reading):
+    for pool in reading_pools(reading):
         if selection is not None and pool.name != selection.pool:
             continue
         for top in pool.vdevs:
@@ -241,7 +241,7 @@ def failed_disks(reading: HostReading | None, selection: Selection | None = None
     then the healthy ones, which the plan warns about loudly."""
     out: list[Choice] = []
     healthy: list[Choice] = []
-    for pool in _pools(reading):
+    for pool in reading_pools(reading):
         if selection is not None and pool.name != selection.pool:
             continue
         found = replace_health.candidates(pool, findings)

@@ -21,14 +21,14 @@ from zconsole.ui.wizards.choices import (
     ATTACHABLE_SECTIONS,
     Choice,
     Selection,
-    _inventory,
-    _pools,
-    _tops,
     disk_identity,
     find_pool,
     first_sentence,
     leaf_label,
     member_size,
+    reading_inventory,
+    reading_pools,
+    top_vdevs,
 )
 
 
@@ -43,10 +43,10 @@ def attach_targets(reading: HostReading | None, selection: Selection | None = No
     """Where a disk can be attached: a single-disk top-level vdev (becomes a mirror) or a
     mirror (gets one more copy). The value is the existing leaf `zpool attach` names."""
     out: list[Choice] = []
-    for pool in _pools(reading):
+    for pool in reading_pools(reading):
         if selection is not None and pool.name != selection.pool:
             continue
-        for section, top in _tops(pool):
+        for section, top in top_vdevs(pool):
             where = "" if section is Section.DATA else f" ({section.value})"
             if top.type == "mirror":
                 online = [c for c in top.children if c.state == "ONLINE" and not c.children]
@@ -116,7 +116,7 @@ def smallest_member(reading: HostReading | None, pool_name: str, leaf_name: str
     pool = find_pool(reading, pool_name)
     if pool is None:
         return None
-    for _, top in _tops(pool):
+    for _, top in top_vdevs(pool):
         names = {v.name for _, v in top.walk()}
         if leaf_name in names:
             sizes = [s for s in (member_size(reading, lf) for lf in top.leaves()) if s]
@@ -136,7 +136,7 @@ def new_disk_choices(reading: HostReading | None, *, at_least: int | None,
     With `pool` and `target` the verdict is `services.ops.zfs.new_disk.check_new_disk`'s, the same the
     plan will show; `at_least` additionally disables disks that would not grow anything.
     Among equals, the disk closest in size to `near` (or `at_least`) comes first."""
-    inv = _inventory(reading)
+    inv = reading_inventory(reading)
     if inv is None or reading is None:
         return []
     ranked: list[tuple[tuple[int, int], Choice]] = []

@@ -77,7 +77,6 @@ from zconsole.services.ops.fixit.boot_facts import (
     UNIT,
     VERIFY,
     BootFacts,
-    _netplan,
     applicable,
     choose,
     dropin_lines,
@@ -85,6 +84,7 @@ from zconsole.services.ops.fixit.boot_facts import (
     ifupdown_candidates,
     ifupdown_held,
     ifupdown_lines,
+    netplan_devices,
     read_facts,
     stuck_links,
     uplinks,
@@ -100,15 +100,15 @@ from zconsole.services.ops.fixit.boot_facts import (
     sed_escape as sed_escape,  # boot.sed_escape, as it always was
 )
 from zconsole.services.ops.fixit.boot_steps import (
-    _confirm,
-    _daemon_reload,
-    _ifupdown_steps,
-    _left,
-    _link_prechecks,
-    _mask_steps,
-    _netplan_get,
-    _netplan_refusal,
-    _netplan_steps,
+    daemon_reload_step,
+    fix_confirmation,
+    fix_left,
+    ifupdown_steps,
+    link_prechecks,
+    mask_steps,
+    netplan_get,
+    netplan_refusal,
+    netplan_steps,
 )
 from zconsole.services.ops.operation import PlanRequest
 
@@ -135,7 +135,7 @@ def _dropin_steps(facts: BootFacts, fix: str, links: Sequence[str],
                                  path=DROPIN_DIR, want="no"),),
             postchecks=(predicate("path_exists", f"{DROPIN_DIR} exists", path=DROPIN_DIR,
                                   want="yes"),),
-            confirmation=_confirm(fix)))
+            confirmation=fix_confirmation(fix)))
     steps.append(Step(
         id="write", title=f"Write {DROPIN}",
         explanation=("`ExecStart=` empties the unit's command (a oneshot takes several), "
@@ -144,13 +144,13 @@ def _dropin_steps(facts: BootFacts, fix: str, links: Sequence[str],
         command=common.write_command(DROPIN, lines, "write the drop-in"),
         prechecks=(common.not_symlink(DROPIN),
                    predicate("file_absent", f"{DROPIN} does not exist yet", path=DROPIN),
-                   *_link_prechecks(links),
+                   *link_prechecks(links),
                    *(predicate("link_setup", f"networkctl still shows {u} configured",
                                name=u, setup="configured") for u in ups)),
         postchecks=(predicate("file_line", f"{DROPIN} says ExecStart={value}",
                               path=DROPIN, line=str(len(lines)), text=lines[-1]),),
-        confirmation=_confirm(fix) if facts.dropin_dir else None))
-    steps.append(_daemon_reload())
+        confirmation=fix_confirmation(fix) if facts.dropin_dir else None))
+    steps.append(daemon_reload_step())
     steps.append(Step(
         id="validate", title=f"Validate: systemd-analyze verify --man=no {UNIT}",
         explanation="systemd loads the unit with its drop-ins and checks them (the command "
@@ -222,7 +222,7 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
         return common.make_plan(KIND, title, host, now, LOCK, plan_id=pid, checks=checks,
                                 params=(("fix", fix),))
     stuck = stuck_links(facts)
-    devs = _netplan(facts) or {}
+    devs = netplan_devices(facts) or {}
     secs = wait_before(facts)
     limit = wait_limit(facts) if secs is None else None
     # ifupdown's fix is judged by networking.service when ifupdown held this boot
@@ -259,7 +259,7 @@ def build_fix_boot(host: str, facts: BootFacts, fix: str | None = None, *,
               ("unit", unit),
               ("sections", " ".join(f"{ln}={devs[ln].section}" for ln in links
                                     if fix == NETPLAN and ln in devs)),
-              ("boot_id", _boot_id(facts)), *_left(fix, lines_for, facts, file, line))
+              ("boot_id", _boot_id(facts)), *fix_left(fix, lines_for, facts, file, line))
     return common.make_plan(KIND, title, host, now, LOCK, plan_id=pid, preview=preview,
                             checks=checks, steps=steps, params=params)
 
@@ -280,7 +280,7 @@ def _change(facts: BootFacts, fix: str, pid: str, stuck: list[str]) -> _Change:
     if fix == NETPLAN:
         backup = common.backup_path(pid, NETPLAN_FILE) if facts.netplan_file is not None \
             else ""
-        return _Change(NETPLAN_FILE, backup, 0, stuck, (), _netplan_steps(facts, stuck, backup),
+        return _Change(NETPLAN_FILE, backup, 0, stuck, (), netplan_steps(facts, stuck, backup),
                        f"optional: true for {', '.join(stuck)} in {NETPLAN_FILE}")
     if fix == ANY:
         return _Change(DROPIN, "", 0, stuck, DROPIN_LINES, _dropin_steps(facts, ANY, stuck),
@@ -295,9 +295,9 @@ def _change(facts: BootFacts, fix: str, pid: str, stuck: list[str]) -> _Change:
         file, line = ifupdown_lines(facts, link)[0]
         backup = common.backup_path(pid, file)
         return _Change(file, backup, line, [link], (),
-                       _ifupdown_steps(link, file, line, backup, facts.ifupdown[file]),
+                       ifupdown_steps(link, file, line, backup, facts.ifupdown[file]),
                        f"allow-hotplug {link} in {file}:{line}")
-    return _Change(MASK_LINK, "", 0, stuck, (), _mask_steps(), f"{UNIT} masked")
+    return _Change(MASK_LINK, "", 0, stuck, (), mask_steps(), f"{UNIT} masked")
 
 
 def _first_line(facts: BootFacts, unit: str, before: str, links: Sequence[str], file: str,
@@ -341,7 +341,7 @@ def _restore_steps(fix: Plan, *, undo: bool, dir_empty: bool = True) -> list[Ste
                                             "configuration again", writes=True),
                             postchecks=tuple(predicate(
                                 "command_line", f"netplan get does not say {ln} is optional",
-                                argv="\t".join(_netplan_get(sec, ln)), line="true",
+                                argv="\t".join(netplan_get(sec, ln)), line="true",
                                 want="no") for ln, sec in sections.items()))]
     if kind in DROPIN_FIXES:
         value = p.get("exec") or EXEC_ANY
@@ -354,7 +354,7 @@ def _restore_steps(fix: Plan, *, undo: bool, dir_empty: bool = True) -> list[Ste
                                           "is in it.",
                               command=Command(("rmdir", DROPIN_DIR), "remove the drop-in "
                                               "directory", writes=True)))
-        steps.append(_daemon_reload())
+        steps.append(daemon_reload_step())
         steps.append(Step(id="prove", title=f"Prove: systemctl cat {UNIT}",
                           explanation="zconsole's ExecStart is gone from the unit.",
                           postchecks=(predicate("command_line", f"systemctl cat {UNIT} has "
@@ -397,7 +397,7 @@ def restore_plan(fix: Plan, *, undo: bool, dir_empty: bool = True,
     refused = common.undo_refusal(host, fix) if undo and host is not None and \
         p.get("fix") in (IFUPDOWN, *DROPIN_FIXES) else None
     if undo and host is not None and p.get("fix") == NETPLAN and p.get("netplan_lines"):
-        refused = _netplan_refusal(host, fix)
+        refused = netplan_refusal(host, fix)
     return common.make_plan(UNDO_KIND if undo else ROLLBACK_KIND,
                             f"{word} the boot fix ({p.get('what', '?')})", fix.host, now, LOCK,
                             plan_id=plan_id, preview=preview, steps=steps,

@@ -97,7 +97,7 @@ class BootFacts:
 # ------------------------------------------------------------------------------ choosing
 
 
-def _netplan(facts: BootFacts) -> dict[str, NetplanDevice] | None:
+def netplan_devices(facts: BootFacts) -> dict[str, NetplanDevice] | None:
     text = facts.reading.netplan.value
     if text is None:
         return None
@@ -221,7 +221,7 @@ def applicable(facts: BootFacts, fix: str) -> str | None:
     if not waits(facts) and not would_wait(facts):
         return f"the boot did not wait for {UNIT}: there is nothing to fix here"
     if fix == NETPLAN:
-        devs = _netplan(facts)
+        devs = netplan_devices(facts)
         if devs is None:
             return "netplan is not in use here (`netplan get` could not be read)"
         if not stuck:
@@ -312,7 +312,7 @@ def read_facts(host: Host, reading: BootReading | None = None) -> BootFacts:
                      dropin_dir)
 
 
-def _with_optional(text: str, link: str) -> str:
+def with_optional(text: str, link: str) -> str:
     """`netplan get`'s text with `optional: true` for `link` (the diff shown; netplan
     writes the file itself)."""
     out: list[str] = []

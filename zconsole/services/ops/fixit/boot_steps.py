@@ -23,21 +23,21 @@ from zconsole.services.ops.fixit.boot_facts import (
     NETPLAN_HINT,
     UNIT,
     BootFacts,
-    _netplan,
-    _with_optional,
+    netplan_devices,
     sed_escape,
     stuck_links,
+    with_optional,
 )
 from zconsole.services.ops.fixit.predicates import lines_beyond
 
 
-def _link_prechecks(links: Sequence[str]) -> tuple[Predicate, ...]:
+def link_prechecks(links: Sequence[str]) -> tuple[Predicate, ...]:
     """The re-check right before the write: each link is still there, still configuring."""
     return tuple(predicate("link_setup", f"networkctl still shows {ln} configuring",
                            name=ln, setup="configuring") for ln in links)
 
 
-def _confirm(fix: str) -> Confirmation:
+def fix_confirmation(fix: str) -> Confirmation:
     return Confirmation(f"This changes how the host boots (at the next boot). Type "
                         f"{CONFIRM[fix]!r} to go on:", CONFIRM[fix])
 
@@ -47,19 +47,19 @@ def _key(section: str, link: str) -> str:
     return f"{section}.{link.replace('.', chr(92) + '.')}.optional"
 
 
-def _netplan_get(section: str, link: str) -> tuple[str, ...]:
+def netplan_get(section: str, link: str) -> tuple[str, ...]:
     return ("netplan", "get", _key(section, link))
 
 
-def _netplan_steps(facts: BootFacts, links: Sequence[str], backup: str) -> list[Step]:
-    devs = _netplan(facts) or {}
+def netplan_steps(facts: BootFacts, links: Sequence[str], backup: str) -> list[Step]:
+    devs = netplan_devices(facts) or {}
     steps: list[Step] = []
     if facts.netplan_file is not None:
         steps.append(common.backup_step(NETPLAN_FILE, backup, what=f"{NETPLAN_FILE}"))
     merged = facts.reading.netplan.value or ""
     for n, ln in enumerate(links):
         section = devs[ln].section
-        after = _with_optional(merged, ln)
+        after = with_optional(merged, ln)
         steps.append(Step(
             id="write" if n == 0 else f"write-{ln}",
             title=f"Mark {ln} optional in netplan ({NETPLAN_FILE})",
@@ -72,8 +72,8 @@ def _netplan_steps(facts: BootFacts, links: Sequence[str], backup: str) -> list[
                             writes=True,
                             diff=common.unified_diff("/etc/netplan (netplan get)", merged,
                                                      after)),
-            prechecks=_link_prechecks([ln]),
-            confirmation=_confirm(NETPLAN) if n == 0 else None))
+            prechecks=link_prechecks([ln]),
+            confirmation=fix_confirmation(NETPLAN) if n == 0 else None))
         merged = after
     steps.append(Step(
         id="validate", title="Validate: netplan generate",
@@ -87,12 +87,12 @@ def _netplan_steps(facts: BootFacts, links: Sequence[str], backup: str) -> list[
         explanation="`netplan get` prints the configuration merged from every file.",
         postchecks=tuple(predicate("command_line", f"netplan get "
                                    f"{_key(devs[ln].section, ln)} prints true",
-                                   argv="\t".join(_netplan_get(devs[ln].section, ln)),
+                                   argv="\t".join(netplan_get(devs[ln].section, ln)),
                                    line="true", want="yes") for ln in links)))
     return steps
 
 
-def _ifupdown_steps(link: str, file: str, line: int, backup: str, before: str) -> list[Step]:
+def ifupdown_steps(link: str, file: str, line: int, backup: str, before: str) -> list[Step]:
     old, new = f"auto {link}", f"allow-hotplug {link}"
     expr = f"{line}s/^{sed_escape(old)}$/{sed_escape(new)}/"
     after = common.replace_line(before, line, new)
@@ -113,7 +113,7 @@ def _ifupdown_steps(link: str, file: str, line: int, backup: str, before: str) -
              postchecks=(predicate("file_line", f"{file}:{line} reads {new!r}", path=file,
                                    line=str(line), text=new),
                          common.file_is(file, after, "the preview's result")),
-             confirmation=_confirm(IFUPDOWN)),
+             confirmation=fix_confirmation(IFUPDOWN)),
         Step(id="validate", title="Validate: ifquery --list --allow=hotplug",
              explanation="ifupdown reads its files as it will at boot and lists the "
                          "interfaces udev brings up.",
@@ -123,7 +123,7 @@ def _ifupdown_steps(link: str, file: str, line: int, backup: str, before: str) -
     ]
 
 
-def _mask_steps() -> list[Step]:
+def mask_steps() -> list[Step]:
     return [Step(
         id="mask", title=f"systemctl mask {UNIT}",
         explanation=(f"links {MASK_LINK} to /dev/null: the unit never starts (netplan's "
@@ -134,10 +134,10 @@ def _mask_steps() -> list[Step]:
         postchecks=(predicate("command_line", f"systemctl is-enabled {UNIT} says masked",
                               argv=f"systemctl\tis-enabled\t{UNIT}", line="masked",
                               want="yes"),),
-        confirmation=_confirm(MASK))]
+        confirmation=fix_confirmation(MASK))]
 
 
-def _daemon_reload(step_id: str = "reload") -> Step:
+def daemon_reload_step(step_id: str = "reload") -> Step:
     return Step(id=step_id, title="systemctl daemon-reload",
                 explanation="systemd reads the unit files again (nothing is started or "
                             "stopped).",
@@ -147,14 +147,14 @@ def _daemon_reload(step_id: str = "reload") -> Step:
 # ------------------------------------------------------------ what the undo re-checks
 
 
-def _left(fix: str, lines: Sequence[str], facts: BootFacts, file: str,
+def fix_left(fix: str, lines: Sequence[str], facts: BootFacts, file: str,
           line: int) -> tuple[tuple[str, str], ...]:
     """What the fix leaves in its file (the undo re-checks it): the drop-in's text, or the
     ifupdown file with its line changed; nothing for netplan's file (netplan writes it)."""
     if fix in DROPIN_FIXES:
         return common.left_params(common.lines_text(lines), None)
     if fix == NETPLAN:  # netplan writes the file: the lines it may hold afterwards
-        devs = _netplan(facts) or {}
+        devs = netplan_devices(facts) or {}
         allowed = {"network:", "version: 2", "optional: true", *(
             x.strip() for x in common.text_lines(facts.netplan_file or ""))}
         for ln in stuck_links(facts):
@@ -168,7 +168,7 @@ def _left(fix: str, lines: Sequence[str], facts: BootFacts, file: str,
     return ()
 
 
-def _netplan_refusal(host: Host, fix: Plan) -> Check | None:
+def netplan_refusal(host: Host, fix: Plan) -> Check | None:
     """The netplan fix's undo, read now: refused when its file holds lines `netplan set`
     did not write for zconsole (a hand edit since; netplan writes the file itself, so no
     byte-for-byte record of it exists)."""
