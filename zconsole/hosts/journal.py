@@ -31,8 +31,10 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from zconsole.model.advice import Mute
+if TYPE_CHECKING:  # imported where used: the console's first frame needs no advice
+    from zconsole.model.advice import Mute
 
 AUDIT_FILE = "audit.jsonl"
 MUTES_FILE = "advice-mutes.json"
@@ -347,6 +349,8 @@ class MuteStore:
                 if isinstance(v, list)}
 
     def load(self, host: str) -> tuple[Mute, ...]:
+        from zconsole.model.advice import Mute
+
         out = []
         for m in self._read().get(host, []):
             try:

@@ -5,7 +5,8 @@ module doc of `parsers.zpool_iostat`)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from zconsole.model.iostat import IostatRow, PoolIostat
 from zconsole.model.pool import Pool, Section, Vdev
@@ -24,8 +25,7 @@ _CONTAINER = re.compile(r"(mirror|raidz[0-9]*|draid[0-9]*|replacing|spare)-[0-9]
                         re.ASCII)
 
 
-@dataclass(frozen=True)
-class _Line:
+class _Line(NamedTuple):
     """One line of `zpool iostat -H`: where it was, its text, its tab-separated fields."""
 
     line_no: int
@@ -33,8 +33,7 @@ class _Line:
     fields: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class _Expected:
+class _Expected(NamedTuple):
     """The vdev a row must name, by its place in the pool's tree."""
 
     name: str

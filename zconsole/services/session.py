@@ -31,7 +31,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from zconsole.hosts.base import Host, HostError
 from zconsole.model.arc import ArcStats
@@ -99,8 +99,7 @@ class Refresh:
     complete: bool = True
 
 
-@dataclass(frozen=True)
-class _RawSample:
+class _RawSample(NamedTuple):
     """What the I/O sample read brings back, parsed once the pools are known."""
 
     iostat: str | None  # `zpool iostat -vlHp -y N 1` output, None when not run or failed

@@ -31,8 +31,8 @@ from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding
 from zconsole.model.hosttext import visible
 from zconsole.model.reading import HostReading
-from zconsole.services.fleet import Member
 from zconsole.services.monitor.loop import Monitor
+from zconsole.services.monitor.member import Member
 from zconsole.services.session import HostSession, Refresh
 from zconsole.ui.kit.textual_private import refresh_truecolor_filter
 from zconsole.ui.screens.base import ZScreen

@@ -10,7 +10,7 @@ Every command is an argv tuple, never a shell string. Nothing here writes to the
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from zconsole.model.command import Command
 from zconsole.parsers.zfs_list import DEFAULT_COLUMNS, SNAPSHOT_COLUMNS
@@ -156,8 +156,7 @@ def _check_name(name: str) -> None:
         raise ValueError(f"not a pool or dataset name: {name!r}")
 
 
-@dataclass(frozen=True)
-class FileRead:
+class FileRead(NamedTuple):
     """A file zconsole reads (through Host.read_text)."""
 
     path: str

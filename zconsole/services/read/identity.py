@@ -14,6 +14,7 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from enum import Enum
+from typing import NamedTuple
 
 from zconsole.hosts.base import Host, HostError
 from zconsole.model.disk import Disk
@@ -165,8 +166,7 @@ class DiskIndex:
 
 # --- classification ---------------------------------------------------------------------------
 
-@dataclasses.dataclass(frozen=True)
-class _Membership:
+class _Membership(NamedTuple):
     """Where a disk sits in a pool: pool, section, vdev path, leaf (and by which name)."""
 
     pool: str

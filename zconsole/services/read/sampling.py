@@ -16,6 +16,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from zconsole.hosts.base import Host, HostError
 from zconsole.model.arc import ArcStats
@@ -36,8 +37,7 @@ SOURCE_ZFS = "zfs disk_wait"
 SOURCE_DISKSTATS = "diskstats await"
 
 
-@dataclass(frozen=True)
-class Figures:
+class Figures(NamedTuple):
     """One leaf over one interval: latency in ms (None when no I/O) and operations completed
     in the interval (not per second), for reads and writes."""
 
@@ -47,8 +47,7 @@ class Figures:
     write_ops: float
 
 
-@dataclass(frozen=True)
-class LeafSample:
+class LeafSample(NamedTuple):
     """Both views of a leaf in one interval; either may be missing."""
 
     zfs: Figures | None = None
@@ -72,8 +71,7 @@ def is_whole_disk_name(name: str) -> bool:
     return not _NOT_DISK.match(name) and not _PARTITION.match(name)
 
 
-@dataclass(frozen=True)
-class ArcDelta:
+class ArcDelta(NamedTuple):
     """ARC activity over one interval. `hit_ratio` (0..1) per parsers.arcstats.arc_hit_ratio."""
 
     interval_s: float

@@ -12,8 +12,7 @@ drops the entries of keys that are gone after each recompose.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -32,8 +31,7 @@ from zconsole.ui.kit.textual_private import (
 )
 
 
-@dataclass(frozen=True)
-class _Key:
+class _Key(NamedTuple):
     """One key of the footer as FooterKeys draws it."""
 
     key: str

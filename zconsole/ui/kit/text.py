@@ -14,8 +14,7 @@ in constant styles (`"$health-warn"`), never values looked up in Python.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from rich.style import Style
 from rich.text import Text
@@ -142,8 +141,7 @@ def spark(values: Sequence[float | None], cells: int, top: float | None = None) 
 HANG_MIN = 20  # narrower than this beside its lead, a paragraph wraps under the lead instead
 
 
-@dataclass(frozen=True)
-class Para:
+class Para(NamedTuple):
     """A paragraph: its lead (`"status: "`, `"▲ "`, `"  "`) and its body, whose wrapped
     lines start under the body's first character, not under the lead."""
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -188,8 +188,7 @@ def pool_summary(entry: PoolEntry, estimates: Sequence[ScanEstimate] = (), *,
     return Hanging(*items)
 
 
-@dataclass(frozen=True)
-class _Shown:
+class _Shown(NamedTuple):
     entry: PoolEntry
     state: ViewState
     performance: bool
