@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from enum import Enum
 from typing import NamedTuple
 
@@ -214,14 +214,21 @@ def busy_reasons(label: str, dev: Disk, inv: DiskInventory) -> list[str]:
     return out
 
 
+def device_uses(disk: Disk, inv: DiskInventory) -> Iterator[tuple[str, Disk, list[str]]]:
+    """Each device of `disk` (the disk, then its partitions) with the name a sentence gives
+    it ("the disk", or the partition's) and why the running system uses it (`busy_reasons`)."""
+    for dev in disk_and_partitions(disk, inv):
+        label = "the disk" if dev is disk else dev.name
+        yield label, dev, busy_reasons(label, dev, inv)
+
+
 def _in_use_reasons(disk: Disk, inv: DiskInventory, imported: set[str],
                     pools_known: bool) -> tuple[list[str], list[str]]:
     """(in-use reasons, has-data reasons) for a disk not in any imported pool."""
     in_use: list[str] = []
     data: list[str] = []
-    for dev in disk_and_partitions(disk, inv):
-        label = "the disk" if dev is disk else dev.name
-        in_use += busy_reasons(label, dev, inv)
+    for label, dev, busy in device_uses(disk, inv):
+        in_use += busy
         fs = dev.fs_type
         kind = zfs_label(dev, imported, pools_known)
         if kind is not None:

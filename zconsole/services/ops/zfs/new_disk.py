@@ -46,8 +46,7 @@ from zconsole.services.read.identity import (
     SIGNATURES,
     DiskIndex,
     ZfsLabel,
-    busy_reasons,
-    disk_and_partitions,
+    device_uses,
     zfs_label,
 )
 
@@ -207,9 +206,8 @@ def _usage_analysis(disk: Disk, inv: DiskInventory, imported: set[str]
     labels: list[str] = []
     data: list[str] = []
     bare: list[str] = []
-    for dev in disk_and_partitions(disk, inv):
-        label = "the disk" if dev is disk else dev.name
-        never += busy_reasons(label, dev, inv)
+    for label, dev, busy in device_uses(disk, inv):
+        never += busy
         fs = dev.fs_type
         if dev.mountpoints or dev.holders:
             continue
