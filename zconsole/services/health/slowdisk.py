@@ -39,6 +39,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import Pool, Section, Vdev
@@ -72,8 +73,7 @@ class SlowDiskRule:
 DEFAULT_RULE = SlowDiskRule()
 
 
-@dataclass(frozen=True)
-class RedundancyGroup:
+class RedundancyGroup(NamedTuple):
     """The leaves of one mirror, raidz, draid, replacing or spare vdev: peers."""
 
     pool: str
@@ -86,8 +86,7 @@ class RedundancyGroup:
         return (self.pool, (*self.path, leaf.name))
 
 
-@dataclass(frozen=True)
-class Outlier:
+class Outlier(NamedTuple):
     """Why a leaf was an outlier in one sample."""
 
     direction: str  # "read" or "write"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from zconsole.model.arc import ArcStats
 from zconsole.model.reading import Part
@@ -41,8 +41,7 @@ MiB = 1 << 20
 # ----------------------------------------------------------------------------- readings
 
 
-@dataclass(frozen=True)
-class ArcReading:
+class ArcReading(NamedTuple):
     """One arcstats reading, the host time it was taken and the console's monotonic time it
     arrived (`Part.seen`; None when no console stamped it): its age counts from `seen`."""
 
@@ -103,8 +102,7 @@ class ArcWatch:
 # ----------------------------------------------------------------------------- figures
 
 
-@dataclass(frozen=True)
-class ArcRow:
+class ArcRow(NamedTuple):
     """One line of the figures table: label (with its unit), value, version note."""
 
     label: str
@@ -112,8 +110,7 @@ class ArcRow:
     only: str = ""  # "2.1 only" / "2.2+ only" for fields one field set lacks
 
 
-@dataclass(frozen=True)
-class Efficiency:
+class Efficiency(NamedTuple):
     """hits/(hits+misses) of one read class over the interval; None without such reads."""
 
     name: str
@@ -166,8 +163,7 @@ def arc_family(stats: ArcStats, zfs_version: tuple[int, int, int] | None = None)
     return None
 
 
-@dataclass(frozen=True)
-class ArcInterval:
+class ArcInterval(NamedTuple):
     """What changed between the last two good readings (`ArcWatch.previous` -> `latest`).
 
     Every field is None when there is no previous reading or the counters restarted

@@ -7,7 +7,7 @@ slow-disk history. A figure that could not be measured is None, never 0.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from zconsole.model.reading import HostReading
 from zconsole.services.read.identity import DiskIndex
@@ -16,8 +16,7 @@ from zconsole.services.read.sampling import Figures, LeafKey, Sample, SampleResu
 TREND_POINTS = 20
 
 
-@dataclass(frozen=True)
-class LeafMetrics:
+class LeafMetrics(NamedTuple):
     """One leaf: its whole disk and the newest interval's figures.
 
     `busy_pct` is /proc/diskstats %util (share of the interval with a request outstanding);

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from zconsole.model.pool import ExpandInfo, Pool, RemovalInfo, ScanInfo, ScanState
 
@@ -24,8 +24,7 @@ MIN_SPAN_S = 2.0  # below this the pace is noise
 KINDS = ("scrub", "resilver", "rebuild", "expand", "remove")
 
 
-@dataclass(frozen=True)
-class ScanEstimate:
+class ScanEstimate(NamedTuple):
     """zconsole's estimate for one running operation of one pool.
 
     `function`: the scan function for scans (`scrub`, `resilver`, `errorscrub`; a sequential

@@ -98,8 +98,7 @@ class ZfsLatency:
     leaves: Mapping[LeafKey, IostatRow] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class SampleResult:
+class SampleResult(NamedTuple):
     """What one `Sampler.tick()` or `Sampler.sample()` produced.
 
     `disks` is empty on the first call (there is nothing to compare with yet). `errors` holds
