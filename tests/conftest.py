@@ -39,7 +39,7 @@ def hermetic_dirs(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setattr(journal, "_run_demo_dir", [root / "demo-run"])
     return root
 
-_from_workers: dict[str, Any] = {"timings": [], "figures": [], "failures": {}}
+_from_workers: dict[str, Any] = {"timings": [], "figures": [], "failures": {}, "one_flavour": {}}
 # per xdist group (loadgroup: the node id ends "@GROUP"; "-" for the ungrouped tests): when its
 # first report and its last reached the controller, seconds since the session began, and the
 # seconds its tests took (setup, call, teardown). Where a parallel run's wall time goes: the
@@ -97,6 +97,8 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
         _from_workers["timings"].extend(got["timings"])
         _from_workers["figures"].extend(got["figures"])
         _from_workers["failures"].update(got["failures"])
+        # every worker collects the whole suite: the same line from each, printed once
+        _from_workers["one_flavour"].update(dict.fromkeys(got.get("one_flavour", ())))
 
 
 def over_budget(groups: dict[str, dict[str, float]]) -> list[str]:
@@ -124,6 +126,8 @@ def group_table(terminalreporter: Any) -> None:
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     if _groups:
         group_table(terminalreporter)
+    for line in _from_workers["one_flavour"]:
+        terminalreporter.write_line(line)
     if _from_workers["timings"]:
         terminalreporter.section("QEMU guests (from the workers)")
         for line in _from_workers["timings"]:

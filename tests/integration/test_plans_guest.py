@@ -166,6 +166,7 @@ def test_detach_guards_agree_with_zpool(clean_guest: ZfsGuest) -> None:
 # ------------------------------------------------------------------------------------ plans
 
 
+@pytest.mark.zfs_flavours("2.3", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
 def test_attach_then_detach_plans_run(clean_guest: ZfsGuest, tmp_path: Path) -> None:
     g = clean_guest
     g.exec(["zpool", "create", "-O", "compression=off", "tank", "vdb"])
@@ -188,6 +189,7 @@ def test_attach_then_detach_plans_run(clean_guest: ZfsGuest, tmp_path: Path) -> 
     print(f"attach+detach on {g.flavour}: {time.monotonic() - t0:.1f} s")
 
 
+@pytest.mark.zfs_flavours("2.1", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
 def test_replace_grow_plan_runs_and_grows(clean_guest: ZfsGuest, tmp_path: Path) -> None:
     g = clean_guest
     g.exec(["zpool", "create", "-O", "compression=off", "tank", "mirror", "vdb", "vdc"])

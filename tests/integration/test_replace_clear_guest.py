@@ -32,6 +32,7 @@ def status(g: ZfsGuest, pool: str) -> str:
     return str(g.exec(["zpool", "status", pool]).stdout)
 
 
+@pytest.mark.zfs_flavours("2.1", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
 def test_replacing_one_faulted_member_leaves_the_other_faulted(clean_guest: ZfsGuest,
                                                                tmp_path: Path) -> None:
     g, pool = clean_guest, "rclear"
@@ -77,6 +78,7 @@ def test_replacing_one_faulted_member_leaves_the_other_faulted(clean_guest: ZfsG
     assert re.search(r"virtio-zfsvm-vdd\s+ONLINE", status(g, pool)), status(g, pool)
 
 
+@pytest.mark.zfs_flavours("2.3", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
 def test_the_spare_in_now_then_the_replace_then_the_spare_avail(clean_guest: ZfsGuest,
                                                                 tmp_path: Path) -> None:
     """Issue 26 item 4: an AVAIL spare and a failed member no spare has taken. The spare-in

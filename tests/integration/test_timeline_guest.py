@@ -36,6 +36,7 @@ def agree(r: Refresh, level: Severity) -> None:
         assert [m.value for m in v.metrics if m.name == "pool_health"] == [level.exit_code]
 
 
+@pytest.mark.zfs_flavours("2.1", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
 def test_a_pulled_disk_and_its_replacement_in_the_timeline(clean_guest: ZfsGuest) -> None:
     g = clean_guest
     g.exec("zpool events -c")

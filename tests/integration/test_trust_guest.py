@@ -48,6 +48,7 @@ def _status(g: ZfsGuest) -> str:
     return str(g.exec(["zpool", "status", "-P", "tank"]).stdout)
 
 
+@pytest.mark.zfs_flavours("2.1", why="the console's own lock, audit and ssh socket: no OpenZFS output decides it")
 def test_two_consoles_one_mirror_the_second_is_told_who_holds_the_pool(
         clean_guest: ZfsGuest, tmp_path: Path) -> None:
     from zconsole.hosts.base import Result
@@ -112,6 +113,7 @@ time.sleep(600)
 """
 
 
+@pytest.mark.zfs_flavours("2.3", why="the console's own lock, audit and ssh socket: no OpenZFS output decides it")
 def test_a_killed_console_frees_the_pool(clean_guest: ZfsGuest) -> None:
     from zconsole.services.ops.engine.pool_lock import lock_paths
 
@@ -131,6 +133,7 @@ def test_a_killed_console_frees_the_pool(clean_guest: ZfsGuest) -> None:
     assert waited.returncode == 0
 
 
+@pytest.mark.zfs_flavours("2.1", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
 def test_a_disk_used_after_the_preview_is_refused_before_any_write(
         clean_guest: ZfsGuest, tmp_path: Path) -> None:
     from zconsole.services.ops.zfs.replace import build_replace
@@ -152,6 +155,7 @@ def test_a_disk_used_after_the_preview_is_refused_before_any_write(
         g.exec(["zpool", "destroy", "other"], check=False)
 
 
+@pytest.mark.zfs_flavours("2.3", why="the console's own lock, audit and ssh socket: no OpenZFS output decides it")
 def test_the_intent_record_precedes_the_write(clean_guest: ZfsGuest, tmp_path: Path) -> None:
     from zconsole.services.ops.zfs.attach import build_attach
     from zconsole.services.read.collect import collect
@@ -170,6 +174,7 @@ def test_the_intent_record_precedes_the_write(clean_guest: ZfsGuest, tmp_path: P
     assert events[c]["exit_code"] == 0
 
 
+@pytest.mark.zfs_flavours("2.1", why="the console's own lock, audit and ssh socket: no OpenZFS output decides it")
 def test_the_ssh_control_socket_is_in_a_private_directory(clean_guest: ZfsGuest) -> None:
     from zconsole.hosts.ssh import control_dir
 

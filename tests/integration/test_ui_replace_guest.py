@@ -160,6 +160,7 @@ def timed(label: str, t0: float) -> None:
 # --------------------------------------------------------- 1. a mirror, the same bay
 
 
+@pytest.mark.zfs_flavours("2.3", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
 async def test_same_bay_replace_of_a_faulted_mirror_member(clean_guest: ZfsGuest,
                                                            tmp_path: Path) -> None:
     """A 3-way mirror whose vdc went bad for real (overwritten while exported: 255 checksum
@@ -324,6 +325,7 @@ async def test_same_bay_replace_of_a_faulted_mirror_member(clean_guest: ZfsGuest
 # ----------------------------------------------------- 2. a raidz2 and its hot spare
 
 
+@pytest.mark.zfs_flavours("2.1", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
 async def test_same_bay_replace_with_a_spare_in_use(clean_guest: ZfsGuest,
                                                     tmp_path: Path) -> None:
     """A raidz2 with a hot spare: vdd is pulled for real (REMOVED at the next write) and the
