@@ -917,6 +917,14 @@ def build_zfs_modules(
         return _compile_zfs_modules(log, flavour, res, zroot, build_dir, mod_cache)
 
 
+# The Debian kernel is built with CONFIG_DEBUG_INFO, so kbuild compiles every object with -g;
+# the modules are stripped of it right after (strip --strip-debug), and BTF is skipped for
+# modules built out of tree (no vmlinux in the headers). `-g0` last on the command line
+# spares the compiler the DWARF: for zfs 2.3.2's `make -j2` on 2 cores, 202 s of CPU instead
+# of 258 (user + sys, /usr/bin/time, 2026-11-28; configure unchanged at 105 s).
+MODULE_KCFLAGS = "-g0"
+
+
 def module_cache_dir(res: Resolved) -> Path:
     return cache_root() / "modules" / f"{res.abi}_zfs-{res.zfs_deb_version}"
 
@@ -937,6 +945,7 @@ def _compile_zfs_modules(
     log.run(
         [
             *NICE,
+            "env", f"KCFLAGS={MODULE_KCFLAGS}",
             "./configure",
             "--disable-dependency-tracking",
             "--prefix=/usr",
@@ -950,7 +959,8 @@ def _compile_zfs_modules(
         f"configure done in {time.monotonic() - t0:.1f}s; make -j{os.cpu_count() or 2} (several minutes)"
     )
     t1 = time.monotonic()
-    log.run([*NICE, "make", f"-j{os.cpu_count() or 2}"], cwd=build_dir)
+    log.run([*NICE, "env", f"KCFLAGS={MODULE_KCFLAGS}", "make", f"-j{os.cpu_count() or 2}"],
+            cwd=build_dir)
     kos = sorted((build_dir / "module").rglob("*.ko"))
     names = {k.stem for k in kos}
     if not {"zfs", "spl"} <= names:
