@@ -350,10 +350,9 @@ def _stop(inst: Any, label: str) -> None:
         _timings.append(f"{label}: guest stop needed {how}")
 
 
-def _boot(request: pytest.FixtureRequest, flavour: str, kind: str) -> Iterator[ZfsGuest]:
-    tv = _wanted(request, flavour)
-    fl = tv.FLAVOURS[flavour]
-    inst = tv.Instance(fl, _run_dir(f"{kind}{fl.tag}"))
+def _start_or_unavailable(tv: ModuleType, fl: Any, inst: Any, flavour: str) -> None:
+    """Build (or find) the image and boot the guest, its seconds in the summary; a guest
+    that cannot be had is killed, its disks dropped, and its tests skipped or failed."""
     reason = ""
     try:
         t_build, ready = _build_and_start(tv, fl, inst)
@@ -367,9 +366,15 @@ def _boot(request: pytest.FixtureRequest, flavour: str, kind: str) -> Iterator[Z
         _drop_disks(inst)
         _unavailable(flavour, reason)
     _timings.append(
-        f"OpenZFS {flavour}: build/cache {t_build:.1f}s, boot-to-ssh {ready:.1f}s "
-        f"(run dir {inst.run_dir}, console {inst.console_log})"
-    )
+        f"{_guest_name(flavour).removesuffix(' guest')}: build/cache {t_build:.1f}s, "
+        f"boot-to-ssh {ready:.1f}s (run dir {inst.run_dir}, console {inst.console_log})")
+
+
+def _boot(request: pytest.FixtureRequest, flavour: str, kind: str) -> Iterator[ZfsGuest]:
+    tv = _wanted(request, flavour)
+    fl = tv.FLAVOURS[flavour]
+    inst = tv.Instance(fl, _run_dir(f"{kind}{fl.tag}"))
+    _start_or_unavailable(tv, fl, inst, flavour)
     try:
         yield ZfsGuest(flavour, inst)
     finally:
@@ -432,22 +437,7 @@ def host_guest(request: pytest.FixtureRequest) -> Iterator[HostGuest]:
         yield guest
         return
     inst = tv.HostInstance(fl, _run_dir("host"))
-    reason = ""
-    try:
-        t_build, ready = _build_and_start(tv, fl, inst)
-    except tv.BuildError as exc:
-        reason = f"build failed: {exc}"
-    except (tv.VMError, OSError, subprocess.SubprocessError) as exc:
-        reason = f"start failed: {exc} (run dir {inst.run_dir})"
-    if reason:
-        if inst.running():
-            inst.kill()
-        _drop_disks(inst)
-        _unavailable("host", reason)
-    _timings.append(
-        f"Debian 12 host: build/cache {t_build:.1f}s, boot-to-ssh {ready:.1f}s "
-        f"(run dir {inst.run_dir}, console {inst.console_log})"
-    )
+    _start_or_unavailable(tv, fl, inst, "host")
     try:
         yield HostGuest(inst, {})
     finally:
