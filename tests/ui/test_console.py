@@ -249,18 +249,26 @@ async def test_number_keys_switch_screens_and_keep_the_frame() -> None:
             assert header(app).badges == ("demo",)
 
 
-def test_screen_registry_repeats_each_screens_own_names() -> None:
-    """The registry repeats each screen's MODE, KEY and TITLE so that the app can start
-    without importing the screens it does not show first; the copies must be true."""
+def test_each_screen_takes_its_names_from_the_registry() -> None:
+    """The registry holds each screen's mode, key and title (the app starts without
+    importing the screens it does not show first); a screen class does not write them
+    again, it takes them from its entry when it is made. A screen outside the nine keeps
+    its own."""
     from pathlib import Path
 
     from zconsole.ui.screens import registry
+    from zconsole.ui.screens.base import ZScreen
+    from zconsole.ui.wizards.screen import WizardScreen
 
     for entry in registry.SCREENS:
         cls = entry.load()
         assert (cls.MODE, cls.KEY, cls.TITLE) == (entry.mode, entry.key, entry.title)
     packages = {p.parent.name for p in Path(registry.__file__).parent.glob("*/screen.py")}
     assert packages == {e.module.split(".")[0] for e in registry.SCREENS}
+    # a class that says nothing of its names gets them from the entry of its module and name
+    bare = type("FleetScreen", (ZScreen,), {"__module__": "zconsole.ui.screens.fleet.screen"})
+    assert (bare.MODE, bare.KEY, bare.TITLE) == ("fleet", "9", "Fleet")
+    assert (WizardScreen.MODE, WizardScreen.KEY, WizardScreen.TITLE) == ("", "", "Wizard")
 
 
 def test_only_the_first_screen_is_imported_before_the_first_frame() -> None:

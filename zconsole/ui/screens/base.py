@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from textual import events, on
 from textual.app import ComposeResult, SystemCommand
@@ -42,10 +42,19 @@ class ZScreen(Screen[None]):
     worker (`self.read(...)`, see `kit/reading.py`) and comes back through a message.
     """
 
-    # Mode name (also the palette entry "Screen: <TITLE>") and its key.
+    # Mode name (also the palette entry "Screen: <TITLE>") and its key: a screen of the
+    # registry takes them from its entry (`__init_subclass__`), never writes them again.
     MODE = ""
     TITLE = ""
     KEY = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        from zconsole.ui.screens.registry import entry_for
+
+        entry = entry_for(cls.__module__, cls.__name__)
+        if entry is not None:
+            cls.MODE, cls.KEY, cls.TITLE = entry.mode, entry.key, entry.title
 
     def __init__(self, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:

@@ -1,10 +1,10 @@
 """Every screen of the console, in key order (1..9). The app builds its modes from this.
 
 A screen's module is imported when its screen is first shown, not before the first frame:
-each entry names the module and class and repeats the class's MODE, KEY and TITLE (the
-tab strip, the bindings and the palette need them at start-up).
-`tests/ui/test_console.py::test_screen_registry_repeats_each_screens_own_names` keeps the
-copies true.
+each entry names the module and class, and holds the screen's mode, key and title (the tab
+strip, the bindings and the palette need them at start-up). The screen classes do not
+repeat them: `ZScreen` takes its `MODE`, `KEY` and `TITLE` from its entry here
+(`entry_for`) when the class is made.
 """
 
 from __future__ import annotations
@@ -49,3 +49,10 @@ SCREENS: tuple[ScreenEntry, ...] = (
     ScreenEntry("advice", "8", "Advice", "advice.screen", "AdviceScreen"),
     ScreenEntry("fleet", "9", "Fleet", "fleet.screen", "FleetScreen"),
 )
+
+
+def entry_for(module: str, cls: str) -> ScreenEntry | None:
+    """The entry of the screen class `cls` of the module `module` (its `__module__`), or
+    None for a screen that is not one of the nine (the wizard)."""
+    return next((e for e in SCREENS
+                 if e.cls == cls and f"zconsole.ui.screens.{e.module}" == module), None)

@@ -54,10 +54,6 @@ def judge(host: Host, reading: HostReading, store: MuteStore
 
 
 class AdviceScreen(ZScreen):
-    MODE = "advice"
-    TITLE = "Advice"
-    KEY = "8"
-
     class Loaded(PartLoaded[tuple[list[Advice], tuple[Mute, ...], str]]):
         """The advice was judged."""
 

@@ -13,10 +13,6 @@ from zconsole.ui.state import ViewState
 
 
 class ArcScreen(ZScreen):
-    MODE = "arc"
-    TITLE = "ARC"
-    KEY = "4"
-
     def __init__(self) -> None:
         super().__init__()
         self.report: ArcReport | None = None

@@ -80,9 +80,6 @@ def progress_bar(done: int, total: int, width: int = 12) -> str:
 
 
 class DatasetsScreen(ZScreen):
-    MODE = "datasets"
-    TITLE = "Datasets"
-    KEY = "3"
     AUTO_FOCUS = "#ds-tree"
 
     BINDINGS = [

@@ -246,9 +246,6 @@ class DisksView(Vertical):
 
 
 class DisksScreen(ZScreen):
-    MODE = "disks"
-    TITLE = "Disks"
-    KEY = "2"
     AUTO_FOCUS = "#disks-table"
 
     BINDINGS = [

@@ -36,10 +36,6 @@ class FleetTable(LevelTable):
 
 
 class FleetScreen(ZScreen):
-    MODE = "fleet"
-    TITLE = "Fleet"
-    KEY = "9"
-
     BINDINGS = [Binding("enter", "show_host", "Show host")]
 
     DEFAULT_CSS = """

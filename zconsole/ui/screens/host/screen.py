@@ -102,10 +102,6 @@ def boot_panel(host: Host, applied: AppliedBootFix | None = None, *, fixes: bool
 
 
 class HostScreen(ZScreen):
-    MODE = "host"
-    TITLE = "Host"
-    KEY = "6"
-
     BINDINGS = [
         Binding("f", "fix", "Fix"),
         Binding("u", "undo_fix", "Undo fix"),

@@ -21,10 +21,6 @@ GROUP = "network"
 
 
 class NetworkScreen(ZScreen):
-    MODE = "network"
-    TITLE = "Network"
-    KEY = "5"
-
     class Loaded(PartLoaded[NetworkView]):
         """The network was read."""
 

@@ -41,10 +41,6 @@ WIZARD_KEYS: tuple[tuple[str, str, str], ...] = (
 )
 
 class PoolsScreen(ZScreen):
-    MODE = "pools"
-    TITLE = "Pools"
-    KEY = "1"
-
     DEFAULT_CSS = """
     PoolsScreen .legend {
         height: auto;

@@ -44,10 +44,6 @@ def _read(host: Host, audit_path: str | None, pools: tuple[Pool, ...]) -> Timeli
 
 
 class TimelineScreen(ZScreen):
-    MODE = "timeline"
-    TITLE = "Timeline"
-    KEY = "7"
-
     BINDINGS = [
         Binding("o", "cycle('pool')", "Pool"),
         Binding("v", "cycle('vdev')", "Vdev"),
