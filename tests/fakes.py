@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from zconsole.hosts.base import (
     DEFAULT_TIMEOUT,
+    CommandFailed,
     CommandNotFound,
     CommandTimedOut,
     Host,
@@ -76,6 +77,17 @@ class ProgramsFail(DelegatingHost):
             raise CommandNotFound(argv, self.label)
         return super().run(argv, timeout=timeout, check=check, stdin=stdin)
 
+
+
+class StatusFails(DelegatingHost):
+    """`zpool status` fails at once (exit 1, an I/O error); everything else is the inner
+    host's."""
+
+    def run(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, check: bool = True,
+            stdin: str | None = None) -> Result:
+        if tuple(argv[:2]) == ("zpool", "status"):
+            raise CommandFailed(Result(tuple(argv), 1, "", "internal error: I/O", 0.0))
+        return super().run(argv, timeout=timeout, check=check, stdin=stdin)
 
 class Clock:
     """A clock a test moves: `clock()` is the time, `clock.t` sets it, `clock.sleep(s)`

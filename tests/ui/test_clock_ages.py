@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
+from tests.fakes import StatusFails
 from tests.ui.conftest import FROZEN, settle
 from tests.ui.test_hostile_host import screen_text
-from tests.unit.test_clock_ages import StatusFails
 from zconsole.hosts.demo import DemoHost
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.kit.header import HeaderBar

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes import DelegatingHost
+from tests.fakes import DelegatingHost, StatusFails
 from zconsole.cli.commands.check import run_check
 from zconsole.cli.main import main
-from zconsole.hosts.base import DEFAULT_TIMEOUT, CommandFailed, Result
+from zconsole.hosts.base import DEFAULT_TIMEOUT, Result
 from zconsole.hosts.demo import DemoHost
 
 
@@ -56,14 +56,6 @@ def test_a_degraded_pool_says_its_devices(capsys: pytest.CaptureFixture[str]) ->
 def test_capacity_thresholds(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out = check(capsys, "--demo", "healthy", "--capacity-warn", "10", "--capacity-crit", "95")
     assert rc == 1 and "WARNING: tank is " in out and "% full" in out
-
-
-class StatusFails(DelegatingHost):
-    def run(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, check: bool = True,
-            stdin: str | None = None) -> Result:
-        if tuple(argv[:2]) == ("zpool", "status"):
-            raise CommandFailed(Result(tuple(argv), 1, "", "internal error: I/O", 0.0))
-        return super().run(argv, timeout=timeout, check=check, stdin=stdin)
 
 
 def test_an_unreadable_host_is_unknown_never_ok() -> None:

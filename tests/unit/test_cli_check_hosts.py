@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_cli_check import StatusFails
+from tests.fakes import StatusFails
 from zconsole.cli.commands.check import read_all
 from zconsole.cli.main import main
 from zconsole.hosts import factory, fleet

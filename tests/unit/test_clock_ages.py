@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.fakes import DelegatingHost
+from tests.fakes import DelegatingHost, StatusFails
 from zconsole.hosts import ssh
-from zconsole.hosts.base import DEFAULT_TIMEOUT, CommandFailed, Result
+from zconsole.hosts.base import Result
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.ssh import SshHost
 from zconsole.model.reading import Part
@@ -38,16 +38,6 @@ class Clocks:
 
     def mono(self) -> float:
         return MONO + self.elapsed
-
-
-class StatusFails(DelegatingHost):
-    """`zpool status` fails at once; everything else is the inner host's."""
-
-    def run(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, check: bool = True,
-            stdin: str | None = None) -> Result:
-        if tuple(argv[:2]) == ("zpool", "status"):
-            raise CommandFailed(Result(tuple(argv), 1, "", "internal error: I/O", 0.0))
-        return super().run(argv, timeout=timeout, check=check, stdin=stdin)
 
 
 def behind(clocks: Clocks) -> DemoHost:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_cli_check import StatusFails
+from tests.fakes import StatusFails
 from zconsole.cli.main import main
 from zconsole.hosts.demo import SCENARIOS, DemoHost
 from zconsole.hosts.silent import SilentHost

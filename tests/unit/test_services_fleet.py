@@ -57,7 +57,7 @@ def test_a_host_that_never_answered() -> None:
 
 
 def test_a_host_that_answers_with_an_error_is_unknown_but_answering() -> None:
-    from tests.unit.test_cli_check import StatusFails
+    from tests.fakes import StatusFails
 
     m = refreshed(Member.of("a", StatusFails(DemoHost("healthy", clock=lambda: T0))), T0)
     r = fleet_row(m, T0 + 5, 25)

@@ -155,20 +155,28 @@ def verdict_of(host: Host, args: argparse.Namespace, name: str | None = None) ->
     return v
 
 
-def run_check(host: Host, args: argparse.Namespace, out: TextIO) -> int:
-    from zconsole.cli.formats.json_out import as_json
-    from zconsole.cli.formats.nagios import nagios_text
+def say(said: Report | list[Report], args: argparse.Namespace, out: TextIO) -> None:
+    """One host's report or a fleet's, in the forms asked: the metrics file
+    (`--prometheus`), then the JSON (`--json`) or the plugin's text on `out`."""
+    from zconsole.cli.formats import json_out, nagios
 
-    v = verdict_of(host, args)
     if args.prometheus:
         from zconsole.cli.formats.prometheus import prometheus_text
         from zconsole.hosts.journal import write_atomically
 
-        write_atomically(args.prometheus, prometheus_text(v))
+        write_atomically(args.prometheus, prometheus_text(said))
     if args.json:
-        out.write(json.dumps(as_json(v), ensure_ascii=False, indent=2) + "\n")
+        doc = json_out.as_json(said) if isinstance(said, Report) else json_out.fleet_json(said)
+        out.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    elif isinstance(said, Report):
+        out.write(nagios.nagios_text(said))
     else:
-        out.write(nagios_text(v))
+        out.write(nagios.fleet_text(said))
+
+
+def run_check(host: Host, args: argparse.Namespace, out: TextIO) -> int:
+    v = verdict_of(host, args)
+    say(v, args, out)
     return v.status.exit_code
 
 
@@ -243,8 +251,6 @@ def read_all(entries: Sequence[HostEntry], check_one: Callable[[HostEntry], Repo
 def run_fleet(entries: Sequence[HostEntry], args: argparse.Namespace, out: TextIO) -> int:
     """`check --hosts`: every host read and judged by one monitor, in parallel with a bound;
     the exit code is the worst host's."""
-    from zconsole.cli.formats.json_out import fleet_json
-    from zconsole.cli.formats.nagios import fleet_text
     from zconsole.hosts import factory
     from zconsole.services.monitor.member import Member
 
@@ -261,15 +267,7 @@ def run_fleet(entries: Sequence[HostEntry], args: argparse.Namespace, out: TextI
     # (a second each, twice that for slow hosts), the host is not answering
     reports = read_all(entries, check_one, workers=args.workers,
                        deadline=2 * args.timeout + 5 + 2 * getattr(args, "sample", 0.0))
-    if args.prometheus:
-        from zconsole.cli.formats.prometheus import prometheus_text
-        from zconsole.hosts.journal import write_atomically
-
-        write_atomically(args.prometheus, prometheus_text(reports))
-    if args.json:
-        out.write(json.dumps(fleet_json(reports), ensure_ascii=False, indent=2) + "\n")
-    else:
-        out.write(fleet_text(reports))
+    say(reports, args, out)
     return Severity.worst(v.status for v in reports).exit_code
 
 
