@@ -65,8 +65,11 @@ def test_every_kind(host: DemoHost, kind: str, params: dict[str, str], ok: bool,
     assert evaluate(host, predicate(kind, "d", **params)) == (ok, detail)
 
 
-def test_missing_pool_is_unknown_not_absent(host: DemoHost) -> None:
-    out = Evaluator(host).check(predicate("vdev_absent", "d", pool="nopool", name="sdh"))
+@pytest.mark.parametrize("kind", ["vdev_absent", "vdev_errors", "pool_leftovers"])
+def test_missing_pool_is_unknown_not_absent(host: DemoHost, kind: str) -> None:
+    """Every ZFS predicate on a pool that is not imported is unknown, with the one sentence
+    (the replace-failed report and counters said `False, "nopool is not imported"`)."""
+    out = Evaluator(host).check(predicate(kind, "d", pool="nopool", name="sdh", counts="0/0/0"))
     assert (out.ok, out.unknown) == (False, True)
     assert out.detail == "pool nopool is not imported (zpool status does not list it)"
 

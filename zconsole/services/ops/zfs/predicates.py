@@ -136,7 +136,9 @@ def pool(ev: Evaluator, name: str) -> Pool | None:
     return next((p for p in pools(ev) if p.name == name), None)
 
 
-def _need_pool(ev: Evaluator, name: str) -> Pool:
+def need_pool(ev: Evaluator, name: str) -> Pool:
+    """The pool `name`, or ReadFailed: a pool that is not imported leaves every predicate on
+    it unknown, never false (nor true)."""
     found = pool(ev, name)
     if found is None:
         raise ReadFailed(f"pool {name} is not imported (zpool status does not list it)")
@@ -201,7 +203,7 @@ def find(ev: Evaluator, pool_: Pool, name: str) -> Vdev | None:
 
 @predicate_kind("vdev_present", "vdev_absent", "vdev_state")
 def _vdev(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
-    in_pool = _need_pool(ev, p.param("pool"))
+    in_pool = need_pool(ev, p.param("pool"))
     name = p.param("name")
     v = find(ev, in_pool, name)
     short = _norm(name)
@@ -230,7 +232,7 @@ def _vdev(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
 
 @predicate_kind("container_present", "container_absent")
 def _container(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
-    in_pool = _need_pool(ev, p.param("pool"))
+    in_pool = need_pool(ev, p.param("pool"))
     kind = p.param("type")
     found = [v for _, _, v in in_pool.walk() if v.type == kind]
     if found:
@@ -243,7 +245,7 @@ def _container(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
 
 @predicate_kind("no_scan")
 def _no_scan(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
-    in_pool = _need_pool(ev, p.param("pool"))
+    in_pool = need_pool(ev, p.param("pool"))
     running = running_scans(in_pool)
     if running:
         return False, f"{in_pool.name}: " + "; ".join(describe_scan(s) for s in running)

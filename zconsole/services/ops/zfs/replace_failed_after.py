@@ -25,7 +25,7 @@ from zconsole.services.health import replace as health
 from zconsole.services.ops.engine.predicates import Evaluator, predicate_kind
 from zconsole.services.ops.zfs.common import resilver_wait
 from zconsole.services.ops.zfs.predicates import find as find_vdev
-from zconsole.services.ops.zfs.predicates import pool as read_pool
+from zconsole.services.ops.zfs.predicates import need_pool
 
 AFTER_CHOICES = ("scrub", "clear-scrub", "clear-others-scrub", "none")
 CLEARS = ("clear-scrub", "clear-others-scrub")
@@ -170,9 +170,7 @@ def after_steps(
 @predicate_kind("vdev_errors")
 def _vdev_errors(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     name = p.param("pool")
-    found = read_pool(ev, name)
-    if found is None:
-        return False, f"{name} is not imported"
+    found = need_pool(ev, name)
     v = find_vdev(ev, found, p.param("name"))
     if v is None:
         return False, f"{p.param('name')} is not in {name}"
@@ -185,9 +183,7 @@ def _vdev_errors(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
 def _leftovers(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     """A report, not a gate: it holds whenever the pool can be read."""
     name = p.param("pool")
-    found = read_pool(ev, name)
-    if found is None:
-        return False, f"{name} is not imported"
+    found = need_pool(ev, name)
     wrong = health.leftovers(found)
     if not wrong:
         return True, f"{name} is ONLINE with no device errors"
