@@ -23,9 +23,15 @@ from zconsole.ui.wizards.screen import WizardScreen
 DROPIN = "/etc/ssh/sshd_config.d/50-hardening.conf"
 
 
-def offer(screen: HostScreen) -> str:
-    w = screen.query_one("#fix-ssh .fix-offer", Static)
+def panel_text(screen: HostScreen, panel: str, part: str) -> str:
+    """A line of a fix-it panel (`ssh`, `boot`; its `offer`, `verdict`) as shown, spaces
+    folded; "" while it is hidden."""
+    w = screen.query_one(f"#fix-{panel} .fix-{part}", Static)
     return " ".join(str(w.render()).split()) if w.display else ""
+
+
+def offer(screen: HostScreen) -> str:
+    return panel_text(screen, "ssh", "offer")
 
 
 async def back_to_host(app: ZConsoleApp, pilot: Any, screen: HostScreen) -> None:
@@ -137,8 +143,7 @@ async def test_a_fix_that_does_not_verify_is_rolled_back_on_screen(
 
 
 def boot_offer(screen: HostScreen) -> str:
-    w = screen.query_one("#fix-boot .fix-offer", Static)
-    return " ".join(str(w.render()).split()) if w.display else ""
+    return panel_text(screen, "boot", "offer")
 
 
 async def demo_reboot(app: ZConsoleApp, pilot: Any, screen: HostScreen) -> None:
@@ -194,8 +199,7 @@ async def test_boot_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
         assert d.verdict.kind == "boot-fix-proven", d.verdict
         assert d.verdict.message == ("wait-online took 120.4 s before the fix, 0.4 s this "
                                      "boot: fixed")
-        verdict = " ".join(str(screen.query_one("#fix-boot .fix-verdict", Static).render())
-                           .split())
+        verdict = panel_text(screen, "boot", "verdict")
         assert verdict == "✔ wait-online took 120.4 s before the fix, 0.4 s this boot: fixed"
 
         wz, preview, typed = await run_wizard(app, pilot, "u")
@@ -209,8 +213,7 @@ async def test_boot_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
         # the fix at once instead of after a 2-minute boot
         d = screen.diagnoses["boot"]
         assert d.verdict.kind == "boot-will-wait", d.verdict
-        verdict = " ".join(str(screen.query_one("#fix-boot .fix-verdict", Static).render())
-                           .split())
+        verdict = panel_text(screen, "boot", "verdict")
         assert verdict.endswith("The next boot will wait up to 2 min for eno2, a port with no "
                                 "cable that asks for DHCP"), verdict
         assert boot_offer(screen).startswith("▶ f: choose a fix, narrowest first")
@@ -379,8 +382,7 @@ async def test_ifupdown_after_the_netplan_fix_rehearsed_on_the_demo(tmp_path: Pa
         await demo_reboot(app, pilot, screen)
         d = screen.diagnoses["boot"]
         assert d.verdict.kind == "boot-ifupdown", d.verdict
-        verdict = " ".join(str(screen.query_one("#fix-boot .fix-verdict", Static).render())
-                           .split())
+        verdict = panel_text(screen, "boot", "verdict")
         assert verdict.endswith("Boot waits 67 s for networking.service: ifupdown's `ifup -a` "
                                 "asks DHCP for eno2 and gets no answer"), verdict
         assert d.findings[1].message == ("wait-online took 120.4 s before the fix, 0.4 s this "
