@@ -15,6 +15,7 @@ from tests.ui.test_host_screen import open_host
 from tests.ui.test_wizards import audit, body_text, confirm_all, until, wizard_app
 from zconsole.hosts.demo import DemoHost
 from zconsole.model.finding import Severity
+from zconsole.model.fixit import Diagnosis
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.screens.host.screen import HostScreen
 from zconsole.ui.wizards.phases.base import Phase
@@ -28,6 +29,16 @@ def panel_text(screen: HostScreen, panel: str, part: str) -> str:
     folded; "" while it is hidden."""
     w = screen.query_one(f"#fix-{panel} .fix-{part}", Static)
     return " ".join(str(w.render()).split()) if w.display else ""
+
+
+def shows_verdict(screen: HostScreen, panel: str, kind: str, ending: str) -> Diagnosis:
+    """The panel's diagnosis is of `kind`, and its verdict line, as shown, ends with
+    `ending`; the diagnosis, for more."""
+    d = screen.diagnoses[panel]
+    assert d.verdict.kind == kind, d.verdict
+    verdict = panel_text(screen, panel, "verdict")
+    assert verdict.endswith(ending), verdict
+    return d
 
 
 def offer(screen: HostScreen) -> str:
@@ -195,12 +206,10 @@ async def test_boot_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
                "applied on " in boot_offer(screen)
 
         await demo_reboot(app, pilot, screen)
-        d = screen.diagnoses["boot"]
-        assert d.verdict.kind == "boot-fix-proven", d.verdict
+        d = shows_verdict(screen, "boot", "boot-fix-proven",
+                          "✔ wait-online took 120.4 s before the fix, 0.4 s this boot: fixed")
         assert d.verdict.message == ("wait-online took 120.4 s before the fix, 0.4 s this "
                                      "boot: fixed")
-        verdict = panel_text(screen, "boot", "verdict")
-        assert verdict == "✔ wait-online took 120.4 s before the fix, 0.4 s this boot: fixed"
 
         wz, preview, typed = await run_wizard(app, pilot, "u")
         assert f"rm -f {hint}" in preview and "netplan generate" in preview
@@ -211,11 +220,8 @@ async def test_boot_fix_and_undo_rehearsed_on_the_demo(tmp_path: Path) -> None:
         await back_to_host(app, pilot, screen)
         # undone in a boot that did not wait: the panel says the next one will, and offers
         # the fix at once instead of after a 2-minute boot
-        d = screen.diagnoses["boot"]
-        assert d.verdict.kind == "boot-will-wait", d.verdict
-        verdict = panel_text(screen, "boot", "verdict")
-        assert verdict.endswith("The next boot will wait up to 2 min for eno2, a port with no "
-                                "cable that asks for DHCP"), verdict
+        shows_verdict(screen, "boot", "boot-will-wait", "The next boot will wait up to 2 min "
+                      "for eno2, a port with no cable that asks for DHCP")
         assert boot_offer(screen).startswith("▶ f: choose a fix, narrowest first")
         await demo_reboot(app, pilot, screen)
         assert screen.diagnoses["boot"].verdict.kind == "boot-wait-online"
@@ -380,11 +386,9 @@ async def test_ifupdown_after_the_netplan_fix_rehearsed_on_the_demo(tmp_path: Pa
         assert typed == ["optional"] and "✔ Done." in body_text(wz)
         await back_to_host(app, pilot, screen)
         await demo_reboot(app, pilot, screen)
-        d = screen.diagnoses["boot"]
-        assert d.verdict.kind == "boot-ifupdown", d.verdict
-        verdict = panel_text(screen, "boot", "verdict")
-        assert verdict.endswith("Boot waits 67 s for networking.service: ifupdown's `ifup -a` "
-                                "asks DHCP for eno2 and gets no answer"), verdict
+        d = shows_verdict(screen, "boot", "boot-ifupdown", "Boot waits 67 s for "
+                          "networking.service: ifupdown's `ifup -a` asks DHCP for eno2 and "
+                          "gets no answer")
         assert d.findings[1].message == ("wait-online took 120.4 s before the fix, 0.4 s this "
                                          "boot: fixed")
         assert boot_offer(screen).startswith("▶ f: choose a fix, narrowest first")
