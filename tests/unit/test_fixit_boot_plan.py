@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes import Clock
+from tests.verdicts import assert_verdict
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.demo.tools import PROGRAMS
 from zconsole.hosts.journal import AuditLog, PlanStore
@@ -500,14 +501,13 @@ def test_the_panel_judges_the_next_boot_from_what_is_set_now(tmp_path: Path, nam
                     f"({why})"], d.findings
     assert rig.runner(fix.undo_plan(plan, host=rig.host)).run(lambda _e: None).done
     after = diagnose_boot(read_boot(rig.host))
-    assert after.verdict.kind == "boot-will-wait" and after.verdict.severity is Severity.WARNING
-    assert after.verdict.message == ("The next boot will wait up to 2 min for eno2, a port "
-                                     "with no cable that asks for DHCP")
-    ev = "\n".join(after.verdict.evidence)
-    assert "this boot: The boot did not wait" in ev
-    assert "networkctl: eno2 ether no-carrier configuring" in ev
-    assert "wants network-online.target: offsite-backup.service" in ev
-    assert "wait-online's loaded command: /lib/systemd/systemd-networkd-wait-online" in ev
+    assert_verdict(after, "boot-will-wait", "The next boot will wait up to 2 min for eno2, a "
+                   "port with no cable that asks for DHCP",
+                   "this boot: The boot did not wait",
+                   "networkctl: eno2 ether no-carrier configuring",
+                   "wants network-online.target: offsite-backup.service",
+                   "wait-online's loaded command: /lib/systemd/systemd-networkd-wait-online",
+                   severity=Severity.WARNING)
     assert [f.title for f in after.fixes][0] == "Mark eno2 optional in netplan"
     assert after.verdict.factor == 120.0
     assert rig.reboot() == "hang"  # the demo's own reboot agrees: the judgement was right
@@ -584,17 +584,15 @@ def test_ifupdown_holds_the_boot_after_the_netplan_fix(tmp_path: Path) -> None:
     assert rig.reboot() == "quick"  # wait-online
     [a] = fix.applied_records(rig.store, rig.host.label)
     d = diagnose_boot(read_boot(rig.host), fix.as_applied(a))
-    assert d.verdict.kind == "boot-ifupdown", d.verdict
-    assert d.verdict.message == ("Boot waits 67 s for networking.service: ifupdown's `ifup -a` "
-                                 "asks DHCP for eno2 and gets no answer")
+    assert_verdict(d, "boot-ifupdown", "Boot waits 67 s for networking.service: ifupdown's "
+                   "`ifup -a` asks DHCP for eno2 and gets no answer",
+                   "systemd-analyze blame: 1min 6.689s networking.service",
+                   "dhclient[413]: DHCPDISCOVER on eno2 to 255.255.255.255 port 67 interval 8",
+                   "dhclient[413]: No DHCPOFFERS received.")
     assert d.findings[1].kind == "boot-fix-proven"  # wait-online's fix worked
     assert d.findings[1].message == ("wait-online took 120.4 s before the fix, 0.4 s this "
                                      "boot: fixed")
     assert [f.title for f in d.fixes] == ["Bring eno2 up on hotplug in ifupdown"]
-    ev = "\n".join(d.verdict.evidence)
-    assert "systemd-analyze blame: 1min 6.689s networking.service" in ev
-    assert "dhclient[413]: DHCPDISCOVER on eno2 to 255.255.255.255 port 67 interval 8" in ev
-    assert "dhclient[413]: No DHCPOFFERS received." in ev
     plan = fix.plan_for(rig.host, plan_id="1" * 32)
     assert not plan.blocked, plan.checks
     p = dict(plan.params)

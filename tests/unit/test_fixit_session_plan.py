@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.unit.test_fixit_boot_plan import Rig  # the demo host, its clock, one audit/store
+from tests.verdicts import assert_verdict
 from zconsole.hosts.demo.render import system as sysr
 from zconsole.hosts.demo.scenarios.slow_session import DROPIN, DROPIN_TEXT
 from zconsole.hosts.demo.tools import session as demo_session
@@ -149,12 +150,11 @@ def test_a_drop_in_of_the_packages_is_not_removed(tmp_path: Path) -> None:
 def test_a_frozen_logind_is_named_and_restarted(tmp_path: Path) -> None:
     rig = Rig(tmp_path, "frozen-logind")
     d = diagnose_ssh(read_ssh(rig.host))
-    assert d.verdict.kind == "ssh-logind" and d.verdict.severity is Severity.WARNING
-    assert d.verdict.message == ("Logins wait 121 s for systemd-logind, which did not answer "
-                                 "(pam_systemd: Connection timed out)")
-    ev = "\n".join(d.verdict.evidence)
-    assert "ps: systemd-logind pid 428 state Ts (stopped" in ev
-    assert "now: loginctl list-sessions failed after 25 s" in ev
+    assert_verdict(d, "ssh-logind", "Logins wait 121 s for systemd-logind, which did not "
+                   "answer (pam_systemd: Connection timed out)",
+                   "ps: systemd-logind pid 428 state Ts (stopped",
+                   "now: loginctl list-sessions failed after 25 s",
+                   severity=Severity.WARNING)
     assert [(f.title, f.plan) for f in d.fixes] == [
         ("Restart systemd-logind", "fix-session"),
         ("Drop pam_systemd from the SSH session (last resort: explained, not done)", "")]

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests.verdicts import assert_verdict
 from zconsole.hosts.base import DEFAULT_TIMEOUT, CommandFailed, HostError, PathNotFound, Result
 from zconsole.hosts.demo import SCENARIOS, DemoHost
 from zconsole.model.finding import Severity
@@ -339,14 +340,12 @@ def test_clean_boot_did_not_wait() -> None:
 
 def test_wait_online_hang_verdict_names_the_link() -> None:
     d = diagnose_boot(read.read_boot(FixtureHost("wait-online-hang")))
-    assert d.verdict.kind == "boot-wait-online"
-    assert d.verdict.message == ("Boot waits 2 min for lan1, a port with no cable that asks "
-                                 "for DHCP")
-    ev = "\n".join(d.verdict.evidence)
-    assert "networkctl: lan1 ether no-carrier configuring" in ev
-    assert "Timeout occurred while waiting for network connectivity." in ev
-    assert "enabled-runtime (netplan's generator enables it at every boot" in ev
-    assert "netplan get: ethernets.lan1: dhcp4: true" in ev
+    assert_verdict(d, "boot-wait-online",
+                   "Boot waits 2 min for lan1, a port with no cable that asks for DHCP",
+                   "networkctl: lan1 ether no-carrier configuring",
+                   "Timeout occurred while waiting for network connectivity.",
+                   "enabled-runtime (netplan's generator enables it at every boot",
+                   "netplan get: ethernets.lan1: dhcp4: true")
     assert [f.title for f in d.fixes] == [
         "Mark lan1 optional in netplan", "Wait only for br0 and br100", "Wait for any one link",
         "Mask wait-online (last resort)"]
@@ -358,13 +357,11 @@ def test_ifupdown_dhcp_hang_verdict_names_networking_and_the_port() -> None:
     cable): wait-online had nothing to wait for, networking.service took 66.7 s for
     dhclient; the verdict says so from blame and its journal, the fix is allow-hotplug."""
     d = diagnose_boot(read.read_boot(FixtureHost("ifupdown-dhcp-hang")))
-    assert d.verdict.kind == "boot-ifupdown"
-    assert d.verdict.message == ("Boot waits 67 s for networking.service: ifupdown's `ifup -a` "
-                                 "asks DHCP for lan1 and gets no answer")
-    ev = "\n".join(d.verdict.evidence)
-    assert "systemd-analyze blame: 1min 6.689s networking.service" in ev
-    assert "dhclient[413]: DHCPDISCOVER on lan1 to 255.255.255.255 port 67 interval 8" in ev
-    assert "No DHCPOFFERS received." in ev
+    assert_verdict(d, "boot-ifupdown", "Boot waits 67 s for networking.service: ifupdown's "
+                   "`ifup -a` asks DHCP for lan1 and gets no answer",
+                   "systemd-analyze blame: 1min 6.689s networking.service",
+                   "dhclient[413]: DHCPDISCOVER on lan1 to 255.255.255.255 port 67 interval 8",
+                   "No DHCPOFFERS received.")
     assert [f.title for f in d.fixes] == ["Bring lan1 up on hotplug in ifupdown"]
     assert d.fixes[0].plan == "fix-boot"
     assert d.unread == ()
