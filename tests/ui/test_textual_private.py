@@ -73,6 +73,14 @@ def params(fn: object) -> list[str]:
     return list(inspect.signature(fn).parameters)  # type: ignore[arg-type]
 
 
+def lru_cache_of(t: DataTable[Any], name: str, *methods: str) -> Any:
+    """The table's cache `name`, which must still have an LRUCache's `methods`."""
+    cache = getattr(t, name, None)
+    need(name, cache is not None and all(hasattr(cache, m) for m in methods),
+         "is gone or no longer an LRUCache")
+    return cache
+
+
 # -- DataTable -------------------------------------------------------------------------------
 @check("_render_cell")
 def _render_cell(app: Rig, t: DataTable[Any]) -> None:
@@ -88,9 +96,7 @@ def _render_cell(app: Rig, t: DataTable[Any]) -> None:
 @check("_cell_render_cache")
 def _cell_render_cache(app: Rig, t: DataTable[Any]) -> None:
     name = "_cell_render_cache"
-    cache = getattr(t, name, None)
-    need(name, all(hasattr(cache, m) for m in ("keys", "discard", "clear", "__getitem__")),
-         "is gone or no longer an LRUCache")
+    cache = lru_cache_of(t, name, "keys", "discard", "clear", "__getitem__")
     cache.clear()
     t._render_cell(0, 1, Style(), 6)
     row_key, column_key = t._row_locations.get_key(0), t._column_locations.get_key(1)
@@ -103,9 +109,7 @@ def _cell_render_cache(app: Rig, t: DataTable[Any]) -> None:
 @check("_row_render_cache")
 def _row_render_cache(app: Rig, t: DataTable[Any]) -> None:
     name = "_row_render_cache"
-    cache = getattr(t, name, None)
-    need(name, cache is not None and all(hasattr(cache, m) for m in ("keys", "discard")),
-         "is gone or no longer an LRUCache")
+    cache = lru_cache_of(t, name, "keys", "discard")
     keys = list(cache.keys())
     need(name, keys and all(isinstance(k, tuple) and isinstance(k[0], RowKey) for k in keys),
          f"is no longer keyed by the row's key first: {keys[:2]}")
@@ -114,9 +118,7 @@ def _row_render_cache(app: Rig, t: DataTable[Any]) -> None:
 @check("_row_renderable_cache")
 def _row_renderable_cache(app: Rig, t: DataTable[Any]) -> None:
     name = "_row_renderable_cache"
-    cache = getattr(t, name, None)
-    need(name, cache is not None and all(hasattr(cache, m) for m in ("keys", "discard")),
-         "is gone or no longer an LRUCache")
+    cache = lru_cache_of(t, name, "keys", "discard")
     t._get_row_renderables(2)
     need(name, (t._update_count, 2) in list(cache.keys()),
          f"is no longer keyed (update count, row index): {list(cache.keys())[:3]}")
@@ -124,9 +126,7 @@ def _row_renderable_cache(app: Rig, t: DataTable[Any]) -> None:
 
 @check("_line_cache")
 def _line_cache(app: Rig, t: DataTable[Any]) -> None:
-    cache = getattr(t, "_line_cache", None)
-    need("_line_cache", cache is not None and hasattr(cache, "clear") and hasattr(cache, "keys"),
-         "is gone or no longer an LRUCache")
+    lru_cache_of(t, "_line_cache", "clear", "keys")
 
 
 @check("_update_count")
