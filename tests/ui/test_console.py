@@ -271,29 +271,51 @@ def test_each_screen_takes_its_names_from_the_registry() -> None:
     assert (WizardScreen.MODE, WizardScreen.KEY, WizardScreen.TITLE) == ("", "", "Wizard")
 
 
-def test_only_the_first_screen_is_imported_before_the_first_frame() -> None:
-    """Start-up imports the first screen's module, not the others' (what is imported is
-    checked, not how long it takes)."""
-    import json
-    import subprocess
-    import sys
-
-    code = """
+# The console on the showcase demo in a fresh interpreter, up to a moment of its start (WAIT
+# calls `done()` then); the modules imported by then, sorted, on the last line.
+STARTED = """
 import json, sys
 from zconsole.hosts.demo import DemoHost
 from zconsole.ui.app import ZConsoleApp
 app = ZConsoleApp(DemoHost("showcase"), refresh_interval=3600)
 seen = []
 def done():
-    seen.extend(sorted(m for m in sys.modules if m.startswith("zconsole.ui.screens.")))
+    seen.extend(sorted(sys.modules))
     app.exit()
-app.call_after_refresh(done)
+WAIT
 app.run(headless=True, size=(120, 40))
 print(json.dumps(seen))
 """
+# the first full frame: the pools drawn from the first reading, their tables filled
+FULL_FRAME = """
+from zconsole.ui.screens.pools.pool_block import PoolBlock
+def check():
+    blocks = list(app.screen.query(PoolBlock)) if app.reading is not None else []
+    if blocks and all(b.table.row_count for b in blocks):
+        app.call_after_refresh(done)
+    else:
+        app.set_timer(0.005, check)
+app.call_later(check)
+"""
+
+
+def imported_by(wait: str) -> set[str]:
+    """What start-up imported up to the moment `wait` (code calling `done()` then)."""
+    import json
+    import subprocess
+    import sys
+
+    code = STARTED.replace("WAIT", wait)
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True, timeout=120).stdout
-    loaded = {m.split(".")[3] for m in json.loads(out.splitlines()[-1])}
+    return set(json.loads(out.splitlines()[-1]))
+
+
+def test_only_the_first_screen_is_imported_before_the_first_frame() -> None:
+    """Start-up imports the first screen's module, not the others' (what is imported is
+    checked, not how long it takes)."""
+    loaded = {m.split(".")[3] for m in imported_by("app.call_after_refresh(done)")
+              if m.startswith("zconsole.ui.screens.")}
     assert "pools" in loaded
     assert not loaded & {"disks", "datasets", "arc", "network", "host"}, loaded
 
@@ -304,33 +326,7 @@ def test_the_first_full_frame_imports_only_what_it_shows() -> None:
     as markup loads it), nor the human `zpool iostat` parser (zconsole reads `-H`), nor the
     Timeline's model (a quiet host's first reading has no state change to record). What is
     imported is checked, not how long it takes."""
-    import json
-    import subprocess
-    import sys
-
-    code = """
-import json, sys
-from zconsole.hosts.demo import DemoHost
-from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.screens.pools.pool_block import PoolBlock
-app = ZConsoleApp(DemoHost("showcase"), refresh_interval=3600)
-seen = []
-def check():
-    blocks = list(app.screen.query(PoolBlock)) if app.reading is not None else []
-    if blocks and all(b.table.row_count for b in blocks):
-        app.call_after_refresh(done)
-    else:
-        app.set_timer(0.005, check)
-def done():
-    seen.extend(sorted(sys.modules))
-    app.exit()
-app.call_later(check)
-app.run(headless=True, size=(120, 40))
-print(json.dumps(seen))
-"""
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                         text=True, timeout=120).stdout
-    loaded = set(json.loads(out.splitlines()[-1]))
+    loaded = imported_by(FULL_FRAME)
     assert "zconsole.ui.screens.pools.pool_block" in loaded
     assert not loaded & {"rich._emoji_codes", "zconsole.parsers.zpool_iostat_human",
                          "zconsole.model.timeline"}, loaded
