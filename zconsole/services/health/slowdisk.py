@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from zconsole.model.finding import Finding, Severity
@@ -56,8 +55,7 @@ KIND = "slow-disk"
 
 GROUP_TYPES = frozenset({"mirror", "raidz", "draid", "replacing", "spare"})
 
-@dataclass(frozen=True)
-class SlowDiskRule:
+class SlowDiskRule(NamedTuple):
     """When a leaf is slow: how much slower than its peers, for how long."""
 
     ratio: float = 3.0
