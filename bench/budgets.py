@@ -5,6 +5,14 @@
     python bench/budgets.py --quick      # fewer repeats and shorter CPU windows
     python bench/budgets.py --only cli,parse   # some figures (cli parse first_frame keys cpu)
 
+The figures are the interpreter's that runs this file, and every budget holds on each Python
+zconsole supports (3.10 and later; issue 28). For 3.10, a venv made the way `./dev` makes
+.venv, so that the bare interpreter it is compared with starts the same way (the editable
+install's import finder is in both):
+
+    python3.10 -m venv /tmp/venv310 && /tmp/venv310/bin/pip install -e .
+    /tmp/venv310/bin/python bench/budgets.py --only first_frame
+
 Each figure is a ratio against its floor measured in the same run on the same machine
 (a bare Textual app, a bare interpreter, json.loads of the same rows), or an absolute CPU
 figure where the issue sets one. CPU is process CPU time (user + system), not wall time, and
@@ -518,7 +526,7 @@ def main(argv: list[str] | None = None) -> int:
     res["verdicts"] = [{"figure": a, "budget": b, "measured": c, "ratio": d, "pass": ok}
                        for a, b, c, d, ok in rows]
     print(table(rows))
-    print(f"\nload average before/after: {res['load_before'][0]:.2f} / "
+    print(f"\nPython {res['python']}; load average before/after: {res['load_before'][0]:.2f} / "
           f"{res['load_after'][0]:.2f} on {res['cpus']} CPUs")
     suffix = "" if args.only is None else "-" + "-".join(only)
     out = args.out or RESULTS / f"{dt.date.today().isoformat()}-demo-budgets{suffix}.json"
