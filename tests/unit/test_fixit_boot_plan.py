@@ -13,20 +13,17 @@ from pathlib import Path
 import pytest
 
 from tests.fakes import Clock
+from tests.fixit_rig import T0, FixitRig
 from tests.verdicts import assert_verdict
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.demo.tools import PROGRAMS
-from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.finding import Severity
-from zconsole.model.plan import Plan, StepStatus
+from zconsole.model.plan import StepStatus
 from zconsole.model.reading import Part
 from zconsole.services.health.boot import NextBoot, diagnose_boot, next_boot
-from zconsole.services.ops.engine.runner import PlanRunner
 from zconsole.services.ops.fixit import boot as fix
-from zconsole.services.ops.fixit import common
 from zconsole.services.read.fixit import read_boot
 
-T0 = 1795302000.0
 PID = "fedcba9876543210fedcba9876543210"
 UNIT = "systemd-networkd-wait-online.service"
 DIR = f"/etc/systemd/system/{UNIT}.d"
@@ -35,22 +32,11 @@ INTERFACES = ("source /etc/network/interfaces.d/*\n\nauto lo\niface lo inet loop
               "auto eno2\niface eno2 inet dhcp\n")
 
 
-class Rig:
+class Rig(FixitRig):
     """The demo slow-boot host, its clock, and a runner factory over one audit log/store."""
 
     def __init__(self, tmp_path: Path, scenario: str = "slow-boot") -> None:
-        self.clock = Clock(T0)
-        self.host = DemoHost(scenario, "2.3", self.clock)
-        self.store = PlanStore(tmp_path / "plans")
-        self.audit = AuditLog(tmp_path / "audit.jsonl")
-
-    def runner(self, plan: Plan) -> PlanRunner:
-        return PlanRunner(self.host, plan, audit=self.audit, store=self.store,
-                          operator="alice", clock=self.clock, sleep=self.clock.sleep,
-                          postcheck_attempts=1, postcheck_delay=0.0)
-
-    def run(self, plan: Plan) -> common.FixRun:
-        return common.run_fix(plan, self.runner, lambda _e: None)
+        super().__init__(tmp_path, scenario)
 
     @property
     def system(self):  # type: ignore[no-untyped-def]

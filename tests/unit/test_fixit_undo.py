@@ -17,38 +17,26 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes import Clock
-from zconsole.hosts.demo import DemoHost
-from zconsole.hosts.journal import AuditLog, PlanStore
+from tests.fixit_rig import FixitRig
 from zconsole.model.plan import Plan
-from zconsole.services.ops.engine.runner import PlanRunner
 from zconsole.services.ops.fixit import common, ssh_auth
 from zconsole.services.ops.fixit import session as fix_session
 from zconsole.services.ops.fixit import ssh as fix
 
-T0 = 1795302000.0
 DROPIN = "/etc/ssh/sshd_config.d/50-hardening.conf"
 HARDENING = "PermitRootLogin no\nPasswordAuthentication no\n"
 
 
-class Rig:
+class Rig(FixitRig):
     def __init__(self, tmp_path: Path, scenario: str = "slow-ssh") -> None:
-        self.clock = Clock(T0)
-        self.host = DemoHost(scenario, "2.3", self.clock)
-        self.store = PlanStore(tmp_path / "plans")
-        self.audit = AuditLog(tmp_path / "audit.jsonl")
+        super().__init__(tmp_path, scenario)
 
     @property
     def files(self) -> dict[str, str]:
         return self.host.machine.files
 
-    def runner(self, plan: Plan) -> PlanRunner:
-        return PlanRunner(self.host, plan, audit=self.audit, store=self.store,
-                          operator="alice", clock=self.clock, sleep=self.clock.sleep,
-                          postcheck_attempts=1, postcheck_delay=0.0)
-
     def apply(self, plan: Plan) -> None:
-        run = fix.run_fix(plan, self.runner, lambda _e: None)
+        run = self.run(plan)
         assert run.applied and run.rollback is None, run.result.message
         self.clock.t += 60
 
