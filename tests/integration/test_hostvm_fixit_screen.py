@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from hostvm import faults
 from hostvm.guest import OPERATOR, HostGuest, ensure_operator, guest_now
-from textual.widgets import Static
 from vmguest import until
 
+from tests.ui.test_host_fixit import panel_text
 from tests.ui.test_wizards import body_text
 from zconsole.hosts.ssh import SshHost
 from zconsole.model.finding import Severity
@@ -43,13 +43,6 @@ def ssh_host(g: HostGuest) -> SshHost:
     return SshHost(f"root@{g.alias}", ssh_config=str(g.ssh_config))
 
 
-
-
-def panel_text(screen: HostScreen, panel: str, part: str) -> str:
-    w = screen.query_one(f"#fix-{panel} .fix-{part}", Static)
-    return " ".join(str(w.render()).split()) if w.display else ""
-
-
 def file_state(g: HostGuest, path: str) -> str:
     """The file byte for byte (base64) with its mode, owner and group."""
     return g.exec(f"stat -c '%a %U %G %s' {path} && base64 -w0 {path}").stdout
@@ -67,6 +60,19 @@ def console(g: HostGuest, tmp: Path, since: str) -> ZConsoleApp:
     app.wizard_poll_interval = 0.5  # type: ignore[attr-defined]
     app.fixit_since = since  # type: ignore[attr-defined]
     return app
+
+
+async def undo_restores(app: ZConsoleApp, pilot: Any, screen: HostScreen, g: HostGuest,
+                        path: str, before: str) -> None:
+    """`u` on the SSH panel that offers to restore `path`: the preview copies the backup
+    back, `undo` typed, done; the file is `before` again, byte for byte, mode and owner."""
+    assert panel_text(screen, "ssh", "offer").startswith(
+        f"▶ u: undo: restore {path} as it was on ")
+    wz, preview = await wizard(app, pilot, "u")
+    assert "cp -a /var/backups/zconsole-" in preview, preview
+    result = await confirm(wz, pilot, "undo")
+    assert "✔ Done." in result, result
+    assert file_state(g, path) == before
 
 
 async def open_host(app: ZConsoleApp, pilot: Any) -> HostScreen:
@@ -179,14 +185,7 @@ async def test_fix_ssh_through_the_host_screen(host_guest: HostGuest,
             assert d.verdict.severity is Severity.OK, d.verdict
             assert panel_text(screen, "ssh", "verdict").startswith("✔ No cause of slow "
                                                                    "logins found")
-            assert panel_text(screen, "ssh", "offer").startswith(
-                f"▶ u: undo: restore {dropin} as it was on ")
-
-            wz, preview = await wizard(app, pilot, "u")
-            assert "cp -a /var/backups/zconsole-" in preview, preview
-            result = await confirm(wz, pilot, "undo")
-            assert "✔ Done." in result, result
-            assert file_state(g, dropin) == before  # byte for byte, mode and owner
+            await undo_restores(app, pilot, screen, g, dropin, before)
             assert g.sshd_effective()["usedns"] == "yes"
             again = g.login_seconds(1)
 
@@ -268,14 +267,7 @@ async def test_slow_user_manager_fixed_through_the_host_screen(
             d = screen.diagnoses["ssh"]
             assert dropin not in d.verdict.message, d.verdict  # the cause is gone
             assert screen.fix_kind("ssh") is None  # nothing more to apply
-            assert panel_text(screen, "ssh", "offer").startswith(
-                f"▶ u: undo: restore {dropin} as it was on ")
-
-            wz, preview = await wizard(app, pilot, "u")
-            assert "cp -a /var/backups/zconsole-" in preview, preview
-            result = await confirm(wz, pilot, "undo")
-            assert "✔ Done." in result, result
-            assert file_state(g, dropin) == before  # byte for byte, mode and owner
+            await undo_restores(app, pilot, screen, g, dropin, before)
             assert dropin in fault.cause()["user@0 drop-ins"]
             again = first_login(g)
 
