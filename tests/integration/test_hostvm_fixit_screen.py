@@ -23,7 +23,7 @@ from hostvm import faults
 from hostvm.guest import OPERATOR, HostGuest, ensure_operator, guest_now
 from vmguest import until
 
-from tests.ui.test_host_fixit import panel_text
+from tests.ui.test_host_fixit import panel_text, shows_verdict
 from tests.ui.test_wizards import body_text
 from zconsole.hosts.ssh import SshHost
 from zconsole.model.finding import Severity
@@ -242,12 +242,11 @@ async def test_slow_user_manager_fixed_through_the_host_screen(
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await open_host(app, pilot)
-            d = screen.diagnoses["ssh"]
-            assert d.verdict.kind == "ssh-user-manager", d.verdict
-            verdict = panel_text(screen, "ssh", "verdict")
-            assert verdict.startswith(f"▲ The first login of {OPERATOR} waits "), verdict
-            assert verdict.endswith(f"for {unit} (the user's systemd manager): the drop-in "
-                                    f"{dropin}:3 runs `ExecStartPre=/bin/sleep 25`"), verdict
+            shows_verdict(screen, "ssh", "ssh-user-manager",
+                          f"for {unit} (the user's systemd manager): the drop-in {dropin}:3 "
+                          "runs `ExecStartPre=/bin/sleep 25`")
+            assert panel_text(screen, "ssh", "verdict").startswith(
+                f"▲ The first login of {OPERATOR} waits ")
             assert panel_text(screen, "ssh", "fixes").startswith(
                 f"1. Remove the drop-in {dropin}")
             assert "Drop pam_systemd from the SSH session (explained, not done)" in \

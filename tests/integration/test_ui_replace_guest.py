@@ -95,6 +95,17 @@ async def cursor_to(app: ZConsoleApp, pilot: Any, pool: str, key: str) -> None:
     raise AssertionError(f"no row {key} in {pool}: at {block.table.cursor_key}")
 
 
+async def wizard_on(app: ZConsoleApp, pilot: Any, pool: str, row: str, key: str
+                    ) -> WizardScreen:
+    """The cursor on `row` of `pool`'s table, `key` pressed: the wizard it opens."""
+    await cursor_to(app, pilot, pool, row)
+    await pilot.press(key)
+    await until(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard")
+    screen = app.screen
+    assert isinstance(screen, WizardScreen)
+    return screen
+
+
 async def asked(pilot: Any, screen: WizardScreen, key: str) -> None:
     await until(pilot, lambda: screen.phase is Phase.CHOOSE and screen.stage is not None
                 and screen.stage.key == key, f"the question {key!r}")
@@ -193,11 +204,7 @@ async def test_same_bay_replace_of_a_faulted_mirror_member(clean_guest: ZfsGuest
     app = console(g, state)
     async with app.run_test(size=(120, 40)) as pilot:
         await first_refresh(app, pilot)
-        await cursor_to(app, pilot, pool, f"{pool}:vdevs:mirror-0/{old}")
-        await pilot.press("r")
-        await until(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard")
-        screen = app.screen
-        assert isinstance(screen, WizardScreen)
+        screen = await wizard_on(app, pilot, pool, f"{pool}:vdevs:mirror-0/{old}", "r")
         assert screen.chosen["old"] == f"{pool}\t{old}"  # the cursor's disk, not asked again
         await asked(pilot, screen, "bay")
         assert screen.stage is not None
@@ -354,11 +361,8 @@ async def test_same_bay_replace_with_a_spare_in_use(clean_guest: ZfsGuest,
         await first_refresh(app, pilot)
         block = next(b for b in app.screen.query(PoolBlock) if b.pool_name == pool)
         key = next(str(k.value) for k in block.table.rows if str(k.value).endswith(f"/{old}"))
-        await cursor_to(app, pilot, pool, key)
-        await pilot.press("r")
-        await until(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard")
-        screen = app.screen
-        assert isinstance(screen, WizardScreen) and screen.chosen["old"] == f"{pool}\t{old}"
+        screen = await wizard_on(app, pilot, pool, key, "r")
+        assert screen.chosen["old"] == f"{pool}\t{old}"
         await asked(pilot, screen, "bay")
         screen.choose("same")
         await asked(pilot, screen, "spare")
@@ -420,11 +424,7 @@ async def test_raidz_expansion_through_the_attach_wizard(clean_guest: ZfsGuest,
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await first_refresh(app, pilot)
-            await cursor_to(app, pilot, pool, f"{pool}:vdevs:raidz1-0")
-            await pilot.press("a")
-            await until(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard")
-            screen = app.screen
-            assert isinstance(screen, WizardScreen)
+            screen = await wizard_on(app, pilot, pool, f"{pool}:vdevs:raidz1-0", "a")
             await asked(pilot, screen, "target")
             assert screen.stage is not None
             opt = next(o for o in screen.stage.options if "raidz1-0" in o.label)
