@@ -119,14 +119,9 @@ class DemoMeter:
 
 # As `zconsole --demo` starts (cli/main.py): the garbage collector held from before the
 # host and the app are imported until the first reading is drawn.
-FIRST_FRAME_ZCONSOLE = """
-import gc, sys, time
-t0 = time.perf_counter()
-gc.disable()
-from zconsole.hosts.demo import DemoHost
-from zconsole.ui.app import ZConsoleApp
-app = ZConsoleApp(DemoHost("showcase"), refresh_interval=3600, collector_held=True)
-
+# The first full frame: the pools drawn from the first reading, their tables filled. Code for
+# a child that has made `app` and defined `done()`; tests/ui/test_console.py waits for it too.
+FULL_FRAME_WAIT = """
 def check():
     from zconsole.ui.screens.pools.pool_block import PoolBlock
     blocks = list(app.screen.query(PoolBlock)) if app.reading is not None else []
@@ -135,11 +130,21 @@ def check():
     else:
         app.set_timer(0.005, check)
 
+app.call_later(check)
+"""
+
+FIRST_FRAME_ZCONSOLE = """
+import gc, sys, time
+t0 = time.perf_counter()
+gc.disable()
+from zconsole.hosts.demo import DemoHost
+from zconsole.ui.app import ZConsoleApp
+app = ZConsoleApp(DemoHost("showcase"), refresh_interval=3600, collector_held=True)
+
 def done():
     print(f"READY {time.perf_counter() - t0:.6f}", flush=True)
     app.exit()
-
-app.call_later(check)
+""" + FULL_FRAME_WAIT + """
 app.run(headless=True, size=(120, 40))
 """
 

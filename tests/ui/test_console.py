@@ -286,17 +286,6 @@ WAIT
 app.run(headless=True, size=(120, 40))
 print(json.dumps(seen))
 """
-# the first full frame: the pools drawn from the first reading, their tables filled
-FULL_FRAME = """
-from zconsole.ui.screens.pools.pool_block import PoolBlock
-def check():
-    blocks = list(app.screen.query(PoolBlock)) if app.reading is not None else []
-    if blocks and all(b.table.row_count for b in blocks):
-        app.call_after_refresh(done)
-    else:
-        app.set_timer(0.005, check)
-app.call_later(check)
-"""
 
 
 def imported_by(wait: str) -> set[str]:
@@ -326,7 +315,9 @@ def test_the_first_full_frame_imports_only_what_it_shows() -> None:
     as markup loads it), nor the human `zpool iostat` parser (zconsole reads `-H`), nor the
     Timeline's model (a quiet host's first reading has no state change to record). What is
     imported is checked, not how long it takes."""
-    loaded = imported_by(FULL_FRAME)
+    from bench.budgets import FULL_FRAME_WAIT  # the bench's first frame is the same moment
+
+    loaded = imported_by(FULL_FRAME_WAIT)
     assert "zconsole.ui.screens.pools.pool_block" in loaded
     assert not loaded & {"rich._emoji_codes", "zconsole.parsers.zpool_iostat_human",
                          "zconsole.model.timeline"}, loaded
