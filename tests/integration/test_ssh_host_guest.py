@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from conftest import ZfsGuest
 
 pytestmark = [pytest.mark.zfsvm,
-              pytest.mark.zfs_flavours("2.1", why="ssh and dropbear, the same on both guests: no zpool output is read")]
+              pytest.mark.zfs_flavours("2.3", why="ssh and dropbear, the same on both guests: no zpool output is read")]
 
 USER = "zcuser"
 UID = 1000

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from conftest import ZfsGuest
 
 pytestmark = [pytest.mark.zfsvm,
-              pytest.mark.zfs_flavours("2.1", why="the network read (ip -j, the links) has nothing of OpenZFS in it")]
+              pytest.mark.zfs_flavours("2.3", why="the network read (ip -j, the links) has nothing of OpenZFS in it")]
 
 DEVICES = ("zcbr100", "zcbr0.100", "zcbr0", "zcport0")
 
