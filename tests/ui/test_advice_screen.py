@@ -179,6 +179,8 @@ async def test_m_mutes_with_a_kept_reason_and_unmutes(
         kept = MuteStore(demo_state_dir() / "advice-mutes.json").load(str(app.host.label))
         assert [(m.kind, m.subject, m.reason) for m in kept] == [
             ("advice-scrub", "scratch", "scratch is rebuilt every month")]
+        # the monitor judges with it at once: Pools, Fleet, check and the metrics alike
+        assert app.current.mutes == kept and app.view_state().mutes == kept
         muted[0].focus()
         await pilot.press("m")
         for _ in range(200):
@@ -188,6 +190,22 @@ async def test_m_mutes_with_a_kept_reason_and_unmutes(
         assert headings(screen)[0] == "▲ WARNING  Worth fixing (9)"
         assert MuteStore(demo_state_dir() / "advice-mutes.json").load(
             str(app.host.label)) == ()
+        assert app.current.mutes == () and app.view_state().mutes == ()
+
+
+async def test_mutes_kept_before_the_start_are_read_with_the_first_refresh() -> None:
+    """The console judges with the host's mutes from its first reading on (the file `check`
+    reads too), not only after the Advice screen was opened."""
+    from zconsole.hosts.journal import MuteStore, demo_state_dir
+    from zconsole.model.advice import Mute
+
+    app = make_app("showcase")
+    mute = Mute("slow-disk", "sdx", "an SMR disk, replaced on Friday", 7.0)
+    MuteStore(demo_state_dir() / "advice-mutes.json").mute(str(app.host.label), mute)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert app.current.mutes == (mute,)
+        assert app.view_state().mutes == (mute,)
 
 
 async def test_x_runs_the_command_as_a_plan_and_the_advice_goes(tmp_path: Path) -> None:

@@ -86,3 +86,26 @@ def test_the_scenarios_cover_every_level_a_readable_host_can_have() -> None:
     seen = {s: fleet_row(sampled(s), T, 1e9).state for s in ("healthy", "showcase", "degraded")}
     assert seen == {"healthy": Severity.OK, "showcase": Severity.WARNING,
                     "degraded": Severity.CRITICAL}
+
+
+def test_a_muted_slow_disk_is_muted_on_every_face() -> None:
+    """The showcase's one slow disk, muted by the operator (Advice screen, `m`): check, the
+    metrics, the Fleet row and the Pools to-do level all leave it out, and all say OK; the
+    same session without the mute is WARNING on each."""
+    from zconsole.model.advice import Mute
+
+    m = sampled("showcase")
+    last = m.session.last
+    assert last is not None
+    [slow] = [f for f in last.findings if f.kind == "slow-disk"]
+    mutes = (Mute("slow-disk", slow.subject, "an SMR disk, replaced on Friday", T),)
+    for muted, want in (((), Severity.WARNING), (mutes, Severity.OK)):
+        v = judge(last.reading, slow=last.findings, estimates=last.scan_estimates,
+                  mutes=muted)
+        assert v.status is want
+        assert metrics(prometheus_text(v))[("zconsole_check_status", "")] == want.exit_code
+        m.mutes = muted
+        assert fleet_row(m, T, 1e9).state is want
+        levels = [pool_level(e, slow=last.findings, estimates=last.scan_estimates,
+                             mutes=muted) for e in last.reading.pools]
+        assert Severity.worst(levels) is want

@@ -41,6 +41,7 @@ from zconsole.ui.state import ViewState
 from zconsole.ui.themes import DEFAULT_THEME, load_themes
 
 if TYPE_CHECKING:
+    from zconsole.model.advice import Mute
     from zconsole.services.ops.engine.resume import Resumable
 
 
@@ -87,6 +88,8 @@ class ZConsoleApp(App[None]):
 
         result: Refresh
         member: Member | None = None
+        # the host's mutes as the refresh found them (None: not read)
+        mutes: tuple[Mute, ...] | None = None
 
     @dataclass
     class RefreshProgress(Message):
@@ -244,6 +247,7 @@ class ZConsoleApp(App[None]):
             scan_estimates=r.scan_estimates if r is not None else {},
             leaves=r.leaves if r is not None else {},
             forced=self.forced_refreshes,
+            mutes=self.current.mutes,
         )
 
     @property
@@ -417,7 +421,25 @@ class ZConsoleApp(App[None]):
                 self.post_message(self.RefreshFailed(f"{type(e).__name__}: {e}", m))
             return
         if not worker.is_cancelled:
-            self.post_message(self.RefreshDone(result, m))
+            self.post_message(self.RefreshDone(result, m, self._read_mutes(m, result)))
+
+    def _read_mutes(self, m: Member, result: Refresh) -> tuple[Mute, ...] | None:
+        """The host's mutes (the Advice screen's `m`; the file `check` reads), in the refresh
+        worker: the monitor judges them in for every face. None when unreadable (the Advice
+        screen says why)."""
+        from zconsole.hosts.journal import MUTES_FILE, MuteStore
+        from zconsole.ui.wizards.backend import journal_dir
+
+        try:
+            store = MuteStore(journal_dir(self, m.session.host) / MUTES_FILE)
+            return store.load(str(result.reading.host))
+        except (OSError, ValueError):
+            return None
+
+    def set_mutes(self, m: Member, mutes: tuple[Mute, ...]) -> None:
+        """The operator muted or unmuted a finding: every face judges with it from now."""
+        if mutes != m.mutes:
+            self.monitor.advise(m, m.advice, mutes)
 
     def on_zconsole_app_refresh_progress(self, message: RefreshProgress) -> None:
         m = message.member or self.current
@@ -431,6 +453,8 @@ class ZConsoleApp(App[None]):
 
     def on_zconsole_app_refresh_done(self, message: RefreshDone) -> None:
         m = message.member or self.current
+        if message.mutes is not None:
+            self.set_mutes(m, message.mutes)
         self.monitor.record(m, message.result)
         self._refresh_done(m)
 

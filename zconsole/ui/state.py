@@ -11,6 +11,7 @@ from zconsole.model.finding import Finding
 from zconsole.model.reading import HostReading
 
 if TYPE_CHECKING:
+    from zconsole.model.advice import Mute
     from zconsole.services.read.pools import LeafMetrics
     from zconsole.services.read.progress import ScanEstimate
     from zconsole.services.read.sampling import LeafKey, Sampler, SampleResult
@@ -41,3 +42,6 @@ class ViewState:
     leaves: Mapping[LeafKey, LeafMetrics] = field(default_factory=dict)
     forced: int = 0  # how many refreshes the operator asked for (ctrl+r / F5) so far
     mono: float = 0.0  # the console's monotonic clock when the state was handed out
+    # what the operator muted on this host (Advice screen, `m`): the monitor's, so that the
+    # Pools to-do line judges as Fleet, `check` and the metrics do
+    mutes: tuple[Mute, ...] = ()

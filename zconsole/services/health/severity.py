@@ -103,6 +103,12 @@ def mutable(kind: str) -> bool:
     return kind.startswith(MUTABLE)
 
 
+def muted_by(f: Finding, mutes: Sequence[Mute]) -> Mute | None:
+    """The operator's mute of this finding (a slow disk, advice), if any: kept apart from
+    the level by every face alike."""
+    return next((m for m in mutes if mutable(f.kind) and m.matches(f)), None)
+
+
 class Thresholds(NamedTuple):
     capacity_warn: int = CAPACITY_WARN
     capacity_crit: int = CAPACITY_CRIT
@@ -179,15 +185,17 @@ def tree_level(pool: Pool) -> Severity:
 
 def pool_level(entry: PoolEntry, *, slow: Iterable[Finding] = (),
                estimates: Mapping[str, Sequence[ScanEstimate]] | None = None,
-               thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Severity:
+               thresholds: Thresholds = DEFAULT_THRESHOLDS, mutes: Sequence[Mute] = ()
+               ) -> Severity:
     """One pool on the scale (what `judge_host(...).pool_level(name)` says of it, from the
-    pool alone): the Pools screen's to-do line. UNKNOWN when its status was not read."""
+    pool alone, the host's mutes kept apart as there): the Pools screen's to-do line.
+    UNKNOWN when its status was not read."""
     from zconsole.services.health.pools import judge_pool
 
     if entry.status is None:
         return U
     found = [*judge_pool(entry.status), *pool_extra(entry, slow, estimates or {}, thresholds)]
-    s = Severity.worst(level_of(f) for f in found)
+    s = Severity.worst(level_of(f) for f in found if muted_by(f, mutes) is None)
     return Severity.OK if s is N else s
 
 
@@ -210,7 +218,7 @@ def judge_host(reading: HostReading, *, slow: Iterable[Finding] = (),
     muted: list[tuple[Finding, Mute]] = []
     for f in found:
         f = dataclasses.replace(f, severity=level_of(f, advice_counts=advice_counts))
-        m = next((m for m in mutes if mutable(f.kind) and m.matches(f)), None)
+        m = muted_by(f, mutes)
         if m is not None:
             muted.append((f, m))
         else:

@@ -156,6 +156,8 @@ class AdviceScreen(ZScreen):
             self.notify(f"Could not keep it: {e}", severity="error", markup=False)
             return
         self.mutes = mutes
+        app = self.console_app
+        app.set_mutes(app.current, mutes)  # Pools, Fleet, check and the metrics judge with it
         self.run_worker(self.redraw(), group="advice-redraw", exclusive=True)
 
 

@@ -243,7 +243,8 @@ class PoolBlock(Vertical):
                                      self._shown.performance)
         estimates = state.scan_estimates.get(entry.name, ())
         todo = None
-        level = pool_level(entry, slow=state.findings, estimates=state.scan_estimates)
+        level = pool_level(entry, slow=state.findings, estimates=state.scan_estimates,
+                           mutes=state.mutes)
         if entry.status is not None:
             cands = replace_health.candidates(entry.status, state.findings)
             todo = replace_health.advice(entry.status, cands,
