@@ -1,6 +1,6 @@
-"""The advisor on real OpenZFS (both flavours, issue 16): each finding on a guest state set up
-for it, with its evidence checked against the CLI, and nothing else said on that state (no
-false alarms beside it). Needs ZCONSOLE_VM=1.
+"""The advisor on real OpenZFS (issue 16; the layout test on both flavours, the others on one
+each): each finding on a guest state set up for it, with its evidence checked against the CLI,
+and nothing else said on that state (no false alarms beside it). Needs ZCONSOLE_VM=1.
 
 How each state is made on the guest:
 - ashift below the physical sector: a fresh 512e disk (QEMU physical_block_size=4096) in a

@@ -1,4 +1,5 @@
-"""Smoke tests of the QEMU guest with real OpenZFS (both flavours).  Needs ZCONSOLE_VM=1."""
+"""Smoke tests of the QEMU guest with real OpenZFS (both flavours; the harness's own checks on
+one). Needs ZCONSOLE_VM=1."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 import pytest
+from vmguest import SAME_HARNESS
 
 if TYPE_CHECKING:
     from conftest import ZfsGuest
@@ -28,7 +30,7 @@ def test_arc_pinned(zfs_guest: ZfsGuest) -> None:
     assert out == "536870912"
 
 
-@pytest.mark.zfs_flavours("2.3", why="the test harness (tools/testvm), the same on both guests")
+@pytest.mark.zfs_flavours("2.3", why=SAME_HARNESS)
 def test_disks_by_id(zfs_guest: ZfsGuest) -> None:
     zfs_guest.exec(["test", "-b", "/dev/disk/by-id/virtio-zfsvm-vdb"])
     out = zfs_guest.exec(["lsblk", "-b", "-d", "-n", "-o", "NAME,SIZE,SERIAL"]).stdout
@@ -41,7 +43,7 @@ def test_disks_by_id(zfs_guest: ZfsGuest) -> None:
         assert sizes.get(name) == size, (name, out)
 
 
-@pytest.mark.zfs_flavours("2.1", why="the test harness (tools/testvm), the same on both guests")
+@pytest.mark.zfs_flavours("2.1", why=SAME_HARNESS)
 def test_exit_status_and_stdin(zfs_guest: ZfsGuest) -> None:
     proc = zfs_guest.exec("cat; echo err >&2; exit 7", check=False, input="hello\n")
     assert (proc.returncode, proc.stdout, proc.stderr) == (7, "hello\n", "err\n")
@@ -72,7 +74,7 @@ def test_mirror_pool(zfs_guest: ZfsGuest) -> None:
     assert zfs_guest.exec(["zpool", "list", "-H", "-o", "name"]).stdout == ""
 
 
-@pytest.mark.zfs_flavours("2.1", why="the test harness (tools/testvm), the same on both guests")
+@pytest.mark.zfs_flavours("2.1", why=SAME_HARNESS)
 def test_reset_clears_pools_and_labels(zfs_guest: ZfsGuest) -> None:
     zfs_guest.exec(["zpool", "create", "-f", "a", "vdb"])
     zfs_guest.exec(["zpool", "create", "-f", "b", "raidz", "vdc", "vdd", "vde"])
@@ -85,7 +87,7 @@ def test_reset_clears_pools_and_labels(zfs_guest: ZfsGuest) -> None:
     zfs_guest.reset()
 
 
-@pytest.mark.zfs_flavours("2.3", why="the test harness (tools/testvm), the same on both guests")
+@pytest.mark.zfs_flavours("2.3", why=SAME_HARNESS)
 def test_hot_unplug_and_reset_replugs(zfs_guest: ZfsGuest) -> None:
     zfs_guest.reset()
     link = "/dev/disk/by-id/virtio-zfsvm-vdd"

@@ -1,4 +1,5 @@
-"""Guards and plans against real OpenZFS in the QEMU guest (both flavours).  Needs ZCONSOLE_VM=1.
+"""Guards and plans against real OpenZFS in the QEMU guest (the guards on both flavours, each plan
+run on one). Needs ZCONSOLE_VM=1.
 
 The guest's disks: vdb vdc vdd vde = 1 GiB, vdf vdg = 2 GiB, by-id virtio-zfsvm-<name>.
 Every guard is checked on real disks AND against what real zpool answers for the same
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from vmguest import ONE_FLOW
 
 from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.plan import CheckLevel, Plan
@@ -166,7 +168,7 @@ def test_detach_guards_agree_with_zpool(clean_guest: ZfsGuest) -> None:
 # ------------------------------------------------------------------------------------ plans
 
 
-@pytest.mark.zfs_flavours("2.3", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
+@pytest.mark.zfs_flavours("2.3", why=ONE_FLOW)
 def test_attach_then_detach_plans_run(clean_guest: ZfsGuest, tmp_path: Path) -> None:
     g = clean_guest
     g.exec(["zpool", "create", "-O", "compression=off", "tank", "vdb"])
@@ -189,7 +191,7 @@ def test_attach_then_detach_plans_run(clean_guest: ZfsGuest, tmp_path: Path) -> 
     print(f"attach+detach on {g.flavour}: {time.monotonic() - t0:.1f} s")
 
 
-@pytest.mark.zfs_flavours("2.1", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
+@pytest.mark.zfs_flavours("2.1", why=ONE_FLOW)
 def test_replace_grow_plan_runs_and_grows(clean_guest: ZfsGuest, tmp_path: Path) -> None:
     g = clean_guest
     g.exec(["zpool", "create", "-O", "compression=off", "tank", "mirror", "vdb", "vdc"])

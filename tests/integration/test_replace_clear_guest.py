@@ -1,4 +1,4 @@
-"""Issue 26 item 1 against real OpenZFS (both flavours). Needs ZCONSOLE_VM=1.
+"""Issue 26 item 1 against real OpenZFS (one test on each flavour). Needs ZCONSOLE_VM=1.
 
 A 3-way mirror with two members faulted as zed would (`zpool offline -f`): the replace-failed
 plan of one (free bay, `--after clear-scrub`), run by the PlanRunner through the real ssh host,
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from test_plans_guest import inputs, random_data, run_plan, settle
+from vmguest import ONE_FLOW
 
 from zconsole.services.ops.engine.events import CheckResult
 from zconsole.services.ops.zfs import replace_failed as rf
@@ -32,7 +33,7 @@ def status(g: ZfsGuest, pool: str) -> str:
     return str(g.exec(["zpool", "status", pool]).stdout)
 
 
-@pytest.mark.zfs_flavours("2.1", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
+@pytest.mark.zfs_flavours("2.1", why=ONE_FLOW)
 def test_replacing_one_faulted_member_leaves_the_other_faulted(clean_guest: ZfsGuest,
                                                                tmp_path: Path) -> None:
     g, pool = clean_guest, "rclear"
@@ -78,7 +79,7 @@ def test_replacing_one_faulted_member_leaves_the_other_faulted(clean_guest: ZfsG
     assert re.search(r"virtio-zfsvm-vdd\s+ONLINE", status(g, pool)), status(g, pool)
 
 
-@pytest.mark.zfs_flavours("2.3", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
+@pytest.mark.zfs_flavours("2.3", why=ONE_FLOW)
 def test_the_spare_in_now_then_the_replace_then_the_spare_avail(clean_guest: ZfsGuest,
                                                                 tmp_path: Path) -> None:
     """Issue 26 item 4: an AVAIL spare and a failed member no spare has taken. The spare-in

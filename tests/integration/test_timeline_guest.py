@@ -1,15 +1,16 @@
-"""The Timeline on real OpenZFS (both flavours): a scripted incident, a disk pulled mid-write
-with QEMU's device_del and then replaced, appears in the timeline in the right order with ZFS's
-own times, and the summary line is right before and after the replace; `check`, the Fleet's
-judge and the Pools to-do level agree on each of the two states (CRITICAL, then OK). Needs
-ZCONSOLE_VM=1. Kept short: one small mirror, 32 MiB written (about 40 s a flavour, plus the
-guest's boot, measured with --durations)."""
+"""The Timeline on real OpenZFS (on 2.1; both flavours' event reads: test_timeline_hostile_guest):
+a scripted incident, a disk pulled mid-write with QEMU's device_del and then replaced, appears
+in the timeline in the right order with ZFS's own times, and the summary line is right before
+and after the replace; `check`, the Fleet's judge and the Pools to-do level agree on each of the
+two states (CRITICAL, then OK). Needs ZCONSOLE_VM=1. Kept short: one small mirror, 32 MiB
+written (about 40 s a flavour, plus the guest's boot, measured with --durations)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 import pytest
+from vmguest import ONE_FLOW
 
 from zconsole.model.finding import Severity
 from zconsole.model.timeline import Source
@@ -36,7 +37,7 @@ def agree(r: Refresh, level: Severity) -> None:
         assert [m.value for m in v.metrics if m.name == "pool_health"] == [level.exit_code]
 
 
-@pytest.mark.zfs_flavours("2.1", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
+@pytest.mark.zfs_flavours("2.1", why=ONE_FLOW)
 def test_a_pulled_disk_and_its_replacement_in_the_timeline(clean_guest: ZfsGuest) -> None:
     g = clean_guest
     g.exec("zpool events -c")

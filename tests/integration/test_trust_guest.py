@@ -1,5 +1,6 @@
-"""Issue 'trust', items 5-8, against real OpenZFS in the QEMU guest (both flavours), over the
-guest's OpenSSH as a console on an operator's machine would reach it.
+"""Issue 'trust', items 5-8, against real OpenZFS in the QEMU guest (each test on one flavour: none
+reads what the versions print differently), over the guest's OpenSSH as a console on an
+operator's machine would reach it.
 
 5. a new disk used after the preview (a pool created on it meanwhile) is refused right before
    the write, nothing written;
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from vmguest import ONE_FLOW, SAME_LOCK
 
 if TYPE_CHECKING:
     from conftest import ZfsGuest
@@ -48,7 +50,7 @@ def _status(g: ZfsGuest) -> str:
     return str(g.exec(["zpool", "status", "-P", "tank"]).stdout)
 
 
-@pytest.mark.zfs_flavours("2.1", why="the console's own lock, audit and ssh socket: no OpenZFS output decides it")
+@pytest.mark.zfs_flavours("2.1", why=SAME_LOCK)
 def test_two_consoles_one_mirror_the_second_is_told_who_holds_the_pool(
         clean_guest: ZfsGuest, tmp_path: Path) -> None:
     from zconsole.hosts.base import Result
@@ -113,7 +115,7 @@ time.sleep(600)
 """
 
 
-@pytest.mark.zfs_flavours("2.3", why="the console's own lock, audit and ssh socket: no OpenZFS output decides it")
+@pytest.mark.zfs_flavours("2.3", why=SAME_LOCK)
 def test_a_killed_console_frees_the_pool(clean_guest: ZfsGuest) -> None:
     from zconsole.services.ops.engine.pool_lock import lock_paths
 
@@ -133,7 +135,7 @@ def test_a_killed_console_frees_the_pool(clean_guest: ZfsGuest) -> None:
     assert waited.returncode == 0
 
 
-@pytest.mark.zfs_flavours("2.1", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
+@pytest.mark.zfs_flavours("2.1", why=ONE_FLOW)
 def test_a_disk_used_after_the_preview_is_refused_before_any_write(
         clean_guest: ZfsGuest, tmp_path: Path) -> None:
     from zconsole.services.ops.zfs.replace import build_replace
@@ -155,7 +157,7 @@ def test_a_disk_used_after_the_preview_is_refused_before_any_write(
         g.exec(["zpool", "destroy", "other"], check=False)
 
 
-@pytest.mark.zfs_flavours("2.3", why="the console's own lock, audit and ssh socket: no OpenZFS output decides it")
+@pytest.mark.zfs_flavours("2.3", why=SAME_LOCK)
 def test_the_intent_record_precedes_the_write(clean_guest: ZfsGuest, tmp_path: Path) -> None:
     from zconsole.services.ops.zfs.attach import build_attach
     from zconsole.services.read.collect import collect
@@ -174,7 +176,7 @@ def test_the_intent_record_precedes_the_write(clean_guest: ZfsGuest, tmp_path: P
     assert events[c]["exit_code"] == 0
 
 
-@pytest.mark.zfs_flavours("2.1", why="the console's own lock, audit and ssh socket: no OpenZFS output decides it")
+@pytest.mark.zfs_flavours("2.1", why=SAME_LOCK)
 def test_the_ssh_control_socket_is_in_a_private_directory(clean_guest: ZfsGuest) -> None:
     from zconsole.hosts.ssh import control_dir
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from vmguest import SAME_SCREEN_READS
 
 if TYPE_CHECKING:
     from tests.integration.conftest import ZfsGuest
@@ -74,7 +75,7 @@ async def _wait(pilot: Any, cond: Callable[[], bool], what: str, seconds: float 
         await pilot.pause(0.05)
 
 
-@pytest.mark.zfs_flavours("2.3", why="a screen whose reads (zfs list, lsblk, ip) are the same on both versions: the 2.1 text and 2.3 JSON reads are proven by test_parsers_live")
+@pytest.mark.zfs_flavours("2.3", why=SAME_SCREEN_READS)
 async def test_datasets_screen_on_the_guest(clone_chain: ZfsGuest) -> None:
     from textual.widgets import Static
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from console_on_guest import open_screen
+from vmguest import SAME_SCREEN_READS
 
 from zconsole.model.reading import DiskState
 from zconsole.services.read.disks import build_rows
@@ -35,7 +36,7 @@ def guest_lsblk(guest: ZfsGuest) -> dict[str, tuple[int, str]]:
     return rows
 
 
-@pytest.mark.zfs_flavours("2.1", why="a screen whose reads (zfs list, lsblk, ip) are the same on both versions: the 2.1 text and 2.3 JSON reads are proven by test_parsers_live")
+@pytest.mark.zfs_flavours("2.1", why=SAME_SCREEN_READS)
 async def test_disks_screen_on_guest(clean_guest: ZfsGuest) -> None:
     guest = clean_guest
     guest.exec(["zpool", "create", "tank", "mirror", "vdb", "vdc"])

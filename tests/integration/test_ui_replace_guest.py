@@ -1,7 +1,8 @@
-"""Issue 12 on real OpenZFS (both guest flavours), through the screens: the on-site replace of a
-failed disk, with the operator's hands played by QEMU hot-plug (tools/testvm: `device_del` to
-pull a disk, `replug` to put it back, `insert_disk` for a fresh disk with a serial and a size
-the guest never saw), and the raidz expansion of the attach wizard (2.3; 2.1 says it cannot).
+"""Issue 12 on real OpenZFS (each same-bay replace on one flavour, the expansion on both), through
+the screens: the on-site replace of a failed disk, with the operator's hands played by QEMU hot-
+plug (tools/testvm: `device_del` to pull a disk, `replug` to put it back, `insert_disk` for a
+fresh disk with a serial and a size the guest never saw), and the raidz expansion of the attach
+wizard (2.3; 2.1 says it cannot).
 
 Pilot drives `ZConsoleApp(guest.host(), ...)` over the guest's SshHost as an operator would:
 the Pools screen, the cursor on the failed leaf, `r`, the answers, the typed serials. Every
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from textual.widgets import Static
-from vmguest import until
+from vmguest import ONE_FLOW, until
 
 from tests.ui.test_hostile_host import screen_text
 from tests.ui.test_wizards import body_text
@@ -171,7 +172,7 @@ def timed(label: str, t0: float) -> None:
 # --------------------------------------------------------- 1. a mirror, the same bay
 
 
-@pytest.mark.zfs_flavours("2.3", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
+@pytest.mark.zfs_flavours("2.3", why=ONE_FLOW)
 async def test_same_bay_replace_of_a_faulted_mirror_member(clean_guest: ZfsGuest,
                                                            tmp_path: Path) -> None:
     """A 3-way mirror whose vdc went bad for real (overwritten while exported: 255 checksum
@@ -332,7 +333,7 @@ async def test_same_bay_replace_of_a_faulted_mirror_member(clean_guest: ZfsGuest
 # ----------------------------------------------------- 2. a raidz2 and its hot spare
 
 
-@pytest.mark.zfs_flavours("2.1", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
+@pytest.mark.zfs_flavours("2.1", why=ONE_FLOW)
 async def test_same_bay_replace_with_a_spare_in_use(clean_guest: ZfsGuest,
                                                     tmp_path: Path) -> None:
     """A raidz2 with a hot spare: vdd is pulled for real (REMOVED at the next write) and the

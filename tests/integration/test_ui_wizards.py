@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from textual.widgets import Static
-from vmguest import until
+from vmguest import ONE_FLOW, until
 
 from tests.ui.test_wizards import shown
 from zconsole.ui.app import ZConsoleApp
@@ -39,7 +39,7 @@ def _text(screen: WizardScreen) -> str:
                      if (w.id or "").startswith("wz-") and shown(w))
 
 
-@pytest.mark.zfs_flavours("2.1", why="one flow of several: both flavours' reads are proven by test_parsers_live and test_capture_guest, and the flows are shared out between the two guests")
+@pytest.mark.zfs_flavours("2.1", why=ONE_FLOW)
 async def test_attach_wizard_on_the_guest(clean_guest: ZfsGuest, tmp_path: Path) -> None:
     g = clean_guest
     g.exec(["zpool", "create", "-f", POOL, "vdb"])
