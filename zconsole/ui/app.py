@@ -343,20 +343,9 @@ class ZConsoleApp(App[None]):
         self.post_message(self.ResumeFound(found, problems, m))
 
     def on_zconsole_app_resume_found(self, message: ResumeFound) -> None:
-        m = message.member or self.current
-        where = "this host" if len(self.members) == 1 else m.name
-        if message.found and self.read_only:
-            self.notify_plain(f"{len(message.found)} operation(s) in flight on {where} "
-                              "(started by zconsole). Start without --read-only to continue "
-                              "them.", title="In flight", severity="warning", timeout=15)
-            return
-        if message.found:
-            from zconsole.ui.wizards.resume import offer
+        from zconsole.ui.wizards.resume import announce
 
-            offer(self, message.found, message.problems, m, where)
-        elif message.problems:
-            self.notify_plain("; ".join(message.problems), title="Saved plans",
-                              severity="warning")
+        announce(self, message.found, message.problems, message.member or self.current)
 
     def notify_plain(self, message: str, *, title: str = "",
                      severity: SeverityLevel = "information", timeout: float | None = None
@@ -407,6 +396,8 @@ class ZConsoleApp(App[None]):
                         name=f"refresh {m.name}")
 
     def _collect(self, m: Member, force: bool = False) -> None:
+        from zconsole.ui.screens.advice.mute import read_mutes
+
         worker = get_current_worker()
 
         def early(result: Refresh) -> None:
@@ -421,20 +412,8 @@ class ZConsoleApp(App[None]):
                 self.post_message(self.RefreshFailed(f"{type(e).__name__}: {e}", m))
             return
         if not worker.is_cancelled:
-            self.post_message(self.RefreshDone(result, m, self._read_mutes(m, result)))
-
-    def _read_mutes(self, m: Member, result: Refresh) -> tuple[Mute, ...] | None:
-        """The host's mutes (the Advice screen's `m`; the file `check` reads), in the refresh
-        worker: the monitor judges them in for every face. None when unreadable (the Advice
-        screen says why)."""
-        from zconsole.hosts.journal import MUTES_FILE, MuteStore
-        from zconsole.ui.wizards.backend import journal_dir
-
-        try:
-            store = MuteStore(journal_dir(self, m.session.host) / MUTES_FILE)
-            return store.load(str(result.reading.host))
-        except (OSError, ValueError):
-            return None
+            self.post_message(self.RefreshDone(result, m, read_mutes(self, m.session.host,
+                                                                  str(result.reading.host))))
 
     def set_mutes(self, m: Member, mutes: tuple[Mute, ...]) -> None:
         """The operator muted or unmuted a finding: every face judges with it from now."""

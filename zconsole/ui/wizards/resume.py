@@ -119,3 +119,18 @@ def find(app: ZConsoleApp, host: Host | None = None) -> tuple[list[Resumable], l
     store = store_for(app, host)
     found = find_resumable(host, store)
     return found, list(store.problems)
+
+
+def announce(app: ZConsoleApp, found: list[Resumable], problems: list[str], m: Member) -> None:
+    """Plans left in flight on `m`'s host, found at start: offered to continue (or, with
+    --read-only, only named), and what could not be read said."""
+    where = "this host" if len(app.members) == 1 else m.name
+    if found and app.read_only:
+        app.notify_plain(f"{len(found)} operation(s) in flight on {where} (started by "
+                         "zconsole). Start without --read-only to continue them.",
+                         title="In flight", severity="warning", timeout=15)
+        return
+    if found:
+        offer(app, found, problems, m, where)
+    elif problems:
+        app.notify_plain("; ".join(problems), title="Saved plans", severity="warning")
