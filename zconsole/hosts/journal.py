@@ -349,10 +349,13 @@ class MuteStore:
                 if isinstance(v, list)}
 
     def load(self, host: str) -> tuple[Mute, ...]:
+        entries = self._read().get(host, [])
+        if not entries:  # most hosts: the model is not imported for nothing at the first frame
+            return ()
         from zconsole.model.advice import Mute
 
         out = []
-        for m in self._read().get(host, []):
+        for m in entries:
             try:
                 out.append(Mute(str(m["kind"]), str(m["subject"]), str(m["reason"]),
                                 float(str(m.get("at", 0)))))

@@ -396,7 +396,7 @@ class ZConsoleApp(App[None]):
                         name=f"refresh {m.name}")
 
     def _collect(self, m: Member, force: bool = False) -> None:
-        from zconsole.ui.screens.advice.mute import read_mutes
+        from zconsole.ui.journal import read_mutes
 
         worker = get_current_worker()
 

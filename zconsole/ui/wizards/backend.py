@@ -1,10 +1,7 @@
 """Where the wizard meets the runner (services.ops.engine.runner), and where its journal lives.
 (Plans come from the operation registry: `Flow.build` calls the kind's `wizard.plan`.)
 
-Runs on the operator's machine: the audit log and saved plans are in `state_dir()`
-(`$ZCONSOLE_STATE_DIR`, `$XDG_STATE_HOME/zconsole` or `~/.local/state/zconsole`). Rehearsals
-on the demo host keep theirs in `demo_state_dir()` (this run's own unless `--demo-state DIR`
-names a place), never mixed with real hosts' history.
+Where the journal lives (audit log, saved plans): `zconsole.ui.journal.journal_dir`.
 """
 
 from __future__ import annotations
@@ -14,20 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from zconsole.hosts.base import Host
 from zconsole.model.plan import Plan
+from zconsole.ui.journal import journal_dir
 
 if TYPE_CHECKING:
     from zconsole.ui.app import ZConsoleApp
     from zconsole.ui.wizards.screen import RunnerFactory
-
-
-def journal_dir(app: ZConsoleApp, host: Host | None = None) -> Path:
-    """Where the audit log and saved plans of `host` (default: the one on screen) live."""
-    from zconsole.hosts.journal import demo_state_dir, state_dir
-
-    explicit = getattr(app, "state_directory", None)
-    if explicit is not None:
-        return Path(explicit)
-    return demo_state_dir() if (host if host is not None else app.host).simulated else state_dir()
 
 
 def audit_path_for(app: ZConsoleApp) -> str:

@@ -3,21 +3,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from zconsole.model.advice import Advice, Mute
+from zconsole.model.advice import Advice
 from zconsole.ui.kit.footer import ZFooter
 from zconsole.ui.kit.text import plain
-
-if TYPE_CHECKING:
-    from zconsole.hosts.base import Host
-    from zconsole.ui.app import ZConsoleApp
 
 
 class MuteScreen(ModalScreen[str | None]):
@@ -62,16 +56,3 @@ class MuteScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
-
-
-def read_mutes(app: ZConsoleApp, host: Host, hostname: str) -> tuple[Mute, ...] | None:
-    """The host's mutes (the file `check` reads, as `m` keeps it), read in the refresh
-    worker so that the monitor judges them in for every face. None when unreadable (the
-    Advice screen says why)."""
-    from zconsole.hosts.journal import MUTES_FILE, MuteStore
-    from zconsole.ui.wizards.backend import journal_dir
-
-    try:
-        return MuteStore(journal_dir(app, host) / MUTES_FILE).load(hostname)
-    except (OSError, ValueError):
-        return None

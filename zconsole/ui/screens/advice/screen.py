@@ -29,7 +29,7 @@ from zconsole.ui.screens.advice.advice_panel import AdviceItem, AdvicePanel
 from zconsole.ui.screens.advice.mute import MuteScreen
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.state import ViewState
-from zconsole.ui.wizards.backend import journal_dir
+from zconsole.ui.journal import journal_dir
 
 GROUP = "advice"
 

@@ -1,0 +1,41 @@
+"""Where the console keeps a host's journal: the audit log, saved plans and mutes.
+
+On the operator's machine: `state_dir()` (`$ZCONSOLE_STATE_DIR`, `$XDG_STATE_HOME/zconsole`
+or `~/.local/state/zconsole`). Rehearsals on the demo host keep theirs in `demo_state_dir()`
+(this run's own unless `--demo-state DIR` names a place), never mixed with real hosts'
+history. A module of its own because the refresh worker reads the mutes from here at the
+first refresh: importing the wizards for it would put the whole operation registry on the
+first frame's path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from zconsole.hosts.base import Host
+    from zconsole.model.advice import Mute
+    from zconsole.ui.app import ZConsoleApp
+
+
+def journal_dir(app: ZConsoleApp, host: Host | None = None) -> Path:
+    """Where the audit log and saved plans of `host` (default: the one on screen) live."""
+    from zconsole.hosts.journal import demo_state_dir, state_dir
+
+    explicit = getattr(app, "state_directory", None)
+    if explicit is not None:
+        return Path(explicit)
+    return demo_state_dir() if (host if host is not None else app.host).simulated else state_dir()
+
+
+def read_mutes(app: ZConsoleApp, host: Host, hostname: str) -> tuple[Mute, ...] | None:
+    """The host's mutes (the file `check` reads, as `m` keeps it), read in the refresh
+    worker so that the monitor judges them in for every face. None when unreadable (the
+    Advice screen says why)."""
+    from zconsole.hosts.journal import MUTES_FILE, MuteStore
+
+    try:
+        return MuteStore(journal_dir(app, host) / MUTES_FILE).load(hostname)
+    except (OSError, ValueError):
+        return None
