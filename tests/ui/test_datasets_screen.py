@@ -442,3 +442,32 @@ def test_the_pool_root_is_not_counted_in_its_blast_radius() -> None:
     below = blast_radius(tree, "tank/a", "-r", {"tank/a": ()})
     assert below.kept == () and destroy_sentence(below) == (
         "zfs destroy -r tank/a would destroy 1 filesystem/volume and 0 snapshots.")
+
+
+async def test_unchanged_refreshes_keep_the_laid_out_rows(monkeypatch: Any) -> None:
+    """The tree's rows (500 snapshots of the opened dataset here) are laid out again only
+    when the dataset list or the opened listing is a new answer: a refresh that changed
+    nothing keeps the same row objects; a destroyed snapshot lays them out anew."""
+    import zconsole.ui.screens.datasets.screen as screen_module
+
+    built: list[int] = []
+    real = screen_module.build_rows
+
+    def counting(tree: Any, opened: Any) -> Any:
+        built.append(1)
+        return real(tree, opened)
+
+    monkeypatch.setattr(screen_module, "build_rows", counting)
+    app, host = wrapped_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(app, pilot)
+        table = await open_dataset(pilot, screen, "tank/proj/p01")
+        rows, count = table.rows[:], len(built)
+        for _ in range(2):
+            await refresh(app, pilot)
+        assert len(built) == count
+        assert all(a is b for a, b in zip(rows, table.rows, strict=True))
+        host.inner.run(["zfs", "destroy", "tank/proj/p01@auto-00001"])
+        await refresh(app, pilot)
+        assert len(built) > count
+        assert table.index_of("tank/proj/p01@auto-00001") is None

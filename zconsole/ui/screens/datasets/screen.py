@@ -42,7 +42,7 @@ from zconsole.ui.kit.reading import PartFailed, PartLoaded
 from zconsole.ui.kit.text import plain
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.datasets.radius_panel import Known, RadiusPanel, describe
-from zconsole.ui.screens.datasets.rows import OpenState, build_rows
+from zconsole.ui.screens.datasets.rows import OpenState, TreeRow, build_rows
 from zconsole.ui.screens.datasets.tree_table import TreeTable
 from zconsole.ui.state import ViewState
 
@@ -80,7 +80,7 @@ def progress_bar(done: int, total: int, width: int = 12) -> str:
 
 
 class DatasetsScreen(ZScreen):
-    AUTO_FOCUS = "#ds-tree"
+    MAIN = "#ds-tree"
 
     BINDINGS = [
         Binding("a", "scan", "Scan all snapshots"),
@@ -122,6 +122,7 @@ class DatasetsScreen(ZScreen):
         self.opened: OpenState | None = None
         self.loaded: dict[str, Listing] = {}  # this refresh's listings
         self._loaded_names: dict[str, tuple[str, ...]] = {}  # names of `loaded`
+        self._rows_of: tuple[DatasetTree, OpenState | None, list[TreeRow]] | None = None
         self.radius_names: dict[str, tuple[str, ...]] = {}  # this refresh, names only
         self.radius_errors: tuple[str, ...] = ()
         self.scan = ScanState()
@@ -225,7 +226,12 @@ class DatasetsScreen(ZScreen):
             return
         table = self.query_one(TreeTable)
         keep = table.current.key if table.current is not None else None
-        table.set_rows(build_rows(self.dtree, self.opened), self._host_now(), keep=keep)
+        if (self._rows_of is None or self._rows_of[0] is not self.dtree
+                or self._rows_of[1] is not self.opened):
+            # laid out again only for a new tree or listing (frozen, new when the answer
+            # changes): 10 000 snapshots cost ~100 ms a refresh (bench/budgets.py)
+            self._rows_of = (self.dtree, self.opened, build_rows(self.dtree, self.opened))
+        table.set_rows(self._rows_of[2], self._host_now(), keep=keep)
         self._update_status()
 
     def _now(self) -> float:
