@@ -64,6 +64,12 @@ class Choice:
     label: str
     detail: str = ""
     enabled: bool = True
+    reason: str = ""  # why it is refused, whole (Enter on the row shows it), when longer
+
+    @property
+    def why(self) -> str:
+        """The whole reason a refused option is refused: what Enter on it shows."""
+        return self.reason or self.detail
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -100,12 +106,11 @@ def disk_identity(d: Disk) -> str:
     return " · ".join(bits)
 
 
-def first_sentence(text: str, limit: int = 160) -> str:
-    """The first sentence of a guard's explanation, for a one-glance list (the plan preview
-    shows it whole)."""
+def first_sentence(text: str) -> str:
+    """The first sentence of a guard's explanation, whole (it wraps), for a one-glance
+    list; Enter on the row, and the plan preview, show all of it."""
     cut = text.find(". ")
-    out = text if cut < 0 else text[:cut + 1]
-    return out if len(out) <= limit else out[:limit - 1] + "…"
+    return text if cut < 0 else text[:cut + 1]
 
 
 def leaf_disk(reading: HostReading | None, leaf: Vdev) -> Disk | None:

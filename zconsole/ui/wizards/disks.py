@@ -168,14 +168,16 @@ def new_disk_choices(reading: HostReading | None, *, at_least: int | None,
             if blocking:
                 ranked.append(((3, -size), Choice(d.name, ident,
                                                   "✖ " + first_sentence(blocking[0].detail),
-                                                  enabled=False)))
+                                                  enabled=False,
+                                                  reason="✖ " + blocking[0].detail)))
                 continue
             force = [c for c in checks if c.needs_force]
             warn = [c for c in checks if not c.passed and c.level is CheckLevel.WARN]
             if force:
                 ranked.append(((2, waste), Choice(
                     d.name, ident,
-                    "▲ needs a second confirmation: " + first_sentence(force[0].detail))))
+                    "▲ needs a second confirmation: " + first_sentence(force[0].detail),
+                    reason="▲ needs a second confirmation: " + force[0].detail)))
                 continue
             detail = f"✔ clean · {where}"
             media = [c.detail.split(":", 1)[0] for c in warn if c.name == MEDIA]

@@ -80,9 +80,11 @@ class OperatorSteps(_Base):
         step = self.plan.steps[self.operator_step]
         helper_step = step.id if step.command is cmd else next(
             s.id for s in self.plan.steps if s.command is cmd)
-        self.run.log(f"identify: {cmd.display()} (reads only; the disk's LED blinks while "
-                     "it runs)")
+        started = (f"identify: {cmd.display()} (reads only; the disk's LED blinks while "
+                   "it runs)")
+        self.run.log(started)
         self._render_run()
+        self.query_one(RunPhase).operator_note(started)
         self._identify(helper_step, cmd)
 
     @work(thread=True, exit_on_error=False, group="wizard-identify")
@@ -102,3 +104,5 @@ class OperatorSteps(_Base):
     def on_wizard_screen_identify_ended(self, message: IdentifyEnded) -> None:
         self.run.log(message.text)
         self._render_run()
+        if self.operator_step is not None:  # said where `i` was pressed, too
+            self.query_one(RunPhase).operator_note(message.text)

@@ -24,6 +24,7 @@ from zconsole.model.reading import HostReading
 from zconsole.services import fmt
 from zconsole.ui.kit.levels import LEVEL_STYLE
 from zconsole.ui.kit.text import Hanging, Para, para, plain
+from zconsole.ui.wizards.argv import CommandText
 
 DISK_KINDS = ("attach", "detach", "replace", "replace-grow")
 
@@ -148,21 +149,29 @@ def steps_detail(plan: Plan, *, start_at: int = 0, short: ShortNames | None = No
     return Hanging(*items)
 
 
-def commands_text(plan: Plan, *, start_at: int = 0) -> Content:
-    """Every command exactly as it will run (Command.display), numbered by step."""
-    parts: list[Content] = []
+def commands_text(plan: Plan, *, start_at: int = 0) -> CommandText:
+    """Every command exactly as it will run, numbered by step; a command breaks only
+    between its arguments (argv.py)."""
+    parts: list[Content | Command] = []
     for i, step in enumerate(plan.steps):
         if step.command is None:
             continue
         mark = "(done) " if i < start_at else ""
         prefix = "# writes" if step.command.writes else "# reads only"
-        parts.append(plain(f"{prefix}, step {i + 1}: {mark}{step.command.purpose}\n", "dim"))
-        parts.append(plain(step.command.display() + "\n"))
+        parts.append(plain(f"{prefix}, step {i + 1}: {mark}{step.command.purpose}", "dim"))
+        parts.append(step.command)
         if step.command.diff:  # the file's change (host text: plain, never markup)
-            parts.append(plain(step.command.diff.rstrip("\n") + "\n", "dim"))
+            parts.append(plain(step.command.diff.rstrip("\n"), "dim"))
     if not parts:
-        parts.append(Content.styled("(this plan runs no command)\n", "dim"))
-    return Content.assemble(*parts).rstrip()
+        parts.append(Content.styled("(this plan runs no command)", "dim"))
+    return CommandText(parts)
+
+
+def copyable(plan: Plan, start_at: int = 0) -> list[tuple[int, Command]]:
+    """(step number, command) of each command still to run, in order: what `y` copies, one
+    at a time."""
+    return [(i + 1, s.command) for i, s in enumerate(plan.steps)
+            if s.command is not None and i >= start_at]
 
 
 def force_text(plan: Plan, names: Mapping[str, str] | None = None) -> Hanging:

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import ContentSwitcher, Static
@@ -47,17 +46,17 @@ from zconsole.ui.wizards.phases import (
 )
 from zconsole.ui.wizards.phases.base import PHASE_ACTIONS, PHASE_VIEW, Phase, PhaseBar
 from zconsole.ui.wizards.phases.run import RunnerFactory, RunnerLike
+from zconsole.ui.wizards.view import WizardView
 
 
-class WizardScreen(OperatorSteps, ZScreen):
+class WizardScreen(WizardView, OperatorSteps, ZScreen):
     """One wizard run. Build with a Flow (fresh wizard) or with `resume=` (a saved plan)."""
 
     TITLE = "Wizard"
 
     DEFAULT_CSS = """
-    WizardScreen .wz-message {
-        dock: bottom; height: auto; color: $health-warn; text-style: bold; background: $panel;
-    }
+    WizardScreen .wz-phases { dock: top; }
+    WizardScreen .wz-message { height: auto; color: $health-warn; text-style: bold; }
     """
 
     BINDINGS = [
@@ -69,6 +68,7 @@ class WizardScreen(OperatorSteps, ZScreen):
         Binding("f", "force", "Override (-f)"),
         Binding("o", "operator_done", "Done on site"),
         Binding("i", "identify", "Identify disk"),
+        Binding("y", "copy", "Copy command"),
     ]
 
     phase: reactive[Phase] = reactive(Phase.CHOOSE, always_update=True, init=False)
@@ -167,16 +167,6 @@ class WizardScreen(OperatorSteps, ZScreen):
         self.query_one(ContentSwitcher).current = PHASE_VIEW[phase]
         self.refresh_bindings()
 
-    def _message(self, text: str | Content = "") -> None:
-        w = self.query_one("#wz-message", Static)
-        w.update(plain(text) if isinstance(text, str) else text)
-        w.display = bool(text)
-
-    def _body_home(self) -> None:
-        body = self.query_one(".body")
-        body.scroll_home(animate=False)
-        body.focus()
-
     # -- bindings per phase ---------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action not in PHASE_ACTIONS:
@@ -185,6 +175,8 @@ class WizardScreen(OperatorSteps, ZScreen):
             return False
         if action == "proceed":
             return self.plan is not None and not self.plan.blocked
+        if action == "copy":
+            return self.plan is not None
         if action in ("operator_done", "identify"):
             return self.operator_step is not None and (
                 action == "operator_done" or self._identify_command() is not None)
@@ -254,11 +246,13 @@ class WizardScreen(OperatorSteps, ZScreen):
                                                names=self.run.names,
                                                resuming=self.resume_sentence)
         if self.plan.blocked:
-            self._message("Escape to go back. Nothing has been run.")
+            self._message("Escape to go back. Nothing has been run.", reveal=False)
         elif self.plan.needs_force and not self.force:
-            self._message("Enter: continue (a second confirmation follows) · Escape: back")
+            self._message("Enter: continue (a second confirmation follows) · Escape: back",
+                          reveal=False)
         else:
-            self._message("Read every command above. Enter: continue · Escape: back")
+            self._message("Read every command above. Enter: continue · y: copy a command · "
+                          "Escape: back", reveal=False)
         self._body_home()
 
     def action_proceed(self) -> None:
@@ -294,6 +288,7 @@ class WizardScreen(OperatorSteps, ZScreen):
         self.phase = Phase.CONFIRM
         self.query_one(ConfirmPhase).ask(self.plan, self.run.start_at, self.pending[0])
         self._message("")
+        self._reveal(self.query_one("#wz-input"))  # below a long command box at 80x24
 
     def on_confirm_phase_typed(self, message: ConfirmPhase.Typed) -> None:
         if self.phase is not Phase.CONFIRM or not self.pending:
@@ -322,7 +317,7 @@ class WizardScreen(OperatorSteps, ZScreen):
         self.run.failure = None
         self._enter_run()
         self._render_run()
-        self._message("Running. Escape stops watching; ZFS carries on.")
+        self._message("Running. Escape stops watching; ZFS carries on.", reveal=False)
         self.query_one(".body").focus()
         if self.runner is None:
             from zconsole.ui.wizards import backend
@@ -401,7 +396,7 @@ class WizardScreen(OperatorSteps, ZScreen):
         self.phase = Phase.RESULT
         self.query_one(ResultPhase).show(self.plan, self.run, done=status == "done",
                                          audit=self._audit_label())
-        self._message("Enter or Escape: close")
+        self._message("Enter or Escape: close", reveal=False)
         self.query_one(".body").scroll_home(animate=False)
 
     def _follow_up(self) -> bool:

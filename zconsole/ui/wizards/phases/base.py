@@ -35,7 +35,8 @@ PHASE_ACTIONS = {"back": (Phase.CHOOSE, Phase.BUILDING, Phase.PREVIEW, Phase.FOR
                           Phase.CONFIRM),
                  "stop_watching": (Phase.RUN,), "close": (Phase.RESULT,),
                  "proceed": (Phase.PREVIEW,), "force": (Phase.FORCE,),
-                 "operator_done": (Phase.RUN,), "identify": (Phase.RUN,)}
+                 "operator_done": (Phase.RUN,), "identify": (Phase.RUN,),
+                 "copy": (Phase.PREVIEW, Phase.FORCE, Phase.RUN, Phase.RESULT)}
 
 
 def phase_bar(phase: Phase, title: str, width: int) -> Text:

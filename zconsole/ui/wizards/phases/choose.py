@@ -1,5 +1,9 @@
-"""Choose: the flow's question and its options (disabled ones say why); while the plan is
-built, only a sentence saying so."""
+"""Choose: the flow's question and its options; while the plan is built, only a sentence
+saying so.
+
+A refused option is listed dim with its reason, wrapped (never cut), and takes the cursor like
+any other: Enter on it opens its whole reason in place and never selects it. The list is as
+tall as the room the screen gives it (`fit`), not a fixed height."""
 
 from __future__ import annotations
 
@@ -27,7 +31,6 @@ class ChoosePhase(PhaseView):
     }
     ChoosePhase .wz-options {
         height: auto;
-        max-height: 16;
         border: round $panel;
     }
     ChoosePhase .wz-options:focus {
@@ -61,10 +64,7 @@ class ChoosePhase(PhaseView):
         ol.display = True
         ol.clear_options()
         for i, c in enumerate(stage.options):
-            # the detail wraps under itself, not under the option's first column
-            prompt = Hanging(plain(c.label, "" if c.enabled else "dim"),
-                             *([para(c.detail, "   ", "dim")] if c.detail else []))
-            ol.add_option(Option(prompt, id=f"o{i}", disabled=not c.enabled))
+            ol.add_option(Option(_prompt(c), id=f"o{i}"))
         first = next((i for i, c in enumerate(stage.options) if c.enabled), None)
         first = next((i for i, c in enumerate(stage.options)
                       if c.enabled and stage.preselect and c.value == stage.preselect), first)
@@ -99,3 +99,30 @@ class ChoosePhase(PhaseView):
         choice = self.stage.options[event.option_index]
         if choice.enabled:
             self.post_message(self.Picked(choice))
+            return
+        # a refused option: its whole reason, in place; nothing is chosen
+        ol = self.options
+        ol.replace_option_prompt_at_index(event.option_index, _prompt(choice, whole=True))
+        self.call_after_refresh(ol.scroll_to_highlight)
+
+    def fit(self, room: int, width: int) -> None:
+        """The list as tall as `room` lines less the question (at least 5), the question
+        wrapped at `width` (worked out here: its laid-out height may be a stage old)."""
+        question = self.query_one("#wz-question", Static)
+        lines = (len(plain(self.stage.question).wrap(max(1, width)))
+                 if self.stage is not None else 1)
+        self.options.styles.max_height = max(5, room - lines - question.styles.padding.top)
+
+
+def _prompt(c: Choice, *, whole: bool = False) -> Hanging:
+    """An option: its label, and its detail wrapping under itself (not under the label's
+    first column); a refused one dim, with a hint that Enter opens its whole reason, or
+    (`whole`) that reason."""
+    if c.enabled:
+        return Hanging(plain(c.label), *([para(c.detail, "   ", "dim")] if c.detail else []))
+    if whole:
+        return Hanging(plain(c.label, "dim"), para(c.why, "   "),
+                       para("refused: this one cannot be chosen", "   ", "dim"))
+    hint = " (Enter: the whole reason)" if c.reason and c.reason != c.detail else ""
+    return Hanging(plain(c.label, "dim"),
+                   *([para(c.detail + hint, "   ", "dim")] if c.detail else []))

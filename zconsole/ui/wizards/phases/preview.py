@@ -29,6 +29,7 @@ class PreviewPhase(PhaseView):
         commands = self.query_one(CommandsBox)
         commands.update(render.commands_text(plan, start_at=start_at))
         commands.display = True
+        commands.border_subtitle = "y: copy a command"
         self.query_one("#wz-detail", Static).update(
             render.steps_detail(plan, start_at=start_at, short=short))
 

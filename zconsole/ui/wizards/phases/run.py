@@ -131,6 +131,7 @@ class RunLog:
 
 
 class RunPhase(PhaseView):
+    _asked: list[Content | Para] = []  # the on-site request shown
     DEFAULT_CSS = """
     RunPhase .wz-progress {
         height: 1;
@@ -182,6 +183,15 @@ class RunPhase(PhaseView):
         if identify:
             items.append(plain(f"Press i to identify the disk: steady reads make its activity "
                                f"LED blink ({identify}; reads only)."))
+        self._asked = items
+        self._show_operator(items)
+
+    def operator_note(self, text: str) -> None:
+        """What `i` did (started, finished), in the on-site box, under the request: the
+        operator reads it where they pressed the key, not below the fold."""
+        self._show_operator([*self._asked, plain(text, "dim")])
+
+    def _show_operator(self, items: list[Content | Para]) -> None:
         op = self.query_one("#wz-operator", Static)
         op.update(Hanging(*items))
         op.display = True

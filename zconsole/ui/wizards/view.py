@@ -1,0 +1,108 @@
+"""What the wizard screen keeps in view on a small terminal (issue 29), and its copy key.
+
+A mixin of `WizardScreen` (screen.py), like `OperatorSteps`. At 80x24 the wizard's body
+scrolls: the phase bar (title and steps) is docked at its top, so it never scrolls away; the
+newest message sits right under the phase (under the typed confirmation's field, under the
+choice list), and is scrolled into view with the focused field when it changes; the choice
+list is as tall as the room left (no fixed height).
+
+`y` copies one command of the plan as one shell line (`shlex.join` of its argv), the next
+one at each press, and says which it copied: the command box on screen may break a command
+between its arguments, the copy never does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import events
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Static
+
+from zconsole.model.hosttext import visible
+from zconsole.ui.kit.text import fit, plain
+from zconsole.ui.wizards import argv, render
+from zconsole.ui.wizards.phases import ChoosePhase
+from zconsole.ui.wizards.phases.base import Phase, PhaseBar
+
+if TYPE_CHECKING:
+    from zconsole.model.plan import Plan
+    from zconsole.ui.screens.base import ZScreen
+    from zconsole.ui.wizards.phases import RunLog
+
+    _Base = ZScreen
+else:
+    _Base = object
+
+
+class WizardView(_Base):
+    """The message under the phase, what is scrolled into view, and `y` (copy)."""
+
+    if TYPE_CHECKING:  # provided by WizardScreen
+        plan: Plan | None
+        run: RunLog
+        phase: Phase
+
+    _copy_next: tuple[object, int] = (None, 0)  # (the plan, the index `y` copies next)
+
+    def _message(self, text: str | Content = "", *, reveal: bool = True) -> None:
+        """The newest message, right under the phase; `reveal` scrolls it into view (with
+        the focused field above it), not when the phase has just been shown from its top."""
+        w = self.query_one("#wz-message", Static)
+        w.update(plain(text) if isinstance(text, str) else text)
+        w.display = bool(text)
+        if self.phase is Phase.CHOOSE:
+            self.call_after_refresh(self._fit_choices)
+        if text and reveal:
+            self._reveal(w)
+
+    def _reveal(self, *widgets: Widget) -> None:
+        """After the next layout: the focused widget, then each of `widgets`, into view."""
+
+        def scroll() -> None:
+            focused = self.focused
+            for w in (focused, *widgets):
+                if w is not None and w.display and w.is_attached:
+                    self.query_one(".body").scroll_to_widget(w, animate=False)
+
+        self.call_after_refresh(scroll)
+
+    def _body_home(self) -> None:
+        body = self.query_one(".body")
+        body.scroll_home(animate=False)
+        body.focus()
+
+    # -- the choice list uses the height there is ---------------------------------------------
+    def _fit_choices(self) -> None:
+        """The choice list as tall as the body less the bar, the question and the message."""
+        body = self.query_one(".body")
+        message = self.query_one("#wz-message")
+        area = body.scrollable_content_region
+        said = (message.get_content_height(area.size, area.size, area.width)
+                if message.display else 0)  # as it wraps now (its layout may be older)
+        room = area.height - self.query_one(PhaseBar).outer_size.height - said
+        self.query_one(ChoosePhase).fit(room, area.width)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._fit_choices)
+
+    # -- y: copy a command ----------------------------------------------------------------------
+    def action_copy(self) -> None:
+        if self.plan is None:
+            return
+        commands = render.copyable(self.plan, self.run.start_at)
+        if not commands:
+            self.app.notify("This plan runs no command: nothing to copy.", title="Copy",
+                            markup=False)
+            return
+        plan, index = self._copy_next
+        index = index % len(commands) if plan is self.plan else 0
+        step, command = commands[index]
+        text = argv.copy_text(command)
+        self.app.copy_to_clipboard(text)
+        self._copy_next = (self.plan, index + 1)
+        more = (f" · y again: step {commands[(index + 1) % len(commands)][0]}'s"
+                if len(commands) > 1 else "")
+        self.app.notify(f"Copied step {step}'s command as one shell line{more}:\n"
+                        f"{fit(visible(text), 300)}", title="Copy", markup=False)
