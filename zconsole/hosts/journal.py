@@ -65,6 +65,12 @@ def demo_state_named() -> bool:
     return bool(os.environ.get(DEMO_STATE_ENV, "").strip())
 
 
+def demo_state_made() -> bool:
+    """Whether this run's demo state exists yet (named, or made by a first write): before,
+    there is nothing in it to read."""
+    return demo_state_named() or bool(_run_demo_dir)
+
+
 def demo_state_dir() -> Path:
     """Where the demo host's audit log, plans and muted advice live (see the module doc)."""
     named = os.environ.get(DEMO_STATE_ENV, "").strip()

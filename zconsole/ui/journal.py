@@ -33,8 +33,11 @@ def read_mutes(app: ZConsoleApp, host: Host, hostname: str) -> tuple[Mute, ...] 
     """The host's mutes (the file `check` reads, as `m` keeps it), read in the refresh
     worker so that the monitor judges them in for every face. None when unreadable (the
     Advice screen says why)."""
-    from zconsole.hosts.journal import MUTES_FILE, MuteStore
+    from zconsole.hosts.journal import MUTES_FILE, MuteStore, demo_state_made
 
+    if (host.simulated and getattr(app, "state_directory", None) is None
+            and not demo_state_made()):
+        return ()  # this run's demo state is made at its first write: nothing muted yet
     try:
         return MuteStore(journal_dir(app, host) / MUTES_FILE).load(hostname)
     except (OSError, ValueError):
