@@ -8,7 +8,9 @@ which that conftest prints at the end of a one-process run, are handed over by e
 
 from __future__ import annotations
 
+import os
 import re
+import resource
 import time
 from pathlib import Path
 from typing import Any
@@ -47,6 +49,31 @@ _from_workers: dict[str, Any] = {"timings": [], "figures": [], "failures": {}, "
 _groups: dict[str, dict[str, float]] = {}
 _began = time.monotonic()
 _GROUP = re.compile(r"@([\w.-]+)$")
+# Where the CPU went (issue 33: on 2 cores the run is CPU-bound, so its wall time is about
+# the CPU it needs over two): each worker's own CPU and its children's (the QEMU guests it
+# started and stopped, ssh, the guest builds), by the groups it ran; and the machine's
+# busy share over the run from /proc/stat.
+_worker_groups: dict[str, int] = {}
+_worker_cpu: list[dict[str, Any]] = []
+_machine_at_start: tuple[float, float] | None = None
+
+
+def machine_cpu() -> tuple[float, float] | None:
+    """(busy, total) CPU seconds of the whole machine since boot, from /proc/stat."""
+    try:
+        fields = [float(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)  # idle + iowait
+    return (sum(fields) - idle) / tick, sum(fields) / tick
+
+
+def own_cpu() -> dict[str, float]:
+    """This process's CPU seconds and its reaped children's (user + system)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"self": me.ru_utime + me.ru_stime, "children": kids.ru_utime + kids.ru_stime}
 
 # Each xdist group's budget: the seconds after pytest began by which its last test should
 # have reported, on a 2-core machine without KVM, guests built cold (issue 33: `.ci/run` from
@@ -76,15 +103,24 @@ GROUP_BUDGETS = {
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    global _began
+    global _began, _machine_at_start
     _began = time.monotonic()
+    _machine_at_start = machine_cpu()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In an xdist worker: its CPU and the groups it ran, for the controller's table."""
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None:
+        out["zconsole_cpu"] = {"groups": dict(_worker_groups), **own_cpu()}
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if not hasattr(report, "node"):  # only the controller of a parallel run hears the workers
-        return
     m = _GROUP.search(report.nodeid)  # not a parameter's "@" (user@host)
     group = m.group(1) if m else "-"
+    if not hasattr(report, "node"):  # a worker (or a one-process run): count its groups
+        _worker_groups[group] = _worker_groups.get(group, 0) + (report.when == "call")
+        return
     now = time.monotonic() - _began
     g = _groups.setdefault(group, {"first": now - report.duration, "last": now, "busy": 0.0,
                                    "tests": 0.0})
@@ -96,6 +132,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
+    cpu = getattr(node, "workeroutput", {}).get("zconsole_cpu")
+    if cpu:
+        _worker_cpu.append({"worker": getattr(node, "gateway", None) and node.gateway.id,
+                            **cpu})
     got = getattr(node, "workeroutput", {}).get("zconsole_vm")
     if got:
         _from_workers["timings"].extend(got["timings"])
@@ -127,9 +167,33 @@ def group_table(terminalreporter: Any) -> None:
         terminalreporter.write_line(line, yellow=True, bold=True)
 
 
+def cpu_table(terminalreporter: Any) -> None:
+    """Where the CPU went: each worker's own and its children's (guests, builds, ssh), by
+    the groups it ran, and how busy the whole machine was over the run."""
+    terminalreporter.section("where the CPU went (CPU seconds; children: QEMU, builds, ssh)")
+    terminalreporter.write_line(f"{'worker':<8}{'self':>8}{'children':>10}  groups (tests)")
+    total = 0.0
+    for w in sorted(_worker_cpu, key=lambda w: -(w["self"] + w["children"])):
+        total += w["self"] + w["children"]
+        groups = ", ".join(f"{g} ({n})" for g, n in sorted(w["groups"].items(),
+                                                           key=lambda kv: -kv[1]))
+        terminalreporter.write_line(f"{str(w['worker']):<8}{w['self']:>8.0f}"
+                                    f"{w['children']:>10.0f}  {groups}")
+    now = machine_cpu()
+    if _machine_at_start is not None and now is not None:
+        busy, whole = now[0] - _machine_at_start[0], now[1] - _machine_at_start[1]
+        cores = os.cpu_count() or 1
+        terminalreporter.write_line(
+            f"workers and their children: {total:.0f} CPU s; the machine: {busy:.0f} of "
+            f"{whole:.0f} CPU s busy ({100 * busy / whole:.0f} % of {cores} cores) over "
+            f"{time.monotonic() - _began:.0f} s")
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     if _groups:
         group_table(terminalreporter)
+    if _worker_cpu:
+        cpu_table(terminalreporter)
     for line in _from_workers["one_flavour"]:
         terminalreporter.write_line(line)
     if _from_workers["timings"]:

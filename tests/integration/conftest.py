@@ -352,8 +352,27 @@ def _drop_disks(inst: Any) -> None:
     shutil.rmtree(inst.run_dir / "disks", ignore_errors=True)
 
 
+def guest_cpu(pid: int | None) -> tuple[float, float] | None:
+    """(CPU seconds, seconds alive) of a running QEMU, from /proc: what the guest cost the
+    machine (issue 33), printed when it stops."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    # after the command's ")": state is field 3, utime 14, stime 15, starttime 22
+    return (int(fields[11]) + int(fields[12])) / tick, uptime - int(fields[19]) / tick
+
+
 def _stop(inst: Any, label: str) -> None:
+    cost = guest_cpu(inst.pid())
     how = inst.stop()
+    if cost is not None:
+        _timings.append(f"{label}: guest used {cost[0]:.0f} CPU s in {cost[1]:.0f} s alive "
+                        f"(run dir {inst.run_dir})")
     if how != "poweroff":
         _timings.append(f"{label}: guest stop needed {how}")
 

@@ -45,3 +45,30 @@ def test_a_group_over_its_budget_is_named_loudly(monkeypatch: pytest.MonkeyPatch
     assert all(m.get("bold") for _, m in warnings)
     assert "over its budget of" in warnings[0][0]
     assert conftest.over_budget({"zfs2.3": groups["zfs2.3"]}) == []
+
+
+def test_the_cpu_table_names_each_worker_its_groups_and_the_machine(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the CPU went: each worker's own CPU and its children's (the guests it ran), the
+    groups it ran, and the machine's busy share over the run."""
+    monkeypatch.setattr(conftest, "_worker_cpu", [
+        {"worker": "gw0", "self": 120.4, "children": 10.0, "groups": {"-": 900}},
+        {"worker": "gw1", "self": 60.0, "children": 1500.6, "groups": {"zfs2.3": 42, "-": 3}},
+    ])
+    monkeypatch.setattr(conftest, "_machine_at_start", (1000.0, 2000.0))
+    monkeypatch.setattr(conftest, "machine_cpu", lambda: (4000.0, 5600.0))
+    rep = Reporter()
+    conftest.cpu_table(rep)
+    text = [line for line, _ in rep.lines]
+    rows = [line.split() for line in text[2:4]]
+    assert rows[0][:3] == ["gw1", "60", "1501"] and "zfs2.3 (42)," in text[2]
+    assert rows[1][:3] == ["gw0", "120", "10"] and text[3].endswith("- (900)")
+    assert "workers and their children: 1691 CPU s" in text[4]
+    assert "the machine: 3000 of 3600 CPU s busy (83 %" in text[4]
+
+
+def test_own_cpu_and_the_machine_are_read() -> None:
+    mine = conftest.own_cpu()
+    assert mine["self"] > 0 and mine["children"] >= 0
+    busy, whole = conftest.machine_cpu() or (0.0, 0.0)
+    assert 0 < busy <= whole
