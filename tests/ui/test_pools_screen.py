@@ -10,6 +10,7 @@ from tests.ui.conftest import make_app, settle
 from tests.ui.test_hostile_host import screen_text
 from zconsole.model.pool import Section
 from zconsole.ui.screens.pools.pool_block import PoolBlock
+from zconsole.ui.screens.pools.pools_view import PoolsView
 
 
 def expected_keys(pool: object) -> list[str]:
@@ -39,6 +40,11 @@ async def test_every_vdev_has_a_row_and_the_last_row_is_drawn(
     app = make_app(scenario)
     async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
+        # a big pool's healthy vdevs are folded (issue 29): every one unfolded, as enter does
+        view = app.screen.query_one(PoolsView)
+        view.toggled = {k for b in app.screen.query(PoolBlock) for k in b.table.folded}
+        view.redraw()
+        await pilot.pause()
         reading = app.reading
         assert reading is not None and reading.pool_status.value is not None
         pools = {p.name: p for p in reading.pool_status.value}

@@ -21,6 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from zconsole.services import fmt
+from zconsole.ui.kit.filter import ListFilter, open_filter, tree_keep
 from zconsole.ui.kit.text import fit, plain
 from zconsole.ui.screens.datasets.rows import TreeRow
 
@@ -124,6 +125,7 @@ class TreeTable(ScrollView, can_focus=True):
         Binding("enter", "activate('toggle')", "Open/close"),
         Binding("right", "activate('open')", "Open", show=False),
         Binding("left", "activate('close')", "Close", show=False),
+        Binding("slash", "filter", "Find", show=False),
     ]
 
     cursor: reactive[int] = reactive(0, always_update=False)
@@ -143,20 +145,24 @@ class TreeTable(ScrollView, can_focus=True):
                  classes: str | None = None, disabled: bool = False) -> None:
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self.rows: list[TreeRow] = []
+        self.source: Sequence[TreeRow] = ()  # the rows given, before the `/` words
         self._index: dict[str, int] = {}
         self.now = 0.0
         self._layout: tuple[int, list[Column]] = (-1, [])
         # Rendered rows, as Textual's Log keeps them: (row, on the cursor, focused, width).
         self._strips: LRUCache[tuple[int, bool, bool, int], Strip] = LRUCache(1024)
         self.redrawn = 0  # rendered lines the last `set_rows` dropped (they draw again)
+        self.words = ListFilter()  # `/`: the rows whose text holds the words, and their parents
 
     # -- data ------------------------------------------------------------------------------
     def set_rows(self, rows: Sequence[TreeRow], now: float, keep: str | None = None) -> None:
         """Replace the rows; the cursor stays on `keep` (a row key) when it is still there.
 
         While the same rows are listed (same keys in the same order), only the rendered
-        lines whose text changed are drawn again, and nothing at all when none did."""
-        new = list(rows)
+        lines whose text changed are drawn again, and nothing at all when none did.
+        With `/` words, only the rows that hold them are kept, with their parents."""
+        self.source = rows
+        new = self.narrow(rows, now)
         old, old_now = self.rows, self.now
         same_rows = len(new) == len(old) and all(
             a.key == b.key for a, b in zip(old, new, strict=True))
@@ -187,6 +193,23 @@ class TreeTable(ScrollView, can_focus=True):
             self.post_message(self.Highlighted(self.current))
         self._scroll_cursor_into_view()
         self.refresh()
+
+    def action_filter(self) -> None:
+        open_filter(self.words, anchor=self, redraw=self.redraw)
+
+    def redraw(self) -> None:
+        """The rows last given, narrowed by the words as they are now."""
+        self.set_rows(self.source, self.now, keep=self.current.key if self.current else None)
+
+    def narrow(self, rows: Sequence[TreeRow], now: float) -> list[TreeRow]:
+        """The rows the `/` words leave (each row's cells as shown and its whole name)."""
+        if not self.words.active:
+            self.words.count(len(rows), len(rows))
+            return list(rows)
+        texts = [" ".join((*row_cells(r, now).values(), r.key)) for r in rows]
+        kept, matched = tree_keep(texts, [len(r.guide) // 3 for r in rows], self.words.words)
+        self.words.count(matched, len(rows))
+        return [r for r, k in zip(rows, kept, strict=True) if k]
 
     @property
     def current(self) -> TreeRow | None:

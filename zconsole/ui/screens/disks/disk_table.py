@@ -12,6 +12,7 @@ from zconsole.model.disk import DiskIo
 from zconsole.model.finding import Severity
 from zconsole.services import fmt
 from zconsole.services.read.disks import DiskRow
+from zconsole.ui.kit.filter import row_text
 from zconsole.ui.kit.levels import LevelTable
 from zconsole.ui.kit.text import fit, plain_text, spark
 
@@ -72,6 +73,13 @@ class DisksTable(LevelTable):
         return [plain_text(marker + row.name), self.role_cell(row, room),
                 fmt.size(row.disk.size_bytes, short=True), plain_text(row.media or "-"),
                 *io_cells(row.io, wide, row.busy_series)]
+
+    def row_words(self, row: DiskRow, *, wide: bool, room: int) -> str:
+        """What `/` looks for in a disk: its row and its partitions' rows as shown, and its
+        whole name (a cell may cut it)."""
+        cells = [*self.disk_cells(row, wide=wide, room=room, expanded=False),
+                 *(c for _, p in self.partition_rows(row, wide=wide, room=room) for c in p)]
+        return f"{row_text(cells)} {row.name}"
 
     def partition_rows(self, row: DiskRow, *, wide: bool, room: int
                        ) -> list[tuple[str, list[str | Text]]]:

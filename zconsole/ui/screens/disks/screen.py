@@ -7,6 +7,8 @@ nothing here reads the host.
 
 from __future__ import annotations
 
+from functools import partial
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -28,6 +30,7 @@ from zconsole.services.read.disks import (
     io_missing_reason,
     sort_rows,
 )
+from zconsole.ui.kit.filter import ListFilter, open_filter
 from zconsole.ui.kit.levels import LEVEL_STYLE
 from zconsole.ui.kit.text import plain
 from zconsole.ui.screens.base import ZScreen
@@ -80,6 +83,7 @@ class DisksView(Vertical):
         self._selected: str | None = None
         self._error: str | None = None
         self._inventory: DiskInventory | None = None
+        self.words = ListFilter()  # `/`: the rows whose text holds the words typed
 
     def compose(self) -> ComposeResult:
         yield Static(id="disks-summary")
@@ -118,13 +122,14 @@ class DisksView(Vertical):
         self._render_rows()
 
     def _render_rows(self) -> None:
-        rows = sort_rows(filter_rows(self.rows, self.filter), self.sort)
-        self.shown = rows
-        self.query_one("#disks-summary", Static).update(self._summary())
         table = self.query_one(DisksTable)
         wide = self.app.size.width >= WIDE
         self._wide = wide
         room = role_width(self.app.size.width, wide)
+        rows = self.words.keep(sort_rows(filter_rows(self.rows, self.filter), self.sort),
+                               partial(table.row_words, wide=wide, room=room))
+        self.shown = rows
+        self.query_one("#disks-summary", Static).update(self._summary())
         wanted = []
         for r in rows:
             expanded = r.name in self.expanded
@@ -186,7 +191,10 @@ class DisksView(Vertical):
         missing = sorted({r.io_missing for r in self.shown if r.io_missing})
         lines = [f"I/O - {m}" for m in missing]
         lines.append(BUSY_FOOTNOTE)
-        if not self.shown:
+        if not self.shown and self.words.active:
+            lines.insert(0, f"No disk matches “{' '.join(self.words.words)}” (escape in the "
+                            "filter shows every disk).")
+        elif not self.shown:
             lines.insert(0, f"No disk matches the filter “{self.filter.value}” (f: next filter).")
         return plain("\n".join(lines), MUTED)
 
@@ -231,6 +239,10 @@ class DisksView(Vertical):
         self._selected = row.name
         self._render_rows()
 
+    def open_filter(self) -> None:
+        table = self.query_one(DisksTable)
+        open_filter(self.words, anchor=table, redraw=self._render_rows)
+
     def cycle_filter(self) -> None:
         self.filter = self.filter.next()
         self._render_rows()
@@ -252,6 +264,7 @@ class DisksScreen(ZScreen):
         Binding("f", "cycle_filter", "Filter"),
         Binding("s", "cycle_sort", "Sort"),
         Binding("x", "toggle_partitions", "Partitions"),
+        Binding("slash", "filter", "Find", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -272,6 +285,9 @@ class DisksScreen(ZScreen):
 
     def action_cycle_filter(self) -> None:
         self.query_one(DisksView).cycle_filter()
+
+    def action_filter(self) -> None:
+        self.query_one(DisksView).open_filter()
 
     def action_cycle_sort(self) -> None:
         self.query_one(DisksView).cycle_sort()

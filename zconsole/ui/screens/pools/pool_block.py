@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from textual.app import ComposeResult
@@ -17,9 +17,16 @@ from zconsole.services import fmt
 from zconsole.services.health import replace as replace_health
 from zconsole.services.health.severity import pool_level
 from zconsole.services.read.progress import ScanEstimate
+from zconsole.ui.kit.filter import matches
 from zconsole.ui.kit.levels import LEVEL_STYLE, state_content
 from zconsole.ui.kit.text import Hanging, Para, para, plain, update_if_changed
-from zconsole.ui.screens.pools.vdev_table import VdevTable, columns_for, name_width
+from zconsole.ui.screens.pools.vdev_table import (
+    EVERYTHING,
+    Shape,
+    VdevTable,
+    columns_for,
+    name_width,
+)
 from zconsole.ui.state import ViewState
 
 REPLACE_KEY = "r"  # the replace wizard's key (services/ops/registry.py, replace-failed)
@@ -192,6 +199,7 @@ class _Shown(NamedTuple):
     entry: PoolEntry
     state: ViewState
     performance: bool
+    shape: Shape
 
 
 class PoolBlock(Vertical):
@@ -213,9 +221,12 @@ class PoolBlock(Vertical):
     }
     """
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, counted: Callable[[], None] | None = None) -> None:
         super().__init__(classes="pool")
         self.pool_name = name
+        self.counted = counted  # told when `matched` and `total` changed
+        self.matched = 0  # rows that matched the words (or are problems) at the last drawing
+        self.total = 0
         self.summary = Static(classes="pool-summary")
         self.table = VdevTable()
         self.findings = Static(classes="findings")
@@ -231,16 +242,16 @@ class PoolBlock(Vertical):
         self._composed = True  # the table exists: its colours (component classes) resolve
         self._draw()
 
-    def show(self, entry: PoolEntry, state: ViewState, performance: bool) -> None:
-        self._shown = _Shown(entry, state, performance)
+    def show(self, entry: PoolEntry, state: ViewState, performance: bool,
+             shape: Shape = EVERYTHING) -> None:
+        self._shown = _Shown(entry, state, performance, shape)
         if self._composed:
             self._draw()
 
     def _draw(self) -> None:
         if self._shown is None:
             return
-        entry, state, performance = (self._shown.entry, self._shown.state,
-                                     self._shown.performance)
+        entry, state, performance, shape = self._shown
         estimates = state.scan_estimates.get(entry.name, ())
         todo = None
         level = pool_level(entry, slow=state.findings, estimates=state.scan_estimates,
@@ -259,6 +270,9 @@ class PoolBlock(Vertical):
             self.table.sync(columns, [])
             update_if_changed(self.findings, (), lambda: "")
             self.findings.display = False
+            # health unknown: a problem; the pool's name and summary match words
+            self._count(1 if shape.problems_only or not shape.words
+                        or matches(f"{entry.name} {entry.health}", shape.words) else 0, 1)
             return
         sizes: dict[str, int | None] = {}
         caps: dict[str, int | None] = {}
@@ -267,8 +281,8 @@ class PoolBlock(Vertical):
             sizes[entry.name] = entry.usage.size
             caps = {v.name: v.capacity for v in entry.usage.vdevs if v.alloc is not None}
             caps[entry.name] = entry.usage.capacity
-        self.table.show(
-            pool, performance=performance, columns=columns,
+        matched, total = self.table.show(
+            pool, performance=performance, columns=columns, shape=shape,
             name_room=name_width(pool, fixed, width), sizes=sizes,
             slow={f.subject: f for f in state.findings
                   if f.kind == "slow-disk" and f.pool in (None, entry.name)},
@@ -282,3 +296,12 @@ class PoolBlock(Vertical):
                               para(f.message, "✖ " if f.severity is Severity.CRITICAL
                                    else "▲ ", LEVEL_STYLE["warn"]) for f in found)))
         self.findings.display = bool(found)
+        self._count(matched, total)
+
+    def _count(self, matched: int, total: int) -> None:
+        """Shown only when something in it matched the words (or is a problem)."""
+        self.matched, self.total = matched, total
+        self.display = matched > 0 or not (self._shown is not None and (
+            self._shown.shape.words or self._shown.shape.problems_only))
+        if self.counted is not None:
+            self.counted()

@@ -1,14 +1,23 @@
 """The pools view: one block per pool (`pool_block.py`), each with its vdev table
-(`vdev_table.py`); or one message when there is no pool to show."""
+(`vdev_table.py`); or one message when there is no pool to show.
+
+What the tables show can be narrowed: `/` (the words typed, `kit/filter.py`), `x` (only
+what is not healthy: pools, vdevs and disks not ONLINE, with errors, slow or resilvering,
+as `zpool status -x` only shows the pools that are not), and, on a big pool, its healthy
+mirrors and raidz are folded to one line each, which enter unfolds (`vdev_table.Shape`)."""
 
 from __future__ import annotations
 
 from textual import events
+from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Static
+from textual.widget import Widget
+from textual.widgets import DataTable, Static
 
+from zconsole.ui.kit.filter import ListFilter, open_filter
 from zconsole.ui.kit.text import plain
 from zconsole.ui.screens.pools.pool_block import PoolBlock
+from zconsole.ui.screens.pools.vdev_table import Shape, VdevTable
 from zconsole.ui.state import ViewState
 
 
@@ -30,6 +39,11 @@ class PoolsView(Vertical):
     PoolsView > #pools-message {
         padding: 1;
     }
+    PoolsView > #pools-scope {
+        height: auto;
+        color: $primary;
+        display: none;
+    }
     """
 
     def __init__(self, *, name: str | None = None, id: str | None = None,
@@ -38,6 +52,41 @@ class PoolsView(Vertical):
         self.performance = False
         self._state: ViewState | None = None
         self._last_key: str | None = None  # row key of the last selected row
+        self.filter = ListFilter()  # `/`
+        self.problems_only = False  # `x`
+        self.toggled: set[str] = set()  # healthy vdevs (row keys) enter (un)folded
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="pools-scope")
+
+    @property
+    def shape(self) -> Shape:
+        return Shape(self.filter.words, self.problems_only, frozenset(self.toggled))
+
+    def redraw(self) -> None:
+        """Show the last reading again (a filter or a fold changed)."""
+        if self._state is not None:
+            self.show(self._state)
+
+    def open_filter(self) -> None:
+        open_filter(self.filter, anchor=self, redraw=self.redraw, back=self._table())
+
+    def toggle_problems(self) -> None:
+        self.problems_only = not self.problems_only
+        self.redraw()
+
+    def _table(self) -> Widget:
+        tables = [b.table for b in self.query(PoolBlock) if b.display]
+        return next((t for t in tables if t.has_focus), tables[0] if tables else self)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a healthy mirror or raidz folds or unfolds it."""
+        key = event.row_key.value
+        table = event.data_table
+        if isinstance(table, VdevTable) and key in table.foldable:
+            event.stop()
+            self.toggled ^= {str(key)}
+            self.redraw()
 
     def selected_key(self) -> str | None:
         """Row key under the cursor of the focused pool table (or the last one focused)."""
@@ -80,12 +129,26 @@ class PoolsView(Vertical):
         for entry in entries:
             block = blocks.pop(entry.name, None)
             if block is None:
-                block = PoolBlock(entry.name)
+                block = PoolBlock(entry.name, counted=self._count)
                 self.mount(block)
-            block.show(entry, state, self.performance)
+            block.show(entry, state, self.performance, self.shape)
         for stale in blocks.values():
             stale.remove()
         self._show_cursor()
+        self._count()
+
+    def _count(self) -> None:
+        """The filter's "N of M shown", and the line that says the problems-only view is
+        on (and whether anything is left in it)."""
+        blocks = list(self.query(PoolBlock))
+        matched = sum(b.matched for b in blocks)
+        self.filter.count(matched, sum(b.total for b in blocks))
+        scope = self.query_one("#pools-scope", Static)
+        scope.display = self.problems_only and bool(blocks)
+        if self.problems_only:
+            scope.update(f"Problems only ({matched} found; x shows everything)" if matched
+                         else "Problems only: every pool, vdev and disk is healthy "
+                              "(x shows everything)")
 
     def _show_cursor(self) -> None:
         """One cursor on screen: on the focused pool table (the first one when none has

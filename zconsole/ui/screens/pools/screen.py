@@ -54,6 +54,8 @@ class PoolsScreen(ZScreen):
         # the README names it
         Binding("m", "toggle_columns", "Columns", show=False),
         *(Binding(key, f"wizard('{kind}')", label) for kind, key, label in WIZARD_KEYS),
+        Binding("slash", "filter", "Find", show=False),
+        Binding("x", "problems", "Problems only", show=False),
     ]
 
     def compose_body(self) -> ComposeResult:
@@ -73,6 +75,12 @@ class PoolsScreen(ZScreen):
             self.query_one(".body").mount(Static(PERF_LEGEND, classes="legend"), after=view)
 
     # -- wizards --------------------------------------------------------------------------------
+    def action_filter(self) -> None:
+        self.query_one(PoolsView).open_filter()
+
+    def action_problems(self) -> None:
+        self.query_one(PoolsView).toggle_problems()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "wizard":
             return not self.console_app.read_only

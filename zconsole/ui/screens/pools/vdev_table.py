@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import partial
+from typing import NamedTuple
 
 from rich.style import Style
 from rich.text import Text
@@ -21,6 +22,7 @@ from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import Pool, Section, Vdev
 from zconsole.services import fmt
 from zconsole.services.read.pools import LeafMetrics
+from zconsole.ui.kit.filter import matches, row_text, with_ancestors
 from zconsole.ui.kit.levels import LazyRow, LevelTable, state_level
 from zconsole.ui.kit.text import fit, plain_text, spark
 
@@ -42,6 +44,35 @@ PERF_FIXED = 12 + 6 + 9 + 9 + 11 + 10 + 2 + 3
 WIDE_EXTRA = 10 + 18  # DISK, SERIAL: shown when the terminal is at least this much wider
 MIN_NAME_WIDTH = 18
 TREND_WIDTH = 8
+
+# a pool with more leaves than this shows its healthy mirrors and raidz folded, each on one
+# line ("mirror-3  ✔ ONLINE  ▸ 2 disks"); enter unfolds one (and folds it again)
+FOLD_LEAVES = 24
+
+
+class Shape(NamedTuple):
+    """Which rows a pool's table shows: the `/` words, the problems-only view (`x`: what
+    `zpool status -x` is to `zpool status`), and the top-level vdevs (row keys) whose
+    fold the operator turned with enter."""
+
+    words: tuple[str, ...] = ()
+    problems_only: bool = False
+    toggled: frozenset[str] = frozenset()
+
+
+EVERYTHING = Shape()  # no words, every vdev, big pools folded
+
+def problem(v: Vdev, slow: Mapping[str, Finding]) -> bool:
+    """A vdev the problems-only view shows: not ONLINE (or AVAIL), with errors, slow, or
+    being resilvered."""
+    return (state_level(v.state) != "ok" or v.name in slow or v.resilvering
+            or any(x for x in (v.read_errors, v.write_errors, v.checksum_errors)))
+
+
+def healthy(v: Vdev, slow: Mapping[str, Finding]) -> bool:
+    """No problem in `v` or anywhere under it: it may be folded."""
+    return not problem(v, slow) and all(healthy(c, slow) for c in v.children)
+
 
 SECTION_TITLE = {Section.LOGS: "logs", Section.CACHE: "cache", Section.SPARES: "spares",
                  Section.SPECIAL: "special", Section.DEDUP: "dedup"}
@@ -130,6 +161,8 @@ class VdevTable(LevelTable):
     def __init__(self) -> None:
         super().__init__(cursor_type="row", zebra_stripes=False, show_cursor=False,
                          classes="vdevs")
+        self.foldable: set[str] = set()  # row keys of the healthy vdevs enter folds
+        self.folded: set[str] = set()  # ...and of those folded now
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The table does not scroll itself (it is as tall as its rows): when the keyboard
@@ -175,9 +208,14 @@ class VdevTable(LevelTable):
     def show(self, pool: Pool, *, performance: bool, columns: tuple[str, ...],
              name_room: int, sizes: Mapping[str, int | None], slow: Mapping[str, Finding],
              leaves: Mapping[tuple[str, ...], LeafMetrics],
-             caps: Mapping[str, int | None] | None = None) -> None:
+             caps: Mapping[str, int | None] | None = None,
+             shape: Shape = EVERYTHING) -> tuple[int, int]:
         """Show the tree: rows kept and only changed cells updated while the tree has the
-        same shape (`LevelTable.sync`); rebuilt otherwise, the cursor staying on its vdev."""
+        same shape (`LevelTable.sync`); rebuilt otherwise, the cursor staying on its vdev.
+
+        `shape` narrows it (the `/` words, the problems-only view) and folds healthy
+        mirrors and raidz on a big pool. Returns (rows that matched the words or are
+        problems, rows of the whole tree)."""
         keep = self.cursor_key
         caps = caps if caps is not None and "CAP" in columns else {}
         top = max((x for m in leaves.values() for x in m.trend), default=0.0)
@@ -191,41 +229,85 @@ class VdevTable(LevelTable):
             (pool.name, (pool.name, pool.state, pool_cells),
              lambda: texts((plain_text(pool.name, "bold"), self.state_cell(pool.state),
                             *pool_cells)))]
+        depths, names = [0], [pool.name]  # names: whole, where a cell cuts them to fit
+        hits = [state_level(pool.state) != "ok"
+                or (pool.root is not None and problem(pool.root, slow))]
+        fold = not shape.words and not shape.problems_only
+        big = sum(1 for _ in pool.leaf_paths()) > FOLD_LEAVES
+        self.foldable, self.folded = set(), set()
         for section in Section:
             tops = pool.section(section)
             if not tops:
                 continue
+            sub = 0
             if section in SECTION_TITLE:
                 title = SECTION_TITLE[section]
                 rows.append((f"{pool.name}:{section.value}", (title, len(blank)),
                              partial(_section_cells, title, blank)))
+                depths.append(1)
+                names.append("")
+                hits.append(False)
+                sub = 1
             for i, tv in enumerate(tops):
+                folded = None
+                if tv.children and healthy(tv, slow):
+                    key = f"{pool.name}:{section.value}:{tv.name}"
+                    self.foldable.add(key)
+                    if fold and big != (key in shape.toggled):
+                        self.folded.add(key)
+                        folded = sum(1 for _, v in tv.paths() if not v.children)
                 for prefix, path, v in tree_rows(tv, last=(i == len(tops) - 1)):
-                    f = slow.get(v.name)
-                    m = leaves.get(path) if performance else None
-                    sig = (prefix, v.name, v.state, v.read_errors, v.write_errors,
-                           v.checksum_errors, v.note, v.resilvering, bool(v.children),
-                           name_room, f and (f.severity, f.factor),
-                           (m, top, columns) if performance
-                           else (sizes.get(v.name), caps.get(v.name), columns))
-                    rows.append((f"{pool.name}:{section.value}:{'/'.join(path)}", sig,
-                                 partial(self._vdev_cells, prefix, path, v, performance,
-                                         name_room, sizes, slow, leaves, top, columns,
-                                         caps)))
+                    rows.append(self._vdev_row(pool.name, section, prefix, path, v, performance,
+                                               name_room, sizes, slow, leaves, top, columns,
+                                               caps, folded))
+                    depths.append(len(prefix) // 3 + sub)
+                    names.append(v.name)
+                    hits.append(problem(v, slow))
+                    if folded is not None:
+                        break  # its children are folded into its row
+        matched, total = len(rows), len(rows)
+        if shape.words or shape.problems_only:
+            if not shape.problems_only:
+                hits = [True] * len(rows)
+            if shape.words:
+                hits = [h and matches(f"{row_text(make())} {name}", shape.words)
+                        for h, name, (_, _, make) in zip(hits, names, rows, strict=True)]
+            matched = sum(hits)
+            rows = [r for r, k in zip(rows, with_ancestors(hits, depths), strict=True) if k]
         rebuilt = self.sync_rows(columns, rows)
         if rebuilt and keep is not None and keep in {k.value for k in self.rows}:
             self.move_cursor(row=self.get_row_index(keep), animate=False)
+        return matched, total
+
+    def _vdev_row(self, pool: str, section: Section, prefix: str, path: tuple[str, ...],
+                  v: Vdev, performance: bool, name_room: int, sizes: Mapping[str, int | None],
+                  slow: Mapping[str, Finding], leaves: Mapping[tuple[str, ...], LeafMetrics],
+                  top: float, columns: tuple[str, ...], caps: Mapping[str, int | None],
+                  folded: int | None) -> LazyRow:
+        f = slow.get(v.name)
+        m = leaves.get(path) if performance else None
+        sig = (prefix, v.name, v.state, v.read_errors, v.write_errors,
+               v.checksum_errors, v.note, v.resilvering, bool(v.children),
+               name_room, f and (f.severity, f.factor), folded,
+               (m, top, columns) if performance
+               else (sizes.get(v.name), caps.get(v.name), columns))
+        return (f"{pool}:{section.value}:{'/'.join(path)}", sig,
+                partial(self._vdev_cells, prefix, path, v, performance, name_room, sizes,
+                        slow, leaves, top, columns, caps, folded))
 
     def _vdev_cells(self, prefix: str, path: tuple[str, ...], v: Vdev, performance: bool,
                     name_room: int, sizes: Mapping[str, int | None],
                     slow: Mapping[str, Finding], leaves: Mapping[tuple[str, ...], LeafMetrics],
                     top: float, columns: tuple[str, ...],
-                    caps: Mapping[str, int | None]) -> tuple[Text, ...]:
+                    caps: Mapping[str, int | None], folded: int | None = None
+                    ) -> tuple[Text, ...]:
         name = plain_text(fit_name(prefix, v.name, name_room))
         if v.name in slow:
             name.stylize(self.level_style("warn") + Style(bold=True), len(prefix))
         cells = (self._perf_cells(v, leaves.get(path), top, slow, columns)
                  if performance else self._health_cells(v, sizes, slow, caps, columns))
+        if folded is not None:  # the last cell (NOTE, TREND) says what the row holds
+            cells = (*cells[:-1], self.level_text(f"▸ {fmt.plural(folded, 'disk')}", "muted"))
         return texts((name, self.state_cell(v.state), *cells))
 
     def _health_cells(self, v: Vdev, sizes: Mapping[str, int | None],

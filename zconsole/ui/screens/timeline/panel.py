@@ -22,6 +22,7 @@ from textual.widgets import Static
 from zconsole.model.timeline import Entry, Kind, Source, Timeline, Zone, as_tz, readable_epoch
 from zconsole.services import fmt
 from zconsole.services.read.timeline import BAD_STATES
+from zconsole.ui.kit.filter import ListFilter, open_filter
 from zconsole.ui.kit.levels import LEVEL_STYLE
 from zconsole.ui.kit.text import Hanging, fit, para, plain
 
@@ -128,6 +129,12 @@ def page_of(entries: Sequence[Entry], page: int) -> tuple[Sequence[Entry], int, 
     return entries[start:end], len(entries) - end, start
 
 
+def entry_text(e: Entry) -> str:
+    """What `/` looks for in an entry: its kind, pool, vdev, words, detail and source."""
+    return " ".join(x for x in (e.kind.value, e.pool, e.vdev, e.words, e.detail,
+                                SOURCE_TAG[e.source]) if x)
+
+
 def entry_lines(entries: Sequence[Entry], offset: Zone, width: int,
                 since: tuple[float, str] | None, hidden: int, page: int = 0) -> Content:
     """The entries of `page`, newest first, a date line where the day changes, the since
@@ -205,6 +212,17 @@ class TimelinePanel(Vertical):
 
     _last: tuple[Any, ...] | None = None
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.words = ListFilter()  # `/`: the entries whose text holds the words typed
+
+    def open_filter(self) -> None:
+        open_filter(self.words, anchor=self.query_one("#tl-entries"), redraw=self.redraw)
+
+    def redraw(self) -> None:
+        if self._last is not None:
+            self.show(*self._last)
+
     def on_resize(self) -> None:
         if self._last is not None:
             self.show(*self._last)  # the entries are cut to the width
@@ -215,6 +233,7 @@ class TimelinePanel(Vertical):
         """`clock`: how far the host's clock is off the console's, when it is
         (`fmt.clock_offset`): the times shown are the host's."""
         self._last = (summary, timeline, error, entries, observed, filters, hidden, page, clock)
+        entries = self.words.keep(entries, entry_text)
         # before the first layout: the screen's width less the body's padding and scroll bar
         width = max(40, self.content_size.width or self.app.size.width - 5)
         self.query_one("#tl-summary", Static).update(

@@ -50,6 +50,7 @@ class TimelineScreen(ZScreen):
         Binding("k", "cycle('kind')", "Kind"),
         Binding("s", "since", "Since"),
         Binding("x", "clear", "Clear"),
+        Binding("slash", "filter", "Find", show=False),
         Binding("left_square_bracket", "page(1)", "Older", show=False),
         Binding("right_square_bracket", "page(-1)", "Newer", show=False),
     ]
@@ -160,6 +161,9 @@ class TimelineScreen(ZScreen):
         box.add_class("open")
         box.value = self.filters.since_text
         box.focus()
+
+    def action_filter(self) -> None:
+        self.query_one(TimelinePanel).open_filter()
 
     def action_clear(self) -> None:
         self.filters = Filters()
