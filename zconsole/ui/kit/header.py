@@ -21,6 +21,12 @@ from zconsole.services import fmt
 
 SAY_REFRESHING_AFTER = 1.0  # seconds
 
+# The tab strip's short names, where a full strip leaves the refresh line no room (80 columns):
+# "1Pools 2Disks 3Data …", htop's way ("F1Help F2Setup"): the key in the tabs' key style,
+# the name right after it. A title not here is short already.
+SHORT_TITLES = {"Datasets": "Data", "Network": "Net", "Timeline": "Time", "Advice": "Adv"}
+STATUS_ROOM = len("refreshed 10 min ago")  # the least the refresh line keeps beside the tabs
+
 BADGES = {"demo": "DEMO", "ro": "READ-ONLY", "notroot": "NOT ROOT"}
 """Each badge's name (its component class: `header--badge-NAME`) and text, in the order
 they stand at the end of the first line."""
@@ -39,7 +45,8 @@ class HeaderBar(Widget):
         self.facts = ""  # what the first line says (host text shown visibly: plain)
         self.status = ""  # the refresh line
         self.badges: tuple[str, ...] = ()  # the names of the badges shown, in order
-        self._tabs: tuple[tuple[tuple[str, str], ...], str, bool] = ((), "", False)
+        # the tabs, this screen's title, and how they are written: "full", "short", "keys"
+        self._tabs: tuple[tuple[tuple[str, str], ...], str, str] = ((), "", "full")
         self._shown: object = None
 
     @property
@@ -98,13 +105,14 @@ class HeaderBar(Widget):
         if reading is not None and not reading.is_root and reading.limitations:
             status += " · not root: " + "; ".join(reading.limitations)
         # Every tab with its name when that leaves the refresh line room to say what it
-        # says (its age at the least); else the keys alone and the name of this screen's
-        # tab: "PAUSED" or a failed refresh matters more than the other tabs' names.
-        full = sum(len(name) + 5 for _, name in tabs)
-        compact = full + max(len(status), len("refreshed 10 min ago")) > \
-            self.app.size.width - 2
+        # says (its age at the least); else short names; else the keys alone and the name
+        # of this screen's tab: "PAUSED" or a failed refresh matters more than the other
+        # tabs' names.
+        room = self.app.size.width - 2 - max(len(status), STATUS_ROOM)
+        style = next((s for s in ("full", "short")
+                      if self._strip((tuple(tabs), title, s)).cell_len <= room), "keys")
         self.facts, self.status, self.badges = facts, visible(status), shown
-        self._tabs = (tuple(tabs), title, compact)
+        self._tabs = (tuple(tabs), title, style)
         key = (self.facts, self.status, self.badges, self._tabs)
         if key != self._shown:  # two lines of a fixed height: drawn again, never laid out
             self._shown = key
@@ -115,14 +123,23 @@ class HeaderBar(Widget):
         """Cells the badges take: a cell of the bar, then the text padded by a cell."""
         return sum(cell_len(BADGES[n]) + 3 for n in names)
 
-    def _strip(self) -> Text:
-        tabs, title, compact = self._tabs
+    def _strip(self, shown: tuple[tuple[tuple[str, str], ...], str, str] | None = None
+               ) -> Text:
+        tabs, title, style = shown or self._tabs
         out = Text()
         for key, name in tabs:
-            out.append(" ")
-            here = name == title
-            label = f" {key} {name} " if here or not compact else f" {key}"
-            out.append(label, style="reverse bold" if here else "")
+            if name == title:
+                out.append(" ")
+                short = SHORT_TITLES.get(name, name) if style == "short" else name
+                out.append(f" {key} {short} ", style="reverse bold")
+            elif style == "full":
+                out.append(f"  {key} {name}")
+            elif style == "short":
+                out.append(" ")
+                out.append(key, style="bold underline")
+                out.append(SHORT_TITLES.get(name, name))
+            else:
+                out.append(f"  {key}")
         return out
 
     def render(self) -> Text:
