@@ -8,7 +8,7 @@ they are constant styles (`LEVEL_STYLE`); in a DataTable, whose cells are Rich T
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 
 from rich.style import Style
 from rich.text import Text
@@ -57,6 +57,12 @@ def same_cell(a: object, b: object) -> bool:
 
 _NO_STYLE = Style()
 
+
+def labels(columns: Sequence[str], widths: Mapping[str, int] | None) -> list[str]:
+    """The columns' headers, each padded to its width in `widths` (a column is as wide as
+    its widest cell or header: a padded header is its least width)."""
+    return [c.ljust(widths.get(c, 0)) if widths else c for c in columns]
+
 # a table row given lazily: (key, signature of what it shows, a function making its cells)
 LazyRow = tuple[str, Hashable, Callable[[], Sequence[Text | str]]]
 
@@ -78,7 +84,8 @@ class LevelTable(FastCellsTable):
     LevelTable > .level--primary { color: $primary; }
     """
 
-    def sync_rows(self, columns: Sequence[str], rows: Sequence[LazyRow]) -> bool:
+    def sync_rows(self, columns: Sequence[str], rows: Sequence[LazyRow],
+                  widths: Mapping[str, int] | None = None) -> bool:
         """`sync`, with each row given as (key, signature, make_cells): a row whose
         signature (a hashable summary of what its cells show) equals the one it had when
         last shown is not built or compared at all. A big pool's table has hundreds of
@@ -86,15 +93,15 @@ class LevelTable(FastCellsTable):
         cell cost ~25 ms a refresh at 100 disks. The signatures are forgotten whenever the
         table is filled another way or its styles change."""
         sigs = self._row_sigs
-        if sigs is None or list(columns) != self._sig_columns \
+        if sigs is None or labels(columns, widths) != self._sig_columns \
                 or len(rows) != len(sigs) or any(key not in sigs for key, _, _ in rows):
-            rebuilt = self.sync(columns, [(key, make()) for key, _, make in rows])
+            rebuilt = self.sync(columns, [(key, make()) for key, _, make in rows], widths)
             self._row_sigs = {key: sig for key, sig, _ in rows}
-            self._sig_columns = list(columns)
+            self._sig_columns = labels(columns, widths)
             return rebuilt
         if [str(k.value) for k in self.rows] != [key for key, _, _ in rows]:
             self._row_sigs = None  # the same keys in another order (or cleared elsewhere)
-            return self.sync_rows(columns, rows)
+            return self.sync_rows(columns, rows, widths)
         changed: list[tuple[str, str, Text | str]] = []
         for key, sig, make in rows:
             if sigs[key] == sig:
@@ -111,18 +118,21 @@ class LevelTable(FastCellsTable):
     _sig_columns: list[str] = []
 
     def sync(self, columns: Sequence[str], rows: Sequence[tuple[str, Sequence[Text | str]]],
-             ) -> bool:
+             widths: Mapping[str, int] | None = None) -> bool:
         """Show `rows` ((key, cells) in order) under `columns`, changing only what differs:
         while the columns and the row keys are those shown, the rows are kept and only the
         cells whose text or style changed are updated (nothing at all when nothing did);
-        other columns or other keys rebuild the table. True when it was rebuilt."""
+        other columns or other keys rebuild the table. True when it was rebuilt.
+        `widths`: the least width of some columns (their headers are padded to it)."""
         self._row_sigs = None
-        if [str(c.value) for c in self.columns] != list(columns):
+        heads = labels(columns, widths)
+        if [str(c.value) for c in self.columns] != list(columns) \
+                or [c.label.plain for c in self.columns.values()] != heads:
             self.clear(columns=True)
-            for c in columns:
+            for c, head in zip(columns, heads, strict=True):
                 # a str label would be parsed as Rich markup (and its first parse loads
                 # Rich's emoji table: 6 ms of the first frame); a name is plain text
-                self.add_column(Text(c), key=c)
+                self.add_column(Text(head), key=c)
         if [str(k.value) for k in self.rows] != [key for key, _ in rows]:
             self.clear()
             # clear() keeps each column's width (DataTable widths only grow): measure afresh,

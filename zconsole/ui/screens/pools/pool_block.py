@@ -25,7 +25,7 @@ from zconsole.ui.screens.pools.vdev_table import (
     Shape,
     VdevTable,
     columns_for,
-    name_width,
+    shared_name_width,
 )
 from zconsole.ui.state import ViewState
 
@@ -283,7 +283,9 @@ class PoolBlock(Vertical):
             caps[entry.name] = entry.usage.capacity
         matched, total = self.table.show(
             pool, performance=performance, columns=columns, shape=shape,
-            name_room=name_width(pool, fixed, width), sizes=sizes,
+            name_room=shared_name_width(
+                (e.status for e in state.reading.pools) if state.reading else (pool,),
+                fixed, width), sizes=sizes,
             slow={f.subject: f for f in state.findings
                   if f.kind == "slow-disk" and f.pool in (None, entry.name)},
             leaves={path: m for (p, path), m in state.leaves.items() if p == pool.name},

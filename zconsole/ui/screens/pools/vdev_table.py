@@ -43,6 +43,15 @@ HEALTH_FIXED = 12 + 6 + 7 + 7 + 8 + 17 + 2 + 3
 PERF_FIXED = 12 + 6 + 9 + 9 + 11 + 10 + 2 + 3
 WIDE_EXTRA = 10 + 18  # DISK, SERIAL: shown when the terminal is at least this much wider
 MIN_NAME_WIDTH = 18
+# Each column's width (without its padding) in the numbers above: every pool's table is laid
+# out on them, so the pools line up (a wider figure still widens its column); NOTE, the
+# last, takes what is left and its text is cut to that with "…" (the table never runs off
+# the right edge, where the terminal would cut it with no mark)
+WIDTHS = {"STATE": 10, "READ": 4, "WRITE": 5, "CKSUM": 5, "SIZE": 6, "CAP": CAP_EXTRA - 2,
+          "BUSY": 4, "R AWAIT": 7, "W AWAIT": 7, "ZFS R/W": 9, "TREND": 8,
+          "DISK": 8, "SERIAL": 16}
+NOTE_MIN_WIDTH = 15
+NAME_KEEP = 30
 TREND_WIDTH = 8
 
 # a pool with more leaves than this shows its healthy mirrors and raidz folded, each on one
@@ -97,9 +106,20 @@ def tree_rows(top: Vdev, last: bool) -> list[tuple[str, tuple[str, ...], Vdev]]:
 def fit_name(indent: str, name: str, width: int) -> str:
     """Shorten a long by-id name in the middle, keeping its start (bus, model) and its end
     (the serial, which is what is printed on the disk's label). Too little room for that
-    (under 12 cells): the whole name."""
+    (under 12 cells, deep in a tree at 80 columns): "…" and the end of the name."""
     room = width - len(indent)
-    return indent + (name if room < 12 else fit(name, room, "middle"))
+    if room >= 12 or len(name) <= room:
+        return indent + fit(name, room, "middle")
+    return indent + ("…" + name[len(name) - room + 1:] if room > 1 else fit(name, room))
+
+
+def column_widths(columns: tuple[str, ...], name_room: int, width: int) -> dict[str, int]:
+    """The width of each column at this terminal width: NAME `name_room`, NOTE the rest."""
+    widths = {"NAME": name_room, **{c: WIDTHS[c] for c in columns if c in WIDTHS}}
+    if "NOTE" in columns:
+        used = sum(w + 2 for w in widths.values())
+        widths["NOTE"] = max(NOTE_MIN_WIDTH, width - 3 - used - 2)
+    return widths
 
 
 def columns_for(performance: bool, width: int) -> tuple[tuple[str, ...], int]:
@@ -113,11 +133,31 @@ def columns_for(performance: bool, width: int) -> tuple[tuple[str, ...], int]:
     return PERF_COLUMNS, PERF_FIXED
 
 
+def name_room(pool: Pool, fixed: int, width: int) -> tuple[int, int]:
+    """What NAME would take for `pool`: its longest name with its tree guides, and the most
+    it may take so that the other columns stay on the terminal (80 columns included)."""
+    longest = max((len("   " * (d + 1) + v.name) for _, d, v in pool.walk()),
+                  default=len(pool.name))
+    room = max(MIN_NAME_WIDTH, width - fixed)
+    # a long note (`block size: 512B configured, 4096B native`) takes NAME's room down to
+    # NAME_KEEP: a by-id name cut in the middle still shows its model and serial
+    note = max((len(v.note or "") for _, _, v in pool.walk()), default=0)
+    room = max(min(room, NAME_KEEP), room - max(0, note - NOTE_MIN_WIDTH))
+    return max(longest, len(pool.name), len("NAME")), room
+
+
 def name_width(pool: Pool, fixed: int, width: int) -> int:
-    """Room for the NAME column: the longest name with its tree guides, but never so wide
-    that the other columns fall off the terminal (80 columns included)."""
-    longest = max(len("   " * (d + 1) + v.name) for _, d, v in pool.walk())
-    return min(longest, max(MIN_NAME_WIDTH, width - fixed))
+    """Room for the NAME column of `pool`'s table."""
+    return shared_name_width((pool,), fixed, width)
+
+
+def shared_name_width(pools: Iterable[Pool | None], fixed: int, width: int) -> int:
+    """One NAME width for every pool's table, so their columns line up: the longest name
+    of any, within the least room any leaves it."""
+    rooms = [name_room(p, fixed, width) for p in pools if p is not None]
+    if not rooms:
+        return MIN_NAME_WIDTH
+    return min(max(want for want, _ in rooms), min(room for _, room in rooms))
 
 
 def texts(cells: Iterable[Text | str]) -> tuple[Text, ...]:
@@ -163,6 +203,7 @@ class VdevTable(LevelTable):
                          classes="vdevs")
         self.foldable: set[str] = set()  # row keys of the healthy vdevs enter folds
         self.folded: set[str] = set()  # ...and of those folded now
+        self.note_room = 0  # NOTE's width: its text is cut to it
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The table does not scroll itself (it is as tall as its rows): when the keyboard
@@ -217,6 +258,8 @@ class VdevTable(LevelTable):
         mirrors and raidz on a big pool. Returns (rows that matched the words or are
         problems, rows of the whole tree)."""
         keep = self.cursor_key
+        widths = column_widths(columns, name_room, self.app.size.width)
+        self.note_room = widths.get("NOTE", 0)
         caps = caps if caps is not None and "CAP" in columns else {}
         top = max((x for m in leaves.values() for x in m.trend), default=0.0)
         blank = ("",) * (len(columns) - 2)
@@ -226,9 +269,9 @@ class VdevTable(LevelTable):
         # each row with a signature of what its cells show: rows whose signature is the one
         # they had at the last refresh are neither built again nor compared (`sync_rows`)
         rows: list[LazyRow] = [
-            (pool.name, (pool.name, pool.state, pool_cells),
-             lambda: texts((plain_text(pool.name, "bold"), self.state_cell(pool.state),
-                            *pool_cells)))]
+            (pool.name, (pool.name, pool.state, pool_cells, name_room),
+             lambda: texts((plain_text(fit(pool.name, name_room), "bold"),
+                            self.state_cell(pool.state), *pool_cells)))]
         depths, names = [0], [pool.name]  # names: whole, where a cell cuts them to fit
         hits = [state_level(pool.state) != "ok"
                 or (pool.root is not None and problem(pool.root, slow))]
@@ -274,7 +317,7 @@ class VdevTable(LevelTable):
                         for h, name, (_, _, make) in zip(hits, names, rows, strict=True)]
             matched = sum(hits)
             rows = [r for r, k in zip(rows, with_ancestors(hits, depths), strict=True) if k]
-        rebuilt = self.sync_rows(columns, rows)
+        rebuilt = self.sync_rows(columns, rows, widths)
         if rebuilt and keep is not None and keep in {k.value for k in self.rows}:
             self.move_cursor(row=self.get_row_index(keep), animate=False)
         return matched, total
@@ -288,7 +331,7 @@ class VdevTable(LevelTable):
         m = leaves.get(path) if performance else None
         sig = (prefix, v.name, v.state, v.read_errors, v.write_errors,
                v.checksum_errors, v.note, v.resilvering, bool(v.children),
-               name_room, f and (f.severity, f.factor), folded,
+               name_room, self.note_room, f and (f.severity, f.factor), folded,
                (m, top, columns) if performance
                else (sizes.get(v.name), caps.get(v.name), columns))
         return (f"{pool}:{section.value}:{'/'.join(path)}", sig,
@@ -324,7 +367,8 @@ class VdevTable(LevelTable):
                        for x in counters(v))
         stands_out = v.name in slow or state_level(v.state) != "ok"
         critical = v.name in slow and slow[v.name].severity is Severity.CRITICAL
-        note_text = self.level_text(note, "bad" if critical else "warn" if stands_out else "")
+        note_text = self.level_text(fit(note, self.note_room) if self.note_room else note,
+                                    "bad" if critical else "warn" if stands_out else "")
         cap = (self.cap_cell(caps.get(v.name)),) if "CAP" in columns else ()
         return (*errors, fmt.size(sizes.get(v.name), short=True), *cap, note_text)
 
