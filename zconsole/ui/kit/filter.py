@@ -7,8 +7,8 @@ Two pieces, for any list of any screen:
   the rows as they are drawn, and how many were shown of how many (`shown`, `total`).
 - `FilterBar`, the one-line input `open_filter` mounts right above the list the first time
   `/` is pressed: it says "N of M shown"; typing narrows at once; enter keeps the filter
-  and gives the focus back to the list; escape clears it, closes the bar and gives the
-  focus back.
+  and gives the focus back to the list; escape (in the bar, or on the list: `clear`)
+  clears it, closes the bar and gives the focus back.
 
 A list widget wires it like this (Advice and Fleet can do the same):
 
@@ -16,6 +16,9 @@ A list widget wires it like this (Advice and Fleet can do the same):
     rows = self.filter.keep(rows, text_of)           # where the rows are drawn
     def action_filter(self):                         # the screen's `/` binding
         open_filter(self.filter, anchor=list_widget, redraw=self.redraw_rows)
+    def on_key(self, event):                         # escape on the list clears it too
+        if event.key == "escape" and self.filter.clear():
+            event.stop()
 
 `redraw` draws the rows again from what was last read (no host read): the bar calls it on
 every key. The match is case-insensitive, on the text as the row shows it (`row_text`).
@@ -98,6 +101,15 @@ class ListFilter:
         kept = [x for x in every if matches(text_of(x), self.words)] if self.words else every
         self.count(len(kept), len(every))
         return kept
+
+    def clear(self) -> bool:
+        """Escape on the list itself: the words cleared and the bar closed, as escape in
+        the bar does. False when there was nothing to clear (the key is someone else's)."""
+        bar = self.bar
+        if bar is None or not (self.words or bar.has_class("open")):
+            return False
+        bar.action_close()
+        return True
 
     def count(self, shown: int, total: int) -> None:
         """What the last drawing showed (the bar, when open, says it)."""

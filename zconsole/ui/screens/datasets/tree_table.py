@@ -194,6 +194,11 @@ class TreeTable(ScrollView, can_focus=True):
         self._scroll_cursor_into_view()
         self.refresh()
 
+    def on_key(self, event: events.Key) -> None:
+        """Escape on the list clears the `/` words, as escape in their bar does."""
+        if event.key == "escape" and self.words.clear():
+            event.stop()
+
     def action_filter(self) -> None:
         open_filter(self.words, anchor=self, redraw=self.redraw)
 

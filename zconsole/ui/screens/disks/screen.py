@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.events import Resize
+from textual.events import Key, Resize
 from textual.widgets import DataTable, Static
 
 from zconsole.model.reading import DiskInventory, DiskState
@@ -238,6 +238,11 @@ class DisksView(Vertical):
             self.expanded.add(row.name)
         self._selected = row.name
         self._render_rows()
+
+    def on_key(self, event: Key) -> None:
+        """Escape on the table clears the `/` words, as escape in their bar does."""
+        if event.key == "escape" and self.words.clear():
+            event.stop()
 
     def open_filter(self) -> None:
         table = self.query_one(DisksTable)

@@ -68,6 +68,11 @@ class PoolsView(Vertical):
         if self._state is not None:
             self.show(self._state)
 
+    def on_key(self, event: events.Key) -> None:
+        """Escape on the list clears the `/` words, as escape in their bar does."""
+        if event.key == "escape" and self.filter.clear():
+            event.stop()
+
     def open_filter(self) -> None:
         open_filter(self.filter, anchor=self, redraw=self.redraw, back=self._table())
 
