@@ -133,7 +133,7 @@ class HeaderBar(Widget):
                 short = SHORT_TITLES.get(name, name) if style == "short" else name
                 out.append(f" {key} {short} ", style="reverse bold")
             elif style == "full":
-                out.append(f"  {key} {name}")
+                out.append(f"  {key} {name} ")
             elif style == "short":
                 out.append(" ")
                 out.append(key, style="bold underline")
