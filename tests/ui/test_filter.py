@@ -162,3 +162,14 @@ async def test_timeline_filter_narrows_entries() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert panel.words.shown == every and not bar.display
+
+
+def test_filter_picture(snap_compare: Any) -> None:
+    """80x24: the filter's line above the pools, "N of M shown", the disks it kept."""
+    app = make_app("degraded-spare")
+
+    async def run_before(pilot: Any) -> None:
+        await settle(app, pilot)
+        await type_filter(pilot, "zgy8")
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

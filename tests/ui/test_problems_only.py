@@ -3,6 +3,8 @@ and the fold of healthy vdevs on big pools (issue 29: `--demo big100` drew all 1
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.widgets import Static
 
 from tests.ui.conftest import make_app, settle
@@ -88,3 +90,25 @@ async def test_big_pools_fold_healthy_vdevs_and_enter_unfolds_one() -> None:
         # the small pool beside it is not folded
         fast = next(b for b in app.screen.query(PoolBlock) if b.pool_name == "fast")
         assert not fast.table.folded and fast.table.row_count == 4
+
+
+def test_problems_only_and_folded_pictures(snap_compare: Any) -> None:
+    """80x24: `x` on the degraded host (the faulted disk under its mirror, nothing healthy
+    beside it), and big100's tank folded (one line per healthy raidz2)."""
+    app = make_app("degraded")
+
+    async def run_before(pilot: Any) -> None:
+        await settle(app, pilot)
+        await pilot.press("x")
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_big_pool_folded_picture(snap_compare: Any) -> None:
+    app = make_app("big100")
+
+    async def run_before(pilot: Any) -> None:
+        await settle(app, pilot)
+        app.screen.query(PoolBlock).last().table.focus()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
