@@ -24,12 +24,12 @@ from zconsole.model.advice import Advice, Mute
 from zconsole.model.reading import HostReading
 from zconsole.services.health.advice import advise, split_muted
 from zconsole.services.read.advice import read_advice
+from zconsole.ui.journal import journal_dir
 from zconsole.ui.kit.reading import PartFailed, PartLoaded
 from zconsole.ui.screens.advice.advice_panel import AdviceItem, AdvicePanel
 from zconsole.ui.screens.advice.mute import MuteScreen
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.state import ViewState
-from zconsole.ui.journal import journal_dir
 
 GROUP = "advice"
 
