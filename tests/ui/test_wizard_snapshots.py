@@ -220,3 +220,110 @@ def _progress(screen: WizardScreen) -> str:
     from textual.widgets import Static
 
     return str(screen.query_one("#wz-progress-text", Static).render())
+
+
+# --- issue 29: every page of the replace, same-bay and fix-ssh flows at 80x24 and 120x40,
+# the title and the steps on top, the focused field (and the message under it) in view.
+
+PAGES = [("replace", "choose"), ("replace", "preview"), ("replace", "confirm"),
+         ("replace", "run"), ("replace", "result"),
+         ("same-bay", "confirm"), ("same-bay", "run"), ("same-bay", "result"),
+         ("fix-ssh", "preview"), ("fix-ssh", "confirm"), ("fix-ssh", "result")]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("flow,page", PAGES, ids=lambda p: str(p))
+def test_flow_pages(snap_compare: Any, size: tuple[int, int], flow: str, page: str) -> None:
+    """The same-bay flow's choose and preview pages are test_replace_failed_pictures' `bay`
+    and `bay-preview`; fix-ssh asks nothing (no choose page) and its run never waits for
+    anyone (its run page lasts a moment: the result shows what it did)."""
+    if flow == "fix-ssh":
+        app = app_for("slow-ssh")
+        drive = _fix_ssh_page
+    else:
+        host = DemoHost("degraded", zfs_version="2.3", clock=frozen, seed=0)
+        app = app_for(host=host)
+        drive = _replace_page if flow == "replace" else _same_bay_page
+        if flow == "same-bay":
+            app.wizard_fast_forward = False  # type: ignore[attr-defined]  # hands swap
+
+    async def run_before(pilot: Any) -> None:
+        await drive(app, pilot, page)
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+async def _typed_wrong(screen: WizardScreen, pilot: Any, wrong: str) -> None:
+    """Enter on the preview, then a confirmation one key short: refused, said under it."""
+    await pilot.press("enter")
+    await until(pilot, lambda: screen.phase is Phase.CONFIRM, "the confirmation")
+    await pilot.press(*wrong, "enter")
+    await until(pilot, lambda: "does not match" in str(
+        screen.query_one("#wz-message").render()), "the mismatch said")
+
+
+async def _replace_page(app: ZConsoleApp, pilot: Any, page: str) -> None:
+    sel = Selection("tank", path=("mirror-0", FAULTED))
+    if page == "choose":
+        await to_phase(app, pilot, "replace-failed", sel, ["free"], Phase.CHOOSE)
+        return
+    screen = await to_phase(app, pilot, "replace-failed", sel, ["free", "sdh", "scrub"],
+                            Phase.PREVIEW)
+    if page == "confirm":
+        await _typed_wrong(screen, pilot, "ZGY8Q5R")
+    elif page in ("run", "result"):
+        await confirm_all(screen, pilot)
+        await until(pilot, lambda: screen.operator_step is not None, "the pull", tries=1500)
+        await pilot.press("i")  # identify: said in the on-site box
+        await until(pilot, lambda: "identify finished" in str(
+            screen.query_one("#wz-operator").render()), "identify's end")
+        if page == "result":
+            await pilot.press("o")
+            await until(pilot, lambda: screen.phase is Phase.RESULT, "the result",
+                        tries=1500)
+
+
+async def _same_bay_page(app: ZConsoleApp, pilot: Any, page: str) -> None:
+    host = app.host
+    assert isinstance(host, DemoHost)
+    screen = await to_phase(app, pilot, "replace-failed",
+                            Selection("tank", path=("mirror-0", FAULTED)), ["same", "scrub"],
+                            Phase.PREVIEW)
+    if page == "confirm":
+        await _typed_wrong(screen, pilot, "ZGY8C3D")
+        return
+    await pilot.press("enter", *"ZGY8C3D4", "enter")
+    await until(pilot, lambda: screen.operator_step is not None, "the find step", tries=1500)
+    if page == "run":
+        await pilot.press("i")
+        await until(pilot, lambda: "identify finished" in str(
+            screen.query_one("#wz-operator").render()), "identify's end")
+        return
+    await pilot.press("o")
+    await until(pilot, lambda: "Waiting for sdb" in _progress(screen), "the watch")
+    host.pull_disk("ZGY8C3D4")
+    await until(pilot, lambda: "is gone" in _progress(screen), "the pull")
+    host.insert_disk("pci-0000:00:17.0-ata-2", "ST4000VN008-2DR166", "ZNEW4242",
+                     4000787030016)
+    await until(pilot, lambda: screen.phase is Phase.PREVIEW and screen.plan is not None
+                and "step 2" in screen.plan.title, "the replace plan", tries=1500)
+    app.wizard_fast_forward = None  # type: ignore[attr-defined]  # the resilver, at once
+    await confirm_all(screen, pilot)
+    await until(pilot, lambda: screen.phase is Phase.RESULT, "the result", tries=1500)
+
+
+async def _fix_ssh_page(app: ZConsoleApp, pilot: Any, page: str) -> None:
+    from tests.ui.test_host_screen import open_host
+
+    await open_host(app, pilot)
+    await pilot.press("f")
+    await until(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard")
+    screen = app.screen
+    assert isinstance(screen, WizardScreen)
+    await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview", tries=1500)
+    if page == "confirm":
+        await _typed_wrong(screen, pilot, "UseDNS n")
+    elif page == "result":
+        await confirm_all(screen, pilot)
+        await until(pilot, lambda: screen.phase is Phase.RESULT, "the result", tries=1500)

@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import ContentSwitcher, Static
+from textual.widgets import ContentSwitcher
 
 from zconsole.hosts.base import Host
 from zconsole.model.plan import Confirmation, Plan, StepOutcome, StepStatus
@@ -46,7 +46,7 @@ from zconsole.ui.wizards.phases import (
 )
 from zconsole.ui.wizards.phases.base import PHASE_ACTIONS, PHASE_VIEW, Phase, PhaseBar
 from zconsole.ui.wizards.phases.run import RunnerFactory, RunnerLike
-from zconsole.ui.wizards.view import WizardView
+from zconsole.ui.wizards.view import Said, WizardView
 
 
 class WizardScreen(WizardView, OperatorSteps, ZScreen):
@@ -68,7 +68,7 @@ class WizardScreen(WizardView, OperatorSteps, ZScreen):
         Binding("f", "force", "Override (-f)"),
         Binding("o", "operator_done", "Done on site"),
         Binding("i", "identify", "Identify disk"),
-        Binding("y", "copy", "Copy command"),
+        Binding("y", "copy", "Copy"),
     ]
 
     phase: reactive[Phase] = reactive(Phase.CHOOSE, always_update=True, init=False)
@@ -139,7 +139,7 @@ class WizardScreen(WizardView, OperatorSteps, ZScreen):
             yield ConfirmPhase(id="confirm")
             yield RunPhase(id="run")
             yield ResultPhase(id="result")
-        yield Static("", classes="wz-message", id="wz-message")
+        yield Said("", classes="wz-message", id="wz-message")
 
     def on_mount(self) -> None:
         if self.plan is not None:  # resuming a saved plan
@@ -382,7 +382,8 @@ class WizardScreen(WizardView, OperatorSteps, ZScreen):
             what = step.title if step is not None else "the step above"
             self._message(f"✋ Waiting for you on site: {what}. o: done"
                           + (" · i: identify" if self._identify_command() else "")
-                          + ". ZFS is not waiting for anything.")
+                          + ". ZFS is not waiting for anything.",
+                          reveal=False)  # the on-site box above is in view
             return
         if self.leaving:
             return

@@ -49,22 +49,25 @@ class WizardView(_Base):
     def _message(self, text: str | Content = "", *, reveal: bool = True) -> None:
         """The newest message, right under the phase; `reveal` scrolls it into view (with
         the focused field above it), not when the phase has just been shown from its top."""
-        w = self.query_one("#wz-message", Static)
+        w = self.query_one("#wz-message", Said)
         w.update(plain(text) if isinstance(text, str) else text)
         w.display = bool(text)
         if self.phase is Phase.CHOOSE:
             self.call_after_refresh(self._fit_choices)
-        if text and reveal:
+        w.reveal = bool(text) and reveal
+        if w.reveal:
             self._reveal(w)
 
     def _reveal(self, *widgets: Widget) -> None:
         """After the next layout: the focused widget, then each of `widgets`, into view."""
 
         def scroll() -> None:
-            focused = self.focused
-            for w in (focused, *widgets):
+            if not self.is_attached or not self.query(".body"):
+                return
+            body = self.query_one(".body")
+            for w in (self.focused, *widgets):
                 if w is not None and w.display and w.is_attached:
-                    self.query_one(".body").scroll_to_widget(w, animate=False)
+                    body.scroll_to_widget(w, animate=False)
 
         self.call_after_refresh(scroll)
 
@@ -76,6 +79,8 @@ class WizardView(_Base):
     # -- the choice list uses the height there is ---------------------------------------------
     def _fit_choices(self) -> None:
         """The choice list as tall as the body less the bar, the question and the message."""
+        if not self.is_attached or not self.query(ChoosePhase):
+            return  # not composed yet (a resize comes first), or gone
         body = self.query_one(".body")
         message = self.query_one("#wz-message")
         area = body.scrollable_content_region
@@ -91,7 +96,8 @@ class WizardView(_Base):
     def action_copy(self) -> None:
         if self.plan is None:
             return
-        commands = render.copyable(self.plan, self.run.start_at)
+        start = 0 if self.phase is Phase.RESULT else self.run.start_at  # ended: any of them
+        commands = render.copyable(self.plan, start)
         if not commands:
             self.app.notify("This plan runs no command: nothing to copy.", title="Copy",
                             markup=False)
@@ -106,3 +112,16 @@ class WizardView(_Base):
                 if len(commands) > 1 else "")
         self.app.notify(f"Copied step {step}'s command as one shell line{more}:\n"
                         f"{fit(visible(text), 300)}", title="Copy", markup=False)
+
+
+class Said(Static):
+    """The wizard's newest message. Shown (or rewrapped) it is scrolled into view once more
+    when its new size is laid out: only then has the body's scrolling range grown to it."""
+
+    reveal = False
+
+    def on_resize(self, event: events.Resize) -> None:
+        screen = self.screen
+        if self.reveal and self.display and isinstance(screen, WizardView):
+            self.reveal = False
+            screen._reveal(self)

@@ -36,7 +36,7 @@ PHASE_ACTIONS = {"back": (Phase.CHOOSE, Phase.BUILDING, Phase.PREVIEW, Phase.FOR
                  "stop_watching": (Phase.RUN,), "close": (Phase.RESULT,),
                  "proceed": (Phase.PREVIEW,), "force": (Phase.FORCE,),
                  "operator_done": (Phase.RUN,), "identify": (Phase.RUN,),
-                 "copy": (Phase.PREVIEW, Phase.FORCE, Phase.RUN, Phase.RESULT)}
+                 "copy": (Phase.PREVIEW, Phase.FORCE, Phase.RESULT)}
 
 
 def phase_bar(phase: Phase, title: str, width: int) -> Text:
