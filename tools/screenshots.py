@@ -16,6 +16,7 @@ import re
 import sys
 import zlib
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -39,7 +40,11 @@ SHOTS: list[tuple[str, str, str, str, tuple[int, int], int, str]] = [
     ("fixit-ssh-auth-dark-120x40", "ssh-auth", "2.3", "dark", (120, 40), 1, "6"),
     # the Timeline (key 7) of the degraded demo
     ("timeline-degraded-dark-120x40", "degraded", "2.3", "dark", (120, 40), 1, "7"),
+    # a wizard at 80x24 (issue 29): the fix-ssh plan's commands and its typed confirmation,
+    # typed, Enter not yet pressed (Host screen, f, Enter; see `wizard_confirm`)
+    ("wizard-fix-ssh-confirm-dark-80x24", "slow-ssh", "2.3", "dark", (80, 24), 1, "6"),
 ]
+WIZARD_CONFIRM = {"wizard-fix-ssh-confirm-dark-80x24": ("f", "UseDNS no")}
 
 
 async def shoot(stem: str, scenario: str, version: str, theme: str, size: tuple[int, int],
@@ -59,9 +64,33 @@ async def shoot(stem: str, scenario: str, version: str, theme: str, size: tuple[
                 await pilot.pause(0.01)
             else:
                 raise SystemExit(f"{stem}: the timeline was never read")
+        if stem in WIZARD_CONFIRM:
+            await wizard_confirm(app, pilot, *WIZARD_CONFIRM[stem])
         if keys:
             await at_rest(app, pilot)
         return app.export_screenshot(title=f"zconsole — demo {scenario} ({theme})")
+
+
+async def wizard_confirm(app: Any, pilot: Any, key: str, typed: str) -> None:
+    """`key` opens a wizard; Enter on its preview; `typed` in its confirmation field."""
+    from zconsole.ui.wizards.screen import Phase, WizardScreen
+
+    await pilot.press(key)
+    for _ in range(1500):
+        screen = app.screen
+        if isinstance(screen, WizardScreen) and screen.phase is Phase.PREVIEW:
+            break
+        await pilot.pause(0.01)
+    else:
+        raise SystemExit(f"{key}: the wizard's preview never came")
+    await pilot.press("enter")
+    for _ in range(500):
+        if screen.phase is Phase.CONFIRM:
+            break
+        await pilot.pause(0.01)
+    else:
+        raise SystemExit(f"{key}: the wizard's confirmation never came")
+    await pilot.press(*typed)
 
 
 def main() -> int:
