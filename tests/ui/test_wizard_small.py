@@ -220,3 +220,20 @@ async def test_command_box_at_80_columns_never_splits_an_argument(tmp_path: Path
                 quoted = shlex.quote(arg)
                 if len(quoted) < box.content_region.width - 6:
                     assert any(quoted in line for line in rendered), (quoted, rendered)
+
+
+async def test_identify_result_is_said_in_the_on_site_box_in_view(tmp_path: Path) -> None:
+    """Same bay at 80x24: `i` on the find step says its end in the on-site box, on screen
+    (not only in the log, below the fold)."""
+    host = DemoHost("degraded", zfs_version="2.3", clock=frozen, seed=0)
+    app = wizard_app(tmp_path, host=host, fast_forward=False)
+    async with app.run_test(size=SMALL) as pilot:
+        wz = await same_bay_confirm(tmp_path, pilot, app)
+        await pilot.press(*"ZGY8C3D4", "enter")
+        await until(pilot, lambda: wz.operator_step is not None, "the find step", tries=1500)
+        await pilot.press("i")
+        box = wz.query_one("#wz-operator", Static)
+        await until(pilot, lambda: "identify finished" in str(box.render()), "identify's end")
+        await pilot.pause(0.1)
+        assert in_view(wz, box), (box.region, wz.query_one(".body").region)
+        assert bar_in_view(wz)
