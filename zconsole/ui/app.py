@@ -78,6 +78,7 @@ class ZConsoleApp(App[None]):
         Binding("f5", "refresh(True)", "Refresh", show=False),
         Binding("p", "toggle_pause", "Pause"),
         Binding("t", "next_theme", "Theme", show=False),
+        Binding("question_mark,f1", "screen.keys_help", "Keys of this screen", show=False),
         Binding("q", "quit", "Quit"),
     ]
 

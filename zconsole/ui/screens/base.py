@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from textual import events, on
 from textual.app import ComposeResult, SystemCommand
@@ -47,9 +47,17 @@ class ZScreen(Screen[None]):
     MODE = ""
     TITLE = ""
     KEY = ""
+    # The screen's main list (a selector): focused on arrival, and again whenever the focus
+    # is lost (a list a refresh rebuilt, a field closed), so its keys always work and the
+    # footer shows them. ".body", the page itself, on a screen whose page is its list (its
+    # arrows scroll it); any other list leaves the page out of the focus chain, so Tab moves
+    # between the lists only. Textual's AUTO_FOCUS follows it.
+    MAIN: ClassVar[str] = ".body"
+    AUTO_FOCUS = MAIN
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls.AUTO_FOCUS = cls.MAIN
         from zconsole.ui.screens.registry import entry_for
 
         entry = entry_for(cls.__module__, cls.__name__)
@@ -79,7 +87,8 @@ class ZScreen(Screen[None]):
         notice = self.console_app.notice
         if notice:
             yield Static(plain(notice), classes="notice")
-        with VerticalScroll(classes="body"):
+        with VerticalScroll(classes="body") as body:
+            body.can_focus = self.MAIN == ".body"
             yield from self.compose_body()
             yield ProblemsPanel(classes="problems")
         yield ZFooter(compact=True)
@@ -143,6 +152,29 @@ class ZScreen(Screen[None]):
         waits for after a refresh or a key."""
         return self.is_mounted and not self.busy
 
+    # -- the focus ---------------------------------------------------------------------------
+    def focus_main(self) -> None:
+        """Focus the main list (its first widget) unless something has the focus: what the
+        operator chose stays chosen. Nothing yet when the list is not there (Pools before its
+        first reading): the next refresh tries again."""
+        if self.focused is not None or not self.is_attached:
+            return
+        target = next((w for w in self.query(self.MAIN) if w.focusable), None)
+        if target is not None:
+            self.set_focus(target, scroll_visible=False)
+
+    def keep_focus(self) -> None:
+        """After a change that may have taken the focus away (a list rebuilt, a refresh):
+        the main list again, once the change is on screen."""
+        if self.focused is None:
+            self.call_after_refresh(self.focus_main)
+
+    def action_keys_help(self) -> None:
+        """`?` or F1 (the app's binding): this screen's keys as they work now (kit/help.py)."""
+        from zconsole.ui.kit.help import open_keys
+
+        open_keys(self, self.TITLE)
+
     # -- the frame ---------------------------------------------------------------------------
     def on_screen_resume(self, event: events.ScreenResume | None = None) -> None:
         if event is not None and not self._resumed:
@@ -169,3 +201,4 @@ class ZScreen(Screen[None]):
                     read_only=app.read_only, error=state.last_error, title=self.TITLE,
                     tabs=screen_tabs(), name=app.current.name)
         problems.show(state.reading, state.last_error, state.mono)
+        self.keep_focus()

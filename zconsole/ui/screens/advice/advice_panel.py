@@ -35,8 +35,8 @@ class AdviceItem(Static, can_focus=True):
     BINDINGS = [Binding("enter,space", "why", "Why", show=True),
                 Binding("m", "screen.mute", "Mute/unmute", show=True),
                 Binding("x", "screen.run_advice", "Run as a plan", show=True),
-                Binding("down", "app.focus_next", "Next", show=False),
-                Binding("up", "app.focus_previous", "Previous", show=False)]
+                Binding("down", "move(1)", "Next finding", show=False),
+                Binding("up", "move(-1)", "Previous finding", show=False)]
 
     DEFAULT_CSS = """
     AdviceItem { height: auto; padding: 0 1; }
@@ -52,6 +52,18 @@ class AdviceItem(Static, can_focus=True):
 
     def on_mount(self) -> None:
         self.redraw()
+
+    @property
+    def key(self) -> tuple[str, str, bool]:
+        """Which finding this is, across a rebuild of the list."""
+        return (self.advice.kind, self.advice.subject, self.muted is not None)
+
+    def action_move(self, step: int) -> None:
+        """The next (or previous) finding; the first and the last stay where they are."""
+        items = list(self.screen.query(AdviceItem))
+        at = items.index(self) + step if self in items else -1
+        if 0 <= at < len(items):
+            items[at].focus()
 
     def action_why(self) -> None:
         self.open = not self.open
@@ -110,6 +122,11 @@ class AdvicePanel(Vertical):
             return
         opened = {(i.advice.kind, i.advice.subject) for i in self.query(AdviceItem) if i.open}
         self.shown, self.note = key, note
+        before = list(self.query(AdviceItem))
+        focused = self.screen.focused
+        # the finding that had the focus, else its place: the list is rebuilt under it
+        chosen = (focused.key, before.index(focused)) if isinstance(focused, AdviceItem) \
+            and focused in before else None
         await self.remove_children()
         widgets: list[Static] = []
         if note:
@@ -132,3 +149,13 @@ class AdvicePanel(Vertical):
             widgets.extend(AdviceItem(a, open=(a.kind, a.subject) in opened, muted=m)
                            for a, m in muted)
         await self.mount_all(widgets)
+        if chosen is not None:
+            self._focus_again(*chosen)
+
+    def _focus_again(self, key: tuple[str, str, bool], place: int) -> None:
+        """The focus back on the finding it was on, or on the one now in its place."""
+        items = list(self.query(AdviceItem))
+        if not items or self.screen.focused is not None:
+            return
+        again = next((i for i in items if i.key == key), items[min(place, len(items) - 1)])
+        self.screen.set_focus(again, scroll_visible=False)

@@ -54,6 +54,7 @@ def judge(host: Host, reading: HostReading, store: MuteStore
 
 
 class AdviceScreen(ZScreen):
+    MAIN = "AdviceItem"  # the first finding; the arrows move between them
     class Loaded(PartLoaded[tuple[list[Advice], tuple[Mute, ...], str]]):
         """The advice was judged."""
 
@@ -101,6 +102,7 @@ class AdviceScreen(ZScreen):
         said, muted = split_muted(self.advice or (), self.mutes)
         await self.query_one(AdvicePanel).show(said if self.advice is not None else None,
                                                self.note, muted)
+        self.keep_focus()  # on arrival, the first finding
 
     # -- running a command ---------------------------------------------------------------
     def action_run_advice(self) -> None:

@@ -263,7 +263,7 @@ class DisksView(Vertical):
 
 
 class DisksScreen(ZScreen):
-    AUTO_FOCUS = "#disks-table"
+    MAIN = "#disks-table"
 
     BINDINGS = [
         Binding("f", "cycle_filter", "Filter"),

@@ -32,11 +32,15 @@ WIDE = 100
 
 
 class FleetTable(LevelTable):
-    """The hosts, one row each (keyed by their place in the fleet)."""
+    """The hosts, one row each (keyed by their place in the fleet). Its enter is the
+    footer's "Show host": the table has the focus (the screen's main list), and a binding
+    of the screen's own for the same key was hidden by the table's unshown "Select"."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Show host")]
 
 
 class FleetScreen(ZScreen):
-    BINDINGS = [Binding("enter", "show_host", "Show host")]
+    MAIN = "#fleet-table"
 
     DEFAULT_CSS = """
     FleetScreen FleetTable {

@@ -41,6 +41,7 @@ WIZARD_KEYS: tuple[tuple[str, str, str], ...] = (
 )
 
 class PoolsScreen(ZScreen):
+    MAIN = "VdevTable"  # the first pool's table; Tab moves to the next pool's
     DEFAULT_CSS = """
     PoolsScreen .legend {
         height: auto;
