@@ -105,6 +105,11 @@ class AdviceScreen(ZScreen):
         self.keep_focus()  # on arrival, the first finding
 
     # -- running a command ---------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A read-only console offers no `x` (as Pools offers no wizard): the footer shows
+        only keys that work."""
+        return not (action == "run_advice" and self.console_app.read_only)
+
     def action_run_advice(self) -> None:
         """`x` on a finding: its command as a plan, in the wizard."""
         item = self.focused
