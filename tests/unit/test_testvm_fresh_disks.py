@@ -227,3 +227,20 @@ def test_the_image_key_leaves_out_the_code_that_only_runs_guests(testvm: ModuleT
              if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     assert testvm.RUNTIME_DEFINITIONS <= names
     assert not {"build", "_build", "_build_host", "assemble_image"} & testvm.RUNTIME_DEFINITIONS
+
+
+def test_one_vcpu_under_tcg_two_with_kvm_or_as_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33: under TCG a guest gets one vCPU (a second one costs CPU a loaded CI machine
+    does not have); with KVM two; ZCONSOLE_VM_SMP chooses. Not part of the image key."""
+    tv = load_testvm()
+    monkeypatch.delenv("ZCONSOLE_VM_SMP", raising=False)
+
+    def smp(kvm: bool) -> str:
+        args = tv.Instance._machine_args("g", kvm)
+        return str(args[args.index("-smp") + 1])
+
+    key = tv.build_key("6.1.0-56-amd64", tv.FLAVOURS["2.3"])
+    assert (smp(False), smp(True)) == ("1", str(tv.DEFAULT_SMP))
+    monkeypatch.setenv("ZCONSOLE_VM_SMP", "2")
+    assert smp(False) == "2"
+    assert tv.build_key("6.1.0-56-amd64", tv.FLAVOURS["2.3"]) == key

@@ -1392,7 +1392,14 @@ class Instance:
             if kvm
             else ["-accel", "tcg,thread=multi,tb-size=512", "-cpu", "max"]
         )
-        return ["-name", name, *accel, "-machine", "pc", "-smp", str(DEFAULT_SMP),
+        # One vCPU unless KVM or ZCONSOLE_VM_SMP says otherwise (issue 33): under TCG on a
+        # loaded 2-core machine a second vCPU thread is mostly a lock holder descheduled
+        # while the other spins on its lock. Measured 2026-11-29 at load 18-21 (a CI run
+        # beside), the 2.3 guest's boot and a pool create/write/scrub/destroy, twice each
+        # way: 11 and 6-7 CPU s with one vCPU, 14-15 and 10 with two; the work's wall
+        # 20 s against 39-40. With KVM the vCPUs are real CPUs: two, as before.
+        smp = os.environ.get("ZCONSOLE_VM_SMP", "").strip() or (str(DEFAULT_SMP) if kvm else "1")
+        return ["-name", name, *accel, "-machine", "pc", "-smp", smp,
                 "-m", str(DEFAULT_MEM_MB), "-nodefaults", "-display", "none"]
 
     def _boot_args(self, build_dir: Path, append: str) -> list[str]:
