@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import re
 import sys
+import uuid
 import zlib
 from pathlib import Path
 from typing import Any
@@ -65,7 +67,14 @@ async def shoot(stem: str, scenario: str, version: str, theme: str, size: tuple[
             else:
                 raise SystemExit(f"{stem}: the timeline was never read")
         if stem in WIZARD_CONFIRM:
-            await wizard_confirm(app, pilot, *WIZARD_CONFIRM[stem])
+            # a plan's id names files in its commands (a fix-it's backup): fixed here, so
+            # a rerun gives the same picture
+            ids = itertools.count(1)
+            uuid4, uuid.uuid4 = uuid.uuid4, lambda: uuid.UUID(int=next(ids))
+            try:
+                await wizard_confirm(app, pilot, *WIZARD_CONFIRM[stem])
+            finally:
+                uuid.uuid4 = uuid4
         if keys:
             await at_rest(app, pilot)
         return app.export_screenshot(title=f"zconsole — demo {scenario} ({theme})")
