@@ -350,7 +350,7 @@ async def test_performance_columns_show_the_slow_disks_figures() -> None:
         await pilot.press("m")
         await pilot.pause()
         block = next(b for b in app.screen.query(PoolBlock) if b.pool_name == "tank")
-        headers = [str(c.label) for c in block.table.columns.values()]
+        headers = [str(c.label).strip() for c in block.table.columns.values()]
         assert headers[:4] == ["NAME", "STATE", "DISK", "SERIAL"]
         assert {"BUSY", "R AWAIT", "W AWAIT", "ZFS R/W", "TREND"} <= set(headers)
         state = app.view_state()
@@ -371,7 +371,7 @@ async def test_performance_columns_show_the_slow_disks_figures() -> None:
         assert f"/{metrics.zfs_wait_write_ms:.1f}" in row
         assert len(metrics.trend) >= 5
         await pilot.press("m")
-        headers = [str(c.label) for c in block.table.columns.values()]
+        headers = [str(c.label).strip() for c in block.table.columns.values()]
         assert headers == ["NAME", "STATE", "READ", "WRITE", "CKSUM", "SIZE", "CAP", "NOTE"]
 
 
