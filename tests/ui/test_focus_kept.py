@@ -151,10 +151,10 @@ async def test_the_main_list_keeps_focus_cursor_and_scroll(entry: Any) -> None:
         assert where(screen) == moved
 
 
-async def test_advice_keeps_a_finding_below_the_fold_while_the_list_is_rebuilt() -> None:
-    """The advisor's counters move between two refreshes, so each refresh rebuilds the list
-    under the focused finding (it was lost at the next refresh, issue 29): the same finding
-    keeps the focus, the page does not move."""
+async def test_advice_keeps_a_finding_below_the_fold_across_refreshes() -> None:
+    """The advisor's counters move between two refreshes, so each refresh brings new
+    findings' texts (the focus was lost at the next refresh, issue 29): the same finding
+    keeps the focus, the page does not move, and the text is the new one."""
     from zconsole.ui.screens.advice.advice_panel import AdvicePanel
 
     clock = Clock()
@@ -170,10 +170,43 @@ async def test_advice_keeps_a_finding_below_the_fold_while_the_list_is_rebuilt()
         page = screen.query_one(".body", VerticalScroll)
         assert page.scroll_offset.y > 0  # below the first screenful
         before = where(screen)
-        shown = screen.query_one(AdvicePanel).shown
+        panel = screen.query_one(AdvicePanel)
+        shown = panel.shown
+        texts = [i.body().plain for i in screen.query(AdviceItem)]
         await refreshed(app, pilot, screen, clock)
-        assert screen.query_one(AdvicePanel).shown != shown  # rebuilt: new counters
-        assert not chosen.is_attached
-        again = screen.focused
-        assert isinstance(again, AdviceItem) and again.key == chosen.key
+        assert panel.shown != shown  # new figures: the slog finding's counters moved
+        assert [i.body().plain for i in screen.query(AdviceItem)] != texts
+        assert screen.focused is chosen
         assert where(screen) == before
+
+
+async def test_advice_keeps_the_focused_finding_when_the_list_changes() -> None:
+    """A finding above the focused one goes (fixed, or muted elsewhere): the list is built
+    again and the focus stays on the same finding; when the focused one goes, the one now
+    in its place takes the focus."""
+    from zconsole.ui.screens.advice.advice_panel import AdvicePanel
+
+    clock = Clock()
+    app = console("advice", clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await arrive(app, pilot, "8")
+        for _ in range(5):
+            await pilot.press("down")
+        await pilot.pause()
+        chosen = screen.focused
+        assert isinstance(chosen, AdviceItem)
+        panel = screen.query_one(AdvicePanel)
+        findings = [i.advice for i in screen.query(AdviceItem)]
+        await panel.show(findings[1:], "")
+        await pilot.pause()
+        again = screen.focused
+        assert isinstance(again, AdviceItem) and again is not chosen
+        assert again.key == chosen.key
+        assert list(screen.query(AdviceItem)).index(again) == 4
+        gone = [a for a in findings[1:] if (a.kind, a.subject) != chosen.key[:2]]
+        await panel.show(gone, "")
+        await pilot.pause()
+        after = screen.focused
+        assert isinstance(after, AdviceItem)
+        assert list(screen.query(AdviceItem)).index(after) == 4
+        assert after.advice == findings[6]

@@ -99,7 +99,10 @@ class AdviceItem(Static, can_focus=True):
 
 
 class AdvicePanel(Vertical):
-    """Headings and items; rebuilt when the advice changes, keeping what was open."""
+    """Headings and items. The same findings in the same groups (a refresh moved only their
+    figures) are updated in place: the focus, the page's scroll and a key pressed meanwhile
+    stay where they are. Other changes rebuild the list, keeping what was open and the
+    focused finding (or the one now in its place)."""
 
     DEFAULT_CSS = """
     AdvicePanel { height: auto; }
@@ -120,9 +123,12 @@ class AdvicePanel(Vertical):
         key = (tuple(advice) if advice is not None else None, tuple(muted))
         if key == self.shown and note == self.note:
             return
+        before = list(self.query(AdviceItem))
+        if note == self.note and self._update_in_place(before, advice, muted):
+            self.shown = key
+            return
         opened = {(i.advice.kind, i.advice.subject) for i in self.query(AdviceItem) if i.open}
         self.shown, self.note = key, note
-        before = list(self.query(AdviceItem))
         focused = self.screen.focused
         # the finding that had the focus, else its place: the list is rebuilt under it
         chosen = (focused.key, before.index(focused)) if isinstance(focused, AdviceItem) \
@@ -151,6 +157,25 @@ class AdvicePanel(Vertical):
         await self.mount_all(widgets)
         if chosen is not None:
             self._focus_again(*chosen)
+
+    def _update_in_place(self, items: list[AdviceItem], advice: Sequence[Advice] | None,
+                         muted: Sequence[tuple[Advice, Mute]]) -> bool:
+        """Each item takes its finding's new text when the list would be the same list
+        (same findings, severities and mutes, in the same order); False otherwise."""
+        if advice is None or not items:
+            return False
+        wanted: list[tuple[Advice, Mute | None]] = [
+            (a, None) for severity, _ in GROUPS for a in advice if a.severity is severity]
+        wanted.extend(muted)
+        same = [(a.kind, a.subject, a.severity, m is not None) for a, m in wanted] == \
+            [(*i.key[:2], i.advice.severity, i.muted is not None) for i in items]
+        if not same:
+            return False
+        for item, (a, m) in zip(items, wanted, strict=True):
+            if (item.advice, item.muted) != (a, m):
+                item.advice, item.muted = a, m
+                item.redraw()
+        return True
 
     def _focus_again(self, key: tuple[str, str, bool], place: int) -> None:
         """The focus back on the finding it was on, or on the one now in its place."""
