@@ -54,9 +54,9 @@ class PoolsScreen(ZScreen):
         # not in the footer (80 columns hold the wizards' keys, Refresh, Pause and Quit):
         # the README names it
         Binding("m", "toggle_columns", "Columns", show=False),
-        *(Binding(key, f"wizard('{kind}')", label) for kind, key, label in WIZARD_KEYS),
         Binding("slash", "filter", "Find", show=False),
         Binding("x", "problems", "Problems only", show=False),
+        *(Binding(key, f"wizard('{kind}')", label) for kind, key, label in WIZARD_KEYS),
     ]
 
     def compose_body(self) -> ComposeResult:
@@ -75,13 +75,13 @@ class PoolsScreen(ZScreen):
         elif view.performance:
             self.query_one(".body").mount(Static(PERF_LEGEND, classes="legend"), after=view)
 
-    # -- wizards --------------------------------------------------------------------------------
     def action_filter(self) -> None:
         self.query_one(PoolsView).open_filter()
 
     def action_problems(self) -> None:
         self.query_one(PoolsView).toggle_problems()
 
+    # -- wizards --------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "wizard":
             return not self.console_app.read_only
