@@ -93,11 +93,12 @@ GROUP_BUDGETS = {
     # checkout as an upgrade), the fix-its through the Host screen, the login journal
     "host": RUN_BUDGET,
     # a second host guest (issue 33): the faults, the fix-its' plans and their undos driven
-    # from here over ssh; issue 26: an undo refused after a hand edit (~30)
+    # from here over ssh; issue 26: an undo refused after a hand edit (~30); the 2-minute
+    # frozen logind (~300)
     "host-b": RUN_BUDGET,
     # the host guest's minutes-long tests: the README's first install into a new venv under
-    # emulation (~290 on a loaded run), the 2-minute frozen logind (~300), the boot fixes
-    # with three reboots, one into the 2-minute hang (~700 on a quiet run)
+    # emulation (~290 on a loaded run), the boot fixes with three reboots, one into the
+    # 2-minute hang (~700 on a quiet run)
     "host-slow": RUN_BUDGET,
 }
 

@@ -101,7 +101,7 @@ def test_slow_user_manager(host_guest: HostGuest, slow_user_manager: faults.Faul
     host_figures("operator login s after undo", after)
 
 
-# frozen-logind: on the host-slow guest, before the boot test (conftest HOST_SLOW_TESTS): a
+# frozen-logind: on the host-b guest (conftest HOST_B_MODULES) with the other faults: a
 # 2-minute login, then its fix through the Host screen (as test_hostvm_fixit_screen.py)
 @pytest.mark.hostvm_slow
 async def test_frozen_logind(
