@@ -34,9 +34,12 @@ def in_view(screen: WizardScreen, w: Widget) -> bool:
 
 
 def bar_in_view(screen: WizardScreen) -> bool:
+    """The title and the steps on screen, right above the body (never scrolled away)."""
     bar = screen.query_one(PhaseBar)
     text = str(bar.render())
-    return in_view(screen, bar) and "choose" in text and "result" in text
+    return (bar.region.height == 1 and screen.region.contains_region(bar.region)
+            and bar.region.bottom == screen.query_one(".body").region.y
+            and "choose" in text and "result" in text)
 
 
 async def same_bay_confirm(tmp: Path, pilot: Any, app: Any) -> WizardScreen:

@@ -8,7 +8,7 @@ runner when there is one, so the journal records it) and its end comes back as a
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -87,15 +87,20 @@ class OperatorSteps(_Base):
         self.query_one(RunPhase).operator_note(started)
         self._identify(helper_step, cmd)
 
-    @work(thread=True, exit_on_error=False, group="wizard-identify")
     def _identify(self, helper_step: str, cmd: Command) -> None:
-        t0 = time.monotonic()
+        self._identify_in_worker(helper_step, cmd, self.console_app.mono)
+
+    @work(thread=True, exit_on_error=False, group="wizard-identify")
+    def _identify_in_worker(self, helper_step: str, cmd: Command,
+                            mono: Callable[[], float]) -> None:
+        """`cmd` run; its duration on the console's clock (frozen in the pictures)."""
+        t0 = mono()
         try:
             if self.runner is not None:
                 r = self.runner.run_helper(helper_step)
             else:
                 r = self.host.run(list(cmd.argv), timeout=900, check=False)
-            text = (f"identify finished after {time.monotonic() - t0:.0f} s "
+            text = (f"identify finished after {mono() - t0:.0f} s "
                     f"(exit {r.returncode})")
         except Exception as e:  # noqa: BLE001 - shown, never fatal
             text = f"identify failed: {type(e).__name__}: {e}"

@@ -55,7 +55,6 @@ class WizardScreen(WizardView, OperatorSteps, ZScreen):
     TITLE = "Wizard"
 
     DEFAULT_CSS = """
-    WizardScreen .wz-phases { dock: top; }
     WizardScreen .wz-message { height: auto; color: $health-warn; text-style: bold; }
     """
 
@@ -117,6 +116,7 @@ class WizardScreen(WizardView, OperatorSteps, ZScreen):
         # step waits for the operator) that step, asked again before anything runs
         self.resume_sentence: str | None = None
         self.resume_operator = resume_operator
+        self.bar = PhaseBar(classes="wz-phases", id="wz-phases")
         if resume is not None:
             self.plan, outcomes, next_index, self.resume_sentence = resume
             self.run.resume(outcomes, next_index)
@@ -131,7 +131,6 @@ class WizardScreen(WizardView, OperatorSteps, ZScreen):
 
     # -- layout -------------------------------------------------------------------------------
     def compose_body(self) -> ComposeResult:
-        yield PhaseBar(classes="wz-phases", id="wz-phases")
         with ContentSwitcher(initial="choose"):
             yield ChoosePhase(id="choose")
             yield PreviewPhase(id="preview")
@@ -142,6 +141,8 @@ class WizardScreen(WizardView, OperatorSteps, ZScreen):
         yield Said("", classes="wz-message", id="wz-message")
 
     def on_mount(self) -> None:
+        # the title and the steps above the scrolling body: always on screen (issue 29)
+        self.mount(self.bar, before=self.query_one(".body"))
         if self.plan is not None:  # resuming a saved plan
             self._show_preview()
             return
@@ -163,7 +164,7 @@ class WizardScreen(WizardView, OperatorSteps, ZScreen):
     def watch_phase(self, phase: Phase) -> None:
         title = (self.flow.TITLE if self.flow is not None else
                  f"resuming: {self.plan.kind}" if self.plan is not None else "")
-        self.query_one(PhaseBar).show(phase, title)
+        self.bar.show(phase, title)
         self.query_one(ContentSwitcher).current = PHASE_VIEW[phase]
         self.refresh_bindings()
 

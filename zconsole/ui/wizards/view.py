@@ -1,7 +1,7 @@
 """What the wizard screen keeps in view on a small terminal (issue 29), and its copy key.
 
 A mixin of `WizardScreen` (screen.py), like `OperatorSteps`. At 80x24 the wizard's body
-scrolls: the phase bar (title and steps) is docked at its top, so it never scrolls away; the
+scrolls: the phase bar (title and steps) sits above it, so it never scrolls away; the
 newest message sits right under the phase (under the typed confirmation's field, under the
 choice list), and is scrolled into view with the focused field when it changes; the choice
 list is as tall as the room left (no fixed height).
@@ -24,7 +24,7 @@ from zconsole.model.hosttext import visible
 from zconsole.ui.kit.text import fit, plain
 from zconsole.ui.wizards import argv, render
 from zconsole.ui.wizards.phases import ChoosePhase
-from zconsole.ui.wizards.phases.base import Phase, PhaseBar
+from zconsole.ui.wizards.phases.base import Phase
 
 if TYPE_CHECKING:
     from zconsole.model.plan import Plan
@@ -86,7 +86,7 @@ class WizardView(_Base):
         area = body.scrollable_content_region
         said = (message.get_content_height(area.size, area.size, area.width)
                 if message.display else 0)  # as it wraps now (its layout may be older)
-        room = area.height - self.query_one(PhaseBar).outer_size.height - said
+        room = area.height - said
         self.query_one(ChoosePhase).fit(room, area.width)
 
     def on_resize(self, event: events.Resize) -> None:
