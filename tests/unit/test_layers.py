@@ -60,7 +60,13 @@ def test_model_and_parsers_import_no_os_libraries() -> None:
     assert out.stdout.strip() == ""
 
 
-@pytest.mark.skipif(shutil.which("lint-imports") is None, reason="import-linter not installed")
+# beside this interpreter (a venv's bin/, also when that is not on PATH), else on PATH
+LINT_IMPORTS = next((str(p) for p in (Path(sys.executable).parent / "lint-imports",)
+                     if p.exists()), shutil.which("lint-imports"))
+
+
+@pytest.mark.skipif(LINT_IMPORTS is None, reason="import-linter not installed")
 def test_import_linter_contracts_hold() -> None:
-    out = subprocess.run(["lint-imports", "--no-cache"], capture_output=True, text=True, cwd=ROOT)
+    assert LINT_IMPORTS is not None
+    out = subprocess.run([LINT_IMPORTS, "--no-cache"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
