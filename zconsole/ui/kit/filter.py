@@ -10,7 +10,7 @@ Two pieces, for any list of any screen:
   and gives the focus back to the list; escape (in the bar, or on the list: `clear`)
   clears it, closes the bar and gives the focus back.
 
-A list widget wires it like this (Advice and Fleet can do the same):
+A list widget wires it like this (Pools, Disks, Datasets, Timeline, Advice, Fleet do):
 
     self.filter = ListFilter()                       # in __init__
     rows = self.filter.keep(rows, text_of)           # where the rows are drawn
@@ -22,6 +22,8 @@ A list widget wires it like this (Advice and Fleet can do the same):
 
 `redraw` draws the rows again from what was last read (no host read): the bar calls it on
 every key. The match is case-insensitive, on the text as the row shows it (`row_text`).
+`back` may be a function that names the widget when the bar is done: a list of widgets
+rebuilt since `/` was pressed (Advice's findings) is not the one it was.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 T = TypeVar("T")
+Back = Widget | Callable[[], Widget | None]  # the widget, or what names it when it is needed
 
 
 def words_of(query: str) -> tuple[str, ...]:
@@ -147,11 +150,13 @@ class FilterBar(Horizontal):
 
     BINDINGS = [Binding("escape", "close", "Clear filter", show=False)]
 
-    def __init__(self, flt: ListFilter, redraw: Callable[[], None], back: Widget) -> None:
+    def __init__(self, flt: ListFilter, redraw: Callable[[], None], back: Back) -> None:
         super().__init__(classes="filter-bar")
         self.flt = flt
         self.redraw = redraw
-        self.back = back  # what has the focus after enter or escape: the list
+        # what has the focus after enter or escape: the list (or what gives it, at that
+        # moment: a list of widgets that a refresh may have rebuilt since)
+        self.back = back
         self.input = Input(placeholder="filter: words in the row (escape clears)",
                            compact=True, select_on_focus=False)
         self.count = Static(classes="filter--count")
@@ -199,14 +204,15 @@ class FilterBar(Horizontal):
         self._focus_back()
 
     def _focus_back(self) -> None:
-        if self.back.is_attached and self.back.focusable:
-            self.back.focus()
+        back = self.back if isinstance(self.back, Widget) else self.back()
+        if back is not None and back.is_attached and back.focusable:
+            back.focus()
         else:
             self.screen.set_focus(None)
 
 
 def open_filter(flt: ListFilter, *, anchor: Widget, redraw: Callable[[], None],
-                back: Widget | None = None) -> FilterBar:
+                back: Back | None = None) -> FilterBar:
     """Open the list's filter bar (mounted just above `anchor` the first time) and focus
     its input. `back` (default: `anchor`) gets the focus when the bar is done with."""
     bar = flt.bar

@@ -1,11 +1,15 @@
 """The Advice screen's body: the advisor's findings grouped by severity, each one line that
 opens on enter (or a click) into its reason, what fixing costs, the command and the evidence.
 
+`/` narrows the findings to those whose line (its severity, its sentence, a mute's reason)
+holds every word typed (`kit/filter.py`); the headings count what is shown.
+
 Every name in a finding is host text: it is shown through `kit.text.plain`, never as markup.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from textual.app import ComposeResult
@@ -16,6 +20,7 @@ from textual.widgets import Static
 
 from zconsole.model.advice import Advice, Mute
 from zconsole.model.finding import Severity
+from zconsole.ui.kit.filter import ListFilter, matches
 from zconsole.ui.kit.levels import LEVEL_STYLE, SEVERITY_LEVEL
 from zconsole.ui.kit.text import Hanging, para, plain
 
@@ -27,6 +32,12 @@ def heading(severity: Severity, title: str, count: int) -> Content:
     style = LEVEL_STYLE[SEVERITY_LEVEL[severity]] if severity is Severity.WARNING else "bold"
     return Content.assemble(plain(f"{severity.symbol} {severity.name}  ", style),
                             plain(f"{title} ({count})", "bold"))
+
+
+def finding_text(advice: Advice, muted: Mute | None = None) -> str:
+    """What `/` searches: a finding's line as it shows closed, and its severity's name."""
+    reason = f" muted {muted.reason}" if muted is not None else ""
+    return f"{advice.severity.name} {advice.message}{reason}"
 
 
 class AdviceItem(Static, can_focus=True):
@@ -102,7 +113,8 @@ class AdvicePanel(Vertical):
     """Headings and items. The same findings in the same groups (a refresh moved only their
     figures) are updated in place: the focus, the page's scroll and a key pressed meanwhile
     stay where they are. Other changes rebuild the list, keeping what was open and the
-    focused finding (or the one now in its place)."""
+    focused finding (or the one now in its place). `filter` (`/`) narrows the findings shown:
+    other words are another list."""
 
     DEFAULT_CSS = """
     AdvicePanel { height: auto; }
@@ -114,13 +126,30 @@ class AdvicePanel(Vertical):
         super().__init__(**kw)  # type: ignore[arg-type]
         self.shown: tuple[object, ...] | None = None
         self.note = ""
+        self.filter = ListFilter()
+        self._lock = asyncio.Lock()  # one rebuild at a time (a refresh, a mute, a key typed)
 
     def compose(self) -> ComposeResult:
         yield Static(plain("Reading the host's settings…"), classes="advice-note")
 
     async def show(self, advice: Sequence[Advice] | None, note: str,
                    muted: Sequence[tuple[Advice, Mute]] = ()) -> None:
-        key = (tuple(advice) if advice is not None else None, tuple(muted))
+        async with self._lock:
+            await self._show(*self._narrowed(advice, muted), note)
+
+    def _narrowed(self, advice: Sequence[Advice] | None, muted: Sequence[tuple[Advice, Mute]]
+                  ) -> tuple[list[Advice] | None, list[tuple[Advice, Mute]]]:
+        """The findings the `/` words let through (all of them without words), counted."""
+        words = self.filter.words
+        said = [a for a in advice or () if matches(finding_text(a), words)]
+        quiet = [(a, m) for a, m in muted if matches(finding_text(a, m), words)]
+        self.filter.count(len(said) + len(quiet), len(advice or ()) + len(muted))
+        return (said if advice is not None else None), quiet
+
+    async def _show(self, advice: Sequence[Advice] | None, muted: Sequence[tuple[Advice, Mute]],
+                    note: str) -> None:
+        key = (tuple(advice) if advice is not None else None, tuple(muted),
+               self.filter.words)
         if key == self.shown and note == self.note:
             return
         before = list(self.query(AdviceItem))
@@ -137,7 +166,11 @@ class AdvicePanel(Vertical):
         widgets: list[Static] = []
         if note:
             widgets.append(Static(plain(note), classes="advice-note"))
-        if advice is not None and not advice and not muted and not note:
+        if self.filter.active and advice is not None and not advice and not muted:
+            widgets.append(Static(plain(f"No finding matches “{' '.join(self.filter.words)}” "
+                                        "(escape in the filter shows every finding)."),
+                                  classes="advice-note"))
+        elif advice is not None and not advice and not muted and not note:
             widgets.append(Static(plain("✔ Nothing to advise: the pools, datasets and caches "
                                         "are set up the way an experienced admin would."),
                                   classes="advice-note"))

@@ -7,7 +7,8 @@ its reason, its cost, the command and the evidence. `m` mutes a finding on this 
 a reason that is kept (`hosts.journal.MuteStore`, in zconsole's state directory) and shown
 beside it, or unmutes it. `x` on a finding with a command opens it as a plan in the wizard
 (preview, typed confirmation, re-checks, audit log), judged again on a fresh reading first;
-nothing here runs a command by itself.
+nothing here runs a command by itself. `/` narrows the findings to those whose line holds
+every word typed (`kit/filter.py`): the words hold across refreshes, escape clears them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from functools import partial
 
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widget import Widget
 
 from zconsole.hosts.base import Host
 from zconsole.hosts.journal import MUTES_FILE, MuteStore
@@ -25,6 +28,7 @@ from zconsole.model.reading import HostReading
 from zconsole.services.health.advice import advise, split_muted
 from zconsole.services.read.advice import read_advice
 from zconsole.ui.journal import journal_dir
+from zconsole.ui.kit.filter import open_filter
 from zconsole.ui.kit.reading import PartFailed, PartLoaded
 from zconsole.ui.screens.advice.advice_panel import AdviceItem, AdvicePanel
 from zconsole.ui.screens.advice.mute import MuteScreen
@@ -55,6 +59,8 @@ def judge(host: Host, reading: HostReading, store: MuteStore
 
 class AdviceScreen(ZScreen):
     MAIN = "AdviceItem"  # the first finding; the arrows move between them
+    BINDINGS = [Binding("slash", "filter", "Find", show=False)]
+
     class Loaded(PartLoaded[tuple[list[Advice], tuple[Mute, ...], str]]):
         """The advice was judged."""
 
@@ -103,6 +109,24 @@ class AdviceScreen(ZScreen):
         await self.query_one(AdvicePanel).show(said if self.advice is not None else None,
                                                self.note, muted)
         self.keep_focus()  # on arrival, the first finding
+
+    # -- `/` -------------------------------------------------------------------------------
+    def action_filter(self) -> None:
+        panel = self.query_one(AdvicePanel)
+        was = self.focused
+
+        def back() -> Widget | None:  # the finding that had the focus, else the first one
+            if isinstance(was, AdviceItem) and was.is_attached:
+                return was
+            return next(iter(panel.query(AdviceItem)), None)
+
+        open_filter(panel.filter, anchor=panel, back=back, redraw=lambda: self.run_worker(
+            self.redraw(), group="advice-filter", exclusive=False))
+
+    def on_key(self, event: events.Key) -> None:
+        """Escape on a finding clears the `/` words, as escape in their bar does."""
+        if event.key == "escape" and self.query_one(AdvicePanel).filter.clear():
+            event.stop()
 
     # -- running a command ---------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

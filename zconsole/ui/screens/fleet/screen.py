@@ -8,17 +8,21 @@ console's own findings, pools, the fullest pool's capacity, scrubs and resilvers
 slow disks, the reading's age. `enter` shows that host on every screen (the Pools screen
 first); the line under the table is the highlighted host's highest finding on the one scale
 (`services.health.severity`): the pool that lost its redundancy before a slow disk.
+`/` narrows the rows to those whose text holds every word typed (`kit/filter.py`): the
+words hold across refreshes, escape clears them.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from zconsole.model.finding import Severity
 from zconsole.services.fleet import FleetRow, fleet_row, worst_first
+from zconsole.ui.kit.filter import ListFilter, open_filter, row_text
 from zconsole.ui.kit.levels import SEVERITY_LEVEL, LevelTable
 from zconsole.ui.kit.text import plain, update_if_changed
 from zconsole.ui.screens.base import ZScreen
@@ -42,6 +46,8 @@ class FleetTable(LevelTable):
 class FleetScreen(ZScreen):
     MAIN = "#fleet-table"
 
+    BINDINGS = [Binding("slash", "filter", "Find", show=False)]
+
     DEFAULT_CSS = """
     FleetScreen FleetTable {
         height: auto;
@@ -59,6 +65,7 @@ class FleetScreen(ZScreen):
         super().__init__(name=name, id=id, classes=classes)
         self.rows: list[FleetRow] = []  # in the fleet's order
         self.order: list[int] = []  # the rows' places as shown: worst state first
+        self.filter = ListFilter()  # `/`: the hosts whose row holds the words typed
 
     def compose_body(self) -> ComposeResult:
         yield FleetTable(cursor_type="row", zebra_stripes=False, id="fleet-table")
@@ -94,15 +101,20 @@ class FleetScreen(ZScreen):
         app = self.console_app
         was = self.highlighted()
         self.rows = [fleet_row(m, now, app.stale_after) for m in app.members]
-        self.order = worst_first(self.rows)
         table = self.query_one(FleetTable)
         current = app.current
         wide = app.size.width >= WIDE
-        cells = [(str(i), self._cells(table, self.rows[i], app.members[i] is current, wide))
-                 for i in self.order]
+        cells = self.filter.keep(
+            ((str(i), self._cells(table, self.rows[i], app.members[i] is current, wide))
+             for i in worst_first(self.rows)), self._text_of)
+        self.order = [int(key) for key, _ in cells]
         if table.sync(COLUMNS if wide else NARROW, cells) and was in self.order:
             table.move_cursor(row=self.order.index(was))  # the same host stays highlighted
         self._detail()
+
+    def _text_of(self, row: tuple[str, list[Text | str]]) -> str:
+        """What `/` searches: the row's text and the host's tags (not shown at 80 columns)."""
+        return " ".join((row_text(row[1]), *self.rows[int(row[0])].tags))
 
     def _cells(self, table: FleetTable, r: FleetRow, current: bool, wide: bool
                ) -> list[Text | str]:
@@ -139,7 +151,8 @@ class FleetScreen(ZScreen):
     def _detail(self) -> None:
         i = self.highlighted()
         if i is None:
-            text = ""
+            text = (f"No host matches “{' '.join(self.filter.words)}” (escape in the filter "
+                    "shows every host)." if self.filter.active and not self.order else "")
         else:
             r = self.rows[i]
             said = r.problem or ("nothing to report" if r.state is Severity.OK else "")
@@ -151,6 +164,15 @@ class FleetScreen(ZScreen):
             text = " · ".join(parts) + "\n(enter: show this host on every screen)"
         update_if_changed(self.query_one("#fleet-detail", Static), text,
                           lambda: plain(text))
+
+    def action_filter(self) -> None:
+        open_filter(self.filter, anchor=self.query_one(FleetTable),
+                    redraw=lambda: self._redraw(self.console_app.mono()))
+
+    def on_key(self, event: events.Key) -> None:
+        """Escape on the table clears the `/` words, as escape in their bar does."""
+        if event.key == "escape" and self.filter.clear():
+            event.stop()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._detail()
