@@ -38,7 +38,7 @@ from zconsole.ui.kit.textual_private import refresh_truecolor_filter
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.registry import SCREENS
 from zconsole.ui.state import ViewState
-from zconsole.ui.themes import DEFAULT_THEME, load_themes
+from zconsole.ui.themes import DEFAULT_THEME, load_themes, next_theme
 
 if TYPE_CHECKING:
     from zconsole.model.advice import Mute
@@ -492,6 +492,5 @@ class ZConsoleApp(App[None]):
         self._tick_frame()
 
     def action_next_theme(self) -> None:
-        names = [t.name for t in self.theme_files.values()]
-        i = names.index(self.theme) if self.theme in names else -1
-        self.theme = names[(i + 1) % len(names)]
+        short, self.theme = next_theme(self.theme_files, self.theme)
+        self.notify(f"Theme: {short}", markup=False)  # says which one it chose (issue 29)

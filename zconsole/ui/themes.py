@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from textual.theme import Theme
@@ -48,3 +49,14 @@ def load_themes(directory: Path | None = None) -> dict[str, Theme]:
     if DEFAULT_THEME not in out:
         raise ThemeError(f"no {DEFAULT_THEME}.json theme in {d}")
     return out
+
+
+def next_theme(themes: Mapping[str, Theme], current: str) -> tuple[str, str]:
+    """`t`: the theme after the one Textual calls `current`, in the files' order (the first
+    after the last, or when `current` is none of them): its short name, the one `--theme`
+    takes and the notification says, and its Textual name."""
+    shorts = list(themes)
+    names = [t.name for t in themes.values()]
+    i = names.index(current) if current in names else -1
+    at = (i + 1) % len(names)
+    return shorts[at], names[at]
