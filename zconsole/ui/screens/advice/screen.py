@@ -120,8 +120,10 @@ class AdviceScreen(ZScreen):
                 return was
             return next(iter(panel.query(AdviceItem)), None)
 
-        open_filter(panel.filter, anchor=panel, back=back, redraw=lambda: self.run_worker(
-            self.redraw(), group="advice-filter", exclusive=False))
+        def redraw() -> None:  # a key typed: the findings drawn again, after those before
+            self.run_worker(self.redraw(), group="advice-filter", exclusive=False)
+
+        open_filter(panel.filter, anchor=panel, back=back, redraw=redraw)
 
     def on_key(self, event: events.Key) -> None:
         """Escape on a finding clears the `/` words, as escape in their bar does."""
