@@ -200,10 +200,16 @@ def names_source(r: BlastRadius, known: Known) -> str:
 
 
 def dataset_summary(name: str, known: Known) -> str:
-    """`tank/a · filesystem · used 1.2G · 12 snapshots (listed 3 s ago) · ...`."""
+    """`tank/a · filesystem · used 1.2G · avail 3.7T · mountpoint /tank/a · 12 snapshots
+    (listed 3 s ago) · ...`: the whole name, mountpoint and origin of the row under the
+    cursor, which the table's cells may cut."""
     tree = known.tree
     d = tree.datasets[name]
     s = f"{name} · {d.type} · used {fmt.size(d.used, short=True)}"
+    if d.avail is not None:
+        s += f" · avail {fmt.size(d.avail, short=True)}"
+    if d.mountpoint:  # whole here: the MOUNTPOINT column may cut it or be left out
+        s += f" · mountpoint {d.mountpoint}"
     if d.origin:
         s += f" · clone of {d.origin}"
     part = known.loaded.get(name)

@@ -43,23 +43,68 @@ class Column:
     right: bool = True
 
 
-FIXED = (Column("used", "USED", 7), Column("refer", "REFER", 7),
-         Column("usedsnap", "USEDSNAP", 8), Column("ratio", "RATIO", 5),
-         Column("created", "CREATED", 7))
+# Every column but NAME, in the order shown; each with its width (MOUNTPOINT and NOTE: the
+# least they are shown in, they take more up to CAPS when there is room).
+COLUMNS = (Column("used", "USED", 7), Column("avail", "AVAIL", 7),
+           Column("refer", "REFER", 7), Column("usedsnap", "USEDSNAP", 8),
+           Column("ratio", "RATIO", 5), Column("created", "CREATED", 7),
+           Column("mountpoint", "MOUNTPOINT", 12, right=False),
+           Column("note", "NOTE", 20, right=False))
+# The order they are given room in: on a narrow screen the last ones are left out.
+IMPORTANCE = ("used", "avail", "refer", "mountpoint", "usedsnap", "created", "ratio", "note")
+CAPS = {"name": 48, "mountpoint": 32, "note": 48}
+NAME_MIN = 20  # NAME keeps this (or what its longest name needs, when less) before any column
 NOTE_MIN_WIDTH = 100  # the NOTE column appears from this table width
 
 
-def layout(width: int) -> list[Column]:
-    """NAME takes what the numbers leave; NOTE only on wide screens."""
-    fixed = sum(c.width + 1 for c in FIXED)
-    note = 0
-    if width >= NOTE_MIN_WIDTH:
-        note = min(40, max(20, (width - fixed) // 3))
-    name = max(12, width - fixed - (note + 1 if note else 0) - 1)
-    cols = [Column("name", "NAME", name, right=False), *FIXED]
-    if note:
-        cols.append(Column("note", "NOTE", note, right=False))
-    return cols
+@dataclass(frozen=True)
+class Needs:
+    """The widest cell of the rows shown, per column that grows (NAME, MOUNTPOINT, NOTE)."""
+
+    name: int = 0
+    mountpoint: int = 0
+    note: int = 0
+
+
+def needs_of(rows: Sequence[TreeRow]) -> Needs:
+    """What the rows' longest name, mountpoint and note need (clone and note rows span the
+    whole line and need nothing)."""
+    shown = [r for r in rows if r.kind not in ("clone", "note")]
+    return Needs(max((len(r.guide) + len(r.label) for r in shown), default=0),
+                 max((len(r.dataset.mountpoint or "") for r in shown
+                      if r.dataset is not None), default=0),
+                 max((len(r.note) for r in shown), default=0))
+
+
+def layout(width: int, needs: Needs | None = None) -> list[Column]:
+    """NAME gets what its longest name needs, up to a cap; the other columns the rest, the
+    most important first; a narrow screen leaves out the least important columns rather than
+    cut NAME to nothing. NOTE only on wide screens."""
+    need = needs or Needs(CAPS["name"], CAPS["mountpoint"], CAPS["note"])
+    name_need = max(12, min(CAPS["name"], need.name))
+    room = width - 1 - min(NAME_MIN, name_need)
+    by_key = {c.key: c for c in COLUMNS}
+    chosen: set[str] = set()
+    for key in IMPORTANCE:
+        c = by_key[key]
+        if key == "note" and width < NOTE_MIN_WIDTH:
+            continue
+        if c.width + 1 <= room:
+            chosen.add(key)
+            room -= c.width + 1
+    name = min(NAME_MIN, name_need)
+    grow = min(room, name_need - name)  # NAME first takes what it needs, up to its cap
+    name += grow
+    room -= grow
+    widths = {c.key: c.width for c in COLUMNS if c.key in chosen}
+    for key, want in (("mountpoint", need.mountpoint), ("note", need.note)):
+        if key in widths:
+            more = max(0, min(room, min(CAPS[key], want) - widths[key]))
+            widths[key] += more
+            room -= more
+    return [Column("name", "NAME", name, right=False),
+            *(Column(c.key, c.title, widths[c.key], c.right) for c in COLUMNS
+              if c.key in chosen)]
 
 
 def row_cells(row: TreeRow, now: float) -> dict[str, str]:
@@ -70,8 +115,10 @@ def row_cells(row: TreeRow, now: float) -> dict[str, str]:
     cells["used"] = fmt.size(d.used, short=True)
     cells["refer"] = fmt.size(d.refer, short=True)
     if row.kind == "dataset":
+        cells["avail"] = fmt.size(d.avail, short=True)
         cells["usedsnap"] = fmt.size(d.usedbysnapshots, short=True)
         cells["ratio"] = ratio(d.compressratio)
+        cells["mountpoint"] = d.mountpoint or "-"
     cells["created"] = (fmt.duration(now - d.creation, coarse=True) if d.creation is not None
                         else "-")
     return cells
@@ -148,7 +195,8 @@ class TreeTable(ScrollView, can_focus=True):
         self.source: Sequence[TreeRow] = ()  # the rows given, before the `/` words
         self._index: dict[str, int] = {}
         self.now = 0.0
-        self._layout: tuple[int, list[Column]] = (-1, [])
+        self._layout: tuple[int, Needs, list[Column]] = (-1, Needs(), [])
+        self.needs = Needs()  # what the rows shown need: NAME, MOUNTPOINT, NOTE widths
         # Rendered rows, as Textual's Log keeps them: (row, on the cursor, focused, width).
         self._strips: LRUCache[tuple[int, bool, bool, int], Strip] = LRUCache(1024)
         self.redrawn = 0  # rendered lines the last `set_rows` dropped (they draw again)
@@ -168,6 +216,11 @@ class TreeTable(ScrollView, can_focus=True):
             a.key == b.key for a, b in zip(old, new, strict=True))
         self.rows = new
         self.now = now
+        needs = needs_of(new)
+        moved = needs != self.needs  # the columns move: every line draws again
+        if moved:
+            self.needs = needs
+            self._strips.clear()
         if same_rows:
             stale = [k for k in self._strips.keys()
                      if old[k[0]] != new[k[0]]
@@ -176,7 +229,7 @@ class TreeTable(ScrollView, can_focus=True):
                 self._strips.discard(k)
             self.redrawn = len(stale)
             here = self.cursor
-            if (not stale and (not 0 <= here < len(new) or old[here] == new[here])
+            if (not stale and not moved and (not 0 <= here < len(new) or old[here] == new[here])
                     and (keep is None or self._index.get(keep) in (None, here))):
                 return  # nothing to draw; the cursor and the scroll stay where they are
         else:
@@ -289,9 +342,9 @@ class TreeTable(ScrollView, can_focus=True):
         self._strips.clear()  # the theme or the focus changed the rows' colours
 
     def _columns(self, width: int) -> list[Column]:
-        if self._layout[0] != width:
-            self._layout = (width, layout(width))
-        return self._layout[1]
+        if self._layout[:2] != (width, self.needs):
+            self._layout = (width, self.needs, layout(width, self.needs))
+        return self._layout[2]
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
@@ -331,7 +384,7 @@ class TreeTable(ScrollView, can_focus=True):
 
     def visible_text(self) -> list[str]:
         """The rows as plain lines (for tests and screen readers)."""
-        cols = layout(max(40, self.scrollable_content_region.width))
+        cols = self._columns(max(40, self.scrollable_content_region.width))
         out = []
         for row in self.rows:
             if row.kind in ("clone", "note"):

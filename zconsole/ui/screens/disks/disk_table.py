@@ -10,48 +10,89 @@ from rich.text import Text
 
 from zconsole.model.disk import DiskIo
 from zconsole.model.finding import Severity
+from zconsole.model.hosttext import visible
 from zconsole.services import fmt
 from zconsole.services.read.disks import DiskRow
 from zconsole.ui.kit.filter import row_text
 from zconsole.ui.kit.levels import LevelTable
 from zconsole.ui.kit.text import fit, plain_text, spark
 
-WIDE = 110  # from this terminal width on, the table also shows r/s, w/s and busy history
+WIDE = 110  # from this terminal width on, the table also shows aqu, r/s and w/s
+SPARKS = 140  # ... and from this one busy history (the detail panel draws it in any case)
 HISTORY_CELLS = 12
-COLUMNS = ("DISK", "ROLE", "SIZE", "TYPE", "BUSY", "AWAIT r/w", "AQU")
-WIDE_COLUMNS = ("R/S", "W/S", "BUSY HISTORY")
+# Below WIDE the queue size (AQU) makes room for SERIAL: the detail panel shows it (aqu-sz).
+COLUMNS = ("DISK", "SERIAL", "ROLE", "SIZE", "TYPE", "BUSY", "AWAIT r/w")
+WIDE_COLUMNS = ("AQU", "R/S", "W/S")
+SPARK_COLUMNS = ("BUSY HISTORY",)
+SERIAL_WIDE = 20  # the most a serial is given on a wide terminal (cut in the middle beyond)
+SERIAL_NARROW = 10  # below WIDE: "…" and the last 9 characters, the end the label shows
+SERIAL_MIN = 6  # the SERIAL header's width
+ROLE_WANT = 36  # ROLE keeps this (a whole role sentence, mostly) before SERIAL grows past
+# SERIAL_NARROW
 
 # A disk role's level (services.read.disks.ROLE_LOOK) -> the colour it is shown in.
 ROLE_COLOUR = {"ok": "ok", "warn": "warn", "bad": "bad", "off": "muted", "free": "primary"}
 
 
-def io_cells(io: DiskIo | None, wide: bool, history: Sequence[float]) -> list[str | Text]:
+def columns(terminal_width: int) -> tuple[str, ...]:
+    """The table's headers for a terminal this wide."""
+    if terminal_width < WIDE:
+        return COLUMNS
+    return (*COLUMNS, *WIDE_COLUMNS, *(SPARK_COLUMNS if terminal_width >= SPARKS else ()))
+
+
+def io_cells(io: DiskIo | None, wide: bool, history: Sequence[float], sparks: bool = True
+             ) -> list[str | Text]:
     if io is None:
-        cells: list[str | Text] = ["-", "-", "-"]
+        cells: list[str | Text] = ["-", "-"]
         if wide:
-            cells += ["-", "-"]
+            cells += ["-", "-", "-"]
     else:
-        cells = [f"{io.util_pct:.0f}%", f"{fmt.ms(io.r_await_ms)}/{fmt.ms(io.w_await_ms)}",
-                 f"{io.aqu_sz:.2f}"]
+        cells = [f"{io.util_pct:.0f}%", f"{fmt.ms(io.r_await_ms)}/{fmt.ms(io.w_await_ms)}"]
         if wide:
-            cells += [f"{io.r_s:.0f}", f"{io.w_s:.0f}"]
-    if wide:
+            cells += [f"{io.aqu_sz:.2f}", f"{io.r_s:.0f}", f"{io.w_s:.0f}"]
+    if wide and sparks:
         cells.append(spark(history, HISTORY_CELLS, 100.0) or "-")
     return cells
 
 
-def role_width(terminal_width: int, wide: bool) -> int:
-    """Room for the ROLE column: what the other columns leave, 20 to 48 cells."""
-    # Cells plus 2 padding each: DISK 9, SIZE 6, TYPE 4, BUSY 4, AWAIT 9, AQU 4; ROLE's
-    # own padding 2; body padding and scrollbars 4. Wide adds R/S 5, W/S 5, history 12.
-    fixed = (9 + 6 + 4 + 4 + 9 + 4) + 6 * 2 + 2 + 4
-    if wide:
-        fixed += 5 + 5 + 12 + 3 * 2
-    return max(20, min(48, terminal_width - fixed))
+def _fixed(terminal_width: int) -> int:
+    """The cells every column but SERIAL and ROLE takes: each with 2 padding (DISK 9, SIZE 6,
+    TYPE 4, BUSY 4, AWAIT 9; wide adds AQU 4, R/S 5, W/S 5, then history 12), plus SERIAL's
+    and ROLE's padding, body padding and scrollbars 4."""
+    cols = columns(terminal_width)
+    extra = {"AQU": 4, "R/S": 5, "W/S": 5, "BUSY HISTORY": HISTORY_CELLS}
+    return (9 + 6 + 4 + 4 + 9) + sum(extra.get(c, 0) for c in cols) + len(cols) * 2 + 4
+
+
+def serial_width(terminal_width: int, longest: int) -> int:
+    """Room for the SERIAL column: the longest serial listed, up to SERIAL_WIDE cells, once
+    ROLE has ROLE_WANT; SERIAL_NARROW at least (the detail panel shows it whole)."""
+    left = terminal_width - _fixed(terminal_width) - ROLE_WANT
+    return max(SERIAL_MIN, min(longest, SERIAL_WIDE, max(SERIAL_NARROW, left)))
+
+
+def serial_cell(serial: str | None, width: int) -> Text:
+    """A disk's serial (host text, control characters shown as escapes) in `width` cells:
+    a cut one keeps its end, the part the label's barcode line and `by-id` name end with."""
+    if not serial:
+        return Text("-")
+    text = visible(serial)
+    if len(text) > width:
+        text = fit(text, width, "middle") if width >= 16 else "…" + text[-(width - 1):]
+    return plain_text(text)
+
+
+def role_width(terminal_width: int, serial: int = SERIAL_MIN) -> int:
+    """Room for the ROLE column: what the other columns leave, 16 to 48 cells."""
+    return max(16, min(48, terminal_width - _fixed(terminal_width) - serial))
 
 
 class DisksTable(LevelTable):
     """The table; enter toggles the partitions of the disk under the cursor."""
+
+    serial_room = SERIAL_MIN  # the SERIAL column's width, set by the screen from its rows
+    sparks = False  # whether the busy history column is shown (set by the screen)
 
     def role_cell(self, row: DiskRow, width: int) -> Text:
         style = self.level_style(ROLE_COLOUR.get(row.role_level, ""))
@@ -70,26 +111,27 @@ class DisksTable(LevelTable):
     def disk_cells(self, row: DiskRow, *, wide: bool, room: int, expanded: bool
                    ) -> list[str | Text]:
         marker = "▾ " if expanded else ("▸ " if row.partitions else "  ")
-        return [plain_text(marker + row.name), self.role_cell(row, room),
+        return [plain_text(marker + row.name), serial_cell(row.disk.serial, self.serial_room),
+                self.role_cell(row, room),
                 fmt.size(row.disk.size_bytes, short=True), plain_text(row.media or "-"),
-                *io_cells(row.io, wide, row.busy_series)]
+                *io_cells(row.io, wide, row.busy_series, self.sparks)]
 
     def row_words(self, row: DiskRow, *, wide: bool, room: int) -> str:
         """What `/` looks for in a disk: its row and its partitions' rows as shown, and its
-        whole name (a cell may cut it)."""
+        whole name and serial (a cell may cut them)."""
         cells = [*self.disk_cells(row, wide=wide, room=room, expanded=False),
                  *(c for _, p in self.partition_rows(row, wide=wide, room=room) for c in p)]
-        return f"{row_text(cells)} {row.name}"
+        return f"{row_text(cells)} {row.name} {visible(row.disk.serial or '')}"
 
     def partition_rows(self, row: DiskRow, *, wide: bool, room: int
                        ) -> list[tuple[str, list[str | Text]]]:
         out: list[tuple[str, list[str | Text]]] = []
         for i, p in enumerate(row.partitions):
             lead = "└ " if i == len(row.partitions) - 1 else "├ "
-            cells: list[str | Text] = [plain_text("  " + lead + p.name),
+            cells: list[str | Text] = [plain_text("  " + lead + p.name), "",
                                        self.level_text(fit(p.use, room), "muted"),
-                                       fmt.size(p.size_bytes, short=True), "", "", "", ""]
+                                       fmt.size(p.size_bytes, short=True), "", "", ""]
             if wide:
-                cells += ["", "", ""]
+                cells += ["", "", "", *([""] if self.sparks else [])]
             out.append((f"part:{p.name}", cells))
         return out

@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.events import Key, Resize
 from textual.widgets import DataTable, Static
 
+from zconsole.model.hosttext import visible
 from zconsole.model.reading import DiskInventory, DiskState
 from zconsole.services import fmt
 from zconsole.services.read.disks import (
@@ -36,12 +37,13 @@ from zconsole.ui.kit.text import plain
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.disks.disk_detail import DiskDetail
 from zconsole.ui.screens.disks.disk_table import (
-    COLUMNS,
     ROLE_COLOUR,
+    SPARK_COLUMNS,
     WIDE,
-    WIDE_COLUMNS,
     DisksTable,
+    columns,
     role_width,
+    serial_width,
 )
 from zconsole.ui.state import ViewState
 
@@ -125,7 +127,11 @@ class DisksView(Vertical):
         table = self.query_one(DisksTable)
         wide = self.app.size.width >= WIDE
         self._wide = wide
-        room = role_width(self.app.size.width, wide)
+        width = self.app.size.width
+        table.sparks = SPARK_COLUMNS[0] in columns(width)
+        table.serial_room = serial_width(
+            width, max((len(visible(r.disk.serial or "")) for r in self.rows), default=0))
+        room = role_width(width, table.serial_room)
         rows = self.words.keep(sort_rows(filter_rows(self.rows, self.filter), self.sort),
                                partial(table.row_words, wide=wide, room=room))
         self.shown = rows
@@ -140,7 +146,7 @@ class DisksView(Vertical):
         keys = [k for k, _ in wanted]
         selected = self._selected
         # rows kept and only changed cells updated while the same disks are listed
-        if table.sync((*COLUMNS, *WIDE_COLUMNS) if wide else COLUMNS, wanted):
+        if table.sync(columns(width), wanted):
             if selected in keys:
                 table.move_cursor(row=keys.index(selected), animate=False)
         self._keys = keys
