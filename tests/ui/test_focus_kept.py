@@ -100,15 +100,25 @@ def where(screen: ZScreen) -> Where:
 
 
 async def arrive(app: ZConsoleApp, pilot: Any, key: str) -> ZScreen:
+    """Press `key` and wait until its screen has settled and focused what it focuses."""
     await settle(app, pilot)
     await pilot.press(key)
     await settle(app, pilot)
     screen = app.screen
     assert isinstance(screen, ZScreen)
     for _ in range(1000):  # a screen that reads for itself has read once
-        if getattr(screen, "reads", 1) and screen.settled():
+        if getattr(screen, "reads", 1) and screen.settled() and screen.focused is not None:
             break
         await pilot.pause(0.01)
+    await pilot.pause()
+    return screen
+
+
+async def down_on_advice(app: ZConsoleApp, pilot: Any, findings: int) -> ZScreen:
+    """Advice (`8`), its focus moved `findings` findings down."""
+    screen = await arrive(app, pilot, "8")
+    for _ in range(findings):
+        await pilot.press("down")
     await pilot.pause()
     return screen
 
@@ -160,10 +170,7 @@ async def test_advice_keeps_a_finding_below_the_fold_across_refreshes() -> None:
     clock = Clock()
     app = console("advice", clock)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await arrive(app, pilot, "8")
-        for _ in range(12):
-            await pilot.press("down")
-        await pilot.pause()
+        screen = await down_on_advice(app, pilot, 12)
         await settle(app, pilot)
         chosen = screen.focused
         assert isinstance(chosen, AdviceItem)
@@ -189,10 +196,7 @@ async def test_advice_keeps_the_focused_finding_when_the_list_changes() -> None:
     clock = Clock()
     app = console("advice", clock)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await arrive(app, pilot, "8")
-        for _ in range(5):
-            await pilot.press("down")
-        await pilot.pause()
+        screen = await down_on_advice(app, pilot, 5)
         chosen = screen.focused
         assert isinstance(chosen, AdviceItem)
         panel = screen.query_one(AdvicePanel)

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
-from tests.ui.conftest import make_app, settle
+from tests.ui.conftest import make_app
+from tests.ui.test_focus_kept import arrive as on_screen
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.kit.help import KeysScreen, groups
-from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.registry import SCREENS
 
 
@@ -20,20 +20,6 @@ from zconsole.ui.screens.registry import SCREENS
 def _own_state_dir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test reads the operator's muted advice or audit log."""
     monkeypatch.setenv("ZCONSOLE_STATE_DIR", str(tmp_path / "state"))
-
-
-async def on_screen(app: ZConsoleApp, pilot: Any, key: str) -> ZScreen:
-    await settle(app, pilot)
-    await pilot.press(key)
-    await settle(app, pilot)
-    screen = app.screen
-    assert isinstance(screen, ZScreen)
-    for _ in range(1000):  # a screen that reads for itself has read once
-        if getattr(screen, "reads", 1) and screen.settled() and screen.focused is not None:
-            break
-        await pilot.pause(0.01)
-    await pilot.pause()
-    return screen
 
 
 async def opened(app: ZConsoleApp, pilot: Any, key: str) -> KeysScreen:

@@ -42,8 +42,8 @@ def bar_in_view(screen: WizardScreen) -> bool:
             and "choose" in text and "result" in text)
 
 
-async def same_bay_confirm(tmp: Path, pilot: Any, app: Any) -> WizardScreen:
-    """The degraded demo's same-bay replace, at its typed confirmation (the new serial)."""
+async def same_bay_preview(pilot: Any, app: Any) -> WizardScreen:
+    """The degraded demo's same-bay replace (then a scrub), at its preview."""
     await settle(app, pilot)
     screen = open_wizard(app, "replace-failed", Selection("tank", path=("mirror-0", FAULTED)))
     await pilot.pause()
@@ -52,6 +52,23 @@ async def same_bay_confirm(tmp: Path, pilot: Any, app: Any) -> WizardScreen:
         screen.choose(value)
         await pilot.pause()
     await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview", tries=1500)
+    return screen
+
+
+async def fix_ssh_preview(app: Any, pilot: Any) -> WizardScreen:
+    """The slow-ssh demo's Host screen, `f`: the fix-ssh wizard at its preview."""
+    await open_host(app, pilot)
+    await pilot.press("f")
+    await until(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard")
+    screen = app.screen
+    assert isinstance(screen, WizardScreen)
+    await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview", tries=1500)
+    return screen
+
+
+async def same_bay_confirm(tmp: Path, pilot: Any, app: Any) -> WizardScreen:
+    """The degraded demo's same-bay replace, at its typed confirmation (the new serial)."""
+    screen = await same_bay_preview(pilot, app)
     await pilot.press("enter")
     await until(pilot, lambda: screen.phase is Phase.CONFIRM, "the confirmation")
     await pilot.pause(0.1)
@@ -61,12 +78,7 @@ async def same_bay_confirm(tmp: Path, pilot: Any, app: Any) -> WizardScreen:
 async def test_fix_ssh_typed_confirmation_is_in_view_at_80x24(tmp_path: Path) -> None:
     app = wizard_app(tmp_path, "slow-ssh")
     async with app.run_test(size=SMALL) as pilot:
-        await open_host(app, pilot)
-        await pilot.press("f")
-        await until(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard")
-        wz = app.screen
-        assert isinstance(wz, WizardScreen)
-        await until(pilot, lambda: wz.phase is Phase.PREVIEW, "the preview", tries=1500)
+        wz = await fix_ssh_preview(app, pilot)
         assert bar_in_view(wz)
         await pilot.press("enter")
         await until(pilot, lambda: wz.phase is Phase.CONFIRM, "the confirmation")
@@ -200,15 +212,7 @@ async def test_command_box_at_80_columns_never_splits_an_argument(tmp_path: Path
     host = DemoHost("degraded", zfs_version="2.3", clock=frozen, seed=0)
     app = wizard_app(tmp_path, host=host, fast_forward=False)
     async with app.run_test(size=SMALL) as pilot:
-        await settle(app, pilot)
-        screen = open_wizard(app, "replace-failed",
-                             Selection("tank", path=("mirror-0", FAULTED)))
-        await pilot.pause()
-        for value in ("same", "scrub"):
-            await until(pilot, lambda: screen.phase is Phase.CHOOSE, "a choice")
-            screen.choose(value)
-            await pilot.pause()
-        await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview", tries=1500)
+        screen = await same_bay_preview(pilot, app)
         await pilot.pause(0.1)
         box = screen.query_one("#wz-commands", CommandsBox)
         text = box.render()

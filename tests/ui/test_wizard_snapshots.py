@@ -337,14 +337,9 @@ async def _same_bay_page(app: ZConsoleApp, pilot: Any, page: str) -> None:
 
 
 async def _fix_ssh_page(app: ZConsoleApp, pilot: Any, page: str) -> None:
-    from tests.ui.test_host_screen import open_host
+    from tests.ui.test_wizard_small import fix_ssh_preview
 
-    await open_host(app, pilot)
-    await pilot.press("f")
-    await until(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard")
-    screen = app.screen
-    assert isinstance(screen, WizardScreen)
-    await until(pilot, lambda: screen.phase is Phase.PREVIEW, "the preview", tries=1500)
+    screen = await fix_ssh_preview(app, pilot)
     if page == "confirm":
         await _typed_wrong(screen, pilot, "UseDNS n")
     elif page == "result":

@@ -17,26 +17,18 @@ from textual.message import Message
 
 from zconsole.model.command import Command
 from zconsole.ui.wizards import render
+from zconsole.ui.wizards.part import WizardPart
 from zconsole.ui.wizards.phases import RunPhase
 
 if TYPE_CHECKING:
     from zconsole.hosts.base import Host
-    from zconsole.model.plan import Plan
-    from zconsole.ui.screens.base import ZScreen
-    from zconsole.ui.wizards.phases import RunLog
     from zconsole.ui.wizards.phases.run import RunnerLike
 
-    _Base = ZScreen
-else:
-    _Base = object
 
-
-class OperatorSteps(_Base):
+class OperatorSteps(WizardPart):
     """`o` (done on site) and `i` (identify the disk) for the step waiting for the operator."""
 
     if TYPE_CHECKING:  # provided by WizardScreen
-        plan: Plan | None
-        run: RunLog
         runner: RunnerLike | None
         host: Host
 

@@ -23,25 +23,15 @@ from textual.widgets import Static
 from zconsole.model.hosttext import visible
 from zconsole.ui.kit.text import fit, plain
 from zconsole.ui.wizards import argv, render
+from zconsole.ui.wizards.part import WizardPart
 from zconsole.ui.wizards.phases import ChoosePhase
 from zconsole.ui.wizards.phases.base import Phase
 
-if TYPE_CHECKING:
-    from zconsole.model.plan import Plan
-    from zconsole.ui.screens.base import ZScreen
-    from zconsole.ui.wizards.phases import RunLog
 
-    _Base = ZScreen
-else:
-    _Base = object
-
-
-class WizardView(_Base):
+class WizardView(WizardPart):
     """The message under the phase, what is scrolled into view, and `y` (copy)."""
 
     if TYPE_CHECKING:  # provided by WizardScreen
-        plan: Plan | None
-        run: RunLog
         phase: Phase
 
     _copy_next: tuple[object, int] = (None, 0)  # (the plan, the index `y` copies next)
