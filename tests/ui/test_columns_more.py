@@ -154,3 +154,35 @@ async def test_disks_show_a_serial_column(size: tuple[int, int]) -> None:
         await pilot.pause()
         await wait_for(pilot, lambda: any("▸ sde " in line for line in screen_lines(app))
                        and not any("▸ sdf " in line for line in screen_lines(app)), "sde only")
+
+
+# -- Pools -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_enter_on_a_cut_pool_row_shows_its_whole_name_and_note(
+        size: tuple[int, int]) -> None:
+    from tests.ui.conftest import settle
+    from zconsole.ui.screens.pools.pool_block import PoolBlock
+
+    app = make_app("degraded-spare")
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        block = next(b for b in app.screen.query(PoolBlock) if b.pool_name == "tank")
+        table = block.table
+        table.focus()
+        await pilot.pause()
+        keys = [str(k.value) for k in table.rows]
+        faulted = next(k for k in keys if (table.whole_row(k) or "").find("FAULTED") > 0)
+        whole = table.whole_row(faulted) or ""
+        name = whole.split(" · ")[0]
+        assert name == "ata-ST4000VN008-2DR166_ZGY8C3D4" and "too many errors" in whole
+        cells = " ".join(str(c) for c in table.get_row(faulted))
+        if size[0] == 80:
+            assert name not in cells and "…ZGY8C3D4" in cells  # the cell cuts it
+        table.move_cursor(row=keys.index(faulted), animate=False)
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(list(app._notifications)), "the notification")
+        shown = " ".join(str(n.message) for n in app._notifications)
+        assert name in shown and "too many errors" in shown, shown
+        assert faulted in {str(k.value) for k in table.rows}  # enter folded nothing away

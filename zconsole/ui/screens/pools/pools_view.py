@@ -14,6 +14,7 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
+from zconsole.model.hosttext import visible
 from zconsole.ui.kit.filter import ListFilter, open_filter
 from zconsole.ui.kit.text import plain
 from zconsole.ui.screens.pools.pool_block import PoolBlock
@@ -85,13 +86,17 @@ class PoolsView(Vertical):
         return next((t for t in tables if t.has_focus), tables[0] if tables else self)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        """Enter on a healthy mirror or raidz folds or unfolds it."""
+        """Enter on a healthy mirror or raidz folds or unfolds it; on any other row it shows
+        the row's whole name, state and note, which a narrow table cuts."""
         key = event.row_key.value
         table = event.data_table
         if isinstance(table, VdevTable) and key in table.foldable:
             event.stop()
             self.toggled ^= {str(key)}
             self.redraw()
+        elif isinstance(table, VdevTable) and (whole := table.whole_row(str(key))):
+            event.stop()
+            self.app.notify(visible(whole), markup=False, timeout=15)  # host text: never markup
 
     def selected_key(self) -> str | None:
         """Row key under the cursor of the focused pool table (or the last one focused)."""

@@ -204,6 +204,7 @@ class VdevTable(LevelTable):
         self.foldable: set[str] = set()  # row keys of the healthy vdevs enter folds
         self.folded: set[str] = set()  # ...and of those folded now
         self.note_room = 0  # NOTE's width: its text is cut to it
+        self.whole: dict[str, str] = {}  # row key -> its name, state and note, never cut
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The table does not scroll itself (it is as tall as its rows): when the keyboard
@@ -237,6 +238,11 @@ class VdevTable(LevelTable):
         text = self.level_text("█" * filled + "░" * (CAP_BAR - filled), level)
         text.append(f" {pct}%")  # the bar in its level's colour, as the pool's usage line
         return text
+
+    def whole_row(self, key: str) -> str | None:
+        """The row's name, state and note as zpool printed them, whatever the cells cut
+        (`ata…ZGY8C3D4`, a note ending in "…"): what enter on it shows."""
+        return self.whole.get(key)
 
     @property
     def cursor_key(self) -> str | None:
@@ -278,6 +284,7 @@ class VdevTable(LevelTable):
         fold = not shape.words and not shape.problems_only
         big = sum(1 for _ in pool.leaf_paths()) > FOLD_LEAVES
         self.foldable, self.folded = set(), set()
+        self.whole = {pool.name: f"{pool.name} · {pool.state}"}
         for section in Section:
             tops = pool.section(section)
             if not tops:
@@ -303,6 +310,8 @@ class VdevTable(LevelTable):
                     rows.append(self._vdev_row(pool.name, section, prefix, path, v, performance,
                                                name_room, sizes, slow, leaves, top, columns,
                                                caps, folded))
+                    self.whole[rows[-1][0]] = " · ".join(x for x in (v.name, v.state, v.note)
+                                                         if x)
                     depths.append(len(prefix) // 3 + sub)
                     names.append(v.name)
                     hits.append(problem(v, slow))
