@@ -11,6 +11,7 @@ from textual.widgets import Input
 
 from tests.ui.conftest import make_app, settle
 from tests.ui.test_datasets_screen import open_screen as open_datasets
+from tests.ui.test_focus_kept import arrive
 from tests.ui.test_timeline_screen import open_timeline
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.kit.filter import FilterBar, matches, row_text, with_ancestors, words_of
@@ -106,9 +107,7 @@ async def test_pools_filter_finds_a_serial_the_name_column_cuts() -> None:
 async def test_disks_filter_narrows_and_survives_a_refresh() -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        await pilot.press("2")
-        await settle(app, pilot)
+        await arrive(app, pilot, "2")
         table = app.screen.query_one(DisksTable)
         every = table.row_count
         bar = await type_filter(pilot, "nvme")
