@@ -157,7 +157,38 @@ def para(body: Content | str, lead: Content | str = "", style: str = "") -> Para
     return Para(lead_c, body_c)
 
 
-class Hanging(Visual):
+class Wrapped(Visual):
+    """A Visual whose lines depend on the width only: laid out once for each width
+    (`lay_out`), drawn, measured and read (`plain`) from those lines."""
+
+    _cache: tuple[int, list[Content]] | None = None
+
+    def lay_out(self, width: int) -> list[Content]:
+        raise NotImplementedError
+
+    def lines(self, width: int) -> list[Content]:
+        """The lines at `width` cells."""
+        if self._cache is None or self._cache[0] != width:
+            self._cache = (width, self.lay_out(width))
+        return self._cache[1]
+
+    def render_strips(self, width: int, height: int | None, style: VisualStyle,
+                      options: RenderOptions) -> list[Strip]:
+        return Content("\n").join(self.lines(width)).render_strips(width, height, style,
+                                                                    options)
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return len(self.lines(width))
+
+    @property
+    def plain(self) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.plain
+
+
+class Hanging(Wrapped):
     """Paragraphs (and plain lines) wrapped to the widget's width with a hanging indent:
 
         status: One or more devices are faulted in response to persistent
@@ -171,12 +202,8 @@ class Hanging(Visual):
 
     def __init__(self, *items: Para | Content) -> None:
         self.paras = [p if isinstance(p, Para) else Para(Content(), p) for p in items]
-        self._cache: tuple[int, list[Content]] | None = None
 
-    def lines(self, width: int) -> list[Content]:
-        """The lines at `width` cells."""
-        if self._cache is not None and self._cache[0] == width:
-            return self._cache[1]
+    def lay_out(self, width: int) -> list[Content]:
         out: list[Content] = []
         for p in self.paras:
             indent = p.lead.cell_length
@@ -186,13 +213,7 @@ class Hanging(Visual):
                 continue
             for i, line in enumerate(p.body.wrap(width - indent)):
                 out.append((p.lead if i == 0 else Content(" " * indent)) + line)
-        self._cache = (width, out)
         return out
-
-    def render_strips(self, width: int, height: int | None, style: VisualStyle,
-                      options: RenderOptions) -> list[Strip]:
-        return Content("\n").join(self.lines(width)).render_strips(width, height, style,
-                                                                    options)
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
         return max((p.lead.cell_length + p.body.get_optimal_width(rules, container_width)
@@ -202,14 +223,8 @@ class Hanging(Visual):
         return max((p.lead.cell_length + p.body.get_minimal_width(rules)
                     for p in self.paras), default=0)
 
-    def get_height(self, rules: RulesMap, width: int) -> int:
-        return len(self.lines(width))
-
     @property
     def plain(self) -> str:
         """The text without its wrapping (tests read what the operator reads)."""
         return "\n".join(p.lead.plain + p.body.plain for p in self.paras)
-
-    def __str__(self) -> str:
-        return self.plain
 

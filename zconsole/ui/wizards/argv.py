@@ -15,15 +15,12 @@ import shlex
 from collections.abc import Sequence
 
 from rich.cells import cell_len
-from rich.segment import Segment
 from textual.content import Content
 from textual.css.styles import RulesMap
-from textual.strip import Strip
-from textual.style import Style as VisualStyle
-from textual.visual import RenderOptions, Visual
 
 from zconsole.model.command import Command
 from zconsole.model.hosttext import visible
+from zconsole.ui.kit.text import Wrapped
 
 INDENT = "    "  # a continuation line of one command
 BREAK = " \\"  # the end of a line the command goes on after
@@ -77,43 +74,28 @@ def command_lines(command: Command, width: int) -> list[str]:
     return lines
 
 
-class CommandText(Visual):
+class CommandText(Wrapped):
     """Text lines (Content: the comments, a file's diff, wrapped as usual) and commands
-    (broken only between arguments), in order, at the widget's width."""
+    (broken only between arguments), in order, at the widget's width; one blank line when
+    there is nothing."""
 
     def __init__(self, items: Sequence[Content | Command]) -> None:
         self.items = list(items)
-        self._cache: tuple[int, list[Content]] | None = None
 
-    def lines(self, width: int) -> list[Content]:
-        if self._cache is not None and self._cache[0] == width:
-            return self._cache[1]
+    def lay_out(self, width: int) -> list[Content]:
         out: list[Content] = []
         for item in self.items:
             if isinstance(item, Command):
                 out += [Content(line) for line in command_lines(item, width)]
             else:
                 out += item.wrap(max(1, width))
-        self._cache = (width, out)
-        return out
-
-    def render_strips(self, width: int, height: int | None, style: VisualStyle,
-                      options: RenderOptions) -> list[Strip]:
-        lines = self.lines(width) or [Content("")]
-        strips = Content("\n").join(lines).render_strips(width, height, style, options)
-        return strips or [Strip([Segment(" " * width)])]
+        return out or [Content("")]
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
         return max((c.cell_length for c in self.lines(container_width)), default=0)
-
-    def get_height(self, rules: RulesMap, width: int) -> int:
-        return max(1, len(self.lines(width)))
 
     @property
     def plain(self) -> str:
         """Every command as one line (copy_text) and the text lines, unwrapped."""
         return "\n".join(copy_text(i) if isinstance(i, Command) else i.plain
-                         for i in self.items)
-
-    def __str__(self) -> str:
-        return self.plain
+                          for i in self.items)
