@@ -236,3 +236,22 @@ async def test_plans_in_flight_on_another_host_are_offered_and_continued_there(
         assert isinstance(app.screen, WizardScreen)
         assert app.current is members[1] and app.host is slow
         assert app.screen.host is slow
+
+
+async def test_the_frame_tick_between_mount_and_compose_draws_nothing(
+        woken: list[ZConsoleApp]) -> None:
+    """CI of 2026-11-29 05:28: the one-second frame tick reached the Fleet screen after its
+    mount and before its table was composed, and `query_one(FleetTable)` ended the console
+    (NoMatches). A tick with no table yet draws the header and nothing else."""
+    from zconsole.ui.screens.fleet.screen import FleetTable
+
+    clock = Clock()
+    app = fleet_app(clock)
+    woken.append(app)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_fleet(app, pilot, clock)
+        await screen.query_one(FleetTable).remove()  # as before the compose
+        clock.t += 1
+        app._tick_frame()
+        await pilot.pause()
+        assert app.is_running and app.screen is screen

@@ -96,12 +96,13 @@ class FleetScreen(ZScreen):
         self._redraw(state.mono)  # the ages move every second
 
     def _redraw(self, now: float) -> None:
-        if not self.is_mounted:
+        tables = list(self.query(FleetTable)) if self.is_mounted else []
+        if not tables:  # the frame's tick can come between the mount and the compose
             return
         app = self.console_app
         was = self.highlighted()
         self.rows = [fleet_row(m, now, app.stale_after) for m in app.members]
-        table = self.query_one(FleetTable)
+        table = tables[0]
         current = app.current
         wide = app.size.width >= WIDE
         cells = self.filter.keep(
