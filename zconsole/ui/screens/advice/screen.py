@@ -186,7 +186,7 @@ class AdviceScreen(ZScreen):
         try:
             change(self.store())
         except (OSError, ValueError) as e:
-            self.notify(f"Could not keep it: {e}", severity="error", markup=False)
+            self.console_app.notify_plain(f"Could not keep it: {e}", severity="error")
             return
         self.mutes = mutes
         app = self.console_app

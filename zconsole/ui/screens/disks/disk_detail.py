@@ -209,5 +209,5 @@ class DiskDetail(VerticalScroll, can_focus=True):
         def figure(v: float) -> str:
             return f"{v:.0f}%" if unit == "%" else f"{fmt.ms(v)}{unit}"
 
-        note.update(f"{len(series)} intervals, max {figure(max(series))}, "
-                    f"now {figure(series[-1])}")
+        note.update(plain(f"{len(series)} intervals, max {figure(max(series))}, "
+                          f"now {figure(series[-1])}"))

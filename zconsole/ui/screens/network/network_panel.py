@@ -271,8 +271,8 @@ class NetworkPanel(Vertical):
             self._bridges(view, width)
             return
         how = "ip -j" if view.source == "ip" else "/sys/class/net"
-        summary.update(f"{len(view.interfaces)} interfaces · {len(view.bridges)} bridges · "
-                       f"read with {how} {view_age}")
+        summary.update(plain(f"{len(view.interfaces)} interfaces · {len(view.bridges)} "
+                             f"bridges · read with {how} {view_age}"))
         findings = self.query_one("#net-findings", Static)
         if not view.findings and view.bridges:
             findings.update(Content.styled("✔ every bridge has a working port and no MTU "

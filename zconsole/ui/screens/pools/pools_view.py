@@ -156,9 +156,9 @@ class PoolsView(Vertical):
         scope = self.query_one("#pools-scope", Static)
         scope.display = self.problems_only and bool(blocks)
         if self.problems_only:
-            scope.update(f"Problems only ({matched} found; x shows everything)" if matched
-                         else "Problems only: every pool, vdev and disk is healthy "
-                              "(x shows everything)")
+            scope.update(plain(f"Problems only ({matched} found; x shows everything)"
+                               if matched else "Problems only: every pool, vdev and disk is "
+                               "healthy (x shows everything)"))
 
     def _show_cursor(self) -> None:
         """One cursor on screen: on the focused pool table (the first one when none has
