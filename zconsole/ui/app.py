@@ -265,8 +265,10 @@ class ZConsoleApp(App[None]):
 
     # -- the command palette -----------------------------------------------------------------
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """Textual's own entries, every screen and every theme, then the active screen's."""
-        yield from super().get_system_commands(screen)
+        """Textual's own (its Keys made this screen's), every screen and theme, the screen's."""
+        from zconsole.ui.kit.help import palette_commands
+
+        yield from palette_commands(super().get_system_commands(screen), screen)
         for s in SCREENS:
             yield SystemCommand(f"Screen: {s.title}", f"key {s.key}",
                                 partial(self.switch_mode, s.mode))

@@ -7,14 +7,18 @@ says "not now"), so the list can never disagree with the keys: a key added to a 
 list is in it, with the description its footer entry has. Grouped by whose key it is: the
 focused list's own, the screen's, then the keys that work everywhere; Textual's own moving
 keys (arrows, pages, Tab) are one line, not a page of "Scroll Up".
+
+The command palette (ctrl+p) offers the same list as "Keys of this screen"
+(`palette_commands`), in place of Textual's own "Keys", its help panel docked over the
+screen with the focused widget's scroll keys (and a drawing artefact at 80x24).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
@@ -178,3 +182,22 @@ class KeysScreen(ModalScreen[None]):
 def open_keys(screen: Screen[Any], title: str) -> None:
     """Show the keys of `screen` (the one on top) as they work now."""
     screen.app.push_screen(KeysScreen(title, groups(screen, title)))
+
+
+PALETTE_TITLE = "Keys of this screen"  # the `?` binding's description, as the footer says it
+PALETTE_HELP = "? or F1: what each key does here, now"
+
+
+def palette_commands(textuals: Iterable[SystemCommand],
+                     screen: Screen[Any]) -> Iterator[SystemCommand]:
+    """Textual's own palette entries (`App.get_system_commands`) less its "Keys" (the help
+    panel: Textual's show or hide of it, whatever its title says), and this screen's keys
+    instead, where `?` shows them (a screen with `action_keys_help`, kit's ZScreen)."""
+    app = screen.app
+    panel = (app.action_show_help_panel, app.action_hide_help_panel)
+    for command in textuals:
+        if command.callback not in panel:
+            yield command
+    show = getattr(screen, "action_keys_help", None)
+    if callable(show):
+        yield SystemCommand(PALETTE_TITLE, PALETTE_HELP, show)
