@@ -162,12 +162,12 @@ class PoolsView(Vertical):
 
     def _show_cursor(self) -> None:
         """One cursor on screen: on the focused pool table (the first one when none has
-        the focus); none at all when read-only (no wizard acts on a selection then)."""
-        read_only = self._state is None or self._state.read_only
+        the focus). Read-only too: no wizard acts on it then, but the keyboard moves
+        through the rows with it, and enter shows a leaf's whole name or folds a vdev."""
         tables = [b.table for b in self.query(PoolBlock)]
         focused = next((t for t in tables if t.has_focus), None)
         for i, t in enumerate(tables):
-            t.show_cursor = not read_only and (t is focused or (focused is None and i == 0))
+            t.show_cursor = t is focused or (focused is None and i == 0)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         self._show_cursor()
