@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+EXIT_PIPE = 141  # what a shell reports for a filter whose reader went away (128 + SIGPIPE)
+REFRESH_MIN, REFRESH_MAX = 0.5, 3600.0
 
 
 class _Version(argparse.Action):
@@ -60,6 +62,36 @@ def _formatter(prog: str) -> argparse.HelpFormatter:
         except (AttributeError, ValueError, OSError):
             columns = 0
     return argparse.HelpFormatter(prog, width=(columns or 80) - 2)
+
+
+def _seconds(text: str) -> float:
+    """`--refresh`: a number of seconds a refresh can take turns at (0 would refresh without
+    a pause, a negative one never)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not REFRESH_MIN <= value <= REFRESH_MAX:  # NaN fails both
+        raise argparse.ArgumentTypeError(
+            f"{text} s: the refresh interval is from {REFRESH_MIN:g} to {REFRESH_MAX:g} seconds")
+    return value
+
+
+def unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
+    """The first `--word` before the subcommand that is no option of zconsole's (nor an
+    abbreviation argparse would take), said as such: argparse alone reports the word after
+    it as an invalid COMMAND (`--hots x`: "invalid choice: 'x'")."""
+    known = {s for action in parser._actions for s in action.option_strings}
+    for word in argv:
+        if word == "--" or word in COMMANDS:
+            return None  # a subcommand's options are its own parser's to judge
+        name = word.split("=", 1)[0]
+        if name.startswith("--") and not any(k.startswith(name) for k in known):
+            import difflib
+
+            close = difflib.get_close_matches(name, sorted(known), n=1)
+            return f"unknown option {name}" + (f" (did you mean {close[0]}?)" if close else "")
+    return None
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -96,8 +128,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--theme", default=None, help="theme name (dark, light, high-contrast)")
     p.add_argument("--read-only", action="store_true",
                    help="hide every write action (for screen sharing)")
-    p.add_argument("--refresh", type=float, default=5.0, metavar="SECONDS",
-                   help="refresh interval (default 5)")
+    p.add_argument("--refresh", type=_seconds, default=5.0, metavar="SECONDS",
+                   help=f"refresh interval, {REFRESH_MIN:g} to {REFRESH_MAX:g} (default 5)")
     p.add_argument("--demo-state", metavar="DIR",
                    help="keep the demo host's audit log, plans and muted advice in DIR "
                         "(default: this run's own, gone when it ends)")
@@ -155,7 +187,20 @@ def has_zfs(host: Host) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # `zconsole parse ... | head`: the reader went away; no traceback, and Python's own
+        # flush of stdout at exit must not raise again (the Python docs' signal recipe)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser(argv)
+    wrong = unknown_option(parser, sys.argv[1:] if argv is None else argv)
+    if wrong is not None:
+        parser.error(wrong)
     args, extra = parser.parse_known_args(argv)
     if args.command == "parse":
         extra = load("parse").take_back_file(args, extra)
@@ -186,9 +231,18 @@ def _console(args: argparse.Namespace) -> int:
     if args.demo == "list":
         from zconsole.hosts.demo import list_scenarios
 
-        for name, text in list_scenarios():
-            print(f"{name:12} {text}")
+        scenarios = list_scenarios()
+        width = max(len(name) for name, _ in scenarios)
+        for name, text in scenarios:
+            print(f"{name:{width}}  {text}")
         return EXIT_OK
+    if args.theme is not None:
+        from zconsole.ui.themes import theme_names
+
+        if args.theme not in (names := theme_names()):
+            print(f"zconsole: no theme {visible(args.theme)!r}; the themes are "
+                  f"{', '.join(names)}", file=sys.stderr)
+            return EXIT_USAGE
     from zconsole.cli.commands._target import fleet_entries
     from zconsole.hosts.fleet import HostsFileError
 

@@ -40,6 +40,11 @@ def load_theme_file(path: Path) -> Theme:
                  **{k: data[k] for k in keys if k in data})
 
 
+def theme_names(directory: Path | None = None) -> list[str]:
+    """The short names `--theme` takes (the files' stems), without loading them."""
+    return sorted(path.stem for path in (directory or themes_dir()).glob("*.json"))
+
+
 def load_themes(directory: Path | None = None) -> dict[str, Theme]:
     """Short name (file stem: dark, light, high-contrast) -> Theme."""
     d = directory or themes_dir()

@@ -323,8 +323,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def take_back_file(args: argparse.Namespace, extra: list[str]) -> list[str]:
     """argparse binds an optional positional before a later option (`parse KIND --json
-    FILE` leaves FILE over); take it back rather than make the operator reorder words."""
-    if args.file == "-" and len(extra) == 1 and not extra[0].startswith("-"):
+    FILE` leaves FILE over, `parse KIND --json -` leaves `-`, standard input, as the README
+    writes it); take it back rather than make the operator reorder words."""
+    if args.file == "-" and len(extra) == 1 and (extra[0] == "-"
+                                                 or not extra[0].startswith("-")):
         args.file = extra[0]
         return []
     return extra
