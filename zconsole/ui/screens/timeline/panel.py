@@ -17,6 +17,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Static
 
 from zconsole.model.timeline import Entry, Kind, Source, Timeline, Zone, as_tz, readable_epoch
@@ -24,7 +25,7 @@ from zconsole.services import fmt
 from zconsole.services.read.timeline import BAD_STATES
 from zconsole.ui.kit.filter import ListFilter, open_filter
 from zconsole.ui.kit.levels import LEVEL_STYLE
-from zconsole.ui.kit.text import Hanging, fit, para, plain
+from zconsole.ui.kit.text import Hanging, Para, fit, para, plain
 
 MUTED = LEVEL_STYLE["muted"]
 SHOWN_MAX = 400  # entries drawn at once: one page (the newest first; `[` and `]` page)
@@ -60,7 +61,7 @@ def host_time(at: float, offset: Zone) -> datetime | None:
 def filters_line(filters: Filters) -> Content:
     """The filters as one line: a pool or vdev name is host text, and a line break in it (an
     event's `pool` string can hold one) is shown as `\\x0a`, never as a line of its own."""
-    return plain(f"{filters.words()}   (o pool, v vdev, k kind, s since, x clear)",
+    return plain(f"{filters.words()}   (o pool, v vdev, k kind, s since, x clear, w wrap)",
                  multiline=False)
 
 
@@ -135,13 +136,36 @@ def entry_text(e: Entry) -> str:
                                 SOURCE_TAG[e.source]) if x)
 
 
+def entry_line(e: Entry, t: datetime | None, pool_w: int, width: int,
+               whole: bool = False) -> Content | Para:
+    """One entry: its time, kind, pool, words and source, on one line cut to `width`; or
+    `whole` (`w`), every word and the source's raw class or detail, wrapped under the
+    pool's column."""
+    tag = SOURCE_TAG[e.source]
+    head = Content.styled(f"{f'{t:%H:%M:%S}' if t is not None else '--:--:--'} "
+                          f"{e.kind.value:<8} ", MUTED)
+    shows_detail = e.detail and (whole or e.source is not Source.EVENTS)
+    words = (e.words + (f" ({e.detail})" if shows_detail else "")).replace("\n", " ")
+    if whole:
+        return Para(head, Content.assemble(
+            plain(e.pool.ljust(pool_w) + "  ", multiline=False),
+            plain(words, _style(e), multiline=False), Content.styled(f"  {tag}", MUTED)))
+    room = max(10, width - head.cell_length - pool_w - 2 - len(tag) - 3)
+    return Content.assemble(
+        head,
+        plain(fit(e.pool, pool_w).ljust(pool_w) + "  ", multiline=False),
+        plain(fit(words, room).ljust(room), _style(e), multiline=False),
+        Content.styled(f"  {tag}", MUTED))
+
+
 def entry_lines(entries: Sequence[Entry], offset: Zone, width: int,
-                since: tuple[float, str] | None, hidden: int, page: int = 0) -> Content:
+                since: tuple[float, str] | None, hidden: int, page: int = 0,
+                whole: bool = False) -> Content | Hanging:
     """The entries of `page`, newest first, a date line where the day changes, the since
     marker; a line above and below says how many newer and older entries the other pages
-    hold."""
+    hold. `whole`: each entry wrapped whole (`entry_line`), not cut to the width."""
     pool_w = min(12, max((len(e.pool) for e in entries), default=4))
-    parts: list[Content] = []
+    parts: list[Content | Para] = []
     day: object = None
     drawn, newer, older = page_of(entries, page)
     if newer:
@@ -154,17 +178,7 @@ def entry_lines(entries: Sequence[Entry], offset: Zone, width: int,
             day = t.date() if t is not None else UNREADABLE
             parts.append(Content.styled(f"── {day:%Y-%m-%d %a} ──" if t is not None
                                         else f"── {UNREADABLE} ──", "bold"))
-        tag = SOURCE_TAG[e.source]
-        head = f"{f'{t:%H:%M:%S}' if t is not None else '--:--:--'} {e.kind.value:<8} "
-        room = max(10, width - len(head) - pool_w - 2 - len(tag) - 3)
-        words = e.words + (f" ({e.detail})" if e.detail and e.source is not Source.EVENTS
-                           else "")
-        parts.append(Content.assemble(
-            Content.styled(head, MUTED),
-            plain(fit(e.pool, pool_w).ljust(pool_w) + "  ", multiline=False),
-            plain(fit(words.replace("\n", " "), room).ljust(room), _style(e),
-                  multiline=False),
-            Content.styled(f"  {tag}", MUTED)))
+        parts.append(entry_line(e, t, pool_w, width, whole))
     if older:
         parts.append(Content.styled(
             f"… {fmt.plural(older, 'older entry', 'older entries')} on the next pages "
@@ -176,7 +190,9 @@ def entry_lines(entries: Sequence[Entry], offset: Zone, width: int,
             "hidden ──", LEVEL_STYLE["primary"]))
     if not entries:
         parts.append(Content.styled("nothing to show with these filters", MUTED))
-    return Content("\n").join(parts)
+    if whole:
+        return Hanging(*parts)
+    return Content("\n").join(p for p in parts if isinstance(p, Content))
 
 
 class TimelinePanel(Vertical):
@@ -215,9 +231,22 @@ class TimelinePanel(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.words = ListFilter()  # `/`: the entries whose text holds the words typed
+        self.whole = False  # `w`: each entry wrapped whole, not cut to one line
 
     def open_filter(self) -> None:
-        open_filter(self.words, anchor=self.query_one("#tl-entries"), redraw=self.redraw)
+        """`/` above the entries; enter or escape give the focus back to the page (the
+        entries themselves cannot take it), so its keys work at once."""
+        open_filter(self.words, anchor=self.query_one("#tl-entries"), redraw=self.redraw,
+                    back=self.page_widget)
+
+    def page_widget(self) -> Widget | None:
+        """The scrolling page the panel is on (what the arrows and pages scroll)."""
+        return next((a for a in self.ancestors if isinstance(a, Widget) and a.focusable),
+                    None)
+
+    def toggle_whole(self) -> None:
+        self.whole = not self.whole
+        self.redraw()
 
     def redraw(self) -> None:
         if self._last is not None:
@@ -250,5 +279,5 @@ class TimelinePanel(Vertical):
             sources.update(sources_text(timeline, observed, clock))
             since = (filters.since, filters.since_text) if filters.since is not None else None
             entries_w.update(entry_lines(entries, timeline.zone, width, since, hidden,
-                                         page))
+                                         page, self.whole))
         self.query_one("#tl-filters", Static).update(filters_line(filters))

@@ -5,7 +5,10 @@ own audit log in a worker (`services.read.timeline.read_timeline`) when it is sh
 operator refreshes (ctrl+r) and at most once a minute with the refreshes; what zconsole saw
 change between two refreshes (the session's `StateWatch`) and the summary line are taken
 from every refresh. Keys: `o` pool (`p` is the console's pause), `v` vdev, `k` kind (each cycles), `s` since (type a
-time), `x` clears the filters; `[` and `]` page to older and newer entries (400 a page).
+time), `x` clears the filters; `[` and `]` page to older and newer entries (400 a page); `w`
+wraps each entry whole (cut to one line by default: the newest on screen at once at 80x24).
+The page is the list: it has the focus (the `/` and since fields give it back), and the
+arrows, PageUp/PageDown, Home and End scroll it.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ class TimelineScreen(ZScreen):
         Binding("k", "cycle('kind')", "Kind"),
         Binding("s", "since", "Since"),
         Binding("x", "clear", "Clear"),
+        Binding("w", "wrap", "Wrap long entries", show=False),
         Binding("slash", "filter", "Find", show=False),
         Binding("left_square_bracket", "page(1)", "Older", show=False),
         Binding("right_square_bracket", "page(-1)", "Newer", show=False),
@@ -165,6 +169,11 @@ class TimelineScreen(ZScreen):
     def action_filter(self) -> None:
         self.query_one(TimelinePanel).open_filter()
 
+    def action_wrap(self) -> None:
+        """`w`: every entry whole, wrapped under its pool (its source's raw class or detail
+        too); again: one line each, cut to the width."""
+        self.query_one(TimelinePanel).toggle_whole()
+
     def action_clear(self) -> None:
         self.filters = Filters()
         self._redraw()
@@ -201,9 +210,13 @@ class TimelineScreen(ZScreen):
             self.query_one(TimelinePanel).focus()
 
     def key_escape(self) -> None:
+        """Escape closes the since field; on the page, it clears the `/` words (as on every
+        list)."""
         box = self.query_one("#tl-since", Input)
         if box.has_class("open"):
             box.remove_class("open")
+        else:
+            self.query_one(TimelinePanel).words.clear()
 
     def _redraw(self) -> None:
         if not self.is_mounted:
