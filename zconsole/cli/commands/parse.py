@@ -93,6 +93,12 @@ def _lsblk(text: str, **_: Any) -> Any:
     return parse_lsblk_json(text)
 
 
+def _smartctl(text: str, **_: Any) -> Any:
+    from zconsole.parsers.smartctl import parse_smartctl
+
+    return parse_smartctl(text)
+
+
 KINDS: dict[str, Callable[..., Any]] = {
     "zpool-status": _zpool_status,
     "zpool-list": _zpool_list,
@@ -104,6 +110,7 @@ KINDS: dict[str, Callable[..., Any]] = {
     "diskstats": _diskstats,
     "udev-db": _udev_db,
     "lsblk": _lsblk,
+    "smartctl": _smartctl,
 }
 
 
@@ -299,6 +306,10 @@ def run_parse(kind: str, file: str, *, as_json: bool, columns: str | None = None
         sys.stdout.write("\n")
     elif kind == "zpool-status":
         sys.stdout.write(visible(render_pools(parsed), multiline=True))
+    elif kind == "smartctl":
+        from zconsole.services.health.smart import render_reading
+
+        sys.stdout.write(visible(render_reading(parsed), multiline=True))
     else:
         sys.stdout.write(visible(render_generic(parsed), multiline=True))
     return EXIT_OK

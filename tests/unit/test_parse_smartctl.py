@@ -1,0 +1,195 @@
+"""`smartctl --json` parsing against real published outputs (tests/fixtures/parsers/smartctl,
+SOURCES.md) and against damaged and hostile input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.paths import PARSERS, parser_text
+from zconsole.model.smart import Protocol, Unread, counters
+from zconsole.parsers.errors import ParseError
+from zconsole.parsers.smartctl import parse_smartctl
+
+DIR = PARSERS / "smartctl"
+ALL = sorted(p.name for p in DIR.glob("*.json"))
+
+
+def read(name: str) -> str:
+    return parser_text("smartctl", name)
+
+
+def test_every_fixture_is_named_in_sources() -> None:
+    sources = (DIR / "SOURCES.md").read_text()
+    assert ALL and all(name in sources for name in ALL)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_fixture_parses(name: str) -> None:
+    r = parse_smartctl(read(name))
+    assert r.damaged == ()
+    assert r.exit_status == json.loads(read(name)).get("smartctl", {}).get("exit_status")
+
+
+def test_failing_hdd_behind_usb_bridge() -> None:
+    r = parse_smartctl(read("scrutiny-smart-fail2.json"))
+    assert r.protocol is Protocol.ATA and r.read
+    assert r.passed is False and r.exit_status == 216
+    assert r.model == "Hitachi HDS721050DLE630"
+    assert r.temperature is not None and r.temperature.current == 25  # not the packed raw
+    realloc = r.attr(5)
+    assert realloc is not None and (realloc.raw, realloc.value, realloc.thresh) == (1975, 1, 5)
+    assert realloc.when_failed == "now" and realloc.failing_now and realloc.prefailure
+    assert counters(r)["ata-197"] == 8
+    assert len(r.self_tests) == 21
+    failed = r.newest_test("extended")
+    assert failed is not None and failed.passed is False and failed.lba == 104870168
+    assert r.self_tests[0].kind == "short" and r.self_tests[0].hours == 42  # newest first
+    assert "SMART status check returned 'DISK FAILING'" in r.exit_meanings
+    assert "the self-test log has records of errors" in r.exit_meanings
+
+
+def test_self_test_in_progress() -> None:
+    r = parse_smartctl(read("scrutiny-smart-ata.json"))
+    assert r.running is not None and r.running.percent_done == 90  # "10% remaining"
+
+
+def test_packed_command_timeout_is_decoded() -> None:
+    r = parse_smartctl(read("sce-sat-Seagate_Constellation_ES.3-ST3000NM0033-9ZM178-sdc.json"))
+    a = r.attr(188)
+    assert a is not None and a.raw == 17180131332 and a.count == 4
+    assert r.temperature is not None and r.temperature.current == 22
+
+
+def test_ata_temperature_limit_from_sct() -> None:
+    r = parse_smartctl(read("scrutiny-smart-ata-full.json"))
+    assert r.temperature is not None
+    assert (r.temperature.current, r.temperature.limit) == (36, 70)
+    assert r.temperature.limit_source == "op_limit_max"
+
+
+def test_nvme_critical_warning_and_wear() -> None:
+    r = parse_smartctl(read("sce-nvme-null-SAMSUNG_MZWLL3T2HAJQ-00005-nvme0.json"))
+    assert r.protocol is Protocol.NVME and r.passed is False and r.exit_status == 8
+    assert r.nvme is not None and r.nvme.critical_warning == 16
+    assert r.nvme.warnings == ("volatile memory backup device failed",)
+    worn = parse_smartctl(read("sce-nvme-null-INTEL_SSDPE2KX020T7-nvme6.json"))
+    assert worn.nvme is not None and worn.nvme.percentage_used == 75
+    media = parse_smartctl(read("scrutiny-smart-nvme-failed.json"))
+    assert media.nvme is not None and media.nvme.media_errors == 7
+    assert media.nvme.error_log_entries == 62 and media.nvme.unsafe_shutdowns == 10
+
+
+def test_scsi_grown_defects_and_uncorrected() -> None:
+    r = parse_smartctl(read("sce-SEAGATE_ST373453LC_26.json"))
+    assert r.protocol is Protocol.SCSI and r.model == "SEAGATE ST373453LC"
+    assert r.scsi is not None and r.scsi.grown_defects == 260
+    assert (r.scsi.read_uncorrected, r.scsi.write_uncorrected) == (1, 535)
+    assert r.temperature is not None and r.temperature.limit == 68
+    assert r.firmware == "DX10"
+
+
+def test_open_failure_and_raid_volume_are_not_data() -> None:
+    r = parse_smartctl(read("scrutiny-smart-fail.json"), "/dev/sda")
+    assert r.unread is Unread.OPEN_FAILED and r.device == "/dev/sda"
+    assert "Open failed" in r.unread_detail
+    raid = parse_smartctl(read("scrutiny-smart-raid.json"))
+    assert raid.unread is Unread.NO_SMART and raid.temperature is None
+
+
+def _envelope(exit_status: int, messages: list[tuple[str, str]], device: bool) -> str:
+    d: dict[str, object] = {"json_format_version": [1, 0], "smartctl": {
+        "version": [7, 3], "exit_status": exit_status,
+        "messages": [{"string": s, "severity": sev} for sev, s in messages]}}
+    if device:
+        d["device"] = {"name": "/dev/sdb", "info_name": "/dev/sdb [SAT]", "type": "sat",
+                       "protocol": "ATA"}
+    return json.dumps(d)
+
+
+def test_standby_is_asleep_not_an_error() -> None:
+    # the shape smartctl 7.3 writes for -n standby (smart-facts.md §2.2, ataprint.cpp jinf)
+    text = _envelope(2, [("information", "Device is in STANDBY mode, exit(2)")], True)
+    r = parse_smartctl(text)
+    assert r.unread is Unread.ASLEEP and r.device == "/dev/sdb"
+    assert "asleep" in r.unread.words
+    scsi = _envelope(2, [("information", "Device is in STANDBY BY COMMAND mode, exit(2)")],
+                     True)
+    assert parse_smartctl(scsi).unread is Unread.ASLEEP
+
+
+def test_virtio_and_permission_denied() -> None:
+    virtio = _envelope(1, [("error", "/dev/vda: Unable to detect device type")], False)
+    assert parse_smartctl(virtio, "/dev/vda").unread is Unread.NO_SMART
+    denied = _envelope(2, [("error", "Smartctl open device: /dev/sda failed: "
+                                     "Permission denied")], False)
+    assert parse_smartctl(denied).unread is Unread.NOT_ROOT
+
+
+def test_damaged_attribute_row_keeps_the_others() -> None:
+    d = json.loads(read("scrutiny-smart-fail2.json"))
+    rows = d["ata_smart_attributes"]["table"]
+    rows[0]["raw"] = "lots"  # damaged
+    rows[1]["id"] = 9999  # impossible id
+    rows.append(["not", "a", "row"])
+    r = parse_smartctl(json.dumps(d))
+    assert len(r.damaged) == 3 and all(x.startswith("attribute row") for x in r.damaged)
+    assert r.attr(5) is not None and r.attr(197) is not None
+    assert len(r.attributes) == len(rows) - 3
+
+
+def test_big_nvme_counters_exact() -> None:
+    d = json.loads(read("scrutiny-smart-nvme.json"))
+    big = 2**100 + 7
+    d["nvme_smart_health_information_log"]["media_errors"] = big
+    r = parse_smartctl(json.dumps(d))
+    assert r.nvme is not None and r.nvme.media_errors == big
+
+
+def test_hostile_strings_are_kept_raw_and_cut() -> None:
+    d = json.loads(read("scrutiny-smart-nvme.json"))
+    d["model_name"] = "\x1b]52;c;AAAA\x07evil" + "x" * 5000
+    r = parse_smartctl(json.dumps(d))
+    assert r.model is not None and r.model.startswith("\x1b]52") and len(r.model) == 512
+
+
+@pytest.mark.parametrize("text", ["", "nonsense", "[]", "{}", '{"device": 3}', "1e999999",
+                                  "[" * 100000, '{"smartctl": {"exit_status": "x"}}'])
+def test_not_smartctl_json(text: str) -> None:
+    try:
+        r = parse_smartctl(text)
+    except ParseError:
+        return
+    assert not r.read  # an envelope without data is "not read", never a crash
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                    lambda c: st.lists(c, max_size=4) | st.dictionaries(
+                        st.sampled_from(["device", "smartctl", "ata_smart_attributes",
+                                         "table", "raw", "value", "id", "protocol",
+                                         "nvme_smart_health_information_log", "temperature",
+                                         "scsi_self_test_0", "exit_status", "messages"]),
+                        c, max_size=5), max_leaves=30))
+def test_any_json_gives_a_model_or_parse_error(doc: object) -> None:
+    try:
+        parse_smartctl(json.dumps(doc))
+    except ParseError:
+        pass
+
+
+def test_cli_parse_smartctl(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "zconsole", "parse", "smartctl",
+                          str(DIR / "scrutiny-smart-fail2.json")], capture_output=True,
+                         text=True, check=True).stdout
+    assert "health: FAILED" in out and "CRITICAL" in out and "8 pending sectors" in out
+    as_json = subprocess.run([sys.executable, "-m", "zconsole", "parse", "smartctl", "--json",
+                              str(DIR / "sce-SEAGATE_ST373453LC_26.json")],
+                             capture_output=True, text=True, check=True).stdout
+    assert json.loads(as_json)["scsi"]["grown_defects"] == 260
