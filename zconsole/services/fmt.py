@@ -108,6 +108,28 @@ def ms(v: float | None, *, unit: bool = False) -> str:
     return f"{text} ms" if unit else text
 
 
+_NICE_SUFFIXES = ("", "K", "M", "G", "T", "P", "E")
+
+
+def nicenum(n: float | None) -> str:
+    """A count or a byte figure the way `zpool iostat` prints it (powers of 1024, a suffix
+    letter), at most 4 characters so that a read/write pair fits a narrow column: 340 -> '340',
+    1260 -> '1.2K', 47185920 -> '45M'; None -> '-'."""
+    if n is None:
+        return "-"
+    value = max(0.0, float(n))
+    for suffix in _NICE_SUFFIXES:
+        if suffix == "":
+            if value < 999.5:
+                return f"{value:.0f}"
+        elif value < 9.95:
+            return f"{value:.1f}{suffix}"
+        elif value < 999.5 or suffix == _NICE_SUFFIXES[-1]:
+            return f"{value:.0f}{suffix}"
+        value /= 1024
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 def plural(n: int, word: str, words: str | None = None) -> str:
     """'1 snapshot', '3 snapshots', '1,204 snapshots'."""
     return f"{n:,} {word if n == 1 else (words or word + 's')}"

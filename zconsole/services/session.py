@@ -249,7 +249,8 @@ class HostSession:
         if raw.iostat is None or not pools:
             return None, raw.iostat_error
         try:
-            reports = parse_zpool_iostat(raw.iostat, list(pools))
+            # the read has -y (catalogue.zpool_iostat_latency): an interval, not since import
+            reports = parse_zpool_iostat(raw.iostat, list(pools), omitted_since_boot=True)
         except ParseError as e:
             return None, str(e)
         last = tuple(reports[-1]) if reports else ()

@@ -1,4 +1,6 @@
-"""Per-leaf figures for the pools screen: which disk, how busy, how slow, and the trend.
+"""Per-leaf figures for the pools screen: which disk, how busy, how slow, and the trend;
+and per vdev (the pool, each vdev and leaf) the operations and bandwidth `zpool iostat -v`
+reports for the sample's interval (`vdev_io`).
 
 Pure: everything comes from a HostReading, the newest SampleResult and the sampler's
 slow-disk history. A figure that could not be measured is None, never 0.
@@ -9,9 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from zconsole.model.iostat import IostatRow
 from zconsole.model.reading import HostReading
 from zconsole.services.read.identity import DiskIndex
-from zconsole.services.read.sampling import Figures, LeafKey, Sample, SampleResult, leaf_paths
+from zconsole.services.read.sampling import (
+    Figures,
+    LeafKey,
+    Sample,
+    SampleResult,
+    ZfsLatency,
+    leaf_paths,
+)
 
 TREND_POINTS = 20
 
@@ -108,3 +118,63 @@ def leaf_metrics(reading: HostReading, sample: SampleResult | None,
                 trend=tuple(trend),
             )
     return out
+
+
+# A uint64 counter difference of 2**63 or more cannot be I/O done in one interval: zpool
+# subtracts the previous reading from the new one as unsigned 64-bit numbers
+# (`calc_default_iostats` in cmd/zpool/zpool_main.c), so a counter that went backwards
+# between its two readings (a vdev reopened, replaced or its stats reset) prints as about
+# 2**64 / interval per second (`16.0E` in human form).
+WRAPPED = 2**63
+
+
+class VdevIo(NamedTuple):
+    """One row of `zpool iostat -v -y N 1` (the pool, a vdev or a leaf) over that interval:
+    what ZFS itself reports for it, per second. None where it cannot be trusted (see
+    `per_second`)."""
+
+    read_ops: float | None
+    write_ops: float | None
+    read_bytes: float | None
+    write_bytes: float | None
+    wait_read_ms: float | None = None  # disk_wait (`-l`), None without I/O of that kind
+    wait_write_ms: float | None = None
+
+
+def per_second(value: int, interval_s: float) -> float | None:
+    """`value`, a rate zpool printed for an interval of `interval_s` seconds: the counter
+    difference over the interval divided by it. None when that difference (value x interval)
+    is a wrapped negative one: the counter went backwards."""
+    if interval_s <= 0 or value < 0 or value * interval_s >= WRAPPED:
+        return None
+    return float(value)
+
+
+def _ms(ns: int | None) -> float | None:
+    return None if ns is None else ns / 1e6
+
+
+def row_io(row: IostatRow, interval_s: float) -> VdevIo:
+    return VdevIo(per_second(row.read_ops, interval_s), per_second(row.write_ops, interval_s),
+                  per_second(row.read_bytes, interval_s),
+                  per_second(row.write_bytes, interval_s),
+                  _ms(row.disk_wait_read), _ms(row.disk_wait_write))
+
+
+def vdev_io(latency: ZfsLatency | None, pool: str) -> dict[tuple[str, ...], VdevIo]:
+    """`pool`'s rows of the sample's `zpool iostat` report keyed by vdev path (the pool's
+    own row by `()`, a mirror by `("mirror-0",)`, its disk by `("mirror-0", "sdb")`).
+
+    Empty before the first sample, when the read failed, and for a report that covers the
+    time since import (zpool's first report without `-y`: averages since import, not the
+    interval): nothing is better than a misleading figure."""
+    if latency is None:
+        return {}
+    for rep in latency.reports:
+        if rep.pool != pool or rep.since_boot:
+            continue
+        out: dict[tuple[str, ...], VdevIo] = {(): row_io(rep.pool_row, latency.interval_s)}
+        for row in rep.rows:
+            out[row.vdev_path] = row_io(row, latency.interval_s)
+        return out
+    return {}

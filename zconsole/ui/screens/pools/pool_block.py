@@ -11,11 +11,13 @@ from textual.content import Content
 from textual.widgets import Static
 
 from zconsole.model.finding import Severity
+from zconsole.model.hosttext import visible
 from zconsole.model.pool import CopyProgress, ExpandInfo, Pool, RemovalInfo, ScanInfo, ScanState
 from zconsole.model.reading import PoolEntry
 from zconsole.services import fmt
 from zconsole.services.health import replace as replace_health
 from zconsole.services.health.severity import pool_level
+from zconsole.services.read.pools import vdev_io
 from zconsole.services.read.progress import ScanEstimate
 from zconsole.ui.kit.filter import matches
 from zconsole.ui.kit.levels import LEVEL_STYLE, state_content
@@ -264,7 +266,9 @@ class PoolBlock(Vertical):
                                          entry.status, estimates, todo, level),
                           lambda: pool_summary(entry, estimates, todo=todo, level=level))
         width = self.app.size.width
-        columns, fixed = columns_for(performance, width)
+        serial = max((len(visible(m.serial)) for m in state.leaves.values() if m.serial),
+                     default=0) if performance else 0
+        columns, fixed = columns_for(performance, width, serial)
         pool = entry.status
         if pool is None:
             self.table.sync(columns, [])
@@ -289,7 +293,8 @@ class PoolBlock(Vertical):
             slow={f.subject: f for f in state.findings
                   if f.kind == "slow-disk" and f.pool in (None, entry.name)},
             leaves={path: m for (p, path), m in state.leaves.items() if p == pool.name},
-            caps=caps)
+            caps=caps, io=vdev_io(state.sample.latency if state.sample else None, pool.name),
+            serial=serial)
         names = {v.name for _, _, v in pool.walk()}
         found = [f for f in state.findings
                  if f.pool == pool.name or (f.pool is None and f.subject in names)]

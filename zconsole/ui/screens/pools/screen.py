@@ -26,9 +26,12 @@ from zconsole.ui.screens.pools.pools_view import PoolsView
 from zconsole.ui.state import ViewState
 
 PERF_LEGEND = (
-    "BUSY: share of the last interval with a request outstanding (on SSD/NVMe this is not "
-    "saturation) · R/W AWAIT: kernel per-request latency, ms · ZFS R/W: ZFS disk_wait, read/"
-    "write, ms · TREND: worst latency over the last refreshes, one scale per pool"
+    "OPS/s R/W, B/s R/W: operations and bytes per second, read/write, of the pool, each vdev "
+    "and disk over the last sample, as `zpool iostat -v 1` (K, M, G: powers of 1024; - before "
+    "the first sample) · ZFS R/W: ZFS disk_wait, read/write, ms · BUSY: share of the last "
+    "interval with a request outstanding (on SSD/NVMe this is not saturation) · TREND: worst "
+    "latency over the last refreshes, one scale per pool · R/W AWAIT (wide terminals): kernel "
+    "per-request latency, ms"
 )
 WIZARD_HELP = "on the selected row"
 # (kind, key, footer label) of every registry entry with a wizard, in registry order

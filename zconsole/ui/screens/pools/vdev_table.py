@@ -1,9 +1,31 @@
 """One pool's vdev tree as a table.
 
 Two column sets share the tree: **health** (state, READ/WRITE/CKSUM errors, size, notes) and
-**performance** (busy time, kernel r/w await, ZFS disk_wait, a latency trend), toggled with
-`m`; at 80 columns both fit, side by side they would not. The slow disk of a vdev stands out
-in both.
+**performance**, toggled with `m`; at 80 columns both fit, side by side they would not. The
+slow disk of a vdev stands out in both.
+
+Performance is what `zpool iostat -vl 1` shows, for the pool, each vdev and each leaf: ZFS's
+own figures for that row over the sample's interval (the session reads `zpool iostat -y N 1`:
+a rate over N seconds, never the since-import averages of zpool's first report), "-" before
+the first sample or where a counter went backwards (`services.read.pools.vdev_io`):
+
+    OPS/s R/W  operations per second, read/write ("12/340"), as zpool's `operations` columns
+    B/s R/W    bytes per second, read/write ("1.2M/45M", powers of 1024 as zpool prints
+               bandwidth): a pair per cell keeps both directions in a narrow column
+    ZFS R/W    ZFS disk_wait, read/write, ms (`-l`)
+    BUSY       the leaf's whole disk: share of the interval with a request outstanding
+    TREND      the leaf's worst latency over the last refreshes
+    DISK, SERIAL      the leaf's whole disk and its serial
+    R/W AWAIT  the kernel's per-request latency of the leaf's disk
+
+Which columns a width shows (`columns_for`; no row is ever wider than the page): NAME,
+STATE, BUSY, OPS/s, B/s and ZFS R/W always (at 80 columns NAME keeps 22 cells); each
+optional group is added, in this order, while NAME keeps at least MIN_NAME_WIDTH (18): TREND
+(from 88 columns), DISK and SERIAL (from 116; up to 120 for 20-character serials: SERIAL is
+as wide as the longest), R and W AWAIT (from 134). ZFS R/W and TREND come before the
+kernel's awaits because zpool's own disk_wait, from the same report as the rates, already
+says what the awaits would; DISK and SERIAL before them because the operator goes to the
+disk with its serial (a narrow NAME then loses nothing, its end is that serial).
 """
 
 from __future__ import annotations
@@ -19,9 +41,10 @@ from textual.widget import Widget
 from textual.widgets import DataTable
 
 from zconsole.model.finding import Finding, Severity
+from zconsole.model.hosttext import visible
 from zconsole.model.pool import Pool, Section, Vdev
 from zconsole.services import fmt
-from zconsole.services.read.pools import LeafMetrics
+from zconsole.services.read.pools import LeafMetrics, VdevIo
 from zconsole.ui.kit.filter import matches, row_text, with_ancestors
 from zconsole.ui.kit.levels import LazyRow, LevelTable, state_level
 from zconsole.ui.kit.text import fit, plain_text, spark
@@ -33,23 +56,25 @@ HEALTH_COLUMNS = ("NAME", "STATE", "READ", "WRITE", "CKSUM", "SIZE", "NOTE")
 WIDE_HEALTH_COLUMNS = HEALTH_COLUMNS[:6] + ("CAP",) + HEALTH_COLUMNS[6:]
 CAP_BAR = 4  # "██░░ 46%"
 CAP_EXTRA = CAP_BAR + 5 + 2
-PERF_COLUMNS = ("NAME", "STATE", "BUSY", "R AWAIT", "W AWAIT", "ZFS R/W", "TREND")
-WIDE_PERF_COLUMNS = ("DISK", "SERIAL")
+OPS, BW = "OPS/s R/W", "B/s R/W"
+# every performance column in the order shown; the optional groups, in the order they are
+# added as the terminal widens (see the module doc)
+PERF_COLUMNS = ("NAME", "STATE", "DISK", "SERIAL", "BUSY", OPS, BW, "R AWAIT", "W AWAIT",
+                "ZFS R/W", "TREND")
+PERF_OPTIONAL = (("TREND",), ("DISK", "SERIAL"), ("R AWAIT", "W AWAIT"))
 # Width of everything but NAME, cell padding (1 each side) included, plus NAME's own padding
 # (2) and the screen's margins and scrollbar (3).
 #   health: STATE 12, READ 6, WRITE 7, CKSUM 7, SIZE 8, NOTE 17 ("too many errors")
-#   performance: STATE 12, BUSY 6, R AWAIT 9, W AWAIT 9, ZFS R/W 11, TREND 10
+#   performance: each column's WIDTHS + 2 (`perf_fixed`)
 HEALTH_FIXED = 12 + 6 + 7 + 7 + 8 + 17 + 2 + 3
-PERF_FIXED = 12 + 6 + 9 + 9 + 11 + 10 + 2 + 3
-WIDE_EXTRA = 10 + 18  # DISK, SERIAL: shown when the terminal is at least this much wider
 MIN_NAME_WIDTH = 18
 # Each column's width (without its padding) in the numbers above: every pool's table is laid
 # out on them, so the pools line up (a wider figure still widens its column); NOTE, the
 # last, takes what is left and its text is cut to that with "…" (the table never runs off
 # the right edge, where the terminal would cut it with no mark)
 WIDTHS = {"STATE": 10, "READ": 4, "WRITE": 5, "CKSUM": 5, "SIZE": 6, "CAP": CAP_EXTRA - 2,
-          "BUSY": 4, "R AWAIT": 7, "W AWAIT": 7, "ZFS R/W": 9, "TREND": 8,
-          "DISK": 8, "SERIAL": 16}
+          "BUSY": 4, OPS: 9, BW: 9, "R AWAIT": 7, "W AWAIT": 7, "ZFS R/W": 10, "TREND": 10,
+          "DISK": 8, "SERIAL": 16}  # ZFS R/W and TREND: room for a folded row's "▸ 10 disks"
 NOTE_MIN_WIDTH = 15
 NAME_KEEP = 30
 TREND_WIDTH = 8
@@ -113,24 +138,55 @@ def fit_name(indent: str, name: str, width: int) -> str:
     return indent + ("…" + name[len(name) - room + 1:] if room > 1 else fit(name, room))
 
 
-def column_widths(columns: tuple[str, ...], name_room: int, width: int) -> dict[str, int]:
-    """The width of each column at this terminal width: NAME `name_room`, NOTE the rest."""
+def column_widths(columns: tuple[str, ...], name_room: int, width: int,
+                  serial: int = 0) -> dict[str, int]:
+    """The width of each column at this terminal width: NAME `name_room`, NOTE the rest,
+    SERIAL as `serial_width(serial)`."""
     widths = {"NAME": name_room, **{c: WIDTHS[c] for c in columns if c in WIDTHS}}
+    if "SERIAL" in widths:
+        widths["SERIAL"] = serial_width(serial)
     if "NOTE" in columns:
         used = sum(w + 2 for w in widths.values())
         widths["NOTE"] = max(NOTE_MIN_WIDTH, width - 3 - used - 2)
     return widths
 
 
-def columns_for(performance: bool, width: int) -> tuple[tuple[str, ...], int]:
-    """The column set and the width everything but NAME takes, at this terminal width."""
+# SERIAL widens to the longest serial shown, up to this (ATA and NVMe serials are at most
+# 20 characters); a longer one is cut in the middle
+SERIAL_MAX = 20
+
+
+def serial_width(serial: int) -> int:
+    """SERIAL's width for a longest serial of `serial` characters."""
+    return max(WIDTHS["SERIAL"], min(serial, SERIAL_MAX))
+
+
+def perf_fixed(columns: Iterable[str], serial: int = 0) -> int:
+    """What the performance `columns` but NAME take: their padding, NAME's padding, the
+    page's margins (2) and its scrollbar (2) included, so that no row is cut at the right
+    edge; SERIAL as wide as a longest serial of `serial` characters needs."""
+    widths = {**WIDTHS, "SERIAL": serial_width(serial)}
+    return sum(widths[c] + 2 for c in columns if c != "NAME") + 2 + 4
+
+
+PERF_BASE = tuple(c for c in PERF_COLUMNS if not any(c in g for g in PERF_OPTIONAL))
+
+
+def columns_for(performance: bool, width: int, serial: int = 0) -> tuple[tuple[str, ...], int]:
+    """The column set and the width everything but NAME takes, at this terminal width
+    (`serial`: the length of the longest serial the performance columns would show)."""
     if not performance:
         if width >= HEALTH_FIXED + CAP_EXTRA + 30:
             return WIDE_HEALTH_COLUMNS, HEALTH_FIXED + CAP_EXTRA
         return HEALTH_COLUMNS, HEALTH_FIXED
-    if width >= PERF_FIXED + WIDE_EXTRA + 30:
-        return PERF_COLUMNS[:2] + WIDE_PERF_COLUMNS + PERF_COLUMNS[2:], PERF_FIXED + WIDE_EXTRA
-    return PERF_COLUMNS, PERF_FIXED
+    shown = set(PERF_BASE)
+    for group in PERF_OPTIONAL:
+        if width - perf_fixed(shown | set(group), serial) >= MIN_NAME_WIDTH:
+            shown |= set(group)
+        else:
+            break
+    columns = tuple(c for c in PERF_COLUMNS if c in shown)
+    return columns, perf_fixed(columns, serial)
 
 
 def name_room(pool: Pool, fixed: int, width: int) -> tuple[int, int]:
@@ -170,6 +226,24 @@ def texts(cells: Iterable[Text | str]) -> tuple[Text, ...]:
 
 def _section_cells(title: str, blank: tuple[str, ...]) -> tuple[Text, ...]:
     return texts((Text(title, style="italic"), "", *blank))
+
+
+def pair(read: float | None, write: float | None) -> str:
+    """`12/340`, `1.2M/45M`: a read/write pair as zpool prints each figure; "-" when
+    neither is known."""
+    if read is None and write is None:
+        return "-"
+    return f"{fmt.nicenum(read)}/{fmt.nicenum(write)}"
+
+
+def io_cells(io: VdevIo | None) -> dict[str, str]:
+    """The cells `zpool iostat -vl` gives any row (the pool, a vdev, a leaf)."""
+    if io is None:
+        return {OPS: "-", BW: "-", "ZFS R/W": "-"}
+    wait = ("-" if io.wait_read_ms is None and io.wait_write_ms is None
+            else f"{fmt.ms(io.wait_read_ms)}/{fmt.ms(io.wait_write_ms)}")
+    return {OPS: pair(io.read_ops, io.write_ops), BW: pair(io.read_bytes, io.write_bytes),
+            "ZFS R/W": wait}
 
 
 def counters(v: Vdev | None) -> tuple[str, str, str]:
@@ -255,23 +329,25 @@ class VdevTable(LevelTable):
     def show(self, pool: Pool, *, performance: bool, columns: tuple[str, ...],
              name_room: int, sizes: Mapping[str, int | None], slow: Mapping[str, Finding],
              leaves: Mapping[tuple[str, ...], LeafMetrics],
-             caps: Mapping[str, int | None] | None = None,
-             shape: Shape = EVERYTHING) -> tuple[int, int]:
+             caps: Mapping[str, int | None] | None = None, shape: Shape = EVERYTHING,
+             io: Mapping[tuple[str, ...], VdevIo] | None = None, serial: int = 0
+             ) -> tuple[int, int]:
         """Show the tree: rows kept and only changed cells updated while the tree has the
         same shape (`LevelTable.sync`); rebuilt otherwise, the cursor staying on its vdev.
 
         `shape` narrows it (the `/` words, the problems-only view) and folds healthy
-        mirrors and raidz on a big pool. Returns (rows that matched the words or are
-        problems, rows of the whole tree)."""
+        mirrors and raidz on a big pool. `io`: each row's `zpool iostat` figures by vdev
+        path (the pool's by `()`); `serial` as for `columns_for`. Returns (rows that
+        matched the words or are problems, rows of the whole tree)."""
         keep = self.cursor_key
-        widths = column_widths(columns, name_room, self.app.size.width)
+        widths = column_widths(columns, name_room, self.app.size.width, serial)
         self.note_room = widths.get("NOTE", 0)
         caps = caps if caps is not None and "CAP" in columns else {}
+        io = io if io is not None and performance else {}
         top = max((x for m in leaves.values() for x in m.trend), default=0.0)
         blank = ("",) * (len(columns) - 2)
-        pool_cells = ((*counters(pool.root), fmt.size(sizes.get(pool.name), short=True),
-                       *((self.cap_cell(caps.get(pool.name)),) if "CAP" in columns else ()), "")
-                      if not performance else blank)
+        pool_cells = (self._perf_cells(None, None, io.get(()), 0, {}, columns) if performance
+                      else self._pool_health_cells(pool, sizes, caps, columns))
         # each row with a signature of what its cells show: rows whose signature is the one
         # they had at the last refresh are neither built again nor compared (`sync_rows`)
         rows: list[LazyRow] = [
@@ -309,7 +385,7 @@ class VdevTable(LevelTable):
                 for prefix, path, v in tree_rows(tv, last=(i == len(tops) - 1)):
                     rows.append(self._vdev_row(pool.name, section, prefix, path, v, performance,
                                                name_room, sizes, slow, leaves, top, columns,
-                                               caps, folded))
+                                               caps, folded, io.get(path)))
                     self.whole[rows[-1][0]] = " · ".join(x for x in (v.name, v.state, v.note)
                                                          if x)
                     depths.append(len(prefix) // 3 + sub)
@@ -331,32 +407,38 @@ class VdevTable(LevelTable):
             self.move_cursor(row=self.get_row_index(keep), animate=False)
         return matched, total
 
+    def _pool_health_cells(self, pool: Pool, sizes: Mapping[str, int | None],
+                           caps: Mapping[str, int | None],
+                           columns: tuple[str, ...]) -> tuple[Text | str, ...]:
+        return (*counters(pool.root), fmt.size(sizes.get(pool.name), short=True),
+                *((self.cap_cell(caps.get(pool.name)),) if "CAP" in columns else ()), "")
+
     def _vdev_row(self, pool: str, section: Section, prefix: str, path: tuple[str, ...],
                   v: Vdev, performance: bool, name_room: int, sizes: Mapping[str, int | None],
                   slow: Mapping[str, Finding], leaves: Mapping[tuple[str, ...], LeafMetrics],
                   top: float, columns: tuple[str, ...], caps: Mapping[str, int | None],
-                  folded: int | None) -> LazyRow:
+                  folded: int | None, io: VdevIo | None) -> LazyRow:
         f = slow.get(v.name)
         m = leaves.get(path) if performance else None
         sig = (prefix, v.name, v.state, v.read_errors, v.write_errors,
                v.checksum_errors, v.note, v.resilvering, bool(v.children),
                name_room, self.note_room, f and (f.severity, f.factor), folded,
-               (m, top, columns) if performance
+               (m, io, top, columns) if performance
                else (sizes.get(v.name), caps.get(v.name), columns))
         return (f"{pool}:{section.value}:{'/'.join(path)}", sig,
                 partial(self._vdev_cells, prefix, path, v, performance, name_room, sizes,
-                        slow, leaves, top, columns, caps, folded))
+                        slow, leaves, top, columns, caps, folded, io))
 
     def _vdev_cells(self, prefix: str, path: tuple[str, ...], v: Vdev, performance: bool,
                     name_room: int, sizes: Mapping[str, int | None],
                     slow: Mapping[str, Finding], leaves: Mapping[tuple[str, ...], LeafMetrics],
                     top: float, columns: tuple[str, ...],
-                    caps: Mapping[str, int | None], folded: int | None = None
-                    ) -> tuple[Text, ...]:
+                    caps: Mapping[str, int | None], folded: int | None = None,
+                    io: VdevIo | None = None) -> tuple[Text, ...]:
         name = plain_text(fit_name(prefix, v.name, name_room))
         if v.name in slow:
             name.stylize(self.level_style("warn") + Style(bold=True), len(prefix))
-        cells = (self._perf_cells(v, leaves.get(path), top, slow, columns)
+        cells = (self._perf_cells(v, leaves.get(path), io, top, slow, columns)
                  if performance else self._health_cells(v, sizes, slow, caps, columns))
         if folded is not None:  # the last cell (NOTE, TREND) says what the row holds
             cells = (*cells[:-1], self.level_text(f"▸ {fmt.plural(folded, 'disk')}", "muted"))
@@ -382,18 +464,18 @@ class VdevTable(LevelTable):
         return (*errors, fmt.size(sizes.get(v.name), short=True), *cap, note_text)
 
     @staticmethod
-    def _perf_cells(v: Vdev, m: LeafMetrics | None, top: float, slow: Mapping[str, Finding],
+    def _perf_cells(v: Vdev | None, m: LeafMetrics | None, io: VdevIo | None, top: float,
+                    slow: Mapping[str, Finding],
                     columns: tuple[str, ...]) -> tuple[Text | str, ...]:
-        if v.children or m is None:
-            return ("",) * (len(columns) - 2)
-        busy = "-" if m.busy_pct is None else f"{m.busy_pct:.0f}%"
-        zfs = (f"{fmt.ms(m.zfs_wait_read_ms)}/{fmt.ms(m.zfs_wait_write_ms)}"
-               if (m.zfs_wait_read_ms is not None or m.zfs_wait_write_ms is not None) else "-")
-        trend = spark(m.trend, TREND_WIDTH, top) if top > 0 else ""
-        if v.name in slow:
-            trend = trend or "▲"
-        cells: tuple[Text | str, ...] = (busy, fmt.ms(m.r_await_ms), fmt.ms(m.w_await_ms),
-                                         zfs, trend)
-        if "SERIAL" in columns:
-            cells = (plain_text(m.disk or "-"), plain_text(m.serial or "-"), *cells)
-        return cells
+        """The pool's row (`v` None), a vdev's or a leaf's: what `zpool iostat -vl` reports
+        for any of them; the disk's own figures (kernel, trend, serial) for a leaf."""
+        cells: dict[str, Text | str] = {**io_cells(io)}
+        if v is not None and not v.children and m is not None:
+            trend = spark(m.trend, TREND_WIDTH, top) if top > 0 else ""
+            cells.update({
+                "DISK": plain_text(m.disk or "-"),
+                "SERIAL": plain_text(fit(visible(m.serial or "-"), SERIAL_MAX, "middle")),
+                "BUSY": "-" if m.busy_pct is None else f"{m.busy_pct:.0f}%",
+                "R AWAIT": fmt.ms(m.r_await_ms), "W AWAIT": fmt.ms(m.w_await_ms),
+                "TREND": trend or ("▲" if v.name in slow else "")})
+        return tuple(cells.get(c, "") for c in columns[2:])
