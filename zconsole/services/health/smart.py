@@ -22,7 +22,7 @@ finding then says since when ("48 pending sectors, up from 12 when first seen 3 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.hosttext import visible
@@ -34,6 +34,10 @@ from zconsole.model.smart import (
     counters,
 )
 from zconsole.services import fmt
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from zconsole.services.read.smart import DiskSmart
 
 C, W = Severity.CRITICAL, Severity.WARNING
 
@@ -199,6 +203,18 @@ def judge_smart(reading: SmartReading, *, disk: str, by_id: str | None = None,
              *_temperature(reading, who, disk, pool), *_scsi_wear(reading, who, disk, pool),
              *_self_tests(reading, who, disk, pool)]
     return tuple(sorted(found, key=lambda f: -f.severity.rank))
+
+
+def judge_disks(states: Iterable[DiskSmart], *, now: float,
+                pools: Mapping[str, str] | None = None) -> tuple[Finding, ...]:
+    """Every disk's SMART findings from a `SmartWatch`'s states, worst first (the session
+    joins read and judgement); `pools` maps a disk's kernel name to its pool."""
+    out: list[Finding] = []
+    for s in states:
+        if s.reading is not None:
+            out.extend(judge_smart(s.reading, disk=s.disk, by_id=s.by_id, tracks=s.tracks,
+                                   now=now, pool=(pools or {}).get(s.disk)))
+    return tuple(sorted(out, key=lambda f: -f.severity.rank))
 
 
 def render_reading(r: SmartReading) -> str:
