@@ -121,6 +121,18 @@ LOST_RETRY_PAUSES = (0.05, 0.25, 1.0)
 _EPOCH = re.compile(r"[0-9]{1,12}")  # `date +%s`: seconds since 1970, nothing else
 
 
+def ssh_reason(stderr: str | bytes | None) -> str | None:
+    """ssh's own words for a failed connection, one line: its last `ssh: ...` line (e.g.
+    "Could not resolve hostname bad..host: Name or service not known"), else the last line
+    it wrote; None when it wrote nothing."""
+    text = stderr.decode(errors="replace") if isinstance(stderr, bytes) else (stderr or "")
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    said = next((line for line in reversed(lines) if line.startswith("ssh: ")), None)
+    if said is not None:
+        return said.removeprefix("ssh: ")
+    return lines[-1] if lines else None
+
+
 class SshHost(BaseHost):
     kind = "ssh"
     concurrent_reads = True
@@ -189,8 +201,23 @@ class SshHost(BaseHost):
                     connect_timeout=self._login_timeout,
                 )
             except Exception as e:  # noqa: BLE001 - plumbum raises several kinds here
-                raise HostUnreachable(f"cannot reach {self.destination} over ssh: {e}") from None
+                reason = ssh_reason(getattr(e, "stderr", None)) or self._probe() or str(e)
+                raise HostUnreachable(
+                    f"cannot reach {self.destination} over ssh: {reason}") from None
         return self._machine
+
+    def _probe(self) -> str | None:
+        """ssh's own reason, asked again where plumbum lost it (its shell's stdin closed
+        under it: "[Errno 32] Broken pipe"): `ssh ... HOST true` with the same options, its
+        stderr read. Only on the failure path; None when ssh says nothing."""
+        argv = ["ssh", *self._ssh_opts, *(["-p", str(self._port)] if self._port else []),
+                *(["-l", self._user] if self._user else []), "--", self._host, "true"]
+        try:
+            done = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL,  # noqa: S603
+                                  timeout=self._login_timeout, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return ssh_reason(done.stderr) if done.returncode != 0 else None
 
     def close(self) -> None:
         if self._machine is not None:

@@ -35,6 +35,7 @@ BENIGN_STATUS = (
 
 # error_type values that are not exception class names.
 SKIPPED = "Skipped"  # not attempted: ZFS is absent, or an earlier part failed
+UNREACHABLE = "HostUnreachable"  # the error type of a read whose host could not be reached
 PENDING = "Pending"  # being read for the first time: nothing is known yet
 
 
@@ -222,6 +223,14 @@ class HostReading:
     limitations: tuple[str, ...] = ()  # reads refused because zconsole is not root
     seen: float | None = None
     clock_offset: float | None = None
+
+    @property
+    def reached(self) -> bool:
+        """False when the host could not be reached (ssh failed): what zconsole may do there,
+        root or not, is not known."""
+        return not any(p.error_type == UNREACHABLE for p in (
+            self.kernel, self.pool_status, self.pool_usage, self.datasets, self.arc,
+            self.diskstats, self.disks))
 
     def age(self, now: float) -> float:
         """Seconds since the reading began, `now` on the console's monotonic clock (`seen`'s);

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import Pool, ScanState, Vdev
-from zconsole.model.reading import HostReading
+from zconsole.model.reading import UNREACHABLE, HostReading
 from zconsole.services import fmt
 from zconsole.services.health.redundancy import lost_redundancy, margin, rebuilding
 from zconsole.services.health.severity import pool_state_level
@@ -126,6 +126,9 @@ def judge_pools(reading: HostReading, *, now: float | None = None,
     if part.skipped:
         return []
     if not part.ok or part.value is None:
+        if part.error_type == UNREACHABLE:  # the host, not zpool: say why, once
+            return [Finding("pool-unread", Severity.UNKNOWN, "pools",
+                            f"pool health unknown: {part.error}")]
         return [Finding("pool-unread", Severity.UNKNOWN, "pools",
                         f"pool health unknown: {part.source or 'zpool status'} failed "
                         f"({part.error})")]

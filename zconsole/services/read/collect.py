@@ -37,6 +37,7 @@ from zconsole.model.disk import DiskStat
 from zconsole.model.pool import Pool, PoolUsage, ScanState
 from zconsole.model.reading import (
     SKIPPED,
+    UNREACHABLE,
     DiskInventory,
     HostReading,
     Part,
@@ -89,8 +90,8 @@ class _Reader:
         self.unreachable: str | None = None  # once set, later reads are skipped
 
     def part(self, source: str, fn: Callable[[], T]) -> Part[T]:
-        if self.unreachable is not None:
-            return self.skipped(source, f"not attempted: {self.unreachable}")
+        if self.unreachable is not None:  # not attempted: failed as the first did (never
+            return self.failed(source, self.unreachable, UNREACHABLE)  # skipped: never OK)
         try:
             value = fn()
         except HostUnreachable as e:

@@ -79,7 +79,8 @@ class HeaderBar(Widget):
                 parts.append(f"kernel {reading.kernel.value}")
         shown = (("demo",) if host.kind == "demo" else ()) + \
             (("ro",) if read_only else ()) + \
-            (("notroot",) if reading is not None and not reading.is_root else ())
+            (("notroot",) if reading is not None and reading.reached and not reading.is_root
+             else ())
         room = self.app.size.width - 2 - self._badges_width(shown)
         # Drop whole facts from the end rather than cut one in the middle (a truncated
         # "kernel 6.1.0-2" reads like a different version).

@@ -1,0 +1,77 @@
+"""Issue 32: a host that cannot be reached is said in one line with ssh's own reason
+("Could not resolve hostname bad..host: Name or service not known"), not plumbum's table of
+`Return code | None`, `Command line | 'true '` or a bare "[Errno 32] Broken pipe"; its pools
+are UNKNOWN with that reason, and the header claims nothing (no NOT ROOT) about a host never
+reached. ssh is a fake on PATH here: nothing leaves the machine."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from plumbum import local
+
+from zconsole.hosts.base import HostUnreachable
+from zconsole.hosts.ssh import SshHost, ssh_reason
+from zconsole.model.finding import Severity
+from zconsole.services.health.pools import judge_pools
+from zconsole.services.health.severity import judge_host
+from zconsole.services.read.collect import collect
+
+SAID = "ssh: Could not resolve hostname bad..host: Name or service not known"
+
+
+def test_sshs_reason_is_its_last_ssh_line() -> None:
+    plumbum_stderr = "Warning: no control master\n" + SAID + "\n"
+    assert ssh_reason(plumbum_stderr) == ("Could not resolve hostname bad..host: Name or "
+                                         "service not known")
+    assert ssh_reason(b"Warning: Permanently added 'x' (ED25519)\r\n"
+                      b"root@x: Permission denied (publickey).\r\n") == \
+        "root@x: Permission denied (publickey)."
+    assert ssh_reason("") is None and ssh_reason(None) is None
+
+
+@pytest.fixture
+def fake_ssh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An `ssh` first on PATH (for plumbum and for the probe) that says what OpenSSH says
+    for a name that does not resolve, and exits 255; the arguments it got are logged."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    ssh = bindir / "ssh"
+    ssh.write_text("#!/bin/sh\n"
+                   f"printf '%s\\n' \"$*\" >> {tmp_path}/ssh.log\n"
+                   f"echo '{SAID}' >&2\n"
+                   "exit 255\n")
+    ssh.chmod(ssh.stat().st_mode | stat.S_IXUSR)
+    path = f"{bindir}{os.pathsep}{os.environ['PATH']}"
+    monkeypatch.setenv("PATH", path)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    with local.env(PATH=path):
+        yield tmp_path
+
+
+def test_an_unreachable_host_is_one_line_with_sshs_reason(fake_ssh: Path) -> None:
+    host = SshHost("bad..host", login_timeout=20)
+    with pytest.raises(HostUnreachable) as caught:
+        host.run(["zpool", "status"])
+    said = str(caught.value)
+    assert said == ("cannot reach bad..host over ssh: Could not resolve hostname bad..host: "
+                    "Name or service not known")
+    assert "\n" not in said and "Return code" not in said and "Errno" not in said
+    assert "bad..host" in (fake_ssh / "ssh.log").read_text()
+
+
+def test_its_reading_says_why_once_and_claims_nothing_about_root(fake_ssh: Path) -> None:
+    reading = collect(SshHost("bad..host", login_timeout=20))
+    assert not reading.reached
+    # every face judges it UNKNOWN with that reason (was OK: its reads were "skipped")
+    verdict = judge_host(reading)
+    assert verdict.level is Severity.UNKNOWN, verdict
+    findings = judge_pools(reading)
+    assert [(f.kind, f.severity) for f in findings] == [("pool-unread", Severity.UNKNOWN)]
+    assert findings[0].message == ("pool health unknown: cannot reach bad..host over ssh: "
+                                   "Could not resolve hostname bad..host: Name or service "
+                                   "not known")
