@@ -293,8 +293,9 @@ class PoolBlock(Vertical):
             slow={f.subject: f for f in state.findings
                   if f.kind == "slow-disk" and f.pool in (None, entry.name)},
             leaves={path: m for (p, path), m in state.leaves.items() if p == pool.name},
-            caps=caps, io=vdev_io(state.sample.latency if state.sample else None, pool.name),
-            serial=serial)
+            caps=caps, serial=serial,
+            io=vdev_io(state.sample.latency if state.sample else None, pool.name)
+            if performance else None)
         names = {v.name for _, _, v in pool.walk()}
         found = [f for f in state.findings
                  if f.pool == pool.name or (f.pool is None and f.subject in names)]
