@@ -145,10 +145,11 @@ def test_growing_across_two_readings_says_since_when() -> None:
                          grew_at=now - 600)
     (f,) = judge_smart(ata((197, 48)), disk="sdb", tracks={"ata-197": track}, now=now)
     assert "48 pending sectors, up from 12 when first seen 3 h 0 min ago" in f.message
-    assert "last grew 10 min ago" in f.message
+    assert "last rise found 10 min ago" in f.evidence[0]
     steady = CounterTrack("ata-197", first=48, first_seen=first_seen, last=48)
     (g,) = judge_smart(ata((197, 48)), disk="sdb", tracks={"ata-197": steady}, now=now)
-    assert "unchanged since first seen 3 h 0 min ago" in g.message
+    assert "unchanged since first seen 48 3 h 0 min ago" in g.evidence[0]
+    assert "unchanged" not in g.message
 
 
 def test_nvme_names_each_critical_bit() -> None:

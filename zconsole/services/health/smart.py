@@ -64,14 +64,17 @@ def _f(kind: str, level: Severity, disk: str, message: str, evidence: tuple[str,
                    evidence=evidence, pool=pool)
 
 
-def _since(track: CounterTrack | None, value: int, now: float | None) -> str:
+def _since(track: CounterTrack | None, value: int, now: float | None) -> tuple[str, str]:
+    """(the message's clause, the evidence's) about how the counter moved."""
     if track is None or now is None:
-        return ""
+        return "", ""
+    first = f"first seen {track.first:,} {fmt.duration(now - track.first_seen)} ago"
     if value > track.first:
-        when = f" {fmt.duration(now - track.grew_at)} ago" if track.grew_at else ""
-        return (f", up from {track.first:,} when first seen {fmt.duration(now - track.first_seen)}"
-                f" ago (last grew{when})")
-    return f", unchanged since first seen {fmt.duration(now - track.first_seen)} ago"
+        grew = (f", last rise found {fmt.duration(now - track.grew_at)} ago"
+                if track.grew_at else "")
+        return (f", up from {track.first:,} when first seen "
+                f"{fmt.duration(now - track.first_seen)} ago", f" ({first}{grew})")
+    return "", f" (unchanged since {first})"
 
 
 def _failed(r: SmartReading, who: str, disk: str, pool: str | None) -> list[Finding]:
@@ -101,8 +104,8 @@ def _counters(r: SmartReading, who: str, disk: str, tracks: Tracks, now: float |
         if value <= 0 and not (track and track.grew):
             continue
         words = _words(key, value)
-        since = _since(track, value, now)
-        evidence.append(f"{key}={value}{since}")
+        since, history = _since(track, value, now)
+        evidence.append(f"{key}={value}{history}")
         if key == "ata-199":
             crc.append(_f("smart-crc", W, disk, f"{who} has {value:,} {words}{since}: a cable "
                           "or backplane problem, not the disk; reseat or replace the cable.",
@@ -119,24 +122,26 @@ def _counters(r: SmartReading, who: str, disk: str, tracks: Tracks, now: float |
 def _temperature(r: SmartReading, who: str, disk: str, pool: str | None) -> list[Finding]:
     t = r.temperature
     hot_bit = r.nvme is not None and bool(r.nvme.critical_warning & 0x02)
+    now = f" is at {t.current} °C and" if t is not None else ""
+    if t is not None and t.critical is not None and t.current >= t.critical:
+        return [_f("smart-temperature", C, disk, f"{who} is at {t.current} °C, at or over its "
+                   f"critical limit of {t.critical} °C: it may throttle or shut down; cool it "
+                   "now.", (f"critical={t.critical}",), pool)]
+    if hot_bit:  # the drive's own judgement against its own threshold
+        return [_f("smart-temperature", W, disk, f"{who}{now} reports itself over (or under) "
+                   "its temperature threshold: check airflow and fans.",
+                   ("critical_warning bit 1",), pool)]
     if t is None:
-        if hot_bit:
-            return [_f("smart-temperature", W, disk, f"{who} reports its temperature over "
-                       "(or under) its own threshold.", ("critical_warning bit 1",), pool)]
         return []
     limit, source = t.limit, t.limit_source
     if limit is None:
         limit = DEFAULT_LIMIT_HDD if r.rotation_rate else DEFAULT_LIMIT_SSD
         source = "zconsole's default"
-    if t.critical is not None and t.current >= t.critical:
-        return [_f("smart-temperature", C, disk, f"{who} is at {t.current} °C, at or over its "
-                   f"critical limit of {t.critical} °C: it may throttle or shut down; cool it "
-                   "now.", (f"critical={t.critical}",), pool)]
-    if t.current >= limit or hot_bit:
-        return [_f("smart-temperature", W, disk, f"{who} is at {t.current} °C, over its limit "
-                   f"of {limit} °C ({source}): check airflow and fans.",
-                   (f"current={t.current}", f"limit={limit} ({source})"), pool)]
-    return []
+    if t.current < limit:
+        return []
+    return [_f("smart-temperature", W, disk, f"{who} is at {t.current} °C, at or over its "
+               f"limit of {limit} °C ({source}): check airflow and fans.",
+               (f"current={t.current}", f"limit={limit} ({source})"), pool)]
 
 
 def _nvme(r: SmartReading, who: str, disk: str, pool: str | None) -> list[Finding]:
