@@ -73,7 +73,7 @@ def test_scenarios_listed_and_all_build() -> None:
 def test_unknown_program_and_subcommands() -> None:
     h = host()
     with pytest.raises(CommandNotFound):
-        h.run(["smartctl", "-a", "/dev/sda"])
+        h.run(["hdparm", "-C", "/dev/sda"])  # not simulated
     r = h.run(["zpool", "frobnicate"], check=False)
     assert r.returncode == 2 and "unrecognized command 'frobnicate'" in r.stderr
     r = h.run(["zfs", "frobnicate"], check=False)
@@ -92,6 +92,7 @@ SMOKE: dict[str, list[str]] = {
     "udevadm": ["udevadm", "info", "--query=property", "--name=/dev/sdb"],
     "lsblk": ["lsblk", "-J"],
     "dd": ["dd", "if=/dev/sdb", "of=/dev/null", "bs=1M", "count=1"],
+    "smartctl": ["smartctl", "--json", "--all", "-n", "standby", "/dev/sda"],
     "ip": ["ip", "-j", "link", "show"],
     "bridge": ["bridge", "-j", "vlan", "show"],
     "uname": ["uname", "-r"],

@@ -20,6 +20,7 @@ from zconsole.hosts.demo.machine.disks import Disk, Rates, count_io
 from zconsole.hosts.demo.machine.net import NetLink
 from zconsole.hosts.demo.machine.pools import Pool, Vdev
 from zconsole.hosts.demo.machine.scans import complete_scans, is_resilver_source, next_scan_end
+from zconsole.hosts.demo.machine.smart import SmartState
 from zconsole.hosts.demo.machine.system import System
 from zconsole.hosts.demo.machine.zlog import ZLog
 
@@ -86,6 +87,7 @@ class Machine:
     symlinks: dict[str, str] = field(default_factory=dict)
     system: System | None = None  # sshd, journal, systemd, networkd: built on first use
     zlog: ZLog | None = None  # zpool events and zpool history (machine/zlog.py)
+    smart: dict[str, SmartState] = field(default_factory=dict)  # by serial (machine/smart.py)
     last: float = 0.0
     txg_counter: int = 100
     # the same-bay rehearsal (machine/bays.py): sizes of the disks the hands insert first

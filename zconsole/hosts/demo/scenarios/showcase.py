@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zconsole.hosts.demo.machine import Machine
+from zconsole.hosts.demo.machine import Machine, smart
 from zconsole.hosts.demo.machine.common import GiB, MiB, TiB
 from zconsole.hosts.demo.machine.scans import Scan
 from zconsole.hosts.demo.scenarios import _builder as kit
@@ -57,4 +57,8 @@ def build(seed: int, now: float) -> Machine:
                      skipped=0, pass_start=now - issued0 / rate)
     fast.scan_history.append(kit.finished_scrub(now, total, 4.1, 1210))
     kit.add_arc(m, l2=180 * GiB)
+    # SMART (machine/smart.py): the slow disk is dying, a bad cable on b0, the cache NVMe
+    # hot and worn, the spare asleep
+    m.smart.update({a1.serial: smart.dying(now), b0.serial: smart.bad_cable(now),
+                    c0.serial: smart.hot_worn(now), sp.serial: smart.asleep(now)})
     return m

@@ -6,6 +6,7 @@ its handler and is what `DemoHost.run` looks a command up in.
 | `zpool` | zpool (status, list, iostat, get, set, attach, replace, detach, online, ...) |
 | `zfs` | zfs (list, get, set, snapshot, destroy, clone, promote, send, receive, ...) |
 | `block` | udevadm, lsblk, dd |
+| `smart` | smartctl (`--json --all` reads; state in `..machine.smart`) |
 | `net` | ip, bridge |
 | `misc` | uname, hostname, id, true |
 | `_common` | what they share: `Context`, `Usage`, `parse`, `deny`, `each`, `subcommands` |
