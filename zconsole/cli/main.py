@@ -154,11 +154,12 @@ def choose_host(args: argparse.Namespace) -> tuple[Host, str | None]:
         assert dest is not None
         return make_host(Target.ssh(dest, ssh_config=args.ssh_config)), None
     if args.demo:
-        return make_host(Target.demo(args.demo, zfs_version=args.zfs_version)), None
+        return make_host(Target.demo(args.demo, zfs_version=args.zfs_version,
+                                     rehearse=True)), None
     local = make_host(Target.local())
     if getattr(args, "local", False) or has_zfs(local):
         return local, None
-    return (make_host(Target.demo("showcase", zfs_version=args.zfs_version)),
+    return (make_host(Target.demo("showcase", zfs_version=args.zfs_version, rehearse=True)),
             "No OpenZFS on this machine: showing the built-in demo host "
             "(zconsole --local shows this machine's own disks and network).")
 

@@ -1,6 +1,7 @@
 """The one place a Host is made from what the operator named.
 
     Target.demo("degraded", zfs_version="2.1")   the built-in demo host
+    Target.demo("degraded", rehearse=True)       …keeping to the wall clock (the console's)
     Target.ssh("root@nas1", ssh_config=FILE)     a remote host over ssh
     Target.local()                               this machine
     Target.replay(DIR)                           a capture (`zconsole capture`) read back
@@ -38,14 +39,19 @@ class Target:
     where: str = ""
     ssh_config: str | None = None
     zfs_version: str = DEFAULT_ZFS_VERSION
+    rehearse: bool = False  # demo: a rehearsal's pace and real waits (hosts/demo/host.py)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"unknown host kind {self.kind!r} (one of {', '.join(KINDS)})")
 
     @classmethod
-    def demo(cls, scenario: str = "showcase", *, zfs_version: str | None = None) -> Target:
-        return cls("demo", scenario, zfs_version=zfs_version or DEFAULT_ZFS_VERSION)
+    def demo(cls, scenario: str = "showcase", *, zfs_version: str | None = None,
+             rehearse: bool = False) -> Target:
+        """`rehearse`: an operator practises at the console (scans at a watchable pace, waits
+        in real time, the wall clock); else the instant machine of tests and subcommands."""
+        return cls("demo", scenario, zfs_version=zfs_version or DEFAULT_ZFS_VERSION,
+                   rehearse=rehearse)
 
     @classmethod
     def ssh(cls, destination: str, *, ssh_config: str | None = None) -> Target:
@@ -87,8 +93,10 @@ def make_host(target: Target | HostEntry, *, zfs_version: str | None = None,
         target = target_of(target, zfs_version=zfs_version)
     if target.kind == "demo":
         from zconsole.hosts.demo import DemoHost
+        from zconsole.hosts.demo.host import REHEARSAL_PACE
 
-        return DemoHost(target.where, zfs_version=target.zfs_version, clock=clock)
+        return DemoHost(target.where, zfs_version=target.zfs_version, clock=clock,
+                        pace=REHEARSAL_PACE if target.rehearse else None)
     if target.kind == "silent":
         from zconsole.hosts.silent import SilentHost
 

@@ -6,6 +6,14 @@ inject a callable (or a constant lambda for a frozen machine) in tests. `zpool w
 `-w` flags fast-forward the simulation (they add to `skew`) instead of sleeping; interval
 sampling (`zpool iostat -y 1 3`) is computed from the simulated rates without sleeping.
 
+A rehearsal (`pace=REHEARSAL_PACE`: the console's `zconsole --demo`) keeps to the wall clock
+instead: no skew ever, so the Timeline says the operator's time; a scan the operator starts
+runs `pace` times faster than the disks (machine/scans.py), so a 4 TB resilver takes minutes
+and its progress and ETA move on the run page; `zpool wait` and `-w` wait in real time (the
+`sleep` given, time.sleep by default), polling the machine as the real command polls the
+kernel, and give up after the command's timeout as a real host's would
+(`CommandTimedOut`). The host holds no lock while it waits: reads from other threads go on.
+
 A command is looked up in `tools.PROGRAMS` (one module per program family under `tools/`),
 which reads and changes the `machine/` and prints through `render/`. Files (`read_text`,
 `list_dir`, `realpath`) come from `render.tree.Tree`, filled by `render.block` and
@@ -36,6 +44,13 @@ from zconsole.hosts.demo.tools import files as files_tools
 from zconsole.hosts.demo.tools._common import Context, Out
 from zconsole.hosts.hold import Held
 
+REHEARSAL_PACE = 60.0
+"""A rehearsal's scans run 60 times faster than the disks: an hour of a real resilver is a
+minute. A 4 TB HDD at 165 MiB/s (about 6 h 40 min) takes under 7 min, the degraded tank's
+1.7 TiB mirror half about 3 min: long enough for the console's 5 s refresh to show progress
+and ETA moving dozens of times, short enough to wait through at the desk."""
+WAIT_POLL = 1.0  # seconds between two looks of a rehearsal's `zpool wait`
+
 SBIN = ("/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/", "/usr/local/sbin/")
 
 
@@ -64,19 +79,27 @@ class DemoHost(BaseHost):
 
     def __init__(self, scenario: str = "showcase", zfs_version: str = "2.3",
                  clock: Callable[[], float] | None = None, seed: int = 0,
-                 root: bool = True) -> None:
+                 root: bool = True, pace: float | None = None,
+                 sleep: Callable[[float], None] | None = None) -> None:
+        """`pace`: a rehearsal (see the module doc; None: the tests' instant waits);
+        `sleep`: how a rehearsal's `zpool wait` lets time pass (tests pass a fake)."""
         if zfs_version not in ("2.1", "2.3"):
             raise ValueError(f"zfs_version must be '2.1' or '2.3', not {zfs_version!r}")
+        if pace is not None and pace < 1.0:
+            raise ValueError(f"pace must be 1 or more, not {pace!r}")
         self.scenario = scenario
         self.zfs_version = zfs_version
         self._clock = clock or time.time
         self._skew = 0.0
         self.seed = seed
         self._root = root
+        self.pace = pace
+        self._sleep = sleep or time.sleep
         start = float(self._clock())
         self.started = start
         self.machine = build(scenario, seed, start, zfs_version)
         self.machine.last = start
+        self.machine.pace = pace or 1.0
         self._tree_cache: tuple[int, Tree] | None = None
 
     # --- the Host protocol -------------------------------------------------------------
@@ -95,6 +118,11 @@ class DemoHost(BaseHost):
     def is_root(self) -> bool:
         return self._root
 
+    @property
+    def rehearsal(self) -> bool:
+        """Whether the host keeps to the wall clock (a rehearsal), not jumping ahead."""
+        return self.pace is not None
+
     def _sync(self) -> float:
         t = self.now()
         self.machine.advance(t)
@@ -104,10 +132,35 @@ class DemoHost(BaseHost):
 
     def _fast_forward(self, t: float) -> None:
         cur = self.now()
-        if t > cur:
+        if t > cur and not self.rehearsal:  # a rehearsal never jumps ahead of the wall clock
             self._skew += t - cur
         self.machine.changed()  # the command that waits may have changed the vdev trees
         self.machine.advance(self.now())
+
+    def _wait_until(self, end_of: Callable[[float], float | None], timeout: float) -> float:
+        """`zpool wait` / `-w`: until `end_of(now)` (when what is awaited ends, at the pace
+        seen now) says nothing runs any more; the time it returns at. Tests jump to each end
+        (a deferred resilver follows the first); a rehearsal sleeps, looking again every
+        `WAIT_POLL` s, and stops after `timeout` s with TimeoutError, as a real host's
+        command timeout stops the real `zpool wait`."""
+        started = float(self._clock())
+        jumps = 0
+        while True:
+            self.machine.changed()  # the command that waits may have changed the vdev trees
+            t = self._sync()
+            end = end_of(t)
+            if end is None:
+                return t
+            if not self.rehearsal:
+                jumps += 1
+                if jumps > 64:  # a scan that never ends (paused): as a real wait would hang
+                    raise TimeoutError
+                self._fast_forward(max(end, t) + 1.0)
+                continue
+            left = timeout - (float(self._clock()) - started)
+            if left <= 0:
+                raise TimeoutError
+            self._sleep(min(max(end - t, 0.0) + 0.05, left, WAIT_POLL))
 
     def _exec(self, args: tuple[str, ...], timeout: float, stdin: str | None) -> Result:
         prog = args[0]
@@ -120,7 +173,8 @@ class DemoHost(BaseHost):
             raise CommandNotFound(args, self.label)
         now = self._sync()
         ctx = Context(machine=self.machine, now=now, v23=self.v23, root=self._root,
-                      fast_forward=self._fast_forward, stdin=stdin)
+                      fast_forward=self._fast_forward, stdin=stdin,
+                      wait_until=lambda end_of: self._wait_until(end_of, timeout))
         try:
             rc, out, err = handler(ctx, list(args[1:]))
         except CmdError as e:

@@ -57,8 +57,11 @@ def runner_factory(app: ZConsoleApp) -> RunnerFactory:
     fast_forward = getattr(app, "wizard_fast_forward", None)  # demo: tests may turn it off
 
     def plain(host: Host, plan: Plan) -> Any:
+        # a rehearsal on the demo host lives through its waits as at the rack: no jump to
+        # the end of a resilver, no hands swapping the disks by themselves
+        ff = False if fast_forward is None and getattr(host, "rehearsal", False) else fast_forward
         return PlanRunner(host, plan, audit=audit, store=store, operator=operator_name(),
-                          poll_interval=poll, fast_forward=fast_forward)
+                          poll_interval=poll, fast_forward=ff)
 
     def make(host: Host, plan: Plan) -> Any:
         """A fix-it (its registry entry has a `Fixit`) runs under its FixRunner (the

@@ -1,11 +1,23 @@
 """Scrubs and resilvers. A `Scan`'s progress is a pure function of time. Here: starting,
 pausing, resuming and cancelling a scrub (`zpool scrub [-p|-s]`), the resilver an attach or
 replace starts, and what ZFS does when a scan completes (a replacing-N vdev loses its old
-child, autoexpand grows the vdev)."""
+child, autoexpand grows the vdev).
+
+A new device beside a running resilver (zpool-features(7), `resilver_defer`): with the feature
+(every pool of OpenZFS 2.x unless it was disabled at creation: the pool property
+`feature@resilver_defer=disabled` in a scenario) the running resilver carries on and the new
+device waits, "(awaiting resilver)" in `zpool status`, until it ends; then a new resilver
+starts for the waiting devices (their replacing-N keeps its old child until that one ends).
+Without it the running resilver restarts from the beginning and covers the new device too.
+
+The pace: a scan started while the machine runs a rehearsal (`Machine.pace`, the console's
+`zconsole --demo`) issues `pace` times faster than the disks would; its `rate` is the
+accelerated one (progress and ETA), the disks' I/O load stays at their real speed
+(`Scan.load`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from zconsole.hosts.demo.machine import zlog
@@ -37,6 +49,14 @@ class Scan:
     paused_at: float = 0.0
     spent_paused: float = 0.0
     pass_start: float = 0.0
+    pace: float = 1.0  # how much faster than the disks this scan runs (a rehearsal)
+    # devices waiting for this resilver to end (resilver_defer): (leaf guid, bytes, speed)
+    deferred: list[tuple[int, int, float]] = field(default_factory=list)
+
+    @property
+    def load(self) -> float:
+        """Bytes per second the scan asks of the disks (its rate at the disks' own speed)."""
+        return self.rate / self.pace
 
     def issued(self, now: float) -> int:
         total = self.to_examine - self.skipped
@@ -65,16 +85,46 @@ class Scan:
         return self.issued(now)
 
 
+def defers(p: Pool) -> bool:
+    """Whether the pool has `feature@resilver_defer` (enabled on every OpenZFS 2.x pool unless
+    a scenario says it was disabled at creation)."""
+    return p.props.get("feature@resilver_defer", "enabled") != "disabled"
+
+
+def is_deferred(p: Pool, leaf: Vdev) -> bool:
+    """The leaf waits for the running resilver to end ("(awaiting resilver)")."""
+    sc = p.scan
+    return (sc is not None and sc.state == "SCANNING"
+            and any(g == leaf.guid for g, _, _ in sc.deferred))
+
+
 def start_resilver(m: Machine, p: Pool, top: Vdev, now: float, source: Disk | None,
                    target: Disk) -> None:
-    speed = min(disk_speed(target), disk_speed(source) if source else disk_speed(target))
+    speed = float(min(disk_speed(target), disk_speed(source) if source else disk_speed(target)))
     alloc = p.top_alloc(top)
     sc = p.scan
+    deferred: list[tuple[int, int, float]] = []
     if sc is not None and sc.state == "SCANNING" and sc.function == "RESILVER":
-        # a running resilver restarts and now covers the new device as well
+        if defers(p):
+            # the running resilver carries on; the new device waits for its end
+            leaf = next((v for v in top.walk() if v.is_leaf and v.disk == target.name
+                         and v.resilvering), None)
+            if leaf is not None:
+                sc.deferred.append((leaf.guid, alloc, speed))
+                p.txg += 3
+                return
+        # no resilver_defer: the running resilver restarts and covers the new device too
         alloc = max(alloc, sc.to_examine)
+        deferred = sc.deferred
+    _resilver(m, p, now, alloc, speed, deferred)
+
+
+def _resilver(m: Machine, p: Pool, now: float, alloc: int, speed: float,
+              deferred: list[tuple[int, int, float]]) -> None:
+    pace = m.pace
     p.scan = Scan(function="RESILVER", state="SCANNING", start_time=now, to_examine=alloc,
-                  rate=float(speed), base_time=now, base_issued=0.0, pass_start=now)
+                  rate=speed * pace, base_time=now, base_issued=0.0, pass_start=now,
+                  pace=pace, deferred=deferred)
     p.txg += 3
 
 
@@ -111,7 +161,7 @@ def scrub(m: Machine, p: Pool, stop: bool, pause: bool, now: float) -> None:
     if sc is not None:
         p.scan_history.append(sc)
     p.scan = Scan(function="SCRUB", state="SCANNING", start_time=now, to_examine=p.alloc,
-                  rate=rate, base_time=now, pass_start=now)
+                  rate=rate * m.pace, base_time=now, pass_start=now, pace=m.pace)
     p.txg += 2
 
 
@@ -122,12 +172,15 @@ def is_resilver_source(pool: Pool, leaf: Vdev) -> bool:
     return False
 
 
-def finish_resilver(pool: Pool) -> list[Vdev]:
-    """What ZFS does when a resilver completes: replacing-N loses its old child.
+def finish_resilver(pool: Pool, waiting: frozenset[int] = frozenset()) -> list[Vdev]:
+    """What ZFS does when a resilver completes: replacing-N loses its old child, except where
+    the new child is `waiting` (guids of deferred devices: they keep resilvering).
     Returns the detached leaves."""
     gone: list[Vdev] = []
     for top in list(pool.root.walk()):
         for i, child in enumerate(list(top.children)):
+            if child.type == "replacing" and child.children[-1].guid in waiting:
+                continue
             if child.type == "replacing":
                 new = child.children[-1]
                 new.resilvering = False
@@ -138,9 +191,9 @@ def finish_resilver(pool: Pool) -> list[Vdev]:
                 top.children[i] = new
             elif child.type == "spare":
                 for c in child.children:
-                    c.resilvering = False
+                    c.resilvering = c.resilvering and c.guid in waiting
     for v in pool.root.walk():
-        v.resilvering = False
+        v.resilvering = v.resilvering and v.guid in waiting
     _return_spares(pool)
     recompute_states(pool)
     return gone
@@ -197,7 +250,8 @@ def complete_scans(m: Machine, t: float) -> None:
             p.txg += 40
             zlog.scan_finished(m, p, sc.end_time, sc.function == "SCRUB", sc.errors)
             if sc.function == "RESILVER":
-                for old in finish_resilver(p):
+                waiting = frozenset(g for g, _, _ in sc.deferred)
+                for old in finish_resilver(p, waiting):
                     zlog.internal(m, p, sc.end_time, "detach", f"vdev={old.path}")
                     zlog.config_sync(m, p, sc.end_time)
                     d = m.disks.get(old.disk or "")
@@ -207,3 +261,8 @@ def complete_scans(m: Machine, t: float) -> None:
                 if p.props.get("autoexpand") == "on":
                     for top in p.data_vdevs():
                         top.asize += expand_size(top)
+                if sc.deferred:  # the devices that waited: their own resilver now
+                    p.scan_history.append(sc)
+                    _resilver(m, p, sc.end_time, max(a for _, a, _ in sc.deferred),
+                              min(s for _, _, s in sc.deferred), [])
+                    zlog.scan_started(m, p, sc.end_time, False)

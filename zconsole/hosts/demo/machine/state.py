@@ -19,7 +19,12 @@ from zconsole.hosts.demo.machine.datasets import Dataset, Snapshot, SnapshotSeri
 from zconsole.hosts.demo.machine.disks import Disk, Rates, count_io
 from zconsole.hosts.demo.machine.net import NetLink
 from zconsole.hosts.demo.machine.pools import Pool, Vdev
-from zconsole.hosts.demo.machine.scans import complete_scans, is_resilver_source, next_scan_end
+from zconsole.hosts.demo.machine.scans import (
+    complete_scans,
+    is_deferred,
+    is_resilver_source,
+    next_scan_end,
+)
 from zconsole.hosts.demo.machine.smart import SmartState
 from zconsole.hosts.demo.machine.system import System
 from zconsole.hosts.demo.machine.zlog import ZLog
@@ -90,6 +95,9 @@ class Machine:
     smart: dict[str, SmartState] = field(default_factory=dict)  # by serial (machine/smart.py)
     last: float = 0.0
     txg_counter: int = 100
+    # how much faster than the disks a scan started now runs: 1 for tests and screenshots,
+    # `host.REHEARSAL_PACE` while an operator rehearses (machine/scans.py)
+    pace: float = 1.0
     # the same-bay rehearsal (machine/bays.py): sizes of the disks the hands insert first
     # (a too-small one), then the swapped disk's own size; (time, bay) of a disk they will
     # put in later, after taking a refused one out
@@ -242,15 +250,16 @@ class Machine:
             pool, leaf = hit
             sc = pool.scan
             if sc is not None and sc.state == "SCANNING" and not sc.paused_at:
+                load = sc.load  # the disks' own speed, also in a rehearsal
                 if sc.function == "RESILVER":
-                    if leaf.resilvering:
-                        w_bps += sc.rate
-                        w_iops += sc.rate / (128 * 1024)
+                    if leaf.resilvering and not is_deferred(pool, leaf):
+                        w_bps += load
+                        w_iops += load / (128 * 1024)
                     elif leaf.state == "ONLINE" and is_resilver_source(pool, leaf):
-                        r_bps += sc.rate
-                        r_iops += sc.rate / (128 * 1024)
+                        r_bps += load
+                        r_iops += load / (128 * 1024)
                 elif sc.function == "SCRUB" and leaf.state == "ONLINE" and not leaf.is_log:
-                    share = sc.rate / max(1, len(list(pool.data_vdevs())))
+                    share = load / max(1, len(list(pool.data_vdevs())))
                     r_bps += share / 2
                     r_iops += share / 2 / (128 * 1024)
         if not d.present:

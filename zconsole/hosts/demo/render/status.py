@@ -9,7 +9,7 @@ from typing import Any
 
 from zconsole.hosts.demo.fmt import ctime, nicebytes, nicenum, secs_to_dhms
 from zconsole.hosts.demo.machine.pools import Ddt, Pool, Vdev, expand_size
-from zconsole.hosts.demo.machine.scans import Scan
+from zconsole.hosts.demo.machine.scans import Scan, is_deferred
 from zconsole.hosts.demo.machine.state import Machine
 from zconsole.model.pool import VDEV_AUX_TEXT  # zpool's words for an aux state
 
@@ -223,8 +223,8 @@ def _row(m: Machine, p: Pool, v: Vdev, depth: int, width: int, literal: bool,
         line += f"  block size: {1 << v.ashift}B configured, {1 << native}B native"
     sc = p.scan
     if (v.is_leaf and v.resilvering and sc is not None and sc.state == "SCANNING"
-            and v.state == "ONLINE"):
-        line += "  (resilvering)"
+            and v.state == "ONLINE"):  # zpool_main.c: awaiting when deferred (resilver_defer)
+        line += "  (awaiting resilver)" if is_deferred(p, v) else "  (resilvering)"
     yield line
     if recurse:
         for c in v.children:
@@ -396,7 +396,8 @@ def _vdev_json(m: Machine, p: Pool, v: Vdev, cls: str, j: _J, flags: NameFlags,
     if v.is_leaf and not isspare and cls != "l2cache":
         d["slow_ios"] = j.num(v.slow_ios)
         sc = p.scan
-        if v.resilvering and sc is not None and sc.state == "SCANNING":
+        if v.resilvering and sc is not None and sc.state == "SCANNING" \
+                and not is_deferred(p, v):
             d["scan_processed"] = j.size(sc.processed(now))
     kids = v.children if children is None else children
     if kids:

@@ -39,6 +39,9 @@ class Context:
     fast_forward: Callable[[float], None]  # move the simulation to an absolute time
     stdin: str | None = None  # what a pipeline's previous stage wrote (zfs receive reads it)
     took: float = 0.0  # seconds the real command would take (getent's slow lookup)
+    # `zpool wait`: wait until the function (now -> end time of what is awaited, None when
+    # nothing runs) says None; the time then (DemoHost._wait_until)
+    wait_until: Callable[[Callable[[float], float | None]], float] | None = None
 
 
 Handler = Callable[[Context, list[str]], Out]

@@ -113,16 +113,25 @@ def pool_and_devices(ctx: Context, sub: str, argv: list[str], spec: str, missing
 
 
 def _wait(ctx: Context, pool: Pool, activities: set[str]) -> None:
-    """`-w` and `zpool wait`: move the simulation past the end of the running scan."""
-    sc = pool.scan
-    if sc is None or sc.state != "SCANNING" or sc.paused_at:
+    """`-w` and `zpool wait`: until no awaited scan runs in the pool (a resilver deferred
+    behind the running one included): the host jumps there, or waits in a rehearsal."""
+
+    def end_of(now: float) -> float | None:
+        sc = pool.scan
+        if sc is None or sc.state != "SCANNING" or sc.paused_at:
+            return None
+        kind = "scrub" if sc.function == "SCRUB" else "resilver"
+        if kind in activities or (kind == "resilver" and "replace" in activities):
+            return sc.finish_time()
+        return None
+
+    if ctx.wait_until is not None:
+        ctx.now = ctx.wait_until(end_of)
         return
-    kind = "scrub" if sc.function == "SCRUB" else "resilver"
-    if kind in activities or (kind == "resilver" and "replace" in activities):
-        end = sc.finish_time()
-        if end > ctx.now:
-            ctx.fast_forward(end + 1.0)
-            ctx.now = end + 1.0
+    end = end_of(ctx.now)
+    if end is not None and end > ctx.now:
+        ctx.fast_forward(end + 1.0)
+        ctx.now = end + 1.0
 
 
 # ---------------------------------------------------------------------------------- reads
