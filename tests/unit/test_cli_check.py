@@ -117,11 +117,11 @@ def test_prometheus_textfile_is_written_whole_with_escaped_labels(
     text = target.read_text()
     assert [p.name for p in tmp_path.iterdir()] == ["zconsole.prom"]  # no temporary left
     assert "\x1b" not in text and "\x07" not in text
-    assert '# TYPE zconsole_pool_health gauge' in text
-    line = next(ln for ln in text.splitlines() if ln.startswith("zconsole_pool_health{"))
-    assert line.startswith('zconsole_pool_health{host="demo: hostile",pool="tank\\\\x1b]0;owned'
-                           '\\\\x07"} 0')
-    assert "zconsole_check_status{" in text
+    assert '# TYPE zconsole_pool_severity gauge' in text
+    # host text made visible, then escaped by prometheus_client (a backslash doubled)
+    assert ('zconsole_pool_severity{host="demo: hostile",pool="tank\\\\x1b]0;owned\\\\x07",'
+            'severity="ok"} 1.0') in text.splitlines()
+    assert 'zconsole_host_severity{host="demo: hostile",severity="ok"} 1.0' in text
 
 
 def test_hostile_names_never_reach_the_terminal(capsys: pytest.CaptureFixture[str]) -> None:

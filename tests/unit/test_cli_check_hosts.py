@@ -110,10 +110,11 @@ def test_prometheus_has_a_host_label_and_one_family_per_metric(
                   "--prometheus", str(prom))
     assert rc == 2  # a known loss of redundancy outranks a host that does not answer
     lines = prom.read_text().splitlines()
-    assert 'zconsole_check_status{host="h0-healthy"} 0' in lines
-    assert 'zconsole_check_status{host="h1-degraded"} 2' in lines
-    assert 'zconsole_check_status{host="h2-no-answer"} 3' in lines
-    assert 'zconsole_up{host="h2-no-answer"} 0' in lines
+    for host, level in (("h0-healthy", "ok"), ("h1-degraded", "critical"),
+                        ("h2-no-answer", "unknown")):
+        assert f'zconsole_host_severity{{host="{host}",severity="{level}"}} 1.0' in lines
+    assert 'zconsole_up{host="h2-no-answer"} 0.0' in lines
+    assert 'zconsole_up{host="h1-degraded"} 1.0' in lines
     # each family once, its samples together (the exposition format wants them so)
     families = [ln.split()[2] for ln in lines if ln.startswith("# TYPE")]
     assert len(families) == len(set(families))

@@ -12,12 +12,12 @@ import pytest
 
 from zconsole.cli.formats.json_out import as_json
 from zconsole.cli.formats.nagios import nagios_text
-from zconsole.cli.formats.prometheus import prometheus_text
 from zconsole.hosts.demo import SCENARIOS, DemoHost
 from zconsole.model.finding import Severity
 from zconsole.model.hosttext import json_safe, visible
 from zconsole.services.fleet import Member, fleet_row
 from zconsole.services.health.severity import pool_level
+from zconsole.services.monitor.metrics import exposition, seen_of_report
 from zconsole.services.monitor.report import Report, judge
 
 T = 1795302010.0
@@ -34,14 +34,19 @@ def sampled(scenario: str) -> Member:
     return m
 
 
-def metrics(text: str) -> dict[tuple[str, str], float]:
-    """(name, pool) -> value of the exposition text's samples ("" where no pool label)."""
-    out: dict[tuple[str, str], float] = {}
-    for line in text.splitlines():
-        m = re.match(r'(zconsole_\w+)\{([^}]*)\} (\S+)$', line)
-        if m:
-            pool = re.search(r'pool="([^"]*)"', m.group(2))
-            out[(m.group(1), pool.group(1) if pool else "")] = float(m.group(3))
+def metrics(v: Report) -> dict[tuple[str, str], str]:
+    """(family, pool) -> the severity whose `*_severity` sample is 1, read out of the
+    exposition text of `v` ("" where no pool label)."""
+    out: dict[tuple[str, str], str] = {}
+    for line in exposition([seen_of_report(v)]).splitlines():
+        m = re.match(r'(zconsole_\w+_severity)\{([^}]*)\} (\S+)$', line)
+        if m and float(m.group(3)) == 1.0:
+            pool = re.search(r'pool="((?:[^"\\]|\\.)*)"', m.group(2))
+            sev = re.search(r'severity="(\w+)"', m.group(2))
+            assert sev is not None
+            key = (m.group(1), pool.group(1) if pool else "")
+            assert key not in out, key  # one severity at 1 per host and per pool
+            out[key] = sev.group(1)
     return out
 
 
@@ -59,9 +64,10 @@ def test_pools_fleet_check_and_metrics_agree(scenario: str) -> None:
     # check (its JSON and text) and the metrics: one Verdict from the session's readings
     v: Report = judge(reading, slow=last.findings, estimates=last.scan_estimates)
     doc = json.loads(json.dumps(as_json(v)))
-    prom = metrics(prometheus_text(v))
+    prom = metrics(v)
     status = Severity(doc["status"])
-    assert doc["exit_code"] == status.exit_code == prom[("zconsole_check_status", "")]
+    assert doc["exit_code"] == status.exit_code
+    assert prom[("zconsole_host_severity", "")] == status.value
     assert nagios_text(v).startswith(f"{status.name}: ")
     # the Fleet row of the same session
     row = fleet_row(m, T, 1e9)
@@ -73,7 +79,7 @@ def test_pools_fleet_check_and_metrics_agree(scenario: str) -> None:
               for e in reading.pools}
     for name, level in levels.items():
         shown = prom_label(name)  # host text, escaped in the exposition format
-        assert prom[("zconsole_pool_health", shown)] == level.exit_code, name
+        assert prom[("zconsole_pool_severity", shown)] == level.value, name
         [health] = [x["value"] for x in doc["metrics"] if x["name"] == "zconsole_pool_health"
                     and x["labels"]["pool"] == json_safe(name)]
         assert health == level.exit_code, name
@@ -103,7 +109,7 @@ def test_a_muted_slow_disk_is_muted_on_every_face() -> None:
         v = judge(last.reading, slow=last.findings, estimates=last.scan_estimates,
                   mutes=muted)
         assert v.status is want
-        assert metrics(prometheus_text(v))[("zconsole_check_status", "")] == want.exit_code
+        assert metrics(v)[("zconsole_host_severity", "")] == want.value
         m.mutes = muted
         assert fleet_row(m, T, 1e9).state is want
         levels = [pool_level(e, slow=last.findings, estimates=last.scan_estimates,

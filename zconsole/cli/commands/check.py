@@ -34,9 +34,11 @@ advice among the findings, with its reason), "muted": [{"kind", "subject", "mess
 "reason", "muted_at"}], "metrics": [{"name", "labels", "value"}]}.
 Host text in it is made visible (escapes shown as `\\x1b`), as everywhere.
 
-Prometheus (`--prometheus FILE`, node_exporter's textfile collector): the same metrics as
-`zconsole_*` gauges with `host` and `pool` labels, written to a temporary file beside FILE and
-renamed over it, so the collector never reads half a file.
+Prometheus (`--prometheus FILE`, node_exporter's textfile collector): the families `zconsole
+exporter` serves (services/monitor/metrics.py, through prometheus_client), written to a
+temporary file beside FILE and renamed over it (`write_atomically`, not prometheus_client's
+`write_to_textfile`, whose guessable temporary name follows a planted symlink), so the
+collector never reads half a file.
 
 Several hosts (`--hosts [FILE]`, or `--host` given more than once): each read and judged on its
 own thread, at most `--workers` at once (`read_all`); a host whose check has not ended by its
@@ -47,7 +49,7 @@ file has each metric's samples of every host together, each with its `host` labe
 
 The host is followed by the headless monitor (services/monitor: a `Member` and its session,
 the verdict `judge_host` gives it); its verdict is said as a `Report` in the formats of
-cli/formats (nagios, json_out, prometheus). This module parses the arguments and runs the
+cli/formats (nagios, json_out) and services/monitor/metrics. This module parses the arguments and runs the
 check. It never imports Textual (an import-linter contract): it starts as fast as the reads.
 """
 
@@ -161,10 +163,11 @@ def say(said: Report | list[Report], args: argparse.Namespace, out: TextIO) -> N
     from zconsole.cli.formats import json_out, nagios
 
     if args.prometheus:
-        from zconsole.cli.formats.prometheus import prometheus_text
         from zconsole.hosts.journal import write_atomically
+        from zconsole.services.monitor.metrics import exposition, seen_of_report
 
-        write_atomically(args.prometheus, prometheus_text(said))
+        reports = [said] if isinstance(said, Report) else said
+        write_atomically(args.prometheus, exposition([seen_of_report(r) for r in reports]))
     if args.json:
         doc = json_out.as_json(said) if isinstance(said, Report) else json_out.fleet_json(said)
         out.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")

@@ -42,6 +42,7 @@ class Report:
     metrics: list[Metric] = field(default_factory=list)
     advice: list[Advice] = field(default_factory=list)
     muted: list[tuple[Finding, Mute]] = field(default_factory=list)
+    reading: HostReading | None = None  # the reading judged (None: the host was not read)
 
     @property
     def status(self) -> Severity:
@@ -85,6 +86,7 @@ def report_of(name: str, reading: HostReading, hv: HostVerdict,
     v.advice = [a for a in advice if a.kind != "advice-capacity"
                 and (a.kind, a.subject) not in muted]
     v.metrics = metrics_of(reading, hv, t)
+    v.reading = reading
     return v
 
 
