@@ -1,5 +1,5 @@
-"""The README keeps its promises: two commands first, CI runs the test one, the rule quoted
-is the rule implemented."""
+"""The README keeps its promises: what zconsole is, its picture and two commands first, CI
+runs the test one; the rule docs/screens.md quotes is the rule implemented."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ def test_readme_opens_with_install_run_and_test_commands() -> None:
     assert before.splitlines()[2].startswith("zconsole is a terminal operations console for "
                                              "Linux hosts that run OpenZFS")
     assert first_block() == ["./dev run", "./dev test"]
+    # and a picture of it (issue 32: what it is, shown, then the two commands)
+    assert "![" in before and "(screenshots/showcase-dark-120x40.svg)" in before
 
 
 def test_ci_runs_exactly_the_readme_test_command() -> None:
@@ -35,7 +37,10 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert commands == [first_block()[1]]
 
 
-def test_readme_quotes_the_slow_disk_rule_as_implemented() -> None:
+def test_the_screens_page_quotes_the_slow_disk_rule_as_implemented() -> None:
+    """The rule moved with the screens in depth from the README to docs/screens.md (issue 32)."""
     doc = slowdisk.__doc__ or ""
-    rule = doc.split("The rule (the README quotes this paragraph):")[1].split("Why this shape:")[0]
-    assert " ".join(rule.split()) in " ".join(README.split())
+    rule = doc.split("The rule (docs/screens.md quotes this paragraph):")[1].split(
+        "Why this shape:")[0]
+    screens = (ROOT / "docs" / "screens.md").read_text(encoding="utf-8")
+    assert " ".join(rule.split()) in " ".join(screens.split())

@@ -1,6 +1,6 @@
 """Slow-disk analysis: which member of a redundancy group holds the others back.
 
-The rule (the README quotes this paragraph):
+The rule (docs/screens.md quotes this paragraph):
 
     Within each redundancy group -- the leaf children of one mirror, raidz, draid, replacing
     or spare vdev that are ONLINE; at least two of them -- every sample interval gives each
