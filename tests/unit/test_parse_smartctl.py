@@ -231,3 +231,11 @@ def test_scsi_self_test_keys() -> None:
     failed = r.newest_test("extended")
     assert failed is not None and (failed.passed, failed.hours, failed.lba) == (
         False, 102000, 77)
+
+
+def test_usb_bridge_that_hides_smart_is_no_smart() -> None:
+    # smartctl's os_linux.cpp: "Unknown USB bridge [0x%04x:0x%04x (0x%03x)]", exit 1
+    text = _envelope(1, [("error", "/dev/sdc: Unknown USB bridge [0x152d:0x0578 (0x214)]"),
+                         ("error", "Please specify device type with the -d option.")], False)
+    r = parse_smartctl(text, "/dev/sdc")
+    assert r.unread is Unread.NO_SMART and "USB bridge" in r.unread_detail

@@ -93,7 +93,8 @@ def _why_unread(exit_status: int | None, has_device: bool,
         return Unread.ASLEEP, next(t for _, t in messages if t.startswith("Device is in"))
     if "permission denied" in low or "operation not permitted" in low:
         return Unread.NOT_ROOT, text
-    if "unable to detect device type" in low or "inappropriate ioctl" in low:
+    if ("unable to detect device type" in low or "inappropriate ioctl" in low
+            or "unknown usb bridge" in low):  # virtio; a USB bridge that hides SMART
         return Unread.NO_SMART, text
     return Unread.OPEN_FAILED, text
 
