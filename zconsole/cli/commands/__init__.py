@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "capture": "record the output of every read command into DIR",
     "check": "read and judge the host once; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN "
              "(for cron, Nagios/Icinga, node_exporter)",
+    "exporter": "serve the hosts' metrics over HTTP for Prometheus (/metrics)",
 }
 
 
