@@ -99,6 +99,7 @@ def test_open_failure_and_raid_volume_are_not_data() -> None:
     r = parse_smartctl(read("scrutiny-smart-fail.json"), "/dev/sda")
     assert r.unread is Unread.OPEN_FAILED and r.device == "/dev/sda"
     assert "Open failed" in r.unread_detail
+    assert parse_smartctl(read("scrutiny-smart-fail.json")).device == "/dev/sda"  # from the text
     raid = parse_smartctl(read("scrutiny-smart-raid.json"))
     assert raid.unread is Unread.NO_SMART and raid.temperature is None
 
@@ -127,6 +128,7 @@ def test_standby_is_asleep_not_an_error() -> None:
 def test_virtio_and_permission_denied() -> None:
     virtio = _envelope(1, [("error", "/dev/vda: Unable to detect device type")], False)
     assert parse_smartctl(virtio, "/dev/vda").unread is Unread.NO_SMART
+    assert parse_smartctl(virtio).device == "/dev/vda"
     denied = _envelope(2, [("error", "Smartctl open device: /dev/sda failed: "
                                      "Permission denied")], False)
     assert parse_smartctl(denied).unread is Unread.NOT_ROOT

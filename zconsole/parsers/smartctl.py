@@ -23,6 +23,7 @@ and named in `damaged`, the readable ones are kept. Strings are kept raw (faces 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -42,6 +43,9 @@ from zconsole.parsers.errors import ParseError, parser
 SOURCE = "smartctl --json"
 _MAX_STR = 512  # longer host strings are cut (a model or a message is never this long)
 
+# the device an open failure names: "Smartctl open device: /dev/sda failed: ...",
+# "/dev/vda: Unable to detect device type"
+_NAMED = re.compile(r"(?:open device: |^)(/dev/[^\s:]+)")
 _ATA_KIND = {0: "offline", 1: "short", 2: "extended", 3: "conveyance", 4: "selective"}
 _NVME_KIND = {1: "short", 2: "extended"}
 _SCSI_KIND = {1: "short", 2: "extended", 5: "short", 6: "extended"}
@@ -299,7 +303,8 @@ def parse_smartctl(text: str, source: str = "") -> SmartReading:
     env, device = _obj(d.get("smartctl")), d.get("device")
     exit_status = _int(env.get("exit_status"))
     messages = _messages(env)
-    name = _str(_obj(device).get("name")) or source
+    name = _str(_obj(device).get("name")) or source or next(
+        (m.group(1) for _, t in messages if (m := _NAMED.search(t))), "")
     unread, why = _why_unread(exit_status, isinstance(device, dict), messages)
     ident = _identity(d)
     if unread is not None:
