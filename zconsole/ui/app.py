@@ -266,6 +266,7 @@ class ZConsoleApp(App[None]):
     # -- the command palette -----------------------------------------------------------------
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's own (its Keys made this screen's), every screen and theme, the screen's."""
+        from zconsole.ui import demo_hands
         from zconsole.ui.kit.help import palette_commands
 
         yield from palette_commands(super().get_system_commands(screen), screen)
@@ -280,6 +281,7 @@ class ZConsoleApp(App[None]):
             yield SystemCommand("Demo: reboot the host", "the demo host boots again, so a boot "
                                 "fix's next boot can be rehearsed (Host screen, key 6)",
                                 self.demo_reboot)
+        yield from demo_hands.hands_commands(self)  # the same-bay swap's hands, on the demo
         for short, theme in self.theme_files.items():
             yield SystemCommand(f"Theme: {short}", f"switch to the {short} theme",
                                 partial(self.use_theme, theme.name))

@@ -26,6 +26,8 @@ import hashlib
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
 
 from zconsole.hosts.base import (
     BaseHost,
@@ -34,6 +36,7 @@ from zconsole.hosts.base import (
     PathNotFound,
     Result,
 )
+from zconsole.hosts.demo.fmt import nicenum
 from zconsole.hosts.demo.machine import CmdError, bays
 from zconsole.hosts.demo.render import block, net, proc
 from zconsole.hosts.demo.render.block import disk_properties
@@ -71,6 +74,16 @@ rpc:            db files
 
 netgroup:       nis
 """
+
+
+@dataclass(frozen=True)
+class Hand:
+    """One thing the operator's hands can do at the demo rack (`DemoHost.hands`); `act` does
+    it and says what was done."""
+
+    title: str
+    help: str
+    act: Callable[[], str]
 
 
 class DemoHost(BaseHost):
@@ -327,6 +340,38 @@ class DemoHost(BaseHost):
         (`services/ops/zfs/bay.py`)."""
         t = self._sync()
         bays.rehearse(self.machine, serial, t)
+
+    def hands(self) -> list[Hand]:
+        """What the operator's hands can do at the rack now (the console's palette offers
+        each, "Demo: pull the disk", "Demo: insert a new disk"): take out a member ZFS no
+        longer uses (OFFLINE or FAULTED), put a new blank disk into an empty bay. The
+        same-bay replace's watching step waits for them in a rehearsal as at a real rack."""
+        self._sync()
+        m = self.machine
+        out: list[Hand] = []
+        for d, pool, state in bays.pullable(m):
+            out.append(Hand(f"Demo: pull the disk {d.name}",
+                            f"take {d.name} (serial {d.serial}, {state} in {pool}) out of its "
+                            f"bay {d.pci_path}", partial(self._pull_hand, d.serial)))
+        for old in bays.empty_bays(m):
+            out.append(Hand(f"Demo: insert a new disk into {old.pci_path}",
+                            f"a new blank {old.model} into the empty bay {old.pci_path} "
+                            f"(where {old.serial} was)", partial(self._fill_hand, old.pci_path)))
+        return out
+
+    def _pull_hand(self, serial: str) -> str:
+        self._sync()
+        d = bays.pull(self.machine, serial)
+        return f"{d.name} (serial {d.serial}) is out of its bay {d.pci_path}."
+
+    def _fill_hand(self, bay: str) -> str:
+        t = self._sync()
+        old = next((d for d in bays.empty_bays(self.machine) if d.pci_path == bay), None)
+        if old is None:
+            return f"The bay {bay} is not empty any more."
+        new = bays.fill(self.machine, old, t)
+        return (f"A new disk is in the bay {bay}: {new.name}, {new.model}, serial {new.serial}, "
+                f"{nicenum(new.size)}.")
 
     # --- conveniences for tests and screenshots ----------------------------------------
 

@@ -7,7 +7,10 @@ rehearsed on the demo).
 * `insert(m, bay, model, serial, size)`: a new, blank disk appears in `bay` (the by-path name
   of the slot: the same bay gives the same by-path name), with the next free kernel name;
 * `swap(m, serial)`: both, the way a rehearsal does it: the disk with `serial` out, a fresh
-  disk of the same model and size into its bay.
+  disk of the same model and size into its bay;
+* the operator's hands in a rehearsal (the console's palette, `DemoHost.hands`): `pullable`
+  (the pool members ZFS no longer uses, OFFLINE or FAULTED, still in their bays), `empty_bays`
+  (a bay whose disk was taken out) and `fill` (a new disk into one).
 """
 
 from __future__ import annotations
@@ -111,8 +114,7 @@ HANDS_DELAY = 20.0  # seconds the rehearsal's hands take to swap a refused disk
 
 def rehearse(m: Machine, serial: str, now: float) -> None:
     """A rehearsal's hands: the disk with `serial` out (if still in), a new one into its
-    bay: the first of `m.swap_sizes` (a too-small one, taken out again and replaced by a
-    fitting one `HANDS_DELAY` seconds later), else one like the old disk."""
+    bay (`fill`)."""
     old = next((d for d in m.disks.values() if d.present and serial and d.serial == serial), None)
     if old is not None:
         pull(m, serial)
@@ -123,9 +125,37 @@ def rehearse(m: Machine, serial: str, now: float) -> None:
         )
     if old is None or any(d.present and d.pci_path == old.pci_path for d in m.disks.values()):
         return
+    fill(m, old, now)
+
+
+def pullable(m: Machine) -> list[tuple[Disk, str, str]]:
+    """(disk, pool, state) of every pool member ZFS no longer uses (OFFLINE, FAULTED) that is
+    still in its bay: what an operator takes out at the rack."""
+    out: list[tuple[Disk, str, str]] = []
+    for name, (pool, leaf) in m.leaf_index().items():
+        d = m.disks.get(name)
+        if d is not None and d.present and leaf.state in ("OFFLINE", "FAULTED"):
+            out.append((d, pool.name, leaf.state))
+    return out
+
+
+def empty_bays(m: Machine) -> list[Disk]:
+    """The disk last taken out of each empty bay (its model and size are the new disk's)."""
+    seen: dict[str, Disk] = {}
+    for d in m.disks.values():
+        if not d.present and d.pci_path and not any(
+                x.present and x.pci_path == d.pci_path for x in m.disks.values()):
+            seen[d.pci_path] = d
+    return list(seen.values())
+
+
+def fill(m: Machine, old: Disk, now: float) -> Disk:
+    """A new disk into `old`'s empty bay: the first of `m.swap_sizes` (a too-small one, taken
+    out again and replaced by a fitting one `HANDS_DELAY` seconds later), else one like the
+    old disk."""
     n = sum(1 for d in m.disks.values() if d.serial.startswith("ZNEW"))
     size = m.swap_sizes.pop(0) if m.swap_sizes else old.size
-    insert(
+    new = insert(
         m,
         old.pci_path,
         old.model,
@@ -137,6 +167,7 @@ def rehearse(m: Machine, serial: str, now: float) -> None:
     if size < old.size:
         m.pending_inserts.append((now + HANDS_DELAY, old.pci_path))
         m.swap_sizes.insert(0, old.size)
+    return new
 
 
 def due(m: Machine, now: float) -> None:
@@ -149,4 +180,4 @@ def due(m: Machine, now: float) -> None:
         if inside is None:
             continue
         pull(m, inside.serial)
-        rehearse(m, "", now)
+        fill(m, inside, now)  # this bay, the size the swap asked for (`m.swap_sizes`)
