@@ -149,9 +149,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"zconsole exporter: cannot listen on {args.listen}: {e.strerror}\n")
         return 2
     monitor.start(interval=refresh)
-    real = httpd.server_address
-    shown = f"[{real[0]}]" if ":" in str(real[0]) else str(real[0])
-    sys.stdout.write(f"zconsole exporter: serving http://{shown}:{real[1]}/metrics for "
+    shown = f"[{addr}]" if ":" in addr else addr
+    sys.stdout.write(f"zconsole exporter: serving http://{shown}:{httpd.server_port}/metrics for "
                      f"{len(monitor.members)} host{'s' if len(monitor.members) != 1 else ''}, "
                      f"each read every {refresh:g} s\n")
     sys.stdout.flush()
