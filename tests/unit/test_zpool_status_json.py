@@ -187,7 +187,8 @@ def test_empty_pools() -> None:
 # The documented shape: the original keys, in their order, then the keys added since (adding is
 # allowed, renaming is not).
 POOL_KEYS = ["name", "state", "status", "action", "scan", "errors", "vdevs", "logs", "cache",
-             "spares", "special", "dedup", "scans", "expand", "remove", "classes"]
+             "spares", "special", "dedup", "scans", "expand", "remove", "classes", "see",
+             "pool_row", "error_files", "truncated"]
 NODE_KEYS = ["name", "type", "state", "read_errors", "write_errors", "checksum_errors",
              "note", "path", "removing"]
 SCAN_KEYS = ["function", "state", "percent_done", "eta_seconds", "raw", "paused",

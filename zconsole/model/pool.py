@@ -303,6 +303,14 @@ class Pool:
     expand: ExpandInfo | None = None  # `expand:` (raidz expansion)
     removal: RemovalInfo | None = None  # `remove:` (top-level device removal)
     classes: tuple[ClassRow, ...] = ()  # class rows with their own state (illumos era)
+    # `zpool status -v`: the files listed under `errors: Permanent errors have been detected
+    # in the following files:`, each exactly as printed (`/tank/a b`, `tank/fs:<0x24>`,
+    # `<metadata>:<0x48>`) without zpool's indentation; `errors` keeps the `errors:` line.
+    error_files: tuple[str, ...] = ()
+    # Where a pasted report ends early (read from the grammar: a last pool without its
+    # `config:` table or its `errors:` line, a container cut short): a sentence with the line
+    # number and what was expected; None when the text is whole.
+    truncated: str | None = None
 
     def section(self, section: Section) -> tuple[Vdev, ...]:
         return {

@@ -14,7 +14,12 @@
                                          # sequential rebuild per top-level vdev (dRAID)
         "expand": EXPAND | null,         # `expand:` raidz expansion (2.3+)
         "remove": REMOVE | null,         # `remove:` device removal
-        "classes": {"logs"|"cache"|"special"|"dedup": CLASS}}]}  # classes with own state
+        "classes": {"logs"|"cache"|"special"|"dedup": CLASS},  # classes with own state
+        "see": str|null,                 # the `see:` link (JSON: moreinfo / msgid)
+        "pool_row": POOLROW | null,      # the pool's own row of the config table
+        "error_files": [str...],         # `zpool status -v`: the permanent-error files,
+                                         # each as printed (`/tank/a`, `tank:<0x24>`)
+        "truncated": str|null}]}         # where a paste ends early, and what was expected
 
     SCAN = {"function": "scrub"|"resilver"|null,
             "state": "in_progress"|"finished"|"canceled"|null,
@@ -35,6 +40,9 @@
               "rate_bytes_per_s": int|null, "percent_done": float|null,
               "eta_seconds": int|null, "slow": bool, "duration_seconds": int|null,
               "mapping_memory_bytes": int|null, "exact": bool, "raw": str}
+
+    POOLROW = {"state": str, "read_errors": int|null, "write_errors": int|null,
+               "checksum_errors": int|null, "note": str|null}
 
     CLASS = {"state": str, "read_errors": int|null, "write_errors": int|null,
              "checksum_errors": int|null, "note": str|null}
@@ -185,7 +193,17 @@ def pool_to_json(p: Pool) -> dict[str, Any]:
                                       "write_errors": c.write_errors,
                                       "checksum_errors": c.checksum_errors, "note": c.note}
                     for c in p.classes},
+        "see": p.see, "pool_row": _pool_row(p.root), "error_files": list(p.error_files),
+        "truncated": p.truncated,
     }
+
+
+def _pool_row(root: Vdev | None) -> dict[str, Any] | None:
+    if root is None:
+        return None
+    return {"state": root.state, "read_errors": root.read_errors,
+            "write_errors": root.write_errors, "checksum_errors": root.checksum_errors,
+            "note": root.note}
 
 
 def pools_to_json(pools: list[Pool]) -> dict[str, Any]:

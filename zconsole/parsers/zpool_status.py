@@ -36,7 +36,21 @@ Formats handled
   - `scrub repaired ... in ... with N errors on ...`, `resilvered ...`, `resilvered (vdev) ...`,
     `... canceled on ...`, `scrub paused since ...`, `resilver (mirror-0) in progress since`,
     `none requested` (-> Pool.scan is None).
-* `errors:` line (the permanent-error file list, `-v`, is appended on following lines).
+* `errors:` line -> Pool.errors; with `-v` the permanent-error file list below it (zpool
+  prints each as `%7s %s`: 8 blanks, the name) -> Pool.error_files, each name as printed
+  without the indentation (`/tank/a b`, `tank/fs:<0x24>`, `<metadata>:<0x48>`; trailing
+  blanks are dropped: a terminal's padding cannot be told from a name's own). Only indented
+  lines are files; anything else after the list is kept in `Pool.unparsed`.
+* A paste that ends early (Pool.truncated, a sentence naming the last line read and what
+  zpool prints next). zpool's status_callback prints, for an imported pool, the header,
+  `config:`, the table and then always an `errors:` line; only the last pool of the text can
+  be cut, so only it is judged: no `config:` line, `config:` without the table, or a table
+  without the `errors:` line that ends it is a cut paste; when the rows end inside a
+  container that lacks devices (a mirror, replacing or spare with one child, raidzP with P
+  or fewer, draid with fewer than its `Nc` children) the sentence says which. A last
+  `pool:` line without its `state:` is left out and noted on the pool before it (a paste,
+  `pasted=True`; in a host's own output it is a ParseError, so a check never loses a pool).
+  `config: The configuration cannot be determined.` is whole as it is.
 * `-D`: ` dedup: DDT entries N, size X on disk, Y in core` -> Pool.ddt; `dedup: no DDT
   entries` -> DedupSummary(0, 0, 0). The histogram below it is skipped.
 
@@ -52,7 +66,8 @@ The `scan:`, `expand:`, `remove:` and `dedup:` entries are read by `zpool_status
 `config:` table by `zpool_status_config`; this module splits the text into pool blocks and
 each block into those parts.
 
-Never raises anything but ParseError, and only when the input has no `pool:` block at all.
+Never raises anything but ParseError, and only when nothing is readable: no `pool:` block
+at all, or a first pool without its `state:` line.
 """
 
 from __future__ import annotations
@@ -80,6 +95,7 @@ _POOL_LINE = re.compile(r"^\s*pool:\s*(?P<name>\S(?:.*\S)?)\s*$")
 _KEY_LINE = re.compile(r"^\s{0,8}(?P<key>[a-z][a-z ]{1,11}):(?:\s(?P<val>.*))?$")
 _HEADER_KEYS = {"pool", "state", "status", "action", "see", "scan", "scrub", "config",
                 "errors", "dedup", "remove", "expand"}
+_PERMANENT = "Permanent errors have been detected in the following files:"
 _DDT_HISTO = re.compile(r"^\s*(bucket\b|_{4,}|refcnt\b|-{4,}|Total\b|[0-9.]+[KMGTPEZ]?\s+\S)")
 
 
@@ -100,8 +116,14 @@ class _Block:
     """One pool's block, read line by line: header keys with their continuation lines,
     `scan:` entries, the config table, the `errors:` list and the `-D` DDT summary."""
 
-    def __init__(self, name: str, ddt_totals: bool, extra_unparsed: list[str]) -> None:
+    def __init__(self, name: str, ddt_totals: bool, extra_unparsed: list[str],
+                 first_line_no: int = 1) -> None:
         self.name = name
+        self.line_no = first_line_no  # the line being fed, 1-based in the whole text
+        self.last: tuple[int, str] = (first_line_no, "")  # the last non-blank line
+        self.config_text: str | None = None  # None: no `config:` line seen
+        self.errors_seen = False
+        self.error_files: list[str] = []
         self.ddt_totals = ddt_totals
         self.fields: dict[str, list[str]] = {}
         self.scans: list[list[str]] = []
@@ -113,10 +135,12 @@ class _Block:
         self.current: list[str] | None = None
 
     def feed(self, line: str) -> None:
+        self.line_no += 1
         if not line.strip():
             self.current = None if self.mode == "header" else self.current
             return
         stripped = line.strip()
+        self.last = (self.line_no, stripped)
         km = _KEY_LINE.match(line)
         key = km.group("key").strip() if km else None
         val = (km.group("val") or "").strip() if km else ""
@@ -140,10 +164,10 @@ class _Block:
             elif not self.table.feed(line):
                 self.unparsed.append(line)
         elif self.mode == "errors":
-            if km is not None and key not in ("errors",) and not line.startswith((" ", "\t")):
-                self.unparsed.append(line)
+            if self.errors_lines[:1] == [_PERMANENT] and line.startswith((" ", "\t")):
+                self.error_files.append(stripped)
             else:
-                self.errors_lines.append(stripped)
+                self.unparsed.append(line)
         elif self.mode == "ddt" and not _DDT_HISTO.match(line):
             self.unparsed.append(line)
 
@@ -151,8 +175,10 @@ class _Block:
         if key == "config":
             self.mode = "config"
             self.current = None
+            self.config_text = val
         elif key == "errors":
             self.mode = "errors"
+            self.errors_seen = True
             self.errors_lines = [val]
         elif key in ("scan", "scrub"):
             self.current = [val]
@@ -184,15 +210,33 @@ class _Block:
             ddt=self.ddt, unparsed=tuple(self.unparsed),
             root=root.freeze() if root is not None else None,
             expand=expand, removal=removal, classes=tuple(self.table.classes),
+            error_files=tuple(self.error_files),
         )
 
+    def truncation(self) -> str | None:
+        """Where this (last) pool block ends early, or None (see module doc)."""
+        if self.errors_seen or self.mode == "ddt" or self.config_text:
+            return None
+        line_no, text = self.last
+        at = f"the paste ends at line {line_no} (`{text[:60]}`)"
+        if self.config_text is None:
+            return f"{at} before the `config:` table; the pool's devices are not shown"
+        if self.table.base is None or self.table.root is None:
+            return f"{at} after `config:`, before the table's rows"
+        short = self.table.unfinished()
+        if short is not None:
+            return f"{at} inside the config table: {short}; then an `errors:` line was expected"
+        return f"{at} inside the config table; more rows or the `errors:` line were expected"
 
-def _parse_block(block: list[str], ddt_totals: bool, extra_unparsed: list[str]) -> Pool:
+
+def _parse_block(block: list[str], ddt_totals: bool, extra_unparsed: list[str],
+                 first_line_no: int, last: bool) -> Pool:
     m = _POOL_LINE.match(block[0])
-    reader = _Block(m.group("name") if m else "", ddt_totals, extra_unparsed)
+    reader = _Block(m.group("name") if m else "", ddt_totals, extra_unparsed, first_line_no)
     for line in block[1:]:
         reader.feed(line)
-    return reader.pool()
+    pool = reader.pool()
+    return replace(pool, truncated=reader.truncation()) if last else pool
 
 
 def _root_type_fix(pool: Pool) -> Pool:
@@ -200,6 +244,11 @@ def _root_type_fix(pool: Pool) -> Pool:
         return pool
     return replace(pool, root=replace(pool.root, type="root", parity=None, path=None,
                                       children=pool.vdevs))
+
+
+def _last_text(block: list[str]) -> int:
+    """1-based index in `block` of its last non-blank line."""
+    return max(k for k, ln in enumerate(block) if ln.strip()) + 1
 
 
 _NOTHING = re.compile(r"^\s*(no pools available|all pools are healthy|"
@@ -222,15 +271,24 @@ def parse_zpool_status(text: str, *, ddt_sizes_are_totals: bool = False,
                          line_no=None if first is None else first + 1,
                          line=None if first is None else lines[first][:200])
     pre_unparsed = [ln for ln in pre if ln.strip()]
-    pools = []
+    pools: list[Pool] = []
     at = len(pre)
     for i, block in enumerate(blocks):
-        pool = _parse_block(block, ddt_sizes_are_totals, pre_unparsed if i == 0 else [])
+        last = i == len(blocks) - 1
+        pool = _parse_block(block, ddt_sizes_are_totals, pre_unparsed if i == 0 else [],
+                            at + 1, last)
         if not pool.state:
             # a `pool:` line and no `state:` is no pool zpool printed (garbage, or output cut
-            # short): never a pool in an empty state, which a check would call healthy-ish
-            raise ParseError(SOURCE, f"pool {pool.name!r} has no `state:` line",
-                             line_no=at + 1, line=block[0][:200])
+            # short): never a pool in an empty state, which a check would call healthy-ish.
+            # The last one of several in a paste is a paste cut in its header: the others
+            # are kept. A host's own output is refused whole: a check must not lose a pool.
+            if not (pasted and last and pools):
+                raise ParseError(SOURCE, f"pool {pool.name!r} has no `state:` line",
+                                 line_no=at + 1, line=block[0][:200])
+            pools[-1] = replace(pools[-1], truncated=(
+                f"the paste ends at line {at + _last_text(block)} inside the header of the next pool "
+                f"`{pool.name[:60]}`, before its `state:` line; that pool is left out"))
+            break
         at += len(block)
         pools.append(_root_type_fix(pool))
     return pools

@@ -30,6 +30,22 @@ _SPARE = re.compile(r"^spare-[0-9]+$")
 _INDIRECT = re.compile(r"^indirect-[0-9]+$")
 
 
+_DRAID_CHILDREN = re.compile(r":([0-9]{1,4})c(?::|-)")
+
+
+def _min_children(name: str) -> int | None:
+    """How many children a container row named `name` has at least, None for a leaf."""
+    vtype, parity = vdev_type_from_name(name)
+    if vtype in ("mirror", "replacing", "spare"):
+        return 2
+    if vtype == "raidz":
+        return (parity or 1) + 1
+    if vtype == "draid":
+        m = _DRAID_CHILDREN.search(name)
+        return int(m.group(1)) if m else (parity or 1) + 1
+    return None
+
+
 def _safe_count(text: str | None) -> int | None:
     return lenient(parse_count, text)
 
@@ -183,6 +199,18 @@ class ConfigTable:
             self.tops[self.section].append(node)
         self.stack.append(node)
         return True
+
+    def unfinished(self) -> str | None:
+        """The innermost container of the last rows read that holds fewer devices than it
+        must (zpool prints a mirror, replacing or spare with two or more, raidzP with more
+        than P, draid with its `Nc` children): a sentence, or None."""
+        for node in reversed(self.stack):
+            need = _min_children(node.name)
+            have = len(node.children)
+            if need is not None and have < need:
+                return (f"`{node.name[:60]}` lists {have} device{'' if have == 1 else 's'} "
+                        f"where it has at least {need}")
+        return None
 
     def freeze(self) -> dict[str, tuple[Vdev, ...]]:
         return {k: tuple(n.freeze() for n in v) for k, v in self.tops.items()}

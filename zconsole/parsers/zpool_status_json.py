@@ -8,7 +8,8 @@ Formats handled
 * Top level `{"output_version": {...}, "pools": {NAME: {...}}}`; pool keys `name`, `state`,
   `pool_guid`, `error_count`, `[status, action, msgid, moreinfo]`, `[scan_stats]`,
   `vdevs: {POOL: {vdev_type: root, vdevs: {...}}}`, `[logs]`, `[special]`, `[dedup]`,
-  `[l2cache]` (-> Pool.cache), `[spares]`.
+  `[l2cache]` (-> Pool.cache), `[spares]`, `[errlist]` (`-v`: the permanent-error files,
+  -> Pool.error_files, the same strings the text form lists).
 
 Version traps
 -------------
@@ -462,7 +463,15 @@ def _pool(name: str, p: dict[str, Any], now: int | None) -> Pool:
         cache=tuple(sections["cache"]), spares=tuple(sections["spares"]),
         special=tuple(sections["special"]), dedup=tuple(sections["dedup"]),
         guid=_str(p.get("pool_guid")), error_count=_int(p.get("error_count")), root=root,
+        error_files=_errlist(p.get("errlist")),
     )
+
+
+def _errlist(value: object) -> tuple[str, ...]:
+    """`-j -v`: `errlist`, the permanent-error files as the text form prints them."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(x for x in value if isinstance(x, str))
 
 
 @parser(SOURCE)

@@ -171,6 +171,12 @@ def _progress_lines(pool: Pool) -> list[str]:
     return out
 
 
+def _error_lines(pool: Pool) -> list[str]:
+    out = [f"  errors: {visible(pool.errors, multiline=True)}"] if pool.errors else []
+    out.extend(f"          {visible(f)}" for f in pool.error_files)
+    return out
+
+
 def render_pools(pools: Sequence[Pool]) -> str:
     if not pools:
         return "no pools\n"
@@ -182,20 +188,31 @@ def render_pools(pools: Sequence[Pool]) -> str:
             out.append(f"  status: {visible(pool.status)}")
         if pool.action:
             out.append(f"  action: {visible(pool.action)}")
+        if pool.see:
+            out.append(f"  see: {visible(pool.see)}")
         out.extend(_progress_lines(pool))
+        rows = [(0, pool.root)] if pool.root is not None else []
+        rows += [(d + 1, v) for _, d, v in pool.walk()]
         width = max([len(visible(pool.name))]
-                    + [len(visible(v.name)) + 2 * (d + 1) for _, d, v in pool.walk()])
-        out.append(f"  {'NAME':<{width}}  {'STATE':<9} {'READ':>5} {'WRITE':>5} {'CKSUM':>5}")
+                    + [len(visible(v.name)) + 2 * d for d, v in rows])
+        # the state column is as wide as its widest word (DEGRADED, SUSPENDED): a fixed
+        # width put a longer state's counters one column right of the header
+        sw = max([7] + [len(visible(v.state)) for _, v in rows])
+        out.append(f"  {'NAME':<{width}}  {'STATE':<{sw + 2}} {'READ':>5} {'WRITE':>5} "
+                   f"{'CKSUM':>5}")
 
-        def row(v: Vdev, depth: int, width: int = width) -> None:
+        def row(v: Vdev, depth: int, width: int = width, sw: int = sw) -> None:
             name = "  " * depth + visible(v.name)
             sym = STATE_SYMBOL.get(v.state, "?")
-            line = (f"  {name:<{width}}  {sym} {visible(v.state):<7} {_counter(v.read_errors):>5} "
+            line = (f"  {name:<{width}}  {sym} {visible(v.state):<{sw}} "
+                    f"{_counter(v.read_errors):>5} "
                     f"{_counter(v.write_errors):>5} {_counter(v.checksum_errors):>5}")
             if v.note:
                 line += f"  {visible(v.note)}"
             out.append(line.rstrip())
 
+        if pool.root is not None:
+            row(pool.root, 0)
         for section in ("vdevs", "logs", "special", "dedup", "cache", "spares"):
             tops = getattr(pool, section)
             if not tops:
@@ -211,10 +228,11 @@ def render_pools(pools: Sequence[Pool]) -> str:
             for top in tops:
                 for depth, v in top.walk(1):
                     row(v, depth)
-        if pool.errors:
-            out.append(f"  errors: {visible(pool.errors, multiline=True)}")
+        out.extend(_error_lines(pool))
         for line in pool.unparsed:
             out.append(f"  (not understood) {visible(line)}")
+        if pool.truncated:
+            out.append(f"  ! cut short: {visible(pool.truncated)}")
         out.append("")
     return "\n".join(out)
 
