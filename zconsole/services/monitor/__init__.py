@@ -7,9 +7,12 @@
                 verdict) after every refresh
     report.py   a verdict said for other programs: findings, advice, what is muted, metrics
                 (the `zconsole check` result its output formats print)
+    metrics.py  the members' readings and verdicts as Prometheus families (prometheus_client
+                collector): what `zconsole exporter` serves and `check --prometheus` writes
 
 The faces: the console (ui/app.py records its refreshes here), the Fleet rows
-(services/fleet.py), `zconsole check` (one sampled reading; `--hosts`: one per host) and the
-metrics. Judging is `services/health/severity.judge_host`, the one table: nothing here judges.
+(services/fleet.py), `zconsole check` (one sampled reading; `--hosts`: one per host) and
+`zconsole exporter` (a loop per host, served to Prometheus). Judging is
+`services/health/severity.judge_host`, the one table: nothing here judges.
 This package's `__init__` imports nothing (the console's first frame imports `member`).
 """
