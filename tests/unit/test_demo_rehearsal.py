@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import re
 import threading
+from pathlib import Path
 
 import pytest
 
 from tests.fakes import Clock
-from zconsole.hosts.base import CommandTimedOut
+from zconsole.hosts.base import CommandTimedOut, writes
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.demo.host import REHEARSAL_PACE
 from zconsole.hosts.factory import Target, make_host
+from zconsole.hosts.journal import DEMO_STATE_ENV, demo_machine_log
 
 T0 = 1795302000.0
 A0 = "ata-HGST_HUS724040ALE640_PN2334PBJ1A2BT"  # showcase tank mirror-0
@@ -178,3 +180,59 @@ def test_without_resilver_defer_the_running_resilver_restarts() -> None:
     text = status(h)
     assert pct(text) < 1 < before and "awaiting" not in text
     assert re.search(r"WD-WCC7K3NEW001\s+ONLINE\s+0\s+0\s+0\s+\(resilvering\)", text)
+
+
+# ------------------------------------------- the machine kept beside the plans (--demo-state)
+
+OLD = "ata-ST4000VN008-2DR166_ZGY8C3D4"  # degraded tank, FAULTED, sdb
+
+
+def test_without_a_named_demo_state_nothing_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(DEMO_STATE_ENV, raising=False)
+    assert demo_machine_log("degraded", "2.3") is None
+    assert getattr(make_host(Target.demo("degraded", rehearse=True)), "_log", "?") is None
+
+
+def test_a_named_demo_state_keeps_the_machine_and_the_next_console_rebuilds_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(DEMO_STATE_ENV, str(tmp_path))
+    log = demo_machine_log("degraded", "2.3")
+    assert log is not None and log.path.parent == tmp_path
+    c = Clock(T0)
+    h = DemoHost("degraded", "2.3", c, pace=REHEARSAL_PACE, sleep=c.sleep, log=log)
+    status(h)  # reads are not kept
+    with writes():
+        assert h.run(["zpool", "offline", "tank", OLD]).returncode == 0
+    c.t += 40
+    pull = next(x for x in h.hands() if x.title == "Demo: pull the disk sdb")
+    assert "ZGY8C3D4" in pull.act()
+    kept = [r["kind"] for r in log.records()]
+    assert kept == ["demo-machine", "run", "pull"]
+    # the console is killed; the next one, minutes later, builds the same machine again
+    c.t += 300
+    again = DemoHost("degraded", "2.3", c, pace=REHEARSAL_PACE, sleep=c.sleep,
+                     log=demo_machine_log("degraded", "2.3"))
+    text = status(again)
+    assert text == status(h)  # the machine the killed console left, as it is now
+    assert re.search(r"ZGY8C3D4\s+REMOVED", text)
+    assert again.machine.disk_by_any("sdb") is None  # still out of its bay
+    assert again.started == T0 and again.now() == c.t
+    history = again.run(["zpool", "history", "tank"]).stdout
+    assert f"zpool offline tank {OLD}" in history  # the Timeline has what was done
+    assert any(x.title.startswith("Demo: insert a new disk into pci-0000:00:17.0-ata-2")
+               for x in again.hands())
+
+
+def test_a_demo_state_of_another_machine_starts_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(DEMO_STATE_ENV, str(tmp_path))
+    c = Clock(T0)
+    h = DemoHost("degraded", "2.3", c, seed=1, pace=REHEARSAL_PACE,
+                 log=demo_machine_log("degraded", "2.3"))
+    with writes():
+        h.run(["zpool", "offline", "tank", OLD])
+    fresh = DemoHost("degraded", "2.3", c, seed=0, pace=REHEARSAL_PACE,
+                     log=demo_machine_log("degraded", "2.3"))
+    assert re.search(r"ZGY8C3D4\s+FAULTED", status(fresh))
+    log = demo_machine_log("degraded", "2.3")
+    assert log is not None and [r.get("seed") for r in log.records()] == [0]

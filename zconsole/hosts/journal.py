@@ -8,6 +8,10 @@ looked at: a plan run over SSH keeps its journal where zconsole runs).
 * `demo_state_dir()`: the demo host's own (its rehearsals' audit log, plans and muted advice):
   `$ZCONSOLE_DEMO_STATE` (the console's `--demo-state DIR`), else a directory of this run
   alone, removed when it ends: a fresh demo starts with no history its pools never had.
+* `demo_machine_log(scenario, zfs_version)`: with `--demo-state DIR`, where the demo machine
+  keeps what was done to it (`demo-machine-SCENARIO-VERSION.jsonl`: the writes it ran, the
+  hands at its rack, with their times), so that the next console rebuilds the same machine
+  beside the plans in flight and a resume after a kill is rehearsed (`DemoHost`, `log`).
 * `AuditLog`: append-only JSON lines. Each record is one `write()` on a descriptor opened with
   O_APPEND (mode 0600), under an exclusive `flock`, then `fsync`: a record is either complete
   on disk or absent, earlier bytes are never rewritten, and two consoles appending at once do
@@ -84,6 +88,15 @@ def demo_state_dir() -> Path:
         atexit.register(shutil.rmtree, made, True)
         _run_demo_dir.append(made)
     return _run_demo_dir[0]
+
+
+def demo_machine_log(scenario: str, zfs_version: str) -> AuditLog | None:
+    """The demo machine's own record in the named demo state (None without `--demo-state`:
+    a fresh machine each run, and nothing kept)."""
+    if not demo_state_named():
+        return None
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", f"{scenario}-{zfs_version}")
+    return AuditLog(demo_state_dir() / f"demo-machine-{safe}.jsonl")
 
 
 class UnsafeDirectory(OSError):

@@ -4,6 +4,7 @@ formats of OpenZFS 2.1 and 2.3, and evolves with its clock.
 Where things live (each folder's `__init__` lists its modules):
 
 - `host.py`: `DemoHost`, the Host protocol over the simulation (time model, files);
+  `record.py`: the machine kept beside the plans (`--demo-state DIR`) and rebuilt;
 - `tools/`: one module per program family (zpool, zfs, block, net, misc): argv in, answer
   out. A new program (systemctl, journalctl, sshd) is one new module there;
 - `machine/`: the simulated state and its changes, one module per subject (pools, vdevs,

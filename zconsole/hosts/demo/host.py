@@ -33,11 +33,15 @@ from zconsole.hosts.base import (
     BaseHost,
     CommandNotFound,
     CommandTimedOut,
+    HostError,
     PathNotFound,
     Result,
+    writing,
 )
+from zconsole.hosts.demo import record
 from zconsole.hosts.demo.fmt import nicenum
 from zconsole.hosts.demo.machine import CmdError, bays
+from zconsole.hosts.demo.record import Log
 from zconsole.hosts.demo.render import block, net, proc
 from zconsole.hosts.demo.render.block import disk_properties
 from zconsole.hosts.demo.render.tree import Tree
@@ -93,9 +97,10 @@ class DemoHost(BaseHost):
     def __init__(self, scenario: str = "showcase", zfs_version: str = "2.3",
                  clock: Callable[[], float] | None = None, seed: int = 0,
                  root: bool = True, pace: float | None = None,
-                 sleep: Callable[[float], None] | None = None) -> None:
+                 sleep: Callable[[float], None] | None = None, log: Log | None = None) -> None:
         """`pace`: a rehearsal (see the module doc; None: the tests' instant waits);
-        `sleep`: how a rehearsal's `zpool wait` lets time pass (tests pass a fake)."""
+        `sleep`: how a rehearsal's `zpool wait` lets time pass (tests pass a fake); `log`:
+        where the machine keeps what was done to it, and is rebuilt from (`record.py`)."""
         if zfs_version not in ("2.1", "2.3"):
             raise ValueError(f"zfs_version must be '2.1' or '2.3', not {zfs_version!r}")
         if pace is not None and pace < 1.0:
@@ -108,12 +113,51 @@ class DemoHost(BaseHost):
         self._root = root
         self.pace = pace
         self._sleep = sleep or time.sleep
-        start = float(self._clock())
-        self.started = start
-        self.machine = build(scenario, seed, start, zfs_version)
-        self.machine.last = start
-        self.machine.pace = pace or 1.0
+        self._log = log
+        self._at: float | None = None  # the time of the record being done again
         self._tree_cache: tuple[int, Tree] | None = None
+        self.rebuild(float(self._clock()))
+        if log is not None:
+            record.restore(self, log)
+
+    def rebuild(self, start: float) -> None:
+        """The scenario's machine as built at `start`."""
+        self.started = start
+        self.machine = build(self.scenario, self.seed, start, self.zfs_version)
+        self.machine.last = start
+        self.machine.pace = self.pace or 1.0
+        self._tree_cache = None
+
+    def replay(self, rec: Mapping[str, object]) -> None:
+        """Do one record of the machine's log again, at its time (`record.py`)."""
+        t, argv, stdin = rec.get("t"), rec.get("argv"), rec.get("stdin")
+        if not isinstance(t, (int, float)):
+            return
+        self._at = max(float(t), self.machine.last)
+        try:
+            kind = rec.get("kind")
+            if kind == "run" and isinstance(argv, list) and argv and \
+                    all(isinstance(a, str) for a in argv):
+                self._exec(tuple(argv), 600.0, stdin if isinstance(stdin, str) else None)
+            elif kind in ("pull", "swap") and isinstance(rec.get("serial"), str):
+                act = self.pull_disk if kind == "pull" else self.simulate_swap
+                act(str(rec["serial"]))
+            elif kind == "fill" and isinstance(rec.get("bay"), str):
+                self._fill_hand(str(rec["bay"]))
+            elif kind == "insert":
+                self.insert_disk(str(rec.get("bay")), str(rec.get("model")),
+                                 str(rec.get("serial")), int(str(rec.get("size"))))
+            elif kind == "reboot":
+                self.reboot()
+        except (HostError, CmdError, ValueError):
+            pass  # refused now as it would be by the program: the machine stays as it is
+        finally:
+            self._at = None
+
+    def _note(self, kind: str, t: float, **fields: object) -> None:
+        """Keep what was done to the machine in its log (not while doing it again)."""
+        if self._log is not None and self._at is None:
+            self._log.append({"kind": kind, "t": t, **fields})
 
     # --- the Host protocol -------------------------------------------------------------
 
@@ -126,6 +170,8 @@ class DemoHost(BaseHost):
         return self.zfs_version == "2.3"
 
     def now(self) -> float:
+        if self._at is not None:
+            return self._at
         return float(self._clock()) + self._skew
 
     def is_root(self) -> bool:
@@ -162,7 +208,7 @@ class DemoHost(BaseHost):
             self.machine.changed()  # the command that waits may have changed the vdev trees
             t = self._sync()
             end = end_of(t)
-            if end is None:
+            if end is None or self._at is not None:  # a wait changes nothing: not done again
                 return t
             if not self.rehearsal:
                 jumps += 1
@@ -185,6 +231,8 @@ class DemoHost(BaseHost):
         if handler is None:
             raise CommandNotFound(args, self.label)
         now = self._sync()
+        if writing():  # the plan runner's writes: kept, with their time
+            self._note("run", now, argv=list(args), stdin=stdin)
         ctx = Context(machine=self.machine, now=now, v23=self.v23, root=self._root,
                       fast_forward=self._fast_forward, stdin=stdin,
                       wait_until=lambda end_of: self._wait_until(end_of, timeout))
@@ -216,7 +264,9 @@ class DemoHost(BaseHost):
         or does not run, as the files now say (`tools/boot.reboot`)."""
         from zconsole.hosts.demo.tools import boot
 
-        return boot.reboot(self.machine, self._sync())
+        t = self._sync()
+        self._note("reboot", t)
+        return boot.reboot(self.machine, t)
 
     # --- files -------------------------------------------------------------------------
 
@@ -326,12 +376,12 @@ class DemoHost(BaseHost):
 
     def pull_disk(self, serial: str) -> None:
         """Take the disk with `serial` out of its bay (machine/bays.py)."""
-        self._sync()
+        self._note("pull", self._sync(), serial=serial)
         bays.pull(self.machine, serial)
 
     def insert_disk(self, bay: str, model: str, serial: str, size: int) -> str:
         """Put a new, blank disk into `bay` (a by-path name); its kernel name."""
-        self._sync()
+        self._note("insert", self._sync(), bay=bay, model=model, serial=serial, size=size)
         return bays.insert(self.machine, bay, model, serial, size).name
 
     def simulate_swap(self, serial: str) -> None:
@@ -339,6 +389,7 @@ class DemoHost(BaseHost):
         one into its bay. The runner's fast-forward of a `disk-swap` wait calls it
         (`services/ops/zfs/bay.py`)."""
         t = self._sync()
+        self._note("swap", t, serial=serial)
         bays.rehearse(self.machine, serial, t)
 
     def hands(self) -> list[Hand]:
@@ -360,8 +411,8 @@ class DemoHost(BaseHost):
         return out
 
     def _pull_hand(self, serial: str) -> str:
-        self._sync()
-        d = bays.pull(self.machine, serial)
+        self.pull_disk(serial)
+        d = next(x for x in self.machine.disks.values() if x.serial == serial)
         return f"{d.name} (serial {d.serial}) is out of its bay {d.pci_path}."
 
     def _fill_hand(self, bay: str) -> str:
@@ -369,6 +420,7 @@ class DemoHost(BaseHost):
         old = next((d for d in bays.empty_bays(self.machine) if d.pci_path == bay), None)
         if old is None:
             return f"The bay {bay} is not empty any more."
+        self._note("fill", t, bay=bay)
         new = bays.fill(self.machine, old, t)
         return (f"A new disk is in the bay {bay}: {new.name}, {new.model}, serial {new.serial}, "
                 f"{nicenum(new.size)}.")
