@@ -236,3 +236,12 @@ def test_a_demo_state_of_another_machine_starts_over(
     assert re.search(r"ZGY8C3D4\s+FAULTED", status(fresh))
     log = demo_machine_log("degraded", "2.3")
     assert log is not None and [r.get("seed") for r in log.records()] == [0]
+
+
+def test_the_console_s_demo_host_keeps_its_machine_in_the_named_demo_state(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(DEMO_STATE_ENV, str(tmp_path))
+    host = make_host(Target.demo("degraded", rehearse=True))
+    log = getattr(host, "_log", None)
+    assert log is not None and log.path == tmp_path / "demo-machine-degraded-2.3.jsonl"
+    assert getattr(make_host(Target.demo("degraded")), "_log", "?") is None  # subcommands

@@ -94,9 +94,14 @@ def make_host(target: Target | HostEntry, *, zfs_version: str | None = None,
     if target.kind == "demo":
         from zconsole.hosts.demo import DemoHost
         from zconsole.hosts.demo.host import REHEARSAL_PACE
+        from zconsole.hosts.journal import demo_machine_log
 
+        if not target.rehearse:
+            return DemoHost(target.where, zfs_version=target.zfs_version, clock=clock)
+        # a rehearsal keeps its machine beside its plans when `--demo-state DIR` names them
         return DemoHost(target.where, zfs_version=target.zfs_version, clock=clock,
-                        pace=REHEARSAL_PACE if target.rehearse else None)
+                        pace=REHEARSAL_PACE,
+                        log=demo_machine_log(target.where, target.zfs_version))
     if target.kind == "silent":
         from zconsole.hosts.silent import SilentHost
 
