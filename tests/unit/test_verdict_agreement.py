@@ -1,7 +1,8 @@
 """Issue 28 §1: every face gives the same verdict from the same readings. For every demo
-scenario (`zconsole --demo list`), one session samples the host as `check` does; then the
-Pools screen's to-do level of each pool, the Fleet row, `check --json` and the Prometheus
-metrics are made from that one session, and must agree."""
+scenario (`zconsole --demo list`), one session samples the host as `check` does (its
+readings, then each disk's SMART once); then the Pools screen's to-do level of each pool,
+the Fleet row, `check --json` and the Prometheus metrics are made from that one session, and
+must agree."""
 
 from __future__ import annotations
 
@@ -24,13 +25,15 @@ T = 1795302010.0
 SAMPLES = 5  # `check`'s default --sample: five one-second readings
 
 
-def sampled(scenario: str) -> Member:
+def sampled(scenario: str, smart: bool = True) -> Member:
     m = Member.of(f"demo-{scenario}", DemoHost(scenario, clock=lambda: T), ("demo",))
     m.asked_at = T
     m.session.use_clocks(lambda: T, lambda: T)
     for _ in range(SAMPLES):
         m.session.begin(T)
         m.session.done(m.session.refresh())
+    if smart:
+        m.session.poll_smart()  # as `check --smart` (its default) does
     return m
 
 
@@ -62,7 +65,8 @@ def test_pools_fleet_check_and_metrics_agree(scenario: str) -> None:
     assert last is not None
     reading = last.reading
     # check (its JSON and text) and the metrics: one Verdict from the session's readings
-    v: Report = judge(reading, slow=last.findings, estimates=last.scan_estimates)
+    smart = m.session.smart.findings
+    v: Report = judge(reading, slow=last.findings, estimates=last.scan_estimates, smart=smart)
     doc = json.loads(json.dumps(as_json(v)))
     prom = metrics(v)
     status = Severity(doc["status"])
@@ -75,16 +79,42 @@ def test_pools_fleet_check_and_metrics_agree(scenario: str) -> None:
     if status is not Severity.OK:
         assert row.problem == v.findings[0].message  # the highest finding, named alike
     # the Pools screen: each pool's to-do level, and the metric of that pool
-    levels = {e.name: pool_level(e, slow=last.findings, estimates=last.scan_estimates)
-              for e in reading.pools}
+    levels = {e.name: pool_level(e, slow=last.findings, estimates=last.scan_estimates,
+                                 smart=smart) for e in reading.pools}
     for name, level in levels.items():
         shown = prom_label(name)  # host text, escaped in the exposition format
         assert prom[("zconsole_pool_severity", shown)] == level.value, name
         [health] = [x["value"] for x in doc["metrics"] if x["name"] == "zconsole_pool_health"
                     and x["labels"]["pool"] == json_safe(name)]
         assert health == level.exit_code, name
-    if reading.pool_status.ok:
-        assert Severity.worst(levels.values()) is status
+    if reading.pool_status.ok:  # a disk in no pool raises the host alone
+        alone = (f.severity for f in smart if f.pool is None)
+        assert Severity.worst([*levels.values(), *alone]) is status
+
+
+def test_the_showcase_smart_findings_are_on_every_face() -> None:
+    """Issue 30: the dying disk's counters, the bad cable and the worn NVMe are in `check
+    --json`, the Nagios text, the Fleet row's verdict and their pools' levels alike."""
+    m = sampled("showcase")
+    last = m.session.last
+    assert last is not None
+    smart = m.session.smart.findings
+    assert {f.kind for f in smart} >= {"smart-counters", "smart-crc", "smart-wear"}
+    v = judge(last.reading, slow=last.findings, estimates=last.scan_estimates, smart=smart)
+    doc = json.loads(json.dumps(as_json(v)))
+    said = {(f["kind"], f["subject"]) for f in doc["findings"]}
+    text = nagios_text(v)
+    verdict = m.verdict_at()
+    for f in smart:
+        assert (f.kind, f.subject) in said
+        assert visible(f.message) in text
+        assert f in verdict.findings  # what the Fleet row and the console judge from
+        if f.pool is not None:
+            entry = next(e for e in last.reading.pools if e.name == f.pool)
+            level = pool_level(entry, slow=last.findings, estimates=last.scan_estimates,
+                               smart=smart)
+            assert level.rank >= f.severity.rank
+            assert metrics(v)[("zconsole_pool_severity", prom_label(f.pool))] == level.value
 
 
 def test_the_scenarios_cover_every_level_a_readable_host_can_have() -> None:
@@ -100,7 +130,7 @@ def test_a_muted_slow_disk_is_muted_on_every_face() -> None:
     same session without the mute is WARNING on each."""
     from zconsole.model.advice import Mute
 
-    m = sampled("showcase")
+    m = sampled("showcase", smart=False)  # the slow disk's SMART is WARNING, muted or not
     last = m.session.last
     assert last is not None
     [slow] = [f for f in last.findings if f.kind == "slow-disk"]

@@ -80,6 +80,7 @@ from zconsole.services.read.sampling import (
     map_leaves,
 )
 from zconsole.services.read.statewatch import StateWatch
+from zconsole.services.smart_follow import SmartFollow
 
 
 @dataclass(frozen=True)
@@ -140,10 +141,18 @@ class HostSession:
         self._zfs: ZfsInfo | None = None
         self._kernel: Part[str] | None = None
         self.status_seen_at: float | None = None  # when the last good status arrived (mono)
+        # SMART: its own cadence, read from a background worker, never by `refresh`
+        self.smart = SmartFollow(host, clock=lambda: self.clock())
 
     def use_clocks(self, clock: Callable[[], float], mono: Callable[[], float]) -> None:
         """Stamp and age with the console's own clocks from now on (one clock for all)."""
         self.clock, self.mono = clock, mono
+
+    def poll_smart(self) -> list[str]:
+        """Read the SMART that is due of the last reading's disks and judge it (worker
+        thread; `smart.due` says when). The disks read."""
+        reading = self.reading
+        return self.smart.poll(reading.disks.value if reading is not None else None)
 
     # -- the read (worker thread) --------------------------------------------------------
     def refresh(self, *, force: bool = False,

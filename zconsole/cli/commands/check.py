@@ -14,6 +14,14 @@ status is the host's verdict on the one scale (`services/health/severity.py`, th
 table), as the Pools screen, Fleet and the Timeline judge it: 0 OK, 1 WARNING, 2 CRITICAL,
 3 UNKNOWN. A read that failed or hung makes the pools UNKNOWN, never OK.
 
+SMART (`--smart`, on by default; `--no-smart` skips it): each whole disk read once with
+`smartctl --json --all -n standby` (services/read/smart.py) after the readings and judged
+(services/health/smart.py) into the same verdict. On by default because a check is what
+runs unattended: a disk whose pending sectors grow is what it should catch, and the read
+wakes no disk (`-n standby`: a sleeping disk is said "asleep, not read"), costs one smartctl
+per whole disk (none for virtio disks) and says "no SMART" or "needs root" as facts, never
+as a failure of the check.
+
 `--sample SECONDS` (default 5): the host is read once a second for that long (the I/O sample
 of each reading lasts a second), so that what needs several readings is in the verdict: a
 slow disk (an outlier in 4 of the last 5 samples). `--sample 0` reads once. Thresholds:
@@ -111,6 +119,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                          "(default 5: distributions scrub monthly)")
     pc.add_argument("--no-advice", action="store_true",
                     help="judge health only, without the advisor's findings")
+    pc.add_argument("--smart", action=argparse.BooleanOptionalAction, default=True,
+                    help="read each whole disk's SMART once (smartctl -n standby: a sleeping "
+                         "disk is not woken) and judge it (default: on)")
     pc.add_argument("--json", action="store_true", help="print the result as JSON")
     pc.add_argument("--prometheus", metavar="FILE",
                     help="also write the metrics for node_exporter's textfile collector")
@@ -136,6 +147,8 @@ def report_on(monitor: Monitor, m: Member, args: argparse.Namespace) -> Report:
         verdict = monitor.verdict(m)
         return unknown(m.name, verdict.findings[0].message, time.time())
     reading = last.reading
+    if getattr(args, "smart", False):
+        m.session.poll_smart()  # every whole disk once, after the readings
     advice, mutes, mutes_error = read_advice_once(m.host, reading, args)
     verdict = monitor.advise(m, advice, mutes)
     v = report_of(m.name, reading, verdict, monitor.thresholds, advice)

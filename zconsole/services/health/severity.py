@@ -49,12 +49,26 @@ RULES: tuple[Rule, ...] = (
     Rule(C, "data-errors", "permanent data errors (`errors:` of zpool status)"),
     Rule(C, "pool-capacity", f"capacity at or over the critical threshold "
          f"(`--capacity-crit`, {CAPACITY_CRIT} %)"),
+    Rule(C, "smart-failed", "a disk's SMART health check says FAILED, or a prefail attribute "
+         "is at or below its threshold now (services/health/smart.py)"),
+    Rule(C, "smart-nvme-critical", "an NVMe critical warning: reliability degraded, media "
+         "read-only, volatile memory backup failed, persistent memory unreliable"),
+    Rule(C, "smart-temperature", "a disk at or over its critical temperature limit"),
     Rule(W, "pool-state", "a pool DEGRADED (or any other state but ONLINE) whose vdevs all "
          "have redundancy left"),
     Rule(W, "device-state", "a device not ONLINE in an ONLINE pool (a spare in use, an "
          "OFFLINE or missing cache or log device)"),
     Rule(W, "device-errors", "read, write or checksum errors on a device"),
     Rule(W, "slow-disk", "a slow disk (needs several I/O samples: `check --sample`)"),
+    Rule(W, "smart-counters", "reallocated, pending or offline uncorrectable sectors, "
+         "reported uncorrectable errors or command timeouts (ATA 5, 187, 188, 197, 198) above "
+         "zero or growing; NVMe media errors; SCSI grown defects or uncorrected errors"),
+    Rule(W, "smart-crc", "UDMA CRC errors (ATA 199): the cable or backplane, not the disk"),
+    Rule(W, "smart-temperature", "a disk at or over its own temperature limit (or 60 °C for "
+         "a hard disk, 70 °C for an SSD, when it gives none)"),
+    Rule(W, "smart-wear", "an SSD at or over 90 % of its rated endurance, or its spare below "
+         "its threshold"),
+    Rule(W, "smart-self-test", "a disk's newest self-test of a kind failed"),
     Rule(W, "pool-capacity", f"capacity at or over the warning threshold "
          f"(`--capacity-warn`, {CAPACITY_WARN} %)"),
     Rule(W, "resilver-stalled", f"a resilver or rebuild that made no progress for "
@@ -71,7 +85,8 @@ RULES: tuple[Rule, ...] = (
 #: the level of the kinds that have one level whatever their figures
 _FIXED: dict[str, Severity] = {
     r.kind: r.level for r in RULES
-    if r.kind not in ("pool-state", "pool-capacity") and not r.kind.endswith("*")}
+    if r.kind not in ("pool-state", "pool-capacity", "smart-temperature")
+    and not r.kind.endswith("*")}
 #: the kinds an operator may mute (with a reason): never a finding about health itself
 MUTABLE = ("slow-disk", "advice-")
 _ORDER = {r.kind: i for i, r in enumerate(RULES)}
@@ -92,7 +107,8 @@ def capacity_level(capacity: int, warn: int = CAPACITY_WARN,
 
 def level_of(f: Finding, *, advice_counts: bool = False) -> Severity:
     """The scale's level for a finding (its kind's rule; pool-state and capacity findings
-    carry theirs, judged by `pool_state_level` / `capacity_level`)."""
+    carry theirs, judged by `pool_state_level` / `capacity_level`; a temperature its own:
+    CRITICAL at the drive's critical limit)."""
     if f.kind.startswith("advice-"):
         # W: model.advice's ADVICE_CEILING (not imported: the first frame needs none of it)
         return min(f.severity, W, key=lambda s: s.rank) if advice_counts else N
@@ -185,16 +201,17 @@ def tree_level(pool: Pool) -> Severity:
 
 def pool_level(entry: PoolEntry, *, slow: Iterable[Finding] = (),
                estimates: Mapping[str, Sequence[ScanEstimate]] | None = None,
-               thresholds: Thresholds = DEFAULT_THRESHOLDS, mutes: Sequence[Mute] = ()
-               ) -> Severity:
+               thresholds: Thresholds = DEFAULT_THRESHOLDS, mutes: Sequence[Mute] = (),
+               smart: Iterable[Finding] = ()) -> Severity:
     """One pool on the scale (what `judge_host(...).pool_level(name)` says of it, from the
-    pool alone, the host's mutes kept apart as there): the Pools screen's to-do line.
-    UNKNOWN when its status was not read."""
+    pool alone and the SMART of its disks, the host's mutes kept apart as there): the Pools
+    screen's to-do line. UNKNOWN when its status was not read."""
     from zconsole.services.health.pools import judge_pool
 
     if entry.status is None:
         return U
-    found = [*judge_pool(entry.status), *pool_extra(entry, slow, estimates or {}, thresholds)]
+    found = [*judge_pool(entry.status), *pool_extra(entry, slow, estimates or {}, thresholds),
+             *(f for f in smart if f.pool == entry.name)]
     s = Severity.worst(level_of(f) for f in found if muted_by(f, mutes) is None)
     return Severity.OK if s is N else s
 
@@ -203,16 +220,20 @@ def judge_host(reading: HostReading, *, slow: Iterable[Finding] = (),
                estimates: Mapping[str, Sequence[ScanEstimate]] | None = None,
                thresholds: Thresholds = DEFAULT_THRESHOLDS, advice: Iterable[Advice] = (),
                advice_counts: bool = False, mutes: Sequence[Mute] = (),
-               now: float | None = None, max_age: float | None = None) -> HostVerdict:
+               now: float | None = None, max_age: float | None = None,
+               smart: Iterable[Finding] = ()) -> HostVerdict:
     """One reading (and what took more than one: the session's slow disks and scan pace)
-    on the scale. `advice` joins at INFO (at its level, at most WARNING, with
-    `advice_counts`); `mutes` keep muted slow disks and advice apart."""
+    on the scale. `smart`: the session's SMART findings (services/smart_follow.py, read at
+    their own cadence), every disk's, in a pool or not. `advice` joins at INFO (at its
+    level, at most WARNING, with `advice_counts`); `mutes` keep muted slow disks and advice
+    apart."""
     from zconsole.services.health.pools import judge_pools
 
     found: list[Finding] = judge_pools(reading, now=now, max_age=max_age)
     slow = tuple(slow)
     for entry in reading.pools if reading.pool_status.ok else ():
         found.extend(pool_extra(entry, slow, estimates or {}, thresholds))
+    found.extend(smart)
     found.extend(a.as_finding() for a in advice if a.kind != "advice-capacity")
     said: list[Finding] = []
     muted: list[tuple[Finding, Mute]] = []

@@ -1,7 +1,8 @@
 """One host followed: its session (the readings) and its verdict on the one scale.
 
 A `Member`'s verdict is `health.severity.judge_host` of its session's last reading, with the
-slow disks and scan pace the session found over its readings, the advice and mutes the
+slow disks and scan pace the session found over its readings, its disks' SMART findings
+(read at their own cadence: `HostSession.smart`), the advice and mutes the
 monitor was given for it, and its thresholds. It is never the last known state when the host
 no longer says it: a refresh that raised, or a host with no reading yet, is UNKNOWN ("no-answer");
 a `zpool status` older than the caller's limit (`stale_after`) is judged as not read
@@ -69,7 +70,7 @@ class Member:
         if stale:  # its findings say how long there has been no answer: judged each time
             return self._judge(now, stale_after)
         key: tuple[object, ...] = (error, self.thresholds, self.advice_counts, self.advice,
-                                   self.mutes)
+                                   self.mutes, s.smart.findings)
         kept = self._judged
         if kept is not None and kept[0][0] is last and kept[0][1:] == key:
             return kept[1]
@@ -90,7 +91,8 @@ class Member:
         reading = last.reading
         if now is not None and stale_after is not None:
             reading = s.aged(reading, now, stale_after)
-        return judge_host(reading, slow=last.findings, estimates=last.scan_estimates,
+        return judge_host(reading, slow=last.findings, smart=s.smart.findings,
+                          estimates=last.scan_estimates,
                           thresholds=self.thresholds or DEFAULT_THRESHOLDS,
                           advice=self.advice, advice_counts=self.advice_counts,
                           mutes=self.mutes)

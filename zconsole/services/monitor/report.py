@@ -63,13 +63,14 @@ class Report:
 def judge(reading: HostReading, *, capacity_warn: int = 80, capacity_crit: int = 90,
           advice: Sequence[Advice] = (), advice_counts: bool = False,
           slow: Sequence[Finding] = (), estimates: Mapping[str, Sequence[ScanEstimate]]
-          | None = None, mutes: Sequence[Mute] = ()) -> Report:
+          | None = None, mutes: Sequence[Mute] = (), smart: Sequence[Finding] = ()) -> Report:
     """The report of one reading judged on the one scale (`health.severity.judge_host`);
-    `slow` and `estimates` are what the sample's readings found (slow disks, scan pace)."""
+    `slow` and `estimates` are what the sample's readings found (slow disks, scan pace),
+    `smart` the disks' SMART findings."""
     from zconsole.services.health.severity import Thresholds, judge_host
 
     thresholds = Thresholds(capacity_warn, capacity_crit)
-    hv = judge_host(reading, slow=slow, estimates=estimates, thresholds=thresholds,
+    hv = judge_host(reading, slow=slow, smart=smart, estimates=estimates, thresholds=thresholds,
                     advice=advice, advice_counts=advice_counts, mutes=mutes)
     return report_of(str(reading.host), reading, hv, thresholds, advice)
 
