@@ -245,3 +245,24 @@ def test_the_console_s_demo_host_keeps_its_machine_in_the_named_demo_state(
     log = getattr(host, "_log", None)
     assert log is not None and log.path == tmp_path / "demo-machine-degraded-2.3.jsonl"
     assert getattr(make_host(Target.demo("degraded")), "_log", "?") is None  # subcommands
+
+
+def test_the_feature_is_active_while_a_device_waits_and_its_resilver_starts_later() -> None:
+    c = Clock(T0)
+    h = DemoHost("resilvering", "2.3", c)
+
+    def feature() -> str:
+        return h.run(["zpool", "get", "-H", "-o", "value", "feature@resilver_defer",
+                      "tank"]).stdout.strip()
+
+    def starts() -> int:
+        return h.run(["zpool", "events", "-H"]).stdout.count("resilver_start")
+
+    assert feature() == "enabled"
+    before = starts()
+    new = with_new_disk(h)
+    h.run(["zpool", "attach", "tank", B0, new])
+    assert feature() == "active" and starts() == before  # no resilver starts for it yet
+    c.t += 3 * 3600  # the first resilver ends, the deferred one starts
+    assert feature() == "enabled"
+    assert starts() == before + 1

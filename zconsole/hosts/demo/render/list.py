@@ -143,7 +143,11 @@ def pool_value(m: Machine, p: Pool, prop: str, literal: bool) -> tuple[str, str]
         return str(max(4, p.txg - 4000) if p.scan else 0), "-"
     if prop.startswith("feature@"):
         f = prop[len("feature@"):]
-        if f == "device_rebuild" or f in ACTIVE:
+        if p.props.get(prop) == "disabled":  # a scenario's pool created without it
+            return "disabled", "local"
+        deferring = f == "resilver_defer" and p.scan is not None and bool(p.scan.deferred) \
+            and p.scan.state == "SCANNING"  # active while a resilver waits (zpool-features)
+        if f == "device_rebuild" or f in ACTIVE or deferring:
             return "active", "local"
         return "enabled", "local"
     if prop in p.props:

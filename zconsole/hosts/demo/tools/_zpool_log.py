@@ -4,7 +4,7 @@ clear), as OpenZFS logs them (machine/zlog.py), so the Timeline shows what the o
 
 from __future__ import annotations
 
-from zconsole.hosts.demo.machine import zlog
+from zconsole.hosts.demo.machine import scans, zlog
 from zconsole.hosts.demo.machine.pools import Pool, Vdev
 from zconsole.hosts.demo.tools._common import Context, Handler, Out
 
@@ -43,7 +43,8 @@ def _remember(sub: str, ctx: Context, argv: list[str], at: float) -> None:
                               f"{'replace' if sub == 'replace' else 'attach'} "
                               f"vdev={new.path} for vdev={old}")
                 zlog.event(m, at, "sysevent.fs.zfs.vdev_attach", pool, zlog.vdev_fields(new))
-                zlog.scan_started(m, pool, at, False)
+                if not scans.is_deferred(pool, new):  # a deferred one starts when its turn comes
+                    zlog.scan_started(m, pool, at, False)
                 zlog.config_sync(m, pool, at)
         elif sub == "detach" and len(args) >= 2:
             zlog.internal(m, pool, at, "detach", f"vdev={args[1]}")
