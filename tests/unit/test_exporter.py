@@ -101,3 +101,21 @@ def test_a_wrong_listen_address_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert err.startswith("zconsole exporter: --listen 'nowhere': give ADDR:PORT")
     assert len(err.splitlines()) == 1
+
+
+def test_a_port_in_use_is_one_line_exit_2_and_the_signals_are_given_back(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    from zconsole.cli.main import main
+
+    before = signal.getsignal(signal.SIGTERM)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        assert main(["exporter", "--demo", "healthy", "--listen", f"127.0.0.1:{port}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"zconsole exporter: cannot listen on 127.0.0.1:{port}: ")
+    assert len(err.splitlines()) == 1
+    assert signal.getsignal(signal.SIGTERM) is before

@@ -143,24 +143,33 @@ def run(args: argparse.Namespace) -> int:
 
         sys.stderr.write(f"zconsole exporter: {visible(str(e))}\n")
         return 2
-    try:
-        httpd, t = serve(monitor, addr, port)
-    except OSError as e:
-        sys.stderr.write(f"zconsole exporter: cannot listen on {args.listen}: {e.strerror}\n")
-        return 2
-    monitor.start(interval=refresh)
-    shown = f"[{addr}]" if ":" in addr else addr
-    sys.stdout.write(f"zconsole exporter: serving http://{shown}:{httpd.server_port}/metrics for "
-                     f"{len(monitor.members)} host{'s' if len(monitor.members) != 1 else ''}, "
-                     f"each read every {refresh:g} s\n")
-    sys.stdout.flush()
     done = threading.Event()
 
     def end(_sig: int, _frame: object) -> None:
         done.set()
 
-    signal.signal(signal.SIGTERM, end)
-    signal.signal(signal.SIGINT, end)
+    # before the address is said: a SIGTERM right after it still ends cleanly
+    before = {sig: signal.signal(sig, end) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        return _serve_until(done, monitor, addr, port, refresh, args.listen)
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
+def _serve_until(done: threading.Event, monitor: Monitor, addr: str, port: int,
+                 refresh: float, listen: str) -> int:
+    try:
+        httpd, t = serve(monitor, addr, port)
+    except OSError as e:
+        sys.stderr.write(f"zconsole exporter: cannot listen on {listen}: {e.strerror}\n")
+        return 2
+    monitor.start(interval=refresh)
+    shown = f"[{addr}]" if ":" in addr else addr
+    n = len(monitor.members)
+    sys.stdout.write(f"zconsole exporter: serving http://{shown}:{httpd.server_port}/metrics "
+                     f"for {n} host{'s' if n != 1 else ''}, each read every {refresh:g} s\n")
+    sys.stdout.flush()
     while not done.wait(1.0):
         pass
     stop(httpd, t)

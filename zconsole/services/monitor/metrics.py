@@ -71,11 +71,11 @@ class Seen:
         return self.reading is not None and self.reading.pool_status.ok
 
     def pool_level(self, pool: str) -> Severity:
-        """The worst health finding of one pool (advice left out), OK when none (as
-        `HostVerdict.pool_level`)."""
-        s = Severity.worst(f.severity for f in self.findings
-                           if f.pool == pool and not f.kind.startswith("advice-"))
-        return Severity.OK if s is Severity.INFO else s
+        """The worst health finding of one pool, advice left out (`HostVerdict.pool_level`,
+        the Pools screen's to-do level)."""
+        from zconsole.services.health.severity import HostVerdict
+
+        return HostVerdict(self.level, self.findings).pool_level(pool)
 
 
 def _l(s: str) -> str:
