@@ -264,6 +264,10 @@ class BootReading:
     wait_online_exec: Part[tuple[tuple[str, ...], ...]] | None = None
     # networking.service's journal of this boot (ifupdown's `ifup -a`: dhclient's lines)
     networking_journal: Part[tuple[JournalLine, ...]] | None = None
+    # lines of the readings above that could not be read and were left out, the readable
+    # ones kept: one sentence per reading (`critical chain: 1 line could not be read (line
+    # 5: ...)`)
+    skipped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

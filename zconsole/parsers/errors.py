@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ParamSpec, TypeVar
 
 P = ParamSpec("P")
@@ -25,6 +26,26 @@ class ParseError(ValueError):
         where = f" (line {line_no}: {line[:120]!r})" if line_no is not None and line else (
             f" (line {line_no})" if line_no is not None else "")
         super().__init__(f"{source}: {message}{where}")
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A record a parser of records could not read and left out, the readable ones kept:
+    where it starts (1-based line number), that line (host text: shown escaped) and why."""
+
+    line_no: int
+    line: str
+    reason: str
+
+
+def skipped_words(skipped: list[Skipped] | tuple[Skipped, ...], what: str = "record") -> str:
+    """`2 records could not be read (line 7: not a date ...)`, "" for none."""
+    if not skipped:
+        return ""
+    n = len(skipped)
+    first = skipped[0]
+    return (f"{n} {what}{'s' if n != 1 else ''} could not be read (line {first.line_no}: "
+            f"{first.reason})")
 
 
 # What a parser may stumble into on hostile input although it never means to: int() of a

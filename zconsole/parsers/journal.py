@@ -35,7 +35,7 @@ from dataclasses import replace
 from typing import cast
 
 from zconsole.model.fixit import JournalLine, Login
-from zconsole.parsers.errors import ParseError, parser
+from zconsole.parsers.errors import ParseError, Skipped, parser
 
 SOURCE = "journalctl"
 JSON_SOURCE = "journalctl -o json"
@@ -70,27 +70,42 @@ def _epoch(stamp: str) -> float:
 
 
 @parser(SOURCE)
-def parse_journal(text: str) -> tuple[JournalLine, ...]:
+def parse_journal(text: str, *, skipped: list[Skipped] | None = None
+                  ) -> tuple[JournalLine, ...]:
     """Every line with a timestamp; a message continued on further lines (an indented
-    line without a timestamp) is joined to its line."""
+    line without a timestamp) is joined to its line. A line that is neither, or whose
+    timestamp is no time, is left out (with its continuation lines) and appended to
+    `skipped`; a ParseError only when no line reads."""
     out: list[JournalLine] = []
+    bad: list[Skipped] = []
+    last_ok = False  # the last line read was kept: an indented line continues it
     for n, raw in enumerate(text.splitlines(), 1):
         if not raw.strip() or raw.startswith("-- "):
             continue
         m = _HEAD.match(raw)
         if m is None:
-            if out and raw[:1].isspace():
-                last = out[-1]
-                out[-1] = replace(last, message=last.message + "\n" + raw.strip())
+            if raw[:1].isspace() and (last_ok or bad):
+                if last_ok:
+                    last = out[-1]
+                    out[-1] = replace(last, message=last.message + "\n" + raw.strip())
                 continue
-            raise ParseError(SOURCE, "not a short-iso-precise journal line", n, raw)
+            bad.append(Skipped(n, raw, "not a short-iso-precise journal line"))
+            last_ok = False
+            continue
         try:
             at = _epoch(m.group(1))
         except ValueError:
-            raise ParseError(SOURCE, "unreadable timestamp", n, raw) from None
+            bad.append(Skipped(n, raw, "unreadable timestamp"))
+            last_ok = False
+            continue
         pid = int(m.group(4)) if m.group(4) else None
         out.append(JournalLine(at, m.group(1), m.group(2), m.group(3), pid,
                                raw[m.end():]))
+        last_ok = True
+    if skipped is not None:
+        skipped.extend(bad)
+    if bad and not out:
+        raise ParseError(SOURCE, bad[0].reason, bad[0].line_no, bad[0].line)
     return tuple(out)
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from zconsole.model.fixit import BlameEntry, ChainUnit, NetLink, StartupTimes, UnitFile
-from zconsole.parsers.errors import ParseError, parser
+from zconsole.parsers.errors import ParseError, Skipped, parser
 
 _UNITS = {"us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0,
           "d": 86400.0, "w": 604800.0, "month": 2629800.0, "y": 31557600.0}
@@ -86,8 +86,13 @@ _CHAIN = re.compile(r"([ │├└─]*)(\S{1,256})(?: @([0-9a-zµμ. ]{1,60}?))
 
 
 @parser("systemd-analyze critical-chain")
-def parse_critical_chain(text: str) -> tuple[ChainUnit, ...]:
+def parse_critical_chain(text: str, *, skipped: list[Skipped] | None = None
+                         ) -> tuple[ChainUnit, ...]:
+    """The chain's units in print order. A line that is not `unit @at +took` (one cut by a
+    pager, ending in `>`, or garbage) is left out and appended to `skipped`; the readable
+    units are kept. A ParseError only when no line reads."""
     out: list[ChainUnit] = []
+    bad: list[Skipped] = []
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.rstrip()
         if (not line or line.startswith("The time ") or line.startswith("The time when")
@@ -95,11 +100,17 @@ def parse_critical_chain(text: str) -> tuple[ChainUnit, ...]:
             continue
         m = _CHAIN.fullmatch(line)
         if m is None or not _UNIT.fullmatch(m.group(2)):
-            raise ParseError("systemd-analyze critical-chain", "not a `unit @at +took` line",
-                             n, raw)
+            bad.append(Skipped(n, raw, "not a `unit @at +took` line"
+                               + (" (cut by a pager)" if line.endswith(">") else "")))
+            continue
         at = timespan(m.group(3)) if m.group(3) else None
         took = timespan(m.group(4)) if m.group(4) else None
         out.append(ChainUnit(len(m.group(1)) // 2, m.group(2), at, took))
+    if skipped is not None:
+        skipped.extend(bad)
+    if bad and not out:
+        raise ParseError("systemd-analyze critical-chain", bad[0].reason, bad[0].line_no,
+                         bad[0].line)
     return tuple(out)
 
 

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from zconsole.model.timeline import Kind
-from zconsole.parsers.errors import ParseError, parser
+from zconsole.parsers.errors import ParseError, Skipped, parser
 
 SOURCE = "zpool events"
 
@@ -95,6 +95,9 @@ class ZpoolEvents:
     damaged: int = 0
     unconfirmed: int = 0
     verified: bool = False
+    # events that could not be read at all (a date that is no date, a line that is no
+    # field, a listed line that is no `TIME CLASS`): left out, each with its first line
+    skipped: tuple[Skipped, ...] = ()
 
 
 def _local(m: re.Match[str], line_no: int, line: str) -> datetime:
@@ -196,11 +199,17 @@ class EventFields:
 
 @parser(SOURCE)
 def parse_zpool_events(text: str) -> ZpoolEvents:
-    """Parse `zpool events -v` (or `zpool events`, then without fields and epoch times)."""
+    """Parse `zpool events -v` (or `zpool events`, then without fields and epoch times).
+    An event that cannot be read (a date that is no date, a line that is no field) is left
+    out with its lines until the next event and listed in `skipped`; a ParseError only when
+    no event is readable."""
     events: list[ZpoolEvent] = []
+    skipped: list[Skipped] = []
     dropped = 0
     cur: tuple[str, datetime, int] | None = None  # class, local time, line of the header
     fields = EventFields()
+    skipping = False  # inside an event left out: its lines go with it
+    head = ""  # the current event's first line
 
     def close() -> None:
         nonlocal cur, fields
@@ -222,19 +231,36 @@ def parse_zpool_events(text: str) -> ZpoolEvents:
         m = HEADER.match(line)
         if m:
             close()
-            cur = (m.group(8), _local(m, line_no, line), line_no)
+            skipping, head = False, line
+            try:
+                cur = (m.group(8), _local(m, line_no, line), line_no)
+            except ParseError as e:
+                skipped.append(Skipped(line_no, line, _reason(e)))
+                skipping = True
             continue
         d = DROPPED.match(line)
         if d:
             close()
             dropped += int(d.group(1))
             continue
+        if skipping:
+            continue
         if cur is None:
-            raise ParseError(SOURCE, "expected an event's time and class", line_no, line)
-        if not fields.feed(line):
-            raise ParseError(SOURCE, "expected `name = value`", line_no, line)
+            skipped.append(Skipped(line_no, line, "expected an event's time and class"))
+            skipping = True
+        elif not fields.feed(line):
+            skipped.append(Skipped(cur[2], head, f"line {line_no} is no `name = value`"))
+            cur, fields, skipping = None, EventFields(), True
     close()
-    return ZpoolEvents(tuple(events), dropped)
+    if skipped and not events:
+        first = skipped[0]
+        raise ParseError(SOURCE, f"no readable event: {first.reason}", first.line_no,
+                         first.line)
+    return ZpoolEvents(tuple(events), dropped, skipped=tuple(skipped))
+
+
+def _reason(e: ParseError) -> str:
+    return str(e).removeprefix(f"{SOURCE}: ").split(" (line ", 1)[0]
 
 
 # ------------------------------------------------------------------------- into words

@@ -27,7 +27,10 @@ before the event's fields, then `zpool_do_events_nvprint` and one empty line. So
   instant marks the event damaged: counted, its fields never shown;
 * field names a class does not have can still be forged inside a string value without any
   of the marks above (a `vdev_path` inside a history_event): nothing here decides a class,
-  a time or a state from such a field (`describe` takes no vdev from a history_event).
+  a time or a state from such a field (`describe` takes no vdev from a history_event);
+* a listed line that is not `TIME<TAB>CLASS` or whose date is no date (`Feb 30`) still
+  marks where its event starts; that event is left out and listed in `skipped` with its
+  line, the others are kept (a ParseError only when no listed line reads).
 
 The two listings are two reads of a ring buffer (short first): an event that came or went
 between them is in one listing only. One listed in the short read and gone from the verbose
@@ -45,7 +48,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from zconsole.parsers.errors import ParseError, parser
+from zconsole.parsers.errors import ParseError, Skipped, parser
 from zconsole.parsers.zpool_events import (
     DROPPED,
     HEADER,
@@ -72,6 +75,8 @@ class Listed:
     cls: str
     local: datetime
     nsec: int
+    bad: str = ""  # why the listed line cannot be read (then `local` means nothing)
+    line_no: int = 0
 
 
 def parse_short(text: str) -> tuple[list[Listed], int]:
@@ -88,13 +93,22 @@ def parse_short(text: str) -> tuple[list[Listed], int]:
         m = _SHORT.match(line)
         month = MONTHS.get(m.group(2)) if m else None
         if m is None or month is None:
-            raise ParseError(SOURCE, "expected `TIME<TAB>CLASS`", line_no, line)
+            # still where an event starts in `-v` (the same line, a space for the tab): its
+            # lines are kept from the event before it, and it is counted, never shown
+            out.append(Listed(line.replace("\t", " ", 1), "", datetime.min, 0,
+                              "expected `TIME<TAB>CLASS`", line_no))
+            continue
         try:
             local = datetime(int(m.group(4)), month, int(m.group(3)), int(m.group(5)),
                              int(m.group(6)), int(m.group(7)))
         except ValueError as e:
-            raise ParseError(SOURCE, f"not a date: {e}", line_no, line) from None
-        out.append(Listed(f"{m.group(1)} {m.group(9)}", m.group(9), local, int(m.group(8))))
+            out.append(Listed(f"{m.group(1)} {m.group(9)}", m.group(9), datetime.min, 0,
+                              f"not a date: {e}", line_no))
+            continue
+        out.append(Listed(f"{m.group(1)} {m.group(9)}", m.group(9), local, int(m.group(8)),
+                          line_no=line_no))
+    if out and all(ev.bad for ev in out):
+        raise ParseError(SOURCE, out[0].bad, out[0].line_no, out[0].line)
     return out, dropped
 
 
@@ -175,6 +189,7 @@ def parse_zpool_events_checked(verbose: str, short: str) -> ZpoolEvents:
     pos = _positions(lines, listed)
     found = [k for k, p in enumerate(pos) if p is not None]
     events: list[ZpoolEvent] = []
+    skipped: list[Skipped] = []
     damaged = 0
     unconfirmed = len(listed) - len(found)
     wanted = {ev.line for ev in listed}
@@ -193,10 +208,13 @@ def parse_zpool_events_checked(verbose: str, short: str) -> ZpoolEvents:
                 unconfirmed += stray
                 damaged += 1
                 continue
+        if listed[k].bad:
+            skipped.append(Skipped(p + 1, listed[k].line, listed[k].bad))
+            continue
         ev = _event(listed[k], _fields(body), p + 1)
         if ev is None:
             damaged += 1
         else:
             events.append(ev)
     return ZpoolEvents(tuple(events), dropped, damaged=damaged, unconfirmed=unconfirmed,
-                       verified=True)
+                       verified=True, skipped=tuple(skipped))

@@ -21,7 +21,13 @@ Format (cmd/zpool/zpool_main.c `print_history_records`, the same in OpenZFS 2.1 
   record has one; the name only when the host knows the uid); for an `ioctl` record the
   suffix is on a line of its own after the dumped input/output nvlists.
 * `-i` adds the internal records: `[txg:N] NAME DATASET (ID) TEXT` and, from pools older
-  than the current format, `[internal NAME txg:N] TEXT`.
+  than the current format, `[internal NAME txg:N] TEXT`, where NAME may be several words
+  (`[internal pool create txg:5] pool spa 28; zfs spa 28; zpl 5; uts ...`, `[internal
+  property set txg:50] compression=lz4 dataset = 21`).
+* A record that cannot be read (a date that is no date, `2026-02-30.10:00:00`; a line that
+  is no record where a record must start) is left out with its lines and listed in
+  `skipped` (parsers.errors.Skipped: its line number, the line, why); the readable records
+  are kept. A ParseError only when nothing is readable.
 * A command line is what was typed, verbatim (host text), and so is an internal record's
   text (`set tank/bob (76) com.example:note=VALUE`): OpenZFS escapes nothing. Proven on the
   2.1.11 and 2.3.2 guests (tests/fixtures/parsers/zpool-history/SOURCES.md, "Hostile
@@ -50,7 +56,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from zconsole.parsers.errors import ParseError, parser
+from zconsole.parsers.errors import ParseError, Skipped, parser
 
 SOURCE = "zpool history"
 
@@ -59,7 +65,7 @@ _TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\.([0-9]{2}):([0-9]{2}):([0
                    r"(?: \(([0-9]+)ms\))?(?: (.*))?$", re.ASCII)
 _LONG = re.compile(r" \[(?:user ([0-9]+) ?(?:\(([^()]*)\) ?)?)?(?:on ([^\]]*))?\]")
 _TXG = re.compile(r"\[txg:([0-9]+)\] (.*)$", re.ASCII | re.DOTALL)
-_LEGACY = re.compile(r"\[internal (\S+) txg:([0-9]+)\] ?(.*)$", re.ASCII | re.DOTALL)
+_LEGACY = "[internal "
 _DSID = re.compile(r"(\S+) (\S+) \(([0-9]+)\)(?: (.*))?$", re.DOTALL)
 
 
@@ -142,11 +148,25 @@ def _record(pool: str, local: datetime, elapsed: str | None, body: str,
         op, text = _split_op(rest)
         return HistoryRecord(pool, local, RecordKind.INTERNAL, text, op=op,
                              txg=int(t.group(1)), **kw)
-    g = _LEGACY.match(body)
-    if g:
-        return HistoryRecord(pool, local, RecordKind.INTERNAL, g.group(3), op=g.group(1),
-                             txg=int(g.group(2)), **kw)
+    legacy = _legacy(body)
+    if legacy is not None:
+        op, txg, text = legacy
+        return HistoryRecord(pool, local, RecordKind.INTERNAL, text, op=op, txg=txg, **kw)
     return HistoryRecord(pool, local, RecordKind.COMMAND, body, **kw)
+
+
+def _legacy(body: str) -> tuple[str, int, str] | None:
+    """`[internal NAME txg:N] TEXT` (NAME one or more words) -> (NAME, N, TEXT), else None.
+    String operations only: linear in the line."""
+    if not body.startswith(_LEGACY):
+        return None
+    close = body.find("]")
+    if close < 0:
+        return None
+    name, sep, txg = body[len(_LEGACY):close].rpartition(" txg:")
+    if not sep or not name.strip() or not (txg.isascii() and txg.isdigit()) or len(txg) > 20:
+        return None
+    return name.strip(), int(txg), body[close + 1:].removeprefix(" ")
 
 
 # Internal operations whose name is two words (zfs_history_event_names and spa_history_log
@@ -174,12 +194,14 @@ def _head(line: str, line_no: int) -> tuple[datetime, str | None, str]:
 
 
 def _one_text(lines: list[str], pool: str | None, first_no: int,
-              out: list[HistoryRecord]) -> None:
+              out: list[HistoryRecord], skipped: list[Skipped]) -> None:
     """Records of `zpool history -il` read alone, all unverified: a line that starts with a
     date starts a record, every other line (blank ones too) continues the one before, since a
-    command may hold line breaks; which of these lines OpenZFS printed cannot be told."""
+    command may hold line breaks; which of these lines OpenZFS printed cannot be told. A
+    record whose date is no date is skipped with its continuation lines."""
     head: tuple[datetime, str | None, int] | None = None
     body: list[str] = []
+    skipping = False  # the lines of a skipped record go with it
 
     def flush() -> None:
         nonlocal head, body
@@ -197,20 +219,29 @@ def _one_text(lines: list[str], pool: str | None, first_no: int,
             pool = p.group(1)
             continue
         if pool is None:
-            if not line.strip():
-                continue
-            raise ParseError(SOURCE, "expected `History for 'POOL':`", line_no, line)
+            if line.strip():
+                skipped.append(Skipped(line_no, line, "expected `History for 'POOL':`"))
+            continue
         if _TIME.match(line):
             flush()
-            local, elapsed, rest = _head(line, line_no)
-            head, body = (local, elapsed, line_no), [rest]
+            try:
+                local, elapsed, rest = _head(line, line_no)
+            except ParseError as e:
+                skipped.append(Skipped(line_no, line, _reason(e)))
+                skipping = True
+                continue
+            head, body, skipping = (local, elapsed, line_no), [rest], False
             continue
         if head is None:
-            if not line.strip():
-                continue
-            raise ParseError(SOURCE, "expected a record's date", line_no, line)
+            if line.strip() and not skipping:
+                skipped.append(Skipped(line_no, line, "expected a record's date"))
+            continue
         body.append(line)
     flush()
+
+
+def _reason(e: ParseError) -> str:
+    return str(e).removeprefix(f"{SOURCE}: ").split(" (line ", 1)[0]
 
 
 def _align(long: str, plain: str) -> tuple[dict[int, tuple[int | None, str, str, str]],
@@ -244,16 +275,32 @@ def _align(long: str, plain: str) -> tuple[dict[int, tuple[int | None, str, str,
 
 
 @parser(SOURCE)
-def parse_zpool_history(text: str, plain: str | None = None) -> tuple[HistoryRecord, ...]:
+def parse_zpool_history(text: str, plain: str | None = None, *,
+                        skipped: list[Skipped] | None = None) -> tuple[HistoryRecord, ...]:
     """Parse `zpool history -il` (`text`) of one or several pools, in order. With `plain`,
     the `zpool history -i` read right before it, each record's end and user come from the
     suffixes only `-l` added: verified records, whatever their text holds. Without it, and
     from where the two reads stop agreeing (a record written between them), the records
-    are unverified."""
+    are unverified. Records that cannot be read are left out and appended to `skipped`."""
     out: list[HistoryRecord] = []
+    bad: list[Skipped] = []
+    try:
+        _verified(text, plain, out, bad)
+    finally:
+        if skipped is not None:
+            skipped.extend(bad)
+    if bad and not out:
+        first = bad[0]
+        raise ParseError(SOURCE, f"no readable record: {first.reason}", first.line_no,
+                         first.line)
+    return tuple(out)
+
+
+def _verified(text: str, plain: str | None, out: list[HistoryRecord],
+              skipped: list[Skipped]) -> None:
     if plain is None:
-        _one_text(text.split("\n"), None, 1, out)
-        return tuple(out)
+        _one_text(text.split("\n"), None, 1, out, skipped)
+        return
     ends, starts = _align(text, plain)
     lines = plain.split("\n")[:len(starts) - 1]
     last_of = sorted(ends)
@@ -265,7 +312,7 @@ def parse_zpool_history(text: str, plain: str | None = None) -> tuple[HistoryRec
         if i not in ends and pool is None:
             p = _POOL.match(line)
             if p is None and line:
-                raise ParseError(SOURCE, "expected `History for 'POOL':`", i + 1, line)
+                skipped.append(Skipped(i + 1, line, "expected `History for 'POOL':`"))
             pool = p.group(1) if p else None
             i += 1
             continue
@@ -278,11 +325,15 @@ def parse_zpool_history(text: str, plain: str | None = None) -> tuple[HistoryRec
         if pool is None or e == len(last_of):
             break  # a record whose end the reads do not agree on: read below, unverified
         last = last_of[e]
-        local, elapsed, rest = _head(line, i + 1)
+        try:
+            local, elapsed, rest = _head(line, i + 1)
+        except ParseError as err:  # its end is known: the record alone is left out
+            skipped.append(Skipped(i + 1, line, _reason(err)))
+            i = last + 1
+            continue
         body = "\n".join([rest, *lines[i + 1:last + 1]])
         if rest.startswith("ioctl ") or rest.startswith("unrecognized record:"):
             body = body.removesuffix("\n")  # the empty line `-l` puts the suffix on
         out.append(_record(pool, local, elapsed, body, ends[last], i + 1, True))
         i = last + 1
-    _one_text(text[starts[i]:].split("\n"), pool, i + 1, out)
-    return tuple(out)
+    _one_text(text[starts[i]:].split("\n"), pool, i + 1, out, skipped)

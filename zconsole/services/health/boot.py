@@ -154,6 +154,7 @@ def _boot_evidence(r: BootReading, wait: Any, journal: Sequence[Any], stuck: Seq
         top = r.chain.value[0]
         if top.at is not None:
             evidence.append(f"systemd-analyze critical-chain: {top.unit} @{top.at:.3f}s")
+    evidence += list(r.skipped)  # lines left out of the readings, counted
     evidence += [j.text for j in journal if j.message.startswith(("Starting ", "Failed "))
                  or "Timeout occurred" in j.message or "Event loop failed" in j.message]
     evidence += [f"networkctl: {ln.name} {ln.type} {ln.operational} {ln.setup}"

@@ -35,7 +35,7 @@ from zconsole.model.fixit import (
     Timed,
 )
 from zconsole.model.reading import Part
-from zconsole.parsers.errors import ParseError
+from zconsole.parsers.errors import ParseError, Skipped, skipped_words
 from zconsole.parsers.journal import (
     login_lines,
     logins_from_journal,
@@ -195,13 +195,14 @@ class _Reader:
                             "systemd-journal): journalctl showed a user only their own "
                             "lines")
 
-    def journal(self, argv: Sequence[str]) -> tuple[JournalLine, ...]:
+    def journal(self, argv: Sequence[str], skipped: list[Skipped] | None = None
+                ) -> tuple[JournalLine, ...]:
         """A system unit's journal as text (-o short-iso-precise): `-u UNIT` selects the
         unit's own processes (`_SYSTEMD_UNIT`) and what PID 1 or root says about it, so no
         user writes into it (on the host guest, a user's `logger --journald` lines naming
         UNIT=, OBJECT_SYSTEMD_UNIT= or COREDUMP_UNIT= of wait-online were not selected).
         The login journal, whose session scopes hold the users' own lines, is JSON."""
-        return parse_journal(self.journal_text(argv))
+        return parse_journal(self.journal_text(argv), skipped=skipped)
 
 
 def read_sshd_sources(host: Host) -> SshdSources:
@@ -380,14 +381,19 @@ def read_boot(host: Host) -> BootReading:
         _cmd(SYSTEMD_ANALYZE), lambda: parse_startup(r.run(SYSTEMD_ANALYZE, SLOW_TIMEOUT)))
     blame: Part[tuple[BlameEntry, ...]] = r.part(
         _cmd(BLAME), lambda: parse_blame(r.run(BLAME, SLOW_TIMEOUT)))
+    bad: dict[str, list[Skipped]] = {"critical chain": [], "wait-online journal": [],
+                                     "networking journal": []}
     chain: Part[tuple[ChainUnit, ...]] = r.part(
-        _cmd(CHAIN), lambda: parse_critical_chain(r.run(CHAIN, SLOW_TIMEOUT)))
+        _cmd(CHAIN), lambda: parse_critical_chain(r.run(CHAIN, SLOW_TIMEOUT),
+                                                  skipped=bad["critical chain"]))
     links: Part[tuple[NetLink, ...]] = r.part(
         _cmd(NETWORKCTL), lambda: parse_networkctl_list(r.run(NETWORKCTL)))
     enabled = r.part(_cmd(IS_ENABLED_WAIT),
                      lambda: r.run(IS_ENABLED_WAIT, check=False).strip())
-    journal = r.part(_cmd(WAIT_JOURNAL), lambda: r.journal(WAIT_JOURNAL))
-    networking = r.part(_cmd(NETWORKING_JOURNAL), lambda: r.journal(NETWORKING_JOURNAL))
+    journal = r.part(_cmd(WAIT_JOURNAL),
+                     lambda: r.journal(WAIT_JOURNAL, bad["wait-online journal"]))
+    networking = r.part(_cmd(NETWORKING_JOURNAL),
+                        lambda: r.journal(NETWORKING_JOURNAL, bad["networking journal"]))
     wanted = r.part(_cmd(WANTS_ONLINE), lambda: _wanted_by(r.run(WANTS_ONLINE)))
     netplan = r.part(_cmd(NETPLAN_GET), lambda: r.run(NETPLAN_GET))
     exec_start = r.part(_cmd(SHOW_WAIT), lambda: parse_exec_start(r.run(SHOW_WAIT)))
@@ -397,7 +403,9 @@ def read_boot(host: Host) -> BootReading:
                        chain=chain, links=links, wait_online_enabled=enabled,
                        wait_online_journal=journal, wanted_by=wanted, netplan=netplan,
                        booted_at=booted, boot_id=boot_id, wait_online_exec=exec_start,
-                       networking_journal=networking)
+                       networking_journal=networking,
+                       skipped=tuple(f"{what}: {skipped_words(lines, 'line')}, left out"
+                                     for what, lines in bad.items() if lines))
 
 
 def _booted_at(host: Host) -> float:

@@ -44,7 +44,7 @@ from zconsole.model.timeline import (
     as_tz,
     readable_epoch,
 )
-from zconsole.parsers.errors import ParseError
+from zconsole.parsers.errors import ParseError, Skipped, skipped_words
 from zconsole.parsers.zpool_events import ZpoolEvent, describe, vdev_short
 from zconsole.parsers.zpool_events_checked import parse_zpool_events_checked
 from zconsole.parsers.zpool_history import HistoryRecord, RecordKind, parse_zpool_history
@@ -281,8 +281,11 @@ def _read_events(host: Host, timeout: float
         return None, str(e), _events_note(0, 0, 0, 0)
     # an event whose time no clock can show is unreadable: counted, never drawn
     kept = tuple(e for e in parsed.events if e.at is None or readable_epoch(e.at))
-    return kept, None, _events_note(parsed.dropped, len(parsed.events) - len(kept),
-                                    parsed.damaged, parsed.unconfirmed)
+    note = _events_note(parsed.dropped, len(parsed.events) - len(kept), parsed.damaged,
+                        parsed.unconfirmed)
+    if parsed.skipped:  # events that could not be read at all, each with its line
+        note += "; " + skipped_words(parsed.skipped, "event") + ", left out"
+    return kept, None, note
 
 
 def _history_run(host: Host, argv: tuple[str, ...], timeout: float) -> tuple[str | None, str]:
@@ -305,8 +308,9 @@ def _read_history(host: Host, timeout: float
         text, error = _history_run(host, catalogue.ZPOOL_HISTORY, timeout)
         if text is None:
             return None, error, ""
+        skipped: list[Skipped] = []
         try:
-            records = parse_zpool_history(text, plain)
+            records = parse_zpool_history(text, plain, skipped=skipped)
         except ParseError as e:
             return None, str(e), ""
         loose = sum(1 for r in records if not r.verified)
@@ -314,6 +318,8 @@ def _read_history(host: Host, timeout: float
             break
     note = (f"{loose} record{'s' if loose != 1 else ''} whose end and user could not be "
             "checked (shown without a user)") if loose else ""
+    if skipped:  # records that could not be read at all: left out, counted, first line named
+        note = "; ".join(n for n in (note, skipped_words(skipped) + ", left out") if n)
     return records, None, note
 
 
