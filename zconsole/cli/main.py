@@ -131,8 +131,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--refresh", type=_seconds, default=5.0, metavar="SECONDS",
                    help=f"refresh interval, {REFRESH_MIN:g} to {REFRESH_MAX:g} (default 5)")
     p.add_argument("--demo-state", metavar="DIR",
-                   help="keep the demo host's audit log, plans and muted advice in DIR "
-                        "(default: this run's own, gone when it ends)")
+                   help="keep the demo host's machine, audit log, plans and muted advice in "
+                        "DIR, so a rehearsal killed midway resumes (default: this run's own, "
+                        "gone when it ends)")
 
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for name, line in COMMANDS.items():
