@@ -99,6 +99,12 @@ async def settle(app: ZConsoleApp, pilot: object, refreshes: int = 1) -> None:
         await pilot.pause(0.01)
     else:
         raise AssertionError("the app never finished refreshing")
+    for _ in range(2000):  # the SMART poll a refresh started (ui/smart_poll.py)
+        if not app.session.smart.pending:
+            break
+        await pilot.pause(0.01)
+    else:
+        raise AssertionError("the SMART poll never ended")
     await pilot.pause()
     for _ in range(2000):
         screen = app.screen

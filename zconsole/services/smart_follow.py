@@ -13,10 +13,11 @@ when" on the console's clock). A refresh never reads SMART.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding
+from zconsole.model.pool import Pool, Vdev
 from zconsole.model.reading import DiskInventory
 
 TYPE_CHECKING = False
@@ -37,6 +38,8 @@ class SmartFollow:
         self.findings: tuple[Finding, ...] = ()
         self.polled_at: float | None = None  # the end of the last poll (wall clock)
         self._asked: set[str] = set()
+        self.pending = False  # a poll is on its way (the console's worker sets it)
+        self.error = ""  # the last poll raised (the console says it on the Disks screen)
 
     @property
     def started(self) -> bool:
@@ -48,6 +51,36 @@ class SmartFollow:
     def request(self, disk: str) -> None:
         """Read this disk at the next poll, whatever its age (on demand)."""
         self._asked.add(disk)
+
+    def asked(self, disk: str) -> bool:
+        """Whether this disk waits for a poll asked for it."""
+        return disk in self._asked
+
+    def states(self) -> dict[str, DiskSmart]:
+        """What the watch knows of each disk, by kernel name."""
+        return {s.disk: s for s in self._watch.states()} if self._watch is not None else {}
+
+    def clauses(self, pools: Sequence[Pool],
+                leaf_disk: Callable[[str, Vdev], str | None]) -> dict[str, str]:
+        """Each leaf (by the name zpool prints) whose disk has a failure counter above
+        zero: "48 pending sectors", for the slow-disk sentence. Reads nothing."""
+        if self._watch is None:
+            return {}
+        from zconsole.services.health.smart_words import counter_clause
+
+        out: dict[str, str] = {}
+        for pool in pools:
+            for _section, _depth, v in pool.walk():
+                disk = leaf_disk(pool.name, v) if not v.children else None
+                state = self._watch.state(disk) if disk else None
+                clause = counter_clause(state.reading) if state is not None else ""
+                if clause:
+                    out[v.name] = clause
+        return out
+
+    def of_disk(self, disk: str) -> tuple[Finding, ...]:
+        """One disk's findings, worst first."""
+        return tuple(f for f in self.findings if f.subject == disk)
 
     def due(self, now: float) -> bool:
         """Whether the console should poll now: never polled, a disk asked for, or the

@@ -236,20 +236,12 @@ class ZConsoleApp(App[None]):
         if reading is not None:
             reading = self.session.aged(reading, mono, self.stale_after)
         return ViewState(
-            host=self.host,
-            reading=reading,
-            findings=r.findings if r is not None else (),
-            sample=r.sample if r is not None else None,
-            sampler=self.session.sampler,
-            now=now,
-            mono=mono,
-            read_only=self.read_only,
-            last_error=self.last_error,
+            host=self.host, reading=reading, findings=r.findings if r is not None else (),
+            sample=r.sample if r is not None else None, sampler=self.session.sampler,
+            now=now, mono=mono, read_only=self.read_only, last_error=self.last_error,
             scan_estimates=r.scan_estimates if r is not None else {},
-            leaves=r.leaves if r is not None else {},
-            forced=self.forced_refreshes,
-            mutes=self.current.mutes,
-        )
+            leaves=r.leaves if r is not None else {}, forced=self.forced_refreshes,
+            mutes=self.current.mutes, smart=self.session.smart)
 
     @property
     def active_screen(self) -> ZScreen | None:
@@ -466,6 +458,9 @@ class ZConsoleApp(App[None]):
         if self._collector_held:
             self._collector_held = False
             self.call_after_refresh(release_collector)
+        from zconsole.ui.smart_poll import poll_if_due  # its own cadence, never on a refresh
+
+        poll_if_due(self, m)
 
     def _refresh_tick(self, m: Member | None = None) -> None:
         if not self.paused:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from zconsole.services.read.pools import LeafMetrics
     from zconsole.services.read.progress import ScanEstimate
     from zconsole.services.read.sampling import LeafKey, Sampler, SampleResult
+    from zconsole.services.smart_follow import SmartFollow
 
 
 @dataclass(frozen=True)
@@ -45,3 +46,5 @@ class ViewState:
     # what the operator muted on this host (Advice screen, `m`): the monitor's, so that the
     # Pools to-do line judges as Fleet, `check` and the metrics do
     mutes: tuple[Mute, ...] = ()
+    # the disks' SMART as the session follows it (read at its own cadence, not per refresh)
+    smart: SmartFollow | None = None

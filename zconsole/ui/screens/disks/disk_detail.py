@@ -1,5 +1,5 @@
 """The selected disk: its role and why, the newest I/O figures with their history, its
-identity, partitions and holders."""
+SMART (disk_smart.py), its identity, partitions and holders."""
 
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ class DiskDetail(VerticalScroll, can_focus=True):
     DiskDetail:focus {
         border-top: solid $primary;
     }
-    DiskDetail #detail-text {
+    DiskDetail #detail-text, DiskDetail #detail-smart {
         height: auto;
     }
     DiskDetail .spark-row {
@@ -172,6 +172,7 @@ class DiskDetail(VerticalScroll, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-head")
+        yield Static(id="detail-smart")
         yield Label("", id="spark-empty", classes="spark-note")
         for sid, label in self.SERIES:
             with Horizontal(classes="spark-row"):
@@ -180,8 +181,9 @@ class DiskDetail(VerticalScroll, can_focus=True):
                 yield Label("", id=f"{sid}-note", classes="spark-note")
         yield Static(id="detail-text")
 
-    def show(self, row: DiskRow, source: str) -> None:
+    def show(self, row: DiskRow, source: str, smart: Sequence[Content | Para] = ()) -> None:
         self.query_one("#detail-head", Static).update(detail_head(row))
+        self.query_one("#detail-smart", Static).update(Hanging(*smart))
         self.query_one("#detail-text", Static).update(detail_text(row, source))
         empty = not (row.busy_series or row.r_await_series or row.w_await_series)
         note = self.query_one("#spark-empty", Label)

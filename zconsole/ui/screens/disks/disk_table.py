@@ -3,7 +3,7 @@ when expanded (enter)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.style import Style
 from rich.text import Text
@@ -12,33 +12,40 @@ from zconsole.model.disk import DiskIo
 from zconsole.model.finding import Severity
 from zconsole.model.hosttext import visible
 from zconsole.services import fmt
+from zconsole.services.health.smart_words import NOT_YET
 from zconsole.services.read.disks import DiskRow
 from zconsole.ui.kit.filter import row_text
 from zconsole.ui.kit.levels import LevelTable
 from zconsole.ui.kit.text import fit, plain_text, spark
 
-WIDE = 110  # from this terminal width on, the table also shows aqu, r/s and w/s
+WIDE = 110  # from this terminal width on, the table also shows type, aqu, r/s and w/s
 SPARKS = 140  # ... and from this one busy history (the detail panel draws it in any case)
 HISTORY_CELLS = 12
-# Below WIDE the queue size (AQU) makes room for SERIAL: the detail panel shows it (aqu-sz).
-COLUMNS = ("DISK", "SERIAL", "ROLE", "SIZE", "TYPE", "BUSY", "AWAIT r/w")
+# Below WIDE the queue size (AQU) makes room for SERIAL, and the media TYPE for HEALTH (the
+# disk's SMART in a word): the detail panel shows both (aqu-sz, media).
+COLUMNS = ("DISK", "SERIAL", "ROLE", "HEALTH", "SIZE", "BUSY", "AWAIT r/w")
 WIDE_COLUMNS = ("AQU", "R/S", "W/S")
 SPARK_COLUMNS = ("BUSY HISTORY",)
+HEALTH_WIDTH = 12  # "▲ 48 pending", "asleep", "no SMART", "not read yet"
 SERIAL_WIDE = 20  # the most a serial is given on a wide terminal (cut in the middle beyond)
-SERIAL_NARROW = 10  # below WIDE: "…" and the last 9 characters, the end the label shows
+SERIAL_NARROW = 6  # below WIDE: "…" and the last 5 characters, the end the label shows
 SERIAL_MIN = 6  # the SERIAL header's width
 ROLE_WANT = 36  # ROLE keeps this (a whole role sentence, mostly) before SERIAL grows past
 # SERIAL_NARROW
 
 # A disk role's level (services.read.disks.ROLE_LOOK) -> the colour it is shown in.
 ROLE_COLOUR = {"ok": "ok", "warn": "warn", "bad": "bad", "off": "muted", "free": "primary"}
+HEALTH_COLOUR: dict[Severity | None, str] = {
+    Severity.OK: "ok", Severity.WARNING: "warn", Severity.CRITICAL: "bad",
+    Severity.UNKNOWN: "warn"}
 
 
 def columns(terminal_width: int) -> tuple[str, ...]:
     """The table's headers for a terminal this wide."""
     if terminal_width < WIDE:
         return COLUMNS
-    return (*COLUMNS, *WIDE_COLUMNS, *(SPARK_COLUMNS if terminal_width >= SPARKS else ()))
+    return (*COLUMNS[:5], "TYPE", *COLUMNS[5:], *WIDE_COLUMNS,
+            *(SPARK_COLUMNS if terminal_width >= SPARKS else ()))
 
 
 def io_cells(io: DiskIo | None, wide: bool, history: Sequence[float], sparks: bool = True
@@ -57,12 +64,13 @@ def io_cells(io: DiskIo | None, wide: bool, history: Sequence[float], sparks: bo
 
 
 def _fixed(terminal_width: int) -> int:
-    """The cells every column but SERIAL and ROLE takes: each with 2 padding (DISK 9, SIZE 6,
-    TYPE 4, BUSY 4, AWAIT 9; wide adds AQU 4, R/S 5, W/S 5, then history 12), plus SERIAL's
-    and ROLE's padding, body padding and scrollbars 4."""
+    """The cells every column but SERIAL and ROLE takes: each with 2 padding (DISK 9,
+    HEALTH 12, SIZE 6, BUSY 4, AWAIT 9; wide adds TYPE 4, AQU 4, R/S 5, W/S 5, then history
+    12), plus SERIAL's and ROLE's padding, body padding and scrollbars 4."""
     cols = columns(terminal_width)
-    extra = {"AQU": 4, "R/S": 5, "W/S": 5, "BUSY HISTORY": HISTORY_CELLS}
-    return (9 + 6 + 4 + 4 + 9) + sum(extra.get(c, 0) for c in cols) + len(cols) * 2 + 4
+    extra = {"TYPE": 4, "AQU": 4, "R/S": 5, "W/S": 5, "BUSY HISTORY": HISTORY_CELLS}
+    return ((9 + HEALTH_WIDTH + 6 + 4 + 9) + sum(extra.get(c, 0) for c in cols)
+            + len(cols) * 2 + 4)
 
 
 def serial_width(terminal_width: int, longest: int) -> int:
@@ -93,6 +101,8 @@ class DisksTable(LevelTable):
 
     serial_room = SERIAL_MIN  # the SERIAL column's width, set by the screen from its rows
     sparks = False  # whether the busy history column is shown (set by the screen)
+    # each disk's SMART in a word (services/health/smart_words.disk_word), set by the screen
+    health: Mapping[str, tuple[Severity | None, str]] = {}
 
     def role_cell(self, row: DiskRow, width: int) -> Text:
         style = self.level_style(ROLE_COLOUR.get(row.role_level, ""))
@@ -108,12 +118,19 @@ class DisksTable(LevelTable):
         t.append_text(plain_text(fit(row.role_sentence, width - 2), style))
         return t
 
+    def health_cell(self, name: str) -> Text:
+        level, word = self.health.get(name, (None, NOT_YET))
+        if level in (Severity.WARNING, Severity.CRITICAL, Severity.UNKNOWN):
+            word = f"{level.symbol} {word}"  # a word and a symbol, never colour alone
+        return self.level_text(fit(word, HEALTH_WIDTH), HEALTH_COLOUR.get(level, "muted"))
+
     def disk_cells(self, row: DiskRow, *, wide: bool, room: int, expanded: bool
                    ) -> list[str | Text]:
         marker = "▾ " if expanded else ("▸ " if row.partitions else "  ")
         return [plain_text(marker + row.name), serial_cell(row.disk.serial, self.serial_room),
-                self.role_cell(row, room),
-                fmt.size(row.disk.size_bytes, short=True), plain_text(row.media or "-"),
+                self.role_cell(row, room), self.health_cell(row.name),
+                fmt.size(row.disk.size_bytes, short=True),
+                *([plain_text(row.media or "-")] if wide else []),
                 *io_cells(row.io, wide, row.busy_series, self.sparks)]
 
     def row_words(self, row: DiskRow, *, wide: bool, room: int) -> str:
@@ -129,9 +146,9 @@ class DisksTable(LevelTable):
         for i, p in enumerate(row.partitions):
             lead = "└ " if i == len(row.partitions) - 1 else "├ "
             cells: list[str | Text] = [plain_text("  " + lead + p.name), "",
-                                       self.level_text(fit(p.use, room), "muted"),
-                                       fmt.size(p.size_bytes, short=True), "", "", ""]
+                                       self.level_text(fit(p.use, room), "muted"), "",
+                                       fmt.size(p.size_bytes, short=True), "", ""]
             if wide:
-                cells += ["", "", "", *([""] if self.sparks else [])]
+                cells += ["", "", "", "", *([""] if self.sparks else [])]
             out.append((f"part:{p.name}", cells))
         return out

@@ -2,7 +2,9 @@
 
 The body (`DisksView`) is a summary, the table (`disk_table.py`), the I/O footnote and the
 selected disk's panel (`disk_detail.py`). Rows come from `services.read.disks.build_rows`;
-nothing here reads the host.
+each disk's SMART (its HEALTH word, the detail's SMART part) from the session's
+`SmartFollow`, read by the console's own SMART poll (ui/smart_poll.py; `h` asks for the
+selected disk now). Nothing here reads the host.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from textual.widgets import DataTable, Static
 from zconsole.model.hosttext import visible
 from zconsole.model.reading import DiskInventory, DiskState
 from zconsole.services import fmt
+from zconsole.services.health.smart_words import disk_word
 from zconsole.services.read.disks import (
     BUSY_FOOTNOTE,
     ROLE_LOOK,
@@ -36,6 +39,7 @@ from zconsole.ui.kit.levels import LEVEL_STYLE
 from zconsole.ui.kit.text import plain
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.disks.disk_detail import DiskDetail
+from zconsole.ui.screens.disks.disk_smart import smart_items
 from zconsole.ui.screens.disks.disk_table import (
     ROLE_COLOUR,
     SPARK_COLUMNS,
@@ -46,6 +50,10 @@ from zconsole.ui.screens.disks.disk_table import (
     serial_width,
 )
 from zconsole.ui.state import ViewState
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from zconsole.services.smart_follow import SmartFollow
 
 MUTED = LEVEL_STYLE["muted"]
 
@@ -85,6 +93,8 @@ class DisksView(Vertical):
         self._selected: str | None = None
         self._error: str | None = None
         self._inventory: DiskInventory | None = None
+        self._smart: SmartFollow | None = None
+        self._now = 0.0
         self.words = ListFilter()  # `/`: the rows whose text holds the words typed
 
     def compose(self) -> ComposeResult:
@@ -107,6 +117,7 @@ class DisksView(Vertical):
             self._render_rows()
             return
         self._error = None
+        self._smart, self._now = state.smart, state.now
         self.source = inv.source
         sample = state.sample
         diskstats_error = snap.diskstats.error if not snap.diskstats.ok else None
@@ -135,6 +146,9 @@ class DisksView(Vertical):
         rows = self.words.keep(sort_rows(filter_rows(self.rows, self.filter), self.sort),
                                partial(table.row_words, wide=wide, room=room))
         self.shown = rows
+        smart = self._smart
+        table.health = {r.name: disk_word(smart.state(r.name), smart.of_disk(r.name))
+                        for r in self.rows} if smart is not None else {}
         self.query_one("#disks-summary", Static).update(self._summary())
         wanted = []
         for r in rows:
@@ -221,7 +235,8 @@ class DisksView(Vertical):
         detail = self.query_one(DiskDetail)
         detail.display = row is not None
         if row is not None:
-            detail.show(row, self.source or "the host")
+            detail.show(row, self.source or "the host",
+                        smart_items(self._smart, row.name, self._now))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.row_key.value is not None:
@@ -254,6 +269,16 @@ class DisksView(Vertical):
         table = self.query_one(DisksTable)
         open_filter(self.words, anchor=table, redraw=self._render_rows)
 
+    def read_smart(self) -> str | None:
+        """`h`: ask for the selected disk's SMART (read by the poll the screen starts);
+        the disk asked for."""
+        row = self._current_row()
+        if row is None or self._smart is None:
+            return None
+        self._smart.request(row.name)
+        self._render_rows()
+        return row.name
+
     def cycle_filter(self) -> None:
         self.filter = self.filter.next()
         self._render_rows()
@@ -275,6 +300,7 @@ class DisksScreen(ZScreen):
         Binding("f", "cycle_filter", "Filter"),
         Binding("s", "cycle_sort", "Sort"),
         Binding("x", "toggle_partitions", "Partitions"),
+        Binding("h", "read_smart", "SMART now"),
         Binding("slash", "filter", "Find", show=False),
     ]
 
@@ -305,3 +331,10 @@ class DisksScreen(ZScreen):
 
     def action_toggle_partitions(self) -> None:
         self.query_one(DisksView).toggle_partitions()
+
+    def action_read_smart(self) -> None:
+        from zconsole.ui.smart_poll import poll_if_due
+
+        if self.query_one(DisksView).read_smart() is not None:
+            app = self.console_app
+            poll_if_due(app, app.current)
