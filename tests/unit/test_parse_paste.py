@@ -182,3 +182,22 @@ def test_json_and_text_agree_on_pool_row_see_and_files() -> None:
            for v in (js.root, text.root)]
     assert row[0] == row[1] == ("tank", "DEGRADED", 0, 0, 0)
     assert js.truncated is None and text.truncated is None
+
+
+def test_the_text_counts_data_errors_as_the_json_does() -> None:
+    """`zpool status -p` (the 2.1 read) prints `N data errors, use '-v' for a list`: the
+    same count 2.3's JSON gives as `error_count`, so a 2.1 pool with permanent errors is
+    judged as a 2.3 one is (services/health/pools.py's `data-errors` finding)."""
+    from zconsole.services.health.pools import judge_pool
+
+    (text,) = parse_zpool_status((STATUS / "guest-zfs-2.3.2-data-errors-no-v.txt").read_text())
+    (js,) = parse_zpool_status_json(J23.read_text())
+    assert text.error_count == js.error_count == 1695
+    (p21,) = parse_zpool_status((STATUS / "guest-zfs-2.1.11-data-errors-no-v.txt").read_text())
+    assert p21.error_count == 989
+    assert parse_zpool_status(V21.read_text())[0].error_count is None  # -v prints no count
+    clean = parse_zpool_status((STATUS / "mtlynch-resilver-replacing-no-estimate.txt")
+                               .read_text())[0]
+    assert clean.error_count == 0
+    found = [f for f in judge_pool(p21) if f.kind == "data-errors"]
+    assert [f.message for f in found] == ["tank has 989 permanent data errors"]

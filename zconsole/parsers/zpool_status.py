@@ -36,7 +36,8 @@ Formats handled
   - `scrub repaired ... in ... with N errors on ...`, `resilvered ...`, `resilvered (vdev) ...`,
     `... canceled on ...`, `scrub paused since ...`, `resilver (mirror-0) in progress since`,
     `none requested` (-> Pool.scan is None).
-* `errors:` line -> Pool.errors; with `-v` the permanent-error file list below it (zpool
+* `errors:` line -> Pool.errors, and its count -> Pool.error_count (`No known data errors`
+  0, `N data errors, use '-v' for a list` N, as JSON's `error_count`); with `-v` the permanent-error file list below it (zpool
   prints each as `%7s %s`: 8 blanks, the name) -> Pool.error_files, each name as printed
   without the indentation (`/tank/a b`, `tank/fs:<0x24>`, `<metadata>:<0x48>`; trailing
   blanks are dropped: a terminal's padding cannot be told from a name's own). Only indented
@@ -210,7 +211,7 @@ class _Block:
             ddt=self.ddt, unparsed=tuple(self.unparsed),
             root=root.freeze() if root is not None else None,
             expand=expand, removal=removal, classes=tuple(self.table.classes),
-            error_files=tuple(self.error_files),
+            error_files=tuple(self.error_files), error_count=_error_count(errors),
         )
 
     def truncation(self) -> str | None:
@@ -227,6 +228,19 @@ class _Block:
         if short is not None:
             return f"{at} inside the config table: {short}; then an `errors:` line was expected"
         return f"{at} inside the config table; more rows or the `errors:` line were expected"
+
+
+_DATA_ERRORS = re.compile(r"([0-9]{1,19}) data errors, use '-v' for a list", re.ASCII)
+
+
+def _error_count(errors: str | None) -> int | None:
+    """The pool's permanent data errors as the `errors:` line counts them (JSON's
+    `error_count`): `No known data errors` 0, `N data errors, use '-v' for a list` N; None
+    where it names files instead (`-v`: no count printed) or is not there."""
+    if errors == "No known data errors":
+        return 0
+    m = _DATA_ERRORS.fullmatch(errors or "")
+    return int(m.group(1)) if m else None
 
 
 def _parse_block(block: list[str], ddt_totals: bool, extra_unparsed: list[str],
