@@ -108,6 +108,10 @@ def test_the_timeline_counts_the_history_records_left_out() -> None:
     assert history is not None and history.ok and history.entries > 0
     assert "1 record could not be read (line 3: not a date" in history.note
     assert history.note.endswith(", left out")
+    from zconsole.ui.screens.timeline.panel import sources_text
+
+    said = sources_text(t, 0).plain  # what the Timeline's sources line shows
+    assert "1 record could not be read (line 3: not a date" in said
 
 
 # -- zpool events ----------------------------------------------------------------------------
@@ -170,6 +174,9 @@ def test_the_checked_events_leave_out_an_unreadable_listed_date_only() -> None:
     events = t.source(Source.EVENTS)
     assert events is not None and events.ok
     assert f"1 event could not be read (line {v_at}: not a date" in events.note
+    from zconsole.ui.screens.timeline.panel import sources_text
+
+    assert f"1 event could not be read (line {v_at}: not a date" in sources_text(t, 0).plain
 
 
 # -- journal and systemd-analyze ---------------------------------------------------------------
