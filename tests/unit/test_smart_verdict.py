@@ -182,3 +182,21 @@ def test_check_reads_smart_by_default_and_not_with_no_smart(
     findings = doc["findings"]
     assert isinstance(findings, list)
     assert not any(f["kind"].startswith("smart-") for f in findings)
+
+
+def test_the_slow_disk_sentence_says_its_pending_sectors() -> None:
+    """The showcase's slow disk is its dying disk: once SMART was read, its sentence ends
+    with the counter an admin reads first; before, it does not."""
+    clock = Clock(T0)
+    _host, s = session(clock)
+    for _ in range(4):
+        s.begin()
+        s.done(s.refresh())
+    [before] = [f for f in s.findings if f.kind == "slow-disk"]
+    assert "pending" not in before.message
+    s.poll_smart()
+    s.begin()
+    s.done(s.refresh())
+    [slow] = [f for f in s.findings if f.kind == "slow-disk"]
+    assert slow.message.startswith(before.message)
+    assert slow.message.endswith(", and it has 48 pending sectors")

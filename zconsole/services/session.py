@@ -302,8 +302,9 @@ class HostSession:
         inventory = reading.disks.value
         index = self._index(inventory)
         sample = self._feed_sampler(reading, raw, pools, index)
+        smart = self.smart.clauses(pools, index.leaf_disk_name) if index else {}
         findings = tuple(find_slow_disks(pools, self.sampler.leaf_history,
-                                         previous=self._slow)) if pools else ()
+                                         previous=self._slow, smart=smart)) if pools else ()
         self._slow = findings
         self.scans.update(pools, status.taken_at)
         if status.ok:

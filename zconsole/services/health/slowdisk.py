@@ -37,7 +37,7 @@ Pure functions over model objects and sample history; no I/O here. Samples come 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from zconsole.model.finding import Finding, Severity
@@ -219,10 +219,13 @@ def find_slow_disks(
     samples: Sequence[Sample],
     rule: SlowDiskRule = DEFAULT_RULE,
     previous: Sequence[Finding] = (),
+    smart: Mapping[str, str] | None = None,
 ) -> list[Finding]:
     """Apply the module rule to the most recent `rule.window` samples (oldest first).
     `previous`: the findings of the last refresh (a leaf critical there stays critical
-    while its factor is at least `rule.calm_ratio`)."""
+    while its factor is at least `rule.calm_ratio`). `smart`: a leaf's SMART failure
+    counter in words ("48 pending sectors", `SmartFollow.clauses`), said at the end of its
+    sentence: the slow disk is also the one whose sectors fail."""
     was_critical = {(f.pool, f.subject) for f in previous
                     if f.kind == KIND and f.severity is Severity.CRITICAL}
     window = list(samples[-rule.window:])
@@ -259,7 +262,9 @@ def find_slow_disks(
                     kind=KIND,
                     severity=severity,
                     subject=leaf.name,
-                    message=sentence(group, leaf.name, factor),
+                    message=sentence(group, leaf.name, factor) + (
+                        f", and it has {smart[leaf.name]}" if smart and leaf.name in smart
+                        else ""),
                     evidence=tuple(evidence),
                     pool=pool.name,
                     factor=round(factor, 1),

@@ -3,7 +3,7 @@ when expanded (enter)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from rich.style import Style
 from rich.text import Text
@@ -63,20 +63,26 @@ def io_cells(io: DiskIo | None, wide: bool, history: Sequence[float], sparks: bo
     return cells
 
 
-def _fixed(terminal_width: int) -> int:
+def health_width(words: Iterable[str]) -> int:
+    """The HEALTH column's width: its longest cell (symbol included), at least its header
+    and at most HEALTH_WIDTH."""
+    return max(len("HEALTH"), min(HEALTH_WIDTH, max((len(w) for w in words), default=0)))
+
+
+def _fixed(terminal_width: int, health: int = HEALTH_WIDTH) -> int:
     """The cells every column but SERIAL and ROLE takes: each with 2 padding (DISK 9,
     HEALTH 12, SIZE 6, BUSY 4, AWAIT 9; wide adds TYPE 4, AQU 4, R/S 5, W/S 5, then history
     12), plus SERIAL's and ROLE's padding, body padding and scrollbars 4."""
     cols = columns(terminal_width)
     extra = {"TYPE": 4, "AQU": 4, "R/S": 5, "W/S": 5, "BUSY HISTORY": HISTORY_CELLS}
-    return ((9 + HEALTH_WIDTH + 6 + 4 + 9) + sum(extra.get(c, 0) for c in cols)
+    return ((9 + health + 6 + 4 + 9) + sum(extra.get(c, 0) for c in cols)
             + len(cols) * 2 + 4)
 
 
-def serial_width(terminal_width: int, longest: int) -> int:
+def serial_width(terminal_width: int, longest: int, health: int = HEALTH_WIDTH) -> int:
     """Room for the SERIAL column: the longest serial listed, up to SERIAL_WIDE cells, once
     ROLE has ROLE_WANT; SERIAL_NARROW at least (the detail panel shows it whole)."""
-    left = terminal_width - _fixed(terminal_width) - ROLE_WANT
+    left = terminal_width - _fixed(terminal_width, health) - ROLE_WANT
     return max(SERIAL_MIN, min(longest, SERIAL_WIDE, max(SERIAL_NARROW, left)))
 
 
@@ -91,9 +97,10 @@ def serial_cell(serial: str | None, width: int) -> Text:
     return plain_text(text)
 
 
-def role_width(terminal_width: int, serial: int = SERIAL_MIN) -> int:
+def role_width(terminal_width: int, serial: int = SERIAL_MIN,
+               health: int = HEALTH_WIDTH) -> int:
     """Room for the ROLE column: what the other columns leave, 16 to 48 cells."""
-    return max(16, min(48, terminal_width - _fixed(terminal_width) - serial))
+    return max(16, min(48, terminal_width - _fixed(terminal_width, health) - serial))
 
 
 class DisksTable(LevelTable):
@@ -118,10 +125,14 @@ class DisksTable(LevelTable):
         t.append_text(plain_text(fit(row.role_sentence, width - 2), style))
         return t
 
-    def health_cell(self, name: str) -> Text:
+    def health_words(self, name: str) -> tuple[Severity | None, str]:
         level, word = self.health.get(name, (None, NOT_YET))
         if level in (Severity.WARNING, Severity.CRITICAL, Severity.UNKNOWN):
             word = f"{level.symbol} {word}"  # a word and a symbol, never colour alone
+        return level, word
+
+    def health_cell(self, name: str) -> Text:
+        level, word = self.health_words(name)
         return self.level_text(fit(word, HEALTH_WIDTH), HEALTH_COLOUR.get(level, "muted"))
 
     def disk_cells(self, row: DiskRow, *, wide: bool, room: int, expanded: bool

@@ -46,6 +46,7 @@ from zconsole.ui.screens.disks.disk_table import (
     WIDE,
     DisksTable,
     columns,
+    health_width,
     role_width,
     serial_width,
 )
@@ -140,15 +141,17 @@ class DisksView(Vertical):
         self._wide = wide
         width = self.app.size.width
         table.sparks = SPARK_COLUMNS[0] in columns(width)
-        table.serial_room = serial_width(
-            width, max((len(visible(r.disk.serial or "")) for r in self.rows), default=0))
-        room = role_width(width, table.serial_room)
-        rows = self.words.keep(sort_rows(filter_rows(self.rows, self.filter), self.sort),
-                               partial(table.row_words, wide=wide, room=room))
-        self.shown = rows
         smart = self._smart
         table.health = {r.name: disk_word(smart.state(r.name), smart.of_disk(r.name))
                         for r in self.rows} if smart is not None else {}
+        health = health_width(table.health_words(r.name)[1] for r in self.rows)
+        table.serial_room = serial_width(
+            width, max((len(visible(r.disk.serial or "")) for r in self.rows), default=0),
+            health)
+        room = role_width(width, table.serial_room, health)
+        rows = self.words.keep(sort_rows(filter_rows(self.rows, self.filter), self.sort),
+                               partial(table.row_words, wide=wide, room=room))
+        self.shown = rows
         self.query_one("#disks-summary", Static).update(self._summary())
         wanted = []
         for r in rows:

@@ -17,6 +17,7 @@ from zconsole.model.reading import PoolEntry
 from zconsole.services import fmt
 from zconsole.services.health import replace as replace_health
 from zconsole.services.health.severity import pool_level
+from zconsole.services.health.smart_words import leaf_notes
 from zconsole.services.read.pools import vdev_io
 from zconsole.services.read.progress import ScanEstimate
 from zconsole.ui.kit.filter import matches
@@ -256,8 +257,9 @@ class PoolBlock(Vertical):
         entry, state, performance, shape = self._shown
         estimates = state.scan_estimates.get(entry.name, ())
         todo = None
+        smart = state.smart
         level = pool_level(entry, slow=state.findings, estimates=state.scan_estimates,
-                           mutes=state.mutes)
+                           mutes=state.mutes, smart=smart.findings if smart else ())
         if entry.status is not None:
             cands = replace_health.candidates(entry.status, state.findings)
             todo = replace_health.advice(entry.status, cands,
@@ -285,6 +287,9 @@ class PoolBlock(Vertical):
             sizes[entry.name] = entry.usage.size
             caps = {v.name: v.capacity for v in entry.usage.vdevs if v.alloc is not None}
             caps[entry.name] = entry.usage.capacity
+        self.table.smart = leaf_notes(
+            state.reading.disks.value if state.reading else None, smart.findings,
+            smart.states(), entry.name) if smart is not None else {}
         matched, total = self.table.show(
             pool, performance=performance, columns=columns, shape=shape,
             name_room=shared_name_width(

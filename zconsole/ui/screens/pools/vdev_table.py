@@ -279,6 +279,9 @@ class VdevTable(LevelTable):
         self.folded: set[str] = set()  # ...and of those folded now
         self.note_room = 0  # NOTE's width: its text is cut to it
         self.whole: dict[str, str] = {}  # row key -> its name, state and note, never cut
+        # each leaf's SMART finding in a word, by its name (smart_words.leaf_notes), shown in
+        # NOTE: set by the pool's block before `show`
+        self.smart: Mapping[str, tuple[Severity, str]] = {}
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The table does not scroll itself (it is as tall as its rows): when the keyboard
@@ -390,7 +393,7 @@ class VdevTable(LevelTable):
                                                          if x)
                     depths.append(len(prefix) // 3 + sub)
                     names.append(v.name)
-                    hits.append(problem(v, slow))
+                    hits.append(problem(v, slow) or v.name in self.smart)
                     if folded is not None:
                         break  # its children are folded into its row
         matched, total = len(rows), len(rows)
@@ -423,6 +426,7 @@ class VdevTable(LevelTable):
         sig = (prefix, v.name, v.state, v.read_errors, v.write_errors,
                v.checksum_errors, v.note, v.resilvering, bool(v.children),
                name_room, self.note_room, f and (f.severity, f.factor), folded,
+               self.smart.get(v.name),
                (m, io, top, columns) if performance
                else (sizes.get(v.name), caps.get(v.name), columns))
         return (f"{pool}:{section.value}:{'/'.join(path)}", sig,
@@ -452,12 +456,17 @@ class VdevTable(LevelTable):
             f = slow[v.name]
             factor = f"{f.factor:.1f}×" if f.factor is not None else ""
             note = (f"{f.severity.symbol} SLOW {factor} " + note).strip()  # as its sentence
+        smart = self.smart.get(v.name)
+        if smart is not None:  # the disk's SMART in a word: "▲ 48 pending"
+            note = (f"{note}, {smart[1]}" if v.name in slow
+                    else f"{smart[0].symbol} {smart[1]} {note}".strip())
         if v.resilvering and "resilvering" not in note:
             note = ("(resilvering) " + note).strip()
         errors = tuple(self.level_text(x, "bad") if x not in ("0", "-", "") else x
                        for x in counters(v))
-        stands_out = v.name in slow or state_level(v.state) != "ok"
-        critical = v.name in slow and slow[v.name].severity is Severity.CRITICAL
+        stands_out = v.name in slow or state_level(v.state) != "ok" or smart is not None
+        critical = (v.name in slow and slow[v.name].severity is Severity.CRITICAL
+                    or smart is not None and smart[0] is Severity.CRITICAL)
         note_text = self.level_text(fit(note, self.note_room) if self.note_room else note,
                                     "bad" if critical else "warn" if stands_out else "")
         cap = (self.cap_cell(caps.get(v.name)),) if "CAP" in columns else ()
