@@ -10,6 +10,7 @@ import pytest
 import pytest_textual_snapshot
 
 from tests.ui.svg_runs import merge_runs
+from zconsole.ui import smart_poll
 from zconsole.ui.app import ZConsoleApp
 
 # Compare pictures by their cells, not by where Textual happened to cut a line into segments
@@ -65,6 +66,10 @@ def snap_compare(snap_compare: Callable[..., bool]) -> Callable[..., bool]:
 # 2026-11-21 23:00:10 UTC, the time of the real 2.3.2 capture in shared/fixtures.
 FROZEN = 1795302010.0
 
+# The first SMART poll starts at once, not a second after the first refresh (what keeps it
+# off the first frame's path: test_first_frame_imports.py runs in a fresh interpreter).
+smart_poll.FIRST_DELAY_S = 0.0
+
 
 def frozen() -> float:
     return FROZEN
@@ -99,8 +104,8 @@ async def settle(app: ZConsoleApp, pilot: object, refreshes: int = 1) -> None:
         await pilot.pause(0.01)
     else:
         raise AssertionError("the app never finished refreshing")
-    for _ in range(2000):  # the SMART poll a refresh started (ui/smart_poll.py)
-        if not app.session.smart.pending:
+    for _ in range(2000):  # the SMART polls the refreshes started (ui/smart_poll.py)
+        if not any(m.session.smart.pending for m in app.members):
             break
         await pilot.pause(0.01)
     else:

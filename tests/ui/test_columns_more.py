@@ -124,8 +124,9 @@ def test_a_serial_cut_to_fit_keeps_its_end_and_shows_control_characters() -> Non
     assert str(serial_cell(None, 10)) == "-"
     hostile = str(serial_cell("AB\x1b[31mC", 20))
     assert "\x1b" not in hostile and "\\x1b" in hostile
-    assert serial_width(80, 14) == 10  # ROLE keeps its 20 cells at 80 columns
-    assert serial_width(120, 14) == 14 and serial_width(160, 14) == 14
+    assert serial_width(80, 14, 6) == 10  # ROLE keeps 18 cells at 80 columns ("ok" disks)
+    assert serial_width(80, 14) == 6  # HEALTH at its widest ("▲ 48 pending"): ROLE keeps 16
+    assert serial_width(120, 14) == 10 and serial_width(160, 14) == 14  # HEALTH's room
     assert serial_width(200, 40) == 20
 
 
@@ -138,9 +139,10 @@ async def test_disks_show_a_serial_column(size: tuple[int, int]) -> None:
         head = head_line(lines, "DISK", "ROLE")
         assert "SERIAL" in head, head
         sda = row_line(lines, "▸ sda ")
-        assert ("…4PBJ1A2BT" if size[0] < 110 else "PN2334PBJ1A2BT") in sda, sda
+        # HEALTH ("▲ 48 pending") takes its cells from SERIAL, ROLE keeping its own
+        assert ("…1A2BT" if size[0] < 110 else "…4PBJ1A2BT") in sda, sda
         assert "in pool tank" in sda and "3.6T" in sda
-        if size[0] >= 110:  # ROLE keeps its whole sentence where SERIAL is whole
+        if size[0] >= 110:  # ROLE keeps its whole sentence
             assert "in pool tank, mirror-0" in sda, sda
         assert all(len(line.rstrip()) <= size[0] for line in lines)
         # a cut serial is read whole in the detail panel of the disk under the cursor

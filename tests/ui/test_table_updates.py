@@ -155,9 +155,10 @@ async def test_one_changed_cell_redraws_its_row_only() -> None:
         table._render_cell = counted  # type: ignore[method-assign]
         leaf = app.host.machine.pools["tank"].root.children[1].children[0]  # type: ignore[attr-defined]
         leaf.read_errors = 3
+        updates = table.in_place_updates  # the SMART poll's NOTE cells came in place too
         await refresh(app, pilot)
         await pilot.pause()
-        assert table.in_place_updates == 1
+        assert table.in_place_updates - updates == 1
         app.screen.refresh()
         await pilot.pause()
         key = next(k for k in rendered if k.startswith("tank:vdevs:mirror-1/"))

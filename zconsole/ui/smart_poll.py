@@ -2,8 +2,10 @@
 (`SmartFollow.due`: a first poll, a disk asked for, a minute since the last), one background
 worker reads what is due (`HostSession.poll_smart`) and the screens are shown the result.
 
-Started after the frame that shows the refresh (`call_after_refresh`), in a thread: the
-first frame neither waits for nor imports the SMART read, and a refresh never reads SMART.
+Started in a thread, the first time `FIRST_DELAY_S` after the refresh that made it due
+(later polls after the frame that shows their refresh): the first frame neither waits for
+nor imports the SMART read (tests/ui/test_first_frame_imports.py, bench first_frame), and a
+refresh never reads SMART.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ if TYPE_CHECKING:
     from zconsole.services.monitor.member import Member
     from zconsole.ui.app import ZConsoleApp
 
+FIRST_DELAY_S = 1.0  # the UI tests set 0 (tests/ui/conftest.py)
+
 
 def poll_if_due(app: ZConsoleApp, m: Member) -> None:
     """Start `m`'s SMART poll when it is due and none is on its way."""
@@ -22,7 +26,10 @@ def poll_if_due(app: ZConsoleApp, m: Member) -> None:
     if smart.pending or not smart.due(m.session.clock()):
         return
     smart.pending = True
-    app.call_after_refresh(_start, app, m)
+    if smart.started or FIRST_DELAY_S <= 0:
+        app.call_after_refresh(_start, app, m)
+    else:
+        app.set_timer(FIRST_DELAY_S, partial(_start, app, m))
 
 
 def _start(app: ZConsoleApp, m: Member) -> None:

@@ -28,7 +28,8 @@ WIDE_COLUMNS = ("AQU", "R/S", "W/S")
 SPARK_COLUMNS = ("BUSY HISTORY",)
 HEALTH_WIDTH = 12  # "▲ 48 pending", "asleep", "no SMART", "not read yet"
 SERIAL_WIDE = 20  # the most a serial is given on a wide terminal (cut in the middle beyond)
-SERIAL_NARROW = 6  # below WIDE: "…" and the last 5 characters, the end the label shows
+SERIAL_NARROW = 10  # below WIDE: "…" and the last 9 characters, the end the label shows,
+# when ROLE keeps its 16 cells (else down to SERIAL_MIN: HEALTH's widest words at 80)
 SERIAL_MIN = 6  # the SERIAL header's width
 ROLE_WANT = 36  # ROLE keeps this (a whole role sentence, mostly) before SERIAL grows past
 # SERIAL_NARROW
@@ -82,8 +83,10 @@ def _fixed(terminal_width: int, health: int = HEALTH_WIDTH) -> int:
 def serial_width(terminal_width: int, longest: int, health: int = HEALTH_WIDTH) -> int:
     """Room for the SERIAL column: the longest serial listed, up to SERIAL_WIDE cells, once
     ROLE has ROLE_WANT; SERIAL_NARROW at least (the detail panel shows it whole)."""
-    left = terminal_width - _fixed(terminal_width, health) - ROLE_WANT
-    return max(SERIAL_MIN, min(longest, SERIAL_WIDE, max(SERIAL_NARROW, left)))
+    fixed = _fixed(terminal_width, health)
+    left = terminal_width - fixed - ROLE_WANT
+    narrow = min(SERIAL_NARROW, terminal_width - fixed - 16)
+    return max(SERIAL_MIN, min(longest, SERIAL_WIDE, max(narrow, left)))
 
 
 def serial_cell(serial: str | None, width: int) -> Text:
