@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -58,6 +59,43 @@ def test_default_columns_mapping() -> None:
     assert (d.createtxg, d.creation) == (11, 1795301990)
     (d,) = parse_zfs_list(row.replace("1.00", "1.00x"), DEFAULT_COLUMNS)
     assert d.compressratio == 1.0
+
+
+GUEST_DEFAULT = sorted(FIX.glob("guest-zfs-*-default-columns.txt"))
+GUEST_COLUMNS = ("name", "type", "used", "avail", "refer", "origin", "usedbysnapshots",
+                 "compressratio", "dedup", "mountpoint", "createtxg", "creation", "quota",
+                 "refquota")  # what those files were asked
+
+
+@pytest.mark.parametrize("path", GUEST_DEFAULT, ids=lambda p: p.name.split("-")[2])
+def test_quota_and_refquota_as_real_zfs_list_prints_them(path: Path) -> None:
+    """Real `zfs list -H -p` output (guest, state healthy: quota=1G on tank/home,
+    refquota=40M on tank/home/alice): 0 is "no quota" (None), bytes a quota, `-` a volume
+    (quota and refquota do not apply). The same figures from every OpenZFS version."""
+    by = {d.name: d for d in parse_zfs_list(path.read_text(), GUEST_COLUMNS)}
+    assert (by["tank/home"].quota, by["tank/home"].refquota) == (1 << 30, None)
+    assert (by["tank/home/alice"].quota, by["tank/home/alice"].refquota) == (None, 40 << 20)
+    assert by["tank/vol1"].type == "volume"
+    assert (by["tank/vol1"].quota, by["tank/vol1"].refquota) == (None, None)
+    assert all(d.quota is None and d.refquota is None for n, d in by.items()
+               if n not in ("tank/home", "tank/home/alice"))
+    # a refquota bounds AVAIL: what is left of it, not the pool's free space
+    alice = by["tank/home/alice"]
+    assert alice.avail == (40 << 20) - (alice.refer or 0) < (by["tank"].avail or 0)
+    fast, rows = _both(path.read_text(), GUEST_COLUMNS)
+    assert fast is not None
+    _same(fast, rows)
+
+
+@pytest.mark.parametrize("quota,want", [("0", None), ("-", None), ("1073741824", 1 << 30),
+                                        ("none", None), ("1G", 1 << 30)])
+def test_a_quota_cell(quota: str, want: int | None) -> None:
+    """`-p` prints 0 for none and bytes; without `-p` zfs prints `none` and `1G` (the
+    row-by-row path reads those too)."""
+    cols = ("name", "quota", "refquota")
+    (d,) = parse_zfs_list(f"tank/a\t{quota}\t{quota}\n", cols)
+    assert (d.quota, d.refquota) == (want, want)
+    assert not d.props  # fields, not props
 
 
 def test_aliases_available_referenced() -> None:

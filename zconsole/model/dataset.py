@@ -20,7 +20,7 @@ class Dataset(NamedTuple):
 
     A NamedTuple, not a frozen dataclass: `zfs list` of 100 000 snapshots is 100 000 of
     these, and a tuple is made in one C call (`datasets_from_columns`) where a frozen
-    dataclass sets each of its 14 fields with a Python-level call.
+    dataclass sets each of its 16 fields with a Python-level call.
     """
 
     name: str
@@ -36,6 +36,8 @@ class Dataset(NamedTuple):
     compressratio: float | None = None
     dedup: str | None = None
     mountpoint: str | None = None
+    quota: int | None = None  # bytes; None: no quota (`-p` prints 0) or not applicable (`-`)
+    refquota: int | None = None  # the same for refquota
     props: Mapping[str, str] = NO_PROPS
 
     # equality and hash leave `props` out (it is a mapping: unhashable, and not the dataset's

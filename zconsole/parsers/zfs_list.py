@@ -9,6 +9,8 @@ Traps:
   clone's own `origin` is authoritative.
 * With `-p`, `compressratio` prints "1.00" (no `x`) and `creation` is epoch seconds; without
   `-p` they are "1.00x" and a locale-dependent date (not accepted for `creation`).
+* `quota` and `refquota` print `0` with `-p` when none is set (`none` without `-p`) and `-`
+  where they do not apply (snapshots, volumes): both are None in a Dataset.
 * Listing every snapshot with space columns is very slow on big pools; see the facts file.
   `DEFAULT_COLUMNS` (filesystems/volumes) and `SNAPSHOT_COLUMNS` are what zconsole requests.
 
@@ -47,9 +49,10 @@ _ALIASES = {
     "ratio": "compressratio",
 }
 _SIZE_FIELDS = ("used", "available", "referenced", "usedbysnapshots")
+_QUOTA_FIELDS = ("quota", "refquota")  # sizes where 0 means "none"
 # the columns a Dataset field holds; any other requested column goes into `props`
 _FIELDS = frozenset(("name", "type", "origin", "clones", "createtxg", "creation",
-                     "compressratio", "dedup", "mountpoint", *_SIZE_FIELDS))
+                     "compressratio", "dedup", "mountpoint", *_SIZE_FIELDS, *_QUOTA_FIELDS))
 _NO_PROPS = NO_PROPS
 _INT = re.compile(r"[0-9]+", re.ASCII)
 _FLOAT = re.compile(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
@@ -104,6 +107,7 @@ class _Layout:
         self.width = len(cols)
         self.name = at["name"]
         self.sizes = [(c, at[c]) for c in _SIZE_FIELDS if c in at]
+        self.quotas = [(c, at[c]) for c in _QUOTA_FIELDS if c in at]
         self.type, self.origin, self.clones = at.get("type"), at.get("origin"), at.get("clones")
         self.txg, self.creation = at.get("createtxg"), at.get("creation")
         self.ratio, self.dedup, self.mount = at.get("compressratio"), at.get("dedup"), \
@@ -166,6 +170,8 @@ def _fields(lines: list[str], lay: _Layout) -> _Fields | None:
         return None
     try:
         values: dict[str, Any] = {_FIELD_OF.get(c, c): _numbers(col(i)) for c, i in lay.sizes}
+        for c, at in lay.quotas:  # 0 is "none": None, as `-` is
+            values[c] = [v or None for v in _numbers(col(at))]
         for field, i in (("createtxg", lay.txg), ("creation", lay.creation)):
             if i is not None:
                 values[field] = _numbers(col(i))
@@ -256,6 +262,11 @@ def _row(fields: list[str], lay: _Layout, line_no: int, line: str) -> Dataset:
             sizes[col] = parse_size(v)
         except ValueError as e:
             raise ParseError(SOURCE, f"bad {col} {v!r}", line_no, line) from e
+    for col, i in lay.quotas:
+        try:
+            sizes[col] = parse_size(fields[i]) or None  # 0 and `none`: no quota
+        except ValueError as e:
+            raise ParseError(SOURCE, f"bad {col} {fields[i]!r}", line_no, line) from e
     ratio: float | None = None
     if lay.ratio is not None:
         r = fields[lay.ratio].rstrip("x")
@@ -282,6 +293,8 @@ def _row(fields: list[str], lay: _Layout, line_no: int, line: str) -> Dataset:
         compressratio=ratio,
         dedup=_opt(fields[lay.dedup]) if lay.dedup is not None else None,
         mountpoint=_opt(fields[lay.mount]) if lay.mount is not None else None,
+        quota=sizes.get("quota"),
+        refquota=sizes.get("refquota"),
         props={key: fields[i] for key, i in lay.extra} if lay.extra else _NO_PROPS,
     )
 

@@ -180,6 +180,11 @@ def zfs_set(m: Machine, name: str, prop: str, val: str) -> None:
         ds.mounted = False
 
 
+def size_bytes(v: str) -> int:
+    """A size as `zfs set` takes it (`10G`, `1.5T`, `512`) in bytes."""
+    return _size(v)
+
+
 def _is_size(v: str) -> bool:
     try:
         _size(v)

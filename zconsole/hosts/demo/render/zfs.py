@@ -14,6 +14,7 @@ from zconsole.hosts.demo.machine.properties import (
     canonical,
     inherited,
     mountpoint,
+    size_bytes,
 )
 from zconsole.hosts.demo.machine.state import Machine
 
@@ -21,7 +22,7 @@ NUMERIC = {"used", "available", "referenced", "usedbysnapshots", "usedbydataset"
            "usedbychildren", "usedbyrefreservation", "written", "logicalused",
            "logicalreferenced", "createtxg", "creation", "guid", "volsize", "userrefs",
            "snapshot_count", "filesystem_count", "objsetid", "compressratio",
-           "refcompressratio"}
+           "refcompressratio", "quota", "refquota", "reservation", "refreservation"}
 HEADERS = {"name": "NAME", "used": "USED", "available": "AVAIL", "referenced": "REFER",
            "mountpoint": "MOUNTPOINT", "origin": "ORIGIN", "clones": "CLONES",
            "createtxg": "CREATETXG", "creation": "CREATION", "type": "TYPE",
@@ -30,7 +31,9 @@ HEADERS = {"name": "NAME", "used": "USED", "available": "AVAIL", "referenced": "
            "compressratio": "RATIO", "compression": "COMPRESS", "dedup": "DEDUP",
            "recordsize": "RECSIZE", "logicalused": "LUSED", "logicalreferenced": "LREFER",
            "volsize": "VOLSIZE", "guid": "GUID", "written": "WRITTEN",
-           "snapshot_count": "SSCOUNT", "mounted": "MOUNTED", "userrefs": "USERREFS"}
+           "snapshot_count": "SSCOUNT", "mounted": "MOUNTED", "userrefs": "USERREFS",
+           "quota": "QUOTA", "refquota": "REFQUOTA", "reservation": "RESERV",
+           "refreservation": "REFRESERV"}
 LEFT = {"name", "mountpoint", "origin", "clones", "type", "compression", "dedup", "mounted",
         "creation"}
 GET_ALL = ("type creation used available referenced compressratio mounted quota reservation "
@@ -74,6 +77,27 @@ def pool_avail(m: Machine, pool: str) -> int:
     size = p.size()
     slop = min(max(size >> 5, 128 * MiB), 128 << 30)
     return max(0, size - p.alloc - slop)
+
+
+def dataset_avail(m: Machine, ds: Dataset) -> int:
+    """AVAIL as zfs says it: the pool's free space, less where a quota of the dataset or of
+    an ancestor, or the dataset's refquota, leaves less (zfsprops(7): quota, refquota)."""
+    avail = pool_avail(m, ds.pool)
+    cur: Dataset | None = ds
+    while cur is not None:
+        quota = limit_bytes(cur.props.get("quota")) if cur.type == "filesystem" else 0
+        if quota:
+            avail = min(avail, max(0, quota - used_total(m, cur)))
+        cur = m.datasets.get(cur.parent) if cur.parent is not None else None
+    refquota = limit_bytes(ds.props.get("refquota")) if ds.type == "filesystem" else 0
+    if refquota:
+        avail = min(avail, max(0, refquota - ds.refer))
+    return avail
+
+
+def limit_bytes(text: str | None) -> int:
+    """A quota or reservation as set (`10G`, `none`, absent) in bytes, 0 for none."""
+    return 0 if text is None or text == "none" else size_bytes(text)
 
 
 def used_total(m: Machine, ds: Dataset) -> int:
@@ -147,6 +171,17 @@ def _volblocksize(a: Ask) -> Value:
         "default" if "volblocksize" not in a.ds.props else "-")
 
 
+def _limit(prop: str) -> PropFn:
+    """quota, refquota, reservation, refreservation: `none` (`0` with -p) when not set, else
+    the size as zfs prints sizes (bytes with -p), source local."""
+    def get(a: Ask) -> Value:
+        text = a.ds.props.get(prop)
+        n = limit_bytes(text)
+        shown = str(n) if a.literal else (nicebytes(n) if n else "none")
+        return shown, "default" if text is None else "local"
+    return get
+
+
 def _recordsize(a: Ask) -> Value:
     text, source = inherited(a.m, a.ds, "recordsize")
     return _block(a, text), source
@@ -182,7 +217,7 @@ SNAPSHOT_PROPS: dict[str, SnapFn] = {
 
 DATASET_PROPS: dict[str, PropFn] = {
     "used": lambda a: (a.size(used_total(a.m, a.ds)), "-"),
-    "available": lambda a: (a.size(pool_avail(a.m, a.ds.pool)), "-"),
+    "available": lambda a: (a.size(dataset_avail(a.m, a.ds)), "-"),
     "referenced": lambda a: (a.size(a.ds.refer), "-"),
     "usedbysnapshots": lambda a: (a.size(a.ds.snap_used), "-"),
     "usedbydataset": lambda a: (a.size(a.ds.used_self), "-"),
@@ -227,6 +262,7 @@ LATER_PROPS: dict[str, PropFn] = {
     **dict.fromkeys(("mlslabel", "context", "fscontext", "defcontext", "rootcontext"),
                     _fixed("none", "default")),
     "keystatus": _fixed("-"),
+    **{p: _limit(p) for p in ("quota", "refquota", "reservation", "refreservation")},
 }
 """Asked third: for a volume only what `VOLUME_PROPS` did not answer."""
 
