@@ -54,6 +54,8 @@ async def test_detail_shows_the_counters_and_their_history() -> None:
         assert "pending sectors 48 (unchanged since first seen 0 s ago)" in text
         assert "none: UDMA CRC errors" in text
         assert "extended: Completed: read failure" in text  # the failed self-test
+        await select(app, pilot, "sdg")  # the spare, asleep: said as a fact, not woken
+        assert "asleep, not read (smartctl -n standby does not wake a disk)" in smart_text(app)
         await select(app, pilot, "nvme1n1")
         text = smart_text(app)
         assert "74 °C" in text and "93 % of rated endurance used" in text
