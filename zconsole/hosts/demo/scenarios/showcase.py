@@ -43,9 +43,11 @@ def build(seed: int, now: float) -> Machine:
     fleaf1.resilvering = True
     fast = b.pool("fast", [b.mirror(fleaf0, fleaf1)], frag=4)
     b.fs("fast", 128 * 1024, days_ago=90, props={"compression": "lz4"})
+    # quotas: fast/db near its refquota (86 %: the warning colour), fast/scratch half used
     b.fs("fast/db", 301 * GiB, days_ago=90, props={"recordsize": "16K",
-                                                   "logbias": "throughput"})
-    b.fs("fast/scratch", 96 * GiB, days_ago=12, props={"sync": "disabled"})
+                                                   "logbias": "throughput",
+                                                   "refquota": "350G"})
+    b.fs("fast/scratch", 96 * GiB, days_ago=12, props={"sync": "disabled", "quota": "200G"})
     b.snap("fast/db", "hourly-0900", used=800 * MiB, days_ago=0.3)
     b.snap("fast/db", "hourly-1000", used=640 * MiB, days_ago=0.26)
     b.finish()

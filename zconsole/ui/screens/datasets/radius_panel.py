@@ -208,6 +208,11 @@ def dataset_summary(name: str, known: Known) -> str:
     s = f"{name} · {d.type} · used {fmt.size(d.used, short=True)}"
     if d.avail is not None:
         s += f" · avail {fmt.size(d.avail, short=True)}"
+    for word, limit, spent, what in (("quota", d.quota, d.used, "used"),
+                                     ("refquota", d.refquota, d.refer, "referenced")):
+        if limit:  # how full, which the QUOTA/REFQUOTA cells say only by their colour
+            full = f" ({fmt.pct(spent / limit)} {what})" if spent is not None else ""
+            s += f" · {word} {fmt.size(limit, short=True)}{full}"
     if d.mountpoint:  # whole here: the MOUNTPOINT column may cut it or be left out
         s += f" · mountpoint {d.mountpoint}"
     if d.origin:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.binding import Binding
 from textual.cache import LRUCache
@@ -44,14 +45,21 @@ class Column:
 
 
 # Every column but NAME, in the order shown; each with its width (MOUNTPOINT and NOTE: the
-# least they are shown in, they take more up to CAPS when there is room).
+# least they are shown in, they take more up to CAPS when there is room). QUOTA and REFQUOTA
+# only when a row shown has one (most hosts set none: no two columns of "-").
 COLUMNS = (Column("used", "USED", 7), Column("avail", "AVAIL", 7),
-           Column("refer", "REFER", 7), Column("usedsnap", "USEDSNAP", 8),
+           Column("refer", "REFER", 7), Column("quota", "QUOTA", 7),
+           Column("refquota", "REFQUOTA", 8), Column("usedsnap", "USEDSNAP", 8),
            Column("ratio", "RATIO", 5), Column("created", "CREATED", 7),
            Column("mountpoint", "MOUNTPOINT", 12, right=False),
            Column("note", "NOTE", 20, right=False))
-# The order they are given room in: on a narrow screen the last ones are left out.
-IMPORTANCE = ("used", "avail", "refer", "mountpoint", "usedsnap", "created", "ratio", "note")
+# The order they are given room in: on a narrow screen the last ones are left out. A quota
+# comes before MOUNTPOINT: a dataset near its quota is what an admin looks for; NOTE (a
+# clone's origin, a warning) before RATIO.
+IMPORTANCE = ("used", "avail", "refer", "quota", "refquota", "mountpoint", "usedsnap",
+              "created", "note", "ratio")
+NEAR_QUOTA = 0.80  # a QUOTA/REFQUOTA cell this full is in the warning colour
+FULL_QUOTA = 0.95  # ... and this full in the critical one
 CAPS = {"name": 48, "mountpoint": 32, "note": 48}
 NAME_MIN = 20  # NAME keeps this (or what its longest name needs, when less) before any column
 NOTE_MIN_WIDTH = 100  # the NOTE column appears from this table width
@@ -59,35 +67,40 @@ NOTE_MIN_WIDTH = 100  # the NOTE column appears from this table width
 
 @dataclass(frozen=True)
 class Needs:
-    """The widest cell of the rows shown, per column that grows (NAME, MOUNTPOINT, NOTE)."""
+    """The widest cell of the rows shown, per column that grows (NAME, MOUNTPOINT, NOTE),
+    and whether a row shown has a quota, a refquota."""
 
     name: int = 0
     mountpoint: int = 0
     note: int = 0
+    quota: bool = False
+    refquota: bool = False
 
 
 def needs_of(rows: Sequence[TreeRow]) -> Needs:
     """What the rows' longest name, mountpoint and note need (clone and note rows span the
     whole line and need nothing)."""
     shown = [r for r in rows if r.kind not in ("clone", "note")]
+    sets = [r.dataset for r in shown if r.dataset is not None]
     return Needs(max((len(r.guide) + len(r.label) for r in shown), default=0),
-                 max((len(r.dataset.mountpoint or "") for r in shown
-                      if r.dataset is not None), default=0),
-                 max((len(r.note) for r in shown), default=0))
+                 max((len(d.mountpoint or "") for d in sets), default=0),
+                 max((len(r.note) for r in shown), default=0),
+                 any(d.quota for d in sets), any(d.refquota for d in sets))
 
 
 def layout(width: int, needs: Needs | None = None) -> list[Column]:
     """NAME gets what its longest name needs, up to a cap; the other columns the rest, the
     most important first; a narrow screen leaves out the least important columns rather than
     cut NAME to nothing. NOTE only on wide screens."""
-    need = needs or Needs(CAPS["name"], CAPS["mountpoint"], CAPS["note"])
+    need = needs or Needs(CAPS["name"], CAPS["mountpoint"], CAPS["note"], True, True)
     name_need = max(12, min(CAPS["name"], need.name))
     room = width - 1 - min(NAME_MIN, name_need)
     by_key = {c.key: c for c in COLUMNS}
     chosen: set[str] = set()
     for key in IMPORTANCE:
         c = by_key[key]
-        if key == "note" and width < NOTE_MIN_WIDTH:
+        if (key == "note" and width < NOTE_MIN_WIDTH) or (key == "quota" and not need.quota) \
+                or (key == "refquota" and not need.refquota):
             continue
         if c.width + 1 <= room:
             chosen.add(key)
@@ -119,9 +132,25 @@ def row_cells(row: TreeRow, now: float) -> dict[str, str]:
         cells["usedsnap"] = fmt.size(d.usedbysnapshots, short=True)
         cells["ratio"] = ratio(d.compressratio)
         cells["mountpoint"] = d.mountpoint or "-"
+        cells["quota"] = fmt.size(d.quota, short=True)  # None (no quota, a volume): "-"
+        cells["refquota"] = fmt.size(d.refquota, short=True)
     cells["created"] = (fmt.duration(now - d.creation, coarse=True) if d.creation is not None
                         else "-")
     return cells
+
+
+def quota_levels(row: TreeRow) -> dict[str, str]:
+    """The QUOTA/REFQUOTA cells of a dataset near its limit: "warn" from NEAR_QUOTA full,
+    "bad" from FULL_QUOTA. A quota bounds USED (the dataset, its children and snapshots), a
+    refquota REFER (zfsprops(7))."""
+    d = row.dataset
+    if d is None or row.kind != "dataset":
+        return {}
+    out = {}
+    for key, limit, spent in (("quota", d.quota, d.used), ("refquota", d.refquota, d.refer)):
+        if limit and spent is not None and spent >= NEAR_QUOTA * limit:
+            out[key] = "bad" if spent >= FULL_QUOTA * limit else "warn"
+    return out
 
 
 class TreeTable(ScrollView, can_focus=True):
@@ -367,6 +396,9 @@ class TreeTable(ScrollView, can_focus=True):
         style = self.rich_style
         if row.level:
             style = style + self.get_component_rich_style(f"treetable--{row.level}")
+        levels = quota_levels(row)
+        if levels:
+            return self._render_cells(row, i, width, style, levels)
         if i == self.cursor:
             style = style + self.get_component_rich_style("treetable--cursor")
         if row.kind in ("clone", "note"):
@@ -381,6 +413,28 @@ class TreeTable(ScrollView, can_focus=True):
                 v = fit(v, c.width)
             parts.append(pad(v, c.width) if not c.right else v[-c.width:].rjust(c.width))
         return Strip([Segment(pad(plain(" ".join(parts)).plain, width), style)], width)
+
+    def _render_cells(self, row: TreeRow, i: int, width: int, style: Style,
+                      levels: dict[str, str]) -> Strip:
+        """A row with cells in their own colour (a quota nearly used up), cell by cell; the
+        cursor's style over all of them."""
+        cursor = self.get_component_rich_style("treetable--cursor") if i == self.cursor \
+            else None
+        line_style = style + cursor if cursor is not None else style
+        cells = row_cells(row, self.now)
+        segments = []
+        for n, c in enumerate(self._columns(width)):
+            v = cells.get(c.key, "")
+            if c.key == "note":
+                v = fit(v, c.width)
+            text = plain(pad(v, c.width) if not c.right else v[-c.width:].rjust(c.width)).plain
+            cell = style
+            if c.key in levels:
+                cell = cell + self.get_component_rich_style(f"treetable--{levels[c.key]}")
+            if n:
+                segments.append(Segment(" ", line_style))
+            segments.append(Segment(text, cell + cursor if cursor is not None else cell))
+        return Strip(segments).adjust_cell_length(width, line_style)
 
     def visible_text(self) -> list[str]:
         """The rows as plain lines (for tests and screen readers)."""
