@@ -44,6 +44,8 @@ NOT_ON_THE_FIRST_FRAME = {
     "zconsole.parsers.smartctl": "SMART, read at its own cadence after the first frame",
     "zconsole.services.read.smart": "SMART's reads",
     "zconsole.services.health.smart": "SMART's judgement",
+    "zconsole.model.smart": "SMART's model: 8 frozen dataclasses, ~10 ms of a 3.10 start",
+    "zconsole.services.health.smart_words": "SMART's words, none before its first poll",
     "prometheus_client": "the exporter and check --prometheus",
     "zconsole.services.monitor.metrics": "the exporter's collector",
     "zconsole.ui.screens.disks": "screen 2",

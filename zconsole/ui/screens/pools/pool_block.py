@@ -17,7 +17,6 @@ from zconsole.model.reading import PoolEntry
 from zconsole.services import fmt
 from zconsole.services.health import replace as replace_health
 from zconsole.services.health.severity import pool_level
-from zconsole.services.health.smart_words import leaf_notes
 from zconsole.services.read.pools import vdev_io
 from zconsole.services.read.progress import ScanEstimate
 from zconsole.ui.kit.filter import matches
@@ -287,9 +286,13 @@ class PoolBlock(Vertical):
             sizes[entry.name] = entry.usage.size
             caps = {v.name: v.capacity for v in entry.usage.vdevs if v.alloc is not None}
             caps[entry.name] = entry.usage.capacity
-        self.table.smart = leaf_notes(
-            state.reading.disks.value if state.reading else None, smart.findings,
-            smart.states(), entry.name) if smart is not None else {}
+        self.table.smart = {}
+        if smart is not None and smart.findings:  # none before the first SMART poll: the
+            from zconsole.services.health.smart_words import leaf_notes  # first frame skips it
+
+            self.table.smart = leaf_notes(
+                state.reading.disks.value if state.reading else None, smart.findings,
+                smart.states(), entry.name)
         matched, total = self.table.show(
             pool, performance=performance, columns=columns, shape=shape,
             name_room=shared_name_width(
