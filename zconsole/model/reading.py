@@ -225,12 +225,18 @@ class HostReading:
     clock_offset: float | None = None
 
     @property
+    def unreachable(self) -> str | None:
+        """Why the host could not be reached (the part that failed says it; the parts after
+        it were not attempted), or None."""
+        return next((p.error or "unreachable" for p in (
+            self.kernel, self.pool_status, self.pool_usage, self.datasets, self.arc,
+            self.diskstats, self.disks) if p.error_type == UNREACHABLE), None)
+
+    @property
     def reached(self) -> bool:
         """False when the host could not be reached (ssh failed): what zconsole may do there,
         root or not, is not known."""
-        return not any(p.error_type == UNREACHABLE for p in (
-            self.kernel, self.pool_status, self.pool_usage, self.datasets, self.arc,
-            self.diskstats, self.disks))
+        return self.unreachable is None
 
     def age(self, now: float) -> float:
         """Seconds since the reading began, `now` on the console's monotonic clock (`seen`'s);

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.pool import Pool, ScanState, Vdev
-from zconsole.model.reading import UNREACHABLE, HostReading
+from zconsole.model.reading import HostReading
 from zconsole.services import fmt
 from zconsole.services.health.redundancy import lost_redundancy, margin, rebuilding
 from zconsole.services.health.severity import pool_state_level
@@ -123,12 +123,13 @@ def judge_pools(reading: HostReading, *, now: float | None = None,
     than `max_age` seconds makes the pools UNKNOWN (whatever it said). `now` is the console's
     monotonic clock: the age counts from the status answer's `seen` (`Part.age`)."""
     part = reading.pool_status
-    if part.skipped:
+    unreachable = reading.unreachable
+    if unreachable is not None:  # the host, not zpool (its status read or not attempted)
+        return [Finding("pool-unread", Severity.UNKNOWN, "pools",
+                        f"pool health unknown: {unreachable}")]
+    if part.skipped:  # ZFS is not there: nothing to judge
         return []
     if not part.ok or part.value is None:
-        if part.error_type == UNREACHABLE:  # the host, not zpool: say why, once
-            return [Finding("pool-unread", Severity.UNKNOWN, "pools",
-                            f"pool health unknown: {part.error}")]
         return [Finding("pool-unread", Severity.UNKNOWN, "pools",
                         f"pool health unknown: {part.source or 'zpool status'} failed "
                         f"({part.error})")]

@@ -37,7 +37,6 @@ from zconsole.model.disk import DiskStat
 from zconsole.model.pool import Pool, PoolUsage, ScanState
 from zconsole.model.reading import (
     SKIPPED,
-    UNREACHABLE,
     DiskInventory,
     HostReading,
     Part,
@@ -90,8 +89,8 @@ class _Reader:
         self.unreachable: str | None = None  # once set, later reads are skipped
 
     def part(self, source: str, fn: Callable[[], T]) -> Part[T]:
-        if self.unreachable is not None:  # not attempted: failed as the first did (never
-            return self.failed(source, self.unreachable, UNREACHABLE)  # skipped: never OK)
+        if self.unreachable is not None:  # said once, by the part that failed
+            return self.skipped(source, f"not attempted: {self.unreachable}")
         try:
             value = fn()
         except HostUnreachable as e:
