@@ -48,9 +48,7 @@ def theme_names(directory: Path | None = None) -> list[str]:
 def load_themes(directory: Path | None = None) -> dict[str, Theme]:
     """Short name (file stem: dark, light, high-contrast) -> Theme."""
     d = directory or themes_dir()
-    out: dict[str, Theme] = {}
-    for path in sorted(d.glob("*.json")):
-        out[path.stem] = load_theme_file(path)
+    out = {name: load_theme_file(d / f"{name}.json") for name in theme_names(d)}
     if DEFAULT_THEME not in out:
         raise ThemeError(f"no {DEFAULT_THEME}.json theme in {d}")
     return out
