@@ -31,9 +31,11 @@ Advice (services/health/advice: ashift, mixed media, imbalance, compression, ded
 copies, snapshots, scrub age, ...) is listed at INFO and never raises the exit code, unless
 `--advice` (then at its own level, at most WARNING). It costs one extra read (`zfs get` of a
 few properties, and `zpool status -D` of pools that deduplicate); `--no-advice` skips it,
-`--scrub-weeks N` sets the scrub age it advises from (default 5). Advice and slow disks
-muted for this host (the console's Advice screen, `m`, with a reason) raise nothing, and are
-listed under "muted" in the JSON.
+`--scrub-weeks N` sets the scrub age it advises from (default 5). Advice, slow disks and the
+SMART kinds an admin can knowingly live with (`severity.MUTABLE`: smart-crc, smart-counters,
+smart-self-test, smart-wear; never a failed disk) muted for this host (the console's Advice
+screen, `m`, or `check --mute KIND:SUBJECT --reason TEXT`: cli/commands/check_mute.py) raise
+nothing, and are listed under "muted" in the JSON.
 
 JSON (`--json`), version 1: {"version": 1, "host", "taken_at", "status" (ok/warning/critical/
 unknown), "exit_code", "summary", "findings": [{"kind", "severity", "subject", "pool",
@@ -71,6 +73,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
+from zconsole.cli.commands import check_mute
 from zconsole.cli.commands._target import (
     add_fleet_options,
     add_target_options,
@@ -123,6 +126,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                     help="read each whole disk's SMART once (smartctl -n standby: a sleeping "
                          "disk is not woken) and judge it (default: on)")
     pc.add_argument("--json", action="store_true", help="print the result as JSON")
+    check_mute.add_options(pc)
     pc.add_argument("--prometheus", metavar="FILE",
                     help="also write the metrics for node_exporter's textfile collector")
 
@@ -149,7 +153,9 @@ def report_on(monitor: Monitor, m: Member, args: argparse.Namespace) -> Report:
     reading = last.reading
     if getattr(args, "smart", False):
         m.session.poll_smart()  # every whole disk once, after the readings
+    kept_error = check_mute.apply(m.host, str(reading.host), args, time.time())
     advice, mutes, mutes_error = read_advice_once(m.host, reading, args)
+    mutes_error = mutes_error or kept_error
     verdict = monitor.advise(m, advice, mutes)
     v = report_of(m.name, reading, verdict, monitor.thresholds, advice)
     if mutes_error:
@@ -288,6 +294,10 @@ def run_fleet(entries: Sequence[HostEntry], args: argparse.Namespace, out: TextI
 
 
 def run(args: argparse.Namespace) -> int:
+    refused = check_mute.refusal(args)
+    if refused:
+        sys.stdout.write(f"UNKNOWN: {visible(refused)}\n")
+        return Severity.UNKNOWN.exit_code
     try:
         entries = fleet_entries(args, "check")
     except ValueError as e:  # HostsFileError: the file and the line
