@@ -158,6 +158,7 @@ def report_on(monitor: Monitor, m: Member, args: argparse.Namespace) -> Report:
     mutes_error = mutes_error or kept_error
     verdict = monitor.advise(m, advice, mutes)
     v = report_of(m.name, reading, verdict, monitor.thresholds, advice)
+    v.smart = tuple(m.session.smart.states().values())  # the textfile's SMART families
     if mutes_error:
         v.findings.append(Finding("advice-mutes", Severity.INFO, "advice",
                                   f"muted findings not applied: {mutes_error}"))
