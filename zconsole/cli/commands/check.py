@@ -41,7 +41,11 @@ JSON (`--json`), version 1: {"version": 1, "host", "taken_at", "status" (ok/warn
 unknown), "exit_code", "summary", "findings": [{"kind", "severity", "subject", "pool",
 "message", "evidence"}], "advice": [{"kind", "subject", "why", "cost", "command"}] (the
 advice among the findings, with its reason), "muted": [{"kind", "subject", "message",
-"reason", "muted_at"}], "metrics": [{"name", "labels", "value"}]}.
+"reason", "muted_at"}], "disks": [{"disk", "id", "pool", "state", "words", "findings",
+"read_at", "model", "serial"}] (each disk's SMART: "state" is read, no-smart, asleep,
+smartctl-missing, not-root, open-failed, not-read or not-read-yet, "words" why, "findings"
+its finding kinds; cli/formats/smart_disks.py; the text says each disk not read once, as a
+fact that raises nothing), "metrics": [{"name", "labels", "value"}]}.
 Host text in it is made visible (escapes shown as `\\x1b`), as everywhere.
 
 Prometheus (`--prometheus FILE`, node_exporter's textfile collector): the families `zconsole
