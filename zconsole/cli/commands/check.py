@@ -96,6 +96,7 @@ if TYPE_CHECKING:
     from zconsole.hosts.fleet import HostEntry
     from zconsole.services.monitor.loop import Monitor
     from zconsole.services.monitor.member import Member
+    from zconsole.services.read.smart import DiskSmart
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_SAMPLE = 5.0  # seconds of one-second readings (a slow disk needs 4 of the last 5)
@@ -158,7 +159,8 @@ def report_on(monitor: Monitor, m: Member, args: argparse.Namespace) -> Report:
     if getattr(args, "smart", False):
         m.session.poll_smart()  # every whole disk once, after the readings
     kept_error = check_mute.apply(m.host, str(reading.host), args, time.time())
-    advice, mutes, mutes_error = read_advice_once(m.host, reading, args)
+    advice, mutes, mutes_error = read_advice_once(
+        m.host, reading, args, smart=tuple(m.session.smart.states().values()))
     mutes_error = mutes_error or kept_error
     verdict = monitor.advise(m, advice, mutes)
     v = report_of(m.name, reading, verdict, monitor.thresholds, advice)
@@ -207,11 +209,13 @@ def run_check(host: Host, args: argparse.Namespace, out: TextIO) -> int:
     return v.status.exit_code
 
 
-def read_advice_once(host: Host, reading: HostReading, args: argparse.Namespace
+def read_advice_once(host: Host, reading: HostReading, args: argparse.Namespace, *,
+                     smart: Sequence[DiskSmart] = ()
                      ) -> tuple[list[Advice], tuple[Mute, ...], str | None]:
-    """The advisor's findings (its one extra read, judged; nothing when --no-advice), the
-    findings muted for this host in the console (advice and slow disks, with their
-    reasons), and why the mutes could not be read."""
+    """The advisor's findings (its one extra read, judged, and the SMART advice of the
+    disks in `smart`, the session's watch; nothing when --no-advice), the findings muted
+    for this host in the console (advice, slow disks, SMART kinds, with their reasons), and
+    why the mutes could not be read."""
     from zconsole.hosts.journal import MuteStore
 
     found: list[Advice] = []
@@ -222,6 +226,11 @@ def read_advice_once(host: Host, reading: HostReading, args: argparse.Namespace
         weeks = getattr(args, "scrub_weeks", None)
         found = advise(read_advice(host, reading, timeout=args.timeout),
                        scrub_weeks=weeks if weeks is not None else SCRUB_WEEKS)
+        if smart:
+            from zconsole.services.health.advice.smart import smart_advice
+
+            found = sorted([*found, *smart_advice(smart, reading.disks.value)],
+                           key=lambda a: -a.severity.rank)
     try:
         mutes = MuteStore.default(simulated=bool(getattr(host, "simulated", False))).load(
             str(reading.host))
