@@ -95,8 +95,8 @@ def _disk(raw: object) -> DiskHistory | None:
     tests_raw = raw.get("tests")
     tracks = {k: t for k, v in (tracks_raw.items() if isinstance(tracks_raw, dict) else ())
               if isinstance(k, str) and (t := _track(k, v)) is not None}
-    tests = tuple(t for v in (tests_raw if isinstance(tests_raw, list) else ())[:MAX_TESTS]
-                  if (t := _test(v)) is not None)
+    tests = tuple(seen for v in (tests_raw if isinstance(tests_raw, list) else ())[:MAX_TESTS]
+                  if (seen := _test(v)) is not None)
     return DiskHistory(tracks, tests)
 
 
