@@ -19,6 +19,28 @@ import pytest
 
 from zconsole.hosts import journal
 
+# Pilot's wait for the screen to process its messages gives up after 30 s of wall time, a
+# figure of Textual's own (pilot.py, `_wait_for_screen`). On a loaded CI machine (guest images
+# building at nice 0 while the tests run at nice 5, then six QEMU guests) a worker went 30 s
+# with too little CPU to process one refresh's messages, twice (stop 37's CI, the Advice
+# tests): a wait that measures load, not the console. The patience is the test's own timeout
+# (pyproject's `timeout`, 300 s), which still stops a screen that really hangs.
+PILOT_PATIENCE_S = 300.0
+
+
+def _patient_pilot() -> None:
+    from textual.pilot import Pilot
+
+    wait = Pilot._wait_for_screen
+
+    async def patient(self: Pilot[Any], timeout: float = 30.0) -> bool:
+        return await wait(self, timeout=max(timeout, PILOT_PATIENCE_S))
+
+    Pilot._wait_for_screen = patient  # type: ignore[method-assign]
+
+
+_patient_pilot()
+
 # Every place zconsole keeps or reads its own files on the operator's machine, by the variable
 # that names it (the XDG base directories, zconsole's own overrides). HOME stays: ssh to the
 # guests reads it.
