@@ -26,7 +26,7 @@ def test_the_50_host_budgets_are_ratios_and_a_miss_is_a_fail() -> None:
     size = {"hosts": 50, "series": 1, "body_bytes": 1, "scrape_median_s": 0.9,
             "scrape_max_s": 1.2, "floor_median_s": 0.2, "ratio": 4.5, "timeout_share": 0.12,
             "cpu_s_per_minute": 1.0, "core_pct": 1.7, "rss_growth_bytes": 0}
-    rows = verdicts({"sizes": [size]})
+    rows = verdicts({"sizes": [{**size, "timeout_share": 0.25}]})
     assert [ok for *_, ok in rows] == [True, False, False]
     good = {**size, "ratio": 1.5, "timeout_share": 0.05}
     assert all(ok for *_, ok in verdicts({"sizes": [good]}))
