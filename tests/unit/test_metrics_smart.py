@@ -120,7 +120,21 @@ def test_the_monitor_smart_thread_polls_without_delaying_refreshes() -> None:
     finally:
         mon.stop(timeout=30)
     assert "sdb" in m.session.smart.states()
-    assert any(t.name == "monitor smart" for t in mon._threads) is False  # all ended
+    assert not mon._threads  # the refresh loop and the SMART thread ended
+
+
+def test_a_smart_poll_that_raises_is_said_and_never_stops_the_loop() -> None:
+    mon, m = showcase(poll=False)
+    told: list[str] = []
+    mon.subscribe(lambda name, _reading, _verdict: told.append(name))
+
+    def broken(_inventory: object) -> list[str]:
+        raise RuntimeError("smartctl said nonsense")
+
+    m.session.smart.poll = broken  # type: ignore[method-assign]
+    assert mon.poll_smart(m)
+    assert m.session.smart.error == "RuntimeError: smartctl said nonsense"
+    assert told == ["demo-showcase"]
 
 
 def test_check_prometheus_writes_the_smart_families(
