@@ -20,7 +20,9 @@ first. `zconsole_smart_state` is one gauge per state: read (the last attempt had
 asleep (`-n standby` did not wake it), no_smart (virtio, a bridge that hides it), unreadable
 (smartctl missing, not root, could not open, timed out, output unreadable). The values are
 those of the disk's last reading that had data (`zconsole_smart_read_timestamp_seconds` says
-when): an asleep disk keeps its last reading, as on the console.
+when): an asleep disk keeps its last reading, as on the console. They are said only while the
+host is up (its `zpool status` read and not too old), as its pools are: a host that stops
+answering loses its SMART series with its pool series, and ZconsoleHostNotRead takes over.
 
 The overall health (`zconsole_smart_health_passed`) is said for ATA and SCSI only: NVMe's
 `smart_status.passed` is just `critical_warning == 0` (a hot NVMe would read as FAILED);
