@@ -55,6 +55,7 @@ class SmartFollow:
         self._history: History | None = None
         self._known: dict[str, DiskHistory] = {}
         self._seq = 0
+        self._clause_of: dict[str, str] = {}  # disk -> "48 pending sectors", made per poll
 
     @property
     def note(self) -> str:
@@ -84,16 +85,13 @@ class SmartFollow:
                 leaf_disk: Callable[[str, Vdev], str | None]) -> dict[str, str]:
         """Each leaf (by the name zpool prints) whose disk has a failure counter above
         zero: "48 pending sectors", for the slow-disk sentence. Reads nothing."""
-        if self._watch is None:
+        if not self._clause_of:  # a refresh of a thousand healthy disks walks no leaf
             return {}
-        from zconsole.services.health.smart_words import counter_clause
-
         out: dict[str, str] = {}
         for pool in pools:
             for _section, _depth, v in pool.walk():
                 disk = leaf_disk(pool.name, v) if not v.children else None
-                state = self._watch.state(disk) if disk else None
-                clause = counter_clause(state.reading) if state is not None else ""
+                clause = self._clause_of.get(disk, "") if disk else ""
                 if clause:
                     out[v.name] = clause
         return out
@@ -134,6 +132,7 @@ class SmartFollow:
         """Read every whole disk that is due (the asked ones first), a few at a time, and
         judge them all again; the names read. Nothing without an inventory."""
         from zconsole.services.health.smart import judge_disks
+        from zconsole.services.health.smart_words import counter_clause
 
         if inventory is None:
             return []
@@ -143,16 +142,15 @@ class SmartFollow:
                 watch.request(name)
             self._asked.clear()
             before = {st.disk: st for st in watch.states()}
-            read: list[str] = []
-            for _ in range(len(inventory.devices) + 1):  # each poll reads at least one
-                got = watch.poll(inventory.devices)
-                read.extend(got)
-                if not watch.due(inventory.devices):
-                    break
+            # every due disk in one pass: the due list is made once (in batches of the
+            # watch's limit, a thousand disks made it 125 times: bench/smart_cost.py)
+            read = watch.poll(inventory.devices, limit=len(inventory.devices))
             pools = {r.disk: r.pool for r in inventory.roles if r.pool}
             now = self._clock()
             self._after_poll(before, read, inventory, now)
             found = judge_disks(watch.states(), now=now, pools=pools)
+            self._clause_of = {st.disk: c for st in watch.states()
+                               if (c := counter_clause(st.reading))}
             if self.note:
                 found = (*found, Finding("smart-history", Severity.INFO, "SMART", self.note))
             self.findings = found

@@ -49,7 +49,7 @@ from zconsole.parsers.smartctl import parse_smartctl
 SMARTCTL = "smartctl"
 INTERVAL_S = 1800.0  # smartd's default check interval (smartd.8 -i)
 TIMEOUT_S = 30.0
-POLL_LIMIT = 8  # disks read per poll: a host with 1 000 disks is read over many polls
+POLL_LIMIT = 8  # disks read per `poll` unless the caller gives its own limit
 
 _NO_SMART_NAME = re.compile(r"^x?vd[a-z]+$")
 _NVME_NS = re.compile(r"^(nvme[0-9]+)n[0-9]+$")
@@ -181,12 +181,12 @@ class SmartWatch:
                       if d.name in self._disks else -1.0)
         return [*asked, *rest]
 
-    def poll(self, disks: Iterable[Disk]) -> list[str]:
-        """Read up to `limit` due disks; the names read. smartctl missing on one disk is
-        missing on all: the rest of this poll is not run."""
+    def poll(self, disks: Iterable[Disk], limit: int | None = None) -> list[str]:
+        """Read up to `limit` due disks (the watch's own limit when None); the names read.
+        smartctl missing on one disk is missing on all: the rest of this poll is not run."""
         done: list[str] = []
         missing: SmartReading | None = None
-        for d in self.due(disks)[:self._limit]:
+        for d in self.due(disks)[:self._limit if limit is None else limit]:
             now = self._clock()
             if d.name in self._requested:
                 self._requested.remove(d.name)
