@@ -6,8 +6,10 @@ Fleet row and the Pools to-do level."""
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -126,3 +128,22 @@ def test_a_mute_matches_one_kind_and_one_disk() -> None:
     assert mute.matches(f)
     assert not mute.matches(dataclasses.replace(f, subject="sdc"))
     assert not mute.matches(dataclasses.replace(f, kind="smart-crc"))
+
+
+def test_a_mute_is_kept_even_when_the_host_does_not_answer(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The operator's decision does not wait for the host: kept by its label, the name its
+    readings (and the console's mutes) go by."""
+    from zconsole.cli.commands.check import run_check
+    from zconsole.hosts.silent import SilentHost
+
+    args = argparse.Namespace(sample=0.0, timeout=0.2, smart=True, no_advice=True,
+                              advice=False, scrub_weeks=None, capacity_warn=80,
+                              capacity_crit=90, json=False, prometheus=None,
+                              mute=["smart-crc:sdc"], unmute=[], reason="known cable")
+    host = SilentHost("gone")
+    assert run_check(host, args, sys.stdout) == 3
+    assert capsys.readouterr().out.startswith("UNKNOWN: ")
+    kept = MuteStore(tmp_path / "demo-state" / "advice-mutes.json").load(str(host.label))
+    assert [(k.kind, k.subject, k.reason) for k in kept] == [("smart-crc", "sdc",
+                                                             "known cable")]

@@ -150,6 +150,9 @@ def report_on(monitor: Monitor, m: Member, args: argparse.Namespace) -> Report:
     deadline: a hung `zpool status` is said, UNKNOWN, and the check still ends), its advice
     and mutes judged in, its verdict said as a report (its findings, advice, what is muted,
     its metrics). A host whose refresh raised, with no reading, is UNKNOWN."""
+    # kept first, by the host's label (the name its readings and mutes go by), whatever
+    # the reading says: a mute is the operator's decision, not the host's answer
+    kept_error = check_mute.apply(m.host, check_mute.host_label(m.host), args, time.time())
     monitor.sample(getattr(args, "sample", 0.0), m)
     last = m.session.last
     if last is None or m.session.last_error is not None:
@@ -158,7 +161,6 @@ def report_on(monitor: Monitor, m: Member, args: argparse.Namespace) -> Report:
     reading = last.reading
     if getattr(args, "smart", False):
         m.session.poll_smart()  # every whole disk once, after the readings
-    kept_error = check_mute.apply(m.host, str(reading.host), args, time.time())
     advice, mutes, mutes_error = read_advice_once(
         m.host, reading, args, smart=tuple(m.session.smart.states().values()))
     mutes_error = mutes_error or kept_error

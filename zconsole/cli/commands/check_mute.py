@@ -5,8 +5,9 @@ such as `smart-crc:sdc` for a cable they know about, or `smart-counters:sdb` for
 already scheduled for replacement).
 
 The mute is kept where the console's `m` keeps it (`hosts.journal.MuteStore`, per host, by
-the name the host gives itself, with its reason), after the host was read and before it is
-judged: the same check's verdict, the console, Fleet and the metrics leave it out alike. A
+the host's label, the name its readings go by, with its reason) before the host is read, so
+a host that does not answer keeps it too; the same check's verdict, the console, Fleet and
+the metrics leave it out alike. A
 kind that is not mutable (a FAILED disk, a pool's health) is refused before anything is
 read.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 
-from zconsole.hosts.base import Host
+from zconsole.hosts.base import Host, HostError
 
 
 def add_options(pc: argparse.ArgumentParser) -> None:
@@ -54,6 +55,14 @@ def refusal(args: argparse.Namespace) -> str | None:
                     "admin can knowingly live with (smart-crc, smart-counters, "
                     "smart-self-test, smart-wear); a failed disk is never muted")
     return None
+
+
+def host_label(host: Host) -> str:
+    """The name a host's readings, and so its mutes, go by (`HostReading.host`)."""
+    try:
+        return str(host.label)
+    except HostError:
+        return "host"
 
 
 def apply(host: Host, host_name: str, args: argparse.Namespace, now: float) -> str | None:
