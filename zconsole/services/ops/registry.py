@@ -48,6 +48,7 @@ from zconsole.services.ops.fixit import session as fix_session
 from zconsole.services.ops.fixit import ssh as fix_ssh
 from zconsole.services.ops.fixit import ssh_auth as fix_ssh_auth
 from zconsole.services.ops.operation import CliArgs, CliOption, Fixit, Operation, Wizard
+from zconsole.services.ops.smart import selftest
 from zconsole.services.ops.zfs import (
     advice,
     attach,
@@ -181,6 +182,21 @@ OPERATIONS: tuple[Operation, ...] = (
              "screen's x)",
         cli=CliArgs("ADVICE-KIND [SUBJECT]", at_least=1, at_most=2),
         plan=advice.plan_cli,
+    ),
+    Operation(
+        kind=selftest.KIND,
+        title="SMART self-test of a disk",
+        help="start a disk's SMART self-test (smartctl -t short, or long) and watch it to its "
+             "result; refused while its pool resilvers or scrubs unless confirmed twice "
+             "(--force)",
+        cli=CliArgs("DISK", at_least=1, at_most=1, pool=False, options=(
+            FORCE,
+            CliOption("--long", "self-test: the long (extended) test, every sector (hours), "
+                                "instead of the short one"),
+        )),
+        plan=selftest.plan_cli,
+        wizard=Wizard(key="T", label="Self-test", asks=("disk", "test"),
+                      plan=selftest.plan_wizard, screen="disks"),
     ),
     fix_it_entry(
         fix_ssh, "Fix slow SSH logins (UseDNS no)",
