@@ -244,3 +244,24 @@ def test_the_demo_smartctl_refuses_a_second_test_and_aborts() -> None:
         is None
     nvme = host.run(["smartctl", "-t", "short", "/dev/nvme2"], check=False)
     assert nvme.returncode == 4
+
+
+def test_a_test_over_before_the_first_look_is_done_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """QEMU's emulated ATA disk logs "Completed without error" the moment `-t` returns and
+    never shows one running (smart-facts.md §5.2): the start is proven by the new log entry
+    and the watch ends at its first look."""
+    from zconsole.hosts.demo.machine import selftest as demo_selftest
+
+    monkeypatch.setattr(demo_selftest, "polling_minutes",
+                        lambda rotational: {"short": 0, "extended": 0})
+    clock = SimClock()
+    host = DemoHost("showcase", clock=clock)
+    host.run(["smartctl", "-t", "short", SDA])  # an earlier test: counted as seen
+    plan = _plan(host, "sda")
+    assert plan.steps[1].wait is not None
+    assert plan.steps[1].wait.until[0].param("seen") == "1"
+    res, ev = _run(host, plan, tmp_path, clock)
+    assert res.status == "done", res.message
+    assert not [p for p in ev.of(WaitProgress) if p.scanning]
+    assert "short self-test passed" in res.outcomes[1].message

@@ -124,7 +124,8 @@ class Wizard:
     label: str  # the footer's word for it ("Attach")
     asks: tuple[str, ...]  # the answers the flow collects, in order
     plan: WizardPlan
-    screen: str = "pools"  # the screen that offers it: "pools" (a key each), "host" (`f`)
+    screen: str = "pools"  # the screen that offers it: "pools" (a key each), "host" (`f`),
+    # "disks" (a key each, on the selected disk)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ and build its plan. Everything that offers operations reads this table and nothi
 * `zconsole plan KIND ...` (`cli/commands/plan.py`): the KINDs, the ARG help, the options,
   the usage errors, and `entry.plan(host, request)`;
 * the Pools screen (`ui/screens/pools/screen.py`): one key binding `wizard('KIND')` per entry
-  with a wizard, and its palette entries (`PoolsScreen.system_commands`);
+  with a wizard, and its palette entries (`PoolsScreen.system_commands`); the Disks screen
+  (`ui/screens/disks/screen.py`) the same for the entries whose `Wizard.screen` is "disks"
+  (self-test: `T` on the selected disk, its `disk` answer given);
 * the wizards (`ui/wizards/flows.py`): a flow class registers itself for its kind with
   `@wizard_flow`, which takes the title from here; the plan comes from `entry.wizard.plan`;
   a wizard that asks nothing of its own (`Wizard.asks` empty) needs no flow class;
