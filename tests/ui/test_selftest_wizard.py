@@ -13,6 +13,7 @@ from tests.ui.conftest import make_app
 from tests.ui.test_disks_screen import open_disks, select
 from tests.ui.test_disks_smart import smart_text
 from tests.ui.test_wizards import audit, body_text, until, wizard_app
+from zconsole.services.ops import registry
 from zconsole.ui.screens.disks import disk_smart
 from zconsole.ui.screens.disks.screen import DisksScreen
 from zconsole.ui.wizards.screen import Phase, WizardScreen
@@ -49,10 +50,16 @@ async def test_t_opens_the_wizard_on_the_selected_disk_and_runs_it(tmp_path: Pat
 
 
 async def test_read_only_has_no_self_test_key(tmp_path: Path) -> None:
+    app = wizard_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_disks(app, pilot)
+        assert [c.title for c in app.screen.system_commands()] == [
+            "Wizard: " + registry.get("self-test").help]  # the palette's entry
     app = wizard_app(tmp_path, read_only=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_disks(app, pilot)
         assert app.screen.check_action("wizard", ("self-test",)) is False
+        assert list(app.screen.system_commands()) == []
         await pilot.press("T")
         await pilot.pause()
         assert isinstance(app.screen, DisksScreen)

@@ -265,3 +265,19 @@ def test_a_test_over_before_the_first_look_is_done_at_once(
     assert res.status == "done", res.message
     assert not [p for p in ev.of(WaitProgress) if p.scanning]
     assert "short self-test passed" in res.outcomes[1].message
+
+
+def test_a_sleeping_disk_insisted_on_is_woken_by_the_test_itself(tmp_path: Path) -> None:
+    """The re-check before the command reads with -n standby too: asleep means no test
+    runs, and the disk is woken only by `smartctl -t`, the operator's choice."""
+    clock = SimClock()
+    host = DemoHost("showcase", clock=clock)
+    plan = _plan(host, "sdg", force=True)
+    assert plan.needs_force and not plan.blocked
+    res, _ = _run(host, plan, tmp_path, clock)
+    assert res.status == "done", res.message
+    checks = [r for r in audit_records(tmp_path) if r["event"] == "checks"
+              and r["phase"] == "pre"]
+    assert checks[0]["results"][0]["detail"] == "asleep (STANDBY): no self-test runs"
+    assert not host.machine.smart[host.machine.disks["sdg"].serial].asleep
+    assert "short self-test passed" in res.outcomes[1].message

@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 from zconsole.hosts.base import HostError
 from zconsole.model.plan import Predicate, Wait
-from zconsole.model.smart import SelfTest, SmartReading
+from zconsole.model.smart import SelfTest, SmartReading, Unread
 from zconsole.parsers.errors import ParseError
 from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed, predicate_kind
 from zconsole.services.ops.engine.watch import Look, watch_activity
@@ -37,21 +37,22 @@ ACTIVITY = "self-test"
 WORDS = {"short": "short", "extended": "long (extended)"}
 
 
-def read_device(ev: Evaluator, device: str) -> SmartReading:
-    """The disk's SMART now (once per evaluator round); ReadFailed when it has none."""
+def read_device(ev: Evaluator, device: str, *, asleep_ok: bool = False) -> SmartReading:
+    """The disk's SMART now (once per evaluator round); ReadFailed when it has none (a
+    sleeping disk's reading, `unread` ASLEEP, is returned when `asleep_ok`)."""
     from zconsole.parsers.smartctl import parse_smartctl
 
     def read() -> SmartReading:
         try:
             r = ev.host.run(smartctl_argv(device), timeout=ev.timeout, check=False)
-            reading = parse_smartctl(r.stdout, device)
+            return parse_smartctl(r.stdout, device)
         except (HostError, ParseError) as e:
             raise ReadFailed(f"SMART of {device} could not be read: {e}") from None
-        if reading.unread is not None:
-            raise ReadFailed(f"SMART of {device} could not be read: {reading.unread.words}")
-        return reading
 
-    return ev.reading(f"smartctl {device}", read)
+    reading = ev.reading(f"smartctl {device}", read)
+    if reading.unread is not None and not (asleep_ok and reading.unread is Unread.ASLEEP):
+        raise ReadFailed(f"SMART of {device} could not be read: {reading.unread.words}")
+    return reading
 
 
 def new_entries(reading: SmartReading, kind: str, since_hours: int | None) -> list[SelfTest]:
@@ -86,7 +87,9 @@ def _running(r: SmartReading) -> str:
 
 @predicate_kind("smart_idle")
 def smart_idle(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
-    r = read_device(ev, p.param("device"))
+    r = read_device(ev, p.param("device"), asleep_ok=True)
+    if r.unread is Unread.ASLEEP:  # a disk in STANDBY runs no self-test (-n standby: unwoken)
+        return True, "asleep (STANDBY): no self-test runs"
     running = _running(r)
     return (not running, running or "no self-test runs")
 

@@ -9,9 +9,10 @@ selected disk now). Nothing here reads the host.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import partial
 
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
@@ -377,6 +378,17 @@ class DisksScreen(ZScreen):
         if action == "wizard":
             return not self.console_app.read_only
         return True
+
+    def system_commands(self) -> Iterator[SystemCommand]:
+        """The palette's entries for this screen: one per wizard of the registry on it,
+        none when the console is read-only."""
+        if self.console_app.read_only:
+            return
+        from zconsole.services.ops import registry
+
+        for op in registry.with_wizard("disks"):
+            yield SystemCommand(f"Wizard: {op.help}", "on the selected disk",
+                                partial(self.action_wizard, op.kind))
 
     def action_wizard(self, kind: str) -> None:
         """Open `kind`'s wizard on the selected disk (its `disk` answer given)."""
