@@ -34,6 +34,7 @@ from zconsole.services.ops.engine.watch import Look, watch_activity
 from zconsole.services.read.smart import smartctl_argv
 
 ACTIVITY = "self-test"
+KINDS = ("smart_idle", "self_test_started", "self_test_logged")  # the predicate kinds here
 WORDS = {"short": "short", "extended": "long (extended)"}
 
 
