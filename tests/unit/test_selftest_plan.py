@@ -281,3 +281,21 @@ def test_a_sleeping_disk_insisted_on_is_woken_by_the_test_itself(tmp_path: Path)
     assert checks[0]["results"][0]["detail"] == "asleep (STANDBY): no self-test runs"
     assert not host.machine.smart[host.machine.disks["sdg"].serial].asleep
     assert "short self-test passed" in res.outcomes[1].message
+
+
+def test_new_entries_count_from_the_hour_read_and_through_the_ata_wrap() -> None:
+    """A drive past 65,535 power-on hours logs its tests modulo 65,536 (ATA): the entries
+    from the plan's hour on are still found."""
+    from zconsole.model.smart import SelfTest
+    from zconsole.services.ops.smart.watch import new_entries
+
+    log = (SelfTest("short", "Completed without error", True, hours=4_470),  # 70,006 h
+           SelfTest("short", "Completed without error", True, hours=4_400),
+           SelfTest("extended", "Completed: read failure", False, hours=4_470))
+    old = SmartReading("/dev/sda", self_tests=log, power_on_hours=70_006)
+    assert [t.hours for t in new_entries(old, "short", 70_000)] == [4_470]
+    young = SmartReading("/dev/sda", self_tests=(
+        SelfTest("short", "Completed without error", True, hours=31_208),
+        SelfTest("short", "Completed without error", True, hours=31_100)))
+    assert [t.hours for t in new_entries(young, "short", 31_207)] == [31_208]
+    assert len(new_entries(young, "short", None)) == 2

@@ -56,10 +56,21 @@ def read_device(ev: Evaluator, device: str, *, asleep_ok: bool = False) -> Smart
     return reading
 
 
+ATA_LOG_HOURS = 1 << 16  # the ATA self-test log keeps power-on hours modulo 65536
+
+
+def _at_or_after(hours: int | None, since: int | None) -> bool:
+    if since is None or hours is None:
+        return True
+    if hours < ATA_LOG_HOURS <= since:  # an old drive's ATA log wrapped
+        return hours >= since % ATA_LOG_HOURS
+    return hours >= since
+
+
 def new_entries(reading: SmartReading, kind: str, since_hours: int | None) -> list[SelfTest]:
     """The finished log entries of `kind` at or after `since_hours` (None: every one)."""
     return [t for t in reading.self_tests if t.kind == kind and not t.running
-            and (since_hours is None or t.hours is None or t.hours >= since_hours)]
+            and _at_or_after(t.hours, since_hours)]
 
 
 def result_words(t: SelfTest) -> str:
