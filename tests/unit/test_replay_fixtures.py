@@ -247,6 +247,9 @@ def test_healthy(flavour: str) -> None:
     assert ds["tank/vol1"].type == "volume"
     assert ds["tank/alice-restore"].origin == "tank/home/alice@nightly-1"
     assert ds["tank/media"].refer is not None and ds["tank/media"].refer > 40 * 2**20
+    # the quotas of setup/healthy.sh, read by the console's own `zfs list` (DEFAULT_COLUMNS)
+    assert (ds["tank/home"].quota, ds["tank/home/alice"].refquota) == (1 << 30, 40 << 20)
+    assert sum(d.quota is not None or d.refquota is not None for d in ds.values()) == 2
     host = ReplayHost(str(state_dir(flavour, "healthy")))
     snaps = list_snapshots(host, "tank/home/alice").value or ()
     assert [(x.name, x.clones) for x in snaps] == [
