@@ -13,9 +13,11 @@ from typing import Any
 from tests.ui.conftest import settle
 from tests.ui.test_pool_columns import screen_lines
 from tests.ui.test_wizards import body_text, until, wizard_app
+from zconsole.model.finding import Finding, Severity
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.wizards import open_wizard
+from zconsole.ui.wizards import open_wizard, smart_words
 from zconsole.ui.wizards.choices import Selection
+from zconsole.ui.wizards.flows import make_flow
 from zconsole.ui.wizards.screen import Phase, WizardScreen
 
 DYING = "ata-HGST_HUS724040ALE640_PN2334PBJ4K7XT"  # sdb, tank mirror-0, 48 pending sectors
@@ -23,14 +25,22 @@ GOOD = "sdh"  # the WD80EFZX among the spare disks, fine
 BAD = "sdm"  # the other WD80EFZX, from the shelf: 8 pending, 16 reallocated sectors
 
 
-async def preview_with(app: ZConsoleApp, pilot: Any, disk: str) -> WizardScreen:
+async def preview_with(app: ZConsoleApp, pilot: Any, disk: str,
+                       slow: Finding | None = None) -> WizardScreen:
     """The dying disk's replace by `disk` (a free bay, then a scrub), at its preview, once
-    the console has read every disk's SMART."""
+    the console has read every disk's SMART (`slow`: the console's slow-disk finding)."""
     await settle(app, pilot)
     smart = app.session.smart
     await until(pilot, lambda: smart.polled_at is not None and not smart.pending,
                 "the first SMART poll", tries=1500)
-    screen = open_wizard(app, "replace-failed", Selection("tank", path=("mirror-0", DYING)))
+    if slow is None:
+        screen = open_wizard(app, "replace-failed",
+                             Selection("tank", path=("mirror-0", DYING)))
+    else:
+        screen = WizardScreen(make_flow("replace-failed", findings=(slow,),
+                                        smart=smart_words(app)),
+                              host=app.host, reading=app.reading)
+        app.push_screen(screen)
     await pilot.pause()
     for value in (f"tank\t{DYING}", "free", disk, "scrub"):
         await until(pilot, lambda: screen.phase is Phase.CHOOSE, "a choice")
@@ -79,3 +89,21 @@ async def test_a_good_new_disk_says_its_smart_is_clean(tmp_path: Path) -> None:
         assert ("SMART of VK1ABCDE (sdh now): SMART overall PASSED, "
                 "no reallocated, pending or uncorrectable sectors, no failed self-test.") in text
         assert "48 pending sectors" in text  # the old disk's evidence does not depend on it
+
+
+async def test_slow_and_failing_by_smart_is_one_check_and_the_warning_stays_in_view(
+        tmp_path: Path) -> None:
+    """With the latency samples in (the live demo), the disk is failing for ZFS's own reason
+    and SMART agrees: one check says both, and the new disk's warning is still on the first
+    screen."""
+    slow = Finding("slow-disk", Severity.WARNING, DYING,
+                   f"{DYING} is 9.8x slower than its mirror peers (r_await 81 ms vs 8 ms)",
+                   pool="tank")
+    app = wizard_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await preview_with(app, pilot, BAD, slow)
+        shown = flat(screen_lines(app))
+        assert ("✔ OK PN2334PBJ4K7XT is failing: PN2334PBJ4K7XT is 9.8x slower than its "
+                "mirror peers (r_await 81 ms vs 8 ms). Its SMART: 48 pending sectors;") in shown
+        assert "· NOTE" not in shown
+        assert "(smartctl -t long) first." in shown

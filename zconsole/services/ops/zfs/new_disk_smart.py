@@ -295,9 +295,9 @@ def old_evidence(host: Host | None, reading: HostReading, pool: str, old: str, *
 
 def add_evidence(plan: Plan, ev: Check | None) -> Plan:
     """`plan` with the failing disk's SMART beside the check on the disk itself (the first
-    thing an admin weighs). When that check warns the disk looks healthy (no ZFS error, not
-    slow) but its SMART says it is failing, SMART is the reason it is failing: the two become
-    one passed check."""
+    thing an admin weighs). When its SMART says it is failing, the two are one check: the
+    reason it is failing when that check warned it looks healthy (no ZFS error, not slow),
+    or one more reason beside ZFS's (errors, slowness)."""
     if ev is None:
         return plan
     checks = list(plan.checks)
@@ -305,12 +305,14 @@ def add_evidence(plan: Plan, ev: Check | None) -> Plan:
     if at is None:
         return dataclasses.replace(plan, checks=(ev, *checks))
     target = checks[at]
+    words = ev.detail.split(": ", 1)[-1]
     if ev.name == SMART_FAILING and not target.passed and target.level is CheckLevel.WARN:
-        leaf = plan.params and dict(plan.params).get("old") or "the disk"
-        words = ev.detail.split(": ", 1)[-1]
+        leaf = dict(plan.params).get("old") or "the disk"
         checks[at] = Check(HEALTHY_TARGET, True, CheckLevel.INFO,
                            f"{leaf} is failing by its own SMART, though ZFS counts no error "
                            f"yet: {words}")
+    elif ev.name == SMART_FAILING and target.passed:  # failing, and SMART agrees: one check
+        checks[at] = dataclasses.replace(target, detail=f"{target.detail} Its SMART: {words}")
     else:
         checks.insert(at + 1, ev)
     return dataclasses.replace(plan, checks=tuple(checks))
