@@ -34,7 +34,7 @@ few properties, and `zpool status -D` of pools that deduplicate); `--no-advice` 
 `--scrub-weeks N` sets the scrub age it advises from (default 5). Advice, slow disks and the
 SMART kinds an admin can knowingly live with (`severity.MUTABLE`: smart-crc, smart-counters,
 smart-self-test, smart-wear; never a failed disk) muted for this host (the console's Advice
-screen, `m`, or `check --mute KIND:SUBJECT --reason TEXT`: cli/commands/check_mute.py) raise
+screen, `m`, or `check --mute KIND:SUBJECT --reason TEXT`: cli/commands/_check_mute.py) raise
 nothing, and are listed under "muted" in the JSON.
 
 JSON (`--json`), version 1: {"version": 1, "host", "taken_at", "status" (ok/warning/critical/
@@ -77,7 +77,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from zconsole.cli.commands import check_mute
+from zconsole.cli.commands import _check_mute as check_mute
 from zconsole.cli.commands._target import (
     add_fleet_options,
     add_target_options,
