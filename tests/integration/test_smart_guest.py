@@ -20,17 +20,20 @@ test's call / of clean_guest's reset before + after: zfs23 39.9 / ~13 + ~20, zfs
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 import pytest
+from console_on_guest import open_screen
+from vmguest import until
 
 from zconsole.model.finding import Severity
 from zconsole.model.smart import Protocol, Unread
 from zconsole.services.health.smart import judge_smart
-from zconsole.services.read.inventory import read_inventory
+from zconsole.services.health.smart_words import NOT_YET
 from zconsole.services.read.smart import read_smart
-from zconsole.services.smart_follow import SmartFollow
+from zconsole.ui.app import ZConsoleApp
+from zconsole.ui.screens.disks.disk_table import DisksTable
+from zconsole.ui.screens.disks.screen import DisksScreen
 
 if TYPE_CHECKING:
     from conftest import ZfsGuest
@@ -52,22 +55,39 @@ def _kernel_names(guest: ZfsGuest) -> dict[str, str]:
     return {"sata0": sata, "nvme0": nvme_ns}
 
 
-def test_smart_of_the_ata_and_nvme_disks_and_no_smart_on_virtio(clean_guest: ZfsGuest) -> None:
-    """The session's SMART follow (the watch and its judgement, as `check` and the console
-    run it) over ssh: the ATA disk's attributes and the NVMe disk's health log read, both
-    healthy (no finding), each virtio disk "no SMART" and never an error; a short self-test
-    started on the ATA disk is in its self-test log at the next read; a critical warning
-    raised on the NVMe controller is read and judged CRITICAL, and gone once cleared."""
+async def test_smart_of_the_ata_and_nvme_disks_and_no_smart_on_virtio(
+        clean_guest: ZfsGuest) -> None:
+    """The console on the guest over ssh: its session's SMART follow (the watch and its
+    judgement, as `check` runs it too) reads the ATA disk's attributes and the NVMe disk's
+    health log, both healthy (no finding), each virtio disk "no SMART" and never an error;
+    the Disks screen's HEALTH column says so. Then a short self-test started on the ATA disk
+    is in its self-test log at the next read, and a critical warning raised on the NVMe
+    controller is read and judged CRITICAL, and gone once cleared."""
     guest = clean_guest
     names = _kernel_names(guest)
     sata, nvme_ns = names["sata0"], names["nvme0"]
     host = guest.host()
-    inventory = read_inventory(host)
-    follow = SmartFollow(host, clock=time.time)
-    read = follow.poll(inventory)
+    app = ZConsoleApp(host, refresh_interval=3600)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(app, pilot, "2", 0)
+        assert isinstance(screen, DisksScreen)
+        table = screen.query_one(DisksTable)
+        follow = app.session.smart
+        # the first SMART poll runs a second after the first refresh, in a worker
+        await until(pilot, lambda: follow.polled_at is not None and all(
+            table.health_words(n)[1] != NOT_YET for n in (sata, nvme_ns, "vdb")),
+            "the first SMART poll on the Disks screen", 300)
+        cells = {name: table.health_words(name) for name in (sata, nvme_ns, "vdb", "vdg")}
+        assert cells == {sata: (Severity.OK, "ok"), nvme_ns: (Severity.OK, "ok"),
+                         "vdb": (None, "no SMART"), "vdg": (None, "no SMART")}, cells
+        shown = {str(k.value): " ".join(str(c) for c in table.get_row(k)) for k in table.rows}
+        assert "ok" in shown[sata] and "ok" in shown[nvme_ns] and "no SMART" in shown["vdb"]
+        snap = app.reading
+        assert snap is not None and snap.disks.value is not None
+        inventory = snap.disks.value
     states = follow.states()
     whole = {d.name for d in inventory.whole_disks()}
-    assert {sata, nvme_ns} <= whole and set(read) == whole, (read, whole)
+    assert {sata, nvme_ns} <= whole and set(states) == whole, (sorted(states), whole)
 
     ata = states[sata].reading
     assert ata is not None, states[sata]

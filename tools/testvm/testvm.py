@@ -1258,7 +1258,9 @@ class Instance:
     # (QEMU ide-hd on an AHCI controller: ATA attributes, the self-test log, self-tests that
     # complete at once) and an NVMe disk (the SMART/health log). name -> size; plugged at
     # start (never hot-plugged), wiped by reset(). Their guest paths: smart_disk_paths().
-    smart_disks: dict[str, int] = {"sata0": GiB, "nvme0": GiB}
+    # 3 GiB, larger than every pool disk: a wizard offers the disk nearest the members' size
+    # first, so the tests' choices among vdb..vdg stay what they were.
+    smart_disks: dict[str, int] = {"sata0": 3 * GiB, "nvme0": 3 * GiB}
     SMART_ATA_MODEL = "QEMU SMART HDD"  # IDENTIFY model (at most 40 bytes)
     SMART_NVME_MODEL = "QEMU NVMe Ctrl"  # what QEMU's NVMe controller calls itself
 
