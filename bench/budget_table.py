@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench.smart_cost import smart_verdicts
+
 Row = tuple[str, str, str, str, bool]
 
 
@@ -26,6 +28,8 @@ def verdicts(r: dict[str, Any]) -> list[Row]:
                          f"{ff['ratio']:.2f} x", ff["ratio"] <= 1.3))
     if "cpu" in r:
         rows += _cpu_verdicts(r["cpu"])
+    if "smart" in r:
+        rows += smart_verdicts(r["smart"])
     if "keys" in r:
         rows += _key_verdicts(r["keys"])
     if "parse" in r:

@@ -198,8 +198,8 @@ def freeze_resilver(g: Guest, start: str, new_disk: str, *, at_least: float = 30
 
 def st_healthy(g: Guest) -> str:
     g.sh("zpool create tank mirror vdb vdc")
-    g.sh("zfs create tank/home")
-    g.sh("zfs create tank/home/alice")
+    g.sh("zfs create -o quota=1G tank/home")
+    g.sh("zfs create -o refquota=40M tank/home/alice")
     g.sh("zfs create -o compression=zstd -o recordsize=1M tank/media")
     g.sh("zfs create -V 64M tank/vol1")
     random_file(g, "/tank/home/alice/notes.bin", 16)
@@ -213,7 +213,8 @@ def st_healthy(g: Guest) -> str:
     g.sh("nohup sh -c 'while :; do head -c 32M /dev/urandom > /tank/media/load.bin; sync; "
          "done' >/dev/null 2>&1 & echo $! > /tmp/load.pid")
     g.after_capture.append("kill $(cat /tmp/load.pid)")
-    return ("healthy: mirror-0 (vdb, vdc) ONLINE; datasets tank/home, tank/home/alice, "
+    return ("healthy: mirror-0 (vdb, vdc) ONLINE; datasets tank/home (quota 1G), "
+            "tank/home/alice (refquota 40M), "
             "tank/media (zstd, 1M records), zvol tank/vol1; snapshots @nightly-1 (recursive) and "
             "tank/home/alice@before-upgrade; clone tank/alice-restore of "
             "tank/home/alice@nightly-1; a writer loop on tank/media during the capture")
@@ -518,7 +519,13 @@ def st_removal_in_progress(g: Guest) -> str:
     g.sh("zpool add tank mirror vdf vdg")
     g.sh(f"echo 1 > {PARAMS}/zfs_removal_suspend_progress")
     g.sh("zpool remove tank mirror-0")
-    g.sh(f"echo 0 > {PARAMS}/zfs_removal_suspend_progress; sleep 1; "
+    # let it run until it has copied something, then suspend it again, in one guest command:
+    # a fixed second copied nothing under TCG (0.00% on both guests, 2026-11-29), and a poll
+    # over ssh once a second let every copy be issued before the suspension, so that it ran
+    # to its end ("gone from zpool status")
+    g.sh(f"echo 0 > {PARAMS}/zfs_removal_suspend_progress; i=0; "
+         "until zpool status tank | grep -Eq 'copied out of .*, [1-9][0-9.]*% done' "
+         "|| [ $i -ge 600 ]; do sleep 0.1; i=$((i+1)); done; "
          f"echo 1 > {PARAMS}/zfs_removal_suspend_progress")
     pct = hold_figure(g, r"copied out of \S+ at \S+, ([0-9.]+)% done")
     if not 0 < float(pct) < 100:
@@ -530,8 +537,9 @@ def st_removal_in_progress(g: Guest) -> str:
     return ("removal-in-progress: mirror-0 (vdb, vdc) and mirror-1 (vdd, vde) with 512 MiB; "
             "`zpool remove tank mirror-1` with QEMU throttling every pool disk to 4 MiB/s "
             "(a series of `zpool status` readings), let finish; then `zpool add tank mirror "
-            "vdf vdg` and `zpool remove tank mirror-0`, held part-way by "
-            "zfs_removal_suspend_progress=1 for the capture (indirect-1 from the first)")
+            "vdf vdg` and `zpool remove tank mirror-0`, let run until it showed a "
+            "percentage, then held part-way by zfs_removal_suspend_progress=1 for the capture (indirect-1 "
+            "from the first)")
 
 
 def st_removal_finished(g: Guest) -> str:

@@ -63,6 +63,14 @@ def snap_compare(snap_compare: Callable[..., bool]) -> Callable[..., bool]:
     return compare
 
 
+@pytest.fixture(autouse=True)
+def _notifications_stay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A notification stays until the test ends: Textual drops one after 5 s of wall time,
+    so whether a test (or a picture) still saw it depended on the machine's load (CI: the
+    theme key's test found none left)."""
+    monkeypatch.setattr(ZConsoleApp, "NOTIFICATION_TIMEOUT", 3600.0)
+
+
 # 2026-11-21 23:00:10 UTC, the time of the real 2.3.2 capture in shared/fixtures.
 FROZEN = 1795302010.0
 

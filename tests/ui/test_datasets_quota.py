@@ -107,3 +107,28 @@ async def test_the_cell_of_a_quota_near_its_limit_is_in_the_warning_colour() -> 
         assert all(c != warn for c in colours(1).values())  # 48 % used
         text = table.visible_text()
         assert "200.0G" in text[1] and "350.0G" in text[0]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_showcase_shows_its_quotas_as_read(size: tuple[int, int]) -> None:
+    """The console's own read (`zfs list -H -p -o ...,quota,refquota`, DEFAULT_COLUMNS) on
+    the demo: fast/db's refquota 350G and the AVAIL it leaves (49.0G), fast/scratch's quota
+    200G, `-` where none is set; NAME not cut at 80 columns."""
+    from tests.ui.conftest import make_app
+    from tests.ui.test_columns_more import head_line, row_line
+    from tests.ui.test_datasets_screen import open_screen, quiet
+    from tests.ui.test_pool_columns import screen_lines
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await open_screen(app, pilot)
+        await quiet(app, pilot)
+        lines = screen_lines(app)
+        head = head_line(lines, "NAME", "USED")
+        assert "QUOTA" in head and "REFQUOTA" in head, head
+        db = row_line(lines, "▸ db ")
+        assert "350.0G" in db and "49.0G" in db, db
+        scratch = row_line(lines, "▸ scratch ")
+        assert "200.0G" in scratch, scratch
+        assert row_line(lines, "▸ backup ").split().count("-") >= 2  # no quota: "-"
+        assert all(len(line.rstrip()) <= size[0] for line in lines)

@@ -114,7 +114,7 @@ async def test_filter_key_cycles_roles() -> None:
                                         if r.state is DiskState.IN_POOL}
         assert "filter: in pool" in summary()
         await pilot.press("f")
-        assert set(table_rows(app)) == {"sdh", "sdi", "sdj"}
+        assert set(table_rows(app)) == {"sdh", "sdi", "sdj", "sdm"}  # sdm: the shelf disk
         await pilot.press("f")
         assert set(table_rows(app)) == {"sdk", "sdl", "nvme0n1"}
         await pilot.press("f")

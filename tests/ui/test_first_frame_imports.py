@@ -52,6 +52,11 @@ NOT_ON_THE_FIRST_FRAME = {
     "zconsole.ui.screens.datasets": "screen 3",
     "zconsole.ui.screens.timeline": "screen 7",
     "zconsole.ui.kit.help": "the ? list",
+    "zconsole.parsers.zpool_status_config": "the text form's config table: the showcase "
+                                            "speaks JSON (OpenZFS 2.3); vdev types by name "
+                                            "are parsers.vdev_names",
+    "zconsole.parsers.zpool_status": "the text form of zpool status (a host before 2.3)",
+    "statistics": "a slow disk's median factor, once a disk is slow (slowdisk.py)",
 }
 
 

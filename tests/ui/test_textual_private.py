@@ -73,6 +73,13 @@ def params(fn: object) -> list[str]:
     return list(inspect.signature(fn).parameters)  # type: ignore[arg-type]
 
 
+def typed(obj: object, name: str, cls: type) -> Any:
+    """`obj`'s private attribute `name`, which must still be there and a `cls`."""
+    value = getattr(obj, name, None)
+    need(name, isinstance(value, cls), f"is gone or no longer of type {cls.__name__}")
+    return value
+
+
 def lru_cache_of(t: DataTable[Any], name: str, *methods: str) -> Any:
     """The table's cache `name`, which must still have an LRUCache's `methods`."""
     cache = getattr(t, name, None)
@@ -131,17 +138,22 @@ def _line_cache(app: Rig, t: DataTable[Any]) -> None:
 
 @check("_update_count")
 async def _update_count(app: Rig, t: DataTable[Any]) -> None:
-    name = "_update_count"
-    before = getattr(t, name, None)
-    need(name, isinstance(before, int), "is gone or no longer an int")
+    before = typed(t, "_update_count", int)
     t.update_cell("r0", "a", "changed")
-    need(name, t._update_count == before + 1, "no longer counts an update_cell")
+    need("_update_count", t._update_count == before + 1, "no longer counts an update_cell")
 
 
-@check("_header_row_key")
-def _header_row_key(app: Rig, t: DataTable[Any]) -> None:
-    need("_header_row_key", isinstance(getattr(t, "_header_row_key", None), RowKey),
-         "is gone or no longer a RowKey")
+def only_its_type(name: str, cls: type) -> None:
+    """The check of an attribute zconsole only reads as a value of its type."""
+
+    def run(app: Rig, t: DataTable[Any]) -> None:
+        typed(t, name, cls)
+
+    check(name)(run)
+
+
+only_its_type("_header_row_key", RowKey)
+only_its_type("_show_hover_cursor", bool)
 
 
 @check("_row_locations")
@@ -156,12 +168,6 @@ def _column_locations(app: Rig, t: DataTable[Any]) -> None:
     columns = getattr(t, "_column_locations", None)
     need("_column_locations", columns is not None and columns.get_key(1) == ColumnKey("b"),
          "no longer maps column index -> column key")
-
-
-@check("_show_hover_cursor")
-def _show_hover_cursor(app: Rig, t: DataTable[Any]) -> None:
-    need("_show_hover_cursor", isinstance(getattr(t, "_show_hover_cursor", None), bool),
-         "is gone or no longer a bool")
 
 
 @check("_pseudo_class_state")
@@ -244,8 +250,7 @@ async def _css_update_count(app: Rig, t: DataTable[Any]) -> None:
     from textual.screen import Screen
 
     name = "_css_update_count"
-    before = getattr(app, name, None)
-    need(name, isinstance(before, int), "is gone from App or no longer an int")
+    before = typed(app, name, int)
     need(name, Screen()._css_update_count == -1, "no longer starts a new Screen at -1")
     app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
     need(name, app._css_update_count == before + 1, "no longer counts a theme change")

@@ -10,6 +10,8 @@ import pytest
 
 from tests.paths import PARSERS
 from zconsole.cli import main
+from zconsole.cli.commands.parse import KINDS, parse_text
+from zconsole.parsers import ParseError
 
 FIX = PARSERS
 STATUS = FIX / "zpool-status"
@@ -117,6 +119,16 @@ def test_other_kinds_render_and_json(capsys: pytest.CaptureFixture[str], kind: s
     rc, out, _ = run(capsys, "parse", kind, str(FIX / fixture), "--json", *extra)
     assert rc == 0
     assert json.loads(out)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_every_kind_names_a_parser_that_exists(kind: str) -> None:
+    """The kinds are imported when first parsed: a misspelt module or parser name shows here
+    (as AttributeError or ImportError), not at an operator's first paste."""
+    try:
+        parse_text(kind, "nothing a parser knows\n")
+    except ParseError:
+        pass
 
 
 def test_capture_accepts_host_before_or_after_the_subcommand(

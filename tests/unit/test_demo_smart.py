@@ -34,6 +34,7 @@ def disk_named(h: DemoHost, serial: str) -> str:
 
 
 DYING, CABLE, HOT, SPARE = "PN2334PBJ4K7XT", "PN2334PBJ9M3QT", "S5GXNF0R123456A", "PN2334PBJ7F5ZT"
+SHELF = "VK2GHJ3K"  # the unused disk with pending sectors (tests/unit/test_replace_smart.py)
 
 
 def test_every_showcase_disk_parses_back() -> None:
@@ -127,7 +128,8 @@ def test_not_root_and_unknown_and_virtio() -> None:
     assert rc == 1 and parse_smartctl(json.dumps(doc)).unread is Unread.NO_SMART
 
 
-@pytest.mark.parametrize("args", [["-a", "/dev/sda"], ["-j", "-t", "short", "/dev/sda"],
+@pytest.mark.parametrize("args", [["-a", "/dev/sda"], ["-j", "-l", "error", "/dev/sda"],
+                                  ["-t", "conveyance", "/dev/sda"],
                                   ["-j", "--nonsense", "/dev/sda"]])
 def test_what_is_not_simulated_says_so(args: list[str]) -> None:
     h, _ = showcase()
@@ -138,7 +140,7 @@ def test_what_is_not_simulated_says_so(args: list[str]) -> None:
 def test_healthy_disks_are_healthy_and_stable() -> None:
     h, _ = showcase()
     inv = read_inventory(h)
-    sick = {disk_named(h, s) for s in (DYING, CABLE, HOT, SPARE)}
+    sick = {disk_named(h, s) for s in (DYING, CABLE, HOT, SPARE, SHELF)}
     for d in inv.whole_disks():
         if d.name in sick:
             continue

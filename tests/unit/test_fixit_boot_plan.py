@@ -692,3 +692,34 @@ def test_link_names_are_escaped_for_systemd_in_exec_start() -> None:
     assert systemd_word("a\\b") == "a\\\\b" and systemd_word("q\"x'y") == "q\\\"x\\'y"
     assert exec_interfaces(["br0", "lan$1"]) == (
         f"{WAIT_BIN} --interface=br0 --interface=lan$$1")
+
+
+def test_netplan_that_did_not_answer_is_not_called_absent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `netplan get` that timed out on a loaded host is not "netplan is not in use": the
+    refusal says the read failed and why, and the read waits as long as systemd-analyze's."""
+    from zconsole.hosts.base import CommandTimedOut
+    from zconsole.services.read import fixit as read_fixit
+
+    rig = Rig(tmp_path)
+    seen: list[float] = []
+    real_run = rig.host.run
+
+    def slow_netplan(argv, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if tuple(argv) == read_fixit.NETPLAN_GET:
+            seen.append(kwargs.get("timeout", 0.0))
+            raise CommandTimedOut(argv, kwargs["timeout"])
+        return real_run(argv, *args, **kwargs)
+
+    monkeypatch.setattr(rig.host, "run", slow_netplan)
+    asked = fix.plan_for(rig.host, "netplan-optional")
+    assert asked.blocked
+    assert seen and seen[0] == read_fixit.SLOW_TIMEOUT
+    detail = asked.checks[-1].detail
+    assert "netplan is not in use" not in detail, detail
+    assert "could not be read (netplan get: no answer after 90 s (stopped))" in detail, detail
+    # absent for real (command not found): still "not in use"
+    ifupdown_host(rig)
+    monkeypatch.setattr(rig.host, "run", real_run)
+    absent = fix.plan_for(rig.host, "netplan-optional").checks[-1].detail
+    assert "netplan is not in use here" in absent, absent

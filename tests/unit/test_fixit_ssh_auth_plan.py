@@ -15,6 +15,7 @@ from tests.fakes import Clock
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.demo.tools import system as demo_system
 from zconsole.hosts.journal import AuditLog, PlanStore
+from zconsole.model.fixit import match_criteria
 from zconsole.model.plan import Plan
 from zconsole.services.health.fixit import diagnose_ssh
 from zconsole.services.ops.engine.runner import PlanRunner
@@ -74,9 +75,30 @@ def test_the_demo_sshd_follows_the_files_and_match_blocks(tmp_path: Path) -> Non
     ("Match Group admins", None),  # membership: not something a -C spec can stand for
     ("Match User !root", None),
     ("Match User ad*", None),
+    ("Match User backup Address", None),  # a criterion without its value: sshd refuses it
 ])
 def test_a_client_each_match_block_applies_to(match: str, spec: str | None) -> None:
     assert fix.client_for(match) == spec
+
+
+@pytest.mark.parametrize("match,criteria", [
+    ("Match All", ()),
+    ("match USER backup address !10.9.9.9,10.0.0.0/8",
+     (("user", "backup"), ("address", "!10.9.9.9,10.0.0.0/8"))),
+    ("Match All User alice", (("user", "alice"),)),
+    ("Match User backup Address", None),
+])
+def test_a_match_line_read_as_its_criteria(match: str,
+                                           criteria: tuple[tuple[str, str], ...] | None) -> None:
+    """One reading of a Match line for the fix (client_for) and the demo's sshd (match_applies)."""
+    assert match_criteria(match) == criteria
+
+
+def test_the_demo_sshd_applies_no_block_whose_line_it_cannot_read() -> None:
+    spec = {"user": "backup", "host": "10.0.0.1", "addr": "10.0.0.1"}
+    assert demo_system.match_applies("Match User backup Address 10.0.0.0/8", spec)
+    assert not demo_system.match_applies("Match User backup Address", spec)
+    assert not demo_system.match_applies("Match Group admins", spec)
 
 
 def test_a_client_spec_matches_its_block_on_the_demo() -> None:

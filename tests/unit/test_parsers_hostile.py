@@ -19,6 +19,7 @@ import pytest
 from tests import paths
 from tests.unit.test_parsers_fuzz import PARSERS, _samples
 from tests.workmeter import WorkMeter, restart_safe, work_of
+from zconsole.parsers import systemd
 from zconsole.parsers.blockdev import parse_lsblk_json
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.iproute import (
@@ -30,14 +31,6 @@ from zconsole.parsers.iproute import (
 from zconsole.parsers.journal import logins_from_journal, parse_journal, parse_journal_json
 from zconsole.parsers.netplan import parse_netplan_get
 from zconsole.parsers.sshd import parse_sshd_config, parse_sshd_T
-from zconsole.parsers.systemd import (
-    parse_blame,
-    parse_critical_chain,
-    parse_exec_start,
-    parse_networkctl_list,
-    parse_startup,
-    parse_unit_cat,
-)
 from zconsole.parsers.zpool_iostat import parse_zpool_iostat
 from zconsole.parsers.zpool_list import parse_zpool_list
 from zconsole.parsers.zpool_status import parse_zpool_status
@@ -77,13 +70,13 @@ ALL["journal-logins"] = (lambda t: logins_from_journal(parse_journal(t)),
                          _host_samples("journal-*.txt"))
 ALL["journal-json-logins"] = (lambda t: logins_from_journal(parse_journal_json(t)[0]),
                               _host_samples("journal-*.json"))
-ALL["systemd-analyze"] = (parse_startup, _host_samples("systemd-analyze.txt"))
-ALL["systemd-analyze-blame"] = (parse_blame, _host_samples("blame.txt"))
-ALL["critical-chain"] = (parse_critical_chain, _host_samples("critical-chain-*.txt"))
-ALL["networkctl-list"] = (parse_networkctl_list, _host_samples("networkctl-list*.txt"))
+ALL["systemd-analyze"] = (systemd.parse_startup, _host_samples("systemd-analyze.txt"))
+ALL["systemd-analyze-blame"] = (systemd.parse_blame, _host_samples("blame.txt"))
+ALL["critical-chain"] = (systemd.parse_critical_chain, _host_samples("critical-chain-*.txt"))
+ALL["networkctl-list"] = (systemd.parse_networkctl_list, _host_samples("networkctl-list*.txt"))
 ALL["netplan-get"] = (parse_netplan_get, _host_samples("netplan-get.txt"))
-ALL["systemctl-cat"] = (parse_unit_cat, _host_samples("systemctl-cat-*.txt"))
-ALL["systemctl-show-exec"] = (parse_exec_start, _host_samples("show-wait-online.txt"))
+ALL["systemctl-cat"] = (systemd.parse_unit_cat, _host_samples("systemctl-cat-*.txt"))
+ALL["systemctl-show-exec"] = (systemd.parse_exec_start, _host_samples("show-wait-online.txt"))
 
 
 def shapes(base: str) -> Iterator[tuple[str, str]]:

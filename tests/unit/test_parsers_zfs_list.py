@@ -47,16 +47,19 @@ def test_single_row() -> None:
 def test_default_columns_mapping() -> None:
     assert DEFAULT_COLUMNS == ("name", "type", "used", "avail", "refer", "origin",
                                "usedbysnapshots", "compressratio", "dedup", "mountpoint",
-                               "createtxg", "creation")
+                               "createtxg", "creation", "quota", "refquota")
+    assert DEFAULT_COLUMNS == GUEST_COLUMNS  # the real outputs below were asked the same
     assert SNAPSHOT_COLUMNS == ("name", "used", "refer", "createtxg", "creation", "clones")
-    # A constructed row in DEFAULT_COLUMNS order (no real output with these columns is stored
-    # yet); it only checks the column -> field mapping.
+    # A constructed row in DEFAULT_COLUMNS order; it only checks the column -> field mapping
+    # (the real outputs with these columns are read by the test below).
     row = "\t".join(["tank/data", "filesystem", "381783040", "1316363776", "381783040", "-",
-                     "0", "1.00", "off", "/tank/data", "11", "1795301990"])
+                     "0", "1.00", "off", "/tank/data", "11", "1795301990", "0",
+                     "41943040"])
     (d,) = parse_zfs_list(row, DEFAULT_COLUMNS)
     assert d.type == "filesystem" and d.avail == 1316363776 and d.usedbysnapshots == 0
     assert d.compressratio == 1.0 and d.dedup == "off" and d.mountpoint == "/tank/data"
     assert (d.createtxg, d.creation) == (11, 1795301990)
+    assert (d.quota, d.refquota) == (None, 41943040)  # `-p` prints 0 for no quota
     (d,) = parse_zfs_list(row.replace("1.00", "1.00x"), DEFAULT_COLUMNS)
     assert d.compressratio == 1.0
 

@@ -2,8 +2,10 @@
 config and data directory, the shipped rules) scrapes `zconsole exporter --demo-fleet` (the
 showcase, degraded and resilvering demo hosts, and one that never answers). Through the HTTP
 API: every pool of every demo host has its metrics, the silent host is `zconsole_up 0` (its
-UNKNOWN alert pending), the degraded host's CRITICAL alert fires, and every query of the
-Grafana dashboard (docs/grafana/zconsole.json) returns data.
+UNKNOWN alert pending), the degraded host's CRITICAL alert fires, the showcase's disks' SMART
+is there (sdb dying, sdc's CRC errors, the hot worn NVMe, the asleep spare), and every query of
+the Grafana dashboard (docs/grafana/zconsole.json, its SMART panels too) returns data.
+The helpers (the exporter and Prometheus started, the API) are tests/unit/_prometheus.py's.
 
 One Prometheus and one exporter for all the assertions, 1 s scrape and evaluation intervals:
 about 12-20 s in all, most of it Prometheus's first-scrape delay (its 5 s target-update
@@ -13,112 +15,28 @@ tickers), measured with --durations on 2026-11-29 (see the report of issue 31). 
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.parse
-import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
 
 import pytest
 
-from tests.unit._prometheus import tool
+from tests.unit._prometheus import Api, running, wait
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.fleet import DEMO_FLEET, SILENT
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-RULES = DOCS / "prometheus" / "zconsole-rules.yml"
 DASHBOARD = DOCS / "grafana" / "zconsole.json"
-WAIT = 60.0  # Prometheus's first scrape takes 5-10 s; a loaded machine more
 
-V = TypeVar("V")
 # one worker for the module (`./dev test` runs --dist loadgroup): one Prometheus for all
 pytestmark = pytest.mark.xdist_group("prometheus-real")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def wait(what: str, fn: Callable[[], V | None], timeout: float = WAIT) -> V:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            got = fn()
-        except OSError:
-            got = None
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            pytest.fail(f"waited {timeout:g} s for {what}")
-        time.sleep(0.3)
-
-
-class Api:
-    def __init__(self, base: str) -> None:
-        self.base = base
-
-    def get(self, path: str, **params: str) -> Any:
-        url = self.base + path + ("?" + urllib.parse.urlencode(params) if params else "")
-        with urllib.request.urlopen(url, timeout=10) as r:
-            doc = json.loads(r.read())
-        assert doc["status"] == "success", doc
-        return doc["data"]
-
-    def query(self, q: str) -> list[dict[str, Any]]:
-        result: list[dict[str, Any]] = self.get("/api/v1/query", query=q)["result"]
-        return result
-
-
 @pytest.fixture(scope="module")
 def prom(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
-    prometheus = tool("prometheus")
     tmp = tmp_path_factory.mktemp("prom")
-    env = {**os.environ, "HOME": str(tmp), "XDG_CONFIG_HOME": str(tmp / "c"),
-           "XDG_STATE_HOME": str(tmp / "s"), "XDG_CACHE_HOME": str(tmp / "k")}
-    exp = subprocess.Popen([sys.executable, "-m", "zconsole", "exporter", "--demo-fleet",
-                            "--listen", "127.0.0.1:0", "--refresh", "1", "--timeout", "30"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    procs: list[subprocess.Popen[str]] = [exp]
-    try:
-        assert exp.stdout is not None
-        first = exp.stdout.readline()
-        m = re.search(r"http://(127\.0\.0\.1:\d+)/metrics", first)
-        assert m, first
-        port = free_port()
-        (tmp / "prometheus.yml").write_text(
-            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n"
-            f"rule_files:\n  - {json.dumps(str(RULES))}\n"
-            "scrape_configs:\n  - job_name: zconsole\n    static_configs:\n"
-            f"      - targets: ['{m.group(1)}']\n")
-        with open(tmp / "prometheus.log", "w") as log:  # the child keeps its own copy
-            procs.append(subprocess.Popen(
-                [prometheus, f"--config.file={tmp / 'prometheus.yml'}",
-                 f"--storage.tsdb.path={tmp / 'data'}",
-                 f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
-                stdout=log, stderr=subprocess.STDOUT, text=True))
-        api = Api(f"http://127.0.0.1:{port}")
-        wait("Prometheus ready", lambda: api.get("/api/v1/status/buildinfo"))
-        wait("the exporter scraped", lambda: [t for t in api.get("/api/v1/targets")[
-            "activeTargets"] if t["health"] == "up"])
+    with running(tmp, ["--demo-fleet", "--refresh", "1", "--timeout", "30"]) as api:
         yield api
-    finally:
-        for p in reversed(procs):  # by PID, never by name
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.communicate(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.communicate()
 
 
 def demo_pools() -> dict[str, list[str]]:
@@ -188,7 +106,27 @@ def test_the_degraded_host_alert_fires_from_the_shipped_rules(prom: Api) -> None
     assert a["annotations"]["summary"] == "Pool tank on demo-degraded is CRITICAL"
     rules = {r["name"]: r["health"] for g in prom.get("/api/v1/rules", type="alert")["groups"]
              for r in g["rules"]}
-    assert len(rules) == 7 and set(rules.values()) == {"ok"}
+    assert len(rules) == 9 and set(rules.values()) == {"ok"}
+
+
+def test_the_showcase_disks_smart_is_in_prometheus(prom: Api) -> None:
+    """sdb dying, sdc's CRC errors, the hot worn NVMe, the asleep spare: polled by the
+    exporter's SMART thread, never by a scrape."""
+    sel = 'host="demo-showcase"'
+
+    def value(q: str) -> float:
+        [r] = wait(q, lambda: prom.query(q) or None)
+        return float(r["value"][1])
+
+    assert value(f'zconsole_smart_attribute_raw{{{sel},disk="sdc",counter="udma_crc_errors"}}'
+                 ) == 312
+    assert value(f'zconsole_smart_attribute_raw{{{sel},disk="sdb",counter="pending_sectors"}}'
+                 ) >= 48
+    assert value(f'zconsole_smart_temperature_celsius{{{sel},disk="nvme1n1"}}') == 74
+    assert value(f'zconsole_smart_state{{{sel},disk="sdg",state="asleep"}}') == 1
+    [sdb] = prom.query(f'zconsole_smart_health_passed{{{sel},disk="sdb"}}')
+    assert sdb["metric"]["pool"] == "tank" and sdb["metric"]["by_id"].startswith("ata-")
+    assert not prom.alerts("ZconsoleSmartFailed")  # the dying disk still says PASSED
 
 
 def regex_of(values: list[str]) -> str:

@@ -31,16 +31,18 @@ ARCSTATS = fixture("arcstats/2.3.2-head3-plus-grep-excerpt.txt")
 DISKSTATS = fixture("diskstats/2.3.2-guest-vdb-vdg-ds2.txt")
 LSBLK = fixture("blockdev/lsblk-2.38.1-debian12-host.json")
 
-# Hand-built in DEFAULT_COLUMNS order from the transcript's `zfs list` figures (not captured).
+# Hand-built in DEFAULT_COLUMNS order from the transcript's `zfs list` figures (not captured);
+# the transcript's datasets had no quota, which `-p` prints as 0.
 assert DEFAULT_COLUMNS == ("name", "type", "used", "avail", "refer", "origin",
                            "usedbysnapshots", "compressratio", "dedup", "mountpoint",
-                           "createtxg", "creation")
+                           "createtxg", "creation", "quota", "refquota")
 ZFS_LIST = (
-    "tank\tfilesystem\t382022656\t624610304\t25600\t-\t0\t1.00\toff\t/tank\t1\t1795301946\n"
+    "tank\tfilesystem\t382022656\t624610304\t25600\t-\t0\t1.00\toff\t/tank\t1\t1795301946\t"
+    "0\t0\n"
     "tank/clone1\tfilesystem\t14336\t624610304\t381783040\ttank/data@snap1\t0\t1.00\toff\t"
-    "/tank/clone1\t40\t1795301975\n"
+    "/tank/clone1\t40\t1795301975\t0\t0\n"
     "tank/data\tfilesystem\t381783040\t624610304\t381783040\t-\t0\t1.00\toff\t/tank/data\t"
-    "20\t1795301950\n"
+    "20\t1795301950\t0\t0\n"
 )
 
 

@@ -4,6 +4,7 @@ the text (a running scan's ETA follows the time of the reading)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -70,8 +71,8 @@ def test_a_quiet_host_is_not_parsed_again_between_refreshes() -> None:
 class _Fixed:
     """A host whose `zpool status -j` always prints the same bytes, at a clock we move."""
 
-    def __init__(self, text: str) -> None:
-        self.text, self.t = text, 1_795_308_322.0  # 5 s after the resilver began
+    def __init__(self, text: str, t: float = 1_795_308_322.0) -> None:
+        self.text, self.t = text, t
 
     def now(self) -> float:
         return self.t
@@ -82,7 +83,9 @@ class _Fixed:
 
 
 def test_a_running_scan_is_parsed_at_each_reading_its_eta_follows_the_clock() -> None:
-    host = _Fixed(RESILVER.read_text())
+    text = RESILVER.read_text()
+    began = json.loads(text)["pools"]["tank"]["scan_stats"]["pass_start"]
+    host = _Fixed(text, float(began) + 5)  # 5 s after the resilver began
     zfs = ZfsInfo(ZfsPresence.PRESENT, "", version=(2, 3, 2), json_status=True)
     memo = ParseMemo()
     pools, _ = read_pool_status(host, zfs, memo=memo)  # type: ignore[arg-type]
@@ -92,6 +95,8 @@ def test_a_running_scan_is_parsed_at_each_reading_its_eta_follows_the_clock() ->
     later, _ = read_pool_status(host, zfs, memo=memo)  # type: ignore[arg-type]
     assert later is not pools and memo.hits == 0
     assert later[0].scan is not None and later[0].scan.eta_seconds != scan.eta_seconds
+    assert scan.eta_seconds and later[0].scan.eta_seconds  # read, not clamped to nothing
+    assert abs(later[0].scan.eta_seconds - 2 * scan.eta_seconds) <= 1  # whole seconds
 
 
 class _Mounts(DelegatingHost):

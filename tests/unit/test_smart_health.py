@@ -3,17 +3,14 @@ built from real fixtures and from the model, including "growing" across two read
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from tests.paths import parser_text
+from tests.smart_readings import ata, nvme, scsi
 from zconsole.model.finding import Severity
 from zconsole.model.smart import (
     CounterTrack,
-    NvmeHealth,
     Protocol,
-    ScsiHealth,
     SelfTest,
     SmartAttr,
     SmartReading,
@@ -28,22 +25,6 @@ C, W = Severity.CRITICAL, Severity.WARNING
 
 def fixture(name: str) -> SmartReading:
     return parse_smartctl(parser_text("smartctl", name))
-
-
-def ata(*attrs: tuple[int, int], **kw: object) -> SmartReading:
-    rows = tuple(SmartAttr(id=i, name=f"attr{i}", raw=raw, value=100, worst=100, thresh=0)
-                 for i, raw in attrs)
-    base = SmartReading(device="/dev/sda", protocol=Protocol.ATA, passed=True,
-                        rotation_rate=7200, attributes=rows)
-    return dataclasses.replace(base, **kw)  # type: ignore[arg-type]
-
-
-def nvme(**kw: object) -> SmartReading:
-    health = NvmeHealth(**{"available_spare": 100, "available_spare_threshold": 10,
-                           "percentage_used": 1, "media_errors": 0, **kw})  # type: ignore[arg-type]
-    return SmartReading(device="/dev/nvme0", protocol=Protocol.NVME,
-                        passed=health.critical_warning == 0, rotation_rate=0, nvme=health,
-                        temperature=Temperature(current=health.temperature or 40))
 
 
 def kinds(r: SmartReading, **kw: object) -> list[tuple[str, Severity]]:
@@ -87,11 +68,9 @@ CASES: list[tuple[str, SmartReading, list[tuple[str, Severity]]]] = [
     ("NVMe temperature bit is heat, not failure", nvme(critical_warning=0x02),
      [("smart-temperature", W)]),
     ("NVMe hot", nvme(temperature=75), [("smart-temperature", W)]),
-    ("SCSI grown defects", SmartReading(device="/dev/sdb", protocol=Protocol.SCSI, passed=True,
-                                        scsi=ScsiHealth(grown_defects=5)),
+    ("SCSI grown defects", scsi(grown_defects=5),
      [("smart-counters", W)]),
-    ("SCSI endurance", SmartReading(device="/dev/sdb", protocol=Protocol.SCSI, passed=True,
-                                    scsi=ScsiHealth(endurance_used=95)), [("smart-wear", W)]),
+    ("SCSI endurance", scsi(endurance_used=95), [("smart-wear", W)]),
     ("asleep: nothing judged", SmartReading(device="/dev/sdb", unread=Unread.ASLEEP), []),
     ("no SMART: nothing judged", SmartReading(device="/dev/vda", unread=Unread.NO_SMART), []),
 ]

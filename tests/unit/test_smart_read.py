@@ -94,6 +94,20 @@ def test_exit_bits_do_not_hide_the_data() -> None:
     assert r.read and r.exit_status == 216 and r.passed is False
 
 
+def read_twice(dev: str, first: Any, then: Any, *, start: float = 0.0, later: float = 3600.0,
+               **watch: Any) -> tuple[SmartWatch, Clock, list[str]]:
+    """A watch that read /dev/`dev` once (smartctl answering `first`) and polls it again
+    `later` seconds on (answering `then`): the watch, its clock, what the second poll read."""
+    clock = Clock(start)
+    answers: dict[str, Any] = {f"/dev/{dev}": first}
+    _, h = host(answers)
+    w = SmartWatch(h, clock=clock, **watch)
+    w.poll([disk(dev)])
+    answers[f"/dev/{dev}"] = then
+    clock.t += later
+    return w, clock, w.poll([disk(dev)])
+
+
 def test_watch_cadence_with_a_fake_clock() -> None:
     clock = Clock(1000.0)
     fake, h = host({"/dev/sda": (0, FAIL2, ""), "/dev/sdb": (0, FAIL2, "")})
@@ -144,43 +158,26 @@ def test_missing_smartctl_stops_the_poll() -> None:
 
 
 def test_asleep_keeps_the_last_reading() -> None:
-    clock = Clock(0.0)
-    answers: dict[str, Any] = {"/dev/sda": (0, FAIL2, "")}
-    _, h = host(answers)
-    w = SmartWatch(h, clock=clock)
-    w.poll([disk("sda")])
-    answers["/dev/sda"] = (2, json.dumps({"smartctl": {"exit_status": 2, "messages": [
+    asleep = (2, json.dumps({"smartctl": {"exit_status": 2, "messages": [
         {"string": "Device is in STANDBY mode, exit(2)", "severity": "information"}]},
         "device": {"name": "/dev/sda", "protocol": "ATA"}}), "")
-    clock.t += 3600
-    w.poll([disk("sda")])
+    w, _, _ = read_twice("sda", (0, FAIL2, ""), asleep)
     s = w.state("sda")
     assert s is not None and s.reading is not None and s.read_at == 0.0
     assert s.words.startswith("asleep, not read")
 
 
 def test_timeout_keeps_the_last_reading_and_says_why() -> None:
-    clock = Clock(0.0)
-    answers: dict[str, Any] = {"/dev/sda": (0, FAIL2, "")}
-    _, h = host(answers)
-    w = SmartWatch(h, clock=clock)
-    w.poll([disk("sda")])
-    answers["/dev/sda"] = CommandTimedOut(["smartctl"], 30.0)
-    clock.t += 3600
-    assert w.poll([disk("sda")]) == []
+    w, _, read = read_twice("sda", (0, FAIL2, ""), CommandTimedOut(["smartctl"], 30.0))
+    assert read == []
     s = w.state("sda")
     assert s is not None and s.reading is not None and "SMART not read" in s.words
 
 
 def test_growing_counter_is_tracked_since_first_seen() -> None:
-    clock = Clock(10_000.0)
-    answers: dict[str, Any] = {"/dev/sdb": (0, with_pending(FAIL2, 12), "")}
-    _, h = host(answers)
-    w = SmartWatch(h, interval=1800.0, clock=clock)
-    w.poll([disk("sdb")])
-    clock.t += 2 * 3600
-    answers["/dev/sdb"] = (0, with_pending(FAIL2, 48), "")
-    w.poll([disk("sdb")])
+    w, clock, _ = read_twice("sdb", (0, with_pending(FAIL2, 12), ""),
+                             (0, with_pending(FAIL2, 48), ""), start=10_000.0,
+                             later=2 * 3600, interval=1800.0)
     s = w.state("sdb")
     assert s is not None
     t = s.tracks["ata-197"]
@@ -193,14 +190,8 @@ def test_growing_counter_is_tracked_since_first_seen() -> None:
 
 
 def test_another_disk_under_the_same_name_starts_a_new_history() -> None:
-    clock = Clock(0.0)
-    answers: dict[str, Any] = {"/dev/sdb": (0, with_pending(FAIL2, 12), "")}
-    _, h = host(answers)
-    w = SmartWatch(h, clock=clock)
-    w.poll([disk("sdb")])
-    answers["/dev/sdb"] = (0, with_pending(FAIL2, 0, serial="NEWDISK"), "")
-    clock.t += 3600
-    w.poll([disk("sdb")])
+    w, _, _ = read_twice("sdb", (0, with_pending(FAIL2, 12), ""),
+                         (0, with_pending(FAIL2, 0, serial="NEWDISK"), ""))
     s = w.state("sdb")
     assert s is not None and s.tracks["ata-197"].first == 0
     assert s.tracks["ata-197"].first_seen == 3600.0

@@ -59,6 +59,24 @@ class SshdSources:
         return tuple(c for c in self.lines if c.keyword == k)
 
 
+def match_criteria(match: str) -> tuple[tuple[str, str], ...] | None:
+    """A `Match` line's criteria as (criterion in lower case, its pattern list) pairs, in
+    order, `All` left out (it takes no value); None when a criterion lacks its value."""
+    words = match.split()[1:]
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(words):
+        crit = words[i].lower()
+        if crit == "all":
+            i += 1
+            continue
+        if i + 1 >= len(words):
+            return None
+        out.append((crit, words[i + 1]))
+        i += 2
+    return tuple(out)
+
+
 # ------------------------------------------------------------------------------ journal
 
 

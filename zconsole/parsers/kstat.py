@@ -10,7 +10,7 @@ objset's `dataset_name`) are skipped. Linear in the input.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from zconsole.parsers.errors import ParseError
 
@@ -21,8 +21,7 @@ _UNSIGNED = re.compile(r"[0-9]+", re.ASCII)
 _INT_TYPES = {"1": _SIGNED, "2": _UNSIGNED, "3": _SIGNED, "4": _UNSIGNED}
 
 
-@dataclass(frozen=True)
-class Kstat:
+class Kstat(NamedTuple):
     """The integer statistics of one kstat file, and how old the snapshot is."""
 
     fields: dict[str, int]

@@ -77,20 +77,12 @@ import dataclasses
 from enum import Enum
 from typing import Any
 
-from zconsole.model.pool import (
-    ExpandInfo,
-    Pool,
-    RemovalInfo,
-    ScanFunction,
-    ScanInfo,
-    ScanState,
-    Vdev,
-)
+from zconsole.model import pool as model
 
-_FUNCTION = {ScanFunction.SCRUB: "scrub", ScanFunction.ERRORSCRUB: "scrub",
-             ScanFunction.RESILVER: "resilver"}
-_STATE = {ScanState.IN_PROGRESS: "in_progress", ScanState.PAUSED: "in_progress",
-          ScanState.FINISHED: "finished", ScanState.CANCELED: "canceled"}
+_FUNCTION = {model.ScanFunction.SCRUB: "scrub", model.ScanFunction.ERRORSCRUB: "scrub",
+             model.ScanFunction.RESILVER: "resilver"}
+_STATE = {model.ScanState.IN_PROGRESS: "in_progress", model.ScanState.PAUSED: "in_progress",
+          model.ScanState.FINISHED: "finished", model.ScanState.CANCELED: "canceled"}
 
 
 def record_fields(obj: Any) -> tuple[str, ...] | None:
@@ -122,7 +114,7 @@ def to_jsonable(obj: Any) -> Any:
     return str(obj)
 
 
-def vdev_to_json(v: Vdev) -> dict[str, Any]:
+def vdev_to_json(v: model.Vdev) -> dict[str, Any]:
     node: dict[str, Any] = {
         "name": v.name, "type": v.type, "state": v.state,
         "read_errors": v.read_errors, "write_errors": v.write_errors,
@@ -134,25 +126,25 @@ def vdev_to_json(v: Vdev) -> dict[str, Any]:
     return node
 
 
-def scan_to_json(s: ScanInfo | None) -> dict[str, Any] | None:
+def scan_to_json(s: model.ScanInfo | None) -> dict[str, Any] | None:
     if s is None:
         return None
     return {
         "function": _FUNCTION.get(s.function) if s.function is not None else None,
         "state": _STATE.get(s.state) if s.state is not None else None,
         "percent_done": s.percent_done, "eta_seconds": s.eta_seconds, "raw": s.raw,
-        "paused": s.state is ScanState.PAUSED, "rebuild_vdev": s.rebuild_vdev,
+        "paused": s.state is model.ScanState.PAUSED, "rebuild_vdev": s.rebuild_vdev,
         "examined_bytes": s.examined_bytes, "issued_bytes": s.issued_bytes,
         "total_bytes": s.total_bytes, "processed_bytes": s.processed_bytes,
         "errors": s.errors, "exact": s.exact,
     }
 
 
-def _op_state(state: ScanState | None) -> str | None:
+def _op_state(state: model.ScanState | None) -> str | None:
     return state.value if state is not None else None
 
 
-def expand_to_json(e: ExpandInfo | None) -> dict[str, Any] | None:
+def expand_to_json(e: model.ExpandInfo | None) -> dict[str, Any] | None:
     if e is None:
         return None
     return {
@@ -164,7 +156,7 @@ def expand_to_json(e: ExpandInfo | None) -> dict[str, Any] | None:
     }
 
 
-def removal_to_json(r: RemovalInfo | None) -> dict[str, Any] | None:
+def removal_to_json(r: model.RemovalInfo | None) -> dict[str, Any] | None:
     if r is None:
         return None
     return {
@@ -176,7 +168,7 @@ def removal_to_json(r: RemovalInfo | None) -> dict[str, Any] | None:
     }
 
 
-def pool_to_json(p: Pool) -> dict[str, Any]:
+def pool_to_json(p: model.Pool) -> dict[str, Any]:
     return {
         "name": p.name, "state": p.state, "status": p.status, "action": p.action,
         "scan": scan_to_json(p.scan), "errors": p.errors,
@@ -198,7 +190,7 @@ def pool_to_json(p: Pool) -> dict[str, Any]:
     }
 
 
-def _pool_row(root: Vdev | None) -> dict[str, Any] | None:
+def _pool_row(root: model.Vdev | None) -> dict[str, Any] | None:
     if root is None:
         return None
     return {"state": root.state, "read_errors": root.read_errors,
@@ -206,6 +198,6 @@ def _pool_row(root: Vdev | None) -> dict[str, Any] | None:
             "note": root.note}
 
 
-def pools_to_json(pools: list[Pool]) -> dict[str, Any]:
+def pools_to_json(pools: list[model.Pool]) -> dict[str, Any]:
     """The documented `zconsole parse zpool-status --json` document (see module doc)."""
     return {"pools": [pool_to_json(p) for p in pools]}

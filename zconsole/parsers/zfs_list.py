@@ -37,7 +37,7 @@ SOURCE = "zfs list"
 
 DEFAULT_COLUMNS: tuple[str, ...] = (
     "name", "type", "used", "avail", "refer", "origin", "usedbysnapshots", "compressratio",
-    "dedup", "mountpoint", "createtxg", "creation",
+    "dedup", "mountpoint", "createtxg", "creation", "quota", "refquota",
 )
 SNAPSHOT_COLUMNS: tuple[str, ...] = ("name", "used", "refer", "createtxg", "creation", "clones")
 

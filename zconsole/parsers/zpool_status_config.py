@@ -1,5 +1,6 @@
-"""The `config:` table of a `zpool status` TEXT pool block -> the vdev forest, and vdev types
-from names. The forms it takes are listed in the module doc of `parsers.zpool_status`.
+"""The `config:` table of a `zpool status` TEXT pool block -> the vdev forest. The forms it
+takes are listed in the module doc of `parsers.zpool_status`; vdev types from names are
+`parsers.vdev_names`'.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 
 from zconsole.model.pool import ClassRow, Section, Vdev
 from zconsole.parsers.units import lenient, parse_count
+from zconsole.parsers.vdev_names import vdev_type_from_name
 
 _CLASS_HEADERS = {"logs": "logs", "log": "logs", "dedup": "dedup", "special": "special",
                   "cache": "cache", "spares": "spares"}
@@ -19,16 +21,6 @@ _ROW = re.compile(
     r"^(?P<name>\S(?:.*?\S)?)\s+(?P<state>" + "|".join(_STATES) + r")"
     r"(?:\s+(?P<r>" + _CNT + r")(?:\s+(?P<w>" + _CNT + r")(?:\s+(?P<c>" + _CNT + r")"
     r"(?:\s+(?P<s>" + _CNT + r"))?)?)?)?(?:\s+(?P<note>\S(?:.*\S)?))?\s*$")
-
-# Vdev names -> types.
-_MIRROR = re.compile(r"^mirror(?:-[0-9]+)?$")
-_RAIDZ = re.compile(r"^raidz(?P<p>[1-3])?(?:-[0-9]+)?$")
-_DRAID = re.compile(r"^draid(?P<p>[1-3])?(?::[0-9]+[a-z])*-[0-9]+$")
-_DSPARE = re.compile(r"^draid[1-3]-[0-9]+-[0-9]+$")
-_REPLACING = re.compile(r"^replacing-[0-9]+$")
-_SPARE = re.compile(r"^spare-[0-9]+$")
-_INDIRECT = re.compile(r"^indirect-[0-9]+$")
-
 
 _DRAID_CHILDREN = re.compile(r":([0-9]{1,4})c(?::|-)")
 
@@ -48,29 +40,6 @@ def _min_children(name: str) -> int | None:
 
 def _safe_count(text: str | None) -> int | None:
     return lenient(parse_count, text)
-
-
-def vdev_type_from_name(name: str) -> tuple[str, int | None]:
-    """`raidz2-0` -> ('raidz', 2), `mirror-1` -> ('mirror', None), `/tank/f1` -> ('file', None)."""
-    if _MIRROR.match(name):
-        return "mirror", None
-    m = _RAIDZ.match(name)
-    if m:
-        return "raidz", int(m.group("p") or 1)
-    if _DSPARE.match(name):
-        return "dspare", None
-    m = _DRAID.match(name)
-    if m:
-        return "draid", int(m.group("p") or 1)
-    if _REPLACING.match(name):
-        return "replacing", None
-    if _SPARE.match(name):
-        return "spare", None
-    if _INDIRECT.match(name):
-        return "indirect", None
-    if name.startswith("/") and not name.startswith("/dev/"):
-        return "file", None
-    return "disk", None
 
 
 @dataclass

@@ -55,8 +55,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 from zconsole.model.pool import (
     VDEV_AUX_TEXT,
@@ -70,7 +70,7 @@ from zconsole.model.pool import (
 )
 from zconsole.parsers.errors import ParseError, parser
 from zconsole.parsers.units import parse_size
-from zconsole.parsers.zpool_status_config import vdev_type_from_name
+from zconsole.parsers.vdev_names import vdev_type_from_name
 
 SOURCE = "zpool status -j"
 
@@ -219,8 +219,7 @@ def _left(copied: int | None, total: int | None, start: int | None, now: int | N
     return left if left < _THIRTY_DAYS else None
 
 
-@dataclass(frozen=True)
-class _Copy:
+class _Copy(NamedTuple):
     """What `raidz_expand_stats` and `removal_stats` have in common: a state, bytes copied of
     a total, start and end times, and the vdev being expanded or evacuated."""
 
@@ -230,7 +229,7 @@ class _Copy:
     start: int | None
     end: int | None
     vdev: str | None
-    index: int | None
+    vdev_index: int | None
     exact: bool
     raw: str
 
@@ -291,7 +290,7 @@ def _removal(stats: object, now: int | None) -> RemovalInfo | None:
     percent = max(c.copied or 0, 1) * 100.0 / c.total if c.total and running \
         else (100.0 if c.state is ScanState.FINISHED else None)
     eta = _left(c.copied, c.total, c.start, now) if running else None
-    return RemovalInfo(vdev=c.vdev, state=c.state, vdev_index=c.index, copied_bytes=c.copied,
+    return RemovalInfo(vdev=c.vdev, state=c.state, vdev_index=c.vdev_index, copied_bytes=c.copied,
                        total_bytes=c.total, percent_done=percent, eta_seconds=eta,
                        slow=running and now is not None and eta is None,
                        duration_seconds=c.duration(),

@@ -15,7 +15,6 @@ import gc
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -82,38 +81,43 @@ class ZConsoleApp(App[None]):
         Binding("q", "quit", "Quit"),
     ]
 
-    @dataclass
+    # The refresh's messages are plain classes, not dataclasses: a dataclass costs ~1 ms to
+    # make on Python 3.10, each, on the first frame's path (issue 28).
     class RefreshDone(Message):
         """A refresh completed (posted by the refresh worker); `member`: of which host
-        (None: the host on screen)."""
+        (None: the host on screen); `mutes`: the host's mutes as the refresh found them
+        (None: not read)."""
 
-        result: Refresh
-        member: Member | None = None
-        # the host's mutes as the refresh found them (None: not read)
-        mutes: tuple[Mute, ...] | None = None
+        def __init__(self, result: Refresh, member: Member | None = None,
+                     mutes: tuple[Mute, ...] | None = None) -> None:
+            super().__init__()
+            self.result, self.member, self.mutes = result, member, mutes
 
-    @dataclass
     class RefreshProgress(Message):
         """The running refresh's pools answered before its other reads (posted early)."""
 
-        result: Refresh
-        member: Member | None = None
+        def __init__(self, result: Refresh, member: Member | None = None) -> None:
+            super().__init__()
+            self.result, self.member = result, member
 
-    @dataclass
     class RefreshFailed(Message):
         """A refresh raised: `error` reads `ExceptionName: text`."""
 
-        error: str
-        member: Member | None = None
+        def __init__(self, error: str, member: Member | None = None) -> None:
+            super().__init__()
+            self.error, self.member = error, member
 
-    @dataclass
     class ResumeFound(Message):
         """Plans left in flight on this host (services.ops.engine.resume), found at
-        start-up, and the saved plans that could not be read."""
+        start-up, and the saved plans that could not be read; `member`: the host they are
+        on (None: the one on screen)."""
 
-        found: list[Resumable] = field(default_factory=list)
-        problems: list[str] = field(default_factory=list)
-        member: Member | None = None  # the host they are on (None: the one on screen)
+        def __init__(self, found: list[Resumable] | None = None,
+                     problems: list[str] | None = None, member: Member | None = None) -> None:
+            super().__init__()
+            self.found: list[Resumable] = found if found is not None else []
+            self.problems: list[str] = problems if problems is not None else []
+            self.member = member
 
     def __init__(
         self,

@@ -31,15 +31,21 @@ Advice (services/health/advice: ashift, mixed media, imbalance, compression, ded
 copies, snapshots, scrub age, ...) is listed at INFO and never raises the exit code, unless
 `--advice` (then at its own level, at most WARNING). It costs one extra read (`zfs get` of a
 few properties, and `zpool status -D` of pools that deduplicate); `--no-advice` skips it,
-`--scrub-weeks N` sets the scrub age it advises from (default 5). Advice and slow disks
-muted for this host (the console's Advice screen, `m`, with a reason) raise nothing, and are
-listed under "muted" in the JSON.
+`--scrub-weeks N` sets the scrub age it advises from (default 5). Advice, slow disks and the
+SMART kinds an admin can knowingly live with (`severity.MUTABLE`: smart-crc, smart-counters,
+smart-self-test, smart-wear; never a failed disk) muted for this host (the console's Advice
+screen, `m`, or `check --mute KIND:SUBJECT --reason TEXT`: cli/commands/check_mute.py) raise
+nothing, and are listed under "muted" in the JSON.
 
 JSON (`--json`), version 1: {"version": 1, "host", "taken_at", "status" (ok/warning/critical/
 unknown), "exit_code", "summary", "findings": [{"kind", "severity", "subject", "pool",
 "message", "evidence"}], "advice": [{"kind", "subject", "why", "cost", "command"}] (the
 advice among the findings, with its reason), "muted": [{"kind", "subject", "message",
-"reason", "muted_at"}], "metrics": [{"name", "labels", "value"}]}.
+"reason", "muted_at"}], "disks": [{"disk", "id", "pool", "state", "words", "findings",
+"read_at", "model", "serial"}] (each disk's SMART: "state" is read, no-smart, asleep,
+smartctl-missing, not-root, open-failed, not-read or not-read-yet, "words" why, "findings"
+its finding kinds; cli/formats/smart_disks.py; the text says each disk not read once, as a
+fact that raises nothing), "metrics": [{"name", "labels", "value"}]}.
 Host text in it is made visible (escapes shown as `\\x1b`), as everywhere.
 
 Prometheus (`--prometheus FILE`, node_exporter's textfile collector): the families `zconsole
@@ -71,6 +77,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
+from zconsole.cli.commands import check_mute
 from zconsole.cli.commands._target import (
     add_fleet_options,
     add_target_options,
@@ -89,6 +96,7 @@ if TYPE_CHECKING:
     from zconsole.hosts.fleet import HostEntry
     from zconsole.services.monitor.loop import Monitor
     from zconsole.services.monitor.member import Member
+    from zconsole.services.read.smart import DiskSmart
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_SAMPLE = 5.0  # seconds of one-second readings (a slow disk needs 4 of the last 5)
@@ -123,6 +131,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                     help="read each whole disk's SMART once (smartctl -n standby: a sleeping "
                          "disk is not woken) and judge it (default: on)")
     pc.add_argument("--json", action="store_true", help="print the result as JSON")
+    check_mute.add_options(pc)
     pc.add_argument("--prometheus", metavar="FILE",
                     help="also write the metrics for node_exporter's textfile collector")
 
@@ -141,6 +150,9 @@ def report_on(monitor: Monitor, m: Member, args: argparse.Namespace) -> Report:
     deadline: a hung `zpool status` is said, UNKNOWN, and the check still ends), its advice
     and mutes judged in, its verdict said as a report (its findings, advice, what is muted,
     its metrics). A host whose refresh raised, with no reading, is UNKNOWN."""
+    # kept first, by the host's label (the name its readings and mutes go by), whatever
+    # the reading says: a mute is the operator's decision, not the host's answer
+    kept_error = check_mute.apply(m.host, check_mute.host_label(m.host), args, time.time())
     monitor.sample(getattr(args, "sample", 0.0), m)
     last = m.session.last
     if last is None or m.session.last_error is not None:
@@ -149,9 +161,12 @@ def report_on(monitor: Monitor, m: Member, args: argparse.Namespace) -> Report:
     reading = last.reading
     if getattr(args, "smart", False):
         m.session.poll_smart()  # every whole disk once, after the readings
-    advice, mutes, mutes_error = read_advice_once(m.host, reading, args)
+    advice, mutes, mutes_error = read_advice_once(
+        m.host, reading, args, smart=tuple(m.session.smart.states().values()))
+    mutes_error = mutes_error or kept_error
     verdict = monitor.advise(m, advice, mutes)
     v = report_of(m.name, reading, verdict, monitor.thresholds, advice)
+    v.smart = tuple(m.session.smart.states().values())  # the textfile's SMART families
     if mutes_error:
         v.findings.append(Finding("advice-mutes", Severity.INFO, "advice",
                                   f"muted findings not applied: {mutes_error}"))
@@ -196,11 +211,13 @@ def run_check(host: Host, args: argparse.Namespace, out: TextIO) -> int:
     return v.status.exit_code
 
 
-def read_advice_once(host: Host, reading: HostReading, args: argparse.Namespace
+def read_advice_once(host: Host, reading: HostReading, args: argparse.Namespace, *,
+                     smart: Sequence[DiskSmart] = ()
                      ) -> tuple[list[Advice], tuple[Mute, ...], str | None]:
-    """The advisor's findings (its one extra read, judged; nothing when --no-advice), the
-    findings muted for this host in the console (advice and slow disks, with their
-    reasons), and why the mutes could not be read."""
+    """The advisor's findings (its one extra read, judged, and the SMART advice of the
+    disks in `smart`, the session's watch; nothing when --no-advice), the findings muted
+    for this host in the console (advice, slow disks, SMART kinds, with their reasons), and
+    why the mutes could not be read."""
     from zconsole.hosts.journal import MuteStore
 
     found: list[Advice] = []
@@ -211,6 +228,11 @@ def read_advice_once(host: Host, reading: HostReading, args: argparse.Namespace
         weeks = getattr(args, "scrub_weeks", None)
         found = advise(read_advice(host, reading, timeout=args.timeout),
                        scrub_weeks=weeks if weeks is not None else SCRUB_WEEKS)
+        if smart:
+            from zconsole.services.health.advice.smart import smart_advice
+
+            found = sorted([*found, *smart_advice(smart, reading.disks.value)],
+                           key=lambda a: -a.severity.rank)
     try:
         mutes = MuteStore.default(simulated=bool(getattr(host, "simulated", False))).load(
             str(reading.host))
@@ -288,6 +310,10 @@ def run_fleet(entries: Sequence[HostEntry], args: argparse.Namespace, out: TextI
 
 
 def run(args: argparse.Namespace) -> int:
+    refused = check_mute.refusal(args)
+    if refused:
+        sys.stdout.write(f"UNKNOWN: {visible(refused)}\n")
+        return Severity.UNKNOWN.exit_code
     try:
         entries = fleet_entries(args, "check")
     except ValueError as e:  # HostsFileError: the file and the line

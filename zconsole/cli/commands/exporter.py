@@ -11,7 +11,10 @@ scrape reads only what the monitor holds (services/monitor/metrics.py, a prometh
 collector): it never waits for a host, and a host that does not answer is `zconsole_up 0`
 with its UNKNOWN findings while the others are served. `zconsole_reading_age_seconds` says how
 old each host's `zpool status` is; one older than the refresh interval plus twice the timeout
-is said as not read (the monitor's `stale_after`).
+is said as not read (the monitor's `stale_after`). SMART (`--smart`, on by default) is read
+on a thread of its own at the console's cadence (each whole disk every 30 min with
+`smartctl -n standby`: no disk is woken; a host that does not answer is not asked), never by
+a scrape (services/monitor/metrics_smart.py).
 
 It listens on 127.0.0.1 unless `--listen ADDR:PORT` says otherwise (the metrics name hosts,
 pools and disks: expose them on purpose). 9939 is a choice of ours: Prometheus's port
@@ -56,6 +59,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     pe.add_argument("--refresh", dest="exporter_refresh", type=float, default=None,
                     metavar="SECONDS", help=f"read each host every SECONDS (default "
                                             f"{DEFAULT_REFRESH:g})")
+    pe.add_argument("--smart", dest="exporter_smart", action=argparse.BooleanOptionalAction,
+                    default=True, help="read each whole disk's SMART at its own slow cadence "
+                    "(smartctl -n standby, each disk every 30 min, never on a scrape; "
+                    "default: on)")
     pe.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                     help=f"deadline of each read (default {DEFAULT_TIMEOUT:g})")
 
@@ -151,20 +158,21 @@ def run(args: argparse.Namespace) -> int:
     # before the address is said: a SIGTERM right after it still ends cleanly
     before = {sig: signal.signal(sig, end) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        return _serve_until(done, monitor, addr, port, refresh, args.listen)
+        return _serve_until(done, monitor, addr, port, refresh, args.listen,
+                            smart=bool(getattr(args, "exporter_smart", True)))
     finally:
         for sig, handler in before.items():
             signal.signal(sig, handler)
 
 
 def _serve_until(done: threading.Event, monitor: Monitor, addr: str, port: int,
-                 refresh: float, listen: str) -> int:
+                 refresh: float, listen: str, *, smart: bool = True) -> int:
     try:
         httpd, t = serve(monitor, addr, port)
     except OSError as e:
         sys.stderr.write(f"zconsole exporter: cannot listen on {listen}: {e.strerror}\n")
         return 2
-    monitor.start(interval=refresh)
+    monitor.start(interval=refresh, smart=smart)
     shown = f"[{addr}]" if ":" in addr else addr
     n = len(monitor.members)
     sys.stdout.write(f"zconsole exporter: serving http://{shown}:{httpd.server_port}/metrics "

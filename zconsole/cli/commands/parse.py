@@ -8,6 +8,7 @@ JSON for scripts. The zpool-status JSON shape is stable and documented in the RE
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -34,12 +35,6 @@ def _zpool_status(text: str, *, zfs_version: str | None, **_: Any) -> Any:
     return parse_zpool_status(text, ddt_sizes_are_totals=(zfs_version == "2.3"), pasted=True)
 
 
-def _zpool_list(text: str, **_: Any) -> Any:
-    from zconsole.parsers.zpool_list import parse_zpool_list
-
-    return parse_zpool_list(text)
-
-
 def _zpool_iostat(text: str, *, omitted_since_boot: bool = False, **_: Any) -> Any:
     from zconsole.parsers.zpool_iostat import parse_zpool_iostat
 
@@ -63,54 +58,28 @@ def _zfs_list(text: str, *, columns: str | None, **_: Any) -> Any:
     return parse_zfs_list(text, cols)
 
 
-def _get(text: str, **_: Any) -> Any:
-    from zconsole.parsers.props import parse_get
+def _text_only(module: str, name: str) -> Callable[..., Any]:
+    """The parser `name` of `zconsole.parsers.<module>`, which takes the text alone, imported
+    when that kind is parsed (as every parser here is), not when the CLI starts."""
 
-    return parse_get(text)
+    def parse(text: str, **_: Any) -> Any:
+        return getattr(importlib.import_module(f"zconsole.parsers.{module}"), name)(text)
 
-
-def _arcstats(text: str, **_: Any) -> Any:
-    from zconsole.parsers.arcstats import parse_arcstats
-
-    return parse_arcstats(text)
-
-
-def _diskstats(text: str, **_: Any) -> Any:
-    from zconsole.parsers.diskstats import parse_diskstats
-
-    return parse_diskstats(text)
-
-
-def _udev_db(text: str, **_: Any) -> Any:
-    from zconsole.parsers.blockdev import parse_udev_export_db
-
-    return parse_udev_export_db(text)
-
-
-def _lsblk(text: str, **_: Any) -> Any:
-    from zconsole.parsers.blockdev import parse_lsblk_json
-
-    return parse_lsblk_json(text)
-
-
-def _smartctl(text: str, **_: Any) -> Any:
-    from zconsole.parsers.smartctl import parse_smartctl
-
-    return parse_smartctl(text)
+    return parse
 
 
 KINDS: dict[str, Callable[..., Any]] = {
     "zpool-status": _zpool_status,
-    "zpool-list": _zpool_list,
+    "zpool-list": _text_only("zpool_list", "parse_zpool_list"),
     "zpool-iostat": _zpool_iostat,
     "zfs-list": _zfs_list,
-    "zpool-get": _get,
-    "zfs-get": _get,
-    "arcstats": _arcstats,
-    "diskstats": _diskstats,
-    "udev-db": _udev_db,
-    "lsblk": _lsblk,
-    "smartctl": _smartctl,
+    "zpool-get": _text_only("props", "parse_get"),
+    "zfs-get": _text_only("props", "parse_get"),
+    "arcstats": _text_only("arcstats", "parse_arcstats"),
+    "diskstats": _text_only("diskstats", "parse_diskstats"),
+    "udev-db": _text_only("blockdev", "parse_udev_export_db"),
+    "lsblk": _text_only("blockdev", "parse_lsblk_json"),
+    "smartctl": _text_only("smartctl", "parse_smartctl"),
 }
 
 

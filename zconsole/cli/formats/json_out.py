@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from zconsole.cli.formats.smart_disks import disks_json
 from zconsole.model.finding import Severity
 from zconsole.model.hosttext import json_safe
 from zconsole.services.monitor.report import Report
@@ -30,6 +31,7 @@ def as_json(v: Report) -> dict[str, object]:
         "muted": [{"kind": a.kind, "subject": json_safe(a.subject),
                    "message": json_safe(a.message), "reason": json_safe(m.reason),
                    "muted_at": m.at} for a, m in v.muted],
+        "disks": disks_json(v),  # each disk's SMART state (smart_disks.py)
         "metrics": [{"name": f"zconsole_{m.name}",
                      "labels": {k: json_safe(val) for k, val in m.labels},
                      "value": m.value} for m in v.metrics],

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from zconsole.cli.formats.smart_disks import disks_text
 from zconsole.model.finding import Severity
 from zconsole.model.hosttext import visible
 from zconsole.services.monitor.report import Metric, Report
@@ -44,6 +45,7 @@ def nagios_text(v: Report) -> str:
     lines = [head + (f" | {perf}" if perf else "")]
     for f in sorted(v.findings, key=lambda f: -f.severity.rank):
         lines.append(f"{f.severity.symbol} {f.severity.name} {visible(f.message)}")
+    lines.extend(disks_text(v))  # the disks whose SMART was not read, once each
     return "\n".join(lines) + "\n"
 
 

@@ -59,6 +59,10 @@ and ETA moving dozens of times, short enough to wait through at the desk."""
 WAIT_POLL = 1.0  # seconds between two looks of a rehearsal's `zpool wait`
 
 SBIN = ("/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/", "/usr/local/sbin/")
+# Programs that never change the machine's shape (disks, partitions, pools, names): the
+# derived indexes stay. smartctl is asked once per disk in a poll: on a host with a thousand
+# disks, making the name index again after each answer made the poll quadratic.
+SHAPE_KEEPING = frozenset({"smartctl"})
 
 
 NSSWITCH = """\
@@ -243,7 +247,8 @@ class DemoHost(BaseHost):
         except TimeoutError:
             raise CommandTimedOut(args, timeout) from None
         finally:
-            self.machine.changed()  # any command may have changed the machine's shape
+            if prog not in SHAPE_KEEPING:
+                self.machine.changed()  # any other command may have changed its shape
         return Result(args, rc, out, err, ctx.took)
 
     def _exec_pipeline(self, stages: list[tuple[str, ...]], timeout: float) -> Result:

@@ -87,8 +87,13 @@ _FIXED: dict[str, Severity] = {
     r.kind: r.level for r in RULES
     if r.kind not in ("pool-state", "pool-capacity", "smart-temperature")
     and not r.kind.endswith("*")}
-#: the kinds an operator may mute (with a reason): never a finding about health itself
-MUTABLE = ("slow-disk", "advice-")
+#: the kinds an operator may mute (with a reason): never a finding about the pool's health
+#: itself, nor a disk that says it is failing (smart-failed, smart-nvme-critical) or too hot:
+#: a slow disk, advice, and the SMART findings an admin can knowingly live with for a while
+#: (a cable they know about: smart-crc; a disk already scheduled for replacement: its
+#: counters, a failed self-test, its wear)
+MUTABLE = ("slow-disk", "advice-", "smart-crc", "smart-counters", "smart-self-test",
+           "smart-wear")
 _ORDER = {r.kind: i for i, r in enumerate(RULES)}
 
 
@@ -120,8 +125,8 @@ def mutable(kind: str) -> bool:
 
 
 def muted_by(f: Finding, mutes: Sequence[Mute]) -> Mute | None:
-    """The operator's mute of this finding (a slow disk, advice), if any: kept apart from
-    the level by every face alike."""
+    """The operator's mute of this finding (a slow disk, advice, a SMART kind of `MUTABLE`),
+    if any: kept apart from the level by every face alike."""
     return next((m for m in mutes if mutable(f.kind) and m.matches(f)), None)
 
 

@@ -36,7 +36,6 @@ Pure functions over model objects and sample history; no I/O here. Samples come 
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -237,8 +236,9 @@ def find_slow_disks(
                 hits = [(i, o[leaf.name]) for i, o in enumerate(per_sample) if leaf.name in o]
                 if len(hits) < rule.needed:
                     continue
-                ratios = [max(x.ratio for x in outs) for _, outs in hits]
-                factor = statistics.median(ratios)
+                from statistics import median  # only once a disk is slow: not at start-up
+
+                factor = median([max(x.ratio for x in outs) for _, outs in hits])
                 stays = (pool.name, leaf.name) in was_critical and factor >= rule.calm_ratio
                 severity = (Severity.CRITICAL if factor >= rule.critical_ratio or stays
                             else Severity.WARNING)

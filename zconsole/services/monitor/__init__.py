@@ -9,6 +9,7 @@
                 (the `zconsole check` result its output formats print)
     metrics.py  the members' readings and verdicts as Prometheus families (prometheus_client
                 collector): what `zconsole exporter` serves and `check --prometheus` writes
+    metrics_smart.py  each disk's SMART (the session's watch) as families of the same scrape
 
 The faces: the console (ui/app.py records its refreshes here), the Fleet rows
 (services/fleet.py), `zconsole check` (one sampled reading; `--hosts`: one per host) and

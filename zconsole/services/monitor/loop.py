@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from zconsole.services.health.severity import HostVerdict, Thresholds
     from zconsole.services.session import Refresh
 
+SMART_LOOK_S = 5.0  # how often the SMART thread asks each member whether its SMART is due
 Subscriber = Callable[[str, "HostReading | None", "HostVerdict"], None]
 
 
@@ -131,15 +132,46 @@ class Monitor:
             verdict = self.refresh(m) or verdict
         return verdict
 
+    def poll_smart(self, m: Member) -> bool:
+        """`m`'s disks' SMART read if due (`SmartFollow.due`: first poll, then a minute
+        apart; each disk every 30 min), judged in and told. Nothing for a host not read yet
+        or whose last refresh failed (its disks would only time out). True when it polled."""
+        s = m.session
+        if s.reading is None or s.last_error is not None or not s.smart.due(s.clock()):
+            return False
+        try:
+            s.poll_smart()
+            s.smart.error = ""
+        except Exception as e:  # noqa: BLE001 - said on the disks, never stops the loop
+            s.smart.error = f"{type(e).__name__}: {e}"
+        self.publish(m)
+        return True
+
     # -- the loops ----------------------------------------------------------------------
-    def start(self, interval: float = 5.0) -> None:
-        """A daemon thread per member: refresh, wait `interval`, until `stop()`."""
+    def start(self, interval: float = 5.0, *, smart: bool = False,
+              smart_every: float = SMART_LOOK_S) -> None:
+        """A daemon thread per member: refresh, wait `interval`, until `stop()`. `smart`:
+        one more thread that looks every `smart_every` seconds for members whose SMART is
+        due (`poll_smart`), one after the other, so a slow smartctl never delays a refresh."""
         self._stop.clear()
         for m in list(self.members):
             t = threading.Thread(target=self._loop, args=(m, interval), daemon=True,
                                  name=f"monitor {m.name}")
             self._threads.append(t)
             t.start()
+        if smart:
+            t = threading.Thread(target=self._smart_loop, args=(smart_every,), daemon=True,
+                                 name="monitor smart")
+            self._threads.append(t)
+            t.start()
+
+    def _smart_loop(self, every: float) -> None:
+        while not self._stop.is_set():
+            for m in list(self.members):
+                if self._stop.is_set():
+                    return
+                self.poll_smart(m)
+            self._stop.wait(max(0.1, every))
 
     def _loop(self, m: Member, interval: float) -> None:
         while not self._stop.is_set():

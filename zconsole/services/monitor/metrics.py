@@ -38,12 +38,14 @@ from zconsole.model.finding import Finding, Severity
 from zconsole.model.hosttext import visible
 from zconsole.model.pool import Pool, ScanFunction, ScanState
 from zconsole.model.reading import HostReading
+from zconsole.services.monitor.metrics_smart import SmartFamilies
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from zconsole.services.monitor.loop import Monitor
     from zconsole.services.monitor.member import Member
     from zconsole.services.monitor.report import Report
+    from zconsole.services.read.smart import DiskSmart
 
 POOL_STATES = ("online", "degraded", "faulted", "offline", "removed", "unavail", "suspended")
 VDEV_STATES = ("online", "degraded", "faulted", "offline", "removed", "unavail", "avail",
@@ -58,13 +60,15 @@ class Seen:
     """One host as the monitor holds it: `reading` is None when there is none to say (no
     answer, a failed refresh, a `zpool status` too old); `findings` and `level` are its verdict
     on the one scale; `age_seconds` since its `zpool status` last answered (None: never, or
-    not counted, as in a textfile)."""
+    not counted, as in a textfile); `smart`: what the session's SMART watch knows of each
+    disk (read at its own cadence, never by a scrape)."""
 
     host: str
     reading: HostReading | None
     level: Severity
     findings: tuple[Finding, ...]
     age_seconds: float | None = None
+    smart: tuple[DiskSmart, ...] = ()
 
     @property
     def up(self) -> bool:
@@ -152,7 +156,7 @@ class _Families:
         self.finding = g("zconsole_finding", "1 for each finding of the host's verdict, its "
                          "severity on zconsole's scale as a label" + CACHED,
                          labels=["host", "kind", "severity", "pool", "subject"])
-        # issue 30 (SMART): its families go here, fed from the reading's SMART part
+        self.smart = SmartFamilies()  # metrics_smart.py
         self._seen: set[tuple[str, ...]] = set()
 
     def once(self, *key: str) -> bool:
@@ -168,7 +172,7 @@ class _Families:
                     self.pool_state, self.vdev_state, self.leaf_state, *self.errors.values(),
                     self.size, self.alloc, self.free, self.cap, self.frag, self.data_errors,
                     self.scan, self.scrub_end, self.slow, self.arc_size, self.arc_target,
-                    self.finding)
+                    self.finding, *self.smart.all())
 
 
 def families(seen: Iterable[Seen]) -> list[Metric]:
@@ -205,6 +209,10 @@ def _host(f: _Families, one: Seen) -> None:
             f.arc_target.add_metric([host], float(arc.target))
     if not one.up:
         return
+    if one.smart:
+        inv = r.disks.value if r.disks.ok else None
+        f.smart.add_host(host, one.smart, {x.disk: x.pool for x in inv.roles if x.pool}
+                         if inv is not None else {})
     for entry in r.pools:
         pool = _l(entry.name)
         hp = [host, pool]
@@ -281,12 +289,14 @@ def seen_of_member(monitor: Monitor, m: Member) -> Seen:
         reading = last.reading
         if monitor.stale_after is not None:
             reading = s.aged(reading, now, monitor.stale_after)
-    return Seen(m.name, reading, verdict.level, verdict.findings, s.status_age(now))
+    return Seen(m.name, reading, verdict.level, verdict.findings, s.status_age(now),
+                tuple(s.smart.states().values()))
 
 
 def seen_of_report(report: Report) -> Seen:
     """A `check` report (one reading, just taken: no age said)."""
-    return Seen(report.host, report.reading, report.status, tuple(report.findings))
+    return Seen(report.host, report.reading, report.status, tuple(report.findings),
+                smart=report.smart)
 
 
 def exposition(seen: Sequence[Seen]) -> str:

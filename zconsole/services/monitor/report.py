@@ -22,6 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from zconsole.services.health.severity import HostVerdict, Thresholds
     from zconsole.services.read.progress import ScanEstimate
+    from zconsole.services.read.smart import DiskSmart
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class Report:
     advice: list[Advice] = field(default_factory=list)
     muted: list[tuple[Finding, Mute]] = field(default_factory=list)
     reading: HostReading | None = None  # the reading judged (None: the host was not read)
+    smart: tuple[DiskSmart, ...] = ()  # each disk's SMART as the session's watch holds it
 
     @property
     def status(self) -> Severity:

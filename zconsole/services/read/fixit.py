@@ -395,7 +395,7 @@ def read_boot(host: Host) -> BootReading:
     networking = r.part(_cmd(NETWORKING_JOURNAL),
                         lambda: r.journal(NETWORKING_JOURNAL, bad["networking journal"]))
     wanted = r.part(_cmd(WANTS_ONLINE), lambda: _wanted_by(r.run(WANTS_ONLINE)))
-    netplan = r.part(_cmd(NETPLAN_GET), lambda: r.run(NETPLAN_GET))
+    netplan = r.part(_cmd(NETPLAN_GET), lambda: r.run(NETPLAN_GET, SLOW_TIMEOUT))
     exec_start = r.part(_cmd(SHOW_WAIT), lambda: parse_exec_start(r.run(SHOW_WAIT)))
     booted = r.part(UPTIME, lambda: _booted_at(host))
     boot_id = r.part(BOOT_ID, lambda: host.read_text(BOOT_ID).strip())

@@ -27,10 +27,9 @@ demand). Nothing here runs on the first refresh: the session calls `poll` from a
 worker after the first frame, at most `limit` disks per call.
 
 History is kept in memory, per kernel name, and reset when the serial changes (another disk
-took the name). To keep it across runs: a JSON file under the state directory
-(`~/.local/state/zconsole/smart/<host>.json`), keyed by model+serial, holding each
-`CounterTrack` (first value and time, last value, when it grew), written atomically after a
-poll that changed a track and read when the watch is made (not built yet).
+took the name); a disk first read here starts from what earlier runs saw of it (`seed`:
+services/smart_history.py, a JSON file per host in the state directory keyed by model and
+serial, which `SmartFollow` reads when it makes the watch and writes after a poll).
 """
 
 from __future__ import annotations
@@ -50,7 +49,7 @@ from zconsole.parsers.smartctl import parse_smartctl
 SMARTCTL = "smartctl"
 INTERVAL_S = 1800.0  # smartd's default check interval (smartd.8 -i)
 TIMEOUT_S = 30.0
-POLL_LIMIT = 8  # disks read per poll: a host with 1 000 disks is read over many polls
+POLL_LIMIT = 8  # disks read per `poll` unless the caller gives its own limit
 
 _NO_SMART_NAME = re.compile(r"^x?vd[a-z]+$")
 _NVME_NS = re.compile(r"^(nvme[0-9]+)n[0-9]+$")
@@ -142,9 +141,13 @@ class SmartWatch:
 
     def __init__(self, host: Host, *, interval: float = INTERVAL_S, limit: int = POLL_LIMIT,
                  clock: Callable[[], float] = time.time,
-                 read: Callable[[Host, Disk], SmartReading] = read_smart) -> None:
+                 read: Callable[[Host, Disk], SmartReading] = read_smart,
+                 seed: Callable[[SmartReading], Mapping[str, CounterTrack]] | None = None
+                 ) -> None:
+        """`seed`: a disk's tracks from earlier runs (services/smart_history.py), asked when
+        a disk is first read here, or another disk took its name."""
         self._host, self._interval, self._limit = host, interval, limit
-        self._clock, self._read = clock, read
+        self._clock, self._read, self._seed = clock, read, seed
         self._disks: dict[str, DiskSmart] = {}
         self._requested: list[str] = []
 
@@ -178,12 +181,12 @@ class SmartWatch:
                       if d.name in self._disks else -1.0)
         return [*asked, *rest]
 
-    def poll(self, disks: Iterable[Disk]) -> list[str]:
-        """Read up to `limit` due disks; the names read. smartctl missing on one disk is
-        missing on all: the rest of this poll is not run."""
+    def poll(self, disks: Iterable[Disk], limit: int | None = None) -> list[str]:
+        """Read up to `limit` due disks (the watch's own limit when None); the names read.
+        smartctl missing on one disk is missing on all: the rest of this poll is not run."""
         done: list[str] = []
         missing: SmartReading | None = None
-        for d in self.due(disks)[:self._limit]:
+        for d in self.due(disks)[:self._limit if limit is None else limit]:
             now = self._clock()
             if d.name in self._requested:
                 self._requested.remove(d.name)
@@ -214,6 +217,8 @@ class SmartWatch:
         tracks = old.tracks
         if old.reading is not None and old.reading.serial != reading.serial:
             tracks = {}  # another disk took this kernel name
+        if not tracks and self._seed is not None:
+            tracks = self._seed(reading)  # what earlier runs saw of this disk
         self._disks[d.name] = DiskSmart(
             d.name, d.preferred_id, reading=reading, read_at=now, unread=None, tried_at=now,
             tracks=advance_tracks(tracks, reading, now))

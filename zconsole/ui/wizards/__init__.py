@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from zconsole.ui.wizards.choices import Selection
@@ -18,10 +19,25 @@ def open_wizard(app: ZConsoleApp, kind: str, selection: Selection | None = None
     from zconsole.ui.wizards.flows import make_flow
     from zconsole.ui.wizards.screen import WizardScreen
 
-    flow = make_flow(kind, selection=selection, findings=tuple(app.findings))
+    flow = make_flow(kind, selection=selection, findings=tuple(app.findings),
+                     smart=smart_words(app))
     screen = WizardScreen(flow, host=app.host, reading=app.reading)
     app.push_screen(screen)
     return screen
+
+
+def smart_words(app: ZConsoleApp) -> Callable[[str], tuple[str, bool]]:
+    """A disk's SMART as the console's session follows it, in the replace plan's evidence
+    words (and whether it says the disk is failing), asked when the plan is built (its
+    history up to that moment)."""
+    session = app.session
+
+    def words(disk: str) -> tuple[str, bool]:
+        from zconsole.services.ops.zfs.new_disk_smart import state_words
+
+        return state_words(session.smart.state(disk), session.clock())
+
+    return words
 
 
 __all__ = ["Selection", "open_wizard"]

@@ -110,6 +110,14 @@ def selected_attach_target(reading: HostReading | None, selection: Selection | N
     return None
 
 
+def leaf_disk_name(reading: HostReading | None, pool: str, leaf: str) -> str | None:
+    """The kernel name of the whole disk under the leaf `leaf` of `pool` (None: unknown)."""
+    inv = reading_inventory(reading)
+    if inv is None:
+        return None
+    return next((r.disk for r in inv.roles if r.pool == pool and r.leaf == leaf), None)
+
+
 def smallest_member(reading: HostReading | None, pool_name: str, leaf_name: str
                     ) -> int | None:
     """Size of the smallest whole disk in the leaf's top-level vdev."""

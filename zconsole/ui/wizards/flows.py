@@ -69,6 +69,10 @@ class Flow:
     builder: Builder | None = None
     preset: dict[str, str] = field(default_factory=dict)
     findings: tuple[Finding, ...] = ()  # the console's findings (the slow disk) when opened
+    # a disk's SMART as the console follows it (kernel name -> the evidence's words, "48
+    # pending sectors (up from 8 in 2 h); ...; SMART overall PASSED", and whether it says
+    # the disk is failing): `open_wizard`'s `smart_words`
+    smart: Callable[[str], tuple[str, bool]] | None = None
 
     KIND = ""
     TITLE = ""
@@ -368,17 +372,24 @@ class ReplaceFailedFlow(Flow):
     def build(self, host: Host, reading: HostReading | None, chosen: Mapping[str, str],
               force: bool) -> Plan:
         """The slow-disk finding the console showed for the chosen disk goes with the
-        answers (`slow`): the plan's guards read it instead of calling the disk healthy."""
+        answers (`slow`): the plan's guards read it instead of calling the disk healthy; so
+        does the disk's SMART as the console follows it (`smart_old`, the plan's evidence;
+        without it the plan reads the disk once)."""
         answers = dict(chosen)
         pool, old = split_ref(answers["old"])
         slow = next((f.message for f in self.findings if f.kind == "slow-disk"
                      and f.subject == old and f.pool in (None, pool)), None)
         if slow and "slow" not in answers:
             answers["slow"] = slow
+        disk = dk.leaf_disk_name(reading, pool, old)
+        if self.smart is not None and disk is not None and "smart_old" not in answers:
+            words, bad = self.smart(disk)  # the console's reading, with its history
+            answers.update(smart_old=words, smart_old_failing="yes" if bad else "no")
         return super().build(host, reading, answers, force)
 
 
-def follow_up(plan: Plan, findings: tuple[Finding, ...] = ()) -> Flow | None:
+def follow_up(plan: Plan, findings: tuple[Finding, ...] = (),
+              smart: Callable[[str], tuple[str, bool]] | None = None) -> Flow | None:
     """The flow that continues a finished plan, when it has a second part: the same-bay
     replace after the bay plan (its answers all given: the next thing shown is the plan)."""
     from zconsole.services.ops.zfs import replace_failed as rf
@@ -386,7 +397,7 @@ def follow_up(plan: Plan, findings: tuple[Finding, ...] = ()) -> Flow | None:
     params = dict(plan.params)
     if plan.kind != rf.KIND or params.get("stage") != "bay":
         return None
-    return ReplaceFailedFlow(findings=findings, preset={
+    return ReplaceFailedFlow(findings=findings, smart=smart, preset={
         "old": ref(plan.pool, params["old"]), "bay": "same", "disk": rf.IN_BAY,
         "spare": params.get("spare", "return"), "after": params.get("after", "scrub"),
         "baseline": rf.baseline_answer(plan)})

@@ -408,7 +408,8 @@ class WizardScreen(WizardView, OperatorSteps, ZScreen):
         from zconsole.ui.wizards.flows import follow_up
 
         assert self.plan is not None
-        nxt = follow_up(self.plan, self.flow.findings if self.flow is not None else ())
+        nxt = follow_up(self.plan, self.flow.findings if self.flow is not None else (),
+                        self.flow.smart if self.flow is not None else None)
         if nxt is None:
             return False
         done = self.plan.title

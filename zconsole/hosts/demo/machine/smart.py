@@ -110,3 +110,13 @@ def asleep(now: float) -> SmartState:
     """A hot spare spun down to STANDBY."""
     return SmartState(hours=4_512, since=now, asleep=True, temperature=29,
                       tests=[LoggedTest(1, 0, 200)])
+
+
+# --- the replace wizard's bad new disk (issue 30) -----------------------------------------
+
+def shelf_bad(now: float) -> SmartState:
+    """A "new" disk from the shelf that is not: 8 pending and 16 reallocated sectors from
+    an earlier life and the 2 read errors (UNC) that left them in its error log, steady (the
+    replace wizard warns before writing to it)."""
+    return SmartState(hours=9_318, since=now, reallocated=16, pending=8, reported_uncorrect=2,
+                      temperature=33, tests=[LoggedTest(1, 0, 9_000)])

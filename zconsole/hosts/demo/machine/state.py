@@ -29,6 +29,12 @@ from zconsole.hosts.demo.machine.smart import SmartState
 from zconsole.hosts.demo.machine.system import System
 from zconsole.hosts.demo.machine.zlog import ZLog
 
+# The counters move in steps of at least this much machine time: a host with a thousand disks
+# answers a thousand commands (a SMART poll) in well under a second, and moving every disk's
+# counters at each of them made the poll quadratic. Rates are per second, so a later step
+# counts the time skipped here.
+INTEGRATE_STEP_S = 0.25
+
 Leaves = dict[str, tuple[Pool, Vdev]]
 """Disk name -> (pool, leaf): `Machine.leaf_index()`."""
 
@@ -285,6 +291,8 @@ class Machine:
         dt = now - self.last
         if dt <= 0:
             self.last = max(self.last, now)
+            return
+        if dt < INTEGRATE_STEP_S:  # counted at the next step: a command is not a tick
             return
         leaves = self.leaf_index()
         for d in self.disks.values():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from zconsole.hosts.demo.machine import Machine
 from zconsole.hosts.demo.render import system as sysr
-from zconsole.hosts.demo.scenarios.healthy import build as build_healthy
+from zconsole.hosts.demo.scenarios.healthy import on_clean_host
 
 NAME = "frozen-logind"
 DESCRIPTION = ("healthy pools; every SSH login waits 2 min: systemd-logind does not answer "
@@ -16,8 +16,7 @@ ORDER = 97
 
 
 def build(seed: int, now: float) -> Machine:
-    m = build_healthy(seed, now)
-    s = sysr.clean_host(m, "zdemo-frozen-logind")
+    m, s = on_clean_host(seed, now, NAME)
     s.daemons["systemd-logind"] = (428, "Ts")
     s.journal = sysr.login(now - 3000, 2101, 6, port=49810)
     s.journal += sysr.login(now - 600, 2399, 0, port=52116, setup=120.74,

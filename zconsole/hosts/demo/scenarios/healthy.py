@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from zconsole.hosts.demo.machine import Machine
+from zconsole.hosts.demo.machine.system import System
+from zconsole.hosts.demo.render import system as sysr
 from zconsole.hosts.demo.scenarios import _builder as kit
 
 DESCRIPTION = "every pool ONLINE, last scrub finished without errors"
@@ -21,3 +23,11 @@ def build(seed: int, now: float) -> Machine:
     tank.scan = kit.finished_scrub(now, tank.alloc, 2.4, 5 * 3600 + 12 * 60 + 40)
     kit.add_arc(b.m)
     return b.m
+
+
+def on_clean_host(seed: int, now: float, name: str) -> tuple[Machine, System]:
+    """These healthy pools on a clean host named `zdemo-<name>` (`render.system.clean_host`):
+    the start of every scenario about the host rather than its pools. The machine, and its
+    system to change."""
+    m = build(seed, now)
+    return m, sysr.clean_host(m, f"zdemo-{name}")

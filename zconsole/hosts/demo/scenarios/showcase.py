@@ -29,6 +29,8 @@ def build(seed: int, now: float) -> Machine:
     f0 = b.nvme("WD_BLACK SN770 1TB", "22517D801234", kit.NVME_1T, load=2.0)
     f1 = b.nvme("WD_BLACK SN770 1TB", "22517D805678", kit.NVME_1T, load=0.0)
     kit.spare_disks(b)
+    # an unused disk from the shelf, the same model as the larger spare, whose SMART is bad
+    shelf = b.quiet(b.hdd("WDC WD80EFZX-68UW8N0", "VK2GHJ3K", kit.HDD_8T))
     tank = b.pool(
         "tank",
         b.mirrors("tank", [a0, a1, b0, b1]),
@@ -60,7 +62,8 @@ def build(seed: int, now: float) -> Machine:
     fast.scan_history.append(kit.finished_scrub(now, total, 4.1, 1210))
     kit.add_arc(m, l2=180 * GiB)
     # SMART (machine/smart.py): the slow disk is dying, a bad cable on b0, the cache NVMe
-    # hot and worn, the spare asleep
+    # hot and worn, the spare asleep, the shelf disk with pending sectors
     m.smart.update({a1.serial: smart.dying(now), b0.serial: smart.bad_cable(now),
-                    c0.serial: smart.hot_worn(now), sp.serial: smart.asleep(now)})
+                    c0.serial: smart.hot_worn(now), sp.serial: smart.asleep(now),
+                    shelf.serial: smart.shelf_bad(now)})
     return m

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from zconsole.hosts.demo.machine import Machine
 from zconsole.hosts.demo.render import system as sysr
-from zconsole.hosts.demo.scenarios.healthy import build as build_healthy
+from zconsole.hosts.demo.scenarios.healthy import on_clean_host
 
 NAME = "slow-session"
 DESCRIPTION = ("healthy pools; the first SSH login of a user takes ~27 s: a drop-in of "
@@ -19,8 +19,7 @@ DROPIN_TEXT = ("# wait for the team share before the user's manager starts (tick
 
 
 def build(seed: int, now: float) -> Machine:
-    m = build_healthy(seed, now)
-    s = sysr.clean_host(m, "zdemo-slow-session")
+    m, s = on_clean_host(seed, now, NAME)
     m.files[DROPIN] = DROPIN_TEXT
     s.journal = sysr.login(now - 2400, 2201, 7, port=50210)
     s.journal += sysr.login(now - 900, 2318, 9, user="alice", uid=1000, port=51022,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from zconsole.hosts.demo.machine import Machine
 from zconsole.hosts.demo.machine.system import Lookup
 from zconsole.hosts.demo.render import system as sysr
-from zconsole.hosts.demo.scenarios.healthy import build as build_healthy
+from zconsole.hosts.demo.scenarios.healthy import on_clean_host
 
 NAME = "slow-ssh"
 DESCRIPTION = ("healthy pools; SSH logins take ~12 s: `UseDNS yes` in a hardening drop-in and "
@@ -20,8 +20,7 @@ DROPIN = "/etc/ssh/sshd_config.d/50-hardening.conf"
 
 
 def build(seed: int, now: float) -> Machine:
-    m = build_healthy(seed, now)
-    s = sysr.clean_host(m, "zdemo-slow-ssh")
+    m, s = on_clean_host(seed, now, NAME)
     m.files[DROPIN] = "# sshd hardening baseline\nMaxAuthTries 3\nUseDNS yes\n"
     m.files["/etc/resolv.conf"] = "nameserver 192.168.10.1\n"
     s.sshd["usedns"] = ["yes"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from zconsole.hosts.demo.machine import Machine
 from zconsole.hosts.demo.render import system as sysr
-from zconsole.hosts.demo.scenarios.healthy import build as build_healthy
+from zconsole.hosts.demo.scenarios.healthy import on_clean_host
 
 NAME = "ssh-auth"
 DESCRIPTION = ("healthy pools; sshd offers GSSAPI (a drop-in), keyboard-interactive (the main "
@@ -20,8 +20,7 @@ MATCH = "Match Address 192.168.10.0/24"
 
 
 def build(seed: int, now: float) -> Machine:
-    m = build_healthy(seed, now)
-    s = sysr.clean_host(m, "zdemo-ssh-auth")
+    m, s = on_clean_host(seed, now, NAME)
     m.files[DROPIN] = "# single sign-on for the office\nGSSAPIAuthentication yes\n"
     main = m.files["/etc/ssh/sshd_config"]
     main = main.replace("KbdInteractiveAuthentication no", "KbdInteractiveAuthentication yes")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from zconsole.hosts.demo.machine import Machine
 from zconsole.hosts.demo.machine.system import JournalEntry
 from zconsole.hosts.demo.render import system as sysr
-from zconsole.hosts.demo.scenarios.healthy import build as build_healthy
+from zconsole.hosts.demo.scenarios.healthy import on_clean_host
 
 NAME = "ssh-auth-lockout"
 DESCRIPTION = ("healthy pools; a `Match Group ops` block requires keyboard-interactive after "
@@ -42,8 +42,7 @@ def two_factor_login(at: float, pid: int, session: int, user: str, uid: int,
 
 
 def build(seed: int, now: float) -> Machine:
-    m = build_healthy(seed, now)
-    s = sysr.clean_host(m, "zdemo-ssh-auth-lockout")
+    m, s = on_clean_host(seed, now, NAME)
     m.files["/etc/ssh/sshd_config"] += BLOCK
     m.files["/etc/resolv.conf"] = "nameserver 192.168.10.1\n"
     s.journal = []

@@ -151,7 +151,7 @@ def _split_key(key: str) -> list[str]:
 def netplan(ctx: Context, argv: list[str]) -> Out:
     s = _system(ctx)
     if not s.netplan:
-        raise CmdError(1, "netplan: command not found\n")
+        raise CmdError(127, "bash: line 1: netplan: command not found\n")  # as over ssh
     if argv == ["get"] or argv == ["get", "all"]:
         return 0, merged(ctx), ""
     if len(argv) == 2 and argv[0] == "get":

@@ -28,6 +28,7 @@ from zconsole.hosts.demo.render import system as render
 from zconsole.hosts.demo.tools import boot, session
 from zconsole.hosts.demo.tools._common import Context, Handler, Out
 from zconsole.hosts.demo.tools.files import follow
+from zconsole.model.fixit import match_criteria
 
 NO_PAGER = ("--no-pager", "--plain", "--no-legend")
 
@@ -113,22 +114,13 @@ def _criterion(patterns: str, value: str, address: bool) -> bool:
 def match_applies(match: str, spec: dict[str, str]) -> bool:
     """A `Match` line's criteria against a `-C` connection spec (All, User, Host, Address,
     LocalAddress, LocalPort; any other criterion: not matched)."""
-    words = match.split()[1:]
     keys = {"user": "user", "host": "host", "address": "addr", "localaddress": "laddr",
             "localport": "lport"}
-    i = 0
-    while i < len(words):
-        crit = words[i].lower()
-        if crit == "all":
-            i += 1
-            continue
-        if crit not in keys or i + 1 >= len(words):
-            return False
-        if not _criterion(words[i + 1], spec.get(keys[crit], ""),
-                          crit in ("address", "localaddress")):
-            return False
-        i += 2
-    return True
+    criteria = match_criteria(match)
+    return criteria is not None and all(
+        crit in keys and _criterion(value, spec.get(keys[crit], ""),
+                                    crit in ("address", "localaddress"))
+        for crit, value in criteria)
 
 
 def configured(ctx: Context, spec: dict[str, str] | None = None) -> dict[str, str]:

@@ -10,18 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from zconsole.model import plan as model
 from zconsole.model.command import Command
-from zconsole.model.plan import (
-    Check,
-    CheckLevel,
-    Confirmation,
-    Plan,
-    Predicate,
-    Step,
-    StepOutcome,
-    StepStatus,
-    Wait,
-)
 
 FORMAT = 1
 
@@ -77,16 +67,16 @@ def command_to_dict(c: Command) -> dict[str, Any]:
     return d
 
 
-def predicate_to_dict(p: Predicate) -> dict[str, Any]:
+def predicate_to_dict(p: model.Predicate) -> dict[str, Any]:
     return {"kind": p.kind, "params": _pairs(p.params), "description": p.description}
 
 
-def check_to_dict(c: Check) -> dict[str, Any]:
+def check_to_dict(c: model.Check) -> dict[str, Any]:
     return {"name": c.name, "passed": c.passed, "level": c.level.value, "detail": c.detail,
             "force_flag": c.force_flag}
 
 
-def step_to_dict(s: Step) -> dict[str, Any]:
+def step_to_dict(s: model.Step) -> dict[str, Any]:
     return {
         "id": s.id,
         "title": s.title,
@@ -104,7 +94,7 @@ def step_to_dict(s: Step) -> dict[str, Any]:
     }
 
 
-def plan_to_dict(plan: Plan) -> dict[str, Any]:
+def plan_to_dict(plan: model.Plan) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "id": plan.id,
@@ -120,7 +110,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
     }
 
 
-def outcome_to_dict(o: StepOutcome) -> dict[str, Any]:
+def outcome_to_dict(o: model.StepOutcome) -> dict[str, Any]:
     return {"step_id": o.step_id, "status": o.status.value, "started_at": o.started_at,
             "ended_at": o.ended_at, "returncode": o.returncode, "stderr": o.stderr,
             "message": o.message}
@@ -150,43 +140,44 @@ def command_from_dict(raw: Any) -> Command:
         raise PlanFormatError(f"command: {e}") from None
 
 
-def predicate_from_dict(raw: Any) -> Predicate:
+def predicate_from_dict(raw: Any) -> model.Predicate:
     d = _map(raw, "predicate")
-    return Predicate(kind=str(d.get("kind", "")), params=_from_pairs(d.get("params", []),
-                                                                     "predicate.params"),
-                     description=str(d.get("description", "")))
+    return model.Predicate(kind=str(d.get("kind", "")),
+                           params=_from_pairs(d.get("params", []), "predicate.params"),
+                           description=str(d.get("description", "")))
 
 
-def _predicates(raw: Any, what: str) -> tuple[Predicate, ...]:
+def _predicates(raw: Any, what: str) -> tuple[model.Predicate, ...]:
     if not isinstance(raw, list):
         raise PlanFormatError(f"{what}: expected a list")
     return tuple(predicate_from_dict(p) for p in raw)
 
 
-def check_from_dict(raw: Any) -> Check:
+def check_from_dict(raw: Any) -> model.Check:
     d = _map(raw, "check")
     try:
-        level = CheckLevel(d.get("level"))
+        level = model.CheckLevel(d.get("level"))
     except ValueError:
         raise PlanFormatError(f"check.level: unknown level {d.get('level')!r}") from None
-    return Check(name=str(d.get("name", "")), passed=bool(d.get("passed")), level=level,
-                 detail=str(d.get("detail", "")),
-                 force_flag=_opt_str(d.get("force_flag"), "check.force_flag"))
+    return model.Check(name=str(d.get("name", "")), passed=bool(d.get("passed")), level=level,
+                       detail=str(d.get("detail", "")),
+                       force_flag=_opt_str(d.get("force_flag"), "check.force_flag"))
 
 
-def step_from_dict(raw: Any) -> Step:
+def step_from_dict(raw: Any) -> model.Step:
     d = _map(raw, "step")
     wait = None
     if d.get("wait") is not None:
         w = _map(d["wait"], "step.wait")
-        wait = Wait(pool=str(w.get("pool", "")), activity=str(w.get("activity", "")),
-                    description=str(w.get("description", "")),
-                    until=_predicates(w.get("until", []), "wait.until"))
+        wait = model.Wait(pool=str(w.get("pool", "")), activity=str(w.get("activity", "")),
+                          description=str(w.get("description", "")),
+                          until=_predicates(w.get("until", []), "wait.until"))
     conf = None
     if d.get("confirmation") is not None:
         c = _map(d["confirmation"], "step.confirmation")
-        conf = Confirmation(prompt=str(c.get("prompt", "")), expected=str(c.get("expected", "")))
-    return Step(
+        conf = model.Confirmation(prompt=str(c.get("prompt", "")),
+                                  expected=str(c.get("expected", "")))
+    return model.Step(
         id=str(d.get("id", "")),
         title=str(d.get("title", "")),
         explanation=str(d.get("explanation", "")),
@@ -199,7 +190,7 @@ def step_from_dict(raw: Any) -> Step:
     )
 
 
-def plan_from_dict(raw: Mapping[str, Any]) -> Plan:
+def plan_from_dict(raw: Mapping[str, Any]) -> model.Plan:
     d = _map(raw, "plan")
     fmt = d.get("format", FORMAT)
     if fmt != FORMAT:
@@ -211,7 +202,7 @@ def plan_from_dict(raw: Mapping[str, Any]) -> Plan:
     checks_raw = d.get("checks", [])
     if not isinstance(steps_raw, list) or not isinstance(checks_raw, list):
         raise PlanFormatError("plan: steps and checks must be lists")
-    return Plan(
+    return model.Plan(
         id=str(d["id"]),
         kind=str(d["kind"]),
         title=str(d["title"]),
@@ -225,21 +216,21 @@ def plan_from_dict(raw: Mapping[str, Any]) -> Plan:
     )
 
 
-def outcome_from_dict(raw: Mapping[str, Any]) -> StepOutcome:
+def outcome_from_dict(raw: Mapping[str, Any]) -> model.StepOutcome:
     d = _map(raw, "outcome")
     try:
-        status = StepStatus(d.get("status"))
+        status = model.StepStatus(d.get("status"))
     except ValueError:
         raise PlanFormatError(f"outcome.status: unknown status {d.get('status')!r}") from None
     rc = d.get("returncode")
     if rc is not None and (isinstance(rc, bool) or not isinstance(rc, int)):
         raise PlanFormatError("outcome.returncode: expected an integer or null")
-    return StepOutcome(step_id=str(d.get("step_id", "")), status=status,
-                       started_at=_opt_num(d.get("started_at"), "outcome.started_at"),
-                       ended_at=_opt_num(d.get("ended_at"), "outcome.ended_at"),
-                       returncode=rc, stderr=str(d.get("stderr", "")),
-                       message=str(d.get("message", "")))
+    return model.StepOutcome(step_id=str(d.get("step_id", "")), status=status,
+                             started_at=_opt_num(d.get("started_at"), "outcome.started_at"),
+                             ended_at=_opt_num(d.get("ended_at"), "outcome.ended_at"),
+                             returncode=rc, stderr=str(d.get("stderr", "")),
+                             message=str(d.get("message", "")))
 
 
-def outcomes_from_dicts(raw: Sequence[Mapping[str, Any]]) -> list[StepOutcome]:
+def outcomes_from_dicts(raw: Sequence[Mapping[str, Any]]) -> list[model.StepOutcome]:
     return [outcome_from_dict(o) for o in raw]

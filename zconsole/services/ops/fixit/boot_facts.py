@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from zconsole.hosts.base import Host, HostError, PathNotFound
 from zconsole.model.fixit import BootReading, Diagnosis
+from zconsole.model.reading import Part
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.netplan import NetplanDevice, parse_netplan_get
 from zconsole.services.health.boot import diagnose_boot
@@ -208,6 +209,15 @@ def ifupdown_candidates(facts: BootFacts) -> list[str]:
     return out
 
 
+def _netplan_unread(part: Part[str]) -> str:
+    """Why netplan's configuration is not known: absent (netplan is not in use), or a read
+    that failed for another reason (a timeout on a loaded host is not "not in use")."""
+    if part.error_type in (None, "CommandNotFound", "ParseError"):
+        return "netplan is not in use here (`netplan get` could not be read)"
+    return (f"netplan's configuration could not be read ({part.error}); read the host "
+            "again before choosing this fix")
+
+
 def applicable(facts: BootFacts, fix: str) -> str | None:
     """None when `fix` can be planned from these facts, else why not (one sentence)."""
     stuck = stuck_links(facts)
@@ -223,7 +233,7 @@ def applicable(facts: BootFacts, fix: str) -> str | None:
     if fix == NETPLAN:
         devs = netplan_devices(facts)
         if devs is None:
-            return "netplan is not in use here (`netplan get` could not be read)"
+            return _netplan_unread(facts.reading.netplan)
         if not stuck:
             return "no link is left configuring now: there is no link to mark optional"
         missing = [s for s in stuck if s not in devs]

@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 
 from zconsole.hosts.base import Host, HostError, PathNotFound
 from zconsole.hosts.journal import PlanStore
-from zconsole.model.fixit import ConfigLine, JournalLine, SshdSources
+from zconsole.model.fixit import ConfigLine, JournalLine, SshdSources, match_criteria
 from zconsole.model.plan import Check, CheckLevel, Confirmation, Plan, Step, predicate
 from zconsole.parsers.errors import ParseError
 from zconsole.services.health.fixit import AUTH_COSTS, AUTH_KEYS
@@ -101,17 +101,11 @@ def _address_for(patterns: str) -> str | None:
 def client_for(match: str, default_user: str = ROOT) -> str | None:
     """A `sshd -T -C` connection spec for a client `match` (a `Match ...` line) applies to,
     or None when zconsole cannot stand for one (Group, RDomain, negations only, ...)."""
-    words = match.split()[1:]
+    criteria = match_criteria(match)
+    if criteria is None:
+        return None
     spec = {"user": default_user, "host": "", "addr": ""}
-    i = 0
-    while i < len(words):
-        crit = words[i].lower()
-        if crit == "all":
-            i += 1
-            continue
-        if i + 1 >= len(words):
-            return None
-        value = words[i + 1]
+    for crit, value in criteria:
         first = next((p for p in value.split(",") if p and not p.startswith("!")), None)
         if first is None:
             return None
@@ -131,7 +125,6 @@ def client_for(match: str, default_user: str = ROOT) -> str | None:
             spec[crit] = first
         else:
             return None
-        i += 2
     # sshd -T -C wants user, host and addr all given
     if not spec["addr"]:
         spec["addr"] = "127.0.0.1"

@@ -5,6 +5,9 @@ Pure functions over what `services.read.collect` read (disk identities and roles
 properties; nothing here touches the host. `check_new_disk` runs one check function per
 concern, in the order the operator reads them:
 
+* `new_disk_smart.smart_check` (when the plan read the disk's SMART), first: the disk's own
+  health. One that says it is failing is never used; failure counters or a failed
+  self-test are a loud warning (first, so the wizard shows it above the fold at 80x24);
 * `_usage_checks`: in an imported pool or busy (mounted, swap, md/dm holders): never usable,
   even `-f` does not override it; a ZFS label of an exported pool or a filesystem nobody
   mounts is overridden with `-f` only after a second, explicit confirmation;
@@ -42,6 +45,7 @@ from zconsole.services.ops.zfs.guards import (
     passed,
     top_level,
 )
+from zconsole.services.ops.zfs.new_disk_smart import SmartLook, smart_check
 from zconsole.services.read.identity import (
     SIGNATURES,
     DiskIndex,
@@ -244,16 +248,19 @@ class _Candidate:
 
 def check_new_disk(reading: HostReading, pool: str, target: str, disk: str, *,
                    props: Mapping[str, str] | None = None,
-                   replacing: bool = False) -> list[Check]:
+                   replacing: bool = False, smart: SmartLook | None = None) -> list[Check]:
     """Checks for `disk` (kernel name, by-id/by-path name or /dev path) joining `pool` next
     to `target` (the leaf or mirror it is attached to, or the leaf it replaces).
 
-    `props` are the pool's `zpool get` values (for `ashift`).
+    `props` are the pool's `zpool get` values (for `ashift`); `smart` the disk's SMART as
+    the plan read it (`new_disk_smart`; None: not read, no SMART check).
     """
     found = _candidate(reading, pool, target, disk)
     if isinstance(found, Check):
         return [found]
-    return [*_usage_checks(found), _size_check(found, replacing),
+    smart_checks = ([smart_check(smart, found.me, found.whole.preferred_id)]
+                    if smart is not None else [])
+    return [*smart_checks, *_usage_checks(found), _size_check(found, replacing),
             _media_check(found, target if replacing else None), _naming_check(found),
             _sector_check(found, props)]
 

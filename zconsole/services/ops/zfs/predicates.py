@@ -19,7 +19,9 @@ Kinds (params):
   new_disk_still_fit (pool, target, disk, serial, approved, replacing)
                                        the new-disk guards pass again on a fresh reading,
                                        for the disk with that serial (checks named in
-                                       `approved` were forced by the operator)
+                                       `approved` were forced by the operator); with
+                                       smart=yes its SMART is read again and anything
+                                       not in `smart_seen` (the preview's) stops it
   bay_swapped (pool, old, old_serial, old_disk, stays, members)
                                        the same-bay swap is done: the old disk is gone and
                                        a new one that passes every guard is in (`bay.py`,
@@ -41,6 +43,7 @@ from zconsole.parsers.props import parse_get
 from zconsole.parsers.units import parse_size
 from zconsole.parsers.zpool_list import parse_zpool_list_columns
 from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed, predicate_kind
+from zconsole.services.ops.zfs import new_disk_smart as nds
 from zconsole.services.ops.zfs.dedup_predicates import KINDS as DEDUP_KINDS
 from zconsole.services.ops.zfs.new_disk import check_new_disk
 from zconsole.services.read.collect import collect, detect_zfs, pool_properties, read_pool_status
@@ -304,11 +307,17 @@ def new_disk_still_fit(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
         return False, (f"{disk} is now a different disk (serial {dev.serial or 'unknown'}, "
                        f"not {serial} as in the preview): nothing is written")
     approved = {n for n in p.param("approved").split(",") if n}
+    params = dict(p.params)
+    smart = nds.look_at(ev.host, reading, disk) if params.get("smart") == "yes" else None
     checks = check_new_disk(reading, pool, p.param("target"), disk, props=props,
-                            replacing=p.param("replacing") == "yes")
-    changed = [c for c in checks if not c.passed and (
+                            replacing=p.param("replacing") == "yes", smart=smart)
+    changed = [c.detail for c in checks if not c.passed and (
         c.level is CheckLevel.BLOCK or (c.level is CheckLevel.CONFIRM and c.name not in approved))]
+    worse = nds.news(smart, params) if smart is not None else ""
+    if worse and not any(c.name == nds.SMART and c.blocking for c in checks):
+        changed.append(worse)
     if changed:
         return False, ("changed since the preview, so zconsole stops and asks again: "
-                       + "; ".join(c.detail for c in changed))
-    return True, f"{disk} (serial {dev.serial or 'unknown'}) is still clean and fit"
+                       + "; ".join(changed))
+    said = "" if smart is None else "; its SMART is no worse than in the preview"
+    return True, f"{disk} (serial {dev.serial or 'unknown'}) is still clean and fit{said}"

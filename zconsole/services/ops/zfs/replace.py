@@ -14,7 +14,7 @@ from zconsole.hosts.base import Host
 from zconsole.model.command import Command
 from zconsole.model.disk import Disk
 from zconsole.model.finding import Finding
-from zconsole.model.plan import Plan, Predicate, Step, predicate
+from zconsole.model.plan import Check, Plan, Predicate, Step, predicate
 from zconsole.model.pool import Vdev
 from zconsole.model.reading import HostReading
 from zconsole.services.ops.operation import PlanRequest
@@ -32,6 +32,13 @@ from zconsole.services.ops.zfs.common import (
     yes_no,
 )
 from zconsole.services.ops.zfs.new_disk import DiskName, check_new_disk, disk_name, who
+from zconsole.services.ops.zfs.new_disk_smart import (
+    SmartLook,
+    add_evidence,
+    look_at,
+    old_evidence,
+    with_smart,
+)
 
 IDENTIFY_COUNT_MIB = 2000
 
@@ -142,8 +149,10 @@ def build_replace(reading: HostReading, pool: str, old: str, new: str, *,
                   props: Mapping[str, str] | None = None,
                   findings: Sequence[Finding] | None = None, force: bool = False,
                   on_site: bool = False, plan_id: str | None = None,
-                  now: float | None = None) -> Plan:
-    """Replace one (failed) disk: warns loudly when `old` looks healthy."""
+                  now: float | None = None, smart: SmartLook | None = None,
+                  evidence: Check | None = None) -> Plan:
+    """Replace one (failed) disk: warns loudly when `old` looks healthy. `smart`: the new
+    disk's SMART as read for this plan, `evidence`: the old disk's (`new_disk_smart`)."""
     draft = Draft.on_pool("replace", f"Replace {old} with {new} in {pool}", reading, pool,
                           plan_id=plan_id, now=now)
     found = draft.disk(old)
@@ -151,20 +160,22 @@ def build_replace(reading: HostReading, pool: str, old: str, new: str, *,
         return found
     status, old_v = found
     checks = guards.check_replacement_target(status, old_v.name, findings)
-    disk_checks = check_new_disk(reading, pool, old_v.name, new, props=props, replacing=True)
+    disk_checks = check_new_disk(reading, pool, old_v.name, new, props=props, replacing=True,
+                                 smart=smart)
     checks += disk_checks
     checks += guards.check_scrub(status)
     dn, dev = new_name(reading, new)
     argv = ("zpool", "replace", *force_args(checks, force), pool, old_v.name, dn.path)
-    fit = still_fit(pool, old_v.name, dn, dev, disk_checks, force, replacing=True)
+    fit = with_smart(still_fit(pool, old_v.name, dn, dev, disk_checks, force, replacing=True),
+                     smart)
     steps: tuple[Step, ...] = replace_steps(pool, old_v, dn, dev, argv, "", fit)
     if on_site:
         steps += on_site_steps(old_v, leaf_disk(reading, old_v), "")
     preview = guards.redundancy_preview(status, old_v.name, "replace", new=dn.zpool_name)
-    return draft.plan(title=f"Replace {old_v.name} with {dn.zpool_name} in {pool}",
-                      preview=preview, checks=checks, steps=steps,
-                      params=(("old", old_v.name), ("disk", dn.path),
-                              ("force", yes_no(force))))
+    return add_evidence(draft.plan(title=f"Replace {old_v.name} with {dn.zpool_name} in {pool}",
+                                   preview=preview, checks=checks, steps=steps,
+                                   params=(("old", old_v.name), ("disk", dn.path),
+                                           ("force", yes_no(force)))), evidence)
 
 
 def plan_cli(host: Host, req: PlanRequest) -> Plan:
@@ -172,4 +183,6 @@ def plan_cli(host: Host, req: PlanRequest) -> Plan:
     inputs = read_inputs(host, req.pool)
     return build_replace(inputs.reading, req.pool, req.args[0], req.args[1],
                          props=inputs.props, findings=inputs.findings, force=req.force,
-                         on_site=req.flag("on_site"))
+                         on_site=req.flag("on_site"),
+                         smart=look_at(host, inputs.reading, req.args[1]),
+                         evidence=old_evidence(host, inputs.reading, req.pool, req.args[0]))

@@ -36,11 +36,13 @@ from collections.abc import Mapping, Sequence
 
 from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding, Severity
-from zconsole.model.plan import Plan
+from zconsole.model.plan import Check, Plan
 from zconsole.model.reading import HostReading
 from zconsole.services.ops.operation import PlanRequest
 from zconsole.services.ops.zfs import bay as baymod
+from zconsole.services.ops.zfs import new_disk_smart as nds
 from zconsole.services.ops.zfs.common import Draft, read_inputs, split_ref
+from zconsole.services.ops.zfs.new_disk_smart import SmartLook
 from zconsole.services.ops.zfs.replace_failed_after import AFTER_CHOICES, after_steps
 from zconsole.services.ops.zfs.replace_failed_bay import (
     BY_VDEV,
@@ -101,8 +103,35 @@ def build_replace_failed(
     after: str = "scrub",
     plan_id: str | None = None,
     now: float | None = None,
+    smart: SmartLook | None = None,
+    evidence: Check | None = None,
 ) -> Plan:
-    """The bay plan (same bay, no new disk yet) or the replace plan (a new disk)."""
+    """The bay plan (same bay, no new disk yet) or the replace plan (a new disk). `smart`:
+    the new disk's SMART as read for this plan; `evidence`: the failing disk's
+    (`new_disk_smart`), shown as a NOTE."""
+    return nds.add_evidence(_build(reading, pool, old, bay=bay, new=new, props=props,
+                                   findings=findings, force=force, site=site, spare=spare,
+                                   after=after, plan_id=plan_id, now=now, smart=smart),
+                            evidence)
+
+
+def _build(
+    reading: HostReading,
+    pool: str,
+    old: str,
+    *,
+    bay: str,
+    new: str | None,
+    props: Mapping[str, str] | None,
+    findings: Sequence[Finding] | None,
+    force: bool,
+    site: Site | None,
+    spare: str,
+    after: str,
+    plan_id: str | None,
+    now: float | None,
+    smart: SmartLook | None,
+) -> Plan:
     if bay not in BAYS:
         raise ValueError(f"bay must be one of {', '.join(BAYS)}")
     draft = Draft.on_pool(KIND, f"Replace {old} in {pool}", reading, pool, plan_id=plan_id, now=now)
@@ -132,6 +161,7 @@ def build_replace_failed(
         site=site,
         spare=spare,
         after=after,
+        smart=smart,
     )
 
 
@@ -145,7 +175,9 @@ def disk_in_bay(
 
 def plan_wizard(host: Host, answers: Mapping[str, str], force: bool) -> Plan:
     """The wizard's answers: old ("pool<TAB>leaf"), bay, disk (a disk, IN_BAY after the
-    swap, absent for the bay plan), spare, after; baseline (the bay plan's, for IN_BAY)."""
+    swap, absent for the bay plan), spare, after; baseline (the bay plan's, for IN_BAY);
+    smart_old and smart_old_failing (the old disk's SMART as the console follows it; without
+    them it is read once here)."""
     pool, old = split_ref(answers["old"])
     slow = answers.get("slow")
     findings = (
@@ -168,11 +200,12 @@ def plan_wizard(host: Host, answers: Mapping[str, str], force: bool) -> Plan:
                 "No new disk that fits is in the bay now: insert it, then start the replace again.",
                 name="disk-found",
             )
+    bay = answers.get("bay", "free")
     return build_replace_failed(
         inputs.reading,
         pool,
         old,
-        bay=answers.get("bay", "free"),
+        bay=bay,
         new=new,
         props=inputs.props,
         findings=inputs.findings,
@@ -180,7 +213,24 @@ def plan_wizard(host: Host, answers: Mapping[str, str], force: bool) -> Plan:
         site=site,
         spare=answers.get("spare", "return"),
         after=answers.get("after", "scrub"),
+        smart=_new_smart(host, inputs.reading, pool, bay, new),
+        evidence=nds.old_evidence(host, inputs.reading, pool, old,
+                                  words=answers.get("smart_old") or None,
+                                  bad=answers.get("smart_old_failing") == "yes"),
     )
+
+
+def _new_smart(host: Host, reading: HostReading, pool: str, bay: str, new: str | None
+               ) -> nds.SmartLook | None:
+    """The new disk's SMART, read once for this plan; not a hot spare's (it is in the pool
+    already: its SMART is the console's to follow, and `-n standby` would not read it)."""
+    if new is None or bay == "spare":
+        return None
+    entry = reading.pool(pool)
+    if entry is not None and entry.status is not None \
+            and find_spare(reading, entry.status, new) is not None:
+        return None
+    return nds.look_at(host, reading, new)
 
 
 def baseline_answer(plan: Plan) -> str:
@@ -195,16 +245,19 @@ def plan_cli(host: Host, req: PlanRequest) -> Plan:
     inputs = read_inputs(host, req.pool)
     entry = inputs.reading.pool(req.pool)
     site = read_site(host, entry.status if entry is not None else None)
+    new = req.args[1] if len(req.args) > 1 else None
     return build_replace_failed(
         inputs.reading,
         req.pool,
         req.args[0],
         bay=req.text("bay", "free"),
-        new=req.args[1] if len(req.args) > 1 else None,
+        new=new,
         props=inputs.props,
         findings=inputs.findings,
         force=req.force,
         site=site,
         spare="keep" if req.flag("keep_spare") else "return",
         after=req.text("after", "scrub"),
+        smart=_new_smart(host, inputs.reading, req.pool, req.text("bay", "free"), new),
+        evidence=nds.old_evidence(host, inputs.reading, req.pool, req.args[0]),
     )

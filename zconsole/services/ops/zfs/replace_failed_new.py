@@ -33,6 +33,7 @@ from zconsole.services.ops.zfs.common import (
     yes_no,
 )
 from zconsole.services.ops.zfs.new_disk import BY_PATH, DiskName, check_new_disk, who
+from zconsole.services.ops.zfs.new_disk_smart import SmartLook, with_smart
 from zconsole.services.ops.zfs.replace import on_site_steps, replace_steps
 from zconsole.services.ops.zfs.replace_failed_after import CLEARS, after_steps
 from zconsole.services.ops.zfs.replace_failed_bay import BY_VDEV, Site, link_name
@@ -221,13 +222,15 @@ def _member_steps(
     disk_checks: list[Check],
     fit: Predicate | None,
     force: bool,
+    smart: SmartLook | None = None,
 ) -> list[Step]:
     """The steps that put the new disk in (the spare kept, the same path, or by its name);
     appends the check that says which way to `checks`."""
     old = old_v.name
     if spare_member is not None:
         # after the detach the spare is the member the new disk's size is measured against
-        fit_spare = still_fit(pool, spare_member, dn, dev, disk_checks, force, replacing=True)
+        fit_spare = with_smart(
+            still_fit(pool, spare_member, dn, dev, disk_checks, force, replacing=True), smart)
         checks.append(
             Check(
                 "spare",
@@ -317,16 +320,19 @@ def replace_plan(
     site: Site,
     spare: str,
     after: str,
+    smart: SmartLook | None = None,
 ) -> Plan:
-    """The new disk in (free bay, or step 2 of 2 of the same bay), then spare, clear, scrub."""
+    """The new disk in (free bay, or step 2 of 2 of the same bay), then spare, clear, scrub.
+    `smart`: the new disk's SMART as read for this plan (`new_disk_smart`)."""
     pool, old = draft.pool, old_v.name
     cand = _candidate(status, old, findings)
     checks = guards.check_replacement_target(status, old, findings)
-    disk_checks = check_new_disk(reading, pool, old, new, props=props, replacing=True)
+    disk_checks = check_new_disk(reading, pool, old, new, props=props, replacing=True,
+                                 smart=smart)
     checks += disk_checks
     checks += guards.check_scrub(status)
     dn, dev = new_name(reading, new)
-    fit = still_fit(pool, old, dn, dev, disk_checks, force, replacing=True)
+    fit = with_smart(still_fit(pool, old, dn, dev, disk_checks, force, replacing=True), smart)
     steps: list[Step] = []
     if bay == "same" and site.ledctl and dev is not None:
         steps.append(_locate_off_step(dn))
@@ -343,6 +349,7 @@ def replace_plan(
         disk_checks=disk_checks,
         fit=fit,
         force=force,
+        smart=smart,
     )
     if cand is not None and cand.under_spare and kept is None:
         steps.append(_spare_back_step(pool, old, cand.under_spare))

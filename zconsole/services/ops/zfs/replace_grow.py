@@ -21,6 +21,7 @@ from zconsole.model.reading import HostReading
 from zconsole.services import fmt
 from zconsole.services.ops.operation import PlanRequest
 from zconsole.services.ops.zfs import guards
+from zconsole.services.ops.zfs import new_disk_smart as nds
 from zconsole.services.ops.zfs.common import (
     Draft,
     disk_index,
@@ -77,12 +78,14 @@ def build_replace_grow(reading: HostReading, pool: str, vdev: str, new_disks: Se
                        *, props: Mapping[str, str] | None = None,
                        findings: Sequence[Finding] | None = None, expand: str = "online-e",
                        on_site: bool = True, force: bool = False,
-                       plan_id: str | None = None, now: float | None = None) -> Plan:
+                       plan_id: str | None = None, now: float | None = None,
+                       smart: Mapping[str, nds.SmartLook | None] | None = None) -> Plan:
     """Grow a vdev: replace each member in turn with a larger disk, waiting for each
     resilver; then claim the space (`expand`: "online-e" runs `zpool online -e` per new disk,
     "autoexpand" sets autoexpand=on before the first replace) and prove the growth.
 
-    `new_disks` pairs with the vdev's members in `zpool status` order.
+    `new_disks` pairs with the vdev's members in `zpool status` order; `smart` holds each
+    new disk's SMART as read for this plan (`new_disk_smart.looks`), by its name there.
     """
     if expand not in EXPAND_CHOICES:
         raise ValueError(f"expand must be 'online-e' or 'autoexpand', not {expand!r}")
@@ -109,14 +112,16 @@ def build_replace_grow(reading: HostReading, pool: str, vdev: str, new_disks: Se
     for i, (member, (dn, dev)) in enumerate(zip(members, resolved, strict=False), 1):
         member_checks = guards.check_replacement_target(status, member.name, findings,
                                                         purpose="grow")
+        look = (smart or {}).get(new_disks[i - 1])
         disk_checks = check_new_disk(reading, pool, member.name, new_disks[i - 1],
-                                     props=props, replacing=True)
+                                     props=props, replacing=True, smart=look)
         member_checks += disk_checks
         checks += [Check(f"{c.name}#{i}", c.passed, c.level, f"Member {i} ({member.name} → "
                          f"{dn.zpool_name}): {c.detail}", c.force_flag) for c in member_checks]
         argv = ("zpool", "replace", *force_args(member_checks, force), pool, member.name,
                 dn.path)
-        fit = still_fit(pool, member.name, dn, dev, disk_checks, force, replacing=True)
+        fit = nds.with_smart(still_fit(pool, member.name, dn, dev, disk_checks, force,
+                                       replacing=True), look)
         steps.extend(replace_steps(pool, member, dn, dev, argv, f"-{i}", fit))
         if on_site:
             steps.extend(on_site_steps(member, leaf_disk(reading, member), f"-{i}"))
@@ -268,10 +273,12 @@ def _proof_steps(pool: str, sizes: _Sizes) -> list[Step]:
 def plan_cli(host: Host, req: PlanRequest) -> Plan:
     """`zconsole plan replace-grow POOL VDEV DISK... [--expand ...] [--remote] [--force]`."""
     inputs = read_inputs(host, req.pool)
-    return build_replace_grow(inputs.reading, req.pool, req.args[0], list(req.args[1:]),
+    new = list(req.args[1:])
+    return build_replace_grow(inputs.reading, req.pool, req.args[0], new,
                               props=inputs.props, findings=inputs.findings,
                               expand=req.text("expand", "online-e"),
-                              on_site=not req.flag("remote"), force=req.force)
+                              on_site=not req.flag("remote"), force=req.force,
+                              smart=nds.looks(host, inputs.reading, new))
 
 
 def members_of(reading: HostReading | None, pool: str, vdev: str) -> list[Vdev]:
@@ -288,8 +295,9 @@ def plan_wizard(host: Host, answers: Mapping[str, str], force: bool) -> Plan:
     pool, vdev = split_ref(answers["vdev"])
     inputs = read_inputs(host, pool)
     members = members_of(inputs.reading, pool, vdev)
-    new = [answers.get(f"new:{m.name}", "") for m in members]
+    new = [n for n in (answers.get(f"new:{m.name}", "") for m in members) if n]
     return build_replace_grow(
-        inputs.reading, pool, vdev, [n for n in new if n], props=inputs.props,
+        inputs.reading, pool, vdev, new, props=inputs.props,
         expand=answers.get("expand", "online-e"),
-        on_site=answers.get("site", "on-site") == "on-site", force=force)
+        on_site=answers.get("site", "on-site") == "on-site", force=force,
+        smart=nds.looks(host, inputs.reading, new))

@@ -35,13 +35,18 @@ from zconsole.ui.screens.advice.mute import MuteScreen
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.state import ViewState
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from zconsole.services.read.smart import DiskSmart
+
 GROUP = "advice"
 
 
-def judge(host: Host, reading: HostReading, store: MuteStore
-          ) -> tuple[list[Advice], tuple[Mute, ...], str]:
-    """The advice, the host's mutes and a note on what could not be judged (blocking: a
-    worker runs it)."""
+def judge(host: Host, reading: HostReading, store: MuteStore,
+          smart: tuple[DiskSmart, ...] = ()) -> tuple[list[Advice], tuple[Mute, ...], str]:
+    """The advice (with the SMART advice of `smart`, the session's watch as it was when
+    asked), the host's mutes and a note on what could not be judged (blocking: a worker
+    runs it)."""
     inputs = read_advice(host, reading)
     notes = []
     if not reading.zfs.present:
@@ -54,7 +59,13 @@ def judge(host: Host, reading: HostReading, store: MuteStore
     except ValueError as e:
         mutes = ()
         notes.append(f"Muted advice not applied: {e}")
-    return advise(inputs), mutes, " ".join(notes)
+    found = advise(inputs)
+    if smart:
+        from zconsole.services.health.advice.smart import smart_advice
+
+        found = sorted([*found, *smart_advice(smart, reading.disks.value)],
+                       key=lambda a: -a.severity.rank)
+    return found, mutes, " ".join(notes)
 
 
 class AdviceScreen(ZScreen):
@@ -83,8 +94,9 @@ class AdviceScreen(ZScreen):
         if reading is None or reading is self._read_of:
             return
         self._read_of = reading
-        self.read(self.Loaded, partial(judge, state.host, reading, self.store()), group=GROUP,
-                  asked_at=state.now)
+        smart = tuple(self.console_app.session.smart.states().values())
+        self.read(self.Loaded, partial(judge, state.host, reading, self.store(), smart),
+                  group=GROUP, asked_at=state.now)
 
     def store(self) -> MuteStore:
         return MuteStore(journal_dir(self.console_app) / MUTES_FILE)

@@ -3,7 +3,8 @@
 The screen reads `zpool events -v`, `zpool history -il`, the host's time zone and zconsole's
 own audit log in a worker (`services.read.timeline.read_timeline`) when it is shown, when the
 operator refreshes (ctrl+r) and at most once a minute with the refreshes; what zconsole saw
-change between two refreshes (the session's `StateWatch`) and the summary line are taken
+change between two refreshes (the session's `StateWatch`), what its SMART polls found (a
+counter that grew, a self-test result: `SmartFollow.entries`) and the summary line are taken
 from every refresh. Keys: `o` pool (`p` is the console's pause), `v` vdev, `k` kind (each cycles), `s` since (type a
 time), `x` clears the filters; `[` and `]` page to older and newer entries (400 a page); `w`
 wraps each entry whole (cut to one line by default: the newest on screen at once at 80x24).
@@ -131,9 +132,17 @@ class TimelineScreen(ZScreen):
         self._redraw()
 
     # -- what is shown --------------------------------------------------------------------
+    def observed(self) -> tuple[Entry, ...]:
+        """What zconsole saw happen this session: pool and vdev states between refreshes
+        (the session's `StateWatch`) and what its SMART polls found (a counter that grew, a
+        self-test result: `SmartFollow.entries`)."""
+        session = self.console_app.session
+        states, smart = session.watch.entries, session.smart.entries
+        return merge(states, smart) if smart else states
+
     def entries(self) -> tuple[Entry, ...]:
         """Every entry: the sources' and what zconsole saw change this session."""
-        observed = self.console_app.session.watch.entries
+        observed = self.observed()
         base = self.timeline.entries if self.timeline is not None else ()
         return merge(base, observed) if observed else base
 
@@ -238,7 +247,7 @@ class TimelineScreen(ZScreen):
         reading = state.reading if state is not None else None
         self.query_one(TimelinePanel).show(
             self.summary, self.timeline, self.error, self.shown,
-            len(self.console_app.session.watch.entries), f, hidden, self.page,
+            len(self.observed()), f, hidden, self.page,
             fmt.clock_offset(reading.clock_offset if reading is not None else None))
 
     def _host_now(self) -> float:

@@ -1,0 +1,245 @@
+"""Issue 30 in the replace plans (services/ops/zfs/new_disk_smart.py): the new disk's SMART
+as a plan-time check (each reason, the cases without SMART), read again right before the
+write, and the failing disk's SMART as the plan's evidence; on the showcase demo, whose
+shelf disk sdm has 8 pending and 16 reallocated sectors and whose sdb is dying."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tests.fakes import DelegatingHost
+from zconsole.hosts.base import HostError
+from zconsole.hosts.demo import DemoHost
+from zconsole.model.plan import CheckLevel, Plan, Predicate
+from zconsole.model.smart import (
+    NvmeHealth,
+    Protocol,
+    SelfTest,
+    SmartAttr,
+    SmartReading,
+    Unread,
+)
+from zconsole.services.ops.engine.predicates import evaluate
+from zconsole.services.ops.zfs import new_disk_smart as nds
+from zconsole.services.ops.zfs import replace_failed as rf
+from zconsole.services.ops.zfs.common import read_inputs, ref
+from zconsole.services.ops.zfs.guards import HEALTHY_TARGET
+
+T0 = 1795302000.0
+DYING = "ata-HGST_HUS724040ALE640_PN2334PBJ4K7XT"  # sdb in tank mirror-0
+BAD = "sdm"  # the shelf disk: 8 pending, 16 reallocated sectors
+GOOD = "sdh"
+SHELF_SERIAL = "VK2GHJ3K"
+
+
+def ata(*attrs: tuple[int, int], **kw: object) -> SmartReading:
+    rows = tuple(SmartAttr(id=i, name=f"attr{i}", raw=raw, value=100, worst=100, thresh=10,
+                           prefailure=i == 5) for i, raw in attrs)
+    base = SmartReading(device="/dev/sdx", protocol=Protocol.ATA, passed=True,
+                        rotation_rate=7200, attributes=rows)
+    return dataclasses.replace(base, **kw)  # type: ignore[arg-type]
+
+
+def nvme(**kw: object) -> SmartReading:
+    health = NvmeHealth(**{"available_spare": 100, "available_spare_threshold": 10,
+                           "percentage_used": 1, "media_errors": 0, **kw})  # type: ignore[arg-type]
+    return SmartReading(device="/dev/nvme0", protocol=Protocol.NVME,
+                        passed=health.critical_warning == 0, rotation_rate=0, nvme=health)
+
+
+def check_of(r: SmartReading | None, error: str = "") -> tuple[CheckLevel, bool, str]:
+    c = nds.smart_check(nds.SmartLook("sdx", r, error), "ata-NEW_X (sdx now)")
+    assert c.name == nds.SMART
+    return c.level, c.passed, c.detail
+
+
+FAILED_SELF_TEST = SelfTest("extended", "Completed: read failure", False, 900, 123456)
+
+WARNS = [
+    ("pending", ata((197, 8)), "8 pending sectors"),
+    ("reallocated", ata((5, 16)), "16 reallocated sectors"),
+    ("offline uncorrectable", ata((198, 2)), "2 offline uncorrectable sectors"),
+    ("reported uncorrectable", ata((187, 1)), "1 reported uncorrectable error"),
+    ("failed self-test", ata((5, 0), self_tests=(FAILED_SELF_TEST,)),
+     "extended self-test failed (Completed: read failure)"),
+    ("NVMe media errors", nvme(media_errors=7), "7 media errors"),
+    ("NVMe spare below threshold", nvme(available_spare=5, critical_warning=0x01),
+     "available spare below its threshold"),
+]
+
+
+@pytest.mark.parametrize(("name", "reading", "said"), WARNS, ids=[w[0] for w in WARNS])
+def test_each_reason_warns_with_its_figure(name: str, reading: SmartReading,
+                                           said: str) -> None:
+    level, ok, detail = check_of(reading)
+    assert (level, ok) == (CheckLevel.WARN, False)
+    assert said in detail and "A new disk should have none" in detail
+
+
+BLOCKS = [
+    ("overall FAILED", ata((5, 0), passed=False), "its own health check says FAILED"),
+    ("prefail attribute failing now",
+     dataclasses.replace(ata(), attributes=(SmartAttr(5, "Reallocated_Sector_Ct", 1900,
+                                                      value=3, worst=3, thresh=5,
+                                                      prefailure=True),)),
+     "a prefail attribute is at or below its threshold"),
+    ("NVMe reliability degraded", nvme(critical_warning=0x04),
+     "NVM subsystem reliability degraded"),
+    ("NVMe read-only media", nvme(critical_warning=0x08), "media placed in read-only mode"),
+]
+
+
+@pytest.mark.parametrize(("name", "reading", "said"), BLOCKS, ids=[b[0] for b in BLOCKS])
+def test_a_disk_that_says_it_is_failing_is_never_used(name: str, reading: SmartReading,
+                                                      said: str) -> None:
+    level, ok, detail = check_of(reading)
+    assert (level, ok) == (CheckLevel.BLOCK, False)
+    assert said in detail and "-f cannot override a disk's health" in detail
+
+
+@pytest.mark.parametrize(("reading", "error", "said"), [
+    (SmartReading("/dev/vdb", unread=Unread.NO_SMART, unread_detail="a virtio disk"),
+     "", "no SMART (a virtio disk)"),
+    (SmartReading("/dev/sdx", unread=Unread.ASLEEP), "", "asleep, not read"),
+    (SmartReading("/dev/sdx", unread=Unread.MISSING), "", "smartctl is not installed"),
+    (SmartReading("/dev/sdx", unread=Unread.NOT_ROOT), "", "SMART needs root"),
+    (None, "timed out after 20 s", "could not be read (timed out after 20 s)"),
+])
+def test_no_smart_is_a_note_never_a_block(reading: SmartReading | None, error: str,
+                                          said: str) -> None:
+    level, ok, detail = check_of(reading, error)
+    assert (level, ok) == (CheckLevel.INFO, False)
+    assert said in detail and "could not check the disk's own health" in detail
+
+
+def test_a_clean_disk_passes_and_crc_errors_are_only_a_note() -> None:
+    assert check_of(ata((5, 0), (197, 0), (199, 0)))[:2] == (CheckLevel.INFO, True)
+    level, ok, detail = check_of(ata((5, 0), (199, 312)))
+    assert (level, ok) == (CheckLevel.INFO, False)
+    assert "312 UDMA CRC errors (the link, not the disk)" in detail
+
+
+# ------------------------------------------------------------------ on the showcase demo
+
+
+def showcase() -> DemoHost:
+    return DemoHost("showcase", "2.3", clock=lambda: T0)
+
+
+def plan_with(h: DemoHost, disk: str, **answers: str) -> Plan:
+    return rf.plan_wizard(h, {"old": ref("tank", DYING), "bay": "free", "disk": disk,
+                              "after": "scrub", **answers}, False)
+
+
+def fit_of(plan: Plan) -> Predicate:
+    return next(p for s in plan.steps for p in s.prechecks if p.kind == "new_disk_still_fit")
+
+
+def test_the_bad_shelf_disk_is_warned_about_and_sdbs_smart_is_the_evidence() -> None:
+    plan = plan_with(showcase(), BAD)
+    by_name = {c.name: c for c in plan.checks}
+    smart = by_name[nds.SMART]
+    assert (smart.level, smart.passed) == (CheckLevel.WARN, False)
+    assert "8 pending sectors; 16 reallocated sectors; SMART overall PASSED" in smart.detail
+    assert not plan.blocked
+    target = by_name[HEALTHY_TARGET]  # read at plan time: sdb is failing by its SMART
+    assert target.passed and "is failing by its own SMART" in target.detail
+    assert "48 pending sectors" in target.detail
+    assert [c.name for c in plan.checks][:2] == [HEALTHY_TARGET, nds.SMART]
+
+
+def test_the_consoles_words_for_the_old_disk_are_used_as_given() -> None:
+    plan = plan_with(showcase(), GOOD, smart_old="48 pending sectors (up from 8 in 2 h)",
+                     smart_old_failing="no")
+    ev = next(c for c in plan.checks if c.name == nds.SMART_EVIDENCE)
+    assert ev.detail == "SMART of sdb: 48 pending sectors (up from 8 in 2 h)."
+    assert (ev.level, ev.passed) == (CheckLevel.INFO, False)  # a NOTE, never blocking
+    assert next(c for c in plan.checks if c.name == nds.SMART).passed
+
+
+def test_the_write_stops_when_the_new_disks_smart_got_worse_since_the_preview() -> None:
+    h = showcase()
+    fit = fit_of(plan_with(h, BAD))
+    ok, said = evaluate(h, fit)
+    assert ok, said  # as acknowledged in the preview
+    assert "its SMART is no worse than in the preview" in said
+    h.machine.smart[SHELF_SERIAL].pending = 9  # one more pending sector since
+    ok, said = evaluate(h, fit)
+    assert not ok
+    assert "SMART changed since the preview" in said and "9 pending sectors" in said
+    h.machine.smart[SHELF_SERIAL].pending = 8
+    h.machine.smart[SHELF_SERIAL].passed = False  # and now the drive says FAILED
+    ok, said = evaluate(h, fit)
+    assert not ok and "its own health check says FAILED" in said
+
+
+def test_a_clean_disk_that_gets_pending_sectors_before_the_write_is_stopped() -> None:
+    h = showcase()
+    fit = fit_of(plan_with(h, GOOD))
+    assert dict(fit.params)["smart_seen"] == ""
+    assert evaluate(h, fit)[0]
+    serial = "VK1ABCDE"
+    h.machine.smart[serial].pending = 2
+    ok, said = evaluate(h, fit)
+    assert not ok and "2 pending sectors" in said
+
+
+def test_a_plan_time_read_that_fails_is_a_note_and_the_plan_goes_on() -> None:
+    class Broken(DelegatingHost):
+        def run(self, argv, **kw):  # type: ignore[no-untyped-def,override]
+            if argv and argv[0] == "smartctl":
+                raise HostError("smartctl timed out after 20 s")
+            return super().run(argv, **kw)
+
+    h = Broken(showcase())
+    plan = rf.plan_wizard(h, {"old": ref("tank", DYING), "bay": "free", "disk": BAD,
+                              "after": "scrub"}, False)
+    smart = next(c for c in plan.checks if c.name == nds.SMART)
+    assert (smart.level, smart.passed) == (CheckLevel.INFO, False)
+    assert "could not be read (smartctl timed out after 20 s)" in smart.detail
+    assert not plan.blocked
+    ev = next(c for c in plan.checks if c.name == nds.SMART_EVIDENCE)
+    assert "could not be read" in ev.detail
+
+
+def test_the_spare_is_not_read_and_its_plan_has_no_smart_check() -> None:
+    h = showcase()
+    inputs = read_inputs(h, "tank")
+    plan = rf.build_replace_failed(inputs.reading, "tank", DYING, bay="spare",
+                                   new="ata-HGST_HUS724040ALE640_PN2334PBJ7F5ZT",
+                                   props=inputs.props)
+    assert nds.SMART not in {c.name for c in plan.checks}
+
+
+def test_zconsole_plan_replace_failed_prints_the_same_check_lines(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from zconsole.cli.main import main
+
+    rc = main(["--demo", "showcase", "plan", "replace-failed", "tank", DYING, BAD,
+               "--dry-run"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert ("  ✓ ok      healthy-target: ata-HGST_HUS724040ALE640_PN2334PBJ4K7XT is failing by "
+            "its own SMART, though ZFS counts no error yet: 48 pending sectors; 24 reallocated "
+            "sectors; 8 offline uncorrectable sectors; extended self-test failed (Completed: "
+            "read failure); SMART overall PASSED.\n") in out
+    assert ("  ! WARN    smart: SMART of ata-WDC_WD80EFZX-68UW8N0_VK2GHJ3K (sdm now): 8 pending "
+            "sectors; 16 reallocated sectors; SMART overall PASSED. A new disk should have "
+            "none") in out
+    assert "its SMART no worse than in the preview" in out
+    assert "READY after acknowledging" in out
+
+
+def test_the_demo_smartctl_answers_for_the_shelf_disk_as_smartctl_would() -> None:
+    from zconsole.parsers.smartctl import parse_smartctl
+    from zconsole.services.read.smart import smartctl_argv
+
+    h = showcase()
+    r = h.run(list(smartctl_argv(f"/dev/{BAD}")), check=False)
+    reading = parse_smartctl(r.stdout)
+    assert reading.serial == SHELF_SERIAL and reading.damaged == ()
+    assert r.returncode == reading.exit_status == 64  # its error log has the read errors
+    assert (reading.attr(197).raw, reading.attr(5).raw) == (8, 16)  # type: ignore[union-attr]
+    assert reading.passed is True and reading.error_log_count == 2
