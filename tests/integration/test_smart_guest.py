@@ -13,14 +13,19 @@ Cheap by design (issue 33): the zfs group's session guests, no new guest, no reb
 script for the setup; the rest is what zconsole itself runs (one smartctl per disk). Needs
 ZCONSOLE_VM=1.
 
-Measured 2026-11-29 (`--durations=0`, machine loaded by other helpers' runs), seconds of the
-test's call / of clean_guest's reset before + after: zfs23 39.9 / ~13 + ~20, zfs21 44.9 /
-~14 + ~38 (each teardown figure includes the guest's stop, the test ran alone).
+Measured 2026-11-29 (`--durations=0`, load average 9 from the other helpers' runs), the
+test's call (console to the Disks screen and its SMART poll, a self-test, one `zconsole check`
+subprocess): zfs23 31.8 s, zfs21 41.5 s (earlier runs 26-46 s); clean_guest's reset before and
+after adds 9-15 s of teardown and part of the setup (the rest of the setup is the group's
+boot, paid once per session).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+import subprocess
+import sys
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from console_on_guest import open_screen
@@ -46,6 +51,18 @@ NVME_TEMPERATURE = 50  # QEMU's NVMe health log: 323 K
 NVME_QOM = "/machine/peripheral/nvme0"
 
 
+def check(guest: ZfsGuest) -> tuple[int, dict[str, Any]]:
+    """`zconsole check --json` against the guest over ssh (its own process, as cron runs
+    it; the state directories are the test's, tests/conftest.py): exit code and JSON."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "zconsole", "--ssh-config", str(guest.ssh_config), "check",
+         "--host", guest.alias, "--json", "--no-advice", "--sample", "0"],
+        capture_output=True, text=True, timeout=600)
+    doc = json.loads(proc.stdout)
+    assert doc["exit_code"] == proc.returncode, (doc, proc.stderr)
+    return proc.returncode, doc
+
+
 def _kernel_names(guest: ZfsGuest) -> dict[str, str]:
     """One ssh round trip: the SMART disks in a mirror, and their kernel names."""
     ata, nvme = guest.smart_disks["sata0"], guest.smart_disks["nvme0"]
@@ -62,7 +79,8 @@ async def test_smart_of_the_ata_and_nvme_disks_and_no_smart_on_virtio(
     health log, both healthy (no finding), each virtio disk "no SMART" and never an error;
     the Disks screen's HEALTH column says so. Then a short self-test started on the ATA disk
     is in its self-test log at the next read, and a critical warning raised on the NVMe
-    controller is read and judged CRITICAL, and gone once cleared."""
+    controller is read and judged CRITICAL, by zconsole's read and by `zconsole check --json`
+    (exit 2, each disk's SMART state in "disks"), and gone once cleared."""
     guest = clean_guest
     names = _kernel_names(guest)
     sata, nvme_ns = names["sata0"], names["nvme0"]
@@ -134,8 +152,28 @@ async def test_smart_of_the_ata_and_nvme_disks_and_no_smart_on_virtio(
     guest.monitor(f"qom-set {NVME_QOM} smart_critical_warning 4")
     try:
         warned = read_smart(host, nvme_disk)
+        code, doc = check(guest)
     finally:
         guest.monitor(f"qom-set {NVME_QOM} smart_critical_warning 0")
+    # `zconsole check --json` over ssh, as cron runs it: the NVMe disk's warning is the
+    # host's verdict; each disk's SMART is said, the virtio disks' "no SMART" as a fact
+    assert (code, doc["status"]) == (2, "critical"), doc
+    disks = {d["disk"]: d for d in doc["disks"]}
+    assert set(disks) == whole, sorted(disks)
+    assert {k: disks[sata][k] for k in ("state", "findings", "pool", "model", "serial")} == {
+        "state": "read", "findings": [], "pool": POOL, "model": "QEMU SMART HDD",
+        "serial": "zfsvm-sata0"}, disks[sata]
+    assert {k: disks[nvme_ns][k] for k in ("state", "findings", "pool", "id")} == {
+        "state": "read", "findings": ["smart-nvme-critical"], "pool": POOL,
+        "id": "nvme-QEMU_NVMe_Ctrl_zfsvm-nvme0"}, disks[nvme_ns]
+    for name in virtio:
+        assert disks[name]["state"] == Unread.NO_SMART.value, disks[name]
+        assert disks[name]["words"] == "no SMART; a virtio disk: the hypervisor does not pass " \
+            "SMART through", disks[name]
+        assert disks[name]["findings"] == [], disks[name]
+    said = [f for f in doc["findings"] if f["kind"] == "smart-nvme-critical"]
+    assert [(f["subject"], f["severity"], f["pool"]) for f in said] == [
+        (nvme_ns, "critical", POOL)], doc["findings"]
     assert warned.nvme is not None and warned.nvme.critical_warning == 4, warned
     assert warned.passed is False and warned.exit_status == 8
     found = judge_smart(warned, disk=nvme_ns, pool=POOL)
