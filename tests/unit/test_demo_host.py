@@ -99,6 +99,7 @@ SMOKE: dict[str, list[str]] = {
     "hostname": ["hostname"],
     "id": ["id", "-u"],
     "true": ["true"],
+    "sleep": ["sleep", "0.5"],
     "date": ["date", "+%z %Z"],
     "sshd": ["sshd", "-T"],
     "journalctl": ["journalctl", "--no-pager", "-o", "short-iso-precise", "-u", "ssh"],
@@ -124,7 +125,7 @@ SMOKE: dict[str, list[str]] = {
     "loginctl": ["loginctl", "--no-pager", "--no-legend", "list-sessions"],
     "readlink": ["readlink", "--", "/etc/zconsole-smoke.link"],
 }
-SILENT = {"true", "ssh", "cp", "rm", "sed", "tee", "cmp", "test", "mkdir", "rmdir",
+SILENT = {"true", "sleep", "ssh", "cp", "rm", "sed", "tee", "cmp", "test", "mkdir", "rmdir",
           "ifquery"}  # succeed without a word
 
 

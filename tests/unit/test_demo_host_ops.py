@@ -138,8 +138,8 @@ def test_replace_creates_replacing_then_old_goes_away() -> None:
     text = status(h)
     assert "replacing-1" in text and A1 in text
     assert "status: One or more devices is currently being resilvered." in text
-    again = run(h, "zpool", "replace", "tank", A1, "sdm")
-    assert again == (1, "", "cannot open 'sdm': no such device in /dev\n"
+    again = run(h, "zpool", "replace", "tank", A1, "sdz")
+    assert again == (1, "", "cannot open 'sdz': no such device in /dev\n"
                             "must be a full path or shorthand device name\n")
     assert run(h, "zpool", "replace", "tank", A1, "sdl") == (
         1, "", "invalid vdev specification\nuse '-f' to override the following errors:\n"

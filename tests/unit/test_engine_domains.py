@@ -24,6 +24,7 @@ from zconsole.services.ops.engine import watch as W
 from zconsole.services.ops.engine.predicates import Evaluator, ReadFailed
 from zconsole.services.ops.engine.runner import PlanRunner, RunFailed, WaitProgress
 from zconsole.services.ops.fixit.predicates import KINDS as FIXIT_KINDS
+from zconsole.services.ops.smart.watch import KINDS as SMART_KINDS
 from zconsole.services.ops.zfs.predicates import KINDS as ZFS_KINDS
 
 
@@ -34,8 +35,8 @@ def test_importing_the_engine_registers_every_domain() -> None:
             "print(sorted(PREDICATES)); print(','.join(WATCHES)); print(len(EXPLAINERS))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.splitlines()
-    assert out[0] == str(sorted(ZFS_KINDS + FIXIT_KINDS))
-    assert {"resilver", "replace", "scrub"} <= set(out[1].split(","))
+    assert out[0] == str(sorted(ZFS_KINDS + FIXIT_KINDS + SMART_KINDS))
+    assert {"resilver", "replace", "scrub", "self-test"} <= set(out[1].split(","))
     assert out[2] == "1"
 
 

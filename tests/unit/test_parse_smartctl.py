@@ -58,6 +58,10 @@ def test_failing_hdd_behind_usb_bridge() -> None:
 def test_self_test_in_progress() -> None:
     r = parse_smartctl(read("scrutiny-smart-ata.json"))
     assert r.running is not None and r.running.percent_done == 90  # "10% remaining"
+    # the drive's own expected durations (`polling_minutes`): what the self-test plan says
+    assert r.test_minutes == (("short", 2), ("extended", 1479))
+    nvme = parse_smartctl(read("scrutiny-smart-nvme.json"))
+    assert nvme.test_minutes == ()  # NVMe JSON has no polling minutes
 
 
 def test_packed_command_timeout_is_decoded() -> None:

@@ -154,6 +154,14 @@ CASES: dict[str, tuple[str, ...]] = {
     "fix-ssh-auth-lockout": ("--demo", "ssh-auth-lockout", "plan", "fix-ssh-auth",
                              "--dry-run"),
     "fix-boot-json": ("--demo", "slow-boot", "plan", "fix-boot", "--dry-run", "--json"),
+    # a SMART self-test (issue 30): ready, long, blocked (NVMe on smartctl 7.3, in a
+    # resilvering pool), usage
+    "self-test": ("--demo", "showcase", "plan", "self-test", "sdb", "--dry-run"),
+    "self-test-long-json": ("--demo", "showcase", "plan", "self-test", "sda", "--long",
+                            "--dry-run", "--json"),
+    "self-test-nvme-blocked": ("--demo", "showcase", "plan", "self-test", "nvme2n1",
+                               "--dry-run"),
+    "self-test-usage": ("--demo", "showcase", "plan", "self-test", "--dry-run"),
     # the command itself
     "no-dry-run": ("--demo", "showcase", "plan", "detach", "tank", "x"),
     "help": ("plan", "--help"),
@@ -190,6 +198,7 @@ WIZARD_CASES: dict[str, tuple[str, str, dict[str, str], bool]] = {
                                                   "rewrite": ""}, False),
     "wizard-dedup-off-rewrite": ("dedup-off", "dedup", {
         "pool": "tank", "datasets": "tank/vm\ntank/backup", "rewrite": "tank/backup"}, False),
+    "wizard-self-test-long": ("self-test", "showcase", {"disk": "sdb", "test": "long"}, False),
 }
 
 

@@ -14,8 +14,8 @@ from zconsole.services.ops.operation import CliArgs, PlanRequest
 def test_kinds_are_unique_and_in_table_order() -> None:
     kinds = [op.kind for op in registry.OPERATIONS]
     assert kinds == ["attach", "detach", "replace", "replace-failed", "replace-grow",
-                     "dedup-off", "dedup-off-cleanup", "advice", "fix-ssh", "fix-ssh-auth", "fix-session",
-                     "fix-boot"]
+                     "dedup-off", "dedup-off-cleanup", "advice", "self-test", "fix-ssh",
+                     "fix-ssh-auth", "fix-session", "fix-boot"]
     assert registry.kinds() == tuple(kinds)
     assert all(registry.get(k).kind == k for k in kinds)
     with pytest.raises(KeyError, match="unknown operation kind 'explode'"):
@@ -32,12 +32,13 @@ def test_every_wizard_has_one_flow_with_the_registry_title() -> None:
         "attach", "detach", "replace-failed", "replace-grow", "dedup-off"}
     assert {op.kind for op in registry.with_wizard("host")} == {
         "fix-ssh", "fix-ssh-auth", "fix-session", "fix-boot"}
+    assert {op.kind for op in registry.with_wizard("disks")} == {"self-test"}
     for kind in wizards:
         flow = make_flow(kind)
         assert flow.KIND == kind
         assert flow.TITLE == registry.get(kind).title
     assert set(FLOWS) == {"attach", "detach", "replace-failed", "replace-grow", "dedup-off",
-                          "fix-boot"}
+                          "fix-boot", "self-test"}
     assert all(type(make_flow(k)) is PlanFlow for k in ("fix-ssh", "fix-session"))
     with pytest.raises(ValueError, match="no Wizard"):
         make_flow("replace")
@@ -81,13 +82,45 @@ def test_wizard_keys_are_unique_and_free_on_the_pools_screen() -> None:
                                ("D", "wizard('dedup-off')", "Dedup")]
 
 
+def test_wizard_keys_are_unique_and_free_on_the_disks_screen() -> None:
+    """The Disks screen binds the registry's wizards for it (`Wizard.screen == "disks"`)
+    from its copy of their keys, as the Pools screen does."""
+    from zconsole.ui.app import ZConsoleApp
+    from zconsole.ui.screens.disks.screen import WIZARD_KEYS, DisksScreen
+
+    assert WIZARD_KEYS == tuple((op.kind, op.wizard.key, op.wizard.label)
+                                for op in registry.with_wizard("disks") if op.wizard is not None)
+    others = {b.key for b in ZConsoleApp.BINDINGS if not isinstance(b, tuple)}
+    others |= {b.key for b in DisksScreen.BINDINGS
+               if not isinstance(b, tuple) and not b.action.startswith("wizard(")}
+    assert not {key for _, key, _ in WIZARD_KEYS} & others
+    assert [(b.key, b.action, b.description) for b in DisksScreen.BINDINGS
+            if not isinstance(b, tuple) and b.action.startswith("wizard(")] == [
+        ("T", "wizard('self-test')", "Self-test")]
+
+
+def test_a_host_wide_kind_takes_its_args_after_the_kind() -> None:
+    """`zconsole plan self-test sdb`: the word after KIND is the DISK, not a POOL."""
+    from zconsole.cli.commands.plan import add_parser, request_from
+
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers(dest="command"))
+    req = request_from(parser.parse_args(["plan", "self-test", "sdb", "--long"]))
+    assert (req.pool, req.args, req.flag("long")) == ("", ("sdb",), True)
+    assert request_from(parser.parse_args(["plan", "fix-ssh"])).args == ()
+    with pytest.raises(ValueError, match="takes no POOL or ARG"):
+        registry.get("fix-ssh").cli.check("fix-ssh", ("x",), "")
+    with pytest.raises(ValueError, match="plan self-test needs DISK"):
+        registry.get("self-test").cli.check("self-test", (), "")
+
+
 def test_cli_options_are_each_kinds_once_in_table_order() -> None:
     flags = [o.flag for o in registry.cli_options()]
     assert flags == ["--force", "--on-site", "--bay", "--keep-spare", "--after", "--remote",
-                     "--expand", "--rewrite", "--method", "--fix"]
+                     "--expand", "--rewrite", "--long", "--method", "--fix"]
     assert [o.dest for o in registry.cli_options()] == [
         "force", "on_site", "bay", "keep_spare", "after", "remote", "expand", "rewrite",
-        "method", "fix"]
+        "long", "method", "fix"]
 
 
 def test_the_plan_command_is_built_from_the_registry() -> None:
@@ -100,8 +133,8 @@ def test_the_plan_command_is_built_from_the_registry() -> None:
     req = request_from(args)
     assert req == PlanRequest("tank", ("mirror-0", "sdc", "sdd"), {
         "force": False, "on_site": False, "bay": "free", "keep_spare": False, "after": "scrub",
-        "remote": True, "expand": "autoexpand", "rewrite": ["x"], "method": None,
-        "fix": None})
+        "remote": True, "expand": "autoexpand", "rewrite": ["x"], "long": False,
+        "method": None, "fix": None})
     assert req.text("expand") == "autoexpand" and req.flag("remote") and not req.force
     assert req.texts("rewrite") == ["x"] and req.texts("nothing") == []
 
@@ -123,7 +156,7 @@ def test_cli_arity(cli: CliArgs, args: tuple[str, ...], ok: bool) -> None:
 
 @pytest.mark.parametrize(("kind", "scenario"), [
     ("attach", "showcase"), ("detach", "showcase"), ("replace-grow", "grow"),
-    ("dedup-off", "dedup"), ("replace-failed", "degraded")])
+    ("dedup-off", "dedup"), ("replace-failed", "degraded"), ("self-test", "showcase")])
 def test_each_flow_collects_the_answers_its_entry_names(kind: str, scenario: str) -> None:
     """Walk the flow (first offered choice at each stage): the answers are the ones the
     registry entry lists in `Wizard.asks`, and its plan function builds a plan from them."""

@@ -198,6 +198,9 @@ class SmartReading:
     scsi: ScsiHealth | None = None
     self_tests: tuple[SelfTest, ...] = ()
     running: TestRunning | None = None
+    # the drive's own expected self-test durations, minutes, by kind ("short", "extended",
+    # "conveyance"): ATA `ata_smart_data.self_test.polling_minutes`
+    test_minutes: tuple[tuple[str, int], ...] = ()
     error_log_count: int | None = None  # ATA error log entries
     messages: tuple[tuple[str, str], ...] = ()  # (severity, text) from smartctl
     unread: Unread | None = None

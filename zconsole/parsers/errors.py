@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import ParamSpec, TypeVar
+from typing import NamedTuple, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -28,10 +27,11 @@ class ParseError(ValueError):
         super().__init__(f"{source}: {message}{where}")
 
 
-@dataclass(frozen=True)
-class Skipped:
+class Skipped(NamedTuple):
     """A record a parser of records could not read and left out, the readable ones kept:
-    where it starts (1-based line number), that line (host text: shown escaped) and why."""
+    where it starts (1-based line number), that line (host text: shown escaped) and why. A
+    NamedTuple: every start-up imports this module, and a frozen dataclass costs ~1 ms to
+    make on Python 3.10 (issue 28)."""
 
     line_no: int
     line: str

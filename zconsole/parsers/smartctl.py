@@ -159,6 +159,13 @@ def _ata_running(d: Mapping[str, Any]) -> TestRunning | None:
     return TestRunning(kind=None, percent_done=max(0, min(100, 100 - remaining)))
 
 
+def _ata_minutes(d: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
+    """`ata_smart_data.self_test.polling_minutes`: each supported kind's expected minutes."""
+    mins = _obj(_obj(_obj(d.get("ata_smart_data")).get("self_test")).get("polling_minutes"))
+    return tuple((kind, m) for kind in ("short", "extended", "conveyance")
+                 if (m := _int(mins.get(kind))) is not None and 0 <= m < 1 << 16)
+
+
 def _nvme(d: Mapping[str, Any]) -> NvmeHealth | None:
     log = d.get("nvme_smart_health_information_log")
     if not isinstance(log, dict):
@@ -333,6 +340,7 @@ def parse_smartctl(text: str, source: str = "") -> SmartReading:
         temperature=_temperature(d, protocol, nvme),
         power_on_hours=_int(_obj(d.get("power_on_time")).get("hours")),
         attributes=attributes, nvme=nvme, scsi=scsi, self_tests=tests, running=running,
+        test_minutes=_ata_minutes(d) if protocol is Protocol.ATA else (),
         error_log_count=_int(_obj(_obj(d.get("ata_smart_error_log")).get("summary")).get(
             "count")),
         messages=messages, unread=unread_now,

@@ -17,8 +17,8 @@ from types import ModuleType
 COMMANDS: dict[str, str] = {
     "parse": "render zpool/zfs output pasted from another host",
     "plan": "print the plan of an operation (attach, detach, replace, replace-failed, "
-            "replace-grow, dedup-off, dedup-off-cleanup, advice, fix-ssh, fix-ssh-auth, "
-            "fix-session, fix-boot) without running it",
+            "replace-grow, dedup-off, dedup-off-cleanup, advice, self-test, fix-ssh, "
+            "fix-ssh-auth, fix-session, fix-boot) without running it",
     "capture": "record the output of every read command into DIR",
     "check": "read and judge the host once; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN "
              "(for cron, Nagios/Icinga, node_exporter)",

@@ -4,6 +4,7 @@ would run it.
     zconsole plan attach tank mirror-1 sdh --dry-run
     zconsole plan replace-grow tank mirror-0 sdc sdd --expand autoexpand --dry-run --json
     zconsole plan fix-ssh --dry-run
+    zconsole plan self-test sdb [--long] --dry-run
     zconsole plan fix-boot [--fix netplan-optional|wait-online-interface|wait-online-any|
                                                  ifupdown-hotplug|mask] --dry-run
     options: --host [USER@]HOST | --demo [SCENARIO] [--zfs-version 2.1|2.3], --json
@@ -82,8 +83,12 @@ def build(host: Host, kind: str, request: PlanRequest) -> Plan:
 
 
 def request_from(args: argparse.Namespace) -> PlanRequest:
-    """The parsed command line as the registry's kinds read it."""
-    return PlanRequest(args.pool, tuple(args.args),
+    """The parsed command line as the registry's kinds read it. A host-wide kind's words
+    after KIND are its ARGs (`plan self-test sdb`: DISK, not a POOL)."""
+    pool, rest = args.pool, tuple(args.args)
+    if pool and args.kind in registry.BY_KIND and not registry.get(args.kind).cli.pool:
+        pool, rest = "", (pool, *rest)
+    return PlanRequest(pool, rest,
                        {opt.dest: getattr(args, opt.dest) for opt in registry.cli_options()})
 
 

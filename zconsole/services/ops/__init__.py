@@ -7,6 +7,7 @@
                   refusal explanations with it
     zfs/          the ZFS domain: one module per kind, its checks, its registrations
     fixit/        the fix-its (sshd now): plans that change system configuration
+    smart/        a disk's own firmware: the SMART self-test (`smartctl -t`) and its watch
 
 Importing this package imports every domain, so their registrations are in place before any
 plan is evaluated, run or resumed (the engine itself never imports a domain; an
@@ -14,6 +15,10 @@ import-linter contract in pyproject.toml keeps it so). A new domain (`fixit/`, f
 systemd) is one more import here.
 """
 
-from zconsole.services.ops import fixit, zfs  # each domain registers with the engine on import
+from zconsole.services.ops import (  # each domain registers with the engine on import
+    fixit,
+    smart,
+    zfs,
+)
 
-__all__ = ["fixit", "zfs"]
+__all__ = ["fixit", "smart", "zfs"]

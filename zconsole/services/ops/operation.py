@@ -61,14 +61,18 @@ class CliArgs:
     at_least: int = 0
     at_most: int | None = None  # None: no limit
     options: tuple[CliOption, ...] = ()
-    pool: bool = True  # False: a host-wide kind (fix-ssh), `zconsole plan KIND` takes no POOL
+    pool: bool = True  # False: a host-wide kind (fix-ssh), `zconsole plan KIND` takes no
+    # POOL; its ARGs (`usage`, e.g. self-test's DISK) are all the words after KIND
 
     def check(self, kind: str, args: Sequence[str], pool: str = "x") -> None:
         """Raise ValueError (a usage error) when the POOL or the number of ARGs does not
         fit."""
         if not self.pool:
-            if pool or args:
+            if pool or (args and not self.usage):
                 raise ValueError(f"plan {kind} takes no POOL or ARG")
+            if self.usage and (len(args) < self.at_least or
+                               (self.at_most is not None and len(args) > self.at_most)):
+                raise ValueError(f"plan {kind} needs {self.usage}")
             return
         if not pool or len(args) < self.at_least or \
                 (self.at_most is not None and len(args) > self.at_most):
@@ -120,7 +124,8 @@ class Wizard:
     label: str  # the footer's word for it ("Attach")
     asks: tuple[str, ...]  # the answers the flow collects, in order
     plan: WizardPlan
-    screen: str = "pools"  # the screen that offers it: "pools" (a key each), "host" (`f`)
+    screen: str = "pools"  # the screen that offers it: "pools" (a key each), "host" (`f`),
+    # "disks" (a key each, on the selected disk)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ and build its plan. Everything that offers operations reads this table and nothi
 * `zconsole plan KIND ...` (`cli/commands/plan.py`): the KINDs, the ARG help, the options,
   the usage errors, and `entry.plan(host, request)`;
 * the Pools screen (`ui/screens/pools/screen.py`): one key binding `wizard('KIND')` per entry
-  with a wizard, and its palette entries (`PoolsScreen.system_commands`);
+  with a wizard, and its palette entries (`PoolsScreen.system_commands`); the Disks screen
+  (`ui/screens/disks/screen.py`) the same for the entries whose `Wizard.screen` is "disks"
+  (self-test: `T` on the selected disk, its `disk` answer given);
 * the wizards (`ui/wizards/flows.py`): a flow class registers itself for its kind with
   `@wizard_flow`, which takes the title from here; the plan comes from `entry.wizard.plan`;
   a wizard that asks nothing of its own (`Wizard.asks` empty) needs no flow class;
@@ -48,6 +50,7 @@ from zconsole.services.ops.fixit import session as fix_session
 from zconsole.services.ops.fixit import ssh as fix_ssh
 from zconsole.services.ops.fixit import ssh_auth as fix_ssh_auth
 from zconsole.services.ops.operation import CliArgs, CliOption, Fixit, Operation, Wizard
+from zconsole.services.ops.smart import selftest
 from zconsole.services.ops.zfs import (
     advice,
     attach,
@@ -181,6 +184,21 @@ OPERATIONS: tuple[Operation, ...] = (
              "screen's x)",
         cli=CliArgs("ADVICE-KIND [SUBJECT]", at_least=1, at_most=2),
         plan=advice.plan_cli,
+    ),
+    Operation(
+        kind=selftest.KIND,
+        title="SMART self-test of a disk",
+        help="start a disk's SMART self-test (smartctl -t short, or long) and watch it to its "
+             "result; refused while its pool resilvers or scrubs unless confirmed twice "
+             "(--force)",
+        cli=CliArgs("DISK", at_least=1, at_most=1, pool=False, options=(
+            FORCE,
+            CliOption("--long", "self-test: the long (extended) test, every sector (hours), "
+                                "instead of the short one"),
+        )),
+        plan=selftest.plan_cli,
+        wizard=Wizard(key="T", label="Self-test", asks=("disk", "test"),
+                      plan=selftest.plan_wizard, screen="disks"),
     ),
     fix_it_entry(
         fix_ssh, "Fix slow SSH logins (UseDNS no)",

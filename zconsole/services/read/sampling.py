@@ -15,7 +15,7 @@ import re
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import NamedTuple
 
 from zconsole.hosts.base import Host, HostError
@@ -84,18 +84,18 @@ class ArcDelta(NamedTuple):
     throttled: bool
 
 
-@dataclass(frozen=True)
-class ZfsLatency:
+class ZfsLatency(NamedTuple):
     """One `zpool iostat -v -l -H -p -y INTERVAL 1` report.
 
     `leaves` maps (pool, vdev_path) -> the leaf's row; waits are in nanoseconds, ops and bytes
-    per second as zpool prints them.
+    per second as zpool prints them. A NamedTuple: a frozen dataclass costs ~1 ms to make
+    on Python 3.10, at every start-up (issue 28).
     """
 
     taken_at: float
     interval_s: float
     reports: tuple[PoolIostat, ...]
-    leaves: Mapping[LeafKey, IostatRow] = field(default_factory=dict)
+    leaves: Mapping[LeafKey, IostatRow] = MappingProxyType({})
 
 
 class SampleResult(NamedTuple):

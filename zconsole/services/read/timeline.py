@@ -210,9 +210,15 @@ def history_entries(records: Sequence[HistoryRecord], *, offset: Zone) -> list[E
     return out
 
 
+# the waits whose end only zconsole records: a SMART self-test's result is in no `zpool
+# events` or `zpool history` (a resilver's or scrub's end is, so its wait-end is not shown)
+_RESULT_ACTIVITIES = frozenset({"self-test"})
+
+
 def audit_entries(records: Iterable[Mapping[str, object]], host_label: str) -> list[Entry]:
     """zconsole's own audit log: the commands its wizards ran on this host (results, not
-    intents) and the plans they started."""
+    intents), the plans they started, and the result of a watch only zconsole saw end (a
+    SMART self-test's: "the short self-test of sdb: over; short self-test passed ...")."""
     out: list[Entry] = []
     for i, rec in enumerate(records):
         if rec.get("host") not in (None, host_label):
@@ -229,6 +235,10 @@ def audit_entries(records: Iterable[Mapping[str, object]], host_label: str) -> l
             if code not in (0, None):
                 words += f" (failed, exit {code})"
             out.append(Entry(float(ts), Kind.COMMAND, pool, _command_vdev(words), words,
+                             Source.AUDIT, f"by {who}" if who else "", seq=i))
+        elif event == "wait-end" and rec.get("activity") in _RESULT_ACTIVITIES:
+            out.append(Entry(float(ts), Kind.COMMAND, pool, "",
+                             f"zconsole watched to its end: {rec.get('detail') or ''}",
                              Source.AUDIT, f"by {who}" if who else "", seq=i))
         elif event == "plan-start":
             out.append(Entry(float(ts), Kind.COMMAND, pool, "",

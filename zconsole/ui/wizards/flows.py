@@ -23,6 +23,7 @@ from typing import TypeVar
 
 from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding
+from zconsole.model.hosttext import visible
 from zconsole.model.plan import Plan
 from zconsole.model.reading import HostReading
 from zconsole.services import fmt
@@ -401,3 +402,31 @@ def follow_up(plan: Plan, findings: tuple[Finding, ...] = (),
         "old": ref(plan.pool, params["old"]), "bay": "same", "disk": rf.IN_BAY,
         "spare": params.get("spare", "return"), "after": params.get("after", "scrub"),
         "baseline": rf.baseline_answer(plan)})
+
+
+TEST_CHOICES = (
+    Choice("short", "Short: minutes", "the drive checks its electronics and mechanics and "
+                                      "reads a sample of its surface"),
+    Choice("long", "Long (extended): every sector, hours on a large HDD",
+           "the drive reads its whole surface; its pool is a little slower meanwhile"),
+)
+
+
+@wizard_flow
+class SelfTestFlow(Flow):
+    """The Disks screen's T: the disk is the selected row (`preset`), the test is asked."""
+
+    KIND = "self-test"
+
+    def next_stage(self, reading: HostReading | None, chosen: Mapping[str, str]
+                   ) -> Stage | None:
+        if "disk" not in chosen:
+            inv = ch.reading_inventory(reading)
+            disks = inv.whole_disks() if inv is not None else ()
+            return Stage("disk", "Self-test which disk?", tuple(
+                Choice(d.name, visible(f"{d.name}  {d.model or ''}  {d.serial or ''}"))
+                for d in disks), "No whole disk on this host.")
+        if "test" not in chosen:
+            return Stage("test", f"Which SMART self-test of {visible(chosen['disk'])}?",
+                         TEST_CHOICES)
+        return None

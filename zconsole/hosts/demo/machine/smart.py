@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from zconsole.hosts.demo.machine.disks import Disk
+    from zconsole.hosts.demo.machine.selftest import RunningTest
     from zconsole.hosts.demo.machine.state import Machine
 
 
@@ -31,6 +32,7 @@ class LoggedTest:
     status: int
     hours_ago: int
     lba: int | None = None
+    at_hours: int | None = None  # the power-on hours it ended at (a test run in the demo)
 
 
 @dataclass
@@ -56,6 +58,7 @@ class SmartState:
     critical_warning: int = 0
     unsafe_shutdowns: int = 6
     tests: list[LoggedTest] = field(default_factory=list)  # newest first
+    running: RunningTest | None = None  # a self-test `smartctl -t` started (selftest.py)
 
     def hours_at(self, now: float) -> int:
         return self.hours + max(0, int((now - self.since) // 3600))

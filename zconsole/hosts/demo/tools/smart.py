@@ -9,8 +9,16 @@ error log, 128 failed self-test; smart-facts.md §2.1).
 Faithful corners: `-n standby` (or `idle`) skips an ATA disk in STANDBY with exit 2 and
 "Device is in STANDBY mode, exit(2)"; `-n sleep`, `-n never` and no `-n` wake it and read
 it. NVMe ignores `-n` (7.3). A caller who is not root gets "Permission denied" (exit 2, no
-`device`); `/dev/vd*` gets "Unable to detect device type" (exit 1). Text output, self-tests
-(`-t`, `-X`) and the other logs are not simulated: exit 1 with a plain note.
+`device`); `/dev/vd*` gets "Unable to detect device type" (exit 1). A device is named as
+the kernel name or any /dev/disk/by-id or by-path link.
+
+Self-tests (ATA): `-t short|long` starts one and prints smartctl's text ("Testing has
+begun", the minutes to wait); while it runs `ata_smart_data.self_test.status` is "in
+progress" with `remaining_percent`, and another `-t` is refused (exit 4) as smartctl
+refuses to abort a running test; `-X` aborts it. It runs on the demo clock and its result
+lands in the self-test log (`machine/selftest.py`). NVMe self-tests need smartctl 7.4:
+this 7.3 refuses them. Text reads and the other logs (`-l`) are not simulated: exit 1 with a
+plain note.
 """
 
 from __future__ import annotations
@@ -20,12 +28,13 @@ import json
 from typing import Any
 
 from zconsole.hosts.demo.getopt import OptError, getopt
+from zconsole.hosts.demo.machine import selftest
 from zconsole.hosts.demo.machine.disks import Disk
 from zconsole.hosts.demo.machine.smart import SmartState, smart_of
 from zconsole.hosts.demo.tools._common import Context, Handler, Out
 
 _LONG = {"json": False, "all": False, "xall": False, "nocheck": True, "device": True,
-         "info": False, "health": False}
+         "info": False, "health": False, "test": True, "abort": False}
 _TEST_NAMES = {1: "Short offline", 2: "Extended offline"}
 # (id, name, value, worst, thresh, flags) of the rows every ATA disk here has; raw and the
 # counters' normalized values are filled from the disk's SmartState
@@ -87,14 +96,24 @@ def _test_status(status: int) -> dict[str, Any]:
     code = status >> 4
     if code == 0:
         return {"value": status, "string": "Completed without error", "passed": True}
+    if code == 1:
+        return {"value": status, "string": "Aborted by host"}
     return {"value": status, "string": "Completed: read failure",
             "remaining_percent": (status & 0xF) * 10, "passed": False}
 
 
 def _exec_status(last: int) -> dict[str, Any]:
-    """`ata_smart_data.self_test.status`: how the last self-test ended (smartctl's words)."""
-    if last >> 4 == 0:
+    """`ata_smart_data.self_test.status`: how the last self-test ended, or the one running
+    (smartctl's words, ataprint.cpp PrintSmartSelfExecStatus)."""
+    code = last >> 4
+    if code == 0:
         return {"value": last, "string": "completed without error", "passed": True}
+    if code == 15:
+        left = (last & 0xF) * 10
+        return {"value": last, "string": f"in progress, {left}% remaining",
+                "remaining_percent": left}
+    if code == 1:
+        return {"value": last, "string": "was aborted by the host"}
     return {"value": last, "string": "the previous self-test completed having the read "
             "element of the test failed", "passed": False}
 
@@ -106,7 +125,9 @@ def _self_test_log(st: SmartState, now: float) -> tuple[dict[str, Any], int]:
     for t in st.tests:
         entry: dict[str, Any] = {"type": {"value": t.kind, "string": _TEST_NAMES[t.kind]},
                                  "status": _test_status(t.status),
-                                 "lifetime_hours": (st.hours_at(now) - t.hours_ago) % 65536}
+                                 "lifetime_hours": (t.at_hours if t.at_hours is not None
+                                                    else st.hours_at(now) - t.hours_ago)
+                                 % 65536}
         if t.status >> 4:
             entry["lba"] = t.lba or 0
             failed += 1
@@ -130,6 +151,8 @@ def _errors(st: SmartState) -> dict[str, Any]:
 def _ata(ctx: Context, d: Disk, st: SmartState, out: dict[str, Any]) -> int:
     now = ctx.now
     last = st.tests[0].status if st.tests else 0
+    if st.running is not None:
+        last = st.running.status(now)
     ssd = not d.rotational
     tests, failed_tests = _self_test_log(st, now)
     out.update({
@@ -146,8 +169,7 @@ def _ata(ctx: Context, d: Disk, st: SmartState, out: dict[str, Any]) -> int:
                                                    "passed": True},
                                         "completion_seconds": 28 if ssd else 101},
             "self_test": {"status": _exec_status(last),
-                          "polling_minutes": {"short": 1 if ssd else 2,
-                                              "extended": 2 if ssd else 555}},
+                          "polling_minutes": selftest.polling_minutes(not ssd)},
             "capabilities": {"exec_offline_immediate_supported": True,
                              "self_tests_supported": True,
                              "conveyance_self_test_supported": False,
@@ -224,11 +246,43 @@ def _print(ctx: Context, argv: list[str], status: int, body: dict[str, Any],
 
 
 def _find(ctx: Context, path: str) -> Disk | None:
-    name = path.removeprefix("/dev/")
+    name = path if path.startswith("/dev/disk/") else path.removeprefix("/dev/")
     if name.startswith("nvme") and "n" not in name[4:]:
         name += "n1"  # the controller node /dev/nvmeN: its (only) namespace's disk
     hit = ctx.machine.disk_by_any(name)
     return hit[0] if hit else None
+
+
+_HEAD = ("smartctl 7.3 2022-02-28 r5338 [x86_64-linux-{kernel}] (local build)\n"
+         "Copyright (C) 2002-22, Bruce Allen, Christian Franke, www.smartmontools.org\n\n"
+         "=== START OF OFFLINE IMMEDIATE AND SELF-TEST SECTION ===\n")
+
+
+def _self_test(ctx: Context, d: Disk, st: SmartState, word: str | None) -> Out:
+    """`-t short|long` (word) or `-X` (None), as smartctl 7.3 prints them for ATA."""
+    head = _HEAD.format(kernel=ctx.machine.kernel)
+    if d.transport == "nvme":
+        return 4, head + "NVMe self-tests are not supported by this smartctl (7.4 adds " \
+                         "them)\n", ""
+    if word is None:
+        selftest.abort(st, ctx.now)
+        return 0, head + 'Sending command: "Abort SMART off-line mode self-test routine".' \
+                         "\nSelf-testing aborted!\n", ""
+    if st.running is not None:
+        left = int(st.running.left(ctx.now) * 100)
+        return 4, head + f"Can't start self-test without aborting current test ({left}% " \
+                         "remaining),\nadd '-t force' option to override, or run " \
+                         "'smartctl -X' to abort test.\n", ""
+    minutes = selftest.start(st, word, ctx.now, rotational=bool(d.rotational),
+                             pace=ctx.machine.pace)
+    name = "Short" if word == "short" else "Extended"
+    what = f"Execute SMART {name} self-test routine immediately in off-line mode"
+    end = dt.datetime.fromtimestamp(int(ctx.now + minutes * 60), dt.timezone.utc)
+    return 0, head + (f'Sending command: "{what}".\nDrive command "{what}" successful.\n'
+                      f"Testing has begun.\nPlease wait {minutes} minutes for test to "
+                      f"complete.\nTest will complete after "
+                      f"{end.strftime('%a %b %e %H:%M:%S %Y UTC')}\n"
+                      "Use smartctl -X to abort test.\n"), ""
 
 
 def smartctl(ctx: Context, argv: list[str]) -> Out:
@@ -236,9 +290,13 @@ def smartctl(ctx: Context, argv: list[str]) -> Out:
         p = getopt(argv, "jaxHin:d:t:Xl:", _LONG)
     except OptError as e:
         return 1, f"=======> {e.message.upper()}\nUse smartctl -h to get a usage summary\n", ""
-    unsimulated = [o for o, _ in p.opts if o in ("t", "X", "l")]
-    if unsimulated or not (p.has("j") or p.has("--json")):
-        return 1, "", "smartctl (demo): only --json --all reads are simulated\n"
+    test = p.last("t") or p.last("--test")
+    aborting = p.has("X") or p.has("--abort")
+    if test is not None and test not in selftest.KINDS:
+        return 1, "", f"smartctl (demo): -t {test} is not simulated (short, long are)\n"
+    testing = test is not None or aborting
+    if p.has("l") or not (testing or p.has("j") or p.has("--json")):
+        return 1, "", "smartctl (demo): only --json --all reads and -t/-X are simulated\n"
     if len(p.args) != 1:
         return _print(ctx, argv, 1, {}, (("error", "ERROR: smartctl requires a device name "
                                                    "as the final command-line argument."),))
@@ -254,6 +312,10 @@ def smartctl(ctx: Context, argv: list[str]) -> Out:
         return _print(ctx, argv, 2, {}, (("error", f"Smartctl open device: {path} failed: "
                                                    "Permission denied"),))
     st = smart_of(ctx.machine, d)
+    selftest.settle(st, ctx.now)
+    if testing:
+        st.asleep = False  # a command to the drive spins it up
+        return _self_test(ctx, d, st, test)
     nvme = d.transport == "nvme"
     device = {"name": path, "info_name": path if nvme else f"{path} [SAT]",
               "type": "nvme" if nvme else "sat", "protocol": "NVMe" if nvme else "ATA"}

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 MUTED = LEVEL_STYLE["muted"]
 LABEL = 11
 SELF_TESTS_SHOWN = 3
+RUNNING_REREAD_S = 30.0  # a disk whose self-test runs is read again this often (Disks)
 _FINDING_STYLE = {Severity.CRITICAL: "bad", Severity.WARNING: "warn"}
 
 
@@ -85,7 +86,9 @@ def _tests(r: SmartReading) -> list[tuple[str, str]]:
     if r.running is not None:
         done = (f"{r.running.percent_done} % done" if r.running.percent_done is not None
                 else "running")
-        lines.append(("self-test", f"{r.running.kind or 'a'} test running: {done}"))
+        kind = f"{r.running.kind} test, " if r.running.kind else ""
+        lines.append(("self-test", f"{done} ({kind}running in the drive; read again every "
+                                   f"{RUNNING_REREAD_S:.0f} s)"))
     for t in r.self_tests[:SELF_TESTS_SHOWN]:
         at = f" at {t.hours:,} h" if t.hours is not None else ""
         lba = f", first bad LBA {t.lba:,}" if t.lba is not None else ""
@@ -93,6 +96,16 @@ def _tests(r: SmartReading) -> list[tuple[str, str]]:
     if not lines:
         lines.append(("self-test", "none in the log"))
     return lines
+
+
+def reread_due(follow: SmartFollow | None, disk: str, now: float) -> bool:
+    """Whether `disk`'s last reading shows a self-test running and is `RUNNING_REREAD_S`
+    old: the Disks screen then asks for it again (its progress moves on the screen)."""
+    state = follow.state(disk) if follow is not None else None
+    if follow is None or state is None or state.reading is None or follow.asked(disk):
+        return False
+    return state.reading.running is not None and \
+        now - (state.read_at or 0.0) >= RUNNING_REREAD_S
 
 
 def reading_lines(s: DiskSmart, now: float) -> list[tuple[str, str]]:

@@ -9,9 +9,10 @@ selected disk now). Nothing here reads the host.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import partial
 
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
@@ -39,7 +40,7 @@ from zconsole.ui.kit.levels import LEVEL_STYLE
 from zconsole.ui.kit.text import plain
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.disks.disk_detail import DiskDetail
-from zconsole.ui.screens.disks.disk_smart import smart_items
+from zconsole.ui.screens.disks.disk_smart import reread_due, smart_items
 from zconsole.ui.screens.disks.disk_table import (
     ROLE_COLOUR,
     SPARK_COLUMNS,
@@ -57,6 +58,12 @@ if TYPE_CHECKING:
     from zconsole.services.smart_follow import SmartFollow
 
 MUTED = LEVEL_STYLE["muted"]
+# (kind, key, footer label) of every registry entry whose wizard is on this screen
+# (`Wizard.screen == "disks"`), a copy tests/unit/test_registry.py holds equal to the
+# registry's, as the Pools screen's WIZARD_KEYS: the first frame imports no domain
+WIZARD_KEYS: tuple[tuple[str, str, str], ...] = (
+    ("self-test", "T", "Self-test"),
+)
 
 
 class DisksView(Vertical):
@@ -272,6 +279,21 @@ class DisksView(Vertical):
         table = self.query_one(DisksTable)
         open_filter(self.words, anchor=table, redraw=self._render_rows)
 
+    def selected_disk(self) -> str | None:
+        """The whole disk of the selected row (a partition's row: its disk)."""
+        row = self._current_row()
+        return row.name if row is not None else None
+
+    def reread_running(self) -> str | None:
+        """Ask again for the selected disk's SMART when a self-test runs on it and its
+        reading is `RUNNING_REREAD_S` old (the progress moves); the disk asked for."""
+        row = self._current_row()
+        if row is None or self._smart is None or not reread_due(self._smart, row.name,
+                                                                   self._now):
+            return None
+        self._smart.request(row.name)
+        return row.name
+
     def read_smart(self) -> str | None:
         """`h`: ask for the selected disk's SMART (read by the poll the screen starts);
         the disk asked for."""
@@ -302,9 +324,12 @@ class DisksScreen(ZScreen):
     BINDINGS = [
         Binding("f", "cycle_filter", "Filter"),
         Binding("s", "cycle_sort", "Sort"),
-        Binding("x", "toggle_partitions", "Partitions"),
+        # not in the footer (80 columns hold T, Refresh, Pause and Quit): enter does the
+        # same, and the summary line says so
+        Binding("x", "toggle_partitions", "Partitions", show=False),
         Binding("h", "read_smart", "SMART now"),
         Binding("slash", "filter", "Find", show=False),
+        *(Binding(key, f"wizard('{kind}')", label) for kind, key, label in WIZARD_KEYS),
     ]
 
     DEFAULT_CSS = """
@@ -318,7 +343,13 @@ class DisksScreen(ZScreen):
 
     def show_state(self, state: ViewState) -> None:
         if state.reading is not None:
-            self.query_one(DisksView).show(state)
+            view = self.query_one(DisksView)
+            view.show(state)
+            if view.reread_running() is not None:
+                from zconsole.ui.smart_poll import poll_if_due
+
+                app = self.console_app
+                poll_if_due(app, app.current)
 
     def on_resize(self, event: Resize) -> None:
         self.query_one(DisksView).relayout()
@@ -341,3 +372,32 @@ class DisksScreen(ZScreen):
         if self.query_one(DisksView).read_smart() is not None:
             app = self.console_app
             poll_if_due(app, app.current)
+
+    # -- wizards (the registry's entries whose wizard is on this screen) --------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "wizard":
+            return not self.console_app.read_only
+        return True
+
+    def system_commands(self) -> Iterator[SystemCommand]:
+        """The palette's entries for this screen: one per wizard of the registry on it,
+        none when the console is read-only."""
+        if self.console_app.read_only:
+            return
+        from zconsole.services.ops import registry
+
+        for op in registry.with_wizard("disks"):
+            yield SystemCommand(f"Wizard: {op.help}", "on the selected disk",
+                                partial(self.action_wizard, op.kind))
+
+    def action_wizard(self, kind: str) -> None:
+        """Open `kind`'s wizard on the selected disk (its `disk` answer given)."""
+        disk = self.query_one(DisksView).selected_disk()
+        if self.console_app.read_only or disk is None:
+            return
+        from zconsole.ui.wizards.flows import make_flow
+        from zconsole.ui.wizards.screen import WizardScreen
+
+        app = self.console_app
+        flow = make_flow(kind, preset={"disk": disk}, findings=tuple(app.findings))
+        app.push_screen(WizardScreen(flow, host=app.host, reading=app.reading))
