@@ -4,7 +4,8 @@ smartctl 7.3 (Debian 12's), beside the virtio disks that have no SMART.
 
 What QEMU 7.2 answers (smart-facts.md §5.2, §5.3): the ATA disk a fixed attribute table
 (5 Reallocated_Sector_Ct raw 0, 190 Airflow_Temperature_Cel 31 °C), self-tests that complete
-at once ("Completed without error", lifetime hours 4660); the NVMe disk a health log with
+at once ("Completed without error", lifetime hours 4660: the `self-test` plan runs to its
+result in seconds); the NVMe disk a health log with
 temperature 50 °C and critical_warning 0 (its available spare 0 equals its threshold 0: not a
 wear finding), and a critical warning set from QEMU's monitor (`qom-set ...
 smart_critical_warning`, §5.5) that the next read sees.
@@ -13,11 +14,11 @@ Cheap by design (issue 33): the zfs group's session guests, no new guest, no reb
 script for the setup; the rest is what zconsole itself runs (one smartctl per disk). Needs
 ZCONSOLE_VM=1.
 
-Measured 2026-11-29 (`--durations=0`, load average 9 from the other helpers' runs), the
-test's call (console to the Disks screen and its SMART poll, a self-test, one `zconsole check`
-subprocess): zfs23 31.8 s, zfs21 41.5 s (earlier runs 26-46 s); clean_guest's reset before and
-after adds 9-15 s of teardown and part of the setup (the rest of the setup is the group's
-boot, paid once per session).
+Measured 2026-11-29 (`--durations=0`, load average ~9 from the other helpers' runs), the
+test's call (console to the Disks screen and its SMART poll, the self-test plan run by the
+engine, one `zconsole check` subprocess): zfs23 35.0 s, zfs21 39.9 s (earlier runs without
+the plan 26-46 s); clean_guest's reset before and after adds 7-15 s of teardown and part of
+the setup (the rest of the setup is the group's boot, paid once per session).
 """
 
 from __future__ import annotations
@@ -25,17 +26,22 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from console_on_guest import open_screen
 from vmguest import until
 
+from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.finding import Severity
 from zconsole.model.smart import Protocol, Unread
 from zconsole.services.health.smart import judge_smart
 from zconsole.services.health.smart_words import NOT_YET
+from zconsole.services.ops.engine.runner import PlanRunner
+from zconsole.services.ops.smart.selftest import build_self_test, read_target
 from zconsole.services.read.smart import read_smart
+from zconsole.services.read.timeline import audit_entries
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.screens.disks.disk_table import DisksTable
 from zconsole.ui.screens.disks.screen import DisksScreen
@@ -73,12 +79,13 @@ def _kernel_names(guest: ZfsGuest) -> dict[str, str]:
 
 
 async def test_smart_of_the_ata_and_nvme_disks_and_no_smart_on_virtio(
-        clean_guest: ZfsGuest) -> None:
+        clean_guest: ZfsGuest, tmp_path: Path) -> None:
     """The console on the guest over ssh: its session's SMART follow (the watch and its
     judgement, as `check` runs it too) reads the ATA disk's attributes and the NVMe disk's
     health log, both healthy (no finding), each virtio disk "no SMART" and never an error;
-    the Disks screen's HEALTH column says so. Then a short self-test started on the ATA disk
-    is in its self-test log at the next read, and a critical warning raised on the NVMe
+    the Disks screen's HEALTH column says so. Then a short self-test of the ATA disk runs as
+    a plan through the engine to its result (audit log, Timeline, the drive's log); the NVMe
+    disk's (smartctl 7.3) and a virtio disk's are refused. And a critical warning raised on the NVMe
     controller is read and judged CRITICAL, by zconsole's read and by `zconsole check --json`
     (exit 2, each disk's SMART state in "disks"), and gone once cleared."""
     guest = clean_guest
@@ -135,20 +142,46 @@ async def test_smart_of_the_ata_and_nvme_disks_and_no_smart_on_virtio(
         assert s.unread is not None and s.unread.unread is Unread.NO_SMART, s
         assert s.words == "no SMART"
 
-    # a short self-test on the ATA disk: QEMU logs it at once; the next read has it
-    guest.exec(["smartctl", "-t", "short", f"/dev/{sata}"])
+    # a short self-test of the ATA disk as a plan (`zconsole plan self-test`), run by the
+    # engine with an audit log: QEMU logs "Completed without error" at once; the watch step
+    # finds it in the drive's log, the audit log and the Timeline say the result
+    reading, smart = read_target(host, sata)
+    plan = build_self_test(reading, sata, smart, test="short")
+    assert not plan.blocked and not plan.needs_force, [c for c in plan.checks if not c.passed]
+    runner = PlanRunner(host, plan, audit=AuditLog(tmp_path / "audit.jsonl"),
+                        store=PlanStore(tmp_path / "plans"), operator="guest-test",
+                        poll_interval=1.0)
+    result = runner.run(lambda _event: None)
+    assert result.status == "done", result.message
+    records = [json.loads(line)
+               for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    commands = [(r["argv"], r["exit_code"]) for r in records if r["event"] == "command"]
+    device = guest.smart_disks["sata0"]
+    assert commands == [(["smartctl", "-t", "short", device], 0)], commands
+    end = next(r for r in records if r["event"] == "wait-end")
+    passed = "short self-test passed: Completed without error"
+    assert end["activity"] == "self-test" and passed in str(end["detail"]), end
+    words = [e.words for e in audit_entries(records, str(host.label))]
+    assert f"smartctl -t short {device}" in words, words
+    assert any(passed in w for w in words), words
     disk = inventory.device(sata)
     assert disk is not None
     after = read_smart(host, disk)
-    assert after.self_tests, after
+    assert after.self_tests and after.running is None, after
     newest = after.self_tests[0]
     assert (newest.kind, newest.status, newest.passed) == ("short", "Completed without error",
                                                            True)
     assert newest.hours == 4660 and judge_smart(after, disk=sata) == ()
+    # smartctl 7.3 has no NVMe self-test, a virtio disk no SMART: both plans refused
+    nvme_disk, vdb = inventory.device(nvme_ns), inventory.device("vdb")
+    assert nvme_disk is not None and vdb is not None
+    nvme_plan = build_self_test(reading, nvme_ns, read_smart(host, nvme_disk))
+    vdb_plan = build_self_test(reading, "vdb", read_smart(host, vdb))
+    assert nvme_plan.blocked and vdb_plan.blocked
+    assert {c.name for c in nvme_plan.checks if not c.passed} == {"NVMe self-test"}
+    assert [c.name for c in vdb_plan.checks if not c.passed] == ["disk answers SMART"]
 
     # the NVMe controller raises "reliability degraded" (bit 2): read and judged CRITICAL
-    nvme_disk = inventory.device(nvme_ns)
-    assert nvme_disk is not None
     guest.monitor(f"qom-set {NVME_QOM} smart_critical_warning 4")
     try:
         warned = read_smart(host, nvme_disk)
