@@ -99,9 +99,14 @@ async def test_smart_of_the_ata_and_nvme_disks_and_no_smart_on_virtio(
         table = screen.query_one(DisksTable)
         follow = app.session.smart
         # the first SMART poll runs a second after the first refresh, in a worker
-        await until(pilot, lambda: follow.polled_at is not None and all(
-            table.health_words(n)[1] != NOT_YET for n in (sata, nvme_ns, "vdb")),
-            "the first SMART poll on the Disks screen", 300)
+        try:
+            await until(pilot, lambda: follow.polled_at is not None and all(
+                table.health_words(n)[1] != NOT_YET for n in (sata, nvme_ns, "vdb")),
+                "the first SMART poll on the Disks screen", 300)
+        except AssertionError as e:  # what the poll left behind, for a failure in CI
+            raise AssertionError(f"{e}\nSMART poll: error {follow.error!r}, pending "
+                                 f"{follow.pending}, polled_at {follow.polled_at}, "
+                                 f"health {table.health}") from e
         cells = {name: table.health_words(name) for name in (sata, nvme_ns, "vdb", "vdg")}
         assert cells == {sata: (Severity.OK, "ok"), nvme_ns: (Severity.OK, "ok"),
                          "vdb": (None, "no SMART"), "vdg": (None, "no SMART")}, cells
