@@ -38,7 +38,8 @@ SETUP = (
     "zpool create tank mirror vdb vdc log mirror vdd vde cache vdf spare vdg && "
     "zfs create tank/home && zfs create -o compression=off tank/data && "
     "zfs create -V 48M tank/vol && head -c 24M /dev/urandom > /tank/data/r.bin && "
-    "zfs snapshot tank/data@s1 && zfs clone tank/data@s1 tank/data-clone && sync"
+    "zfs snapshot tank/data@s1 && zfs clone tank/data@s1 tank/data-clone && "
+    "zfs set quota=512M tank/home && zfs set refquota=64M tank/data && sync"
 )
 LEAVES = {"vdb": Section.DATA, "vdc": Section.DATA, "vdd": Section.LOGS, "vde": Section.LOGS,
           "vdf": Section.CACHE, "vdg": Section.SPARES}
@@ -154,15 +155,29 @@ def test_iostat_latency_columns_and_tree(pool: ZfsGuest) -> None:
 
 
 def test_zfs_list_and_get(pool: ZfsGuest) -> None:
+    """The console's own `zfs list` (DEFAULT_COLUMNS, quota and refquota included) against
+    `zfs get`: the quota set on tank/home and the refquota on tank/data in SETUP are read, `-`
+    / 0 elsewhere, and the refquota bounds tank/data's AVAIL. The two `zfs set` ride in
+    SETUP's one ssh command; the test's call took 1.2-1.8 s per flavour (2026-11-29, loaded
+    machine; the module's guest boot and SETUP, ~60-70 s, are shared)."""
     ds = {d.name: d for d in parse_zfs_list(run(pool, C.zfs_list_datasets()), DEFAULT_COLUMNS)}
     assert set(ds) == {"tank", "tank/home", "tank/data", "tank/vol", "tank/data-clone"}
     assert ds["tank/vol"].type == "volume" and ds["tank/vol"].mountpoint is None
     assert ds["tank/data-clone"].origin == "tank/data@s1"
-    got = parse_get(run(pool, ["zfs", "get", "-H", "-p", "used,referenced", "tank/data"]))
+    got = parse_get(run(pool, ["zfs", "get", "-H", "-p", "used,referenced,quota,refquota",
+                               "tank/data", "tank/home"]))
     p = props_by_name(got)["tank/data"]
     assert int(p["used"]) == ds["tank/data"].used
     assert int(p["referenced"]) == ds["tank/data"].refer
     assert ds["tank/data"].refer is not None and ds["tank/data"].refer > 24 * 2**20
+    home = props_by_name(got)["tank/home"]
+    assert (int(home["quota"]), int(home["refquota"])) == (512 << 20, 0)  # `-p`: 0 is none
+    assert (int(p["quota"]), int(p["refquota"])) == (0, 64 << 20)
+    assert (ds["tank/home"].quota, ds["tank/home"].refquota) == (512 << 20, None)
+    assert (ds["tank/data"].quota, ds["tank/data"].refquota) == (None, 64 << 20)
+    assert ds["tank/data"].avail == (64 << 20) - ds["tank/data"].refer
+    assert all((d.quota, d.refquota) == (None, None) for n, d in ds.items()
+               if n not in ("tank/home", "tank/data"))  # a volume's are `-`
     snaps = parse_zfs_list(run(pool, C.zfs_list_snapshots("tank/data")), SNAPSHOT_COLUMNS)
     assert [(s.name, s.clones) for s in snaps] == [("tank/data@s1", ("tank/data-clone",))]
 

@@ -74,8 +74,11 @@ TABLE = [
      "draid1:4d:11c:1s-0", (0, 0, 1), None),
     ("openzfs-docs-draid-howto-created-avail-spare.txt", "tank", "draid1:4d:11c:1s-0",
      (1, 1, 1), None),
-    # the 2.3.2 guest: one dRAID's spare finished (margin back to 1), the other still running
-    ("guest-zfs-2.3.2-draid-rebuild-series.txt", "tank", "draid1:1d:3c:1s-0", (1, 1, 1), None),
+    # the 2.1.11 guest: one dRAID's spare finished (margin back to 1), the other still running
+    ("guest-zfs-2.1.11-draid-rebuild-series.txt", "tank", "draid1:1d:3c:1s-0", (1, 1, 1), None),
+    ("guest-zfs-2.1.11-draid-rebuild-series.txt", "tank", "draid1:1d:3c:1s-1", (0, 0, 1), None),
+    # the 2.3.2 guest: both still rebuilding (-0's held at 99.47 %): 0 until each ends
+    ("guest-zfs-2.3.2-draid-rebuild-series.txt", "tank", "draid1:1d:3c:1s-0", (0, 0, 1), None),
     ("guest-zfs-2.3.2-draid-rebuild-series.txt", "tank", "draid1:1d:3c:1s-1", (0, 0, 1), None),
     # a replacing vdev inside a mirror (old OFFLINE, new resilvering) beside a DEGRADED disk
     ("zol-0.8-issue7537-replacing-too-many-errors.excerpt.txt", "vz", "mirror-0", (0, 0, 3),
@@ -155,7 +158,7 @@ def test_unknown_operation_is_an_error() -> None:
 def test_detach_inside_a_draid_counts_losses_not_copies() -> None:
     """Detaching the OFFLINE disk under a finished distributed spare makes the spare
     permanent: the dRAID can still lose 1 disk (the check said 'keeps N copies')."""
-    pools = _fixture("guest-zfs-2.3.2-draid-rebuild-series.txt")
+    pools = _fixture("guest-zfs-2.1.11-draid-rebuild-series.txt")  # -0's rebuild finished
     [pool] = pools
     checks = {c.name: c for c in G.check_detach(pool, "vdc")}
     after = checks[G.REDUNDANCY_AFTER]

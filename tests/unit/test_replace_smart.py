@@ -243,3 +243,21 @@ def test_the_demo_smartctl_answers_for_the_shelf_disk_as_smartctl_would() -> Non
     assert r.returncode == reading.exit_status == 64  # its error log has the read errors
     assert (reading.attr(197).raw, reading.attr(5).raw) == (8, 16)  # type: ignore[union-attr]
     assert reading.passed is True and reading.error_log_count == 2
+
+
+def test_the_consoles_reading_is_the_evidence_with_its_history() -> None:
+    from zconsole.model.smart import CounterTrack
+    from zconsole.services.read.smart import DiskSmart
+
+    grew = CounterTrack("ata-197", first=8, first_seen=T0 - 7200, last=48, grew_at=T0)
+    st = DiskSmart("sdb", None, reading=ata((197, 48), (5, 24)), read_at=T0, tried_at=T0,
+                   tracks={"ata-197": grew})
+    assert nds.state_words(st, T0 + 120) == (
+        "48 pending sectors (up from 8 in 2 h 2 min); 24 reallocated sectors; SMART overall "
+        "PASSED (read 2 min ago)", True)
+    asleep = DiskSmart("sdg", None, unread=SmartReading("/dev/sdg", unread=Unread.ASLEEP),
+                       tried_at=T0)
+    assert nds.state_words(asleep, T0) == (
+        "asleep, not read (smartctl -n standby does not wake a disk)", False)
+    assert nds.state_words(None, T0) is None  # not tried yet: the plan reads it itself
+    assert nds.state_words(DiskSmart("sdb", None), T0) is None

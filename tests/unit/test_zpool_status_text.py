@@ -9,8 +9,8 @@ import pytest
 from tests.paths import PARSERS, parser_text
 from zconsole.model.pool import Pool, ScanFunction, ScanState, Section, Vdev
 from zconsole.parsers.errors import ParseError
-from zconsole.parsers.zpool_status import parse_zpool_status
 from zconsole.parsers.vdev_names import vdev_type_from_name
+from zconsole.parsers.zpool_status import parse_zpool_status
 from zconsole.parsers.zpool_status_scan import (
     parse_ddt_line,
     parse_eta,

@@ -14,9 +14,10 @@ theme with `set_reactive`, `set_class` and `stylesheet.set_variables`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.cells import cell_len
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -25,7 +26,13 @@ from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer
 from textual.widgets._footer import FooterKey
-from textual.widgets.data_table import ColumnKey, RowKey
+from textual.widgets.data_table import Column, ColumnKey, RowKey
+
+if TYPE_CHECKING:
+    from textual.color import Color
+    from textual.css.styles import RenderStyles
+    from textual.geometry import Region
+    from textual.strip import Strip
 
 __all__ = ["PRIVATE_NAMES", "FastCellsTable", "FooterKey", "bindings_ready",
            "mark_bindings_ready", "prune_watchers", "refresh_truecolor_filter",
@@ -95,6 +102,18 @@ def refresh_truecolor_filter(app: App[Any]) -> None:
 
 
 # -- DataTable -------------------------------------------------------------------------------
+class _CellFacts(NamedTuple):
+    """What drawing a cell reads of its table, the same for every cell of a drawing pass."""
+
+    fixed: bool  # fixed rows or columns (DataTable draws the cells then)
+    pad: int
+    header_height: int
+    show_cursor: bool
+    foreground_css: bool  # the cursor's colours: the CSS's over the cell's own
+    background_css: bool
+    console: Console
+
+
 def _width(cell: Text | str) -> int:
     return cell.cell_len if isinstance(cell, Text) else cell_len(cell)
 
@@ -113,6 +132,59 @@ class FastCellsTable(DataTable[Text | str]):
 
     in_place_updates = 0  # cells updated without redrawing the other rows (tests read it)
     _plain_cells: bool | None = None  # `_render_cell` may draw cells itself
+    # What DataTable asks again for every line it draws, although none of it can change
+    # while the lines of one drawing pass (`render_lines`) are made: the table's style (a
+    # walk of all its ancestors' styles), its background colours (another walk), its
+    # component styles (each a new styles object with its rules merged) and its columns in
+    # order. Worked out once per pass: a third of drawing the pools' two tables of the first
+    # frame, ~6 ms on Python 3.10 (issue 28). Outside a pass, as DataTable works them out.
+    _drawing: dict[object, Any] | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._drawing = {}
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._drawing = None
+
+    @property
+    def rich_style(self) -> Style:
+        drawing = self._drawing
+        if drawing is None:
+            return super().rich_style
+        style: Style | None = drawing.get("rich_style")
+        if style is None:
+            style = drawing["rich_style"] = super().rich_style
+        return style
+
+    @property
+    def background_colors(self) -> tuple[Color, Color]:
+        drawing = self._drawing
+        if drawing is None:
+            return super().background_colors
+        colors: tuple[Color, Color] | None = drawing.get("background_colors")
+        if colors is None:
+            colors = drawing["background_colors"] = super().background_colors
+        return colors
+
+    @property
+    def ordered_columns(self) -> list[Column]:
+        drawing = self._drawing
+        if drawing is None:
+            return super().ordered_columns
+        columns: list[Column] | None = drawing.get("ordered_columns")
+        if columns is None:
+            columns = drawing["ordered_columns"] = super().ordered_columns
+        return columns
+
+    def get_component_styles(self, *names: str) -> RenderStyles:
+        drawing = self._drawing
+        if drawing is None:
+            return super().get_component_styles(*names)
+        styles: RenderStyles | None = drawing.get(names)
+        if styles is None:
+            styles = drawing[names] = super().get_component_styles(*names)
+        return styles
 
     def update_cells(self, changed: Sequence[tuple[str, str, Text | str]]) -> None:
         """Set each (row key, column key, value) of `changed`."""
@@ -143,8 +215,8 @@ class FastCellsTable(DataTable[Text | str]):
         if plain is None:  # the same for every cell: worked out once
             plain = self._plain_cells = self._caches_known() and \
                 self.app.console_options.justify in (None, "default")
-        if row_index < -1 or column_index < 0 or self.fixed_rows or self.fixed_columns \
-                or not plain:
+        facts = self._cell_facts()
+        if row_index < -1 or column_index < 0 or facts.fixed or not plain:
             return super()._render_cell(row_index, column_index, base_style, width,
                                         cursor, hover)
         header = row_index == -1
@@ -159,9 +231,9 @@ class FastCellsTable(DataTable[Text | str]):
         if cache_key in cache:
             return cache[cache_key]
         row = None if header else self.rows.get(row_key)
-        height = self.header_height if header else row.height if row is not None else 0
+        height = facts.header_height if header else row.height if row is not None else 0
         cell = self._get_row_renderables(row_index).cells[column_index]
-        pad = self.cell_padding
+        pad = facts.pad
         room = width - 2 * pad
         if (height != 1 or not isinstance(cell, Text)
                 or cell.justify not in (None, "default")
@@ -171,11 +243,11 @@ class FastCellsTable(DataTable[Text | str]):
                                         cursor, hover)
         base_style += Style.from_meta({"row": row_index, "column": column_index})
         component_style, post_style = self._get_styles_to_render_cell(
-            header, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
-            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
+            header, False, False, hover, cursor, facts.show_cursor, self._show_hover_cursor,
+            facts.foreground_css, facts.background_css)
         # Rich renders a Text through a copy joined into lines: its own style becomes a span
         line = [Segment(" " * pad)] if pad else []
-        line += [s for s in _LINES.join([cell]).render(self.app.console) if s.text]
+        line += [s for s in _LINES.join([cell]).render(facts.console) if s.text]
         if cell.cell_len < room:
             line.append(Segment(" " * (room - cell.cell_len)))
         if pad:
@@ -183,6 +255,21 @@ class FastCellsTable(DataTable[Text | str]):
         lines = [list(Segment.apply_style(line, base_style + component_style, post_style))]
         cache[cache_key] = lines
         return lines
+
+    def _cell_facts(self) -> _CellFacts:
+        """What `_render_cell` reads of the table for every cell (reactives, the app's
+        console): once per drawing pass."""
+        drawing = self._drawing
+        facts: _CellFacts | None = drawing.get("cell") if drawing is not None else None
+        if facts is None:
+            facts = _CellFacts(
+                bool(self.fixed_rows or self.fixed_columns), self.cell_padding,
+                self.header_height, self.show_cursor,
+                self.cursor_foreground_priority == "css",
+                self.cursor_background_priority == "css", self.app.console)
+            if drawing is not None:
+                drawing["cell"] = facts
+        return facts
 
     def _caches_known(self) -> bool:
         return isinstance(getattr(self, "_update_count", None), int) and all(

@@ -26,13 +26,13 @@ def open_wizard(app: ZConsoleApp, kind: str, selection: Selection | None = None
     return screen
 
 
-def smart_words(app: ZConsoleApp) -> Callable[[str], tuple[str, bool]]:
+def smart_words(app: ZConsoleApp) -> Callable[[str], tuple[str, bool] | None]:
     """A disk's SMART as the console's session follows it, in the replace plan's evidence
     words (and whether it says the disk is failing), asked when the plan is built (its
     history up to that moment)."""
     session = app.session
 
-    def words(disk: str) -> tuple[str, bool]:
+    def words(disk: str) -> tuple[str, bool] | None:
         from zconsole.services.ops.zfs.new_disk_smart import state_words
 
         return state_words(session.smart.state(disk), session.clock())

@@ -72,8 +72,8 @@ class Flow:
     findings: tuple[Finding, ...] = ()  # the console's findings (the slow disk) when opened
     # a disk's SMART as the console follows it (kernel name -> the evidence's words, "48
     # pending sectors (up from 8 in 2 h); ...; SMART overall PASSED", and whether it says
-    # the disk is failing): `open_wizard`'s `smart_words`
-    smart: Callable[[str], tuple[str, bool]] | None = None
+    # the disk is failing; None: not read yet): `open_wizard`'s `smart_words`
+    smart: Callable[[str], tuple[str, bool] | None] | None = None
 
     KIND = ""
     TITLE = ""
@@ -383,14 +383,16 @@ class ReplaceFailedFlow(Flow):
         if slow and "slow" not in answers:
             answers["slow"] = slow
         disk = dk.leaf_disk_name(reading, pool, old)
-        if self.smart is not None and disk is not None and "smart_old" not in answers:
-            words, bad = self.smart(disk)  # the console's reading, with its history
+        said = self.smart(disk) if self.smart is not None and disk is not None else None
+        if said is not None and "smart_old" not in answers:
+            words, bad = said  # the console's reading, with its history
             answers.update(smart_old=words, smart_old_failing="yes" if bad else "no")
         return super().build(host, reading, answers, force)
 
 
 def follow_up(plan: Plan, findings: tuple[Finding, ...] = (),
-              smart: Callable[[str], tuple[str, bool]] | None = None) -> Flow | None:
+              smart: Callable[[str], tuple[str, bool] | None] | None = None
+              ) -> Flow | None:
     """The flow that continues a finished plan, when it has a second part: the same-bay
     replace after the bay plan (its answers all given: the next thing shown is the plan)."""
     from zconsole.services.ops.zfs import replace_failed as rf

@@ -260,13 +260,13 @@ def evidence(who: str, lk: SmartLook | None, *, words: str | None = None,
                  f"SMART of {who}: {words}.")
 
 
-def state_words(state: DiskSmart | None, now: float) -> tuple[str, bool]:
+def state_words(state: DiskSmart | None, now: float) -> tuple[str, bool] | None:
     """What the console's SMART watch knows of a disk, in `evidence`'s words (its last
     reading with the counters' history, else why there is none), and whether that reading
-    says the disk is failing."""
-    if state is None:
-        return ("not read yet (the console reads each disk's SMART shortly after it starts)",
-                False)
+    says the disk is failing; None when the watch has not tried it yet (the plan then reads
+    it once itself)."""
+    if state is None or state.tried_at is None:
+        return None
     if state.reading is not None:
         age = now - state.read_at if state.read_at is not None else 0.0
         when = f" (read {fmt.duration(age)} ago)" if age >= 60 else ""

@@ -1,0 +1,75 @@
+"""How the first frame draws the pools' tables (issue 28's first-frame budget): the first
+pool's table has the focus before it is first drawn (never drawn, then restyled and drawn
+again for its focus colours), and one drawing pass of a table works out the table's style,
+colours and columns once, not once per line. What is checked is the work done (when the
+focus came, how often a style was worked out), never how long it took."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.dom import DOMNode
+from textual.geometry import Region
+
+from tests.ui.conftest import make_app, settle
+from zconsole.ui.kit.textual_private import FastCellsTable
+from zconsole.ui.screens.pools.vdev_table import VdevTable
+
+
+async def test_the_first_pools_table_is_focused_before_it_is_first_drawn(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    drawn: list[tuple[int, bool]] = []  # (table, focused) at each table's first drawing
+    render_lines = VdevTable.render_lines
+
+    def first_drawing(self: VdevTable, crop: Region) -> Any:
+        if all(t != id(self) for t, _ in drawn):
+            drawn.append((id(self), self.has_focus))
+        return render_lines(self, crop)
+
+    monkeypatch.setattr(VdevTable, "render_lines", first_drawing)
+    app = make_app("showcase", "2.3")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        tables = list(app.screen.query(VdevTable))
+        assert len(tables) == 2 and app.screen.focused is tables[0]
+        first = dict(drawn)
+        assert first[id(tables[0])] is True  # focused when first drawn
+        assert first[id(tables[1])] is False
+
+
+class _Rows(App[None]):
+    def compose(self) -> ComposeResult:
+        table: FastCellsTable = FastCellsTable()
+        table.add_columns("NAME", "STATE")
+        for i in range(12):
+            table.add_row(f"disk{i}", "ONLINE", key=f"d{i}")
+        yield table
+
+
+async def test_a_drawing_pass_works_out_the_tables_style_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _Rows()
+    async with app.run_test(size=(40, 20)) as pilot:
+        await pilot.pause()
+        table = app.query_one(FastCellsTable)
+        worked_out: list[str] = []
+        style_of = DOMNode.rich_style.fget
+        assert style_of is not None
+
+        def counted(node: DOMNode) -> Any:
+            if node is table:
+                worked_out.append("style")
+            return style_of(node)
+
+        monkeypatch.setattr(DOMNode, "rich_style", property(counted))
+        table.refresh()  # every line drawn again
+        lines = table.render_lines(Region(0, 0, table.size.width, table.size.height))
+        assert len(lines) == table.size.height >= 13  # the header and the 12 rows
+        assert worked_out == ["style"]  # once for the pass, not once per line
+        # outside a pass nothing is kept: a new colour is the table's style at once
+        table.styles.color = "red"
+        assert table.rich_style.color is not None
+        assert table.rich_style.color.triplet == (255, 0, 0)
+        assert table.ordered_columns == list(table.columns.values())
