@@ -22,6 +22,7 @@ import pytest
 from vmguest import until
 
 from tests.ui.test_hostile_host import screen_text
+from tests.unit._prometheus import free_port
 from zconsole.cli.main import make_fleet
 from zconsole.hosts.fleet import load_hosts
 from zconsole.model.finding import Severity
@@ -81,14 +82,6 @@ def hosts_file(tmp: Path, g21: ZfsGuest, g23: ZfsGuest, port: int) -> Path:
         f'[[host]]\nname = "hung"\nssh = "dead"\nssh_config = "{dead}"\n')
     return path
 
-
-def closed_port() -> int:
-    """A loopback port nothing listens on (connection refused)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind(("127.0.0.1", 0))
-    port = int(s.getsockname()[1])
-    s.close()
-    return port
 
 
 def check(*argv: str) -> tuple[int, dict[str, str]]:
@@ -169,7 +162,7 @@ async def test_fleet_of_both_guests_and_a_host_that_does_not_answer(
             assert check("--hosts", str(hosts), "--tag", "a") == (0, {"nas21": "ok"})
             assert check("--hosts", str(hosts), "--tag", "b") == (2, {"nas23": "critical"})
             refused = tmp_path / "refused_ssh_config"
-            refused.write_text(f"Host refused\n  HostName 127.0.0.1\n  Port {closed_port()}\n"
+            refused.write_text(f"Host refused\n  HostName 127.0.0.1\n  Port {free_port()}\n"
                                "  User root\n")
             with hosts.open("a") as f:
                 f.write(f'\n[[host]]\nname = "refused"\nssh = "refused"\n'

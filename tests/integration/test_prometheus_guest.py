@@ -17,13 +17,12 @@ to the exporter's first read of the guest over ssh. Needs ZCONSOLE_VM=1.
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.unit._prometheus import running, wait
+from tests.unit._prometheus import free_port, running, wait
 
 if TYPE_CHECKING:
     from conftest import ZfsGuest
@@ -36,18 +35,10 @@ SETUP = (f'if [ -z "$(zpool list -H -o name)" ]; then '
          "echo ---; zpool list -H -o name,health")
 
 
-def closed_port() -> int:
-    """A loopback port nothing listens on (the connection is refused at once)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind(("127.0.0.1", 0))
-    port = int(s.getsockname()[1])
-    s.close()
-    return port
-
 
 def hosts_file(tmp: Path, g: ZfsGuest) -> Path:
     dead = tmp / "dead_ssh_config"
-    dead.write_text(f"Host dead\n  HostName 127.0.0.1\n  Port {closed_port()}\n  User root\n"
+    dead.write_text(f"Host dead\n  HostName 127.0.0.1\n  Port {free_port()}\n  User root\n"
                     "  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n"
                     "  ConnectTimeout 5\n")
     path = tmp / "hosts.toml"

@@ -16,6 +16,20 @@ from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.screens.disks.disk_table import COLUMNS, DisksTable, columns
 
 
+def counted_smart_reads(app: ZConsoleApp, monkeypatch: Any) -> list[str]:
+    """The disks each SMART poll of the app's session reads from now on, in order."""
+    read: list[str] = []
+    real = app.session.poll_smart
+
+    def counting() -> list[str]:
+        got = real()
+        read.extend(got)
+        return got
+
+    monkeypatch.setattr(app.session, "poll_smart", counting)
+    return read
+
+
 def smart_text(app: ZConsoleApp) -> str:
     return str(app.screen.query_one("#detail-smart", Static).render())
 
@@ -67,15 +81,7 @@ async def test_h_reads_the_selected_disk_now(monkeypatch: Any) -> None:
         await open_disks(app, pilot)
         await select(app, pilot, "sdb")
         smart = app.session.smart
-        read: list[str] = []
-        real = app.session.poll_smart
-
-        def counting() -> list[str]:
-            got = real()
-            read.extend(got)
-            return got
-
-        monkeypatch.setattr(app.session, "poll_smart", counting)
+        read = counted_smart_reads(app, monkeypatch)
         assert not smart.due(app.session.clock())  # read a moment ago: not due by itself
         await pilot.press("h")
         for _ in range(300):

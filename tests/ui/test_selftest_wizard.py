@@ -11,7 +11,7 @@ from typing import Any
 
 from tests.ui.conftest import make_app
 from tests.ui.test_disks_screen import open_disks, select
-from tests.ui.test_disks_smart import smart_text
+from tests.ui.test_disks_smart import counted_smart_reads, smart_text
 from tests.ui.test_wizards import audit, body_text, until, wizard_app
 from zconsole.services.ops import registry
 from zconsole.ui.screens.disks import disk_smart
@@ -72,15 +72,7 @@ async def test_a_running_test_shows_its_progress_and_is_read_again(monkeypatch: 
         await select(app, pilot, "sdb")
         app.host.run(["smartctl", "-t", "short", "/dev/sdb"])  # started outside zconsole
         smart = app.session.smart
-        read: list[str] = []
-        real = app.session.poll_smart
-
-        def counting() -> list[str]:
-            got = real()
-            read.extend(got)
-            return got
-
-        monkeypatch.setattr(app.session, "poll_smart", counting)
+        read = counted_smart_reads(app, monkeypatch)
         await pilot.press("h")
         await until(pilot, lambda: read and not smart.pending, "the read asked for")
         await until(pilot, lambda: "% done" in smart_text(app), "the progress")

@@ -126,6 +126,14 @@ def _ata_passed(code: int) -> bool | None:
     return False if 3 <= code <= 8 else None
 
 
+def _coded(r: Mapping[str, Any], kind: str, outcome: str
+           ) -> tuple[int | None, Mapping[str, Any], int | None]:
+    """A self-test log entry's kind code, its outcome object and that outcome's code (ATA:
+    type/status; SCSI: code/result); None where the entry is damaged."""
+    result = _obj(r.get(outcome))
+    return _int(_obj(r.get(kind)).get("value")), result, _int(result.get("value"))
+
+
 def _ata_tests(d: Mapping[str, Any], damaged: list[str]) -> tuple[SelfTest, ...]:
     log = _obj(d.get("ata_smart_self_test_log"))
     table = _list(_obj(log.get("extended")).get("table")) or _list(
@@ -133,8 +141,7 @@ def _ata_tests(d: Mapping[str, Any], damaged: list[str]) -> tuple[SelfTest, ...]
     out: list[SelfTest] = []
     for n, row in enumerate(table[:64]):
         r = _obj(row)
-        kind_v, status = _int(_obj(r.get("type")).get("value")), _obj(r.get("status"))
-        status_v = _int(status.get("value"))
+        kind_v, status, status_v = _coded(r, "type", "status")
         if kind_v is None or status_v is None:
             damaged.append(f"self-test log entry {n + 1}")
             continue
@@ -234,8 +241,7 @@ def _scsi_tests(d: Mapping[str, Any], damaged: list[str]
         if entry is None:
             continue
         r = _obj(entry)
-        code, result = _int(_obj(r.get("code")).get("value")), _obj(r.get("result"))
-        result_v = _int(result.get("value"))
+        code, result, result_v = _coded(r, "code", "result")
         if code is None or result_v is None:
             damaged.append(f"scsi_self_test_{n}")
             continue

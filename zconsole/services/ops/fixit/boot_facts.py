@@ -14,12 +14,11 @@ from zconsole.model.reading import Part
 from zconsole.parsers.errors import ParseError
 from zconsole.parsers.netplan import NetplanDevice, parse_netplan_get
 from zconsole.services.health.boot import diagnose_boot
+from zconsole.services.ops.fixit.common import kinds
 from zconsole.services.ops.fixit.lines import text_lines
 from zconsole.services.read.fixit import read_boot
 
-KIND = "fix-boot"
-UNDO_KIND = "fix-boot-undo"
-ROLLBACK_KIND = "fix-boot-rollback"
+KIND, UNDO_KIND, ROLLBACK_KIND = kinds("fix-boot")
 LOCK = "wait-online"  # the engine's one-writer lock on the host is named after this
 
 NETPLAN = "netplan-optional"

@@ -73,6 +73,12 @@ from zconsole.services.ops.operation import Fixit
 BACKUP_DIR = "/var/backups"
 
 
+def kinds(kind: str) -> tuple[str, str, str]:
+    """A fix-it's plan kind, its undo's and its rollback's, as the audit log, the plan store
+    and the registry name them: ("fix-ssh", "fix-ssh-undo", "fix-ssh-rollback")."""
+    return kind, f"{kind}-undo", f"{kind}-rollback"
+
+
 def backup_path(plan_id: str, file: str) -> str:
     """Where the copy of `file` goes: /var/backups/zconsole-<12 hex of the plan>-<name>."""
     return f"{BACKUP_DIR}/zconsole-{plan_id[:12]}-{file.rsplit('/', 1)[-1]}"

@@ -39,9 +39,7 @@ from zconsole.services.ops.fixit import common
 from zconsole.services.ops.operation import PlanRequest
 from zconsole.services.read.fixit import read_ssh, unit_cat
 
-KIND = "fix-session"
-UNDO_KIND = "fix-session-undo"
-ROLLBACK_KIND = "fix-session-rollback"
+KIND, UNDO_KIND, ROLLBACK_KIND = common.kinds("fix-session")
 LOCK = "session"  # the engine's one-writer lock on the host is named after this
 
 RESTART = "restart-logind"

@@ -54,9 +54,7 @@ from zconsole.services.ops.fixit.predicates import SSHD, SSHD_T, sshd_t_refusal
 from zconsole.services.ops.operation import PlanRequest
 from zconsole.services.read.fixit import NO_HOSTKEYS, SSHD_CONFIG_D, read_sshd_sources
 
-KIND = "fix-ssh"
-UNDO_KIND = "fix-ssh-undo"
-ROLLBACK_KIND = "fix-ssh-rollback"
+KIND, UNDO_KIND, ROLLBACK_KIND = common.kinds("fix-ssh")
 DROPIN = f"{SSHD_CONFIG_D}/00-zconsole-usedns.conf"
 DROPIN_LINES = ("# zconsole fix-ssh: sshd does not look up the names of its clients", "UseDNS no")
 LOCK = "sshd"  # the engine's one-writer lock on the host is named after this

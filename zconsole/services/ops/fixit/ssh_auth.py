@@ -51,9 +51,7 @@ from zconsole.services.ops.fixit.ssh_lockout import AUTH_NAMES, lockout, read_jo
 from zconsole.services.ops.operation import PlanRequest
 from zconsole.services.read.fixit import SSHD_CONFIG_D, read_sshd_sources
 
-KIND = "fix-ssh-auth"
-UNDO_KIND = "fix-ssh-auth-undo"
-ROLLBACK_KIND = "fix-ssh-auth-rollback"
+KIND, UNDO_KIND, ROLLBACK_KIND = common.kinds("fix-ssh-auth")
 LOCK = fix_ssh.LOCK  # one writer of sshd's files at a time, whichever fix
 # the methods, in the order the SSH panel lists them, and what switching each off costs
 METHODS = AUTH_KEYS
