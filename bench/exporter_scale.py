@@ -28,11 +28,12 @@ Prometheus's default 10 s scrape timeout a 50-host scrape may take):
 | figure | budget |
 |---|---|
 | median scrape, 50 hosts, vs the same page from prometheus_client's own server | <= 3 x |
-| slowest scrape, 50 hosts, as a share of Prometheus's default scrape timeout (10 s) | <= 20 % |
+| slowest scrape, 50 hosts, as a share of Prometheus's default scrape timeout (10 s) | <= 10 % |
 
-The slowest scrape's budget leaves 5 x room under the timeout: the figure is wall time, and
-on 2026-11-29 a 2-core machine at load average 12 gave 1.04 s (10.4 %) at 50 hosts, with a
-median of 481 ms against the floor's 276 ms; Prometheus marks the target down only past 10 s.
+The slowest scrape's budget leaves 10 x room under the timeout. It is wall time: on
+2026-11-29 a quiet 2-core machine gave 241 ms (2.4 %) at 50 hosts, a loaded one (load 12)
+1.04 s (10.4 %), so on a loaded machine this figure can miss; Prometheus marks the target
+down only past 10 s.
 The exit status is 1 when a budget is missed.
 """
 
@@ -61,7 +62,7 @@ REFRESH_S = 30.0  # the exporter's default
 SCRAPE_EVERY_S = 15.0  # a common scrape_interval
 TIMEOUT_S = 10.0  # Prometheus's default scrape_timeout
 RATIO_BUDGET = 3.0
-TIMEOUT_SHARE_BUDGET = 0.20
+TIMEOUT_SHARE_BUDGET = 0.10
 
 
 def rss_bytes() -> int:

@@ -36,7 +36,28 @@ async def refresh_cpu(seconds: float, smart: bool) -> dict[str, Any]:
 
 
 def poll_cpu() -> dict[str, Any]:
-    """One first poll of every disk of big1000, and json.loads of what it read."""
+    """One first poll of every disk of big1000, and json.loads of what it read, with a state
+    directory of its own (no SMART history from an earlier run: a first poll)."""
+    import os
+    import tempfile
+
+    from zconsole.hosts import journal
+
+    with tempfile.TemporaryDirectory() as state:
+        held = {k: os.environ.get(k) for k in (journal.DEMO_STATE_ENV, "XDG_STATE_HOME")}
+        os.environ[journal.DEMO_STATE_ENV] = state
+        os.environ["XDG_STATE_HOME"] = state
+        try:
+            return _first_poll()
+        finally:
+            for k, v in held.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+
+def _first_poll() -> dict[str, Any]:
     from bench.budgets import DemoMeter
     from zconsole.hosts.demo import DemoHost
     from zconsole.services.read.inventory import read_inventory
