@@ -18,8 +18,10 @@ from tests.verdicts import assert_verdict
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.demo.tools import PROGRAMS
 from zconsole.model.finding import Severity
+from zconsole.model.fixit import JournalLine
 from zconsole.model.plan import StepStatus
 from zconsole.model.reading import Part
+from zconsole.services.health import fixit_boot
 from zconsole.services.health.boot import NextBoot, diagnose_boot, next_boot
 from zconsole.services.ops.fixit import boot as fix
 from zconsole.services.read.fixit import read_boot
@@ -594,6 +596,42 @@ def test_ifupdown_holds_the_boot_after_the_netplan_fix(tmp_path: Path) -> None:
     assert judged.verdict.kind == "boot-fix-proven", judged.verdict
     assert judged.verdict.message == ("networking.service took 66.7 s before the fix, 1.0 s "
                                       "this boot: fixed")
+
+
+def test_ifupdowns_fix_is_judged_by_its_journal_not_its_seconds(tmp_path: Path) -> None:
+    """A loaded host's clean `ifup -a` after allow-hotplug still takes tens of seconds
+    (28.3 s against 89.4 s before the fix on the host guest, 2026-11-29: more than a quarter):
+    networking.service's journal of this boot, with no "No DHCPOFFERS received", says fixed;
+    dhclient waiting again says the fix did not help; an unread journal falls back to the
+    seconds."""
+    from zconsole.services.read import fixit as read
+
+    rig = Rig(tmp_path)
+    rig.host.machine.files["/etc/network/interfaces"] = INTERFACES
+    assert rig.reboot() == "hang"
+    plan = fix.plan_for(rig.host, "ifupdown-hotplug", plan_id=PID)
+    assert rig.run(plan).applied
+    rig.reboot()
+    rig.system.blame = [("28.300s" if u == "networking.service" else t, u)
+                        for t, u in rig.system.blame]
+    [a] = fix.applied_records(rig.store, rig.host.label)
+    applied = fix.as_applied(a)
+    real = read.read_boot(rig.host)
+    judged = fixit_boot.judge_fix(real, applied)
+    assert (judged.kind, judged.message) == (
+        "boot-fix-proven", "networking.service took 66.7 s before the fix, 28.3 s this boot, "
+        "and its journal shows no DHCP wait: fixed")
+    assert real.networking_journal is not None
+    again = replace(real, networking_journal=replace(real.networking_journal, value=(
+        JournalLine(T0, "2026-11-29T12:00:00", "hostvm", "dhclient", 413,
+                    "No DHCPOFFERS received."),)))
+    failed = fixit_boot.judge_fix(again, applied)
+    assert (failed.kind, failed.message) == (
+        "boot-fix-failed", "networking.service took 66.7 s before the fix, 28.3 s this boot; "
+        "dhclient waited again (No DHCPOFFERS received): the fix did not help (u undoes it)")
+    unread = replace(real, networking_journal=Part(None, T0, error="journalctl: exit 1",
+                                                   error_type="CommandFailed"))
+    assert fixit_boot.judge_fix(unread, applied).kind == "boot-fix-failed"  # 28.3 > 66.7 / 4
 
 
 def test_a_slow_clean_ifup_is_not_blamed(tmp_path: Path) -> None:
