@@ -10,17 +10,11 @@ import dataclasses
 import pytest
 
 from tests.fakes import DelegatingHost
+from tests.smart_readings import ata, nvme
 from zconsole.hosts.base import HostError
 from zconsole.hosts.demo import DemoHost
 from zconsole.model.plan import CheckLevel, Plan, Predicate
-from zconsole.model.smart import (
-    NvmeHealth,
-    Protocol,
-    SelfTest,
-    SmartAttr,
-    SmartReading,
-    Unread,
-)
+from zconsole.model.smart import SelfTest, SmartAttr, SmartReading, Unread
 from zconsole.services.ops.engine.predicates import evaluate
 from zconsole.services.ops.zfs import new_disk_smart as nds
 from zconsole.services.ops.zfs import replace_failed as rf
@@ -32,21 +26,6 @@ DYING = "ata-HGST_HUS724040ALE640_PN2334PBJ4K7XT"  # sdb in tank mirror-0
 BAD = "sdm"  # the shelf disk: 8 pending, 16 reallocated sectors
 GOOD = "sdh"
 SHELF_SERIAL = "VK2GHJ3K"
-
-
-def ata(*attrs: tuple[int, int], **kw: object) -> SmartReading:
-    rows = tuple(SmartAttr(id=i, name=f"attr{i}", raw=raw, value=100, worst=100, thresh=10,
-                           prefailure=i == 5) for i, raw in attrs)
-    base = SmartReading(device="/dev/sdx", protocol=Protocol.ATA, passed=True,
-                        rotation_rate=7200, attributes=rows)
-    return dataclasses.replace(base, **kw)  # type: ignore[arg-type]
-
-
-def nvme(**kw: object) -> SmartReading:
-    health = NvmeHealth(**{"available_spare": 100, "available_spare_threshold": 10,
-                           "percentage_used": 1, "media_errors": 0, **kw})  # type: ignore[arg-type]
-    return SmartReading(device="/dev/nvme0", protocol=Protocol.NVME,
-                        passed=health.critical_warning == 0, rotation_rate=0, nvme=health)
 
 
 def check_of(r: SmartReading | None, error: str = "") -> tuple[CheckLevel, bool, str]:
@@ -70,14 +49,6 @@ WARNS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "reading", "said"), WARNS, ids=[w[0] for w in WARNS])
-def test_each_reason_warns_with_its_figure(name: str, reading: SmartReading,
-                                           said: str) -> None:
-    level, ok, detail = check_of(reading)
-    assert (level, ok) == (CheckLevel.WARN, False)
-    assert said in detail and "A new disk should have none" in detail
-
-
 BLOCKS = [
     ("overall FAILED", ata((5, 0), passed=False), "its own health check says FAILED"),
     ("prefail attribute failing now",
@@ -89,14 +60,20 @@ BLOCKS = [
      "NVM subsystem reliability degraded"),
     ("NVMe read-only media", nvme(critical_warning=0x08), "media placed in read-only mode"),
 ]
+# What the check adds to a reason, by its level: a WARN the operator may acknowledge; a BLOCK,
+# a disk that says it is failing, is never used.
+VERDICTS = {CheckLevel.WARN: "A new disk should have none",
+            CheckLevel.BLOCK: "-f cannot override a disk's health"}
+REASONS = [(*w, CheckLevel.WARN) for w in WARNS] + [(*b, CheckLevel.BLOCK) for b in BLOCKS]
 
 
-@pytest.mark.parametrize(("name", "reading", "said"), BLOCKS, ids=[b[0] for b in BLOCKS])
-def test_a_disk_that_says_it_is_failing_is_never_used(name: str, reading: SmartReading,
-                                                      said: str) -> None:
-    level, ok, detail = check_of(reading)
-    assert (level, ok) == (CheckLevel.BLOCK, False)
-    assert said in detail and "-f cannot override a disk's health" in detail
+@pytest.mark.parametrize(("name", "reading", "said", "level"), REASONS,
+                         ids=[r[0] for r in REASONS])
+def test_each_reason_gives_its_level_with_its_figure(name: str, reading: SmartReading,
+                                                     said: str, level: CheckLevel) -> None:
+    got, ok, detail = check_of(reading)
+    assert (got, ok) == (level, False)
+    assert said in detail and VERDICTS[level] in detail
 
 
 @pytest.mark.parametrize(("reading", "error", "said"), [
