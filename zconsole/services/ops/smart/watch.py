@@ -106,31 +106,34 @@ def smart_idle(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
     return (not running, running or "no self-test runs")
 
 
-def _logged(ev: Evaluator, p: Predicate) -> tuple[SmartReading, list[SelfTest], int]:
+def _where(ev: Evaluator, p: Predicate) -> tuple[str, SelfTest | None]:
+    """Where the self-test on the disk stands: the sentence of the one running ("" when none
+    runs), and the newest result of `test` the log holds beyond the `seen` entries (None:
+    none new)."""
     r = read_device(ev, p.param("device"))
     seen = int(p.param("seen")) if p.param("seen").isdigit() else 0
-    return r, new_entries(r, p.param("test"), _since(p)), seen
+    new = new_entries(r, p.param("test"), _since(p))
+    return _running(r), (new[0] if len(new) > seen else None)
 
 
 @predicate_kind("self_test_started")
 def self_test_started(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
-    r, new, seen = _logged(ev, p)
-    if r.running is not None:
-        return True, _running(r)
-    if len(new) > seen:
-        return True, f"already over: {result_words(new[0])}"
-    return False, "no self-test runs and none new in the log"
+    """Holds while a test runs, or once its result is new in the log (a short test can be
+    over before the first look)."""
+    running, result = _where(ev, p)
+    if result is not None and not running:
+        return True, f"already over: {result_words(result)}"
+    return bool(running), running or "no self-test runs and none new in the log"
 
 
 @predicate_kind("self_test_logged")
 def self_test_logged(ev: Evaluator, p: Predicate) -> tuple[bool, str]:
-    r, new, seen = _logged(ev, p)
-    if r.running is not None:
-        return False, _running(r)
-    if len(new) > seen:
-        kind = WORDS.get(p.param("test"), p.param("test"))
-        return True, f"{kind} self-test {result_words(new[0])}"
-    return False, "no self-test runs and no new result in the log yet"
+    """Holds once no test runs and the log holds a new result: its sentence is the result."""
+    running, result = _where(ev, p)
+    if result is None or running:
+        return False, running or "no self-test runs and no new result in the log yet"
+    kind = WORDS.get(p.param("test"), p.param("test"))
+    return True, f"{kind} self-test {result_words(result)}"
 
 
 @watch_activity(ACTIVITY)
