@@ -21,26 +21,23 @@ LATENCIES = ("total", "disk", "syncq", "asyncq")  # the -l wait columns, in zpoo
 
 @dataclass
 class Side:
-    """One direction (read or write) of a vdev: operations and bytes per second, and the
-    waits of LATENCIES in ns (weighted by operations while children are added up)."""
+    """One direction (read or write) of a vdev: operations and bytes per second, and its
+    waits in ns by the names of LATENCIES (weighted by operations while children are added
+    up; a wait not there is 0: no I/O waited there)."""
 
     ops: float = 0.0
     bw: float = 0.0
-    total: float = 0.0
-    disk: float = 0.0
-    syncq: float = 0.0
-    asyncq: float = 0.0
+    wait: dict[str, float] = field(default_factory=dict)
 
     def add(self, o: Side) -> None:
-        for k in LATENCIES:
-            setattr(self, k, getattr(self, k) + getattr(o, k) * o.ops)
+        for k, ns in o.wait.items():
+            self.wait[k] = self.wait.get(k, 0.0) + ns * o.ops
         self.ops += o.ops
         self.bw += o.bw
 
     def finish(self) -> None:
         if self.ops:
-            for k in LATENCIES:
-                setattr(self, k, getattr(self, k) / self.ops)
+            self.wait = {k: ns / self.ops for k, ns in self.wait.items()}
 
 
 @dataclass
@@ -80,8 +77,10 @@ def _leaf_stat(m: Machine, p: Pool, v: Vdev, at: float | None, leaves: Leaves) -
     key = int(at) if at is not None else 0
     q = jitter(m.seed, d.name + ":q", key, 0.3)
     r_syncq, w_asyncq = 9_000 * q, w_ms * 1e6 * 0.35 * q
-    s = Stat(Side(r_ops, r_bw, total=r_ms * 1e6 + r_syncq, disk=r_ms * 1e6, syncq=r_syncq),
-             Side(w_ops, w_bw, total=w_ms * 1e6 + w_asyncq, disk=w_ms * 1e6, asyncq=w_asyncq))
+    s = Stat(Side(r_ops, r_bw, {"total": r_ms * 1e6 + r_syncq, "disk": r_ms * 1e6,
+                                "syncq": r_syncq}),
+             Side(w_ops, w_bw, {"total": w_ms * 1e6 + w_asyncq, "disk": w_ms * 1e6,
+                                "asyncq": w_asyncq}))
     sc = p.scan
     if sc is not None and sc.state == "SCANNING":
         s.scrub = r_ms * 1e6 * 1.6
@@ -128,7 +127,7 @@ def _fmt_row(name: str, alloc: int | None, free: int | None, s: Stat, *, latency
     cells = [name, a, f, num(s.r.ops), num(s.w.ops), bw(s.r.bw), bw(s.w.bw)]
     if latency:
         for k in LATENCIES:
-            cells += [lat(getattr(s.r, k), s.r.ops), lat(getattr(s.w, k), s.w.ops)]
+            cells += [lat(s.r.wait.get(k, 0.0), s.r.ops), lat(s.w.wait.get(k, 0.0), s.w.ops)]
         cells += [lat(s.scrub, s.scrub_ops), "-"]
         if v23:
             cells.append("-")
