@@ -36,6 +36,18 @@ class LoggedTest:
 
 
 @dataclass
+class NvmeLog:
+    """What only an NVMe drive's health log says (smartctl's
+    `nvme_smart_health_information_log`): the wear, the spare, media errors and the
+    critical warning bits. An ATA disk keeps one too, never printed."""
+
+    percentage_used: int = 2
+    available_spare: int = 100
+    media_errors: int = 0
+    critical_warning: int = 0
+
+
+@dataclass
 class SmartState:
     hours: int = 20_000  # power-on hours at `since`
     since: float = 0.0  # demo time the counters below were true
@@ -51,12 +63,8 @@ class SmartState:
     temperature_max: int = 45
     asleep: bool = False  # in STANDBY: `-n standby` skips it; `-n never` wakes it
     power_cycles: int = 41
-    # NVMe health log
-    percentage_used: int = 2
-    available_spare: int = 100
-    media_errors: int = 0
-    critical_warning: int = 0
-    unsafe_shutdowns: int = 6
+    unsafe_shutdowns: int = 6  # ATA attributes 174/192 too
+    nvme: NvmeLog = field(default_factory=NvmeLog)
     tests: list[LoggedTest] = field(default_factory=list)  # newest first
     running: RunningTest | None = None  # a self-test `smartctl -t` started (selftest.py)
 
@@ -105,8 +113,9 @@ def hot_worn(now: float) -> SmartState:
     """An L2ARC NVMe that has written its life away and runs hot (over the 70 °C a
     consumer NVMe warns at)."""
     return SmartState(hours=19_874, since=now, temperature=74, temperature_max=81,
-                      critical_warning=0x02,  # the drive sets it over its threshold
-                      percentage_used=93, available_spare=100, unsafe_shutdowns=11)
+                      unsafe_shutdowns=11,
+                      nvme=NvmeLog(percentage_used=93, available_spare=100,
+                                   critical_warning=0x02))  # the drive sets it over its threshold
 
 
 def asleep(now: float) -> SmartState:

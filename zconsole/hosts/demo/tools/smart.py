@@ -187,7 +187,7 @@ def _ata(ctx: Context, d: Disk, st: SmartState, out: dict[str, Any]) -> int:
 
 
 def _nvme(ctx: Context, d: Disk, st: SmartState, out: dict[str, Any]) -> int:
-    cw = st.critical_warning
+    cw = st.nvme.critical_warning
     flags: dict[str, Any] = {"value": cw}
     if cw:
         flags |= {name: bool(cw & mask) for mask, name in (
@@ -196,7 +196,7 @@ def _nvme(ctx: Context, d: Disk, st: SmartState, out: dict[str, Any]) -> int:
             (16, "volatile_memory_backup_failed"),
             (32, "persistent_memory_region_unreliable"))} | {"other": cw >> 6}
     hours = st.hours_at(ctx.now)
-    written = int(hours * 310_000 * (1 + st.percentage_used / 10))
+    written = int(hours * 310_000 * (1 + st.nvme.percentage_used / 10))
     out.update({
         "model_name": d.model, "serial_number": d.serial, "firmware_version": "5B2QGXA7",
         "nvme_pci_vendor": {"id": 5197, "subsystem_id": 5197},
@@ -212,12 +212,12 @@ def _nvme(ctx: Context, d: Disk, st: SmartState, out: dict[str, Any]) -> int:
         "smart_status": {"passed": cw == 0, "nvme": flags},
         "nvme_smart_health_information_log": {
             "critical_warning": cw, "temperature": st.temperature,
-            "available_spare": st.available_spare, "available_spare_threshold": 10,
-            "percentage_used": st.percentage_used, "data_units_read": written // 3,
+            "available_spare": st.nvme.available_spare, "available_spare_threshold": 10,
+            "percentage_used": st.nvme.percentage_used, "data_units_read": written // 3,
             "data_units_written": written, "host_reads": written * 3,
             "host_writes": written * 2, "controller_busy_time": hours // 4,
             "power_cycles": st.power_cycles, "power_on_hours": hours,
-            "unsafe_shutdowns": st.unsafe_shutdowns, "media_errors": st.media_errors,
+            "unsafe_shutdowns": st.unsafe_shutdowns, "media_errors": st.nvme.media_errors,
             "num_err_log_entries": 0, "warning_temp_time": 95 if cw & 2 else 0,
             "critical_comp_time": 0, "temperature_sensors": [st.temperature,
                                                              st.temperature + 6]},
