@@ -128,6 +128,12 @@ class Guest:
         else:
             self.note(f"{PARAMS}/{name} does not exist in OpenZFS {self.flavour}: not set")
 
+    def hold_param(self, name: str, value: int = 1) -> None:
+        """Set a tunable that holds an operation part-way for the capture; set back to 0
+        after it."""
+        self.set_param(name, value)
+        self.after_capture.append(f"echo 0 > {PARAMS}/{name}")
+
     def restore_params(self) -> None:
         for name, value in self.defaults.items():
             self.quiet(f"echo {value} > {PARAMS}/{name}")
@@ -183,8 +189,7 @@ def freeze_resilver(g: Guest, start: str, new_disk: str, *, at_least: float = 30
         raise RuntimeError("resilver never reached the wanted percentage")
     if suspend:
         g.note(f"polled `zpool status -p tank` until at least {at_least:g}% done")
-        g.set_param("zfs_scan_suspend_progress", 1)
-        g.after_capture.append(f"echo 0 > {PARAMS}/zfs_scan_suspend_progress")
+        g.hold_param("zfs_scan_suspend_progress")
     # I/O already issued still completes after the suspend: wait until the figure holds.
     last, pct = None, pool_percent(g)
     while pct != last:
@@ -430,9 +435,10 @@ def poll_status(g: Guest, pattern: str, until: str, timeout: float = 900) -> re.
     raise RuntimeError(f"`{pattern}` never showed in zpool status (waited until {until})")
 
 
-def hold_figure(g: Guest, pattern: str) -> str:
+def hold_figure(g: Guest, pattern: str, how: str) -> str:
     """After a freeze, I/O already issued still completes: wait until `pattern`'s figure in
-    `zpool status tank` holds over 3 s; the figure."""
+    `zpool status tank` holds over 3 s, noted as `how` it was held ("suspended"); the
+    figure."""
     def figure() -> str | None:
         m = re.search(pattern, g.quiet("zpool status tank"), re.M)
         return m.group(1) if m else None
@@ -442,6 +448,7 @@ def hold_figure(g: Guest, pattern: str) -> str:
         last, cur = cur, figure()
     if cur is None:
         raise RuntimeError(f"`{pattern}` gone from zpool status after the freeze")
+    g.note(f"waited until the figure held: {how} at {cur}% done")
     return cur
 
 
@@ -481,11 +488,9 @@ def st_expand_in_progress(g: Guest) -> str:
     poll_status(g, r"copied at .*, [1-9][0-9.]*% done",
                 "the expansion showed a percentage above 0")
     status_series(g, 6, 5)
-    g.sh(f"echo 1 > {PARAMS}/raidz_expand_max_reflow_bytes")
-    pct = hold_figure(g, r"copied at \S+, ([0-9.]+)% done")
-    g.note(f"waited until the figure held: paused at {pct}% done")
+    g.hold_param("raidz_expand_max_reflow_bytes")
+    hold_figure(g, r"copied at \S+, ([0-9.]+)% done", "paused")
     g.unthrottle()
-    g.after_capture.append(f"echo 0 > {PARAMS}/raidz_expand_max_reflow_bytes")
     save_output(g, "zpool-list", "v", "zpool list -v")
     return ("raidz-expand-in-progress: raidz1-0 (vdb, vdc, vdd) with 256 MiB, `zpool attach "
             "tank raidz1-0 vde` (raidz expansion); QEMU throttles every pool disk to 1 MiB/s; "
@@ -527,10 +532,9 @@ def st_removal_in_progress(g: Guest) -> str:
          "until zpool status tank | grep -Eq 'copied out of .*, [1-9][0-9.]*% done' "
          "|| [ $i -ge 600 ]; do sleep 0.1; i=$((i+1)); done; "
          f"echo 1 > {PARAMS}/zfs_removal_suspend_progress")
-    pct = hold_figure(g, r"copied out of \S+ at \S+, ([0-9.]+)% done")
+    pct = hold_figure(g, r"copied out of \S+ at \S+, ([0-9.]+)% done", "suspended")
     if not 0 < float(pct) < 100:
         raise RuntimeError(f"removal not held part-way ({pct}%)")
-    g.note(f"waited until the figure held: suspended at {pct}% done")
     g.after_capture.append(f"echo 0 > {PARAMS}/zfs_removal_suspend_progress")
     save_output(g, "zpool-list", "v", "zpool list -v")
     save_output(g, "zpool-iostat", "vl_1_3", "zpool iostat -vl 1 3")
@@ -567,10 +571,9 @@ def st_draid_rebuild(g: Guest) -> str:
                 "the rebuild of draid1:1d:3c:1s-1 showed a percentage above 0")
     save_output(g, "zpool-iostat", "vl_1_3", "zpool iostat -vl 1 3")
     status_series(g, 4, 3)
-    g.set_param("zfs_scan_suspend_progress", 1)
-    g.after_capture.append(f"echo 0 > {PARAMS}/zfs_scan_suspend_progress")
-    pct = hold_figure(g, r"\(draid1:1d:3c:1s-1\) in progress(?:.*\n){2}.*?([0-9.]+)% done")
-    g.note(f"waited until the figure held: suspended at {pct}% done")
+    g.hold_param("zfs_scan_suspend_progress")
+    hold_figure(g, r"\(draid1:1d:3c:1s-1\) in progress(?:.*\n){2}.*?([0-9.]+)% done",
+                "suspended")
     g.unthrottle()
     return ("draid-rebuild: two dRAID vdevs draid1:1d:3c:1s (vdb vdc vdd, vde vdf vdg) with "
             "256 MiB; vdc and vdf offlined and replaced by their distributed spares with "
