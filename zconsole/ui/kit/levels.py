@@ -3,7 +3,7 @@
 The judgement is `services.health.levels`'; here a `Severity` or a level word (`ok`, `warn`,
 `bad`, `off`) only gets its symbol and its colour. Colours are theme variables: in Content
 they are constant styles (`LEVEL_STYLE`); in a DataTable, whose cells are Rich Text, they are
-`LevelTable`'s component classes.
+the same styles resolved against the app's stylesheet (`LevelTable.level_style`).
 """
 
 from __future__ import annotations
@@ -68,21 +68,10 @@ LazyRow = tuple[str, Hashable, Callable[[], Sequence[Text | str]]]
 
 
 class LevelTable(FastCellsTable):
-    """A DataTable whose cells can be coloured by level (theme variables, via component
-    classes: Rich Text in a cell cannot name a theme variable itself), updated in place
-    (`sync`, `sync_rows`; the in-place update and the cells' drawing are
+    """A DataTable whose cells can be coloured by level (theme variables: Rich Text in a
+    cell cannot name a theme variable itself, `level_style` resolves them), updated in
+    place (`sync`, `sync_rows`; the in-place update and the cells' drawing are
     `textual_private.FastCellsTable`'s)."""
-
-    COMPONENT_CLASSES = {f"level--{name}" for name in LEVEL_STYLE}
-
-    DEFAULT_CSS = """
-    LevelTable > .level--ok { color: $health-ok; }
-    LevelTable > .level--warn { color: $health-warn; }
-    LevelTable > .level--bad { color: $health-bad; }
-    LevelTable > .level--off { color: $health-off; }
-    LevelTable > .level--muted { color: $muted; }
-    LevelTable > .level--primary { color: $primary; }
-    """
 
     def sync_rows(self, columns: Sequence[str], rows: Sequence[LazyRow],
                   widths: Mapping[str, int] | None = None) -> bool:
@@ -154,15 +143,19 @@ class LevelTable(FastCellsTable):
 
     def level_style(self, level: str) -> Style:
         """The colour of `level` (a key of LEVEL_STYLE) as a Rich style; none for "".
-        Worked out once per level until the styles change (a theme switch, a CSS reload:
-        `notify_style_update`): Textual blends the colours anew on every call, and a big
-        pool's table asks for thousands of cells' levels on every refresh."""
+        The level's Content style (`$health-ok`...) resolved with the theme's variables
+        now, as Content resolves it (the same colour a component class `color: $health-ok`
+        gave: tests/ui/test_levels.py). Once these were six component classes: each
+        styling of a table (its mount, each focus change) styled six more virtual nodes,
+        ~9 ms of the first frame on Python 3.10 (issue 28). Worked out once per level
+        until the styles change (a theme switch, a CSS reload: `notify_style_update`): a
+        big pool's table asks for thousands of cells' levels on every refresh."""
         if not level:
             return _NO_STYLE
         style = self._level_styles.get(level)
         if style is None:
-            style = self._level_styles[level] = self.get_component_rich_style(
-                f"level--{level}", partial=True)
+            style = self._level_styles[level] = self.app.stylesheet.parse_style(
+                LEVEL_STYLE[level]).rich_style
         return style
 
     @property

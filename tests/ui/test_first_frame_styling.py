@@ -1,0 +1,46 @@
+"""What the first frame styles (issue 28's first-frame budget on Python 3.10): each widget
+styled is a node the stylesheet is applied to, again at every change of its pseudo-classes
+(the pools' first table is focused), and each component class one more node each time. The
+levels' colours are resolved from the theme without component classes, and they follow a
+theme switch. What is checked is what is styled and shown, never how long it took."""
+
+from __future__ import annotations
+
+from rich.color import Color as RichColor
+from textual.color import Color
+from textual.widgets import DataTable
+
+from tests.ui.conftest import make_app, settle
+from zconsole.ui.kit.levels import LEVEL_STYLE, LevelTable
+from zconsole.ui.screens.pools.vdev_table import VdevTable
+
+
+def _hex(colour: RichColor | None) -> str:
+    assert colour is not None and colour.triplet is not None
+    return colour.triplet.hex.upper()
+
+
+def test_a_level_table_styles_no_node_per_level() -> None:
+    # six `level--*` component classes were six more nodes styled at each styling of a
+    # table: its mount, and each focus change
+    assert LevelTable.COMPONENT_CLASSES == DataTable.COMPONENT_CLASSES
+    assert VdevTable.COMPONENT_CLASSES == DataTable.COMPONENT_CLASSES
+
+
+async def test_the_levels_colours_are_the_themes_and_follow_a_switch() -> None:
+    app = make_app("showcase", "2.3")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        for _ in app.theme_files:
+            theme = next(t for t in app.theme_files.values() if t.name == app.theme)
+            table = app.screen.query(VdevTable).first()
+            variables = {**theme.variables, "primary": theme.primary}
+            for level, style in LEVEL_STYLE.items():
+                want = Color.parse(variables[style.removeprefix("$")]).hex.upper()
+                assert _hex(table.level_style(level).color) == want, (theme.name, level)
+            # a cell as the table draws it: the state word in its level's colour
+            cell = table.state_cell("ONLINE")
+            assert _hex(cell.style.color) == Color.parse(  # type: ignore[union-attr]
+                theme.variables["health-ok"]).hex.upper()
+            await pilot.press("t")
+            await settle(app, pilot)
