@@ -44,3 +44,35 @@ async def test_the_levels_colours_are_the_themes_and_follow_a_switch() -> None:
                 theme.variables["health-ok"]).hex.upper()
             await pilot.press("t")
             await settle(app, pilot)
+
+
+async def test_a_pools_findings_line_is_made_with_its_first_finding() -> None:
+    """No pool of the showcase has a finding on the first frame: no findings line (a
+    hidden widget is styled, mounted and laid out all the same). The slow disk found
+    after a few refreshes makes the line, between the pool's summary and its table; a
+    reading without it hides the line again."""
+    import dataclasses
+
+    from zconsole.ui.screens.pools.pool_block import PoolBlock
+
+    app = make_app("showcase", "2.3")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert not list(app.screen.query(".findings"))
+        for _ in range(8):
+            if app.findings:
+                break
+            await settle(app, pilot, refreshes=1)
+            app.action_refresh()
+        await settle(app, pilot)
+        slow = [f for f in app.findings if f.kind == "slow-disk"]
+        assert slow and slow[0].pool == "tank"
+        tank = next(b for b in app.screen.query(PoolBlock) if b.pool_name == "tank")
+        assert tank.findings is not None and tank.findings.display
+        assert list(tank.children) == [tank.summary, tank.findings, tank.table]
+        assert slow[0].message in str(tank.findings.render())
+        fast = next(b for b in app.screen.query(PoolBlock) if b.pool_name == "fast")
+        assert fast.findings is None
+        app.screen.show_state(dataclasses.replace(app.view_state(), findings=()))  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert not tank.findings.display
