@@ -76,3 +76,25 @@ async def test_a_pools_findings_line_is_made_with_its_first_finding() -> None:
         app.screen.show_state(dataclasses.replace(app.view_state(), findings=()))  # type: ignore[attr-defined]
         await pilot.pause()
         assert not tank.findings.display
+
+
+async def test_the_problems_only_line_is_made_with_the_first_x() -> None:
+    """Hidden until `x`, the problems-only line is not on the first frame; `x` makes it,
+    above the pools, and `x` again hides it."""
+    from textual.widgets import Static
+
+    from zconsole.ui.screens.pools.pools_view import PoolsView
+
+    app = make_app("degraded", "2.3")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        view = app.screen.query_one(PoolsView)
+        assert not list(view.query("#pools-scope"))
+        await pilot.press("x")
+        await pilot.pause()
+        line = view.query_one("#pools-scope", Static)
+        assert view.children[0] is line and line.display
+        assert str(line.render()).startswith("Problems only (")
+        await pilot.press("x")
+        await pilot.pause()
+        assert not line.display

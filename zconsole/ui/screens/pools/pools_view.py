@@ -9,7 +9,6 @@ mirrors and raidz are folded to one line each, which enter unfolds (`vdev_table.
 from __future__ import annotations
 
 from textual import events
-from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
@@ -56,9 +55,6 @@ class PoolsView(Vertical):
         self.filter = ListFilter()  # `/`
         self.problems_only = False  # `x`
         self.toggled: set[str] = set()  # healthy vdevs (row keys) enter (un)folded
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="pools-scope")
 
     @property
     def shape(self) -> Shape:
@@ -153,7 +149,18 @@ class PoolsView(Vertical):
         blocks = list(self.query(PoolBlock))
         matched = sum(b.matched for b in blocks)
         self.filter.count(matched, sum(b.total for b in blocks))
-        scope = self.query_one("#pools-scope", Static)
+        # the problems-only line above the pools: made the first time `x` is pressed
+        # (hidden until then, it was a widget styled, mounted and laid out on the first
+        # frame for nothing: issue 28)
+        scope = next(self.query("#pools-scope").results(Static), None)
+        if scope is None:
+            if not self.problems_only:
+                return
+            scope = Static(id="pools-scope")
+            if self.children:
+                self.mount(scope, before=0)
+            else:
+                self.mount(scope)
         scope.display = self.problems_only and bool(blocks)
         if self.problems_only:
             scope.update(plain(f"Problems only ({matched} found; x shows everything)"
