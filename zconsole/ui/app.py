@@ -33,6 +33,7 @@ from zconsole.model.reading import HostReading
 from zconsole.services.monitor.loop import Monitor
 from zconsole.services.monitor.member import Member
 from zconsole.services.session import HostSession, Refresh
+from zconsole.ui.first_reading import FirstReading
 from zconsole.ui.kit.textual_private import refresh_truecolor_filter
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.registry import SCREENS
@@ -188,6 +189,7 @@ class ZConsoleApp(App[None]):
         # workers) are recorded through it, so the console's verdicts are `check`'s
         self.monitor = Monitor(self.members, stale_after=self.stale_after)
         self._refresh_timers: dict[int, Timer] = {}  # id(member) -> its next refresh
+        self._first: FirstReading[Message] = FirstReading()  # on_load waits for it
         self._shown_stale = False
 
     def _start_theme(self, name: str) -> None:
@@ -261,28 +263,11 @@ class ZConsoleApp(App[None]):
 
     # -- the command palette -----------------------------------------------------------------
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """Textual's own (its Keys made this screen's), every screen and theme, the screen's."""
-        from zconsole.ui import demo_hands
-        from zconsole.ui.kit.help import palette_commands
+        """Textual's own (its Keys made this screen's), every screen and theme, the fix-its,
+        the demo's, the screen's (ui/palette.py)."""
+        from zconsole.ui.palette import system_commands
 
-        yield from palette_commands(super().get_system_commands(screen), screen)
-        for s in SCREENS:
-            yield SystemCommand(f"Screen: {s.title}", f"key {s.key}",
-                                partial(self.switch_mode, s.mode))
-        yield SystemCommand("Fix slow SSH logins", "why logins are slow, and the fixes "
-                            "(Host screen, key 6)", partial(self.open_fixit, "ssh"))
-        yield SystemCommand("Fix slow boot", "why the boot waits for the network, and the "
-                            "fixes (Host screen, key 6)", partial(self.open_fixit, "boot"))
-        if self.host.simulated and callable(getattr(self.host, "reboot", None)):
-            yield SystemCommand("Demo: reboot the host", "the demo host boots again, so a boot "
-                                "fix's next boot can be rehearsed (Host screen, key 6)",
-                                self.demo_reboot)
-        yield from demo_hands.hands_commands(self)  # the same-bay swap's hands, on the demo
-        for short, theme in self.theme_files.items():
-            yield SystemCommand(f"Theme: {short}", f"switch to the {short} theme",
-                                partial(self.use_theme, theme.name))
-        if isinstance(screen, ZScreen):
-            yield from screen.system_commands()
+        return system_commands(self, screen, super().get_system_commands(screen))
 
     def open_fixit(self, panel: str) -> None:
         """The Host screen, scrolled to one fix-it panel ("ssh" or "boot")."""
@@ -293,33 +278,21 @@ class ZConsoleApp(App[None]):
         if isinstance(screen, HostScreen):
             self.call_after_refresh(screen.focus_panel, panel)
 
-    def demo_reboot(self) -> None:
-        """The demo host boots again (`DemoHost.reboot`): wait-online waits, is quick or does
-        not run, as its files now say; the Host screen reads its panels again."""
-        from zconsole.ui.screens.host.screen import HostScreen
-
-        reboot = getattr(self.host, "reboot", None)
-        if not self.host.simulated or not callable(reboot):
-            return
-        how = reboot()
-        said = {"hang": "wait-online waited its 2 min again", "quick": "wait-online was quick",
-                "skipped": "wait-online did not run"}.get(str(how), str(how))
-        self.notify_plain(f"The demo host rebooted: {said}.", title="Demo")
-        self.switch_mode(HostScreen.MODE)
-        screen = self.screen
-        if isinstance(screen, HostScreen):
-            self.call_after_refresh(screen.reread)
-
-    def use_theme(self, name: str) -> None:
-        self.theme = name
-
     # -- lifecycle ---------------------------------------------------------------------------
-    def on_load(self) -> None:
-        """The first reading starts before the first screen is made: it runs in its worker
-        while the app builds and styles the screen, instead of after it with the screen
-        waiting. A reading that lands before the screen is mounted is shown by the screen's
-        `on_screen_resume`."""
+    async def on_load(self) -> None:
+        """The first reading starts before the first screen is made, and the screen waits a
+        moment for it (ui/first_reading.py): one that comes quickly is handled here, and the
+        first frame shows the pools. A slower one runs in its worker while the app builds
+        and styles the screen; a reading that lands before the screen is mounted is shown by
+        the screen's `on_screen_resume`."""
         self.action_refresh()
+        outcome = await self._first.wait()
+        if isinstance(outcome, self.RefreshDone):
+            self.on_zconsole_app_refresh_done(outcome)
+        elif isinstance(outcome, self.RefreshProgress):
+            self.on_zconsole_app_refresh_progress(outcome)
+        elif isinstance(outcome, self.RefreshFailed):
+            self.on_zconsole_app_refresh_failed(outcome)
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick_frame)
@@ -403,18 +376,24 @@ class ZConsoleApp(App[None]):
 
         def early(result: Refresh) -> None:
             if not worker.is_cancelled:
-                self.post_message(self.RefreshProgress(result, m))
+                self._post_outcome(self.RefreshProgress(result, m))
 
         try:
             result = m.session.refresh(force=force, on_progress=early,
                                        cancelled=lambda: worker.is_cancelled)
         except Exception as e:  # noqa: BLE001 - any failure must reach the screen, not kill the app
             if not worker.is_cancelled:
-                self.post_message(self.RefreshFailed(f"{type(e).__name__}: {e}", m))
+                self._post_outcome(self.RefreshFailed(f"{type(e).__name__}: {e}", m))
             return
         if not worker.is_cancelled:
-            self.post_message(self.RefreshDone(result, m, read_mutes(self, m.session.host,
-                                                                  str(result.reading.host))))
+            self._post_outcome(self.RefreshDone(result, m, read_mutes(
+                self, m.session.host, str(result.reading.host))))
+
+    def _post_outcome(self, message: Message) -> None:
+        """A refresh's outcome, from its worker: to `on_load` while it waits for the first
+        (ui/first_reading.py), else to the app's queue."""
+        if not self._first.take(message):
+            self.post_message(message)
 
     def set_mutes(self, m: Member, mutes: tuple[Mute, ...]) -> None:
         """The operator muted or unmuted a finding: every face judges with it from now."""

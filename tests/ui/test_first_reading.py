@@ -1,0 +1,78 @@
+"""The first reading in the first frame (ui/first_reading.py, issue 28): a first refresh that
+ends quickly is handled before the first screen is made, so that screen is composed with the
+pools (never an empty screen drawn, then drawn again); a slow one is waited for a moment
+only, and arrives as a message as before. Each outcome is handled once, by one of the two."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+from tests.ui.conftest import make_app, settle
+from zconsole.ui.first_reading import FirstReading
+from zconsole.ui.screens.base import ZScreen
+
+
+async def test_an_outcome_taken_while_waiting_is_the_waits() -> None:
+    first: FirstReading[str] = FirstReading()
+    taken: list[bool] = []
+    worker = threading.Thread(target=lambda: taken.append(first.take("done")))
+    waiting = asyncio.ensure_future(first.wait(5.0))
+    await asyncio.sleep(0)  # the wait has begun
+    worker.start()
+    assert await waiting == "done"
+    worker.join()
+    assert taken == [True]
+    assert first.take("later") is False  # nobody waits any more: posted as usual
+
+
+async def test_a_wait_that_ends_first_leaves_the_outcome_to_be_posted() -> None:
+    first: FirstReading[str] = FirstReading()
+    assert await first.wait(0.01) is None
+    assert first.take("late") is False
+    never: FirstReading[str] = FirstReading()
+    assert never.take("unwaited") is False
+
+
+async def test_the_first_screen_is_made_with_the_first_reading(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    resumed: list[bool] = []  # at each screen's first resume: was the reading there?
+    real = ZScreen.on_screen_resume
+
+    def seen(self: ZScreen, event: Any = None) -> None:
+        resumed.append(self.console_app.reading is not None)
+        real(self, event)
+
+    monkeypatch.setattr(ZScreen, "on_screen_resume", seen)
+    app = make_app("showcase", "2.3")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert resumed[:1] == [True]
+        assert app.refreshes == 1  # handled once, not again when its message came
+
+
+async def test_a_host_slower_than_the_wait_gets_its_screen_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first refresh outlasts the wait: the screen is made without it ("reading the
+    host…"), and the reading comes as a message, handled once."""
+    from zconsole.services.session import HostSession
+
+    release = threading.Event()
+    real_refresh = HostSession.refresh
+
+    def slow(self: HostSession, **kw: Any) -> Any:
+        release.wait(10)
+        return real_refresh(self, **kw)
+
+    monkeypatch.setattr(HostSession, "refresh", slow)
+    app = make_app("showcase", "2.3")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        assert app.reading is None and isinstance(app.screen, ZScreen)
+        assert "reading the host" in app.screen.query_one("HeaderBar").render().plain
+        release.set()
+        await settle(app, pilot)
+        assert app.reading is not None and app.refreshes == 1

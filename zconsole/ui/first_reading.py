@@ -1,0 +1,69 @@
+"""The first reading, drawn in the console's first frame when it comes quickly (issue 28).
+
+The first refresh starts in the app's `on_load`, in its worker, before the first screen is
+made. A refresh's outcome is a message to the app, and the app handles its messages only once
+its first screen is composed, mounted and drawn: the first frame was always an empty Pools
+screen ("reading the host…"), drawn, then drawn again with the pools a moment later, on the
+demo host as on a local one. `on_load` now waits for the first outcome of that refresh (its
+pools answered, its end or its failure) up to `WAIT_S`, and the app handles it there, before
+the screen is made: the screen is composed with the pools and drawn once. The wait costs
+nothing while the worker reads (it has the interpreter to itself); a host slower than
+`WAIT_S` gets the empty frame, `WAIT_S` later, and its outcome as a message as before.
+
+Exactly one of the two ways takes each outcome: the worker hands it to the waiting `on_load`
+(`take`) or, once the wait is over, posts it as before (`take` is False).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+WAIT_S = 0.1
+"""How long the first screen waits for the first reading (seconds)."""
+
+
+class FirstReading(Generic[T]):
+    """The hand-over of the first refresh's first outcome from its worker to `on_load`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting: asyncio.Future[T] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def wait(self, timeout: float = WAIT_S) -> T | None:
+        """The first outcome `take`n within `timeout`, or None (it will be posted)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        with self._lock:
+            self._waiting, self._loop = future, loop
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), timeout)
+        except asyncio.TimeoutError:
+            with self._lock:
+                if self._waiting is future:  # not taken: the worker posts it, as before
+                    self._waiting = None
+                    return None
+            return await future  # taken as the wait ended: on its way here
+
+    def take(self, outcome: T) -> bool:
+        """From the worker: True when `outcome` was handed to the waiting `on_load` (the
+        caller does not post it); False once nobody waits (or never did)."""
+        with self._lock:
+            future, self._waiting = self._waiting, None
+            loop = self._loop
+        if future is None or loop is None:
+            return False
+        try:
+            loop.call_soon_threadsafe(_settle, future, outcome)
+        except RuntimeError:  # the loop closed (the app left while it waited)
+            return False
+        return True
+
+
+def _settle(future: asyncio.Future[T], outcome: T) -> None:
+    if not future.done():
+        future.set_result(outcome)
