@@ -6,6 +6,9 @@ theme switch. What is checked is what is styled and shown, never how long it too
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from rich.color import Color as RichColor
 from textual.color import Color
 from textual.widgets import DataTable
@@ -98,3 +101,46 @@ async def test_the_problems_only_line_is_made_with_the_first_x() -> None:
         await pilot.press("x")
         await pilot.pause()
         assert not line.display
+
+
+async def test_a_table_keeps_its_drawn_rows_while_its_width_stays(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pool table's first Resize comes after its first drawing, at the width it was drawn
+    at: its rows are not drawn again (DataTable forgets them at every resize). A width that
+    changes draws every row again, to the new width."""
+    from textual import events
+    from textual.app import App, ComposeResult
+    from textual.geometry import Region
+
+    from zconsole.ui.kit.textual_private import FastCellsTable
+
+    class Rows(App[None]):
+        def compose(self) -> ComposeResult:
+            table: FastCellsTable = FastCellsTable()
+            table.add_columns("NAME", "STATE")
+            for i in range(12):
+                table.add_row(f"disk{i}", "ONLINE", key=f"d{i}")
+            yield table
+
+    app = Rows()
+    async with app.run_test(size=(40, 20)) as pilot:
+        await pilot.pause()
+        table = app.query_one(FastCellsTable)
+        drawn: list[object] = []
+        real = FastCellsTable._render_cell
+
+        def counted(self: FastCellsTable, *a: Any, **k: Any) -> Any:
+            drawn.append(a[:2])
+            return real(self, *a, **k)
+
+        monkeypatch.setattr(FastCellsTable, "_render_cell", counted)
+        table.post_message(events.Resize(table.size, table.virtual_size))  # the same width
+        await pilot.pause()
+        table.refresh()  # every line drawn again: from the rows drawn before
+        table.render_lines(Region(0, 0, table.size.width, table.size.height))
+        assert drawn == []
+        await pilot.resize_terminal(50, 20)
+        await pilot.pause()
+        lines = table.render_lines(Region(0, 0, table.size.width, table.size.height))
+        assert drawn and table.size.width == 50
+        assert all(line.cell_length == 50 for line in lines)

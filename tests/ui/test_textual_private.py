@@ -143,6 +143,23 @@ async def _update_count(app: Rig, t: DataTable[Any]) -> None:
     need("_update_count", t._update_count == before + 1, "no longer counts an update_cell")
 
 
+@check("_on_resize")
+def _on_resize(app: Rig, t: DataTable[Any]) -> None:
+    from textual import events
+
+    name = "_on_resize"
+    need(name, params(getattr(DataTable, name, None)) == ["self", "_"],
+         f"has another signature: {params(getattr(DataTable, name, None))}")
+    before = t._update_count
+    t._on_resize(events.Resize(t.size, t.virtual_size))
+    need(name, t._update_count == before + 1, "no longer forgets the drawn rows at a resize")
+    # FastCellsTable prevents its default on a resize that keeps the width: nothing else
+    # may handle a Resize below DataTable
+    others = [c.__name__ for c in DataTable.__mro__[1:]
+              if "_on_resize" in c.__dict__ or "on_resize" in c.__dict__]
+    need(name, not others, f"is no longer the only Resize handler below DataTable: {others}")
+
+
 def only_its_type(name: str, cls: type) -> None:
     """The check of an attribute zconsole only reads as a value of its type."""
 
@@ -317,7 +334,7 @@ def test_textual_private_uses_no_private_name_it_does_not_list() -> None:
     """Every private attribute textual_private.py reaches is in PRIVATE_NAMES (and so has its
     check), but its own (`FastCellsTable`'s helpers)."""
     ours = {"_ROW_CACHES", "_plain_cells", "_caches_known", "_forget_rows", "_width", "_LINES",
-            "_drawing", "_cell_facts", "_CellFacts"}
+            "_drawing", "_cell_facts", "_CellFacts", "_rows_width"}
     text = HOME.read_text(encoding="utf-8")
     imports = re.findall(r"from (textual[\w.]*\._\w+) import (\w+)", text)
     assert {f"{module}.{name}" for module, name in imports} <= set(PRIVATE_NAMES)
