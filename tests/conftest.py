@@ -110,7 +110,8 @@ GROUP_BUDGETS = {
     # both OpenZFS flavours, one worker each: their guest build (~600 cold), the plans,
     # wizards and reads on real ZFS; issue 26: two faulted members, replace one (~60 each);
     # dedup-off keeps the old copy and every snapshot (~90 each); issue 31: the exporter and
-    # a real Prometheus over the guest and a dead host (~35 quiet, ~65 loaded, each)
+    # a real Prometheus over the guest and a dead host (~35 quiet, ~65 loaded, each);
+    # issue 30: SMART of the AHCI and NVMe disks, the Disks screen and check (~30-45 loaded)
     "zfs2.3": RUN_BUDGET, "zfs2.1": RUN_BUDGET,
     # the host guest: the console inside the Debian 12 host (zconsole installed from this
     # checkout as an upgrade), the fix-its through the Host screen, the login journal

@@ -269,6 +269,12 @@ class ZfsGuest(VmGuest):
     def ssh_argv(self, *remote: str) -> list[str]:
         return ["ssh", "-F", str(self.ssh_config), self.alias, *remote]
 
+    @property
+    def smart_disks(self) -> dict[str, str]:
+        """The disks with real SMART (tools/testvm: `sata0`, an ATA disk on AHCI; `nvme0`, an
+        NVMe disk), by QEMU device id: their /dev/disk/by-id paths in the guest."""
+        return dict(self._inst.smart_disk_paths())
+
     def __repr__(self) -> str:
         return f"ZfsGuest(flavour={self.flavour!r}, ssh_config={str(self.ssh_config)!r})"
 

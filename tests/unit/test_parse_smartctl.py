@@ -245,3 +245,51 @@ def test_usb_bridge_that_hides_smart_is_no_smart() -> None:
                          ("error", "Please specify device type with the -d option.")], False)
     r = parse_smartctl(text, "/dev/sdc")
     assert r.unread is Unread.NO_SMART and "USB bridge" in r.unread_detail
+
+
+# Real captures from this project's QEMU test guests (tools/testvm, issue 30; SOURCES.md)
+
+
+def test_qemu_guest_ata_disk_after_a_short_self_test() -> None:
+    from zconsole.services.health.smart import judge_smart
+
+    r = parse_smartctl(read("testvm-qemu-ata-sda-after-short-test.json"))
+    assert (r.protocol, r.device, r.exit_status, r.version) == (Protocol.ATA, "/dev/sda", 0,
+                                                                 (7, 3))
+    assert (r.model, r.serial, r.rotation_rate, r.passed) == (
+        "QEMU SMART HDD", "zfsvm-sata0", 7200, True)
+    assert [a.id for a in r.attributes] == [1, 3, 4, 5, 9, 12, 190]
+    assert counters(r) == {"ata-5": 0}
+    # 190's raw value is packed (522125343): the temperature is smartctl's decoded one
+    airflow = r.attr(190)
+    assert airflow is not None and airflow.raw == 522125343
+    assert r.temperature is not None and r.temperature.current == 31
+    assert [(t.kind, t.status, t.passed, t.hours) for t in r.self_tests] == [
+        ("short", "Completed without error", True, 4660)]
+    assert r.running is None and judge_smart(r, disk="sda") == ()
+
+
+def test_qemu_guest_nvme_healthy_and_with_a_critical_warning() -> None:
+    from zconsole.model.finding import Severity
+    from zconsole.services.health.smart import judge_smart
+
+    r = parse_smartctl(read("testvm-qemu-nvme0.json"))
+    assert (r.protocol, r.device, r.exit_status, r.passed) == (Protocol.NVME, "/dev/nvme0", 0,
+                                                               True)
+    assert r.nvme is not None and (r.nvme.critical_warning, r.nvme.temperature) == (0, 50)
+    # QEMU leaves the spare and its threshold at 0: equal is not "below its threshold"
+    assert (r.nvme.available_spare, r.nvme.available_spare_threshold) == (0, 0)
+    assert judge_smart(r, disk="nvme0n1") == ()
+
+    w = parse_smartctl(read("testvm-qemu-nvme0-critical-warning-4.json"))
+    assert (w.exit_status, w.passed) == (8, False)
+    assert w.nvme is not None and w.nvme.critical_warning == 4
+    found = judge_smart(w, disk="nvme0n1")
+    assert [(f.kind, f.severity) for f in found] == [("smart-nvme-critical", Severity.CRITICAL)]
+    assert "NVM subsystem reliability degraded" in found[0].message
+
+
+def test_qemu_guest_virtio_disk_is_no_smart() -> None:
+    r = parse_smartctl(read("testvm-qemu-virtio-vdb.json"), "/dev/vdb")
+    assert (r.unread, r.device, r.exit_status) == (Unread.NO_SMART, "/dev/vdb", 1)
+    assert "Unable to detect device type" in r.unread_detail

@@ -194,17 +194,20 @@ def test_reset_wipes_only_the_disks_the_guest_wrote(
     which QEMU turns into holes): reset leaves it alone, after a `sync` in the guest so that
     nothing still in its cache is missed; a written one gets labelclear, wipefs, blkdiscard."""
     inst, _, scripts = guest
-    for name in inst.disks:
+    for name in [*inst.disks, *inst.smart_disks]:
         with open(inst.run_dir / "disks" / f"{name}.img", "wb") as fh:
             fh.truncate(1024**3)  # sparse: as start() makes them
-    with open(inst.run_dir / "disks" / "vdc.img", "r+b") as fh:
-        fh.seek(512 * 1024)
-        fh.write(b"\x01" * 4096)  # a label the guest wrote
+    for name in ("vdc", "sata0"):
+        with open(inst.run_dir / "disks" / f"{name}.img", "r+b") as fh:
+            fh.seek(512 * 1024)
+            fh.write(b"\x01" * 4096)  # a label the guest wrote
     inst.reset()
     assert "sync" in scripts
     wipe = scripts[-1].splitlines()
     at = next(i for i, ln in enumerate(wipe) if "dev=$(readlink -f" in ln)
-    assert wipe[at - 1] == "for d in vdc; do", wipe[at - 1]
+    # the SMART disks (issue 30) by their by-id names: the ATA one was written, the NVMe not
+    assert wipe[at - 1] == ("for link in /dev/disk/by-id/virtio-zfsvm-vdc "
+                            "/dev/disk/by-id/ata-QEMU_SMART_HDD_zfsvm-sata0; do"), wipe[at - 1]
     # every pool disk is still checked to be back, under its own kernel name
     wipe = scripts[-1]
     assert wipe.count(" ".join(inst.disks)) == 2  # the "back" and "own name" loops

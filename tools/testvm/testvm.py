@@ -134,6 +134,14 @@ GUEST_MODULES = [
     "bonding",
     "zfs",
     "spl",
+    # SMART disks (issue 30): an ide-hd on AHCI (sd_mod, libata, ahci) and an NVMe
+    # controller. crc-t10dif and crc64-rocksoft (sd_mod -> t10-pi) find their algorithm
+    # through the crypto API, not a module dependency: the generic ones are named here.
+    "crct10dif_generic",
+    "crc64_rocksoft_generic",
+    "sd_mod",
+    "ahci",
+    "nvme",
 ]
 
 # udev rules copied into the guest (from the udev package and from zfsutils-linux).
@@ -183,6 +191,12 @@ ZFS_USERLAND = [
     "lib/udev/zvol_id",
     "lib/udev/vdev_id",
 ]
+
+
+# smartctl for the SMART disks of the ZFS guests (issue 30): the binary alone from Debian 12's
+# own smartmontools .deb (unpacked, never installed here; its drive database is built in).
+SMART_PACKAGE = "smartmontools"
+SMART_SUITE = "bookworm/main"  # 7.3, as a Debian 12 host has it (not bookworm-backports' 7.4)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -579,6 +593,26 @@ def download_debs(
     return found
 
 
+def download_smartctl(log: Log, debs: Path, dest: Path) -> Path:
+    """smartctl unpacked from Debian 12's smartmontools .deb (SMART_SUITE's version)."""
+    madison = log.run(["apt-cache", "madison", SMART_PACKAGE], capture=True)
+    versions = [
+        cols[1]
+        for cols in ([c.strip() for c in line.split("|")] for line in madison.splitlines())
+        if len(cols) >= 3 and SMART_SUITE in cols[2]
+    ]
+    if not versions:
+        raise BuildError(f"no {SMART_PACKAGE} in {SMART_SUITE} in the apt lists", log.path)
+    (deb,) = download_debs(log, debs, [f"{SMART_PACKAGE}={versions[0]}"])
+    dest.mkdir(parents=True, exist_ok=True)
+    log.run(["dpkg", "-x", deb, dest])
+    smartctl = dest / "usr" / "sbin" / "smartctl"
+    if not smartctl.is_file():
+        raise BuildError(f"no usr/sbin/smartctl in {deb.name}", log.path)
+    log.step(f"smartctl from {deb.name}")
+    return smartctl
+
+
 def extract_vmlinux(bzimage: Path, out: Path) -> None:
     """The uncompressed ELF kernel from a XZ bzImage (like scripts/extract-vmlinux)."""
     data = bzimage.read_bytes()
@@ -831,6 +865,7 @@ def _build(flavour: Flavour, log: Log, res: Resolved, out: Path, t_start: float)
     udev_debs = download_debs(
         log, debs, [f"{p}={res.udev_version}" for p in ["udev", "libudev1", "libsystemd-shared"]]
     )
+    smartctl = download_smartctl(log, debs, work / "smartmontools")
     log.step(f"downloads done in {time.monotonic() - t0:.1f}s")
 
     kroot = work / "kernel"
@@ -872,7 +907,8 @@ def _build(flavour: Flavour, log: Log, res: Resolved, out: Path, t_start: float)
 
     # -- initramfs
     t0 = time.monotonic()
-    tree = assemble_image(log, flavour, res, work, kroot, zroot, uroot, modules, ssh_dir)
+    tree = assemble_image(log, flavour, res, work, kroot, zroot, uroot, modules, ssh_dir,
+                          extra_executables=[(smartctl, "/usr/sbin/smartctl")])
     staging = _emptied(cache_root() / f"{key}.tmp-{os.getpid()}")
     write_cpio(tree.root, staging / "initrd.img")
     extract_vmlinux(kroot / "boot" / f"vmlinuz-{res.abi}", staging / "vmlinux")
@@ -990,6 +1026,7 @@ def assemble_image(
     uroot: Path,
     modules: list[Path],
     keys: Path,
+    extra_executables: Sequence[tuple[Path, str]] = (),
 ) -> ImageTree:
     abi = res.abi
     tree = ImageTree(work / "initramfs")
@@ -1050,6 +1087,11 @@ def assemble_image(
         executables.append((zp, "/usr/" + zrel))
     # systemd-udevd is a symlink to udevadm (which dispatches on its name)
     executables.append((uroot / "bin/udevadm", "/usr/bin/udevadm"))
+    # 60-persistent-storage.rules runs these for sd* disks (ID_SERIAL, the by-id ata-... link
+    # of the SMART guests' ATA disk, as on a real host)
+    for helper in ("ata_id", "scsi_id"):
+        executables.append((uroot / "lib/udev" / helper, f"/usr/lib/udev/{helper}"))
+    executables.extend(extra_executables)
     for src, dest in executables:
         tree.add_file(src, dest, 0o755)
     tree.add_file(Path("/usr/bin/busybox"), "/usr/bin/busybox", 0o755)
@@ -1212,6 +1254,15 @@ class Instance:
 
     alias = ALIAS  # the ssh Host name in ssh_config (and HostKeyAlias)
     serial_prefix = "zfsvm"  # pool disk serials: <prefix>-vdb -> /dev/disk/by-id/virtio-<prefix>-vdb
+    # SMART disks (issue 30), beside the virtio pool disks that have no SMART: an ATA disk
+    # (QEMU ide-hd on an AHCI controller: ATA attributes, the self-test log, self-tests that
+    # complete at once) and an NVMe disk (the SMART/health log). name -> size; plugged at
+    # start (never hot-plugged), wiped by reset(). Their guest paths: smart_disk_paths().
+    # 3 GiB, larger than every pool disk: a wizard offers the disk nearest the members' size
+    # first, so the tests' choices among vdb..vdg stay what they were.
+    smart_disks: dict[str, int] = {"sata0": 3 * GiB, "nvme0": 3 * GiB}
+    SMART_ATA_MODEL = "QEMU SMART HDD"  # IDENTIFY model (at most 40 bytes)
+    SMART_NVME_MODEL = "QEMU NVMe Ctrl"  # what QEMU's NVMe controller calls itself
 
     def __init__(self, flavour: Flavour, run_dir: Path | None = None) -> None:
         self.flavour = flavour
@@ -1369,7 +1420,40 @@ class Instance:
 
     def _prepare_disks(self, build_dir: Path, keep_disks: bool) -> None:
         """Fresh sparse disk images (kept with keep_disks)."""
-        self._blank_images([SCRATCH_DISK, *self.disks.items()], keep_disks)
+        self._blank_images([SCRATCH_DISK, *self.disks.items(), *self.smart_disks.items()],
+                           keep_disks)
+
+    def smart_serial(self, name: str) -> str:
+        return f"{self.serial_prefix}-{name}"
+
+    def smart_disk_paths(self) -> dict[str, str]:
+        """The SMART disks' /dev/disk/by-id paths in the guest (udev's 60-persistent-storage:
+        ata-MODEL_SERIAL, nvme-MODEL_SERIAL, spaces as underscores): name -> path."""
+        models = {"ata": self.SMART_ATA_MODEL, "nvme": self.SMART_NVME_MODEL}
+        paths = {}
+        for name in self.smart_disks:
+            bus = "nvme" if name.startswith("nvme") else "ata"
+            ident = f"{models[bus]}_{self.smart_serial(name)}".replace(" ", "_")
+            paths[name] = f"/dev/disk/by-id/{bus}-{ident}"
+        return paths
+
+    def _smart_disk_args(self) -> list[str]:
+        """An AHCI controller with the ATA disk (a 7200 rpm disk: rotation_rate) and an NVMe
+        controller with its disk (its namespace 1)."""
+        argv: list[str] = []
+        if any(not n.startswith("nvme") for n in self.smart_disks):
+            argv += ["-device", "ahci,id=ahci0"]
+        port = 0
+        for name in self.smart_disks:
+            argv += ["-drive", self._drive_opts(name)]
+            serial = self.smart_serial(name)
+            if name.startswith("nvme"):
+                argv += ["-device", f"nvme,id={name},drive=drv-{name},serial={serial}"]
+            else:
+                argv += ["-device", f"ide-hd,bus=ahci0.{port},drive=drv-{name},id={name},"
+                         f"serial={serial},model={self.SMART_ATA_MODEL},rotation_rate=7200"]
+                port += 1
+        return argv
 
     def _blank_images(self, disks: Sequence[tuple[str, int]], keep_disks: bool) -> None:
         """disks/NAME.img, sparse, of each size (an existing one kept with keep_disks)."""
@@ -1442,6 +1526,7 @@ class Instance:
         argv += self._disk_args(name)
         for name in self.disks:
             argv += self._disk_args(name)
+        argv += self._smart_disk_args()
         return argv
 
     def _drive_opts(self, name: str) -> str:
@@ -1778,8 +1863,10 @@ Host {self.alias}
         # destroys above and `sync` here), so an allocation is never missed. Wiping the six
         # disks took about half of a reset's 16 s on a loaded 2-core machine (issue 33).
         self.exec("sync", timeout=timeout)
-        written = [d for d in self.disks if self._image_written(d)]
-        disks = " ".join(written)
+        written = [f"{by_id}-{d}" for d in self.disks if self._image_written(d)]
+        smart = self.smart_disk_paths()
+        written += [smart[d] for d in self.smart_disks if self._image_written(d)]
+        links = " ".join(written)
         script = f"""
 set -u
 for i in $(seq 1 100); do
@@ -1796,8 +1883,8 @@ for d in {" ".join(self.disks)}; do
 done
 [ -n "$renamed" ] && echo "disks back under another kernel name:$renamed" >&2
 for p in $(zpool list -H -o name 2>/dev/null); do zpool destroy -f "$p" || exit 1; done
-for d in {disks}; do
-  dev=$(readlink -f {by_id}-$d) || continue
+for link in {links}; do
+  dev=$(readlink -f "$link") || continue
   for part in "$dev"?*; do [ -b "$part" ] && zpool labelclear -f "$part" >/dev/null 2>&1; done
   zpool labelclear -f "$dev" >/dev/null 2>&1
   wipefs -q -a "$dev" >/dev/null 2>&1 || {{ sleep 1; wipefs -q -a "$dev"; }}
@@ -2185,6 +2272,7 @@ class HostInstance(Instance):
 
     alias = HOST_ALIAS
     serial_prefix = "hostvm"
+    smart_disks: dict[str, int] = {}  # the host guest's disks are virtio only
 
     def _prepare_disks(self, build_dir: Path, keep_disks: bool) -> None:
         root = self.run_dir / "disks" / "root.img"
