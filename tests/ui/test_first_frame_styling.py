@@ -107,7 +107,7 @@ async def test_a_table_keeps_its_drawn_rows_while_its_width_stays(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A pool table's first Resize comes after its first drawing, at the width it was drawn
     at: its rows are not drawn again (DataTable forgets them at every resize). A width that
-    changes draws every row again, to the new width."""
+    changes, the table's or a column's, draws every row again, to the new widths."""
     from textual import events
     from textual.app import App, ComposeResult
     from textual.geometry import Region
@@ -144,3 +144,12 @@ async def test_a_table_keeps_its_drawn_rows_while_its_width_stays(
         lines = table.render_lines(Region(0, 0, table.size.width, table.size.height))
         assert drawn and table.size.width == 50
         assert all(line.cell_length == 50 for line in lines)
+        # a column made wider in place (as a screen sizes its columns to the terminal,
+        # with no update DataTable counts): every row drawn again to the new column
+        drawn.clear()
+        name = next(iter(table.columns.values()))
+        name.auto_width, name.width = False, 20
+        table.refresh()
+        lines = table.render_lines(Region(0, 0, table.size.width, table.size.height))
+        row = lines[1].text  # the NAME cell: 20 cells and its padding
+        assert drawn and row[:22] == " disk0".ljust(22) and row[22:].startswith(" ONLINE")

@@ -334,7 +334,7 @@ def test_textual_private_uses_no_private_name_it_does_not_list() -> None:
     """Every private attribute textual_private.py reaches is in PRIVATE_NAMES (and so has its
     check), but its own (`FastCellsTable`'s helpers)."""
     ours = {"_ROW_CACHES", "_plain_cells", "_caches_known", "_forget_rows", "_width", "_LINES",
-            "_drawing", "_cell_facts", "_CellFacts", "_rows_width"}
+            "_drawing", "_cell_facts", "_CellFacts", "_rows_width", "_widths"}
     text = HOME.read_text(encoding="utf-8")
     imports = re.findall(r"from (textual[\w.]*\._\w+) import (\w+)", text)
     assert {f"{module}.{name}" for module, name in imports} <= set(PRIVATE_NAMES)

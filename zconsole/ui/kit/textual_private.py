@@ -144,18 +144,22 @@ class FastCellsTable(DataTable[Text | str]):
     _drawing: dict[object, Any] | None = None
 
     # DataTable forgets every drawn row at each resize (`_on_resize` counts an update): a
-    # row is drawn to the table's width (its background carried to the right edge). A new
-    # table's first Resize comes after its first drawing, at the width it was drawn at:
-    # every row was drawn a second time for nothing, ~15 ms of the first frame's two pool
-    # tables on Python 3.10 (issue 28). The rows are forgotten when the width they are
-    # drawn at changes, at a drawing or at a Resize, and not otherwise.
-    _rows_width: int | None = None
+    # row is drawn to the table's width (its background carried to the right edge) and its
+    # columns' widths (which a screen may set again on a resize). A new table's first
+    # Resize comes after its first drawing, at the width it was drawn at: every row was
+    # drawn a second time for nothing, ~15 ms of the first frame's two pool tables on
+    # Python 3.10 (issue 28). The rows are forgotten when the widths they are drawn at
+    # change, checked at each drawing and at a Resize, and not otherwise.
+    _rows_width: tuple[int, ...] | None = None
+
+    def _widths(self, width: int) -> tuple[int, ...]:
+        return (width, *(c.get_render_width(self) for c in self.ordered_columns))
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        width = self.size.width
-        if self._rows_width is not None and width != self._rows_width:
-            self._update_count += 1  # rows drawn at another width: not these
-        self._rows_width = width
+        widths = self._widths(self.size.width)
+        if self._rows_width is not None and widths != self._rows_width:
+            self._update_count += 1  # rows drawn at other widths: not these
+        self._rows_width = widths
         self._drawing = {}
         try:
             return super().render_lines(crop)
@@ -164,7 +168,7 @@ class FastCellsTable(DataTable[Text | str]):
 
     def _on_resize(self, event: events.Resize) -> None:
         # Textual calls DataTable's handler after this one unless its default is prevented
-        if event.size.width == self._rows_width and self._caches_known():
+        if self._widths(event.size.width) == self._rows_width and self._caches_known():
             event.prevent_default()
 
     @property
