@@ -52,6 +52,7 @@ NOT_ON_THE_FIRST_FRAME = {
     "zconsole.ui.screens.datasets": "screen 3",
     "zconsole.ui.screens.timeline": "screen 7",
     "zconsole.ui.kit.help": "the ? list",
+    "zconsole.ui.palette": "the command palette's entries (ctrl+p)",
     "zconsole.parsers.zpool_status_config": "the text form's config table: the showcase "
                                             "speaks JSON (OpenZFS 2.3); vdev types by name "
                                             "are parsers.vdev_names",
