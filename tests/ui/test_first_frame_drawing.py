@@ -39,7 +39,9 @@ async def test_the_first_pools_table_is_focused_before_it_is_first_drawn(
         assert first[id(tables[1])] is False
 
 
-class _Rows(App[None]):
+class Rows(App[None]):
+    """One FastCellsTable of twelve rows (also test_first_frame_styling's)."""
+
     def compose(self) -> ComposeResult:
         table: FastCellsTable = FastCellsTable()
         table.add_columns("NAME", "STATE")
@@ -50,7 +52,7 @@ class _Rows(App[None]):
 
 async def test_a_drawing_pass_works_out_the_tables_style_once(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    app = _Rows()
+    app = Rows()
     async with app.run_test(size=(40, 20)) as pilot:
         await pilot.pause()
         table = app.query_one(FastCellsTable)

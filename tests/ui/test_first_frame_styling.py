@@ -109,18 +109,10 @@ async def test_a_table_keeps_its_drawn_rows_while_its_width_stays(
     at: its rows are not drawn again (DataTable forgets them at every resize). A width that
     changes, the table's or a column's, draws every row again, to the new widths."""
     from textual import events
-    from textual.app import App, ComposeResult
     from textual.geometry import Region
 
+    from tests.ui.test_first_frame_drawing import Rows
     from zconsole.ui.kit.textual_private import FastCellsTable
-
-    class Rows(App[None]):
-        def compose(self) -> ComposeResult:
-            table: FastCellsTable = FastCellsTable()
-            table.add_columns("NAME", "STATE")
-            for i in range(12):
-                table.add_row(f"disk{i}", "ONLINE", key=f"d{i}")
-            yield table
 
     app = Rows()
     async with app.run_test(size=(40, 20)) as pilot:
