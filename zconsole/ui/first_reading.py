@@ -34,8 +34,10 @@ class FirstReading(Generic[T]):
         self._waiting: asyncio.Future[T] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    async def wait(self, timeout: float = WAIT_S) -> T | None:
-        """The first outcome `take`n within `timeout`, or None (it will be posted)."""
+    async def wait(self, timeout: float | None = None) -> T | None:
+        """The first outcome `take`n within `timeout` (None: `WAIT_S`), or None (it will be
+        posted)."""
+        timeout = WAIT_S if timeout is None else timeout
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         with self._lock:
