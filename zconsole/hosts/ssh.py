@@ -21,6 +21,7 @@ from typing import Any
 from plumbum import SshMachine
 from plumbum.commands.processes import CommandNotFound as PlumbumCommandNotFound
 
+from zconsole.hosts import batch
 from zconsole.hosts.base import (
     BaseHost,
     CommandNotFound,
@@ -352,6 +353,39 @@ class SshHost(BaseHost):
                 raise PathNotFound(path)
             checked(r, True)
         return sorted(line for line in r.stdout.splitlines() if line)
+
+    def read_texts(self, paths: Sequence[str]) -> dict[str, str]:
+        """Many small files in one round trip each `batch.BATCH` (hosts/batch.py); a path
+        the batch cannot take is read alone."""
+        out: dict[str, str] = {}
+        alone = [p for p in paths if not batch.batchable(p)]
+        for part in batch.chunks([p for p in paths if batch.batchable(p)]):
+            r = self.run(batch.grep_argv(part), check=False)
+            if r.returncode in (0, 1, 2):  # 2: a file was missing (-s keeps it quiet)
+                out.update(batch.decode_grep(r.stdout, part))
+            else:  # no grep there: each file alone, as before
+                alone.extend(part)
+        for path in alone:
+            with contextlib.suppress(HostError):
+                text = self.read_text(path)
+                if text:
+                    out[path] = text
+        return out
+
+    def list_dirs(self, paths: Sequence[str]) -> dict[str, list[str]]:
+        """Many directories in one round trip each `batch.BATCH` (hosts/batch.py)."""
+        out: dict[str, list[str]] = {}
+        alone = [p for p in paths if not batch.batchable(p)]
+        for part in batch.chunks([p for p in paths if batch.batchable(p)]):
+            r = self.run(batch.find_argv(part), check=False)
+            if r.returncode in (0, 1):  # 1: a directory was missing
+                out.update(batch.decode_find(r.stdout, part, r.stderr))
+            else:
+                alone.extend(part)
+        for path in alone:
+            with contextlib.suppress(HostError):
+                out[path] = self.list_dir(path)
+        return out
 
     def realpath(self, path: str) -> str:
         return self.run(["readlink", "-f", "--", path]).stdout.strip() or path

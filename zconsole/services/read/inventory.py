@@ -18,6 +18,7 @@ import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 
+from zconsole.hosts import batch
 from zconsole.hosts.base import Host, HostError, list_or_empty
 from zconsole.model.disk import Disk
 from zconsole.model.reading import DiskInventory
@@ -29,20 +30,32 @@ from zconsole.services.read import catalogue
 PART_SUFFIX = re.compile(r"^(?P<base>.+)-part\d+$")
 
 
-def _sysfs_int(host: Host, path: str) -> int | None:
-    try:
-        text = host.read_text(path).strip()
-    except HostError:
-        return None
-    return int(text) if text.isdigit() else None
+# What sysfs tells of a device (/sys/class/block/NAME/...): read for every device at once
+# (hosts/batch.py: one command over SSH, not one per file).
+SYSFS_ATTRS = ("partition", "size", "queue/rotational", "queue/logical_block_size",
+               "queue/physical_block_size", "device/serial", "serial", "device/model",
+               "device/vendor", "wwid", "device/wwid")
 
 
-def _sysfs_str(host: Host, path: str) -> str | None:
-    try:
-        text = host.read_text(path).strip()
-    except HostError:
-        return None
-    return text or None
+class _Sysfs:
+    """The sysfs attributes read for some devices: text (stripped, None when absent or
+    empty) and integer values by device name and attribute."""
+
+    def __init__(self, texts: Mapping[str, str]) -> None:
+        self._texts = texts
+
+    def text(self, name: str, attr: str) -> str | None:
+        got = self._texts.get(f"{catalogue.SYS_CLASS_BLOCK}/{name}/{attr}", "").strip()
+        return got or None
+
+    def int(self, name: str, attr: str) -> int | None:
+        got = self.text(name, attr)
+        return int(got) if got is not None and got.isdigit() else None
+
+
+def _read_sysfs(host: Host, names: Sequence[str]) -> _Sysfs:
+    return _Sysfs(batch.read_texts(host, [f"{catalogue.SYS_CLASS_BLOCK}/{n}/{a}"
+                                          for n in names for a in SYSFS_ATTRS]))
 
 
 def _kind_from_name(name: str, is_partition: bool) -> str:
@@ -67,37 +80,49 @@ def _links(host: Host, directory: str) -> dict[str, list[str]]:
     return out
 
 
-def _sysfs_disk(host: Host, name: str, by_id: Mapping[str, list[str]],
-                by_path: Mapping[str, list[str]]) -> Disk:
-    """Everything sysfs tells about one device (used when there is no udev database)."""
-    base = f"{catalogue.SYS_CLASS_BLOCK}/{name}"
-    is_part = _sysfs_str(host, f"{base}/partition") is not None
-    parent: str | None = None
-    if is_part:
-        real = host.realpath(base).rstrip("/")
-        parent = real.rsplit("/", 2)[-2] if real.count("/") >= 2 else None
-    whole = f"{catalogue.SYS_CLASS_BLOCK}/{parent}" if parent else base
-    rot = _sysfs_int(host, f"{whole}/queue/rotational")
-    holders = tuple(list_or_empty(host, f"{base}/holders"))
-    size = _sysfs_int(host, f"{base}/size")
-    ids = [i for i in by_id.get(name, []) if is_part or not PART_SUFFIX.match(i)]
-    return Disk(
-        name=name,
-        devpath=base,
-        kind=_kind_from_name(name, is_part),
-        size_bytes=size * 512 if size is not None else None,
-        by_id=tuple(sorted(ids)),
-        by_path=tuple(sorted(by_path.get(name, []))),
-        serial=_sysfs_str(host, f"{whole}/device/serial") or _sysfs_str(host, f"{whole}/serial"),
-        model=_sysfs_str(host, f"{whole}/device/model"),
-        vendor=_sysfs_str(host, f"{whole}/device/vendor"),
-        wwn=_sysfs_str(host, f"{whole}/wwid") or _sysfs_str(host, f"{whole}/device/wwid"),
-        rotational=None if rot is None else rot == 1,
-        logical_sector=_sysfs_int(host, f"{whole}/queue/logical_block_size"),
-        physical_sector=_sysfs_int(host, f"{whole}/queue/physical_block_size"),
-        parent=parent,
-        holders=holders,
-    )
+def _sysfs_disks(host: Host, names: Sequence[str], by_id: Mapping[str, list[str]],
+                 by_path: Mapping[str, list[str]]) -> dict[str, Disk]:
+    """Everything sysfs tells about these devices (used when there is no udev database, and
+    for the devices udev knows and lsblk does not list): their attributes and holders in a
+    command each over SSH, a partition's parent from its realpath (one each: partitions lsblk
+    does not list are rare), and what a partition takes from its whole disk."""
+    sysfs = _read_sysfs(host, names)
+    holders = batch.list_dirs(host, [f"{catalogue.SYS_CLASS_BLOCK}/{n}/holders"
+                                      for n in names])
+    parents: dict[str, str | None] = {}
+    for name in names:
+        if sysfs.text(name, "partition") is not None:
+            real = host.realpath(f"{catalogue.SYS_CLASS_BLOCK}/{name}").rstrip("/")
+            parents[name] = real.rsplit("/", 2)[-2] if real.count("/") >= 2 else None
+    more = sorted({p for p in parents.values() if p is not None} - set(names))
+    whole_sysfs = _read_sysfs(host, more) if more else sysfs
+    out: dict[str, Disk] = {}
+    for name in names:
+        parent = parents.get(name)
+        whole, ws = (parent, (whole_sysfs if parent in more else sysfs)) if parent \
+            else (name, sysfs)
+        rot = ws.int(whole, "queue/rotational")
+        size = sysfs.int(name, "size")
+        is_part = name in parents
+        ids = [i for i in by_id.get(name, []) if is_part or not PART_SUFFIX.match(i)]
+        out[name] = Disk(
+            name=name,
+            devpath=f"{catalogue.SYS_CLASS_BLOCK}/{name}",
+            kind=_kind_from_name(name, is_part),
+            size_bytes=size * 512 if size is not None else None,
+            by_id=tuple(sorted(ids)),
+            by_path=tuple(sorted(by_path.get(name, []))),
+            serial=ws.text(whole, "device/serial") or ws.text(whole, "serial"),
+            model=ws.text(whole, "device/model"),
+            vendor=ws.text(whole, "device/vendor"),
+            wwn=ws.text(whole, "wwid") or ws.text(whole, "device/wwid"),
+            rotational=None if rot is None else rot == 1,
+            logical_sector=ws.int(whole, "queue/logical_block_size"),
+            physical_sector=ws.int(whole, "queue/physical_block_size"),
+            parent=parent,
+            holders=tuple(holders.get(f"{catalogue.SYS_CLASS_BLOCK}/{name}/holders", ())),
+        )
+    return out
 
 
 def _merge(primary: Disk, extra: Disk | None) -> Disk:
@@ -193,20 +218,28 @@ class _Sources:
     """What each source said about the block devices, for one inventory. A plain class: a
     dataclass costs ~1 ms to make on Python 3.10, on the first frame (issue 28)."""
 
-    __slots__ = ("by_id", "by_path", "lsblk", "mounts", "sys_names", "udev")
+    __slots__ = ("lsblk", "mounts", "sysfs", "udev")
 
-    def __init__(self, sys_names: list[str] | None, lsblk: dict[str, Disk],
-                 udev: dict[str, Mapping[str, str]], by_id: dict[str, list[str]],
-                 by_path: dict[str, list[str]], mounts: dict[str, list[str]]) -> None:
-        self.sys_names, self.lsblk, self.udev = sys_names, lsblk, udev
-        self.by_id, self.by_path, self.mounts = by_id, by_path, mounts
+    def __init__(self, lsblk: dict[str, Disk], udev: dict[str, Mapping[str, str]],
+                 sysfs: dict[str, Disk], mounts: dict[str, list[str]]) -> None:
+        self.lsblk, self.udev, self.sysfs, self.mounts = lsblk, udev, sysfs, mounts
 
 
-def _device(host: Host, name: str, src: _Sources) -> tuple[Disk | None, str]:
+def _needs_sysfs(names: Sequence[str], sys_names: list[str] | None, lsblk: Mapping[str, Disk],
+                 udev: Mapping[str, Mapping[str, str]]) -> list[str]:
+    """The devices sysfs is read for: those udev does not know, and those it knows and
+    lsblk does not list (udev has no sizes or holders); none without /sys/class/block."""
+    if sys_names is None:
+        return []
+    return [n for n in names if n not in udev or n not in lsblk]
+
+
+def _device(name: str, src: _Sources) -> tuple[Disk | None, str]:
     """One device from the best source that knows it, and that source's name for the
     inventory ("" when udev had it: the inventory's source is already set)."""
     base = src.lsblk.get(name)
     props = src.udev.get(name)
+    sysfs = src.sysfs.get(name)
     if props is not None:
         size = base.size_bytes // 512 if base and base.size_bytes is not None else None
         disk = disk_from_udev(
@@ -214,11 +247,11 @@ def _device(host: Host, name: str, src: _Sources) -> tuple[Disk | None, str]:
             rotational=base.rotational if base else None,
             logical_sector=base.logical_sector if base else None,
             physical_sector=base.physical_sector if base else None)
-        if base is None and src.sys_names is not None:
-            disk = _merge(disk, _sysfs_disk(host, name, {}, {}))
+        if base is None and sysfs is not None:
+            disk = _merge(disk, sysfs)
         return _merge(disk, base), ""
-    if src.sys_names is not None:
-        return _merge(_sysfs_disk(host, name, src.by_id, src.by_path), base), "sysfs"
+    if sysfs is not None:
+        return _merge(sysfs, base), "sysfs"
     if base is not None:
         return base, "lsblk"
     return None, ""
@@ -241,13 +274,15 @@ def read_inventory(host: Host, *, timeout: float = 30.0) -> DiskInventory:
     if not names:
         raise HostError("cannot list block devices: /sys/class/block, lsblk and udevadm "
                         "all failed")
-    src = _Sources(sys_names, lsblk, udev,
-                   by_id=_links(host, catalogue.DISK_BY_ID) if not udev else {},
-                   by_path=_links(host, catalogue.DISK_BY_PATH) if not udev else {},
-                   mounts=proc_mounts(host) if not lsblk else {})
+    sysfs_names = _needs_sysfs(names, sys_names, lsblk, udev)
+    sysfs = _sysfs_disks(host, sysfs_names,
+                         by_id=_links(host, catalogue.DISK_BY_ID) if not udev else {},
+                         by_path=_links(host, catalogue.DISK_BY_PATH) if not udev else {},
+                         ) if sysfs_names else {}
+    src = _Sources(lsblk, udev, sysfs, mounts=proc_mounts(host) if not lsblk else {})
     devices: dict[str, Disk] = {}
     for name in names:
-        disk, from_source = _device(host, name, src)
+        disk, from_source = _device(name, src)
         if disk is None:
             continue
         source = source or from_source
