@@ -473,9 +473,10 @@ async def test_screen_switches_do_not_keep_old_footer_keys() -> None:
 
 
 async def test_footer_keys_are_one_widget_that_acts_as_textuals_keys() -> None:
-    """Issue 11: the footer's keys (all but the palette's) are one widget, not a FooterKey
-    each (a fifth of the first frame). It shows the screen's keys in order, highlights the
-    key under the mouse and presses a key that is clicked, as a FooterKey does."""
+    """Issue 11: the footer's keys are one widget, not a FooterKey each (a fifth of the
+    first frame), and the palette's key a second one docked right (issue 28: no FooterKey
+    mounted, its CSS never parsed). It shows the screen's keys in order, highlights the key
+    under the mouse and presses a key that is clicked, as a FooterKey does."""
     from textual.widgets._footer import FooterKey
 
     from zconsole.ui.kit.footer import FooterKeys
@@ -483,11 +484,14 @@ async def test_footer_keys_are_one_widget_that_acts_as_textuals_keys() -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        line = app.screen.query_one(FooterKeys)
+        line, palette = app.screen.query(FooterKeys).results()
         shown = [b.binding.key for b in app.screen.active_bindings.values() if b.binding.show]
         assert [k.key for k in line.keys] == shown
-        palette = list(app.screen.query(FooterKey))
-        assert [k.key for k in palette] == [app.COMMAND_PALETTE_BINDING]
+        assert [k.key for k in palette.keys] == [app.COMMAND_PALETTE_BINDING]
+        assert palette.has_class("-command-palette") and palette.styles.dock == "right"
+        assert palette.region.right == app.screen.size.width  # at the footer's right end
+        assert palette.render().plain == "^p palette "
+        assert not list(app.screen.query(FooterKey))
         plain = line.render().plain
         i = [k.key for k in line.keys].index("p")
         start, end = line._spans[i]

@@ -42,8 +42,9 @@ class _Key(NamedTuple):
 
 
 class FooterKeys(Widget):
-    """The footer's keys but the command palette's, drawn as one widget that looks and
-    acts as Textual's row of `FooterKey`s in a compact footer: each key and its description
+    """The footer's keys drawn as one widget that looks and acts as Textual's row of
+    `FooterKey`s in a compact footer (the command palette's key is a second one, docked
+    right as Footer docks its key): each key and its description
     in the key's styles, one cell of the footer between two keys, the key under the mouse
     highlighted (with its tooltip and the pointer shape), a click presses the key (a bell
     when it is disabled). Nine key widgets cost a fifth of the console's first frame:
@@ -65,6 +66,10 @@ class FooterKeys(Widget):
         height: 1;
         text-wrap: nowrap;
         background: $footer-item-background;
+        &.-command-palette {  /* Footer's CSS for the palette's FooterKey, compact */
+            dock: right;
+            border-left: vkey $foreground 20%;
+        }
         .footer-key--key {
             color: $footer-key-foreground;
             background: $footer-key-background;
@@ -90,8 +95,8 @@ class FooterKeys(Widget):
     }
     """
 
-    def __init__(self, keys: Sequence[FooterKey]) -> None:
-        super().__init__()
+    def __init__(self, keys: Sequence[FooterKey], classes: str | None = None) -> None:
+        super().__init__(classes=classes)
         self.set_reactive(Widget.shrink, False)  # as a FooterKey: the footer scrolls
         self.keys = tuple(_Key(k.key, k.key_display, k.description, k.has_class("-disabled"),
                                str(k.tooltip) if k.tooltip is not None else None)
@@ -192,16 +197,19 @@ class ZFooter(Footer):
             yield from super().compose()
             return
         keys: list[FooterKey] = []
+        palette: list[FooterKey] = []
         for widget in super().compose():
-            # A FooterKey's `compact` watcher sets this class when it mounts, restyling the
-            # key; set before it mounts, the watcher finds it set already.
-            widget.set_class(True, "-compact", update=False)
-            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
-                keys.append(widget)
+            if isinstance(widget, FooterKey):
+                (palette if widget.has_class("-command-palette") else keys).append(widget)
             else:
+                # A FooterKey's `compact` watcher sets this class when it mounts,
+                # restyling the key; set before it mounts, the watcher finds it set already.
+                widget.set_class(True, "-compact", update=False)
                 yield widget
         if keys:
             yield FooterKeys(keys)
+        if palette:  # the palette's key too: no FooterKey is mounted (its CSS never parsed)
+            yield FooterKeys(palette, classes="-command-palette")
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         mark_bindings_ready(self)
