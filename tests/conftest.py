@@ -76,6 +76,10 @@ _GROUP = re.compile(r"@([\w.-]+)$")
 # started and stopped, ssh, the guest builds), by the groups it ran; and the machine's
 # busy share over the run from /proc/stat.
 _worker_groups: dict[str, int] = {}
+# the CPU seconds of the guests by test, setup and teardown included (the first test of a
+# group pays its guest's boot): tests/integration/conftest.py's "guest_cpu_s"
+_test_guest_cpu: dict[str, float] = {}
+GUEST_CPU_TOP = 15
 _worker_cpu: list[dict[str, Any]] = []
 _machine_at_start: tuple[float, float] | None = None
 
@@ -153,6 +157,11 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     g["last"] = max(g["last"], now)
     g["busy"] += report.duration
     g["tests"] += report.when == "call"
+    spent = dict(report.user_properties).get("guest_cpu_s")
+    if isinstance(spent, (int, float)):  # the worker's guests over this phase (issue 33)
+        g["guest_cpu"] = g.get("guest_cpu", 0.0) + spent
+        test = report.nodeid.split("@")[0]
+        _test_guest_cpu[test] = _test_guest_cpu.get(test, 0.0) + spent
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -182,14 +191,21 @@ def group_table(terminalreporter: Any) -> None:
     """Where the wall time went, each group beside its budget; the groups over it, loudly."""
     terminalreporter.section("where the wall time went (xdist groups; seconds since start)")
     terminalreporter.write_line(f"{'group':<14}{'tests':>6}{'first':>8}{'last':>8}{'busy':>8}"
-                                f"{'budget':>8}")
+                                f"{'budget':>8}{'guestCPU':>10}")
     for name, g in sorted(_groups.items(), key=lambda kv: -kv[1]["last"]):
         budget = GROUP_BUDGETS.get(name, RUN_BUDGET)
+        cpu = f"{g['guest_cpu']:>10.0f}" if "guest_cpu" in g else f"{'':>10}"
         terminalreporter.write_line(f"{name:<14}{int(g['tests']):>6}{g['first']:>8.0f}"
-                                    f"{g['last']:>8.0f}{g['busy']:>8.0f}{budget:>8}"
+                                    f"{g['last']:>8.0f}{g['busy']:>8.0f}{budget:>8}{cpu}"
                                     + ("  OVER" if g["last"] > budget else ""))
     for line in over_budget(_groups):
         terminalreporter.write_line(line, yellow=True, bold=True)
+    if _test_guest_cpu:
+        terminalreporter.write_line(f"the guest tests that cost the most guest CPU (s, setup "
+                                    f"and teardown included; top {GUEST_CPU_TOP}):")
+        for test, spent in sorted(_test_guest_cpu.items(), key=lambda kv: -kv[1])[
+                :GUEST_CPU_TOP]:
+            terminalreporter.write_line(f"{spent:>8.0f}  {test}")
 
 
 def cpu_table(terminalreporter: Any) -> None:

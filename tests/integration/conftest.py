@@ -376,8 +376,37 @@ def guest_cpu(pid: int | None) -> tuple[float, float] | None:
     return (int(fields[11]) + int(fields[12])) / tick, uptime - int(fields[19]) / tick
 
 
+# The guests' CPU by test (issue 33: every guest test states its cost): the CPU seconds of
+# this worker's guests, alive (`_live`) and stopped (`_spent`), read at the end of each phase
+# of each test; the difference since the last phase is that phase's, handed to the
+# controller in the report (user_properties "guest_cpu_s") for its group table. A worker's
+# guests belong to its group, so what they spend between two tests is the next one's.
+_live: dict[int, int] = {}  # id(inst) -> QEMU pid
+_spent = [0.0]
+_accounted = [0.0]
+
+
+def guests_cpu_now() -> float:
+    """CPU seconds of every guest this worker started: the stopped ones and the live ones."""
+    return _spent[0] + sum((guest_cpu(pid) or (0.0, 0.0))[0] for pid in _live.values())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Iterator[None]:
+    outcome = yield
+    if not _live and _spent[0] == _accounted[0]:
+        return  # no guest in this worker yet: nothing to say
+    now = guests_cpu_now()
+    report = outcome.get_result()
+    report.user_properties.append(("guest_cpu_s", round(now - _accounted[0], 1)))
+    _accounted[0] = now
+
+
 def _stop(inst: Any, label: str) -> None:
     cost = guest_cpu(inst.pid())
+    _live.pop(id(inst), None)
+    if cost is not None:
+        _spent[0] += cost[0]
     how = inst.stop()
     if cost is not None:
         _timings.append(f"{label}: guest used {cost[0]:.0f} CPU s in {cost[1]:.0f} s alive "
@@ -401,6 +430,9 @@ def _start_or_unavailable(tv: ModuleType, fl: Any, inst: Any, flavour: str) -> N
             inst.kill()
         _drop_disks(inst)
         _unavailable(flavour, reason)
+    pid = inst.pid()
+    if pid is not None:
+        _live[id(inst)] = pid
     _timings.append(
         f"{_guest_name(flavour).removesuffix(' guest')}: build/cache {t_build:.1f}s, "
         f"boot-to-ssh {ready:.1f}s (run dir {inst.run_dir}, console {inst.console_log})")

@@ -37,7 +37,7 @@ def test_a_group_over_its_budget_is_named_loudly(monkeypatch: pytest.MonkeyPatch
     rep = Reporter()
     conftest.group_table(rep)
     text = [line for line, _ in rep.lines]
-    assert text[1].split() == ["group", "tests", "first", "last", "busy", "budget"]
+    assert text[1].split() == ["group", "tests", "first", "last", "busy", "budget", "guestCPU"]
     row = next(line for line in text if line.startswith("zfs2.3"))
     assert row.split() == ["zfs2.3", "60", "4", "1000", "990", str(conftest.RUN_BUDGET)]
     warnings = [(line, m) for line, m in rep.lines if line.startswith("WARNING")]
@@ -72,3 +72,35 @@ def test_own_cpu_and_the_machine_are_read() -> None:
     assert mine["self"] > 0 and mine["children"] >= 0
     busy, whole = conftest.machine_cpu() or (0.0, 0.0)
     assert 0 < busy <= whole
+
+
+class Report:
+    """What the controller gets from a worker for one phase of one test."""
+
+    def __init__(self, nodeid: str, when: str, guest_cpu: float | None) -> None:
+        self.nodeid, self.when, self.duration, self.node = nodeid, when, 1.0, "gw0"
+        self.user_properties = [] if guest_cpu is None else [("guest_cpu_s", guest_cpu)]
+
+
+def test_each_guest_tests_cpu_is_in_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33's rule: a guest test states its cost. The guests' CPU of each phase
+    (tests/integration/conftest.py) is summed by group (its column) and by test (the most
+    costly named, parameters kept, group dropped); a group without guests has no figure."""
+    monkeypatch.setattr(conftest, "_groups", {})
+    monkeypatch.setattr(conftest, "_test_guest_cpu", {})
+    boot = "tests/integration/test_a.py::test_first[zfs23]@zfs2.3"
+    for report in (Report(boot, "setup", 61.5), Report(boot, "call", 20.0),
+                   Report(boot, "teardown", 0.5),
+                   Report("tests/integration/test_b.py::test_cheap@zfs2.3", "call", 2.0),
+                   Report("tests/unit/test_c.py::test_unit", "call", None)):
+        conftest.pytest_runtest_logreport(report)  # type: ignore[arg-type]
+    rep = Reporter()
+    conftest.group_table(rep)
+    text = [line for line, _ in rep.lines]
+    row = next(line for line in text if line.startswith("zfs2.3"))
+    assert row.split()[-1] == "84"
+    assert next(line for line in text if line.startswith("- ")).split()[-1] == "1800"
+    top = text[text.index(next(t for t in text if t.startswith("the guest tests"))) + 1:]
+    assert [line.split() for line in top] == [
+        ["82", "tests/integration/test_a.py::test_first[zfs23]"],
+        ["2", "tests/integration/test_b.py::test_cheap"]]
