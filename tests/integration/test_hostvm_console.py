@@ -28,8 +28,18 @@ BY_ID = "/dev/disk/by-id/virtio-hostvm-"
 FIRST_SCREEN = 240.0  # failure bound: a Python start-up and first refresh under TCG
 
 
+# The console's refresh in the guest unless a test asks for another: every refresh costs
+# the emulated guest about 1 CPU s (zconsole's own Python and the commands it runs), and at
+# the default 5 s a console left open in a test cost the run a fifth of a core (issue 33).
+# The tests press ctrl+r where they need a new reading now; the wizards read what they need
+# themselves. Below every wait's bound (60 s and more), so a periodic refresh still comes.
+GUEST_REFRESH_S = "30"
+
+
 def console(guest: HostGuest, *args: str, width: int = 120, height: int = 40) -> Terminal:
     """`ssh -t hostvm zconsole ARGS` in a new tmux pane: a fresh OpenSSH login, no master."""
+    if "--refresh" not in args:
+        args = ("--refresh", GUEST_REFRESH_S, *args)
     remote = " ".join(["zconsole", *args])
     return Terminal(guest.ssh_argv(remote, fresh=True, tty=True), width=width, height=height)
 

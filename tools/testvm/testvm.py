@@ -1487,9 +1487,11 @@ class Instance:
                 "-m", str(DEFAULT_MEM_MB), "-nodefaults", "-display", "none"]
 
     def _boot_args(self, build_dir: Path, append: str) -> list[str]:
-        """The build's kernel and initrd with `append`; the serial console (logged), the
-        monitor and QMP on sockets in the run directory."""
+        """The build's kernel and initrd with `append` (and ZCONSOLE_VM_KERNEL_ARGS, for
+        trying a kernel parameter); the serial console (logged), the monitor and QMP on
+        sockets in the run directory."""
         r = self.run_dir
+        append = " ".join([append, *os.environ.get("ZCONSOLE_VM_KERNEL_ARGS", "").split()])
         return [
             "-kernel",
             str(build_dir / "vmlinux"),
