@@ -25,7 +25,7 @@ from zconsole.ui.kit.text import fit, plain
 from zconsole.ui.wizards import argv, render
 from zconsole.ui.wizards.part import WizardPart
 from zconsole.ui.wizards.phases import ChoosePhase
-from zconsole.ui.wizards.phases.base import Phase
+from zconsole.ui.wizards.phases.base import Phase, bottom_in_view
 
 
 class WizardView(WizardPart):
@@ -58,6 +58,8 @@ class WizardView(WizardPart):
             for w in (self.focused, *widgets):
                 if w is not None and w.display and w.is_attached:
                     body.scroll_to_widget(w, animate=False)
+            for box in self.query("#wz-operator"):  # an on-site request stays in view
+                bottom_in_view(box)
 
         self.call_after_refresh(scroll)
 

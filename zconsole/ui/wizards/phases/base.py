@@ -7,6 +7,7 @@ from enum import Enum
 
 from rich.text import Text
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Static
 
 from zconsole.ui.kit.text import fit_words
@@ -77,6 +78,20 @@ class PhaseBar(Static):
 
     def render(self) -> Text:
         return phase_bar(self.phase, self.title, self.content_size.width)
+
+
+def bottom_in_view(widget: Widget) -> None:
+    """Scroll the wizard's body so that `widget` ends at the body's bottom edge: what is above
+    it (the step it is about) shows as far as it fits. A minimal scroll would depend on where
+    a line added below it a moment earlier had left the body: the on-site request at 80x24
+    showed its step one run and hid it the next (tests/ui/test_wizard_snapshots.py)."""
+    body = next((a for a in widget.ancestors if isinstance(a, Widget) and a.has_class("body")),
+                None)
+    if body is None or not widget.display or not widget.is_attached:
+        return
+    bottom = widget.region.bottom - body.scrollable_content_region.y + body.scroll_y
+    body.scroll_to(y=max(0, bottom - body.scrollable_content_region.height), animate=False,
+                   immediate=True)
 
 
 class PhaseView(Vertical):

@@ -23,7 +23,7 @@ from zconsole.ui.kit.levels import LEVEL_STYLE
 from zconsole.ui.kit.text import Hanging, Para, para, plain
 from zconsole.ui.wizards import render
 from zconsole.ui.wizards.events import EventView
-from zconsole.ui.wizards.phases.base import PhaseView
+from zconsole.ui.wizards.phases.base import PhaseView, bottom_in_view
 
 LOG_LINES = 40  # log lines kept on screen (everything is in the audit log)
 OUTPUT_LINES = 24  # of a read-only command's output (the proof: zpool list, status -D)
@@ -195,7 +195,7 @@ class RunPhase(PhaseView):
         op = self.query_one("#wz-operator", Static)
         op.update(Hanging(*items))
         op.display = True
-        self.call_after_refresh(op.scroll_visible, animate=False)
+        self.call_after_refresh(bottom_in_view, op)
 
     def operator_done(self) -> None:
         self.query_one("#wz-operator").display = False
