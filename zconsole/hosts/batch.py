@@ -36,8 +36,11 @@ def read_texts(host: Host, paths: Sequence[str]) -> dict[str, str]:
     """path -> text of each file that could be read and is not empty (sysfs leaves an
     attribute a device lacks empty or absent: both mean "not known")."""
     batch = getattr(host, "read_texts", None)
-    if batch is not None:
-        return dict(batch(paths))
+    return dict(batch(paths)) if batch is not None else each_text(host, paths)
+
+
+def each_text(host: Host, paths: Sequence[str]) -> dict[str, str]:
+    """`read_texts` one file at a time (`host.read_text`)."""
     out: dict[str, str] = {}
     for path in paths:
         try:
@@ -52,8 +55,11 @@ def read_texts(host: Host, paths: Sequence[str]) -> dict[str, str]:
 def list_dirs(host: Host, paths: Sequence[str]) -> dict[str, list[str]]:
     """path -> sorted entries of each directory that could be listed (an empty one too)."""
     batch = getattr(host, "list_dirs", None)
-    if batch is not None:
-        return dict(batch(paths))
+    return dict(batch(paths)) if batch is not None else each_dir(host, paths)
+
+
+def each_dir(host: Host, paths: Sequence[str]) -> dict[str, list[str]]:
+    """`list_dirs` one directory at a time (`host.list_dir`)."""
     out: dict[str, list[str]] = {}
     for path in paths:
         try:

@@ -365,11 +365,7 @@ class SshHost(BaseHost):
                 out.update(batch.decode_grep(r.stdout, part))
             else:  # no grep there: each file alone, as before
                 alone.extend(part)
-        for path in alone:
-            with contextlib.suppress(HostError):
-                text = self.read_text(path)
-                if text:
-                    out[path] = text
+        out.update(batch.each_text(self, alone))
         return out
 
     def list_dirs(self, paths: Sequence[str]) -> dict[str, list[str]]:
@@ -382,9 +378,7 @@ class SshHost(BaseHost):
                 out.update(batch.decode_find(r.stdout, part, r.stderr))
             else:
                 alone.extend(part)
-        for path in alone:
-            with contextlib.suppress(HostError):
-                out[path] = self.list_dir(path)
+        out.update(batch.each_dir(self, alone))
         return out
 
     def realpath(self, path: str) -> str:
