@@ -247,3 +247,21 @@ def test_one_vcpu_under_tcg_two_with_kvm_or_as_asked(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("ZCONSOLE_VM_SMP", "2")
     assert smp(False) == "2"
     assert tv.build_key("6.1.0-56-amd64", tv.FLAVOURS["2.3"]) == key
+
+
+def test_tcg_guests_get_a_cpu_without_avx(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33: under TCG a guest's CPU is Nehalem (no AVX: TCG runs AVX through helpers,
+    and glibc and OpenZFS chose it, a third more guest CPU for the same pool work); with KVM
+    the host's CPU; ZCONSOLE_VM_CPU chooses. Not part of the image key."""
+    tv = load_testvm()
+    monkeypatch.delenv("ZCONSOLE_VM_CPU", raising=False)
+
+    def cpu(kvm: bool) -> str:
+        args = tv.Instance._machine_args("g", kvm)
+        return str(args[args.index("-cpu") + 1])
+
+    key = tv.build_key("6.1.0-56-amd64", tv.FLAVOURS["2.3"])
+    assert (cpu(False), cpu(True)) == ("Nehalem", "host")
+    monkeypatch.setenv("ZCONSOLE_VM_CPU", "max")
+    assert cpu(False) == "max"
+    assert tv.build_key("6.1.0-56-amd64", tv.FLAVOURS["2.3"]) == key

@@ -1252,6 +1252,16 @@ def _in_run_dir(name: str) -> property:
 class Instance:
     """One guest: its run directory holds disks, sockets, logs, ssh_config and state."""
 
+    # The CPU a guest emulated by TCG is given (ZCONSOLE_VM_CPU says otherwise): Nehalem,
+    # SSE4.2 and no AVX, as in servers of its age. `max` offered AVX, AVX2 and VAES (QEMU 7.2),
+    # which TCG runs through helpers: glibc's string functions and OpenZFS's checksums
+    # (fletcher4, sha256) chose them and every guest paid. Measured 2026-11-29 (issue 33), guest
+    # CPU s of the OpenZFS 2.3 guest for a mirror pool, max / Nehalem / qemu64: write 150 MB
+    # 6.3 / 4.3 / 4.4; scrub 1.8 / 1.1 / 1.1; a dedup copy 7.2 / 4.7 / 4.7; ten `zpool status;
+    # zpool iostat -v; zfs list` 4.3 / 4.1 / 3.2. The host guest's `sha256sum` of 20 MB: 1.3
+    # with max, 0.7 with qemu64.
+    TCG_CPU = "Nehalem"
+
     alias = ALIAS  # the ssh Host name in ssh_config (and HostKeyAlias)
     serial_prefix = "zfsvm"  # pool disk serials: <prefix>-vdb -> /dev/disk/by-id/virtio-<prefix>-vdb
     # SMART disks (issue 30), beside the virtio pool disks that have no SMART: an ATA disk
@@ -1474,7 +1484,8 @@ class Instance:
         accel = (
             ["-accel", "kvm", "-cpu", "host"]
             if kvm
-            else ["-accel", "tcg,thread=multi,tb-size=512", "-cpu", "max"]
+            else ["-accel", "tcg,thread=multi,tb-size=512",
+                  "-cpu", os.environ.get("ZCONSOLE_VM_CPU", "").strip() or Instance.TCG_CPU]
         )
         # One vCPU unless KVM or ZCONSOLE_VM_SMP says otherwise (issue 33): under TCG on a
         # loaded 2-core machine a second vCPU thread is mostly a lock holder descheduled
