@@ -3,9 +3,9 @@
 worker reads what is due (`HostSession.poll_smart`) and the screens are shown the result.
 
 Started in a thread, the first time `FIRST_DELAY_S` after the refresh that made it due
-(later polls after the frame that shows their refresh): the first frame neither waits for
-nor imports the SMART read (tests/ui/test_first_frame_imports.py, bench first_frame), and a
-refresh never reads SMART.
+(later polls `AFTER_FRAME_S` after it, once the frame that shows it is drawn): the first
+frame neither waits for nor imports the SMART read (tests/ui/test_first_frame_imports.py,
+bench first_frame), and a refresh never reads SMART.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from zconsole.ui.app import ZConsoleApp
 
 FIRST_DELAY_S = 1.0  # the UI tests set 0 (tests/ui/conftest.py)
+AFTER_FRAME_S = 0.05  # later polls: a few frames after the refresh that made them due
 
 
 def poll_if_due(app: ZConsoleApp, m: Member) -> None:
@@ -26,10 +27,12 @@ def poll_if_due(app: ZConsoleApp, m: Member) -> None:
     if smart.pending or not smart.due(m.session.clock()):
         return
     smart.pending = True
-    if smart.started or FIRST_DELAY_S <= 0:
-        app.call_after_refresh(_start, app, m)
-    else:
-        app.set_timer(FIRST_DELAY_S, partial(_start, app, m))
+    # On the app's own timer, never `call_after_refresh`: Textual keeps that callback with the
+    # screen active when it is posted, to run after that screen's next repaint, and a screen a
+    # modal covers first (the resume offer at start-up) is not repainted: the poll never
+    # started and `pending` stayed set (the resume-offer pictures, 1 run in 3 under load).
+    delay = AFTER_FRAME_S if smart.started or FIRST_DELAY_S <= 0 else FIRST_DELAY_S
+    app.set_timer(delay, partial(_start, app, m))
 
 
 def _start(app: ZConsoleApp, m: Member) -> None:
