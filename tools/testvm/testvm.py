@@ -1252,15 +1252,15 @@ def _in_run_dir(name: str) -> property:
 class Instance:
     """One guest: its run directory holds disks, sockets, logs, ssh_config and state."""
 
-    # The CPU a guest emulated by TCG is given (ZCONSOLE_VM_CPU says otherwise): Nehalem,
-    # SSE4.2 and no AVX, as in servers of its age. `max` offered AVX, AVX2 and VAES (QEMU 7.2),
-    # which TCG runs through helpers: glibc's string functions and OpenZFS's checksums
-    # (fletcher4, sha256) chose them and every guest paid. Measured 2026-11-29 (issue 33), guest
-    # CPU s of the OpenZFS 2.3 guest for a mirror pool, max / Nehalem / qemu64: write 150 MB
-    # 6.3 / 4.3 / 4.4; scrub 1.8 / 1.1 / 1.1; a dedup copy 7.2 / 4.7 / 4.7; ten `zpool status;
-    # zpool iostat -v; zfs list` 4.3 / 4.1 / 3.2. The host guest's `sha256sum` of 20 MB: 1.3
-    # with max, 0.7 with qemu64.
-    TCG_CPU = "Nehalem"
+    # The CPU a guest emulated by TCG is given (ZCONSOLE_VM_CPU says otherwise, for trials):
+    # QEMU's `max`. Nehalem (no AVX) was tried for issue 33 on 2026-11-29: the OpenZFS 2.3
+    # guest's pool writes and scrubs took less guest CPU (AVX runs through TCG helpers), but a
+    # cold clean-clone run took 62 minutes instead of 49.5 with every group's guest CPU 35-50 %
+    # higher (zfs2.3 1 140 s against 793), and on the host guest 100 `/bin/true` cost 3.7 guest
+    # CPU s against 2.6 with max, 20 `python3 -c pass` 5.2 against 3.5: the processes and
+    # logins the tests are made of cost more than the checksums saved. Without PCID (Nehalem
+    # has none) every address-space switch flushes TCG's soft TLB, a likely reason.
+    TCG_CPU = "max"
 
     alias = ALIAS  # the ssh Host name in ssh_config (and HostKeyAlias)
     serial_prefix = "zfsvm"  # pool disk serials: <prefix>-vdb -> /dev/disk/by-id/virtio-<prefix>-vdb
