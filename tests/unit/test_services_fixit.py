@@ -352,6 +352,44 @@ def test_wait_online_hang_verdict_names_the_link() -> None:
     assert "zc-needs-online.service" in d.fixes[-1].cost
 
 
+def test_a_wait_online_restarted_after_the_boot_is_judged_by_the_boots_own_run() -> None:
+    """The wait-online-hang capture, then wait-online restarted live (as the `--any` fix is
+    proven in its boot): blame now gives the restart's 0.8 s, the journal of this boot both
+    runs. The boot waited 2 min (its first run, to the "Failed to start" line), and a fix
+    planned now records that, not 0.8 s: the boot after it was judged not fixed for taking
+    11.5 s on a loaded guest (CI, 2026-11-29)."""
+    from dataclasses import replace
+
+    from zconsole.model.fixit import BlameEntry, JournalLine
+    from zconsole.services.health.fixit_boot import wait_this_boot
+
+    r = read.read_boot(FixtureHost("wait-online-hang"))
+    assert r.blame.value is not None and r.wait_online_journal.value is not None
+    lines = r.wait_online_journal.value
+    end = lines[-1].at
+    again = tuple(replace(lines[0], at=end + 60 + dt, message=text) for dt, text in (
+        (0.0, "Starting systemd-networkd-wait-online.service - Wait for Network to be "
+              "Configured..."),
+        (0.8, "Finished systemd-networkd-wait-online.service - Wait for Network to be "
+              "Configured.")))
+    blame = tuple(BlameEntry(0.8, b.unit, "800ms") if b.unit == WAIT_ONLINE_UNIT else b
+                  for b in r.blame.value)
+    restarted = replace(r, blame=replace(r.blame, value=blame),
+                        wait_online_journal=replace(r.wait_online_journal, value=lines + again))
+    assert isinstance(lines[0], JournalLine)
+    d = diagnose_boot(restarted)
+    assert d.verdict.kind == "boot-wait-online", d.verdict
+    assert d.verdict.message.startswith("Boot waits 2 min for lan1"), d.verdict.message
+    assert d.verdict.factor is not None and 120 < d.verdict.factor < 130, d.verdict.factor
+    assert wait_this_boot(restarted)[0] == d.verdict.factor
+    # one run: blame's figure, as before
+    assert diagnose_boot(r).verdict.factor == next(
+        b.seconds for b in r.blame.value if b.unit == WAIT_ONLINE_UNIT)
+
+
+WAIT_ONLINE_UNIT = "systemd-networkd-wait-online.service"
+
+
 def test_ifupdown_dhcp_hang_verdict_names_networking_and_the_port() -> None:
     """The guest's ifupdown-dhcp-hang boot (lan1 only in interfaces.d, `auto`, DHCP, no
     cable): wait-online had nothing to wait for, networking.service took 66.7 s for

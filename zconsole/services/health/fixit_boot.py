@@ -16,6 +16,7 @@ import time
 
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.fixit import AppliedBootFix, BootReading
+from zconsole.services.health.boot import first_run
 
 SLOW_WAIT = 10.0  # s: as services.health.fixit: a wait-online run longer than this held the boot
 WAIT_ONLINE = "systemd-networkd-wait-online.service"
@@ -37,8 +38,11 @@ def wait_this_boot(r: BootReading, unit: str = WAIT_ONLINE) -> tuple[float | Non
     blame = r.blame.value or ()
     if unit != WAIT_ONLINE:
         return next((b.seconds for b in blame if b.unit == unit), None), False
-    wait = next((b.seconds for b in blame if b.unit == WAIT_ONLINE), None)
     journal = r.wait_online_journal.value or ()
+    # restarted since the boot: the boot's own run, not blame's last (health.boot.first_run)
+    wait = first_run(journal)
+    if wait is None:
+        wait = next((b.seconds for b in blame if b.unit == WAIT_ONLINE), None)
     timed_out = any("Timeout occurred while waiting" in j.message
                     or "Event loop failed" in j.message for j in journal)
     if wait is None and journal:
