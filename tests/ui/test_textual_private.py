@@ -304,6 +304,14 @@ async def test_private_name_is_what_zconsole_relies_on(name: str) -> None:
     app = Rig()
     async with app.run_test(size=(40, 10)) as pilot:
         await pilot.pause()
+        # the footer composes its keys once the screen's bindings are known: a loaded CI
+        # worker got there after one pause (FooterKey "is not what Footer composes its keys
+        # of", the cached clean-clone run of 2026-11-29); a Textual that composes none still
+        # fails its check below, after the wait
+        for _ in range(200):
+            if app.query_one(Footer).children:
+                break
+            await pilot.pause(0.02)
         result = CHECKS[name](app, app.query_one(DataTable))
         if inspect.isawaitable(result):
             await result
