@@ -316,7 +316,7 @@ def _diagnose_boot(r: BootReading) -> Diagnosis:
         unread += unread_parts([(f"{NETWORKING} journal", r.networking_journal)])
     findings: list[Finding] = []
     fixes: list[Fix] = []
-    secs = _waited(wait, journal)
+    secs = waited(wait, journal)
     # wait-online ended by itself, well within its timeout: the links still configuring now
     # are not what it waited for (it would still be waiting), so they are not blamed for this
     # boot; the next boot may wait for them all the same (below)
@@ -414,7 +414,7 @@ def _next_boot(r: BootReading, verdict: Finding, stuck: Sequence[NetLink],
     return verdict, later, more
 
 
-def _waited(wait: Any, journal: Sequence[Any]) -> float | None:
+def waited(wait: Any, journal: Sequence[Any]) -> float | None:
     """wait-online's seconds this boot: blame's, or from its journal's first Starting line to
     its last line when blame has none. Restarted since the boot (its journal of this boot
     has two Starting lines), the wait that held the boot is its first run, from the first

@@ -16,7 +16,7 @@ import time
 
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.fixit import AppliedBootFix, BootReading
-from zconsole.services.health.boot import first_run
+from zconsole.services.health.boot import waited as boot_wait
 
 SLOW_WAIT = 10.0  # s: as services.health.fixit: a wait-online run longer than this held the boot
 WAIT_ONLINE = "systemd-networkd-wait-online.service"
@@ -39,17 +39,10 @@ def wait_this_boot(r: BootReading, unit: str = WAIT_ONLINE) -> tuple[float | Non
     if unit != WAIT_ONLINE:
         return next((b.seconds for b in blame if b.unit == unit), None), False
     journal = r.wait_online_journal.value or ()
-    # restarted since the boot: the boot's own run, not blame's last (health.boot.first_run)
-    wait = first_run(journal)
-    if wait is None:
-        wait = next((b.seconds for b in blame if b.unit == WAIT_ONLINE), None)
     timed_out = any("Timeout occurred while waiting" in j.message
                     or "Event loop failed" in j.message for j in journal)
-    if wait is None and journal:
-        start = next((j for j in journal if j.message.startswith("Starting ")), None)
-        if start is not None and journal[-1] is not start:
-            wait = journal[-1].at - start.at
-    return wait, timed_out
+    # the diagnosis' own figure: the boot's first run when restarted since, else blame's
+    return boot_wait(next((b for b in blame if b.unit == WAIT_ONLINE), None), journal), timed_out
 
 
 def _ifup_waited(r: BootReading) -> bool | None:
