@@ -15,7 +15,9 @@ applied and not undone (`services.health.fixit_boot`): pending before a reboot, 
 
 The screen reads the host itself (`services.read.fixit`), when it is first shown and then
 at most once a minute: the reads are heavier than a refresh (the journal, `sshd -T`,
-`systemd-analyze`, a timed name lookup).
+`systemd-analyze`, a timed name lookup). Back from a fix or an undo, it reads again the
+panel that was fixed, at once; the other panel's reading stands, with its age, until its
+minute is up (neither panel's fixes change what the other reads).
 """
 
 from __future__ import annotations
@@ -120,7 +122,9 @@ class HostScreen(ZScreen):
         self.errors: dict[str, str] = {}
         self.read_at: dict[str, float] = {}
         self.reads = 0
-        self._asked: float | None = None
+        self.reads_of: dict[str, int] = {}  # the answers each panel's reads gave (a test's)
+        self._asked: float | None = None  # when every panel was last read
+        self._stale: set[str] = set()  # panels to read again now (back from their fix)
         self._now = 0.0
         # fixes applied from this console and not undone, per panel, oldest first
         self.applied: dict[str, list[Plan]] = {key: [] for key in PANELS}
@@ -141,16 +145,23 @@ class HostScreen(ZScreen):
         self._redraw()
         if self._asked is None or state.mono - self._asked >= REREAD:
             self.read_all(state.mono)
+        elif self._stale:
+            self.read_all(state.mono, keys=tuple(self._stale))
 
-    def read_all(self, now: float) -> None:
-        self._asked = now
+    def read_all(self, now: float, keys: tuple[str, ...] = tuple(PANELS)) -> None:
+        """Read the panels `keys` (every panel: the minute's read starts again)."""
+        if set(keys) >= set(PANELS):
+            self._asked = now
+        self._stale.difference_update(keys)
         host = self.console_app.host
-        since = getattr(self.console_app, "fixit_since", None) or JOURNAL_SINCE
-        self.read(self.Loaded, partial(ssh_diagnosis, host, since), group="fixit-ssh",
-                  key="ssh", asked_at=now)
-        self.read(self.BootLoaded, partial(boot_panel, host, self.boot_applied,
-                                           fixes=not self.console_app.read_only),
-                  group="fixit-boot", key="boot", asked_at=now)
+        if "ssh" in keys:
+            since = getattr(self.console_app, "fixit_since", None) or JOURNAL_SINCE
+            self.read(self.Loaded, partial(ssh_diagnosis, host, since), group="fixit-ssh",
+                      key="ssh", asked_at=now)
+        if "boot" in keys:
+            self.read(self.BootLoaded, partial(boot_panel, host, self.boot_applied,
+                                               fixes=not self.console_app.read_only),
+                      group="fixit-boot", key="boot", asked_at=now)
 
     def reread(self) -> None:
         """Read the panels again now (after the demo's reboot)."""
@@ -175,11 +186,13 @@ class HostScreen(ZScreen):
         self.errors.pop(message.key, None)
         self.read_at[message.key] = self.console_app.mono()  # when its answer arrived
         self.reads += 1
+        self.reads_of[message.key] = self.reads_of.get(message.key, 0) + 1
         self._redraw()
 
     def on_part_failed(self, message: PartFailed) -> None:
         self.errors[message.key] = message.error
         self.reads += 1
+        self.reads_of[message.key] = self.reads_of.get(message.key, 0) + 1
         self._redraw()
 
     def _redraw(self) -> None:
@@ -286,7 +299,7 @@ class HostScreen(ZScreen):
             return
         from zconsole.ui.wizards.fixit import open_fix
 
-        self._asked = None  # back from the wizard: read the panels again
+        self._stale.add(key)  # back from the wizard: read the fixed panel again
         open_fix(self.console_app, kind,
                  fix_choices=self.boot_choices if key == "boot" else ())
 
@@ -298,5 +311,5 @@ class HostScreen(ZScreen):
         from zconsole.ui.wizards.fixit import open_fix
 
         fix = self.applied[key][-1]
-        self._asked = None
+        self._stale.add(key)
         open_fix(self.console_app, fix.kind, undo_of=fix)
