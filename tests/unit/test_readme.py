@@ -44,3 +44,18 @@ def test_the_screens_page_quotes_the_slow_disk_rule_as_implemented() -> None:
         "Why this shape:")[0]
     screens = (ROOT / "docs" / "screens.md").read_text(encoding="utf-8")
     assert " ".join(rule.split()) in " ".join(screens.split())
+
+
+# a measured figure: "146 ms", "1.39x", "52 MiB", "5 % of a core" (a setting such as "every
+# 30 minutes" is behaviour, not a measurement)
+FIGURE = re.compile(r"\b\d[\d,.]*\s?(?:ms|MiB|GiB|% of a core)\b|\b\d+\.\d+\s?x\b")
+
+
+def test_the_readme_quotes_no_measurement() -> None:
+    """Issue 32: the README is not a lab notebook. Benchmarks and CI timings are in
+    docs/benchmarks.md and docs/testing.md, which it links to; a figure written here goes
+    stale the day the code changes."""
+    prose = re.sub(r"```.*?```", "", README, flags=re.S)  # commands may hold numbers
+    found = [m.group(0) for m in FIGURE.finditer(prose)]
+    assert not found, found
+    assert "docs/benchmarks.md" in README and "docs/testing.md" in README
