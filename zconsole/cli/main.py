@@ -212,6 +212,10 @@ def _main(argv: Sequence[str] | None) -> int:
         from zconsole.hosts.journal import DEMO_STATE_ENV
 
         os.environ[DEMO_STATE_ENV] = os.path.abspath(os.path.expanduser(args.demo_state))
+    elif args.demo is not None:
+        from zconsole.hosts.journal import remove_demo_state_on_signals
+
+        remove_demo_state_on_signals()  # this run's own demo state: not left on a hang-up
     if args.command:
         code: int = load(args.command).run(args)
         return code

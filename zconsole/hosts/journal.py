@@ -90,6 +90,28 @@ def demo_state_dir() -> Path:
     return _run_demo_dir[0]
 
 
+def remove_demo_state_on_signals() -> None:
+    """A hang-up (the operator's SSH session dropped, a tmux window killed) or a TERM ends the
+    process without `atexit`: this run's own demo state was left in /tmp each time (issue 32's
+    audit). From the main thread, before anything starts: on SIGHUP or SIGTERM whose
+    disposition is the default, the directory (if made) is removed, then the signal is raised
+    again with its default action, so the process ends as it would have. A signal ignored
+    (nohup) or handled by someone else stays theirs."""
+    import signal
+
+    def removed_then_default(signum: int, _frame: object) -> None:
+        if _run_demo_dir:
+            import shutil
+
+            shutil.rmtree(_run_demo_dir[0], ignore_errors=True)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    for sig in (signal.SIGHUP, signal.SIGTERM):
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            signal.signal(sig, removed_then_default)
+
+
 def demo_machine_log(scenario: str, zfs_version: str) -> AuditLog | None:
     """The demo machine's own record in the named demo state (None without `--demo-state`:
     a fresh machine each run, and nothing kept)."""
