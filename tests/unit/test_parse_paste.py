@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -71,6 +72,46 @@ def test_every_cut_of_a_real_output_is_named(lines: int, said: str) -> None:
     text = "\n".join(V21.read_text().split("\n")[:lines]) + "\n"
     (pool,) = parse_zpool_status(text, pasted=True)
     assert said in (pool.truncated or ""), pool.truncated
+
+
+def _cut_at_errors(path: Path, last: str | None, keep_next: int = 0) -> str:
+    """`path`'s lines up to its `errors:` line, that line given as `last` (None: as it is),
+    and `keep_next` lines after it."""
+    lines = path.read_text().split("\n")
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("errors:"))
+    return "\n".join([*lines[:i], lines[i] if last is None else last,
+                      *lines[i + 1:i + 1 + keep_next]]) + "\n"
+
+
+@pytest.mark.parametrize(("path", "last", "keep", "said"), [
+    (V23, None, 0, "after the `errors:` line, before the files it lists"),
+    (V23, None, 1, "after the `errors:` line, before the files it lists"),  # the blank line
+    (V21, "errors: Permanent errors have been det", 0,
+     "inside the `errors:` line (zpool prints `Permanent errors have been detected in the "
+     "following files:`)"),
+    (V21, "errors: No known data", 0, "inside the `errors:` line (zpool prints `No known data "
+                                      "errors`)"),
+    (V21, "errors: 17 data err", 0, "(zpool prints `data errors, use '-v' for a list`)"),
+    (V21, "errors: 17", 0, "(zpool prints `data errors, use '-v' for a list`)"),
+])
+def test_a_paste_cut_in_the_errors_part_says_so(path: Path, last: str | None, keep: int,
+                                                said: str) -> None:
+    """Issue 32's audit: a `-v` paste cut right after its `errors:` line, or inside that
+    line, was read as whole. The real outputs cut there say where; the pool is still read."""
+    (pool,) = parse_zpool_status(_cut_at_errors(path, last, keep), pasted=True)
+    assert pool.truncated is not None and said in pool.truncated, pool.truncated
+    assert pool.truncated.startswith("the paste ends at line ")
+    assert pool.state == "DEGRADED" and pool.vdevs
+
+
+@pytest.mark.parametrize("last", ["errors: No known data errors",
+                                  "errors: 17 data errors, use '-v' for a list",
+                                  "errors: List of errors unavailable: permission denied"])
+def test_every_whole_errors_line_is_not_called_cut(last: str) -> None:
+    (pool,) = parse_zpool_status(_cut_at_errors(V21, last), pasted=True)
+    assert pool.truncated is None, pool.truncated
+    (pool,) = parse_zpool_status(_cut_at_errors(V23, None, 2), pasted=True)  # one file
+    assert pool.truncated is None and pool.error_files == ("<metadata>:<0x5b>",), pool
 
 
 def test_a_paste_cut_in_the_next_pools_header_keeps_the_pools_before_it(

@@ -48,7 +48,11 @@ Formats handled
   be cut, so only it is judged: no `config:` line, `config:` without the table, or a table
   without the `errors:` line that ends it is a cut paste; when the rows end inside a
   container that lacks devices (a mirror, replacing or spare with one child, raidzP with P
-  or fewer, draid with fewer than its `Nc` children) the sentence says which. A last
+  or fewer, draid with fewer than its `Nc` children) the sentence says which. An `errors:`
+  line that is the beginning of one of zpool's sentences and not all of it, or the
+  permanent-error header with no file under it (zpool prints the list with it), is a paste
+  cut there too (a paste cut inside the list of files cannot be told: zpool prints no
+  count with it). A last
   `pool:` line without its `state:` is left out and noted on the pool before it (a paste,
   `pasted=True`; in a host's own output it is a ParseError, so a check never loses a pool).
   `config: The configuration cannot be determined.` is whole as it is.
@@ -216,10 +220,13 @@ class _Block:
 
     def truncation(self) -> str | None:
         """Where this (last) pool block ends early, or None (see module doc)."""
-        if self.errors_seen or self.mode == "ddt" or self.config_text:
-            return None
         line_no, text = self.last
         at = f"the paste ends at line {line_no} (`{text[:60]}`)"
+        if self.errors_seen:
+            return _errors_cut(self.errors_lines[0] if self.errors_lines else "",
+                               bool(self.error_files), at)
+        if self.mode == "ddt" or self.config_text:
+            return None
         if self.config_text is None:
             return f"{at} before the `config:` table; the pool's devices are not shown"
         if self.table.base is None or self.table.root is None:
@@ -231,6 +238,26 @@ class _Block:
 
 
 _DATA_ERRORS = re.compile(r"([0-9]{1,19}) data errors, use '-v' for a list", re.ASCII)
+
+
+# what zpool's status_callback and print_error_log print after `errors: ` (zpool_main.c):
+# the sentences, and the one after a count
+_ERRORS_SAID = ("No known data errors", _PERMANENT, "List of errors unavailable")
+_ERRORS_COUNTED = "data errors, use '-v' for a list"
+
+
+def _errors_cut(first: str, files: bool, at: str) -> str | None:
+    """Where a paste ends inside the `errors:` part: the line itself cut (the beginning of
+    one of zpool's sentences, not all of it), or the permanent-error header without a file
+    under it (zpool prints it with its list: each error's file follows)."""
+    if first == _PERMANENT:
+        return None if files else f"{at} after the `errors:` line, before the files it lists"
+    count = re.fullmatch(r"[0-9]{1,19}(?: (.*))?", first, re.ASCII | re.S)
+    said = (count.group(1) or "") if count else first
+    for whole in (_ERRORS_COUNTED,) if count else _ERRORS_SAID:
+        if whole.startswith(said) and said != whole:
+            return f"{at} inside the `errors:` line (zpool prints `{whole}`)"
+    return None
 
 
 def _error_count(errors: str | None) -> int | None:
