@@ -7,6 +7,7 @@ the typed serial)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -107,3 +108,51 @@ async def test_slow_and_failing_by_smart_is_one_check_and_the_warning_stays_in_v
                 "mirror peers (r_await 81 ms vs 8 ms). Its SMART: 48 pending sectors;") in shown
         assert "· NOTE" not in shown
         assert "(smartctl -t long) first." in shown
+
+
+def row(lines: list[str], disk: str) -> str:
+    """The words of `disk`'s row in a drawn choice list: its label line and the detail
+    lines under it, up to the next disk's label."""
+    start = next(i for i, line in enumerate(lines) if line.strip("│ ").startswith(f"{disk} · "))
+    out = [lines[start]]
+    for line in lines[start + 1:]:
+        if re.match(r"^│?\s*(sd[a-z]+|nvme[0-9]+n[0-9]+) · ", line) or "╰" in line:
+            break
+        out.append(line)
+    return flat([line.replace("│", " ").replace("▅", " ") for line in out])
+
+
+async def test_the_new_disk_list_marks_a_disk_whose_smart_is_failing(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """Choosing the new disk for sdb at 80x24: the shelf disk sdm says its SMART in its row
+    ("SMART: 8 pending sectors", the console's reading), the healthy sdh says nothing of
+    SMART, and drawing the list runs no smartctl (the marks are the session's)."""
+    app = wizard_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        smart = app.session.smart
+        await until(pilot, lambda: smart.polled_at is not None and not smart.pending,
+                    "the first SMART poll", tries=1500)
+        ran: list[tuple[str, ...]] = []
+        real = app.host.run
+
+        def run(argv: Any, *a: Any, **kw: Any) -> Any:
+            ran.append(tuple(argv))
+            return real(argv, *a, **kw)
+
+        monkeypatch.setattr(app.host, "run", run)
+        screen = open_wizard(app, "replace-failed", Selection("tank", path=("mirror-0", DYING)))
+        await pilot.pause()
+        for value in (f"tank\t{DYING}", "free"):
+            await until(pilot, lambda: screen.phase is Phase.CHOOSE, "a choice")
+            screen.choose(value)
+            await pilot.pause()
+        await until(pilot, lambda: screen.stage is not None and screen.stage.key == "disk",
+                    "the new disk's list")
+        await pilot.pause()
+        lines = screen_lines(app)
+        bad, good = row(lines, BAD), row(lines, GOOD)
+        assert bad.startswith("sdm · 8.00 TB (7.3T) · WDC_WD80EFZX-68UW8N0 · serial VK2GHJ3K")
+        assert bad.endswith("▲ SMART: 8 pending sectors"), bad
+        assert good.startswith("sdh · 8.00 TB") and "SMART" not in good, good
+        assert [a for a in ran if a and a[0] == "smartctl"] == []

@@ -1,7 +1,8 @@
 """Issue 30 in the replace plans (services/ops/zfs/new_disk_smart.py): the new disk's SMART
 as a plan-time check (each reason, the cases without SMART), read again right before the
 write, and the failing disk's SMART as the plan's evidence; on the showcase demo, whose
-shelf disk sdm has 8 pending and 16 reallocated sectors and whose sdb is dying."""
+shelf disk sdm has 8 pending and 16 reallocated sectors and whose sdb is dying. The wizards'
+lists of new disks mark a disk whose SMART the console read as failing (`choice_mark`)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,16 @@ from zconsole.hosts.base import HostError
 from zconsole.hosts.demo import DemoHost
 from zconsole.model.plan import CheckLevel, Plan, Predicate
 from zconsole.model.smart import SelfTest, SmartAttr, SmartReading, Unread
+from zconsole.services.health.smart import judge_smart
+from zconsole.services.health.smart_words import choice_mark
 from zconsole.services.ops.engine.predicates import evaluate
 from zconsole.services.ops.zfs import new_disk_smart as nds
 from zconsole.services.ops.zfs import replace_failed as rf
 from zconsole.services.ops.zfs.common import read_inputs, ref
 from zconsole.services.ops.zfs.guards import HEALTHY_TARGET
+from zconsole.services.read.collect import collect
+from zconsole.ui.wizards import choices as ch
+from zconsole.ui.wizards import disks as dk
 
 T0 = 1795302000.0
 DYING = "ata-HGST_HUS724040ALE640_PN2334PBJ4K7XT"  # sdb in tank mirror-0
@@ -238,3 +244,67 @@ def test_the_consoles_reading_is_the_evidence_with_its_history() -> None:
         "asleep, not read (smartctl -n standby does not wake a disk)", False)
     assert nds.state_words(None, T0) is None  # not tried yet: the plan reads it itself
     assert nds.state_words(DiskSmart("sdb", None), T0) is None
+
+
+# ------------------------------------------------------- the wizards' list of new disks
+
+MARKS = {
+    "pending": "8 pending sectors", "reallocated": "16 reallocated sectors",
+    "offline uncorrectable": "2 offline uncorrectable sectors",
+    "reported uncorrectable": "1 reported uncorrectable error",
+    "failed self-test": "extended self-test failed", "NVMe media errors": "7 media errors",
+    "NVMe spare below threshold": "spare below its threshold",
+    "overall FAILED": "overall FAILED",
+    "prefail attribute failing now": "a prefail attribute at its threshold, 1,900 "
+                                     "reallocated sectors",
+    "NVMe reliability degraded": "critical warning", "NVMe read-only media": "critical warning",
+}
+
+
+@pytest.mark.parametrize(("name", "reading"), [(r[0], r[1]) for r in REASONS],
+                         ids=[r[0] for r in REASONS])
+def test_each_failing_reason_is_a_short_mark_for_the_disk_list(
+        name: str, reading: SmartReading) -> None:
+    """Every reason the plan warns or blocks on is said in the row, in smart_words' words."""
+    found = judge_smart(reading, disk="sdx")
+    assert choice_mark(reading, found) == f"SMART: {MARKS[name]}"
+
+
+def test_no_mark_without_a_reading_or_for_what_is_not_the_disk() -> None:
+    assert choice_mark(None, ()) == ""
+    asleep = SmartReading("/dev/sdx", unread=Unread.ASLEEP)
+    assert choice_mark(asleep, ()) == ""
+    for fine in (ata((5, 0), (197, 0)), ata((199, 312)), nvme(temperature=80),
+                 nvme(percentage_used=95)):
+        found = judge_smart(fine, disk="sdx")
+        expected = "SMART: 95 % worn" if fine.nvme and fine.nvme.percentage_used == 95 else ""
+        assert choice_mark(fine, found) == expected  # CRC and heat: the link and the room
+
+
+def test_the_new_disk_list_marks_the_disk_the_console_read_as_failing() -> None:
+    """The wizard's rows (ui/wizards/disks.py) with the console's marks: the shelf disk sdm
+    says it, after the healthy sdh (a warning ranks it so); with no marks, as before."""
+    reading = collect(showcase())
+    marks = {BAD: "SMART: 8 pending sectors"}
+    asked: list[str] = []
+
+    def smart(disk: str) -> str:
+        asked.append(disk)
+        return marks.get(disk, "")
+
+    rows = dk.new_disk_choices(reading, at_least=None, pool="tank", target=DYING,
+                               replacing=True, smart=smart)
+    by = {c.value: c for c in rows}
+    assert by[BAD].detail.endswith(" · ▲ SMART: 8 pending sectors")
+    assert "SMART" not in by[GOOD].detail
+    order = [c.value for c in rows]
+    assert order.index(GOOD) < order.index(BAD)
+    plain_rows = dk.new_disk_choices(reading, at_least=None, pool="tank", target=DYING,
+                                     replacing=True)
+    assert all("SMART" not in c.detail for c in plain_rows)
+    assert len(asked) == len(set(asked))  # one mark per disk, asked of the session
+    # a hot spare says it too (tank's spare: sdg)
+    spare = ch.avail_spare_choices(reading, "tank", lambda d: "SMART: overall FAILED"
+                                   if d == "sdg" else "")
+    assert [c.detail for c in spare] == ["AVAIL hot spare · ▲ SMART: overall FAILED"]
+    assert [c.detail for c in ch.avail_spare_choices(reading, "tank")] == ["AVAIL hot spare"]

@@ -18,6 +18,7 @@ from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.model.plan import CheckLevel, StepStatus
 from zconsole.model.smart import SmartReading, Unread
+from zconsole.model.timeline import self_test_ref
 from zconsole.services.ops import registry
 from zconsole.services.ops.engine.resume import find_resumable
 from zconsole.services.ops.engine.runner import PlanRunner, WaitProgress
@@ -167,7 +168,15 @@ def test_demo_run_start_progress_result_in_audit_and_timeline(
     # the drive's log holds it, as the Disks screen reads it
     reading, smart = read_target(host, disk)
     assert smart is not None and smart.running is None
-    assert smart.self_tests[0].kind == "short"
+    t = smart.self_tests[0]
+    assert t.kind == "short"
+    # the wait's end records that entry, so the Timeline tells it is the drive log's
+    assert end["result"] == {"device": device, "model": smart.model, "serial": smart.serial,
+                             "test": "short", "hours": t.hours, "status": t.status,
+                             "lba": t.lba, "passed": t.passed}
+    [ended] = [e for e in audit_entries(records, str(host.label)) if e.ref]
+    assert ended.ref == self_test_ref(smart.model or "", smart.serial or "", t.kind, t.hours,
+                                      t.status)
 
 
 def test_fast_forward_on_the_demo_lets_the_drive_time_pass(tmp_path: Path) -> None:

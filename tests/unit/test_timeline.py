@@ -3,19 +3,22 @@ services/health/timeline.py) on the demo host and on hand-made models."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime, timezone
 from pathlib import Path
 
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.journal import AuditLog
 from zconsole.model.pool import Pool, ScanFunction, ScanInfo, ScanState, Vdev
-from zconsole.model.timeline import Entry, Kind, Source
+from zconsole.model.timeline import Entry, Kind, Source, self_test_ref
 from zconsole.parsers.zpool_events import ZpoolEvent, describe, vdev_short
 from zconsole.services.health.timeline import summary
 from zconsole.services.read.progress import ScanEstimate
 from zconsole.services.read.timeline import (
     StateWatch,
+    audit_entries,
     filter_entries,
+    fold_self_tests,
     merge,
     offset_from_events,
     parse_offset,
@@ -326,3 +329,66 @@ def test_an_event_time_out_of_range_is_unreadable_never_a_crash() -> None:
     assert all(1e9 < e.at < 4e9 for e in t.entries)
     assert clock_time(9.2e18, 0) == "(time out of range)"
     assert clock_time(-1e20, 3600, now=NOW) == "(time out of range)"
+
+
+def _self_test_records(*results: dict[str, object]) -> list[dict[str, object]]:
+    """A self-test plan's audit records as the runner writes them: its start, then one
+    wait-end per result (the watch's `ended()` as `result`)."""
+    out: list[dict[str, object]] = [
+        {"ts": NOW, "event": "plan-start", "host": "h", "plan_id": "p1", "pool": "tank",
+         "operator": "ann", "title": "Short self-test of sdb"}]
+    for i, result in enumerate(results):
+        out.append({"ts": NOW + 60 + i, "event": "wait-end", "host": "h", "plan_id": "p1",
+                    "pool": "tank", "operator": "ann", "activity": "self-test",
+                    "detail": "short self-test FAILED: Completed: read failure at LBA 4,096",
+                    "result": result})
+    return out
+
+
+def test_a_self_test_in_the_audit_and_the_drive_log_is_one_entry() -> None:
+    """The audit's wait-end and the SMART poll's entry of the same result (same disk, test,
+    hour and status) fold into one, at the audit's time, with the drive log's words and the
+    audit's plan and operator; what only one source holds stays as it is."""
+    failed = {"model": "M", "serial": "S1", "test": "short", "hours": 130,
+              "status": "Completed: read failure", "lba": 4096}
+    audit = audit_entries(_self_test_records(failed), "h")
+    assert audit[1].detail == "plan: Short self-test of sdb, by ann" and audit[1].ref
+    seen = Entry(NOW + 300, Kind.ERROR, "tank", "sdb",
+                 "sdb: short self-test: Completed: read failure at 130 power-on hours, "
+                 "first bad LBA 4,096 (ata-X_S1)", Source.OBSERVED, "smartctl self-test log",
+                 ref=self_test_ref("M", "S1", "short", 130, "Completed: read failure"))
+    other = dataclasses.replace(seen, words="sdb: short self-test: … at 131 …",
+                                ref=self_test_ref("M", "S1", "short", 131,
+                                                  "Completed: read failure"))
+    folded = fold_self_tests(merge(audit, [seen, other]))
+    assert [e.words for e in folded] == [
+        "zconsole plan started: Short self-test of sdb", seen.words, other.words]
+    one = folded[1]
+    assert (one.at, one.source, one.kind, one.pool, one.vdev) == (
+        NOW + 60, Source.AUDIT, Kind.ERROR, "tank", "sdb")
+    assert one.detail == ("zconsole watched it to its end; plan: Short self-test of sdb, "
+                          "by ann")
+    assert folded[2] is other  # not zconsole's test: the drive's log alone
+    # nothing observed: the audit's entry as it was
+    assert fold_self_tests(audit) == tuple(audit)
+    # two results with one ref (a drive that stamps each test with one hour): in pairs
+    twice = audit_entries(_self_test_records(failed, failed), "h")
+    again = dataclasses.replace(seen, at=NOW + 400, seq=1)
+    assert [e.source for e in fold_self_tests(merge(twice, [seen, again]))] == [
+        Source.AUDIT] * 3
+    assert len(fold_self_tests(merge(twice, [seen]))) == 3  # the second keeps its own words
+
+
+def test_a_wait_end_result_that_cannot_be_read_folds_nothing() -> None:
+    """The audit log is a file: a `result` of the wrong shape, or a disk with no serial,
+    gives no ref (the entry is shown, never folded, never a crash)."""
+    bad: list[object] = [
+        "S1", {"model": "M", "serial": 1, "test": "short", "hours": 1, "status": "x"},
+        {"model": "M", "serial": "S1", "test": "short", "hours": True, "status": "x"},
+        {"model": "M", "serial": "S1", "test": "short", "hours": "1", "status": "x"},
+        {"model": "M", "serial": "", "test": "short", "hours": 1, "status": "x"}]
+    for result in bad:
+        records = _self_test_records({})
+        records[1]["result"] = result
+        [_, end] = audit_entries(records, "h")
+        assert end.ref == "" and end.words.startswith("zconsole watched to its end: ")

@@ -75,6 +75,21 @@ class Entry:
     detail: str = ""
     state: str = ""  # the vdev/pool state the entry reports, when it reports one
     seq: int = 0  # order among entries of one source with the same time
+    # what happened, named the same by each source that saw it ("" for most entries): a
+    # self-test's result, which zconsole's audit log and the drive's own log both hold
+    # (`self_test_ref`); the Timeline shows it once (services/read/timeline.fold_self_tests)
+    ref: str = ""
+
+
+def self_test_ref(model: str, serial: str, test: str, hours: int | None,
+                  status: str) -> str:
+    """One self-test result of one disk, as the drive's log holds it: the disk (model and
+    serial), the test ("short", "extended"), the power-on hour and the status. "" without a
+    serial (no disk to tell it by). A key, never shown."""
+    if not serial:
+        return ""
+    return "\x1f".join(("self-test", model, serial, test,
+                        "" if hours is None else str(hours), status))
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from zconsole.model.hosttext import visible
 from zconsole.model.smart import COUNTER_WORDS, CounterTrack, SelfTest, SmartReading
-from zconsole.model.timeline import Entry, Kind, Source
+from zconsole.model.timeline import Entry, Kind, Source, self_test_ref
 from zconsole.services.smart_history import DiskHistory, SeenTest, identity
 
 TYPE_CHECKING = False
@@ -103,7 +103,9 @@ def poll_entries(before: Mapping[str, DiskSmart], after: Iterable[DiskSmart],
         for t in reversed(_new_tests(r, baseline)):  # oldest first
             out.append(Entry(at, Kind.ERROR if t.passed is False else Kind.OTHER, pool, leaf,
                              f"{visible(s.disk)}: {_test_words(t)}{_who(s)}",
-                             Source.OBSERVED, "smartctl self-test log", seq=seq + len(out)))
+                             Source.OBSERVED, "smartctl self-test log", seq=seq + len(out),
+                             ref=self_test_ref(r.model or "", r.serial or "", t.kind, t.hours,
+                                               t.status)))
     return out
 
 

@@ -1,6 +1,7 @@
 """A disk's SMART in a word or two, for the places that have no room for a sentence: the
-Disks screen's HEALTH column ("48 pending", "asleep", "no SMART"), the Pools leaf's NOTE, and
-the slow-disk sentence's "…and it has 48 pending sectors".
+Disks screen's HEALTH column ("48 pending", "asleep", "no SMART"), the Pools leaf's NOTE, the
+slow-disk sentence's "…and it has 48 pending sectors", and a wizard's row for a new disk
+("SMART: 8 pending sectors").
 
 Pure: from the findings (services/health/smart.py) and the watch's `DiskSmart` (its last
 reading, or why none). Imports nothing of the SMART read: the Pools screen's first frame
@@ -67,6 +68,56 @@ def finding_word(f: Finding, reading: SmartReading | None) -> str:
         return f"{reading.nvme.percentage_used} % worn"
     return {"smart-failed": "FAILED", "smart-nvme-critical": "critical", "smart-wear": "worn",
             "smart-self-test": "test failed", "smart-temperature": "hot"}.get(f.kind, f.kind)
+
+
+#: the findings that say a disk is failing or about to (what a replace plan blocks or warns
+#: on for a new disk: services/ops/zfs/new_disk_smart.py), not the link (CRC) or the room
+FAILING_KINDS = ("smart-failed", "smart-nvme-critical", "smart-counters", "smart-self-test",
+                 "smart-wear")
+
+
+def _wear_words(reading: SmartReading) -> str:
+    """A smart-wear finding's reason: "93 % worn", "spare below its threshold"."""
+    from zconsole.services.health.smart import WEAR_WARN  # loaded: the finding came from it
+
+    n, scsi = reading.nvme, reading.scsi
+    used = n.percentage_used if n is not None else scsi.endurance_used if scsi else None
+    words = [f"{used} % worn"] if used is not None and used >= WEAR_WARN else []
+    if n is not None and (n.critical_warning & 0x01 or (
+            n.available_spare is not None and n.available_spare_threshold is not None
+            and n.available_spare < n.available_spare_threshold)):
+        words.append("spare below its threshold")
+    return ", ".join(words) or "worn"
+
+
+def _failing_words(f: Finding, reading: SmartReading) -> str:
+    if f.kind == "smart-failed":
+        return ("overall FAILED" if reading.passed is False
+                else "a prefail attribute at its threshold")
+    if f.kind == "smart-nvme-critical":
+        return "critical warning"
+    if f.kind == "smart-counters":
+        return counter_clause(reading) or "failure counters growing"
+    if f.kind == "smart-self-test":
+        kind = f.evidence[0].split(":", 1)[0] if f.evidence else ""
+        return f"{kind} self-test failed" if kind else "a self-test failed"
+    return _wear_words(reading)
+
+
+def choice_mark(reading: SmartReading | None, findings: Sequence[Finding]) -> str:
+    """A disk's failing SMART in a short phrase, for its row in a wizard's list of new
+    disks: "SMART: 8 pending sectors", "SMART: overall FAILED, extended self-test failed"
+    (worst first); "" when its findings say nothing of failing, or when it has no reading
+    (not read yet, asleep, no SMART). From what the session read: it reads nothing."""
+    if reading is None or not reading.read:
+        return ""
+    words: list[str] = []
+    for f in findings:
+        if f.kind in FAILING_KINDS:
+            w = _failing_words(f, reading)
+            if w not in words:
+                words.append(w)
+    return "SMART: " + ", ".join(words) if words else ""
 
 
 def disk_word(state: DiskSmart | None, findings: Sequence[Finding]

@@ -43,6 +43,7 @@ from zconsole.model.timeline import (
     Zone,
     as_tz,
     readable_epoch,
+    self_test_ref,
 )
 from zconsole.parsers.errors import ParseError, Skipped, skipped_words
 from zconsole.parsers.zpool_events import ZpoolEvent, describe, vdev_short
@@ -215,11 +216,28 @@ def history_entries(records: Sequence[HistoryRecord], *, offset: Zone) -> list[E
 _RESULT_ACTIVITIES = frozenset({"self-test"})
 
 
+def _result_ref(rec: Mapping[str, object]) -> str:
+    """The `ref` of the self-test result a wait-end record holds (`result`, written by the
+    self-test's watch: services/ops/smart/watch.py); "" when it holds none readable."""
+    got = rec.get("result")
+    if not isinstance(got, Mapping):
+        return ""
+    text = [got.get(k) for k in ("model", "serial", "test", "status")]
+    hours = got.get("hours")
+    if not all(isinstance(t, str) for t in text) or not (
+            hours is None or (isinstance(hours, int) and not isinstance(hours, bool))):
+        return ""
+    model, serial, test, status = (str(t) for t in text)
+    return self_test_ref(model, serial, test, hours, status)
+
+
 def audit_entries(records: Iterable[Mapping[str, object]], host_label: str) -> list[Entry]:
     """zconsole's own audit log: the commands its wizards ran on this host (results, not
     intents), the plans they started, and the result of a watch only zconsole saw end (a
-    SMART self-test's: "the short self-test of sdb: over; short self-test passed ...")."""
+    SMART self-test's: "the short self-test of sdb: over; short self-test passed ...", with
+    its plan's title and the `ref` of the result, `fold_self_tests`)."""
     out: list[Entry] = []
+    titles: dict[object, str] = {}  # plan id -> its title, from its plan-start
     for i, rec in enumerate(records):
         if rec.get("host") not in (None, host_label):
             continue
@@ -237,10 +255,14 @@ def audit_entries(records: Iterable[Mapping[str, object]], host_label: str) -> l
             out.append(Entry(float(ts), Kind.COMMAND, pool, _command_vdev(words), words,
                              Source.AUDIT, f"by {who}" if who else "", seq=i))
         elif event == "wait-end" and rec.get("activity") in _RESULT_ACTIVITIES:
+            title = titles.get(rec.get("plan_id"), "")
+            detail = ", ".join(w for w in (f"plan: {title}" if title else "",
+                                           f"by {who}" if who else "") if w)
             out.append(Entry(float(ts), Kind.COMMAND, pool, "",
                              f"zconsole watched to its end: {rec.get('detail') or ''}",
-                             Source.AUDIT, f"by {who}" if who else "", seq=i))
+                             Source.AUDIT, detail, seq=i, ref=_result_ref(rec)))
         elif event == "plan-start":
+            titles[rec.get("plan_id")] = str(rec.get("title") or rec.get("kind") or "")
             out.append(Entry(float(ts), Kind.COMMAND, pool, "",
                              f"zconsole plan started: {rec.get('title') or rec.get('kind')}",
                              Source.AUDIT, f"by {who}" if who else "", seq=i))
@@ -258,6 +280,38 @@ def merge(*groups: Iterable[Entry]) -> tuple[Entry, ...]:
     everything = [e for g in groups for e in g]
     everything.sort(key=lambda e: (e.at, order[e.source], e.seq))
     return tuple(everything)
+
+
+def _folded(audit: Entry, seen: Entry) -> Entry:
+    """One self-test's result as both sources saw it: the drive's log's words (the disk,
+    its place in the pool, the hour, the first bad LBA, its by-id name) and the audit's
+    link (zconsole watched it to its end, its plan, the operator), at the audit's time."""
+    detail = "; ".join(w for w in ("zconsole watched it to its end", audit.detail) if w)
+    return Entry(audit.at, seen.kind, seen.pool or audit.pool, seen.vdev, seen.words,
+                 Source.AUDIT, detail, seq=audit.seq, ref=audit.ref)
+
+
+def fold_self_tests(entries: Sequence[Entry]) -> tuple[Entry, ...]:
+    """Each self-test result once: a result zconsole watched to its end (the audit log's
+    wait-end) and the same result its SMART poll found in the drive's log (an observed
+    entry with the same `ref`) become one entry (`_folded`), in the audit's place; a result
+    only one of them holds (a test zconsole did not start, a poll that has not seen it yet)
+    is kept as it is. Two results with the same ref (a drive that stamps every test with
+    one hour) pair in time order."""
+    seen: dict[str, list[int]] = {}
+    for i, e in enumerate(entries):
+        if e.ref and e.source is Source.OBSERVED:
+            seen.setdefault(e.ref, []).append(i)
+    if not seen:
+        return tuple(entries)
+    out: dict[int, Entry] = {}
+    dropped: set[int] = set()
+    for i, e in enumerate(entries):
+        if e.ref and e.source is Source.AUDIT and seen.get(e.ref):
+            j = seen[e.ref].pop(0)
+            out[i] = _folded(e, entries[j])
+            dropped.add(j)
+    return tuple(out.get(i, e) for i, e in enumerate(entries) if i not in dropped)
 
 
 def _events_note(dropped: int, unreadable: int, damaged: int, unconfirmed: int) -> str:

@@ -20,7 +20,7 @@ def open_wizard(app: ZConsoleApp, kind: str, selection: Selection | None = None
     from zconsole.ui.wizards.screen import WizardScreen
 
     flow = make_flow(kind, selection=selection, findings=tuple(app.findings),
-                     smart=smart_words(app))
+                     smart=smart_words(app), smart_mark=smart_marks(app))
     screen = WizardScreen(flow, host=app.host, reading=app.reading)
     app.push_screen(screen)
     return screen
@@ -38,6 +38,24 @@ def smart_words(app: ZConsoleApp) -> Callable[[str], tuple[str, bool] | None]:
         return state_words(session.smart.state(disk), session.clock())
 
     return words
+
+
+def smart_marks(app: ZConsoleApp) -> Callable[[str], str]:
+    """A disk's failing SMART in a short phrase for its row in a wizard's disk list ("SMART:
+    8 pending sectors", `smart_words.choice_mark`), from the session's last reading and
+    findings; "" when fine, never read, asleep or without SMART. Reads nothing."""
+    session = app.session
+
+    def mark(disk: str) -> str:
+        follow = session.smart
+        state = follow.state(disk)
+        if state is None or state.reading is None:
+            return ""  # no reading: nothing to say, and SMART's modules stay unloaded
+        from zconsole.services.health.smart_words import choice_mark
+
+        return choice_mark(state.reading, follow.of_disk(disk))
+
+    return mark
 
 
 __all__ = ["Selection", "open_wizard"]

@@ -8,7 +8,7 @@ looking for "the new 4 TB disk" must see why it is not offered.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from zconsole.model.disk import Disk
@@ -73,6 +73,20 @@ class Choice:
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+def marked(detail: str, mark: str) -> str:
+    """A row's detail with its disk's SMART mark after it ("SMART: 8 pending sectors",
+    `smart_words.choice_mark`; "" leaves it as it is)."""
+    return f"{detail} · ▲ {mark}" if mark else detail
+
+
+def leaf_disk_name(reading: HostReading | None, pool: str, leaf: str) -> str | None:
+    """The kernel name of the whole disk under the leaf `leaf` of `pool` (None: unknown)."""
+    inv = reading_inventory(reading)
+    if inv is None:
+        return None
+    return next((r.disk for r in inv.roles if r.pool == pool and r.leaf == leaf), None)
+
 
 def reading_pools(reading: HostReading | None) -> tuple[Pool, ...]:
     if reading is None:
@@ -328,12 +342,21 @@ def spare_in_choices(reading: HostReading | None, pool_name: str, old: str) -> l
                    "back to AVAIL by itself")]
 
 
-def avail_spare_choices(reading: HostReading | None, pool_name: str) -> list[Choice]:
+def avail_spare_choices(reading: HostReading | None, pool_name: str,
+                        smart: Callable[[str], str] | None = None) -> list[Choice]:
+    """The pool's AVAIL hot spares; `smart` (by kernel name) marks one whose SMART says it
+    is failing, as `disks.new_disk_choices` does."""
     from zconsole.services.ops.zfs.replace_failed_spare import avail_spares
 
     pool = find_pool(reading, pool_name)
-    return [Choice(s.name, s.name, "AVAIL hot spare") for s in avail_spares(pool)] \
-        if pool is not None else []
+    if pool is None:
+        return []
+    out = []
+    for s in avail_spares(pool):
+        disk = leaf_disk_name(reading, pool_name, s.name) if smart is not None else None
+        mark = smart(disk) if smart is not None and disk else ""
+        out.append(Choice(s.name, s.name, marked("AVAIL hot spare", mark)))
+    return out
 
 
 def spare_standing_in(reading: HostReading | None, pool_name: str, old: str) -> str | None:

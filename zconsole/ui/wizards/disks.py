@@ -8,7 +8,7 @@ Pure (no Textual, no host), like `choices`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from zconsole.model.plan import CheckLevel
 from zconsole.model.pool import Pool, Section, Vdev
@@ -25,6 +25,7 @@ from zconsole.ui.wizards.choices import (
     find_pool,
     first_sentence,
     leaf_label,
+    marked,
     member_size,
     reading_inventory,
     reading_pools,
@@ -110,14 +111,6 @@ def selected_attach_target(reading: HostReading | None, selection: Selection | N
     return None
 
 
-def leaf_disk_name(reading: HostReading | None, pool: str, leaf: str) -> str | None:
-    """The kernel name of the whole disk under the leaf `leaf` of `pool` (None: unknown)."""
-    inv = reading_inventory(reading)
-    if inv is None:
-        return None
-    return next((r.disk for r in inv.roles if r.pool == pool and r.leaf == leaf), None)
-
-
 def smallest_member(reading: HostReading | None, pool_name: str, leaf_name: str
                     ) -> int | None:
     """Size of the smallest whole disk in the leaf's top-level vdev."""
@@ -132,10 +125,44 @@ def smallest_member(reading: HostReading | None, pool_name: str, leaf_name: str
     return None
 
 
+Rank = tuple[int, int]
+
+
+def _judged(reading: HostReading, name: str, ident: str, where: str, pool: str,
+            target: str, replacing: bool, order: tuple[int, int], mark: str
+            ) -> tuple[Rank, Choice]:
+    """The row of a disk the guards judge (`check_new_disk`: the verdict the plan shows):
+    refused with the first blocking reason, needing a second confirmation, or clean with
+    its warnings counted (and `mark`, its SMART). `order`: (-size, closeness) ranks the
+    rows of one kind."""
+    checks = check_new_disk(reading, pool, target, name, replacing=replacing)
+    blocking = [c for c in checks if c.blocking]
+    if blocking:
+        return (3, order[0]), Choice(name, ident, "✖ " + first_sentence(blocking[0].detail),
+                                     enabled=False, reason="✖ " + blocking[0].detail)
+    force = [c for c in checks if c.needs_force]
+    if force:
+        ask = "▲ needs a second confirmation: "
+        return (2, order[1]), Choice(
+            name, ident, marked(ask + first_sentence(force[0].detail), mark),
+            reason=marked(ask + force[0].detail, mark))
+    warn = [c for c in checks if not c.passed and c.level is CheckLevel.WARN]
+    detail = f"✔ clean · {where}"
+    media = [c.detail.split(":", 1)[0] for c in warn if c.name == MEDIA]
+    if media:
+        detail += f" · ▲ {media[0]}"
+    if len(warn) > len(media):
+        more = len(warn) - len(media)
+        detail += f" · ▲ {more} {'more ' if media else ''}warning{'s' if more > 1 else ''}"
+    return (0 if not warn and not mark else 1, order[1]), Choice(name, ident,
+                                                                 marked(detail, mark))
+
+
 def new_disk_choices(reading: HostReading | None, *, at_least: int | None,
                      exclude: Sequence[str] = (), pool: str | None = None,
                      target: str | None = None, replacing: bool = False,
-                     near: int | None = None) -> list[Choice]:
+                     near: int | None = None,
+                     smart: Callable[[str], str] | None = None) -> list[Choice]:
     """Whole disks that could become a new member, best first: the ones the guards pass
     (closest in size first, so a 4 TB slot does not eat the 8 TB disk), then the ones that
     need a second confirmation (old data, a label of an exported pool), then the ones that
@@ -143,11 +170,16 @@ def new_disk_choices(reading: HostReading | None, *, at_least: int | None,
 
     With `pool` and `target` the verdict is `services.ops.zfs.new_disk.check_new_disk`'s, the same the
     plan will show; `at_least` additionally disables disks that would not grow anything.
-    Among equals, the disk closest in size to `near` (or `at_least`) comes first."""
+    Among equals, the disk closest in size to `near` (or `at_least`) comes first.
+
+    `smart` gives a disk's failing SMART as the console last read it ("SMART: 8 pending
+    sectors", `smart_words.choice_mark`; "" when fine or not read): a disk that could be
+    chosen says it in its row, and comes after the clean ones like a disk with a warning
+    (the plan warns or blocks on it again, from a fresh read)."""
     inv = reading_inventory(reading)
     if inv is None or reading is None:
         return []
-    ranked: list[tuple[tuple[int, int], Choice]] = []
+    ranked: list[tuple[Rank, Choice]] = []
     for d in inv.whole_disks():
         if d.name in exclude:
             continue
@@ -170,43 +202,22 @@ def new_disk_choices(reading: HostReading | None, *, at_least: int | None,
             continue
         ref = at_least if at_least is not None else near
         waste = abs(size - ref) if ref is not None and size else 0
+        mark = smart(d.name) if smart is not None else ""
         if pool is not None and target is not None:
-            checks = check_new_disk(reading, pool, target, d.name, replacing=replacing)
-            blocking = [c for c in checks if c.blocking]
-            if blocking:
-                ranked.append(((3, -size), Choice(d.name, ident,
-                                                  "✖ " + first_sentence(blocking[0].detail),
-                                                  enabled=False,
-                                                  reason="✖ " + blocking[0].detail)))
-                continue
-            force = [c for c in checks if c.needs_force]
-            warn = [c for c in checks if not c.passed and c.level is CheckLevel.WARN]
-            if force:
-                ranked.append(((2, waste), Choice(
-                    d.name, ident,
-                    "▲ needs a second confirmation: " + first_sentence(force[0].detail),
-                    reason="▲ needs a second confirmation: " + force[0].detail)))
-                continue
-            detail = f"✔ clean · {where}"
-            media = [c.detail.split(":", 1)[0] for c in warn if c.name == MEDIA]
-            if media:
-                detail += f" · ▲ {media[0]}"
-            if len(warn) > len(media):
-                more = len(warn) - len(media)
-                detail += (f" · ▲ {more} {'more ' if media else ''}"
-                           f"warning{'s' if more > 1 else ''}")
-            ranked.append(((0 if not warn else 1, waste), Choice(d.name, ident, detail)))
+            ranked.append(_judged(reading, d.name, ident, where, pool, target, replacing,
+                                  (-size, waste), mark))
             continue
         reasons = "; ".join(role.reasons) if role is not None and role.reasons else ""
         if state is DiskState.IN_USE:
             ranked.append(((4, 0), Choice(d.name, ident, f"in use: {reasons or 'busy'}",
                                           enabled=False)))
         elif state is DiskState.HAS_DATA:
-            ranked.append(((1, waste), Choice(
-                d.name, ident, f"has data ({reasons or 'partitions or a signature'}): "
-                f"needs a second confirmation · {where}")))
+            ranked.append(((1, waste), Choice(d.name, ident, marked(
+                f"has data ({reasons or 'partitions or a signature'}): needs a second "
+                f"confirmation · {where}", mark))))
         else:
-            ranked.append(((0, waste), Choice(d.name, ident, f"clean · {where}")))
+            ranked.append(((1 if mark else 0, waste),
+                           Choice(d.name, ident, marked(f"clean · {where}", mark))))
     ranked.sort(key=lambda rc: rc[0])
     return [c for _, c in ranked]
 

@@ -74,6 +74,10 @@ class Flow:
     # pending sectors (up from 8 in 2 h); ...; SMART overall PASSED", and whether it says
     # the disk is failing; None: not read yet): `open_wizard`'s `smart_words`
     smart: Callable[[str], tuple[str, bool] | None] | None = None
+    # a disk's failing SMART in a short phrase for its row in a list of new disks (kernel
+    # name -> "SMART: 8 pending sectors"; "" when fine or not read): `open_wizard`'s
+    # `smart_marks`, from the session's last reading (nothing is read per row)
+    smart_mark: Callable[[str], str] | None = None
 
     KIND = ""
     TITLE = ""
@@ -185,7 +189,7 @@ class AttachFlow(Flow):
             pool, leaf = split_ref(chosen["target"])
             smallest = dk.smallest_member(reading, pool, leaf)
             opts = tuple(dk.new_disk_choices(reading, at_least=None, pool=pool, target=leaf,
-                                             near=smallest))
+                                             near=smallest, smart=self.smart_mark))
             question = dk.disk_question(reading, pool, leaf)
             return Stage("disk", dk.no_disk_reason(opts, f"{leaf} of {pool}") or question,
                          opts, "No whole disk is free on this host.")
@@ -232,7 +236,7 @@ class GrowFlow(Flow):
                 continue
             old = ch.leaf_label(reading, m)
             opts = dk.new_disk_choices(reading, at_least=largest, exclude=taken, pool=pool,
-                                       target=m.name, replacing=True)
+                                       target=m.name, replacing=True, smart=self.smart_mark)
             question = (f"Member {i + 1} of {len(members)}: which larger disk replaces "
                         f"{old}?")
             return Stage(key, dk.no_disk_reason(opts, f"{vdev} of {pool} in place of "
@@ -350,7 +354,7 @@ class ReplaceFailedFlow(Flow):
         if chosen["bay"] == "spare":
             if "disk" not in chosen:
                 return Stage("disk", f"Which hot spare stands in for {old}?",
-                             tuple(ch.avail_spare_choices(reading, pool)),
+                             tuple(ch.avail_spare_choices(reading, pool, self.smart_mark)),
                              "No AVAIL hot spare in this pool.")
             return None  # the spare goes in; the new disk later (r again)
         if chosen["bay"] == "free" and "disk" not in chosen:
@@ -359,7 +363,7 @@ class ReplaceFailedFlow(Flow):
             return Stage("disk", f"Which disk replaces {old}{size}?",
                          tuple(dk.new_disk_choices(reading, at_least=None, pool=pool,
                                                    target=old, replacing=True,
-                                                   near=smallest)),
+                                                   near=smallest, smart=self.smart_mark)),
                          "No whole disk is free on this host: plug the new disk in, or "
                          "choose the same bay.")
         if "spare" not in chosen and ch.spare_standing_in(reading, pool, old):
@@ -382,7 +386,7 @@ class ReplaceFailedFlow(Flow):
                      and f.subject == old and f.pool in (None, pool)), None)
         if slow and "slow" not in answers:
             answers["slow"] = slow
-        disk = dk.leaf_disk_name(reading, pool, old)
+        disk = ch.leaf_disk_name(reading, pool, old)
         said = self.smart(disk) if self.smart is not None and disk is not None else None
         if said is not None and "smart_old" not in answers:
             words, bad = said  # the console's reading, with its history

@@ -80,6 +80,20 @@ def _first_line(text: str) -> str:
     return ""
 
 
+def _ended(watch: Watch) -> dict[str, object]:
+    """What the watch found at the wait's end, for the wait-end record: `result` (a watch
+    with an `ended()`, a self-test's: the disk and its log entry); {} for the others or
+    when it cannot be read again."""
+    ended = getattr(watch, "ended", None)
+    if ended is None:
+        return {}
+    try:
+        result = ended()
+    except ReadFailed:
+        return {}
+    return {"result": dict(result)} if result else {}
+
+
 class PlanRunner(RunState):
     """Executes one plan on one host (the settings: `RunState`). Not reusable across hosts;
     `run` may be called again (after an operator action, or to resume)."""
@@ -398,7 +412,8 @@ class PlanRunner(RunState):
                     self._emit_checks(step, "until", until)
                     ends = "; ".join(u.detail for u in until)
                     self._record("wait-end", step_id=step.id, activity=w.activity,
-                                 elapsed_s=round(last.elapsed_s, 1), detail=ends or last.detail)
+                                 elapsed_s=round(last.elapsed_s, 1), detail=ends or last.detail,
+                                 **_ended(watch))
                     return f"{w.description}: over" + (f"; {ends}" if ends else "")
                 if settle_since is None:
                     settle_since = self._now()

@@ -10,6 +10,7 @@ activities). The runner and resume know no domain: they ask `watch_for(ev, wait)
         def __init__(self, ev: Evaluator, wait: Wait, clock: Callable[[], float] | None): ...
         def look(self) -> Look: ...          # raises ReadFailed when it cannot look
         def hurry(self, timeout: float) -> bool: ...  # simulated hosts: jump to the end
+        def ended(self) -> dict[str, object]: ...  # optional: the result, for the audit
 
 `clock` is given by the runner, which shows progress and ETAs (the watch then keeps the pace
 of the activity); resume only looks, without it.

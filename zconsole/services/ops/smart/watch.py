@@ -170,6 +170,21 @@ class SelfTestWatch:
         return Look(True, f"{text} on {device}", text, function="self-test",
                     percent=float(pct) if pct is not None else None, own_eta_s=eta)
 
+    def ended(self) -> dict[str, object]:
+        """The result the wait ended on, for its audit record: the disk (device, model,
+        serial) and the log entry (test, power-on hour, status, first bad LBA), read in the
+        round that saw it (the Timeline shows it once with the drive's own log: `ref`);
+        {} when no new result is in the log."""
+        if self.until is None:
+            return {}
+        _running, t = _where(self.ev, self.until)
+        if t is None:
+            return {}
+        r = read_device(self.ev, self._param("device"))
+        return {"device": self._param("device"), "model": r.model or "",
+                "serial": r.serial or "", "test": t.kind, "hours": t.hours,
+                "status": t.status, "lba": t.lba, "passed": t.passed}
+
     def hurry(self, timeout: float) -> bool:
         """A simulated host: let the drive's expected time pass (`sleep`, which the demo
         answers by moving its clock)."""

@@ -29,6 +29,7 @@ from zconsole.services import fmt
 from zconsole.services.health.timeline import summary
 from zconsole.services.read.timeline import (
     filter_entries,
+    fold_self_tests,
     merge,
     parse_since,
     read_timeline,
@@ -141,10 +142,11 @@ class TimelineScreen(ZScreen):
         return merge(states, smart) if smart else states
 
     def entries(self) -> tuple[Entry, ...]:
-        """Every entry: the sources' and what zconsole saw change this session."""
+        """Every entry: the sources' and what zconsole saw change this session; a self-test
+        result both zconsole's audit and its SMART poll hold, once (`fold_self_tests`)."""
         observed = self.observed()
         base = self.timeline.entries if self.timeline is not None else ()
-        return merge(base, observed) if observed else base
+        return fold_self_tests(merge(base, observed)) if observed else base
 
     def _choices(self, what: str) -> list[str]:
         everything = self.entries()
