@@ -143,3 +143,18 @@ def test_prefail_attribute_failing_now_is_critical_even_if_passed() -> None:
     found = judge_smart(r, disk="sda")
     assert found[0].kind == "smart-failed" and found[0].severity is C
     assert "Reallocated_Sector_Ct 3 <= 5" in found[0].evidence[-1]
+
+
+@pytest.mark.parametrize(("reading", "word"), [
+    (nvme(percentage_used=93), "93 % worn"),
+    # the finding is the spare, not the wear: it was called "1 % worn" on Disks
+    (nvme(percentage_used=1, available_spare=5, available_spare_threshold=10), "spare low"),
+    (nvme(percentage_used=95, available_spare=5, available_spare_threshold=10),
+     "95 % worn, spare low"),
+])
+def test_the_wear_word_names_what_the_finding_is_for(reading: SmartReading, word: str) -> None:
+    from zconsole.services.health.smart_words import finding_word
+
+    (f,) = judge_smart(reading, disk="nvme0n1")
+    assert f.kind == "smart-wear", f
+    assert finding_word(f, reading) == word

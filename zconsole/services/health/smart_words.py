@@ -63,9 +63,10 @@ def finding_word(f: Finding, reading: SmartReading | None) -> str:
         return f"{crc:,} CRC" if crc else "CRC errors"
     if f.kind == "smart-temperature" and reading is not None and reading.temperature:
         return f"{reading.temperature.current} °C"
-    if f.kind == "smart-wear" and reading is not None and reading.nvme is not None \
-            and reading.nvme.percentage_used is not None:
-        return f"{reading.nvme.percentage_used} % worn"
+    if f.kind == "smart-wear" and reading is not None:
+        # what the finding is for: the wear over its mark, or the spare below its threshold
+        # (an NVMe 1 % worn whose spare ran low was called "1 % worn")
+        return _wear_words(reading).replace("spare below its threshold", "spare low")
     return {"smart-failed": "FAILED", "smart-nvme-critical": "critical", "smart-wear": "worn",
             "smart-self-test": "test failed", "smart-temperature": "hot"}.get(f.kind, f.kind)
 
