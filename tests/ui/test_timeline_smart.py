@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Static
+
 from tests.fakes import Clock
 from tests.ui.conftest import FROZEN, settle
 from tests.ui.test_disks_screen import open_disks, select
@@ -92,3 +94,8 @@ async def test_a_self_test_zconsole_ran_is_listed_once(tmp_path: Path) -> None:
         outside = [e for e in screen.shown if e.words.startswith("sda: short self-test: ")]
         assert [(e.source, e.kind) for e in outside] == [(Source.OBSERVED, Kind.OTHER)]
         assert "Completed without error" in outside[0].words
+        # the count of what zconsole observed is of what it lists: the folded result is not
+        # counted again (it was: one change more than the list held)
+        observed = sum(e.source is Source.OBSERVED for e in screen.entries())
+        text = " ".join(" ".join(str(w.render()) for w in screen.query(Static)).split())
+        assert f"zconsole observed: {observed} change" in text, text[:2000]

@@ -24,7 +24,7 @@ from textual.widgets import Input
 from zconsole.hosts.base import Host
 from zconsole.hosts.journal import AuditLog
 from zconsole.model.pool import Pool
-from zconsole.model.timeline import Entry, Kind, Timeline
+from zconsole.model.timeline import Entry, Kind, Source, Timeline
 from zconsole.services import fmt
 from zconsole.services.health.timeline import summary
 from zconsole.services.read.timeline import (
@@ -249,7 +249,7 @@ class TimelineScreen(ZScreen):
         reading = state.reading if state is not None else None
         self.query_one(TimelinePanel).show(
             self.summary, self.timeline, self.error, self.shown,
-            len(self.observed()), f, hidden, self.page,
+            sum(e.source is Source.OBSERVED for e in everything), f, hidden, self.page,
             fmt.clock_offset(reading.clock_offset if reading is not None else None))
 
     def _host_now(self) -> float:
