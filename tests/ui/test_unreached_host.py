@@ -1,10 +1,14 @@
 """Issue 32: the console on a host it cannot reach says why in ssh's words, judges its pools
 UNKNOWN, and its header claims nothing about the host (no NOT ROOT: whether zconsole is root
-there is not known)."""
+there is not known). So does the Disks screen (its "disk identities" read, not "all
+failed")."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
+
+from textual.widgets import Static
 
 from tests.ui.conftest import frozen, settle
 from zconsole.hosts.base import DEFAULT_TIMEOUT, HostUnreachable, Result
@@ -12,6 +16,7 @@ from zconsole.hosts.hold import Held
 from zconsole.model.finding import Severity
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.kit.header import HeaderBar
+from zconsole.ui.screens.disks.screen import DisksScreen
 
 WHY = ("cannot reach bad..host over ssh: Could not resolve hostname bad..host: Name or service "
        "not known")
@@ -73,3 +78,47 @@ async def test_the_console_on_an_unreached_host() -> None:
         # and the screen says it in ssh's words
         shown = app.export_screenshot().replace("&#160;", " ")
         assert "Could not resolve hostname bad..host" in shown
+
+
+class UnreachedDisksFirst(Unreached):
+    """As `Unreached`, reading in parallel as SshHost does, where the disk identities' reads
+    (/sys/class/block, lsblk, udevadm) fail first and every other read a little later: the
+    inventory is then the read that finds the host unreachable, as it was with a real ssh
+    when its thread happened to be first."""
+
+    concurrent_reads = True
+    LATER = 0.3  # s
+
+    def run(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, check: bool = True,
+            stdin: str | None = None) -> Result:
+        if argv[0] not in ("lsblk", "udevadm"):
+            time.sleep(self.LATER)
+        raise self._fail()
+
+    def read_text(self, path: str) -> str:
+        time.sleep(self.LATER)
+        raise self._fail()
+
+
+def drawn(app: ZConsoleApp) -> str:
+    """Every text the screen draws, each on one line (a long line is wrapped on screen)."""
+    return "\n".join(" ".join(str(w.render()).split()) for w in app.screen.query(Static))
+
+
+async def test_the_disks_screen_says_why_in_sshs_words() -> None:
+    app = ZConsoleApp(UnreachedDisksFirst(), clock=frozen,  # type: ignore[arg-type]
+                      refresh_interval=3600)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("2")
+        await settle(app, pilot)
+        assert isinstance(app.screen, DisksScreen)
+        shown = drawn(app)
+        assert f"✖ Disks could not be listed: {WHY}" in shown, shown
+        assert f"✖ disk identities: {WHY}" in shown, shown  # the problems panel's row
+        assert "all failed" not in shown and "cannot list block devices" not in shown
+        # the reading's "disk identities" row, as the monitor and Fleet have it
+        assert app.reading is not None
+        disks = app.reading.disks
+        assert (disks.error, disks.error_type) == (WHY, "HostUnreachable"), disks
+
