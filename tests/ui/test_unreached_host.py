@@ -1,7 +1,7 @@
 """Issue 32: the console on a host it cannot reach says why in ssh's words, judges its pools
 UNKNOWN, and its header claims nothing about the host (no NOT ROOT: whether zconsole is root
-there is not known). So does the Disks screen (its "disk identities" read, not "all
-failed")."""
+there is not known). So do the Disks screen (its "disk identities" read, not "all failed")
+and the Host screen's fix-it panels (not "zconsole is not root")."""
 
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ from collections.abc import Mapping, Sequence
 from textual.widgets import Static
 
 from tests.ui.conftest import frozen, settle
+from tests.ui.test_host_screen import panels_read
 from zconsole.hosts.base import DEFAULT_TIMEOUT, HostUnreachable, Result
 from zconsole.hosts.hold import Held
 from zconsole.model.finding import Severity
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.kit.header import HeaderBar
 from zconsole.ui.screens.disks.screen import DisksScreen
+from zconsole.ui.screens.host.screen import HostScreen
 
 WHY = ("cannot reach bad..host over ssh: Could not resolve hostname bad..host: Name or service "
        "not known")
@@ -122,3 +124,18 @@ async def test_the_disks_screen_says_why_in_sshs_words() -> None:
         disks = app.reading.disks
         assert (disks.error, disks.error_type) == (WHY, "HostUnreachable"), disks
 
+
+async def test_the_host_screen_says_why_never_not_root() -> None:
+    app = ZConsoleApp(Unreached(), clock=frozen, refresh_interval=3600)  # type: ignore[arg-type]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("6")
+        screen = app.screen
+        assert isinstance(screen, HostScreen)
+        assert await panels_read(screen, pilot), "the fix-it panels were never read"
+        await pilot.pause()
+        verdicts = [" ".join(str(w.render()).split())
+                    for w in screen.query(".fix-verdict").results(Static)]
+        assert verdicts == [f"? Not judged: {WHY}"] * 2, verdicts
+        shown = drawn(app)
+        assert "not root" not in shown and "needs root" not in shown, shown

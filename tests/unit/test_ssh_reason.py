@@ -17,9 +17,12 @@ from plumbum import local
 from zconsole.hosts.base import CommandNotFound, HostError, HostUnreachable, PathNotFound, Result
 from zconsole.hosts.ssh import SshHost, ssh_reason
 from zconsole.model.finding import Severity
+from zconsole.services.health.boot import diagnose_boot
+from zconsole.services.health.fixit import diagnose_ssh
 from zconsole.services.health.pools import judge_pools
 from zconsole.services.health.severity import judge_host
 from zconsole.services.read.collect import collect
+from zconsole.services.read.fixit import read_boot, read_ssh
 from zconsole.services.read.identity import InventoryCache, collect_inventory
 
 SAID = "ssh: Could not resolve hostname bad..host: Name or service not known"
@@ -114,3 +117,14 @@ def test_a_host_reached_without_any_source_still_says_so() -> None:
     assert str(caught.value) == ("cannot list block devices: /sys/class/block, lsblk and "
                                  "udevadm all failed")
 
+
+def test_its_fixit_panels_say_why_and_nothing_of_root(fake_ssh: Path) -> None:
+    """The Host screen's panels are not judged because the host was not reached (was: "...
+    could be read (zconsole is not root)", its `id -u` having failed like every read)."""
+    ssh = diagnose_ssh(read_ssh(SshHost("bad..host", login_timeout=20)))
+    boot = diagnose_boot(read_boot(SshHost("bad..host", login_timeout=20)))
+    for d in (ssh, boot):
+        assert (d.verdict.severity, d.verdict.message) == (Severity.UNKNOWN,
+                                                           f"Not judged: {WHY}"), d
+        said = " ".join((d.verdict.message, *d.unread, *(f.message for f in d.findings)))
+        assert "root" not in said, said
