@@ -5,7 +5,7 @@ and the Host screen's fix-it panels (not "zconsole is not root")."""
 
 from __future__ import annotations
 
-import time
+import threading
 from collections.abc import Mapping, Sequence
 
 from textual.widgets import Static
@@ -15,6 +15,7 @@ from tests.ui.test_host_screen import panels_read
 from zconsole.hosts.base import DEFAULT_TIMEOUT, HostUnreachable, Result
 from zconsole.hosts.hold import Held
 from zconsole.model.finding import Severity
+from zconsole.services.read.catalogue import SYS_CLASS_BLOCK, ZFS_MODULE_VERSION
 from zconsole.ui.app import ZConsoleApp
 from zconsole.ui.kit.header import HeaderBar
 from zconsole.ui.screens.disks.screen import DisksScreen
@@ -84,21 +85,32 @@ async def test_the_console_on_an_unreached_host() -> None:
 
 class UnreachedDisksFirst(Unreached):
     """As `Unreached`, reading in parallel as SshHost does, where the disk identities' reads
-    (/sys/class/block, lsblk, udevadm) fail first and every other read a little later: the
-    inventory is then the read that finds the host unreachable, as it was with a real ssh
-    when its thread happened to be first."""
+    (/sys/class/block, lsblk, udevadm) fail first and the refresh's other reads only after
+    them: the inventory is then the read that finds the host unreachable, as it was with a
+    real ssh when its thread happened to be first. (Which OpenZFS runs there is asked
+    before the parallel reads: not held.)"""
 
     concurrent_reads = True
-    LATER = 0.3  # s
+    FIRST = (("lsblk",), ("udevadm",), ("zfs", "version"))
+
+    def __init__(self) -> None:
+        self.disks_tried = threading.Event()
+
+    def _after_the_disks(self) -> HostUnreachable:
+        self.disks_tried.wait(timeout=10)
+        return self._fail()
 
     def run(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, check: bool = True,
             stdin: str | None = None) -> Result:
-        if argv[0] not in ("lsblk", "udevadm"):
-            time.sleep(self.LATER)
-        raise self._fail()
+        first = any(tuple(argv[:len(p)]) == p for p in self.FIRST)
+        raise self._fail() if first else self._after_the_disks()
 
     def read_text(self, path: str) -> str:
-        time.sleep(self.LATER)
+        raise self._fail() if path == ZFS_MODULE_VERSION else self._after_the_disks()
+
+    def list_dir(self, path: str) -> list[str]:
+        if path == SYS_CLASS_BLOCK:
+            self.disks_tried.set()
         raise self._fail()
 
 
