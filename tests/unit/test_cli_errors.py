@@ -4,7 +4,9 @@ what is wrong, never a traceback, and the README's own examples run. Each case r
 
 from __future__ import annotations
 
+import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -109,3 +111,57 @@ def test_demo_list_keeps_its_columns_for_long_names() -> None:
     assert len(starts) == 1, lines  # every description starts in the same column
     names = [line.split()[0] for line in lines]
     assert max(map(len, names)) >= 13  # the case of the issue: ssh-auth-lockout
+
+
+SSH_SAID = "ssh: Could not resolve hostname bad..host: Name or service not known"
+WHY = ("cannot reach bad..host over ssh: Could not resolve hostname bad..host: Name or service "
+       "not known")
+
+
+def wrong_host_env(tmp_path: Path) -> dict[str, str]:
+    """An `ssh` first on PATH that says what OpenSSH says for a name that does not resolve
+    and exits 255 (nothing leaves the machine; what it was given is logged), and HOME and
+    the XDG directories in `tmp_path`."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    ssh = bindir / "ssh"
+    ssh.write_text("#!/bin/sh\n"
+                   f"printf '%s\\n' \"$*\" >> {tmp_path}/ssh.log\n"
+                   f"echo '{SSH_SAID}' >&2\n"
+                   "exit 255\n")
+    ssh.chmod(ssh.stat().st_mode | stat.S_IXUSR)
+    env = {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    for name in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
+                 "XDG_DATA_HOME", "XDG_RUNTIME_DIR"):
+        (tmp_path / name.lower()).mkdir(mode=0o700)
+        env[name] = str(tmp_path / name.lower())
+    return env
+
+
+def test_a_wrong_host_is_one_line_with_sshs_reason(tmp_path: Path) -> None:
+    """`zconsole --host bad..host check`: UNKNOWN (3), its status line names ssh's own
+    reason, and nothing is a dump (was: `zpool status -p failed (cannot reach bad..host over
+    ssh: SSH communication failed\\x0aReturn code: | None\\x0aCommand line: | 'true '...`)."""
+    r = zconsole("--host", "bad..host", "check", env=wrong_host_env(tmp_path))
+    assert "bad..host" in (tmp_path / "ssh.log").read_text()  # the fake ssh was the one asked
+    assert r.returncode == 3, (r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr + r.stdout, r.stderr
+    assert r.stderr == ""
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith(f"UNKNOWN: pool health unknown: {WHY} | "), lines
+    # the plugin's lines after the first are its findings: the same one, whole, once
+    assert lines[1:] == [f"? UNKNOWN pool health unknown: {WHY}"], lines
+    for said in ("\\x0a", "Return code", "Command line", "Errno", "SSH communication failed"):
+        assert said not in r.stdout, r.stdout
+
+
+def test_a_wrong_host_in_json_has_sshs_reason(tmp_path: Path) -> None:
+    r = zconsole("--host", "bad..host", "check", "--json", env=wrong_host_env(tmp_path))
+    assert r.returncode == 3, (r.stdout, r.stderr)
+    assert r.stderr == ""
+    doc = json.loads(r.stdout)
+    assert (doc["host"], doc["status"], doc["exit_code"]) == ("bad..host", "unknown", 3)
+    assert doc["summary"] == f"pool health unknown: {WHY}"
+    assert [(f["kind"], f["severity"], f["message"]) for f in doc["findings"]] == [
+        ("pool-unread", "unknown", f"pool health unknown: {WHY}")]
+    assert "\\x0a" not in r.stdout and "Return code" not in r.stdout

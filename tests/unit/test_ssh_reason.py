@@ -8,20 +8,26 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 from plumbum import local
 
-from zconsole.hosts.base import HostUnreachable
+from zconsole.hosts.base import CommandNotFound, HostError, HostUnreachable, PathNotFound, Result
 from zconsole.hosts.ssh import SshHost, ssh_reason
 from zconsole.model.finding import Severity
+from zconsole.services.health.boot import diagnose_boot
+from zconsole.services.health.fixit import diagnose_ssh
 from zconsole.services.health.pools import judge_pools
 from zconsole.services.health.severity import judge_host
 from zconsole.services.read.collect import collect
+from zconsole.services.read.fixit import read_boot, read_ssh
+from zconsole.services.read.identity import InventoryCache, collect_inventory
 
 SAID = "ssh: Could not resolve hostname bad..host: Name or service not known"
+WHY = ("cannot reach bad..host over ssh: Could not resolve hostname bad..host: Name or service "
+       "not known")
 
 
 def test_sshs_reason_is_its_last_ssh_line() -> None:
@@ -75,3 +81,50 @@ def test_its_reading_says_why_once_and_claims_nothing_about_root(fake_ssh: Path)
     assert findings[0].message == ("pool health unknown: cannot reach bad..host over ssh: "
                                    "Could not resolve hostname bad..host: Name or service "
                                    "not known")
+
+
+def test_its_disks_are_not_listed_for_that_reason(fake_ssh: Path) -> None:
+    """The inventory says the host was not reached, in ssh's words (was: "cannot list block
+    devices: /sys/class/block, lsblk and udevadm all failed", a plain HostError)."""
+    with pytest.raises(HostUnreachable) as caught:
+        collect_inventory(SshHost("bad..host", login_timeout=20))
+    assert str(caught.value) == WHY
+    with pytest.raises(HostUnreachable) as caught:
+        InventoryCache().read(SshHost("bad..host", login_timeout=20), timeout=20)
+    assert str(caught.value) == WHY
+
+
+class NoSources:
+    """A host reached, where no source of the inventory is there: no /sys/class/block, no
+    lsblk, no udevadm (each raises what a reached host raises for it)."""
+
+    kind = "fake"
+
+    def list_dir(self, path: str) -> list[str]:
+        raise PathNotFound(path)
+
+    def run(self, argv: Sequence[str], **_: object) -> Result:
+        raise CommandNotFound(argv)
+
+    def udev_properties(self, devname: str) -> None:
+        return None
+
+
+def test_a_host_reached_without_any_source_still_says_so() -> None:
+    with pytest.raises(HostError) as caught:
+        collect_inventory(NoSources())  # type: ignore[arg-type]
+    assert not isinstance(caught.value, HostUnreachable)
+    assert str(caught.value) == ("cannot list block devices: /sys/class/block, lsblk and "
+                                 "udevadm all failed")
+
+
+def test_its_fixit_panels_say_why_and_nothing_of_root(fake_ssh: Path) -> None:
+    """The Host screen's panels are not judged because the host was not reached (was: "...
+    could be read (zconsole is not root)", its `id -u` having failed like every read)."""
+    ssh = diagnose_ssh(read_ssh(SshHost("bad..host", login_timeout=20)))
+    boot = diagnose_boot(read_boot(SshHost("bad..host", login_timeout=20)))
+    for d in (ssh, boot):
+        assert (d.verdict.severity, d.verdict.message) == (Severity.UNKNOWN,
+                                                           f"Not judged: {WHY}"), d
+        said = " ".join((d.verdict.message, *d.unread, *(f.message for f in d.findings)))
+        assert "root" not in said, said

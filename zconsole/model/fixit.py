@@ -261,6 +261,9 @@ class SshReading:
     # but came from another process (e.g. `logger -t sshd` in a user's session): ignored
     journal_ignored: tuple[JournalLine, ...] = ()
     journal_unreadable: int = 0  # its lines that were not a readable JSON entry: skipped
+    # why the host could not be reached (ssh's reason), when a read found so: the reads
+    # after it were not attempted, and `is_root` is then not known (False)
+    unreachable: str | None = None
 
 
 @dataclass(frozen=True)
@@ -286,6 +289,7 @@ class BootReading:
     # ones kept: one sentence per reading (`critical chain: 1 line could not be read (line
     # 5: ...)`)
     skipped: tuple[str, ...] = ()
+    unreachable: str | None = None  # as SshReading's: ssh's reason, when not reached
 
 
 @dataclass(frozen=True)

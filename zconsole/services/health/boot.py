@@ -340,6 +340,7 @@ def _diagnose_boot(r: BootReading) -> Diagnosis:
         verdict = findings[0]
     elif r.blame.value is None and r.wait_online_journal.value is None:
         verdict = Finding("boot-unknown", Severity.UNKNOWN, "boot",
+                          f"Not judged: {r.unreachable}" if r.unreachable is not None else
                           "Not judged: neither systemd-analyze blame nor the journal of "
                           "wait-online could be read")
     elif wait is None:

@@ -241,9 +241,11 @@ def diagnose_ssh(r: SshReading) -> Diagnosis:
     if warn:
         verdict = warn[0][0]
     elif r.effective.value is None and r.effective_client.value is None and r.logins.value is None:
-        verdict = Finding("ssh-unknown", Severity.UNKNOWN, "sshd",
-                          "Not judged: neither sshd's settings nor the journal could be read"
-                          + (" (zconsole is not root)" if not r.is_root else ""))
+        # a host never reached is not said to refuse a user: whether this is root is unknown
+        why = (r.unreachable if r.unreachable is not None else
+               "neither sshd's settings nor the journal could be read"
+               + (" (zconsole is not root)" if not r.is_root else ""))
+        verdict = Finding("ssh-unknown", Severity.UNKNOWN, "sshd", f"Not judged: {why}")
     else:
         times = [lg for lg in logins if lg.accepted_at is not None]
         if times:

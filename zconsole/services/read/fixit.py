@@ -140,11 +140,14 @@ def _cmd(argv: Sequence[str]) -> str:
 class _Reader:
     def __init__(self, host: Host) -> None:
         self.host = host
+        self.unreachable: str | None = None
         try:
             self.is_root = bool(host.is_root())
+        except HostUnreachable as e:  # not known, and no read after it can be made
+            self.is_root = False
+            self.unreachable = str(e)
         except HostError:
             self.is_root = False
-        self.unreachable: str | None = None
 
     def part(self, source: str, fn: Callable[[], T]) -> Part[T]:
         if self.unreachable is not None:
@@ -323,7 +326,7 @@ def read_ssh(host: Host, client: str | None = None, client_source: str = "$SSH_C
                       lookup=looked, forward=forwarded, resolv=resolv, pam_systemd=pam,
                       services=services, user_units=units, daemons=daemons,
                       logind_now=logind_now, journal_ignored=ignored,
-                      journal_unreadable=unreadable)
+                      journal_unreadable=unreadable, unreachable=r.unreachable)
 
 
 def _logins(r: _Reader, argv: Sequence[str]
@@ -403,7 +406,7 @@ def read_boot(host: Host) -> BootReading:
                        chain=chain, links=links, wait_online_enabled=enabled,
                        wait_online_journal=journal, wanted_by=wanted, netplan=netplan,
                        booted_at=booted, boot_id=boot_id, wait_online_exec=exec_start,
-                       networking_journal=networking,
+                       networking_journal=networking, unreachable=r.unreachable,
                        skipped=tuple(f"{what}: {skipped_words(lines, 'line')}, left out"
                                      for what, lines in bad.items() if lines))
 

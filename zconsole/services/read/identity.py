@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from enum import Enum
 from typing import NamedTuple
 
-from zconsole.hosts.base import Host, HostError
+from zconsole.hosts.base import Host, HostError, HostUnreachable
 from zconsole.model.disk import Disk
 from zconsole.model.pool import Pool, Section, Vdev
 from zconsole.model.reading import DiskInventory, DiskRole, DiskState
@@ -78,7 +78,8 @@ def collect_inventory(
 
     `pools=None` means pool membership is unknown (zpool status failed or ZFS absent): no
     disk is called IN_POOL then, and a note says so. Raises HostError only when no source
-    at all could list the block devices.
+    at all could list the block devices (HostUnreachable, ssh's reason, when the host could
+    not be reached).
     """
     return with_roles(read_inventory(host, timeout=timeout), pools)
 
@@ -332,10 +333,13 @@ class InventoryCache:
 
     def read(self, host: Host, *, timeout: float, force: bool = False) -> DiskInventory:
         """The inventory without roles (see `with_roles`); raises HostError like
-        `collect_inventory` when no source can list the devices."""
+        `collect_inventory` when no source can list the devices, HostUnreachable when the
+        host cannot be reached (its reason, not a second try through the full read)."""
         try:
             listing: tuple[str, ...] | None = tuple(sorted(
                 host.list_dir(catalogue.SYS_CLASS_BLOCK)))
+        except HostUnreachable:
+            raise
         except HostError:
             listing = None  # no sysfs: nothing to compare with, read in full
         if force or listing is None or listing != self.fingerprint or self.inventory is None:

@@ -9,6 +9,10 @@ Sources, best first:
    partition from the realpath's parent directory, by-id names from /dev/disk/by-id links.
 `lsblk -J -b` adds sizes, parents/holders (one command), filesystems and mountpoints.
 
+A host that cannot be reached ends the inventory at the first source that finds so, with that
+HostUnreachable (ssh's own reason, issue 32): the other sources would go over the same ssh and
+fail the same way, each after its own wait, and "every source failed" would hide why.
+
 What each disk is used for is judged in `identity` (which also keeps the inventory cache).
 """
 
@@ -19,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from zconsole.hosts import batch
-from zconsole.hosts.base import Host, HostError, list_or_empty
+from zconsole.hosts.base import Host, HostError, HostUnreachable, list_or_empty
 from zconsole.model.disk import Disk
 from zconsole.model.reading import DiskInventory
 from zconsole.parsers.blockdev import disk_from_udev, parse_lsblk_json, parse_udev_export_db
@@ -187,6 +191,8 @@ def _read_lsblk(host: Host, timeout: float, notes: list[str]) -> dict[str, Disk]
     try:
         r = host.run(catalogue.lsblk_json(), timeout=timeout)
         return {d.name: d for d in parse_lsblk_json(r.stdout)}
+    except HostUnreachable:
+        raise
     except (HostError, ParseError) as e:
         notes.append(f"lsblk unavailable ({e}); no mountpoints or filesystem types from it")
         return {}
@@ -206,6 +212,8 @@ def _read_udev(host: Host, names: Sequence[str], timeout: float, notes: list[str
     try:
         r = host.run(catalogue.udevadm_export_db(), timeout=timeout)
         udev = dict(parse_udev_export_db(r.stdout))
+    except HostUnreachable:
+        raise
     except (HostError, ParseError) as e:
         notes.append(f"no udev database ({e}); identity from sysfs")
         return {}, ""
@@ -259,11 +267,14 @@ def _device(name: str, src: _Sources) -> tuple[Disk | None, str]:
 
 def read_inventory(host: Host, *, timeout: float = 30.0) -> DiskInventory:
     """Every block device with identity, without roles (`identity.collect_inventory` adds
-    them). Raises HostError only when no source at all could list the block devices."""
+    them). Raises HostError only when no source at all could list the block devices, and
+    HostUnreachable, with its reason, as soon as a source finds the host cannot be reached."""
     notes: list[str] = []
     sys_names: list[str] | None
     try:
         sys_names = host.list_dir(catalogue.SYS_CLASS_BLOCK)
+    except HostUnreachable:
+        raise
     except HostError:
         sys_names = None
     lsblk = _read_lsblk(host, timeout, notes)
