@@ -31,6 +31,22 @@ def test_own_private_directory_is_used(runtime: Path) -> None:
     assert (runtime.stat().st_mode & 0o777) == 0o700
 
 
+def test_a_runtime_dir_gone_falls_back_to_the_temp_dir(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """XDG_RUNTIME_DIR names a directory that is gone (the user's last session ended, the
+    tmux started in it lives on): the shared temp dir, checked the same way; it was
+    "[Errno 2] No such file or directory" and ssh was never tried."""
+    import tempfile
+
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run-user-1000-gone"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    made = tmp_path / "tmp" / f"zconsole-ssh-{os.getuid()}"
+    assert control_dir() == str(made)
+    assert (made.stat().st_mode & 0o777) == 0o700
+    assert not (tmp_path / "run-user-1000-gone").exists()
+
+
 def test_directory_open_to_others_is_refused(runtime: Path) -> None:
     runtime.mkdir(mode=0o700)
     runtime.chmod(0o777)

@@ -48,7 +48,12 @@ def control_dir() -> str:
     root's commands. The directory must be a real directory (not a link), owned by this uid, and
     closed to group and others; zconsole refuses to use anything else rather than repair it.
     """
-    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    base = os.environ.get("XDG_RUNTIME_DIR", "")
+    if not base or not os.path.isdir(base):
+        # unset (sudo -i, cron), or gone: systemd removes /run/user/UID when the user's last
+        # session ends, and a tmux started in it keeps the name. The shared temp dir then,
+        # with the same checks (it was "[Errno 2] No such file or directory", no ssh tried)
+        base = tempfile.gettempdir()
     path = os.path.join(base, f"zconsole-ssh-{os.getuid()}")
     try:
         os.mkdir(path, 0o700)
