@@ -88,3 +88,18 @@ def test_every_subcommand_module_is_listed() -> None:
     modules = {p.stem for p in Path(pkg.__file__).parent.glob("*.py")
                if not p.stem.startswith("_")}
     assert modules == set(COMMANDS)
+
+
+@pytest.mark.parametrize("how", ["script", "-m"])
+def test_version_is_printed_before_the_parser_is_imported(how: str) -> None:
+    """The console script (`zconsole.__main__:main`) and `python -m zconsole` answer
+    `--version` without importing argparse: it and what it imports cost more CPU than the
+    interpreter's own start (bench/budgets.py, the CLI start-up figures)."""
+    start = ("from zconsole.__main__ import main\ncode = main()" if how == "script" else
+             "import runpy\ntry:\n    runpy.run_module('zconsole', run_name='__main__')\n"
+             "except SystemExit as e:\n    code = e.code")
+    code = ("import sys\nsys.argv = ['zconsole', '--version']\n" + start +
+            "\nprint(code, 'argparse' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True).stdout.splitlines()
+    assert out[0].startswith("zconsole ") and out[1] == "0 False", out
