@@ -523,9 +523,12 @@ def test_boot_fixes_across_reboots(
 
     def judged(journal: PlanStore) -> Any:
         """The boot panel's judgement of the last fix applied (from the store), now."""
+        return judgement(journal).verdict
+
+    def judgement(journal: PlanStore) -> Any:
         host = ssh_host(g)
         return diagnose_boot(read_boot(host), fix_boot.as_applied(
-            fix_boot.applied_records(journal, host.label)[-1])).verdict
+            fix_boot.applied_records(journal, host.label)[-1]))
 
     def fixed_boot(name: str, before: float) -> None:
         """Reboot; wait-online did not hold this boot (did not run, or no timeout and a
@@ -630,11 +633,20 @@ def test_boot_fixes_across_reboots(
         host_figures("netplan-optional: the panel", proven.message)
         host_figures("netplan-optional: networking.service s (blame, allow-hotplug lan1)",
                      g.unit_seconds("networking.service"))
-        # ifupdown-hotplug, applied in the faulty boot beside it: judged by networking.service
-        ifup_judged = judged(aside[1])
-        assert ifup_judged.kind == "boot-fix-proven", ifup_judged
+        # ifupdown-hotplug, applied in the faulty boot beside it: judged by networking.service.
+        # Fixed is the verdict, or beside it where wait-online still held this boot over
+        # SLOW_WAIT by itself (the panel's design: "the other unit still holds the boot";
+        # a loaded CI run saw wait-online take 10.2 s in the fixed boot, 4.9 s another)
+        ifup_d = judgement(aside[1])
+        ifup_judged = next((f for f in ifup_d.findings if f.kind.startswith("boot-fix-")),
+                           ifup_d.verdict)
+        assert ifup_judged.kind == "boot-fix-proven", ifup_d
         assert ifup_judged.message.startswith("networking.service took "), ifup_judged
+        assert ifup_d.verdict is ifup_judged or (
+            ifup_d.verdict.kind == "boot-wait-online" and ifup_d.findings[1] is ifup_judged
+            and "ended by itself" in ifup_d.verdict.message), ifup_d
         host_figures("ifupdown-hotplug: the panel", ifup_judged.message)
+        host_figures("ifupdown-hotplug: the verdict beside it", ifup_d.verdict.message)
         phase("netplan-optional: the fixed boot read and judged")
         with own_ssh_masters():
             shown = asyncio.run(_boot_undo_through_the_screen(g, tmp_path))

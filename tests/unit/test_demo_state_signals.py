@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CHILD = """
 import signal, sys
 from zconsole.hosts import journal
+# a console's own: a run under nohup (CI's) hands its children a hang-up ignored
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
 if "ignore-hup" in sys.argv:
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
 if "guard" in sys.argv:
