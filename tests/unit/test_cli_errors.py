@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.unit.test_ssh_reason import WHY, write_fake_ssh
 
 ROOT = Path(__file__).resolve().parents[2]
 STATUS = ROOT / "tests/fixtures/parsers/zpool-status/belgianbeer-freebsd-remove-evacuation-in-progress.txt"
@@ -113,24 +114,10 @@ def test_demo_list_keeps_its_columns_for_long_names() -> None:
     assert max(map(len, names)) >= 13  # the case of the issue: ssh-auth-lockout
 
 
-SSH_SAID = "ssh: Could not resolve hostname bad..host: Name or service not known"
-WHY = ("cannot reach bad..host over ssh: Could not resolve hostname bad..host: Name or service "
-       "not known")
-
-
 def wrong_host_env(tmp_path: Path) -> dict[str, str]:
-    """An `ssh` first on PATH that says what OpenSSH says for a name that does not resolve
-    and exits 255 (nothing leaves the machine; what it was given is logged), and HOME and
-    the XDG directories in `tmp_path`."""
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    ssh = bindir / "ssh"
-    ssh.write_text("#!/bin/sh\n"
-                   f"printf '%s\\n' \"$*\" >> {tmp_path}/ssh.log\n"
-                   f"echo '{SSH_SAID}' >&2\n"
-                   "exit 255\n")
-    ssh.chmod(ssh.stat().st_mode | stat.S_IXUSR)
-    env = {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    """The fake `ssh` of test_ssh_reason first on PATH (OpenSSH's words for a name that
+    does not resolve, exit 255), and HOME and the XDG directories in `tmp_path`."""
+    env = {"PATH": write_fake_ssh(tmp_path)}
     for name in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
                  "XDG_DATA_HOME", "XDG_RUNTIME_DIR"):
         (tmp_path / name.lower()).mkdir(mode=0o700)

@@ -40,10 +40,10 @@ def test_sshs_reason_is_its_last_ssh_line() -> None:
     assert ssh_reason("") is None and ssh_reason(None) is None
 
 
-@pytest.fixture
-def fake_ssh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """An `ssh` first on PATH (for plumbum and for the probe) that says what OpenSSH says
-    for a name that does not resolve, and exits 255; the arguments it got are logged."""
+def write_fake_ssh(tmp_path: Path) -> str:
+    """An `ssh` in `tmp_path`/bin that says what OpenSSH says for a name that does not
+    resolve and exits 255 (nothing leaves the machine; the arguments it got are logged in
+    `tmp_path`/ssh.log); PATH with it first."""
     bindir = tmp_path / "bin"
     bindir.mkdir()
     ssh = bindir / "ssh"
@@ -52,7 +52,13 @@ def fake_ssh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
                    f"echo '{SAID}' >&2\n"
                    "exit 255\n")
     ssh.chmod(ssh.stat().st_mode | stat.S_IXUSR)
-    path = f"{bindir}{os.pathsep}{os.environ['PATH']}"
+    return f"{bindir}{os.pathsep}{os.environ['PATH']}"
+
+
+@pytest.fixture
+def fake_ssh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The fake `ssh` first on PATH, for plumbum and for the probe."""
+    path = write_fake_ssh(tmp_path)
     monkeypatch.setenv("PATH", path)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     with local.env(PATH=path):
