@@ -8,6 +8,7 @@ slow-disk history. A figure that could not be measured is None, never 0.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -58,14 +59,20 @@ class _WorstOf:
     """Each recorded sample's worst latency per leaf, worked out once per sample: a sample
     never changes once recorded, and the trend re-reads the last TREND_POINTS of them on
     every refresh (20 x 1 000 leaves on a big host). Keyed by the sample's identity, holding
-    the sample itself so that its id is not reused while it is kept."""
+    the sample itself so that its id is not reused while it is kept.
+
+    One cache for the process, shared by every host's refresh thread (`check --hosts`,
+    Fleet, the exporter): a lock guards it, or two threads evicting the same oldest entry
+    raise KeyError in one of them."""
 
     def __init__(self, keep: int) -> None:
         self.keep = keep
         self._by_id: dict[int, tuple[Sample, dict[LeafKey, float]]] = {}
+        self._lock = threading.Lock()
 
     def __call__(self, s: Sample) -> dict[LeafKey, float]:
-        hit = self._by_id.get(id(s))
+        with self._lock:
+            hit = self._by_id.get(id(s))
         if hit is not None and hit[0] is s:
             return hit[1]
         worst: dict[LeafKey, float] = {}
@@ -73,9 +80,10 @@ class _WorstOf:
             w = _worst(ls.zfs) if ls.zfs is not None else _worst(ls.disk)
             if w is not None:
                 worst[key] = w
-        self._by_id[id(s)] = (s, worst)
-        while len(self._by_id) > self.keep:  # the oldest first (dicts keep insertion order)
-            del self._by_id[next(iter(self._by_id))]
+        with self._lock:
+            self._by_id[id(s)] = (s, worst)
+            while len(self._by_id) > self.keep:  # the oldest first (dicts keep insertion order)
+                del self._by_id[next(iter(self._by_id))]
         return worst
 
 
