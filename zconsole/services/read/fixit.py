@@ -50,6 +50,8 @@ from zconsole.parsers.systemd import (
     parse_networkctl_list,
     parse_startup,
 )
+from zconsole.services.read.boot_record import RECORDS, BootRecord
+from zconsole.services.read.netplan_memo import MEMO as NETPLAN
 
 T = TypeVar("T")
 
@@ -378,17 +380,15 @@ def _wanted_by(text: str) -> tuple[str, ...]:
 
 
 def read_boot(host: Host) -> BootReading:
-    """Everything the boot panel shows (none of it needs root on systemd 252)."""
+    """Everything the boot panel shows (none of it needs root on systemd 252). The boot's
+    own record (startup, blame, critical chain) is read once per boot and Host object
+    (`boot_record`); the rest at every reading."""
     r = _Reader(host)
-    startup: Part[StartupTimes] = r.part(
-        _cmd(SYSTEMD_ANALYZE), lambda: parse_startup(r.run(SYSTEMD_ANALYZE, SLOW_TIMEOUT)))
-    blame: Part[tuple[BlameEntry, ...]] = r.part(
-        _cmd(BLAME), lambda: parse_blame(r.run(BLAME, SLOW_TIMEOUT)))
+    boot_id = r.part(BOOT_ID, lambda: host.read_text(BOOT_ID).strip())
     bad: dict[str, list[Skipped]] = {"critical chain": [], "wait-online journal": [],
                                      "networking journal": []}
-    chain: Part[tuple[ChainUnit, ...]] = r.part(
-        _cmd(CHAIN), lambda: parse_critical_chain(r.run(CHAIN, SLOW_TIMEOUT),
-                                                  skipped=bad["critical chain"]))
+    kept = RECORDS.get(host, boot_id.value) if boot_id.value else None
+    record = kept if kept is not None else _read_record(r, boot_id, bad["critical chain"])
     links: Part[tuple[NetLink, ...]] = r.part(
         _cmd(NETWORKCTL), lambda: parse_networkctl_list(r.run(NETWORKCTL)))
     enabled = r.part(_cmd(IS_ENABLED_WAIT),
@@ -398,17 +398,32 @@ def read_boot(host: Host) -> BootReading:
     networking = r.part(_cmd(NETWORKING_JOURNAL),
                         lambda: r.journal(NETWORKING_JOURNAL, bad["networking journal"]))
     wanted = r.part(_cmd(WANTS_ONLINE), lambda: _wanted_by(r.run(WANTS_ONLINE)))
-    netplan = r.part(_cmd(NETPLAN_GET), lambda: r.run(NETPLAN_GET, SLOW_TIMEOUT))
+    netplan = r.part(_cmd(NETPLAN_GET), lambda: NETPLAN.get(
+        host, lambda: r.run(NETPLAN_GET, SLOW_TIMEOUT)))
     exec_start = r.part(_cmd(SHOW_WAIT), lambda: parse_exec_start(r.run(SHOW_WAIT)))
     booted = r.part(UPTIME, lambda: _booted_at(host))
-    boot_id = r.part(BOOT_ID, lambda: host.read_text(BOOT_ID).strip())
-    return BootReading(taken_at=host.now(), is_root=r.is_root, startup=startup, blame=blame,
-                       chain=chain, links=links, wait_online_enabled=enabled,
-                       wait_online_journal=journal, wanted_by=wanted, netplan=netplan,
-                       booted_at=booted, boot_id=boot_id, wait_online_exec=exec_start,
-                       networking_journal=networking, unreachable=r.unreachable,
+    if kept is None and not bad["critical chain"]:
+        RECORDS.keep(host, record)
+    return BootReading(taken_at=host.now(), is_root=r.is_root, startup=record.startup,
+                       blame=record.blame, chain=record.chain, links=links,
+                       wait_online_enabled=enabled, wait_online_journal=journal,
+                       wanted_by=wanted, netplan=netplan, booted_at=booted, boot_id=boot_id,
+                       wait_online_exec=exec_start, networking_journal=networking,
+                       unreachable=r.unreachable,
                        skipped=tuple(f"{what}: {skipped_words(lines, 'line')}, left out"
                                      for what, lines in bad.items() if lines))
+
+
+def _read_record(r: _Reader, boot_id: Part[str], chain_bad: list[Skipped]) -> BootRecord:
+    """The boot's record read now (its `boot_id` empty when that could not be read)."""
+    startup: Part[StartupTimes] = r.part(
+        _cmd(SYSTEMD_ANALYZE), lambda: parse_startup(r.run(SYSTEMD_ANALYZE, SLOW_TIMEOUT)))
+    blame: Part[tuple[BlameEntry, ...]] = r.part(
+        _cmd(BLAME), lambda: parse_blame(r.run(BLAME, SLOW_TIMEOUT)))
+    chain: Part[tuple[ChainUnit, ...]] = r.part(
+        _cmd(CHAIN), lambda: parse_critical_chain(r.run(CHAIN, SLOW_TIMEOUT),
+                                                  skipped=chain_bad))
+    return BootRecord(boot_id.value or "", startup, blame, chain)
 
 
 def _booted_at(host: Host) -> float:
