@@ -244,3 +244,26 @@ async def test_identify_result_is_said_in_the_on_site_box_in_view(tmp_path: Path
         await pilot.pause(0.1)
         assert in_view(wz, box), (box.region, wz.query_one(".body").region)
         assert bar_in_view(wz)
+
+
+async def test_a_reveal_asked_before_the_next_page_does_not_scroll_it(tmp_path: Path) -> None:
+    """The same-bay replace's second preview came up scrolled to its bottom now and then (CI,
+    2026-11-30, `test_replace_failed_pictures[replace-preview-80x24]`): "The new disk is in…"
+    asked to be scrolled into view after the next refresh, the preview was shown from its top
+    before that refresh, and the reveal then scrolled it to where the message sits now. A
+    reveal asked before a page is shown from its top is void; one asked after still works."""
+    host = DemoHost("degraded", zfs_version="2.3", clock=frozen, seed=0)
+    app = wizard_app(tmp_path, host=host, fast_forward=False)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await same_bay_preview(pilot, app)
+        await pilot.pause(0.1)
+        body = screen.query_one(".body")
+        assert body.max_scroll_y > 0 and body.scroll_y == 0  # longer than 24 lines, at its top
+        screen._message("The new disk is in: reading the host afresh…")  # revealed later
+        screen._show_preview()  # the next page, from its top, before that refresh
+        await pilot.pause(0.1)
+        assert body.scroll_y == 0, body.scroll_y
+        screen._message("a message asked for now")
+        await pilot.pause(0.1)
+        message = screen.query_one("#wz-message", Static)
+        assert body.scroll_y > 0 and in_view(screen, message), (body.scroll_y, message.region)

@@ -399,7 +399,7 @@ class WizardScreen(WizardView, OperatorSteps, ZScreen):
         self.query_one(ResultPhase).show(self.plan, self.run, done=status == "done",
                                          audit=self._audit_label())
         self._message("Enter or Escape: close", reveal=False)
-        self.query_one(".body").scroll_home(animate=False)
+        self._body_home(focus=False)
 
     def _follow_up(self) -> bool:
         """A finished plan with a second part (the same-bay replace after the bay plan):

@@ -35,6 +35,10 @@ class WizardView(WizardPart):
         phase: Phase
 
     _copy_next: tuple[object, int] = (None, 0)  # (the plan, the index `y` copies next)
+    # pages shown from their top so far: a reveal asked before the latest is void (a message
+    # of the page before, revealed after the next page was shown, scrolled that page to its
+    # bottom: the same-bay replace's second preview, now and then in CI)
+    _tops = 0
 
     def _message(self, text: str | Content = "", *, reveal: bool = True) -> None:
         """The newest message, right under the phase; `reveal` scrolls it into view (with
@@ -51,8 +55,10 @@ class WizardView(WizardPart):
     def _reveal(self, *widgets: Widget) -> None:
         """After the next layout: the focused widget, then each of `widgets`, into view."""
 
+        asked_on = self._tops
+
         def scroll() -> None:
-            if not self.is_attached or not self.query(".body"):
+            if asked_on != self._tops or not self.is_attached or not self.query(".body"):
                 return
             body = self.query_one(".body")
             for w in (self.focused, *widgets):
@@ -63,10 +69,13 @@ class WizardView(WizardPart):
 
         self.call_after_refresh(scroll)
 
-    def _body_home(self) -> None:
+    def _body_home(self, *, focus: bool = True) -> None:
+        """The page from its top (a reveal asked before is void)."""
+        self._tops += 1
         body = self.query_one(".body")
         body.scroll_home(animate=False)
-        body.focus()
+        if focus:
+            body.focus()
 
     # -- the choice list uses the height there is ---------------------------------------------
     def _fit_choices(self) -> None:
