@@ -18,13 +18,12 @@ now show the restart's: the panel judges what held the boot, not a later restart
 
 from __future__ import annotations
 
-import threading
-import weakref
 from typing import NamedTuple
 
 from zconsole.hosts.base import Host
 from zconsole.model.fixit import BlameEntry, ChainUnit, StartupTimes
 from zconsole.model.reading import Part
+from zconsole.services.read.per_host import PerHost
 
 
 class BootRecord(NamedTuple):
@@ -39,37 +38,21 @@ class BootRecord(NamedTuple):
 
 
 class BootRecords:
-    """The last whole record of each Host object's boot. Reads run on several threads
-    (the console's workers, `check --hosts`): a lock guards the map."""
+    """The last whole record of each Host object's boot."""
 
     def __init__(self) -> None:
-        self._by_host: weakref.WeakKeyDictionary[Host, BootRecord] = \
-            weakref.WeakKeyDictionary()
-        self._lock = threading.Lock()
+        self._kept: PerHost[BootRecord] = PerHost()
 
     def get(self, host: Host, boot_id: str) -> BootRecord | None:
-        with self._lock:
-            try:
-                kept = self._by_host.get(host)
-            except TypeError:  # a host that cannot be referenced weakly: nothing kept
-                return None
+        kept = self._kept.get(host)
         return kept if kept is not None and kept.boot_id == boot_id else None
 
     def keep(self, host: Host, record: BootRecord) -> None:
-        if not record.whole or not record.boot_id:
-            return
-        with self._lock:
-            try:
-                self._by_host[host] = record
-            except TypeError:
-                pass
+        if record.whole and record.boot_id:
+            self._kept.put(host, record)
 
     def forget(self, host: Host) -> None:
-        with self._lock:
-            try:
-                self._by_host.pop(host, None)
-            except TypeError:
-                pass
+        self._kept.forget(host)
 
 
 RECORDS = BootRecords()

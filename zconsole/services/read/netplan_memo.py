@@ -15,11 +15,10 @@ before. A plan's proof (`netplan get` as its own step) never comes from here.
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Callable
 
 from zconsole.hosts.base import Host, HostError
+from zconsole.services.read.per_host import PerHost
 
 NETPLAN_DIRS = ("/lib/netplan", "/etc/netplan", "/run/netplan")
 NETPLAN_FILES: tuple[str, ...] = ("find", "-L", *NETPLAN_DIRS, "-maxdepth", "1",
@@ -28,28 +27,17 @@ NETPLAN_FILES: tuple[str, ...] = ("find", "-L", *NETPLAN_DIRS, "-maxdepth", "1",
 
 class NetplanMemo:
     def __init__(self) -> None:
-        self._by_host: weakref.WeakKeyDictionary[Host, tuple[str, str]] = \
-            weakref.WeakKeyDictionary()
-        self._lock = threading.Lock()
+        self._kept: PerHost[tuple[str, str]] = PerHost()  # (listing, netplan's answer)
 
     def get(self, host: Host, ask: Callable[[], str]) -> str:
         """netplan's answer (`ask()`), or the last one when the files are as they were."""
         listing = _listing(host)
-        if listing is not None:
-            with self._lock:
-                try:
-                    kept = self._by_host.get(host)
-                except TypeError:
-                    kept = None
-            if kept is not None and kept[0] == listing:
-                return kept[1]
+        kept = self._kept.get(host) if listing is not None else None
+        if kept is not None and kept[0] == listing:
+            return kept[1]
         text = ask()
         if listing is not None and _listing(host) == listing:  # unchanged while it ran
-            with self._lock:
-                try:
-                    self._by_host[host] = (listing, text)
-                except TypeError:
-                    pass
+            self._kept.put(host, (listing, text))
         return text
 
 
