@@ -52,6 +52,10 @@ pytestmark = pytest.mark.hostvm
 
 
 def ssh_host(g: HostGuest, user: str = "root") -> SshHost:
+    """root: the boot's console host, shared with the session's other tests
+    (`HostGuest.console_host`); another user: an SshHost of its own."""
+    if user == "root":
+        return g.console_host()
     return SshHost(f"{user}@{g.alias}", ssh_config=str(g.ssh_config))
 
 
@@ -448,19 +452,13 @@ def test_boot_fixes_across_reboots(
     guest next. The seconds go to the report."""
     g = host_guest
     phase = Phases(host_figures)
-    hosts: list[SshHost] = []
 
     def host_now() -> SshHost:
-        """One SshHost for the boot, as a console has one: the boot's record (startup,
-        blame, critical chain) is read once per boot and Host object (boot_record.py), the
-        rest at every reading; `rebooted` lets it go."""
-        if not hosts:
-            hosts.append(ssh_host(g))
-        return hosts[0]
-
-    def rebooted() -> None:
-        while hosts:
-            hosts.pop().close()
+        """The boot's one SshHost, as a console has one (`HostGuest.console_host`, the Host
+        screens below use it too): the boot's record (startup, blame, critical chain) is
+        read once per boot and Host object (boot_record.py), the rest at every reading; a
+        reboot lets it go."""
+        return ssh_host(g)
     # the clean boot, and what it ran with: the recipes' undo is proven against it
     clean_cause = wait_online_hang.cause()
     assert clean_cause["wait-online seconds (blame)"] == "did not run", clean_cause
@@ -473,7 +471,6 @@ def test_boot_fixes_across_reboots(
     touched = (DROPIN_DIR, MASK_LINK, fix_boot.NETPLAN_FILE)
     phase("apply the recipes")
     g.reboot()
-    rebooted()
     g.wait_booted()
     phase("the faulty boot (reboot, boot end)")
 
@@ -548,7 +545,6 @@ def test_boot_fixes_across_reboots(
         """Reboot; wait-online did not hold this boot (did not run, or no timeout and a
         quarter of the hang at most), networking did not wait for lan1, the panel: fixed."""
         to_ssh = g.reboot()
-        rebooted()
         g.wait_booted()
         phase(f"{name}: the reboot after the fix")
         took = g.unit_seconds(WAIT_ONLINE)

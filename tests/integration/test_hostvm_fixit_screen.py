@@ -40,7 +40,9 @@ RUN = 900.0
 
 
 def ssh_host(g: HostGuest) -> SshHost:
-    return SshHost(f"root@{g.alias}", ssh_config=str(g.ssh_config))
+    """The boot's console host (`HostGuest.console_host`): one for the session's tests, as
+    an operator's console keeps one; the boot's record is read once a boot."""
+    return g.console_host()
 
 
 def file_state(g: HostGuest, path: str) -> str:
