@@ -452,13 +452,8 @@ def test_boot_fixes_across_reboots(
     guest next. The seconds go to the report."""
     g = host_guest
     phase = Phases(host_figures)
-
-    def host_now() -> SshHost:
-        """The boot's one SshHost, as a console has one (`HostGuest.console_host`, the Host
-        screens below use it too): the boot's record (startup, blame, critical chain) is
-        read once per boot and Host object (boot_record.py), the rest at every reading; a
-        reboot lets it go."""
-        return ssh_host(g)
+    # ssh_host(g) is the boot's one SshHost, as a console has one (the Host screens below use
+    # it too): the boot's record is read once per boot (boot_record.py); a reboot lets it go
     # the clean boot, and what it ran with: the recipes' undo is proven against it
     clean_cause = wait_online_hang.cause()
     assert clean_cause["wait-online seconds (blame)"] == "did not run", clean_cause
@@ -488,7 +483,7 @@ def test_boot_fixes_across_reboots(
         assert networking_waited_for_lan1(g), label
         assert networking is not None and networking > 30, (label, g.blame()[:5])
         assert ifupdown_dhcp_hang.cause()["interfaces.d"] == "auto lan1 / iface lan1 inet dhcp"
-        facts = fix_boot.read_facts(host_now())
+        facts = fix_boot.read_facts(ssh_host(g))
         assert facts.diagnosis.verdict.kind == "boot-wait-online", facts.diagnosis.verdict
         assert "lan1" in facts.diagnosis.verdict.message, facts.diagnosis.verdict
         # and ifupdown's minute beside it, from blame and networking.service's journal
@@ -519,14 +514,14 @@ def test_boot_fixes_across_reboots(
               PlanStore(tmp_path / "engine" / "plans"))
 
     def run(plan: Plan, journal: tuple[AuditLog, PlanStore]) -> None:
-        host = host_now()
+        host = ssh_host(g)
         result = common.run_fix(plan, lambda p: PlanRunner(
             host, p, audit=journal[0], store=journal[1], operator="hostvm-test"),
             lambda _e: None)
         assert result.applied and result.rollback is None, result.result.message
 
     def undo(plan: Plan, journal: tuple[AuditLog, PlanStore]) -> None:
-        host = host_now()
+        host = ssh_host(g)
         u = fix_boot.undo_plan(plan, host=host, now=host.now())
         result = PlanRunner(host, u, audit=journal[0], store=journal[1],
                             operator="hostvm-test").run(lambda _e: None)
@@ -537,7 +532,7 @@ def test_boot_fixes_across_reboots(
         return judgement(journal).verdict
 
     def judgement(journal: PlanStore) -> Any:
-        host = host_now()
+        host = ssh_host(g)
         return diagnose_boot(read_boot(host), fix_boot.as_applied(
             fix_boot.applied_records(journal, host.label)[-1]))
 
@@ -559,7 +554,7 @@ def test_boot_fixes_across_reboots(
     def applied_pending(name: str, shipped: list[str]) -> list[str] | None:
         """Apply `name` by the engine; the panel says pending until the next boot, and
         systemd has loaded what the next boot runs (the drop-in's command; the mask)."""
-        plan = fix_boot.plan_for(host_now(), name)
+        plan = fix_boot.plan_for(ssh_host(g), name)
         assert not plan.blocked, (name, plan.checks)
         if name == "wait-online-interface":
             assert dict(plan.params)["exec"] == (
@@ -592,7 +587,7 @@ def test_boot_fixes_across_reboots(
     netplan_faulty = state(g, faults.NETPLAN_FILE)
     shipped = effective_wait(g)
     assert shipped == [WAIT_BIN], shipped
-    hotplug = fix_boot.plan_for(host_now(), "ifupdown-hotplug")
+    hotplug = fix_boot.plan_for(ssh_host(g), "ifupdown-hotplug")
     assert not hotplug.blocked, hotplug.checks
     # judged by networking.service, the unit ifupdown held this boot with
     assert dict(hotplug.params)["unit"] == "networking.service", hotplug.params
@@ -623,7 +618,7 @@ def test_boot_fixes_across_reboots(
             phase(f"{name}: applied, proven live")
             undone(name, shipped)
         # the fix the diagnosis chooses, through the Host screen as an operator
-        host = host_now()
+        host = ssh_host(g)
         facts = fix_boot.read_facts(host)
         assert facts.diagnosis.verdict.kind == "boot-wait-online", facts.diagnosis.verdict
         plan = fix_boot.plan_for(host)
@@ -667,7 +662,7 @@ def test_boot_fixes_across_reboots(
         # undone in a boot that did not wait: the panel judges the next boot from what is set
         # now (lan1 configuring, not optional, wait-online's loaded ExecStart as shipped, not
         # masked, zc-needs-online wanting it) and says it will wait
-        again = diagnose_boot(read_boot(host_now())).verdict
+        again = diagnose_boot(read_boot(ssh_host(g))).verdict
         assert again.kind == "boot-will-wait", again
         host_figures("netplan-optional: the panel after the undo", again.message)
         phase("netplan-optional: the undo through the screen")
@@ -676,7 +671,7 @@ def test_boot_fixes_across_reboots(
         # across a reboot, then undone
         for name in REBOOT_FIXES:
             assert "This boot did not wait" in fix_boot.plan_for(
-                host_now(), name).preview[0], name
+                ssh_host(g), name).preview[0], name
             now = applied_pending(name, shipped)
             phase(f"{name}: applied, pending")
             fixed_boot(name, hung)
