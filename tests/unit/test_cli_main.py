@@ -5,13 +5,18 @@ subcommands' own parsers give (what is imported is checked, never how long it ta
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from zconsole.__main__ import HELP_COLUMNS, HELP_FILE
 from zconsole.cli.commands import COMMANDS, load
+from zconsole.cli.main import render_help
 from zconsole.services.ops import registry
 
 # What the entry point may import to print its help or its version.
@@ -90,16 +95,81 @@ def test_every_subcommand_module_is_listed() -> None:
     assert modules == set(COMMANDS)
 
 
+def run_entry(how: str, flag: str, columns: int) -> tuple[list[str], bool]:
+    """The console script's `main` or `python -m zconsole` with one flag, in a fresh
+    interpreter whose COLUMNS is `columns`: the lines printed before its exit code and
+    whether argparse was imported."""
+    call = ("from zconsole.__main__ import main\n    code = main()" if how == "script" else
+            "import runpy\n    runpy.run_module('zconsole', run_name='__main__')")
+    start = f"try:\n    {call}\nexcept SystemExit as e:\n    code = e.code"
+    code = (f"import sys\nsys.argv = ['zconsole', {flag!r}]\n" + start +
+            "\nprint(code, 'argparse' in sys.modules)")
+    env = {**os.environ, "COLUMNS": str(columns)}
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True, env=env).stdout.splitlines()
+    *printed, last = out
+    assert last.split()[0] == "0", out
+    return printed, last.split()[1] == "True"
+
+
 @pytest.mark.parametrize("how", ["script", "-m"])
 def test_version_is_printed_before_the_parser_is_imported(how: str) -> None:
     """The console script (`zconsole.__main__:main`) and `python -m zconsole` answer
     `--version` without importing argparse: it and what it imports cost more CPU than the
     interpreter's own start (bench/budgets.py, the CLI start-up figures)."""
-    start = ("from zconsole.__main__ import main\ncode = main()" if how == "script" else
-             "import runpy\ntry:\n    runpy.run_module('zconsole', run_name='__main__')\n"
-             "except SystemExit as e:\n    code = e.code")
-    code = ("import sys\nsys.argv = ['zconsole', '--version']\n" + start +
-            "\nprint(code, 'argparse' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                         text=True).stdout.splitlines()
-    assert out[0].startswith("zconsole ") and out[1] == "0 False", out
+    printed, argparse_loaded = run_entry(how, "--version", 80)
+    assert printed[0].startswith("zconsole ") and not argparse_loaded
+
+
+def test_stored_help_is_what_the_parser_prints_at_80_columns() -> None:
+    """zconsole/cli/help.txt is the parser's own help, rendered by tools/write_help.py."""
+    stored = Path(HELP_FILE).read_text(encoding="utf-8")
+    assert stored == render_help(HELP_COLUMNS), \
+        "the command line changed: run `python tools/write_help.py` and commit the file"
+    assert stored.startswith("usage: zconsole ")
+    assert max(map(len, stored.splitlines())) <= HELP_COLUMNS - 2
+
+
+@pytest.mark.parametrize("how", ["script", "-m"])
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+@pytest.mark.parametrize("columns", [80, 200])
+def test_help_is_printed_before_the_parser_is_imported(how: str, flag: str,
+                                                       columns: int) -> None:
+    """A terminal at least 80 wide gets the stored help without argparse imported: the
+    same text argparse prints at 80 columns."""
+    printed, argparse_loaded = run_entry(how, flag, columns)
+    assert printed == render_help(HELP_COLUMNS).splitlines()
+    assert not argparse_loaded
+
+
+@pytest.mark.parametrize("how", ["script", "-m"])
+def test_a_narrow_terminal_gets_argparse_wrapping_at_its_width(how: str) -> None:
+    printed, argparse_loaded = run_entry(how, "--help", 60)
+    assert argparse_loaded
+    assert printed == render_help(60).splitlines()
+    assert printed != render_help(HELP_COLUMNS).splitlines()
+    assert max(map(len, printed)) <= 58
+
+
+def test_a_missing_help_file_falls_back_to_argparse(monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import zconsole.__main__ as entry
+
+    monkeypatch.setattr(entry, "HELP_FILE", "/nonexistent/zconsole/help.txt")
+    monkeypatch.setattr(sys, "argv", ["zconsole", "--help"])
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit) as done:
+        entry.main()
+    assert done.value.code == 0
+    assert capsys.readouterr().out == render_help(HELP_COLUMNS)
+
+
+def test_the_help_file_is_installed_with_the_package() -> None:
+    """pyproject's package data carries zconsole/cli/help.txt into a wheel (without it an
+    installed zconsole would fall back to argparse for every `--help`)."""
+    tomllib = pytest.importorskip("tomllib")
+    root = Path(__file__).resolve().parents[2]
+    globs = tomllib.loads((root / "pyproject.toml").read_text())[
+        "tool"]["setuptools"]["package-data"]["zconsole"]
+    rel = Path(HELP_FILE).relative_to(root / "zconsole").as_posix()
+    assert any(fnmatch.fnmatch(rel, g) for g in globs), globs

@@ -18,7 +18,7 @@ import gc
 import os
 import sys
 
-from zconsole import __version__
+from zconsole import __version__, terminal_columns
 from zconsole.cli.commands import COMMANDS, load
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
@@ -52,16 +52,15 @@ class _Version(argparse.Action):
 def _formatter(prog: str) -> argparse.HelpFormatter:
     """argparse's formatter at the width it would choose itself (COLUMNS, else the
     terminal's, else 80; less 2), found without importing shutil."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return argparse.HelpFormatter(prog, width=(columns or 80) - 2)
+    return argparse.HelpFormatter(prog, width=terminal_columns() - 2)
+
+
+def render_help(columns: int) -> str:
+    """`zconsole --help` as argparse prints it in a terminal `columns` wide: what
+    tools/write_help.py stores in zconsole/cli/help.txt for `zconsole.__main__`."""
+    parser = build_parser([])
+    parser.formatter_class = lambda prog: argparse.HelpFormatter(prog, width=columns - 2)
+    return parser.format_help()
 
 
 def _seconds(text: str) -> float:
