@@ -67,7 +67,7 @@ def test_self_test_in_progress() -> None:
 def test_packed_command_timeout_is_decoded() -> None:
     r = parse_smartctl(read("sce-sat-Seagate_Constellation_ES.3-ST3000NM0033-9ZM178-sdc.json"))
     a = r.attr(188)
-    assert a is not None and a.raw == 17180131332 and a.count == 4
+    assert a is not None and a.raw == 17180131332 and a.counter == 4
     assert r.temperature is not None and r.temperature.current == 22
 
 
@@ -199,6 +199,18 @@ def test_cli_parse_smartctl(tmp_path: Path) -> None:
                               str(DIR / "sce-SEAGATE_ST373453LC_26.json")],
                              capture_output=True, text=True, check=True).stdout
     assert json.loads(as_json)["scsi"]["grown_defects"] == 260
+
+
+def test_parse_json_gives_each_attribute_by_name() -> None:
+    """An attribute row (a NamedTuple, made by the thousand in a poll) is an object with its
+    fields in `parse --json`, as every other record is, never a bare list."""
+    as_json = subprocess.run([sys.executable, "-m", "zconsole", "parse", "smartctl", "--json",
+                              str(DIR / "scrutiny-smart-fail2.json")],
+                             capture_output=True, text=True, check=True).stdout
+    attrs = {a["id"]: a for a in json.loads(as_json)["attributes"]}
+    assert attrs[197]["name"] == "Current_Pending_Sector" and attrs[197]["raw"] == 8
+    assert set(attrs[197]) == {"id", "name", "raw", "raw_string", "value", "worst", "thresh",
+                               "when_failed", "prefailure"}
 
 
 def test_nvme_74_self_test_log_and_progress() -> None:
