@@ -84,6 +84,13 @@ def child_cpu(argv: list[str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def round_ratio(xs: list[float], ys: list[float]) -> float:
+    """The median of each round's own ratio: the two of a round ran one after the other, and
+    this machine's speed can change between rounds (the same json.loads took 42 ms in one
+    run and 80 ms in the next, 2026-11-30) by more than a budget's margin."""
+    return statistics.median(x / y for x, y in zip(xs, ys, strict=True) if y)
+
+
 def paired(a: Callable[[], float], b: Callable[[], float], repeat: int
            ) -> tuple[list[float], list[float]]:
     """Alternate the two measurements so that machine load hits both alike, after one
@@ -208,8 +215,9 @@ def bench_first_frame(repeat: int) -> dict[str, Any]:
         for name, code in codes.items():
             runs[name].append(first_frame(code))
     zm, fm, bm = (statistics.median(runs[n]) for n in ("zconsole", "floor", "bare"))
-    return {"zconsole_s": zm, "floor_s": fm, "bare_textual_s": bm, "ratio": zm / fm,
-            "ratio_to_bare_textual": zm / bm, "runs": runs}
+    return {"zconsole_s": zm, "floor_s": fm, "bare_textual_s": bm,
+            "ratio": round_ratio(runs["zconsole"], runs["floor"]),
+            "ratio_to_bare_textual": round_ratio(runs["zconsole"], runs["bare"]), "runs": runs}
 
 
 # -- 2. CPU while running ------------------------------------------------------------------------
@@ -484,8 +492,7 @@ def bench_cli(repeat: int) -> dict[str, Any]:
             z, b = paired(partial(child_cpu, [*argv, flag]), partial(child_cpu, bare),
                           3 * repeat)
             where[flag] = {"zconsole_cpu_s": statistics.median(z),
-                           "bare_cpu_s": statistics.median(b),
-                           "ratio": statistics.median(z) / statistics.median(b)}
+                           "bare_cpu_s": statistics.median(b), "ratio": round_ratio(z, b)}
     if not script:  # not installed: `-m` is the budget's figure
         out.update(out.pop("module"))
     return out
@@ -544,12 +551,15 @@ for name, a in json.loads(sys.argv[1]):
 
 
 def bench_check(repeat: int) -> dict[str, Any]:
+    """`zconsole check` as cron or a monitoring agent runs it (the installed script; `python
+    -m zconsole` without one) against the floor, in 3 x `repeat` paired rounds."""
     calls = check_reads()
-    z, f = paired(partial(child_cpu, [sys.executable, "-m", "zconsole", *CHECK_ARGV]),
+    zconsole = zconsole_script() or [sys.executable, "-m", "zconsole"]
+    z, f = paired(partial(child_cpu, [*zconsole, *CHECK_ARGV]),
                   partial(child_cpu, [sys.executable, "-c", CHECK_FLOOR, json.dumps(calls)]),
-                  repeat)
+                  3 * repeat)
     return {"zconsole_cpu_s": statistics.median(z), "floor_cpu_s": statistics.median(f),
-            "reads": len(calls), "ratio": statistics.median(z) / statistics.median(f)}
+            "reads": len(calls), "ratio": round_ratio(z, f), "runs": {"zconsole": z, "floor": f}}
 
 
 STEPS = ("cli", "check", "parse", "first_frame", "keys", "cpu", "smart")
@@ -578,7 +588,7 @@ def main(argv: list[str] | None = None) -> int:
         ("cli", lambda: bench_cli(repeat)),
         ("check", lambda: bench_check(repeat)),
         ("parse", lambda: bench_parse(repeat)),
-        ("first_frame", lambda: bench_first_frame(repeat)),
+        ("first_frame", lambda: bench_first_frame(2 * repeat)),
         ("keys", lambda: bench_keys(40)),
         ("cpu", lambda: bench_cpu(seconds)),
         ("smart", lambda: bench_smart(seconds)),
