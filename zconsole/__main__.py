@@ -23,6 +23,18 @@ def stored_help() -> "str | None":
         return None
 
 
+def _write(text: str) -> int:
+    """Print `text`; a reader gone (`zconsole --help | head -1`) ends it as it ends any
+    zconsole output (zconsole.cli.main): no traceback, the shell's 141."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    return 0
+
+
 def main() -> int:
     args = sys.argv[1:]
     if args == ["--version"]:
@@ -35,8 +47,7 @@ def main() -> int:
 
         text = stored_help() if terminal_columns() >= HELP_COLUMNS else None
         if text is not None:
-            sys.stdout.write(text)
-            return 0
+            return _write(text)
     from zconsole.cli import main as cli_main
 
     return cli_main()

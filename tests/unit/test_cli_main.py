@@ -173,3 +173,14 @@ def test_the_help_file_is_installed_with_the_package() -> None:
         "tool"]["setuptools"]["package-data"]["zconsole"]
     rel = Path(HELP_FILE).relative_to(root / "zconsole").as_posix()
     assert any(fnmatch.fnmatch(rel, g) for g in globs), globs
+
+
+def test_a_reader_gone_ends_the_help_without_a_traceback() -> None:
+    """`zconsole --help | head -1` with the reader gone before the help is written: the
+    shell's 141 and nothing on stderr, as zconsole.cli.main ends any other output."""
+    code = ("import os, sys\nr, w = os.pipe()\nos.close(r)\nos.dup2(w, 1)\n"
+            "sys.argv = ['zconsole', '--help']\nfrom zconsole.__main__ import main\n"
+            "sys.exit(main())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "80"})
+    assert (done.returncode, done.stderr) == (141, "")
