@@ -24,14 +24,15 @@ def stored_help() -> "str | None":
 
 
 def _write(text: str) -> int:
-    """Print `text`; a reader gone (`zconsole --help | head -1`) ends it as it ends any
-    zconsole output (zconsole.cli.main): no traceback, the shell's 141."""
+    """Print `text`; a reader gone (`zconsole --help | head -1`) ends it as any zconsole
+    output ends (`zconsole.reader_gone`): no traceback, the shell's 141."""
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
+        from zconsole import reader_gone
+
+        return reader_gone()
     return 0
 
 

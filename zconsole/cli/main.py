@@ -18,7 +18,7 @@ import gc
 import os
 import sys
 
-from zconsole import __version__, terminal_columns
+from zconsole import __version__, reader_gone, terminal_columns
 from zconsole.cli.commands import COMMANDS, load
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
-EXIT_PIPE = 141  # what a shell reports for a filter whose reader went away (128 + SIGPIPE)
 REFRESH_MIN, REFRESH_MAX = 0.5, 3600.0
 
 
@@ -190,11 +189,8 @@ def has_zfs(host: Host) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(argv)
-    except BrokenPipeError:
-        # `zconsole parse ... | head`: the reader went away; no traceback, and Python's own
-        # flush of stdout at exit must not raise again (the Python docs' signal recipe)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_PIPE
+    except BrokenPipeError:  # `zconsole parse ... | head`: the reader went away
+        return reader_gone()
 
 
 def _main(argv: Sequence[str] | None) -> int:
