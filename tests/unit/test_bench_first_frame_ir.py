@@ -3,6 +3,7 @@ says, natively here (valgrind only counts them: the bench's, never a test's)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -10,48 +11,59 @@ import pytest
 
 from bench import first_frame_ir as ir
 
+PYCACHE: list[str] = []  # one bytecode cache for this module's children, in a temporary place
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _pycache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    PYCACHE[:] = [str(tmp_path_factory.mktemp("pycache"))]
+
 
 def run(code: str) -> str:
+    """`code` run as the bench runs it, in this test's own directories (the bench's ENV was
+    made from the environment before the test's were set), the module's children sharing a
+    temporary bytecode cache (each would compile Textual and zconsole again without one)."""
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+           "PYTHONPATH": str(ir.ROOT), "PYTHONPYCACHEPREFIX": PYCACHE[0]}
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       env=ir.ENV, cwd=ir.ROOT, timeout=120)
+                       env=env, cwd=ir.ROOT, timeout=120)
     assert p.returncode == 0, p.stderr[-2000:]
     return p.stdout
 
 
-@pytest.mark.parametrize("checkpoint", list(ir.CHECKPOINTS))
-def test_a_checkpoint_ends_the_child_before_its_first_frame(checkpoint: str) -> None:
-    assert run(ir.zconsole_child(checkpoint)).splitlines() == ["READY 0"]
+PROBE = ("import zconsole.ui.screens.base as _b\n"
+         "_c = _b.ZScreen.compose\n"
+         "def _compose(self):\n"
+         "    print('COMPOSED', flush=True)\n"
+         "    yield from _c(self)\n"
+         "_b.ZScreen.compose = _compose\n"
+         "_l = ZConsoleApp.on_load\n"
+         "async def _load(self):\n"
+         "    print('LOADING', flush=True)\n"
+         "    await _l(self)\n"
+         "ZConsoleApp.on_load = _load\n")
 
 
-def test_the_full_child_ends_at_its_first_full_frame() -> None:
-    out = run(ir.zconsole_child(None)).split()
-    assert out[0] == "READY" and float(out[1]) > 0 and len(out) == 2
+@pytest.mark.parametrize(("checkpoint", "reached"), [
+    ("imports", []), ("app made", []), ("first reading", ["LOADING"]),
+    (None, ["LOADING", "COMPOSED"])])
+def test_each_child_ends_where_its_checkpoint_says(checkpoint: str | None,
+                                                   reached: list[str]) -> None:
+    """A checkpoint ends the child (READY 0) before what comes after it: `app made` never
+    reaches `on_load`, `first reading` never composes a screen; without one, the child ends
+    at its first full frame (READY and its seconds)."""
+    code = ir.zconsole_child(checkpoint).replace("app = ZConsoleApp(",
+                                                  PROBE + "app = ZConsoleApp(", 1)
+    lines = run(code).splitlines()
+    assert lines[:-1] == reached
+    ready = lines[-1].split()
+    assert ready[0] == "READY" and len(ready) == 2
+    assert (ready[1] == "0") == (checkpoint is not None) and float(ready[1]) >= 0
+
+
+def test_the_floor_ends_at_its_first_frame() -> None:
     out = run(ir.at_ready(ir.FIRST_FRAME_FLOOR)).split()
-    assert out[0] == "READY" and float(out[1]) > 0
-
-
-def test_the_checkpoints_stop_the_console_where_they_say() -> None:
-    """`app made` never reaches `on_load`; `first reading` never composes a screen."""
-    probe = ("import zconsole.ui.screens.base as _b\n"
-             "_c = _b.ZScreen.compose\n"
-             "def _compose(self):\n"
-             "    print('COMPOSED', flush=True)\n"
-             "    yield from _c(self)\n"
-             "_b.ZScreen.compose = _compose\n"
-             "_l = ZConsoleApp.on_load\n"
-             "async def _load(self):\n"
-             "    print('LOADING', flush=True)\n"
-             "    await _l(self)\n"
-             "ZConsoleApp.on_load = _load\n")
-
-    def probed(checkpoint: str | None) -> list[str]:
-        code = ir.zconsole_child(checkpoint).replace("app = ZConsoleApp(",
-                                                      probe + "app = ZConsoleApp(", 1)
-        return [line for line in run(code).splitlines() if not line.startswith("READY")]
-
-    assert probed("app made") == []
-    assert probed("first reading") == ["LOADING"]
-    assert probed(None) == ["LOADING", "COMPOSED"]
+    assert out[0] == "READY" and float(out[1]) > 0 and len(out) == 2
 
 
 def test_the_report_gives_each_step_and_the_ratio() -> None:
