@@ -31,7 +31,10 @@ def run(code: str) -> str:
     return p.stdout
 
 
-PROBE = ("import zconsole.ui.screens.base as _b\n"
+# Python's own exit (atexit, the app's shutdown) would be counted after the checkpoint: the
+# children end with os._exit, which runs no atexit handler.
+AFTER = "import atexit as _ae\n_ae.register(print, 'AFTER')\n"
+PROBE = (AFTER + "import zconsole.ui.screens.base as _b\n"
          "_c = _b.ZScreen.compose\n"
          "def _compose(self):\n"
          "    print('COMPOSED', flush=True)\n"
@@ -51,7 +54,7 @@ def test_each_child_ends_where_its_checkpoint_says(checkpoint: str | None,
                                                    reached: list[str]) -> None:
     """A checkpoint ends the child (READY 0) before what comes after it: `app made` never
     reaches `on_load`, `first reading` never composes a screen; without one, the child ends
-    at its first full frame (READY and its seconds)."""
+    at its first full frame (READY and its seconds); none runs Python's exit after it."""
     code = ir.zconsole_child(checkpoint).replace("app = ZConsoleApp(",
                                                   PROBE + "app = ZConsoleApp(", 1)
     lines = run(code).splitlines()
@@ -62,7 +65,8 @@ def test_each_child_ends_where_its_checkpoint_says(checkpoint: str | None,
 
 
 def test_the_floor_ends_at_its_first_frame() -> None:
-    out = run(ir.at_ready(ir.FIRST_FRAME_FLOOR)).split()
+    floor = ir.at_ready(ir.FIRST_FRAME_FLOOR)
+    out = run(floor.replace("import time\n", "import time\n" + AFTER, 1)).split()
     assert out[0] == "READY" and float(out[1]) > 0 and len(out) == 2
 
 
