@@ -39,6 +39,32 @@ async def test_the_first_pools_table_is_focused_before_it_is_first_drawn(
         assert first[id(tables[1])] is False
 
 
+async def test_each_pools_table_is_laid_out_with_its_rows_from_the_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table's rows are added when it mounts; its size (rows and header) is worked out
+    then (`FastCellsTable.dimensions_now`), not at its idle: the first layout that places
+    the table gives it its rows' height, and no second layout of the screen follows to
+    grow it (left to the idle, a pool's table was laid out at 0 lines, then at 16)."""
+    heights: dict[int, list[int]] = {}
+    on_resize = VdevTable._on_resize
+
+    def resized(self: VdevTable, event: Any) -> None:
+        heights.setdefault(id(self), []).append(event.size.height)
+        on_resize(self, event)
+
+    monkeypatch.setattr(VdevTable, "_on_resize", resized)
+    app = make_app("showcase", "2.3")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        tables = list(app.screen.query(VdevTable))
+        assert len(tables) == 2
+        for table in tables:
+            rows = table.row_count + 1  # and the header
+            assert rows > 2
+            assert table.size.height == rows
+            assert set(heights[id(table)]) == {rows}, (table.row_count, heights[id(table)])
+
+
 class Rows(App[None]):
     """One FastCellsTable of twelve rows (also test_first_frame_styling's)."""
 

@@ -160,6 +160,36 @@ def _on_resize(app: Rig, t: DataTable[Any]) -> None:
     need(name, not others, f"is no longer the only Resize handler below DataTable: {others}")
 
 
+@check("_require_update_dimensions")
+def _require_update_dimensions(app: Rig, t: DataTable[Any]) -> None:
+    name = "_require_update_dimensions"
+    t.add_row("a3", "b3", key="r3")
+    need(name, typed(t, name, bool) is True, "is no longer set when a row is added")
+
+
+@check("_new_rows")
+def _new_rows(app: Rig, t: DataTable[Any]) -> None:
+    t.add_row("a3", "b3", key="r3")
+    need("_new_rows", typed(t, "_new_rows", set) == {RowKey("r3")},
+         "no longer holds the rows added since the table's size was worked out")
+
+
+@check("_update_dimensions")
+def _update_dimensions(app: Rig, t: DataTable[Any]) -> None:
+    name = "_update_dimensions"
+    need(name, params(getattr(DataTable, name, None)) == ["self", "new_rows"],
+         f"has another signature: {params(getattr(DataTable, name, None))}")
+    t.add_row("a3", "b3", key="r3")
+    t.add_row("a4", "b4", key="r4")
+    before = t.virtual_size.height
+    new_rows = t._new_rows.copy()
+    t._new_rows.clear()
+    t._require_update_dimensions = False
+    t._update_dimensions(new_rows)
+    need(name, t.virtual_size.height == before + 2 == 1 + 5,  # the header and five rows
+         f"no longer sizes the table for its new rows ({before} -> {t.virtual_size.height})")
+
+
 def only_its_type(name: str, cls: type) -> None:
     """The check of an attribute zconsole only reads as a value of its type."""
 

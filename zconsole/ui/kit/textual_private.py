@@ -57,6 +57,11 @@ PRIVATE_NAMES: dict[str, tuple[str, str]] = {
     "_update_count": ("DataTable", "the caches' generation: kept over an in-place update"),
     "_on_resize": ("DataTable", "FastCellsTable forgets its drawn rows only when its width "
                    "changed"),
+    "_require_update_dimensions": ("DataTable", "FastCellsTable.dimensions_now: rows added "
+                                   "since the table's size was last worked out"),
+    "_new_rows": ("DataTable", "the same: the rows added since"),
+    "_update_dimensions": ("DataTable", "the same: the table's size worked out now, as its "
+                           "idle handler would"),
     "_header_row_key": ("DataTable", "the header row's key (a cell's cache key)"),
     "_row_locations": ("DataTable", "row index <-> key (a cell's cache key)"),
     "_column_locations": ("DataTable", "column index <-> key (a cell's cache key)"),
@@ -294,6 +299,22 @@ class FastCellsTable(DataTable[Text | str]):
             if drawing is not None:
                 drawing["cell"] = facts
         return facts
+
+    def dimensions_now(self) -> None:
+        """Work out the table's size (its rows' heights, its virtual size) now, as its idle
+        handler would once the app's queue is empty. A new table's rows are added in its
+        `on_mount`; left to its idle, the first layout that has the table in it lays it out
+        without its rows and a second one follows, a full layout and drawing of the screen
+        about 15 ms of the first frame later (on Python 3.11, issue 28). Nothing to do when
+        no row was added since; a Textual whose DataTable keeps no such state is left to
+        its idle handler."""
+        if getattr(self, "_require_update_dimensions", None) is not True or \
+                not isinstance(getattr(self, "_new_rows", None), set):
+            return
+        self._require_update_dimensions = False
+        new_rows = self._new_rows.copy()
+        self._new_rows.clear()
+        self._update_dimensions(new_rows)
 
     def _caches_known(self) -> bool:
         return isinstance(getattr(self, "_update_count", None), int) and all(
