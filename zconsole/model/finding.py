@@ -58,6 +58,9 @@ _EXIT = {Severity.OK: 0, Severity.INFO: 0, Severity.WARNING: 1, Severity.CRITICA
 
 @dataclass(frozen=True)
 class Finding:
+    """One judgement about a host: what it is about, how bad (`Severity`), in a sentence,
+    and the figures behind it."""
+
     kind: str  # e.g. "slow-disk"
     severity: Severity
     subject: str  # what it is about: a pool, vdev or disk name

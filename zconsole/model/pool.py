@@ -279,6 +279,9 @@ class DedupSummary:
 
 @dataclass(frozen=True)
 class Pool:
+    """One pool as `zpool status` shows it: its state and the operator's text, its scans,
+    its vdevs by section, and the lines the parser did not understand."""
+
     name: str
     state: str
     status: str | None = None
