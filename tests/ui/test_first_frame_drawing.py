@@ -15,6 +15,7 @@ from textual.geometry import Region
 
 from tests.ui.conftest import make_app, settle
 from zconsole.ui.kit.textual_private import FastCellsTable
+from zconsole.ui.screens.pools.pool_block import PoolBlock
 from zconsole.ui.screens.pools.vdev_table import VdevTable
 
 
@@ -39,30 +40,31 @@ async def test_the_first_pools_table_is_focused_before_it_is_first_drawn(
         assert first[id(tables[1])] is False
 
 
-async def test_each_pools_table_is_laid_out_with_its_rows_from_the_first(
+async def test_each_pools_table_is_sized_as_its_rows_are_set(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A table's rows are added when it mounts; its size (rows and header) is worked out
-    then (`FastCellsTable.dimensions_now`), not at its idle: the first layout that places
-    the table gives it its rows' height, and no second layout of the screen follows to
-    grow it (left to the idle, a pool's table was laid out at 0 lines, then at 16)."""
-    heights: dict[int, list[int]] = {}
-    on_resize = VdevTable._on_resize
+    then (`FastCellsTable.dimensions_now`), not at its idle: any layout after that places
+    the table at its rows' height, and no second layout of the whole screen follows to grow
+    it (left to the idle, a pool's table was laid out at 0 lines, then at 16). Checked the
+    moment each drawing of a block returns, before anything else can run."""
+    sized: list[tuple[int, int]] = []  # (rows and header, the table's height) at each drawing
+    draw = PoolBlock._draw
 
-    def resized(self: VdevTable, event: Any) -> None:
-        heights.setdefault(id(self), []).append(event.size.height)
-        on_resize(self, event)
+    def drawn(self: PoolBlock) -> None:
+        draw(self)
+        table = self.table
+        header = table.header_height if table.show_header else 0
+        sized.append((table.row_count + header, table.virtual_size.height))
 
-    monkeypatch.setattr(VdevTable, "_on_resize", resized)
+    monkeypatch.setattr(PoolBlock, "_draw", drawn)
     app = make_app("showcase", "2.3")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         tables = list(app.screen.query(VdevTable))
         assert len(tables) == 2
-        for table in tables:
-            rows = table.row_count + 1  # and the header
-            assert rows > 2
-            assert table.size.height == rows
-            assert set(heights[id(table)]) == {rows}, (table.row_count, heights[id(table)])
+        assert len(sized) >= 2 and all(rows > 2 for rows, _ in sized), sized
+        assert all(height == rows for rows, height in sized), sized
+        assert [t.size.height for t in tables] == [t.row_count + 1 for t in tables]
 
 
 class Rows(App[None]):
