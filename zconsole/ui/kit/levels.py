@@ -131,6 +131,7 @@ class LevelTable(FastCellsTable):
                 column.content_width = column.label.cell_len
             for key, cells in rows:
                 self.add_row(*cells, key=key)
+            self.dimensions_now()  # laid out with its rows, not once without them first
             return True
         changed: list[tuple[str, str, Text | str]] = []
         for key, cells in rows:

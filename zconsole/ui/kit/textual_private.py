@@ -302,13 +302,14 @@ class FastCellsTable(DataTable[Text | str]):
 
     def dimensions_now(self) -> None:
         """Work out the table's size (its rows' heights, its virtual size) now, as its idle
-        handler would once the app's queue is empty. A new table's rows are added in its
-        `on_mount`; left to its idle, the first layout that has the table in it lays it out
-        without its rows and a second one follows, a full layout and drawing of the screen
-        about 15 ms of the first frame later (on Python 3.11, issue 28). Nothing to do when
-        no row was added since; a Textual whose DataTable keeps no such state is left to
-        its idle handler."""
-        if getattr(self, "_require_update_dimensions", None) is not True or \
+        handler would once the app's queue is empty (LevelTable.sync calls it after adding
+        rows). A pool's table gets its rows in its `on_mount`; left to its idle, the first
+        layout that had the table in it laid it out without its rows, and the next laid out
+        and drew the whole screen again (10-15 ms of the first frame on Python 3.11, issue
+        28). Nothing to do when no row was added since, or before the table is mounted; a
+        Textual whose DataTable keeps no such state is left to its idle handler."""
+        if not self.is_attached or \
+                getattr(self, "_require_update_dimensions", None) is not True or \
                 not isinstance(getattr(self, "_new_rows", None), set):
             return
         self._require_update_dimensions = False

@@ -313,7 +313,6 @@ class PoolBlock(Vertical):
             caps=caps, serial=serial,
             io=vdev_io(state.sample.latency if state.sample else None, pool.name)
             if performance else None)
-        self.table.dimensions_now()  # laid out with its rows, not once without them first
         names = {v.name for _, _, v in pool.walk()}
         self._show_findings([f for f in state.findings
                              if f.pool == pool.name or (f.pool is None and f.subject in names)])
