@@ -38,7 +38,7 @@ def test_action_and_what_to_do_are_shown() -> None:
 def test_hostile_action_text_is_shown_literally() -> None:
     entry = _entry()
     evil = dataclasses.replace(entry.status, action="[b]x[/b] \x1b[2J\x07 done")
-    text = _text(pool_summary(dataclasses.replace(entry, status=evil)))
+    text = _text(pool_summary(entry._replace(status=evil)))
     assert "action: [b]x[/b] \\x1b[2J\\x07 done" in text
     assert "\x1b" not in text and "\x07" not in text
 

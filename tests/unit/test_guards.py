@@ -51,7 +51,7 @@ def with_disk(s: HostReading, name: str, **changes: object) -> HostReading:
     assert inv is not None
     devices = tuple(dataclasses.replace(d, **changes) if d.name == name else d  # type: ignore[arg-type]
                     for d in inv.devices)
-    return dataclasses.replace(s, disks=Part(dataclasses.replace(inv, devices=devices),
+    return dataclasses.replace(s, disks=Part(inv._replace(devices=devices),
                                              s.disks.taken_at, s.disks.source))
 
 
@@ -136,8 +136,8 @@ def test_md_and_dm_members_are_blocked(holder: str, kind: str, words: str) -> No
     inv = s.disks.value
     assert inv is not None
     stacked = Disk(name=holder, devpath=f"/sys/class/block/{holder}", kind=kind)
-    s = dataclasses.replace(s, disks=Part(dataclasses.replace(
-        inv, devices=(*inv.devices, stacked)), T0))
+    s = dataclasses.replace(s, disks=Part(inv._replace(
+        devices=(*inv.devices, stacked)), T0))
     c = by_name(N.check_new_disk(s, "tank", A0, "sdh"), N.IN_USE)
     assert (c.passed, c.level) == (False, CheckLevel.BLOCK)
     assert words in c.detail

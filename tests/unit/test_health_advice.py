@@ -230,7 +230,7 @@ def test_no_advice_on_the_guests_real_pools(state: str) -> None:
 
 def test_no_advice_without_zfs() -> None:
     r = collect(DemoHost("healthy", clock=lambda: FROZEN))
-    gone = dataclasses.replace(r, zfs=dataclasses.replace(r.zfs, presence="not-installed"))
+    gone = dataclasses.replace(r, zfs=r.zfs._replace(presence="not-installed"))
     assert advise(AdviceInputs(gone)) == []
 
 

@@ -44,7 +44,7 @@ def test_the_plan_widens_the_raidz_with_the_operator_facts() -> None:
 
 def test_refused_on_openzfs_2_1_with_the_reason() -> None:
     _, reading, props = inputs("raidz-expand-finished")
-    old = dataclasses.replace(reading, zfs=dataclasses.replace(reading.zfs, version=(2, 1, 11)))
+    old = dataclasses.replace(reading, zfs=reading.zfs._replace(version=(2, 1, 11)))
     plan = build_attach(old, "tank", "raidz1-0", "vdf", props=props)
     assert plan.blocked
     [why] = [c.detail for c in plan.checks if c.blocking]
@@ -82,6 +82,6 @@ def test_the_attach_wizard_offers_the_raidz_on_2_3_only() -> None:
     [raidz] = [c for c in ch.attach_targets(reading) if "raidz1-0" in c.label]
     assert raidz.enabled and raidz.value == "tank\traidz1-0"
     assert "4 disks → 5" in raidz.label
-    old = dataclasses.replace(reading, zfs=dataclasses.replace(reading.zfs, version=(2, 1, 11)))
+    old = dataclasses.replace(reading, zfs=reading.zfs._replace(version=(2, 1, 11)))
     [raidz] = [c for c in ch.attach_targets(old) if "raidz1-0" in c.label]
     assert not raidz.enabled and "needs OpenZFS 2.3 (this host: 2.1.11)" in raidz.detail

@@ -490,8 +490,8 @@ def test_the_bay_plan_of_a_pulled_disk_with_its_spare_in_use_on_the_guests(
     inv = reading.disks.value
     assert inv is not None
     pulled = dataclasses.replace(reading, disks=dataclasses.replace(
-        reading.disks, value=dataclasses.replace(
-            inv, devices=tuple(d for d in inv.devices if d.serial != "zfsvm-vdf"))))
+        reading.disks, value=inv._replace(
+            devices=tuple(d for d in inv.devices if d.serial != "zfsvm-vdf"))))
     sight = bay.look_at_bay(pulled, bay.Baseline.from_params(params))
     assert sight.wrong == ("serial zfsvm-vdf (virtio-zfsvm-vdf)",)
     assert sight.lines[0].count("zpool online tank virtio-zfsvm-vdf") == 1

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from zconsole.model.arc import ArcStats
 from zconsole.model.dataset import Dataset
@@ -87,8 +87,7 @@ class ZfsPresence(str, Enum):
     UNKNOWN = "unknown"  # could not tell (zfs version timed out, ...)
 
 
-@dataclass(frozen=True)
-class ZfsInfo:
+class ZfsInfo(NamedTuple):
     """Is OpenZFS there, which version, and which status format to use.
 
     `message` is one sentence for the header (e.g. "OpenZFS is not installed on nas1: no zfs
@@ -116,8 +115,7 @@ class DiskState(str, Enum):
     IGNORED = "ignored"  # loop, zram, ram, optical, zvols, dm/md devices themselves
 
 
-@dataclass(frozen=True)
-class DiskRole:
+class DiskRole(NamedTuple):
     """What one whole disk is used for, with the reasons in plain words.
 
     For IN_POOL, `pool`, `section` and `vdev_path` (top-level ... leaf, as in the status
@@ -133,8 +131,7 @@ class DiskRole:
     leaf: str | None = None
 
 
-@dataclass(frozen=True)
-class DiskInventory:
+class DiskInventory(NamedTuple):
     """Every block device (whole disks and partitions) with identity, and each disk's role.
 
     `source` says where identity came from: "pyudev", "udevadm", "sysfs" or "lsblk".
@@ -162,8 +159,7 @@ class DiskInventory:
         return None
 
 
-@dataclass(frozen=True)
-class PoolEntry:
+class PoolEntry(NamedTuple):
     """A pool as both `zpool status` (tree, health) and `zpool list -v` (capacity) saw it.
 
     Either side may be None: its read failed, or the pool appeared/disappeared between reads.

@@ -292,7 +292,7 @@ def with_roles(inv: DiskInventory, pools: Sequence[Pool] | None) -> DiskInventor
     notes = [n for n in inv.notes if n != UNKNOWN_MEMBERSHIP]
     if pools is None:
         notes.append(UNKNOWN_MEMBERSHIP)
-    return dataclasses.replace(inv, roles=classify(inv, pools), notes=tuple(notes))
+    return inv._replace(roles=classify(inv, pools), notes=tuple(notes))
 
 
 def with_mounts(inv: DiskInventory, mounts: Mapping[str, list[str]]) -> DiskInventory:
@@ -310,7 +310,7 @@ def with_mounts(inv: DiskInventory, mounts: Mapping[str, list[str]]) -> DiskInve
     devices = tuple(merged(d) for d in inv.devices)
     if all(a is b for a, b in zip(devices, inv.devices, strict=True)):
         return inv  # nothing new mounted: the same inventory (its roles can be kept)
-    return dataclasses.replace(inv, devices=devices)
+    return inv._replace(devices=devices)
 
 
 class InventoryCache:
