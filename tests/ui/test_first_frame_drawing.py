@@ -103,3 +103,24 @@ async def test_a_drawing_pass_works_out_the_tables_style_once(
         assert table.rich_style.color is not None
         assert table.rich_style.color.triplet == (255, 0, 0)
         assert table.ordered_columns == list(table.columns.values())
+
+
+@pytest.mark.parametrize("theme", [None, "light", "high-contrast"])
+def test_only_the_starting_themes_colours_are_worked_out(
+        monkeypatch: pytest.MonkeyPatch, theme: str | None) -> None:
+    """App's `__init__` asks for its own default theme's CSS variables before the console
+    sets its first theme: that theme's colour system was worked out and never used. The
+    console's theme is the only one worked out, and its variables are the stylesheet's."""
+    from textual.theme import Theme
+
+    worked_out: list[str] = []
+    colour_system = Theme.to_color_system
+
+    def counted(self: Theme) -> Any:
+        worked_out.append(self.name)
+        return colour_system(self)
+
+    monkeypatch.setattr(Theme, "to_color_system", counted)
+    app = make_app(theme=theme)
+    assert worked_out == [app.current_theme.name]
+    assert app.theme_variables["primary"] == app.current_theme.primary

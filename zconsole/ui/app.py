@@ -192,6 +192,18 @@ class ZConsoleApp(App[None]):
         self._first: FirstReading[Message] = FirstReading()  # on_load waits for it
         self._shown_stale = False
 
+    _theme_started = False
+
+    def get_css_variables(self) -> dict[str, str]:
+        """The theme's CSS variables, from the console's first theme on (`_start_theme`).
+        App's `__init__` asks for them once before that, for its own default theme,
+        whose colour system (about 8 M instructions on Python 3.10: ~150 colours
+        mixed) the console never uses: nothing is parsed before `_start_theme` sets the
+        variables of the theme it starts in (issue 28)."""
+        if not self._theme_started:
+            return {}
+        return super().get_css_variables()
+
     def _start_theme(self, name: str) -> None:
         """Start in theme `name` without Textual's theme watcher: it would parse the whole
         stylesheet again after the start (and, the first screen's CSS then being out of
@@ -200,6 +212,7 @@ class ZConsoleApp(App[None]):
         sets (the variables, the theme's classes, the ANSI colour filter) is enough; any
         later switch goes through the watcher as usual."""
         self.set_reactive(App.theme, name)
+        self._theme_started = True
         theme = self.current_theme
         self.set_class(False, *(c for c in self.classes if c.startswith("-theme-")),
                        update=False)
