@@ -171,7 +171,8 @@ def test_demo_run_start_progress_result_in_audit_and_timeline(
     t = smart.self_tests[0]
     assert t.kind == "short"
     # the wait's end records that entry, so the Timeline tells it is the drive log's
-    assert end["result"] == {"device": device, "model": smart.model, "serial": smart.serial,
+    assert end["result"] == {"device": device, "disk": disk, "model": smart.model,
+                             "serial": smart.serial,
                              "test": "short", "hours": t.hours, "status": t.status,
                              "lba": t.lba, "passed": t.passed}
     [ended] = [e for e in audit_entries(records, str(host.label)) if e.ref]

@@ -10,10 +10,12 @@ from pathlib import Path
 from zconsole.hosts.demo import DemoHost
 from zconsole.hosts.journal import AuditLog
 from zconsole.model.pool import Pool, ScanFunction, ScanInfo, ScanState, Vdev
+from zconsole.model.smart import SelfTest, SmartReading
 from zconsole.model.timeline import Entry, Kind, Source, self_test_ref
 from zconsole.parsers.zpool_events import ZpoolEvent, describe, vdev_short
 from zconsole.services.health.timeline import summary
 from zconsole.services.read.progress import ScanEstimate
+from zconsole.services.read.smart import DiskSmart
 from zconsole.services.read.timeline import (
     StateWatch,
     audit_entries,
@@ -25,6 +27,7 @@ from zconsole.services.read.timeline import (
     parse_since,
     read_timeline,
 )
+from zconsole.services.smart_timeline import poll_entries
 
 NOW = 1795302010.0  # 2026-11-21 23:00:10 UTC (tests/ui/conftest.py's frozen clock)
 
@@ -377,6 +380,37 @@ def test_a_self_test_in_the_audit_and_the_drive_log_is_one_entry() -> None:
     assert [e.source for e in fold_self_tests(merge(twice, [seen, again]))] == [
         Source.AUDIT] * 3
     assert len(fold_self_tests(merge(twice, [seen]))) == 3  # the second keeps its own words
+
+
+def test_a_self_test_of_a_disk_with_no_serial_is_one_entry() -> None:
+    """A disk that reports no serial (a USB bridge, some virtual disks): the audit's result
+    and the poll's entry are told by the disk's kernel name, which both hold, and fold into
+    one entry; another disk's result with the same test, hour and status stays apart."""
+    failed = {"model": "M", "serial": "", "disk": "sdb", "test": "short", "hours": 130,
+              "status": "Completed: read failure", "lba": 4096}
+    audit = audit_entries(_self_test_records(failed), "h")
+    assert audit[1].ref == self_test_ref("M", "", "short", 130, "Completed: read failure",
+                                         "sdb") != ""
+    before = SmartReading("/dev/sdb", model="M", serial="", self_tests=())
+    after = SmartReading("/dev/sdb", model="M", serial="", self_tests=(
+        SelfTest("short", "Completed: read failure", False, hours=130, lba=4096),))
+    places = {"sdb": ("tank", "sdb"), "sdc": ("tank", "sdc")}
+
+    def state(disk: str, reading: SmartReading, at: float) -> DiskSmart:
+        return DiskSmart(disk, None, reading=reading, read_at=at, tried_at=at)
+
+    seen = poll_entries({"sdb": state("sdb", before, NOW), "sdc": state("sdc", before, NOW)},
+                        [state("sdb", after, NOW + 300), state("sdc", after, NOW + 300)],
+                        ["sdb", "sdc"], {}, places, NOW + 300)
+    assert [e.vdev for e in seen] == ["sdb", "sdc"]
+    folded = fold_self_tests(merge(audit, seen))
+    assert [(e.source, e.vdev) for e in folded] == [
+        (Source.AUDIT, ""), (Source.AUDIT, "sdb"), (Source.OBSERVED, "sdc")]
+    assert folded[1].detail.startswith("zconsole watched it to its end")
+    # a record written before the kernel name was kept: shown, never folded
+    old = {k: v for k, v in failed.items() if k != "disk"}
+    [_, end] = audit_entries(_self_test_records(old), "h")
+    assert end.ref == ""
 
 
 def test_a_wait_end_result_that_cannot_be_read_folds_nothing() -> None:

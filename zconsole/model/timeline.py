@@ -82,13 +82,16 @@ class Entry:
 
 
 def self_test_ref(model: str, serial: str, test: str, hours: int | None,
-                  status: str) -> str:
+                  status: str, disk: str = "") -> str:
     """One self-test result of one disk, as the drive's log holds it: the disk (model and
-    serial), the test ("short", "extended"), the power-on hour and the status. "" without a
-    serial (no disk to tell it by). A key, never shown."""
-    if not serial:
+    serial), the test ("short", "extended"), the power-on hour and the status. A disk that
+    reports no serial is told by its kernel name (`disk`): the one name both the audit's
+    record and the SMART poll hold, and the same disk for as long as a test runs. "" with
+    neither (no disk to tell it by). A key, never shown."""
+    who = serial or (f"kernel name {disk}" if disk else "")
+    if not who:
         return ""
-    return "\x1f".join(("self-test", model, serial, test,
+    return "\x1f".join(("self-test", model, who, test,
                         "" if hours is None else str(hours), status))
 
 

@@ -105,7 +105,7 @@ def poll_entries(before: Mapping[str, DiskSmart], after: Iterable[DiskSmart],
                              f"{visible(s.disk)}: {_test_words(t)}{_who(s)}",
                              Source.OBSERVED, "smartctl self-test log", seq=seq + len(out),
                              ref=self_test_ref(r.model or "", r.serial or "", t.kind, t.hours,
-                                               t.status)))
+                                               t.status, s.disk)))
     return out
 
 

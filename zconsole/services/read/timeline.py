@@ -228,7 +228,9 @@ def _result_ref(rec: Mapping[str, object]) -> str:
             hours is None or (isinstance(hours, int) and not isinstance(hours, bool))):
         return ""
     model, serial, test, status = (str(t) for t in text)
-    return self_test_ref(model, serial, test, hours, status)
+    disk = got.get("disk")  # the kernel name: records before it was written have none
+    return self_test_ref(model, serial, test, hours, status,
+                         disk if isinstance(disk, str) else "")
 
 
 def audit_entries(records: Iterable[Mapping[str, object]], host_label: str) -> list[Entry]:

@@ -171,8 +171,8 @@ class SelfTestWatch:
                     percent=float(pct) if pct is not None else None, own_eta_s=eta)
 
     def ended(self) -> dict[str, object]:
-        """The result the wait ended on, for its audit record: the disk (device, model,
-        serial) and the log entry (test, power-on hour, status, first bad LBA), read in the
+        """The result the wait ended on, for its audit record: the disk (device, kernel
+        name, model, serial) and the log entry (test, power-on hour, status, first bad LBA), read in the
         round that saw it (the Timeline shows it once with the drive's own log: `ref`);
         {} when no new result is in the log."""
         if self.until is None:
@@ -181,7 +181,8 @@ class SelfTestWatch:
         if t is None:
             return {}
         r = read_device(self.ev, self._param("device"))
-        return {"device": self._param("device"), "model": r.model or "",
+        return {"device": self._param("device"), "disk": self._param("disk"),
+                "model": r.model or "",
                 "serial": r.serial or "", "test": t.kind, "hours": t.hours,
                 "status": t.status, "lba": t.lba, "passed": t.passed}
 
