@@ -86,3 +86,45 @@ async def test_a_running_test_shows_its_progress_and_is_read_again(monkeypatch: 
         monkeypatch.setattr(disk_smart, "RUNNING_REREAD_S", 30.0)
         await until(pilot, lambda: not smart.pending, "the re-read's end")
         assert set(read) == {"sdb"}
+
+
+async def test_the_disk_list_says_what_each_disk_serves_and_its_failing_smart(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """The self-test wizard opened with no disk chosen (the palette) at 80x24: each disk
+    says what it serves (the pool and vdev a test slows a little) and, like the replace
+    wizard's list, a failing SMART as the console last read it; drawing the list runs no
+    smartctl."""
+    from tests.ui.conftest import settle
+    from tests.ui.test_pool_columns import screen_lines
+    from zconsole.ui.wizards import open_wizard
+
+    app = wizard_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        smart = app.session.smart
+        await until(pilot, lambda: smart.polled_at is not None and not smart.pending,
+                    "the first SMART poll", tries=1500)
+        ran: list[tuple[str, ...]] = []
+        real = app.host.run
+
+        def run(argv: Any, *a: Any, **kw: Any) -> Any:
+            ran.append(tuple(argv))
+            return real(argv, *a, **kw)
+
+        monkeypatch.setattr(app.host, "run", run)
+        screen = open_wizard(app, "self-test")
+        await until(pilot, lambda: screen.stage is not None and screen.stage.key == "disk",
+                    "the disk list")
+        await pilot.pause()
+        assert screen.stage is not None
+        detail = {c.value: c.detail for c in screen.stage.options}
+        assert detail["nvme1n1"] == "serves tank as its cache · ▲ SMART: 93 % worn"
+        assert detail["sdg"] == "serves tank as a spare"
+        assert detail["sdb"] == ("serves tank (mirror-0) · ▲ SMART: 48 pending sectors, "
+                                 "extended self-test failed")
+        assert detail["sdm"] == "in no imported pool · ▲ SMART: 8 pending sectors"
+        assert detail["sdh"] == "in no imported pool"  # fine: nothing said of SMART
+        assert detail["sda"] == "serves tank (mirror-0)"
+        shown = " ".join(" ".join(line.replace("│", " ").split()) for line in screen_lines(app))
+        assert "serves tank (mirror-0) · ▲ SMART: 48 pending sectors" in shown
+        assert [a for a in ran if a and a[0] == "smartctl"] == []

@@ -25,7 +25,8 @@ from zconsole.hosts.base import Host
 from zconsole.model.finding import Finding
 from zconsole.model.hosttext import visible
 from zconsole.model.plan import Plan
-from zconsole.model.reading import HostReading
+from zconsole.model.pool import Section
+from zconsole.model.reading import DiskInventory, HostReading
 from zconsole.services import fmt
 from zconsole.services.ops import registry
 from zconsole.services.ops.zfs import dedup_rewrite as rw
@@ -429,10 +430,30 @@ class SelfTestFlow(Flow):
         if "disk" not in chosen:
             inv = ch.reading_inventory(reading)
             disks = inv.whole_disks() if inv is not None else ()
+            mark = self.smart_mark or (lambda _disk: "")
             return Stage("disk", "Self-test which disk?", tuple(
-                Choice(d.name, visible(f"{d.name}  {d.model or ''}  {d.serial or ''}"))
+                Choice(d.name, visible(f"{d.name}  {d.model or ''}  {d.serial or ''}"),
+                       ch.marked(_serves(d.name, inv), mark(d.name)))
                 for d in disks), "No whole disk on this host.")
         if "test" not in chosen:
             return Stage("test", f"Which SMART self-test of {visible(chosen['disk'])}?",
                          TEST_CHOICES)
         return None
+
+
+_SECTION_WORDS = {Section.LOGS: "its log", Section.CACHE: "its cache",
+                  Section.SPARES: "a spare", Section.SPECIAL: "its special vdev",
+                  Section.DEDUP: "its dedup vdev"}
+
+
+def _serves(disk: str, inv: DiskInventory | None) -> str:
+    """What a disk in the self-test wizard's list serves: the pool and the top-level vdev a
+    test slows a little while it runs (or its part: log, cache, spare), or no pool."""
+    role = inv.role(disk) if inv is not None else None
+    if role is None or not role.pool:
+        return "in no imported pool"
+    part = _SECTION_WORDS.get(role.section) if role.section is not None else None
+    if part is not None:
+        return visible(f"serves {role.pool} as {part}")
+    group = role.vdev_path[0] if len(role.vdev_path) > 1 else "a single-disk vdev"
+    return visible(f"serves {role.pool} ({group})")
