@@ -154,7 +154,7 @@ async def test_m_mutes_with_a_kept_reason_and_unmutes(
     from textual.widgets import Input
 
     from zconsole.hosts.journal import MuteStore, demo_state_dir
-    from zconsole.ui.screens.advice.mute import MuteScreen
+    from zconsole.ui.kit.mute import MuteScreen
 
     app = make_app("advice")
     async with app.run_test(size=(80, 24)) as pilot:

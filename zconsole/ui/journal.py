@@ -10,11 +10,13 @@ first frame's path.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from zconsole.hosts.base import Host
+    from zconsole.hosts.journal import MuteStore
     from zconsole.model.advice import Mute
     from zconsole.ui.app import ZConsoleApp
 
@@ -42,3 +44,19 @@ def read_mutes(app: ZConsoleApp, host: Host, hostname: str) -> tuple[Mute, ...] 
         return MuteStore(journal_dir(app, host) / MUTES_FILE).load(hostname)
     except (OSError, ValueError):
         return None
+
+
+def keep_mutes(app: ZConsoleApp, change: Callable[[MuteStore], None],
+               mutes: tuple[Mute, ...]) -> bool:
+    """The operator muted or unmuted: `change` writes it to the host's mutes file (the one
+    `check` reads), then every face judges the host with `mutes` (Pools, Fleet, check, the
+    metrics). False, and the operator told why, when the file could not be written."""
+    from zconsole.hosts.journal import MUTES_FILE, MuteStore
+
+    try:
+        change(MuteStore(journal_dir(app) / MUTES_FILE))
+    except (OSError, ValueError) as e:
+        app.notify_plain(f"Could not keep it: {e}", severity="error")
+        return False
+    app.set_mutes(app.current, mutes)
+    return True

@@ -27,11 +27,11 @@ from zconsole.model.advice import Advice, Mute
 from zconsole.model.reading import HostReading
 from zconsole.services.health.advice import advise, split_muted
 from zconsole.services.read.advice import read_advice
-from zconsole.ui.journal import journal_dir
+from zconsole.ui.journal import journal_dir, keep_mutes
 from zconsole.ui.kit.filter import open_filter
+from zconsole.ui.kit.mute import MuteScreen
 from zconsole.ui.kit.reading import PartFailed, PartLoaded
 from zconsole.ui.screens.advice.advice_panel import AdviceItem, AdvicePanel
-from zconsole.ui.screens.advice.mute import MuteScreen
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.state import ViewState
 
@@ -191,18 +191,13 @@ class AdviceScreen(ZScreen):
                 self._store_change(lambda s: s.mute(self.host_label, mute),
                                    (*(m for m in self.mutes if not m.matches(a)), mute))
 
-        self.app.push_screen(MuteScreen(a), muted)
+        self.app.push_screen(MuteScreen(a.message), muted)
 
     def _store_change(self, change: Callable[[MuteStore], None],
                       mutes: tuple[Mute, ...]) -> None:
-        try:
-            change(self.store())
-        except (OSError, ValueError) as e:
-            self.console_app.notify_plain(f"Could not keep it: {e}", severity="error")
+        if not keep_mutes(self.console_app, change, mutes):
             return
         self.mutes = mutes
-        app = self.console_app
-        app.set_mutes(app.current, mutes)  # Pools, Fleet, check and the metrics judge with it
         self.run_worker(self.redraw(), group="advice-redraw", exclusive=True)
 
 

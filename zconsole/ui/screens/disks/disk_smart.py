@@ -8,11 +8,15 @@ Pure text from `SmartFollow` (services/smart_follow.py); nothing here reads the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.content import Content
 
+from zconsole.model.advice import Mute
 from zconsole.model.finding import Finding, Severity
 from zconsole.model.smart import COUNTER_WORDS, CounterTrack, SmartReading, counters
 from zconsole.services import fmt
+from zconsole.services.health.severity import muted_by
 from zconsole.services.health.smart import DEFAULT_LIMIT_HDD, DEFAULT_LIMIT_SSD
 from zconsole.services.health.smart_words import NOT_YET
 from zconsole.ui.kit.levels import LEVEL_STYLE
@@ -132,15 +136,20 @@ def reading_lines(s: DiskSmart, now: float) -> list[tuple[str, str]]:
     return [*lines, *_tests(r)]
 
 
-def smart_items(follow: SmartFollow | None, disk: str, now: float
-                ) -> list[Content | Para]:
-    """The SMART part of the detail panel of `disk`."""
+def smart_items(follow: SmartFollow | None, disk: str, now: float,
+                mutes: Sequence[Mute] = ()) -> list[Content | Para]:
+    """The SMART part of the detail panel of `disk`: a finding the operator muted stays,
+    dimmed, with their reason."""
     if follow is None:
         return [_labelled("SMART", NOT_YET)]
     state = follow.state(disk)
     findings: tuple[Finding, ...] = follow.of_disk(disk)
     items: list[Content | Para] = []
     for f in findings:
+        mute = muted_by(f, mutes)
+        if mute is not None:
+            items.append(para(f"{f.message} Muted: {mute.reason}", "· ", MUTED))
+            continue
         style = LEVEL_STYLE[_FINDING_STYLE.get(f.severity, "warn")]
         items.append(para(f.message, f"{f.severity.symbol} ", f"{style} bold"))
     if follow.asked(disk) or (follow.pending and state is None):

@@ -19,6 +19,8 @@ from textual.content import Content
 from textual.events import Key, Resize
 from textual.widgets import DataTable, Static
 
+from zconsole.model.advice import Mute
+from zconsole.model.finding import Severity
 from zconsole.model.hosttext import visible
 from zconsole.model.reading import DiskInventory, DiskState
 from zconsole.services import fmt
@@ -51,6 +53,7 @@ from zconsole.ui.screens.disks.disk_table import (
     role_width,
     serial_width,
 )
+from zconsole.ui.screens.disks.mute import MUTED_WORD, live, toggle_mute
 from zconsole.ui.state import ViewState
 
 TYPE_CHECKING = False
@@ -102,6 +105,7 @@ class DisksView(Vertical):
         self._error: str | None = None
         self._inventory: DiskInventory | None = None
         self._smart: SmartFollow | None = None
+        self._mutes: tuple[Mute, ...] = ()  # the operator's (`m`): judged out, shown dimmed
         self._now = 0.0
         self.words = ListFilter()  # `/`: the rows whose text holds the words typed
 
@@ -125,7 +129,7 @@ class DisksView(Vertical):
             self._render_rows()
             return
         self._error = None
-        self._smart, self._now = state.smart, state.now
+        self._smart, self._now, self._mutes = state.smart, state.now, state.mutes
         self.source = inv.source
         sample = state.sample
         diskstats_error = snap.diskstats.error if not snap.diskstats.ok else None
@@ -149,7 +153,7 @@ class DisksView(Vertical):
         width = self.app.size.width
         table.sparks = SPARK_COLUMNS[0] in columns(width)
         smart = self._smart
-        table.health = {r.name: disk_word(smart.state(r.name), smart.of_disk(r.name))
+        table.health = {r.name: self._health(smart, r.name)
                         for r in self.rows} if smart is not None else {}
         health = health_width(table.health_words(r.name)[1] for r in self.rows)
         table.serial_room = serial_width(
@@ -177,6 +181,15 @@ class DisksView(Vertical):
         self._fit_height(table, len(keys))
         self.query_one("#disks-io-note", Static).update(self._io_note())
         self._show_detail()
+
+    def _health(self, smart: SmartFollow, disk: str) -> tuple[Severity | None, str]:
+        """The HEALTH column: the disk's worst finding the operator has not muted ("muted"
+        when they muted every one)."""
+        found = smart.of_disk(disk)
+        judged = live(found, self._mutes)
+        if found and not judged:
+            return None, MUTED_WORD
+        return disk_word(smart.state(disk), judged)
 
     def _fit_height(self, table: DisksTable, rows: int) -> None:
         """Half the body for the table on tall terminals, a bit less on 24 lines; the
@@ -246,7 +259,7 @@ class DisksView(Vertical):
         detail.display = row is not None
         if row is not None:
             detail.show(row, self.source or "the host",
-                        smart_items(self._smart, row.name, self._now))
+                        smart_items(self._smart, row.name, self._now, self._mutes))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.row_key.value is not None:
@@ -328,6 +341,7 @@ class DisksScreen(ZScreen):
         # same, and the summary line says so
         Binding("x", "toggle_partitions", "Partitions", show=False),
         Binding("h", "read_smart", "SMART now"),
+        Binding("m", "mute", "Mute SMART", show=False),
         Binding("slash", "filter", "Find", show=False),
         *(Binding(key, f"wizard('{kind}')", label) for kind, key, label in WIZARD_KEYS),
     ]
@@ -373,6 +387,13 @@ class DisksScreen(ZScreen):
             app = self.console_app
             poll_if_due(app, app.current)
 
+    def action_mute(self) -> None:
+        """`m`: mute the selected disk's SMART findings with a reason, or unmute them."""
+        disk = self.query_one(DisksView).selected_disk()
+        if disk is not None:
+            app = self.console_app
+            toggle_mute(app, disk, lambda: self.show_state(app.view_state()))
+
     # -- wizards (the registry's entries whose wizard is on this screen) --------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "wizard":
@@ -380,8 +401,11 @@ class DisksScreen(ZScreen):
         return True
 
     def system_commands(self) -> Iterator[SystemCommand]:
-        """The palette's entries for this screen: one per wizard of the registry on it,
-        none when the console is read-only."""
+        """The palette's entries for this screen: muting the selected disk's SMART (`m`),
+        and one per wizard of the registry on it, none when the console is read-only."""
+        yield SystemCommand("Mute or unmute SMART (m)",
+                            "the selected disk's SMART findings, with a reason",
+                            self.action_mute)
         if self.console_app.read_only:
             return
         from zconsole.services.ops import registry

@@ -1,5 +1,6 @@
 """Muting a finding: the operator says why it is fine on this host; the reason is kept
-(`hosts.journal.MuteStore`) and shown beside the muted finding."""
+(`hosts.journal.MuteStore`) and shown beside the muted finding. Asked by the Advice screen
+(`m` on a finding) and the Disks screen (`m` on a disk with a SMART finding)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from zconsole.model.advice import Advice
 from zconsole.ui.kit.footer import ZFooter
 from zconsole.ui.kit.text import plain
 
@@ -29,13 +29,14 @@ class MuteScreen(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, advice: Advice) -> None:
+    def __init__(self, what: str) -> None:
+        """`what`: the finding (or findings) muted, in the words the screen shows them."""
         super().__init__()
-        self.advice = advice
+        self.what = what
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(plain(f"Mute: {self.advice.message}"), classes="mute-title")
+            yield Static(plain(f"Mute: {self.what}"), classes="mute-title")
             yield Static("Why is this fine on this host? The reason is kept and shown beside "
                          "the muted finding; zconsole check leaves it out too.",
                          classes="mute-note")
