@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.ui.test_disks_screen import open_disks, select
-from tests.ui.test_disks_smart import smart_text
+from tests.ui.test_disks_smart import first_smart_poll, smart_text
 from tests.ui.test_wizards import until, wizard_app
 from zconsole.hosts.journal import MUTES_FILE, MuteStore
 from zconsole.model.finding import Severity
@@ -26,11 +26,10 @@ async def test_m_mutes_a_disks_smart_with_a_reason_and_m_again_unmutes(
     app = wizard_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_disks(app, pilot)
-        smart = app.session.smart
-        await until(pilot, lambda: smart.polled_at is not None and not smart.pending,
-                    "the first SMART poll", tries=1500)
+        await first_smart_poll(app, pilot)
         await pilot.pause()
         await select(app, pilot, "sdm")
+        smart = app.session.smart
         table = app.screen.query_one(DisksTable)
         level, word = table.health_words("sdm")
         assert level is Severity.WARNING and "pending" in word, word
@@ -69,9 +68,7 @@ async def test_m_on_a_disk_with_nothing_to_mute_says_so(tmp_path: Path) -> None:
     notes: list[str] = []
     async with app.run_test(size=(80, 24)) as pilot:
         await open_disks(app, pilot)
-        smart = app.session.smart
-        await until(pilot, lambda: smart.polled_at is not None and not smart.pending,
-                    "the first SMART poll", tries=1500)
+        await first_smart_poll(app, pilot)
         real = app.notify
 
         def note(message: str, *a: Any, **kw: Any) -> None:

@@ -30,6 +30,28 @@ def counted_smart_reads(app: ZConsoleApp, monkeypatch: Any) -> list[str]:
     return read
 
 
+async def first_smart_poll(app: ZConsoleApp, pilot: Any) -> None:
+    """Wait until the console's first SMART poll has read every disk."""
+    from tests.ui.test_wizards import until
+
+    smart = app.session.smart
+    await until(pilot, lambda: smart.polled_at is not None and not smart.pending,
+                "the first SMART poll", tries=1500)
+
+
+def commands_run(app: ZConsoleApp, monkeypatch: Any) -> list[tuple[str, ...]]:
+    """Every command the app's host runs from now on, in order."""
+    ran: list[tuple[str, ...]] = []
+    real = app.host.run
+
+    def run(argv: Any, *a: Any, **kw: Any) -> Any:
+        ran.append(tuple(argv))
+        return real(argv, *a, **kw)
+
+    monkeypatch.setattr(app.host, "run", run)
+    return ran
+
+
 def smart_text(app: ZConsoleApp) -> str:
     return str(app.screen.query_one("#detail-smart", Static).render())
 

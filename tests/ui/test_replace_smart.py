@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.ui.conftest import settle
+from tests.ui.test_disks_smart import commands_run, first_smart_poll
 from tests.ui.test_pool_columns import screen_lines
 from tests.ui.test_wizards import body_text, until, wizard_app
 from zconsole.model.finding import Finding, Severity
@@ -130,17 +131,8 @@ async def test_the_new_disk_list_marks_a_disk_whose_smart_is_failing(
     app = wizard_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        smart = app.session.smart
-        await until(pilot, lambda: smart.polled_at is not None and not smart.pending,
-                    "the first SMART poll", tries=1500)
-        ran: list[tuple[str, ...]] = []
-        real = app.host.run
-
-        def run(argv: Any, *a: Any, **kw: Any) -> Any:
-            ran.append(tuple(argv))
-            return real(argv, *a, **kw)
-
-        monkeypatch.setattr(app.host, "run", run)
+        await first_smart_poll(app, pilot)
+        ran = commands_run(app, monkeypatch)
         screen = open_wizard(app, "replace-failed", Selection("tank", path=("mirror-0", DYING)))
         await pilot.pause()
         for value in (f"tank\t{DYING}", "free"):

@@ -11,7 +11,12 @@ from typing import Any
 
 from tests.ui.conftest import make_app
 from tests.ui.test_disks_screen import open_disks, select
-from tests.ui.test_disks_smart import counted_smart_reads, smart_text
+from tests.ui.test_disks_smart import (
+    commands_run,
+    counted_smart_reads,
+    first_smart_poll,
+    smart_text,
+)
 from tests.ui.test_wizards import audit, body_text, until, wizard_app
 from zconsole.services.ops import registry
 from zconsole.ui.screens.disks import disk_smart
@@ -103,17 +108,8 @@ async def test_the_disk_list_says_what_each_disk_serves_and_its_failing_smart(
     app = wizard_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        smart = app.session.smart
-        await until(pilot, lambda: smart.polled_at is not None and not smart.pending,
-                    "the first SMART poll", tries=1500)
-        ran: list[tuple[str, ...]] = []
-        real = app.host.run
-
-        def run(argv: Any, *a: Any, **kw: Any) -> Any:
-            ran.append(tuple(argv))
-            return real(argv, *a, **kw)
-
-        monkeypatch.setattr(app.host, "run", run)
+        await first_smart_poll(app, pilot)
+        ran = commands_run(app, monkeypatch)
         screen = open_wizard(app, "self-test")
         await until(pilot, lambda: screen.stage is not None and screen.stage.key == "disk",
                     "the disk list")
