@@ -82,3 +82,69 @@ async def test_a_host_slower_than_the_wait_gets_its_screen_first(
         release.set()
         await settle(app, pilot)
         assert app.reading is not None and app.refreshes == 1
+
+
+def test_the_rest_of_the_reading_waits_for_the_first_frame() -> None:
+    """`hold_until_drawn` (the worker, after handing the pools over) returns once the frame
+    is drawn, once the worker is cancelled, or at its deadline: never for ever."""
+    first: FirstReading[str] = FirstReading()
+    held = threading.Thread(target=first.hold_until_drawn, args=(lambda: False,))
+    held.start()
+    assert held.is_alive()  # waiting
+    first.drawn()
+    held.join(30)
+    assert not held.is_alive()
+    # cancelled (the console quits before drawing): it lets go
+    FirstReading[str]().hold_until_drawn(lambda: True)
+
+
+def test_a_frame_never_drawn_holds_the_reading_only_until_the_deadline(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(first_reading, "DRAWN_WAIT_S", 0.05)
+    FirstReading[str]().hold_until_drawn(lambda: False)  # returns
+
+
+async def test_the_demo_draws_its_pools_first_and_reads_the_rest_after(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read in order (the demo host), the first screen is made from the pools alone (`zpool
+    status` and `zpool list`): the disks' identity, the ARC and the I/O sample are read only
+    once that frame is drawn, rather than sharing the interpreter with its drawing; then
+    the whole reading replaces it."""
+    from zconsole.hosts.demo import DemoHost
+
+    monkeypatch.setattr(first_reading, "DRAWN_WAIT_S", 60.0)
+    order: list[str] = []
+    real_run = DemoHost.run
+
+    def run(self: DemoHost, argv: Any, *a: Any, **kw: Any) -> Any:
+        order.append(" ".join(argv[:2]))
+        return real_run(self, argv, *a, **kw)
+
+    real_drawn = FirstReading.drawn
+
+    def drawn(self: FirstReading[Any]) -> None:
+        order.append("DRAWN")
+        real_drawn(self)
+
+    resumed: list[tuple[bool, bool]] = []  # at the first resume: complete? disks pending?
+    real_resume = ZScreen.on_screen_resume
+
+    def seen(self: ZScreen, event: Any = None) -> None:
+        last = self.console_app.session.last
+        if last is not None:
+            resumed.append((last.complete, last.reading.disks.pending))
+        real_resume(self, event)
+
+    monkeypatch.setattr(DemoHost, "run", run)
+    monkeypatch.setattr(FirstReading, "drawn", drawn)
+    monkeypatch.setattr(ZScreen, "on_screen_resume", seen)
+    app = make_app("showcase", "2.3")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert resumed[:1] == [(False, True)]  # the first screen: the pools, read first
+        assert "DRAWN" in order
+        drawn_at = order.index("DRAWN")
+        assert "zpool status" in order[:drawn_at] and "zpool list" in order[:drawn_at]
+        assert "lsblk -J" in order[drawn_at:] and "lsblk -J" not in order[:drawn_at]
+        assert app.session.last is not None and app.session.last.complete
+        assert app.reading is not None and app.reading.disks.ok

@@ -162,3 +162,31 @@ def test_first_partial_refresh_marks_unread_parts_pending() -> None:
     r = early[0].reading
     assert r.diskstats.error_type == PENDING and r.diskstats.pending
     assert "disk I/O counters" not in {name for name, _ in r.failures}  # not a failure
+
+
+def test_reads_in_order_hand_out_the_pools_early_on_the_first_refresh_only() -> None:
+    """Read in order (the demo host), the first refresh hands out its pools once `zpool
+    status` and `zpool list` answered, the other reads still to come: the console draws its
+    first frame from it. Later refreshes end within the same call: nothing early."""
+    host = HangingIostat()
+    host.release.set()
+    session = HostSession(host, parallel=False)
+    early: list[Refresh] = []
+    seen: list[int] = []
+
+    def got(r: Refresh) -> None:
+        early.append(r)
+        seen.append(len(host.calls))
+
+    first = session.refresh(on_progress=got)
+    assert len(early) == 1 and not early[0].complete and first.complete
+    reading = early[0].reading
+    assert reading.pool_status.ok and reading.pool_usage.ok
+    assert reading.disks.pending and reading.arc.pending
+    # zpool status and list had run then, nothing after them
+    before = host.calls[:seen[0]]
+    assert before[-2:] == [("zpool", "status"), ("zpool", "list")], before
+    assert ("lsblk", "-J") not in before and ("lsblk", "-J") in host.calls[seen[0]:]
+    session.done(first)
+    session.refresh(on_progress=got)
+    assert len(early) == 1

@@ -162,8 +162,9 @@ class HostSession:
 
         `force` re-reads the facts that are otherwise kept (ZFS version, kernel, disk
         identity). `on_progress` receives an incomplete Refresh as soon as the pools are
-        known while other reads still run (parallel reads only: read in order, everything
-        arrives within the same call anyway). `cancelled()` is polled while waiting.
+        known while other reads still run (reads in order: on the first refresh only, when
+        the console draws its first frame from it; `on_progress` may hold the other reads
+        until it is drawn). `cancelled()` is polled while waiting.
         """
         if force:
             self.memo.forget()
@@ -172,8 +173,13 @@ class HostSession:
         taken_at = start[0]
         zfs = self._zfs_info(rd, force, cancelled)
         prior = self.last.reading if self.last is not None else None
-        reads: dict[str, Callable[[], Part[Any]]] = {
-            "status": lambda: read_status(rd, zfs),
+        # in this order when read in order: what the pools are drawn with first (the kernel
+        # release is in the header beside them), then the rest
+        reads: dict[str, Callable[[], Part[Any]]] = {"status": lambda: read_status(rd, zfs)}
+        kept_kernel = self._kernel
+        if force or kept_kernel is None or not kept_kernel.ok:
+            reads["kernel"] = lambda: read_kernel(rd)
+        reads.update({
             "usage": lambda: read_usage(rd, zfs),
             "datasets": lambda: read_datasets(rd, zfs),
             "arc": lambda: read_arc(rd, zfs),
@@ -181,10 +187,7 @@ class HostSession:
                 self.host, timeout=self.timeout, force=force)),
             "sample": lambda: rd.part("zpool iostat / diskstats",
                                       lambda: self._sample(rd, zfs, prior, got)),
-        }
-        kept_kernel = self._kernel
-        if force or kept_kernel is None or not kept_kernel.ok:
-            reads["kernel"] = lambda: read_kernel(rd)
+        })
         sources = {"status": _show(catalogue.zpool_status(zfs.json_status)),
                    "usage": _show(catalogue.zpool_list()),
                    "datasets": _show(catalogue.zfs_list_datasets()),
@@ -193,10 +196,14 @@ class HostSession:
                    "kernel": catalogue.KERNEL_RELEASE}
         got: dict[str, Part[Any]] = {}
 
+        # the pools are known while other reads are still to come: among parallel reads,
+        # once `zpool status` answered; read in order, on the first refresh only, once
+        # `zpool list` (the capacity the pools are drawn with) followed it
+        early_at = "status" if self.flights.parallel else "usage" if self.last is None else ""
+
         def landed(name: str, part: Part[Any]) -> None:
             got[name] = part
-            if (on_progress is not None and self.flights.parallel and name == "status"
-                    and len(got) < len(reads)):
+            if on_progress is not None and name == early_at and len(got) < len(reads):
                 kernel_now = got.get("kernel") or self._kernel or Part(
                     None, taken_at, catalogue.KERNEL_RELEASE, "reading…", PENDING,
                     seen=start[1])

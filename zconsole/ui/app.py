@@ -304,6 +304,7 @@ class ZConsoleApp(App[None]):
             self.on_zconsole_app_refresh_done(outcome)
         elif isinstance(outcome, self.RefreshProgress):
             self.on_zconsole_app_refresh_progress(outcome)
+            self.call_after_refresh(self._first.drawn)  # the rest of the reading goes on
         elif isinstance(outcome, self.RefreshFailed):
             self.on_zconsole_app_refresh_failed(outcome)
 
@@ -388,8 +389,8 @@ class ZConsoleApp(App[None]):
         worker = get_current_worker()
 
         def early(result: Refresh) -> None:
-            if not worker.is_cancelled:
-                self._post_outcome(self.RefreshProgress(result, m))
+            if not worker.is_cancelled and self._post_outcome(self.RefreshProgress(result, m)):
+                self._first.hold_until_drawn(lambda: worker.is_cancelled)
 
         try:
             result = m.session.refresh(force=force, on_progress=early,
@@ -402,11 +403,13 @@ class ZConsoleApp(App[None]):
             self._post_outcome(self.RefreshDone(result, m, read_mutes(
                 self, m.session.host, str(result.reading.host))))
 
-    def _post_outcome(self, message: Message) -> None:
+    def _post_outcome(self, message: Message) -> bool:
         """A refresh's outcome, from its worker: to `on_load` while it waits for the first
-        (ui/first_reading.py), else to the app's queue."""
-        if not self._first.take(message):
-            self.post_message(message)
+        (ui/first_reading.py: True), else to the app's queue."""
+        if self._first.take(message):
+            return True
+        self.post_message(message)
+        return False
 
     def set_mutes(self, m: Member, mutes: tuple[Mute, ...]) -> None:
         """The operator muted or unmuted a finding: every face judges with it from now."""

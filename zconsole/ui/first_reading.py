@@ -12,18 +12,31 @@ nothing while the worker reads (it has the interpreter to itself); a host slower
 
 Exactly one of the two ways takes each outcome: the worker hands it to the waiting `on_load`
 (`take`) or, once the wait is over, posts it as before (`take` is False).
+
+The first outcome is often the pools alone: `zpool status` answered while other reads run
+(a host read in parallel), or, read in order (the demo host), once `zpool status` and
+`zpool list` did. The screen is made and drawn from them; the worker holds the rest of the
+reading (the disks' identity, the ARC, the I/O sample: most of the demo's first reading)
+until that frame is drawn (`hold_until_drawn`, at most `DRAWN_WAIT_S`), rather than share
+the interpreter with its drawing; the whole reading then replaces it. Nothing in the first
+frame waits for those reads: the Pools screen draws nothing of them before SMART is read.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import time
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
 WAIT_S = 0.1
 """How long the first screen waits for the first reading (seconds)."""
+
+DRAWN_WAIT_S = 1.0
+"""How long the rest of a first reading read in order waits for the first frame (seconds)."""
 
 
 class FirstReading(Generic[T]):
@@ -33,6 +46,7 @@ class FirstReading(Generic[T]):
         self._lock = threading.Lock()
         self._waiting: asyncio.Future[T] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._drawn = threading.Event()
 
     async def wait(self, timeout: float | None = None) -> T | None:
         """The first outcome `take`n within `timeout` (None: `WAIT_S`), or None (it will be
@@ -64,6 +78,21 @@ class FirstReading(Generic[T]):
         except RuntimeError:  # the loop closed (the app left while it waited)
             return False
         return True
+
+
+    def drawn(self) -> None:
+        """The first frame made from a handed-over outcome is drawn (or the app leaves)."""
+        self._drawn.set()
+
+    def hold_until_drawn(self, cancelled: Callable[[], bool]) -> None:
+        """From the worker, once `take` handed over an early outcome (the pools, read
+        first): wait until the screen made from it is drawn, at most `DRAWN_WAIT_S`. The
+        rest of the reading (the disks' identity, the I/O sample, the ARC) is read after
+        it, rather than sharing the interpreter with the first frame's drawing."""
+        end = time.monotonic() + DRAWN_WAIT_S
+        while not self._drawn.wait(0.02):
+            if cancelled() or time.monotonic() >= end:
+                return
 
 
 def _settle(future: asyncio.Future[T], outcome: T) -> None:
