@@ -1981,13 +1981,17 @@ MMDEBSTRAP_OPTS = [
     "--dpkgopt=path-exclude=/usr/share/doc/*",
     "--dpkgopt=path-include=/usr/share/doc/*/copyright",
 ]
-# Timers that would wake up during tests and try to reach the network (there is none).
+# Timers that would wake up during tests and try to reach the network (there is none). The
+# daily logrotate and dpkg-db-backup timers too: a guest restored from the build's booted
+# snapshot (below) sets its clock forward to today, which would fire them at once.
 HOST_MASKED_UNITS = [
     "apt-daily.timer",
     "apt-daily-upgrade.timer",
     "man-db.timer",
     "e2scrub_all.timer",
     "fstrim.timer",
+    "logrotate.timer",
+    "dpkg-db-backup.timer",
 ]
 HOST_FILES: dict[str, tuple[str, int]] = {
     "etc/hostname": ("hostvm\n", 0o644),
@@ -2128,7 +2132,7 @@ def _build_host(flavour: Flavour, log: Log, res: Resolved, out: Path, t_start: f
     key = out.name
     log.step(f"kernel {res.abi}, zfs {res.zfs_deb_version}")
     work = _emptied(cache_root() / "work" / key)
-    apt_install(log, ["mmdebstrap", "e2fsprogs", "openssh-client", "kmod", "tar"])
+    apt_install(log, ["mmdebstrap", "e2fsprogs", "openssh-client", "kmod", "tar", "zstd"])
 
     t0 = time.monotonic()
     tar = ensure_host_rootfs(log, res)
@@ -2179,6 +2183,9 @@ def _build_host(flavour: Flavour, log: Log, res: Resolved, out: Path, t_start: f
         f"image assembled in {t_image:.1f}s (root.img {img.stat().st_blocks * 512 // 1024**2} MiB "
         f"used of {HOST_ROOT_BYTES // GiB} GiB, {packages_installed} packages)"
     )
+    t0 = time.monotonic()
+    snapshot = snapshot_host_boot(log, flavour, staging, work)
+    t_snapshot = time.monotonic() - t0
     manifest = {
         **_manifest_head(flavour, res, out),
         "packages": dict(line.split(" ", 1) for line in versions.splitlines() if " " in line),
@@ -2190,12 +2197,89 @@ def _build_host(flavour: Flavour, log: Log, res: Resolved, out: Path, t_start: f
         "modules_seconds": round(t_modules, 1),
         "rootfs_seconds": round(t_rootfs, 1),
         "image_seconds": round(t_image, 1),
+        "snapshot_seconds": round(t_snapshot, 1),
+        "snapshot": snapshot,
         # what the cached layers cost when they were made (null: not recorded)
         "cold_rootfs_seconds": _json_field(tar.with_suffix(".json"), "mmdebstrap_seconds"),
         "cold_modules_seconds": _json_field(
             module_cache_dir(res) / "build.json", "configure_and_make_seconds"),
     }
     return _publish(log, flavour, staging, out, work, manifest, t_start)
+
+
+# The host guest's first boot, once, at build time (issue: boot-to-ssh). A boot of this image
+# under TCG is 65-75 CPU s on a quiet machine (kernel and initramfs ~17 s, udev coldplug and
+# its settle ~19 s, which zfs-load-module requires and zfs-mount, before local-fs.target, waits
+# for; then the basic and multi-user units), 260-273 s of wall in a loaded CI run where three
+# host guests boot at once. Every start from a cache entry booted the same image the same way,
+# so the build boots it once (the same QEMU argv, lan1 unplugged), waits for systemd's
+# `running`, lets the probe's login end, and saves the paused guest with QEMU's migration
+# (`hoststate.zst`, the RAM of the booted system) beside the booted root disk
+# (`root-booted.img`). `HostInstance.start` restores that (a few CPU s), sets the guest's clock
+# to now, and falls back to a real boot when the snapshot is missing, does not match this
+# QEMU and argv, or fails; reboots are always real boots. ZCONSOLE_VM_HOST_RESTORE=0: boot.
+HOST_STATE = "hoststate.zst"
+HOST_BOOTED_ROOT = "root-booted.img"
+HOST_SNAPSHOT_META = "snapshot.json"
+# after the probe's last logout: root's user@0.service stops 10 s later (UserStopDelaySec)
+SNAPSHOT_SETTLE_S = 20.0
+
+
+def host_restore_wanted() -> bool:
+    return os.environ.get("ZCONSOLE_VM_HOST_RESTORE", "1").strip() != "0"
+
+
+def qemu_version(qemu: str) -> str:
+    out = subprocess.run([qemu, "--version"], capture_output=True, text=True, timeout=30)
+    return out.stdout.splitlines()[0].strip() if out.stdout else ""
+
+
+def snapshot_host_boot(log: Log, flavour: Flavour, staging: Path, work: Path
+                       ) -> dict[str, object] | None:
+    """Boot the staged image once and save the booted guest (see HOST_STATE); its record
+    for the manifest, or None when it could not be made (starts then boot, as before)."""
+    if not host_restore_wanted() or shutil.which("zstd") is None:
+        log.step("no booted snapshot: ZCONSOLE_VM_HOST_RESTORE=0 or no zstd")
+        return None
+    # under the run root, not the cache: ssh's ControlPath and QEMU's sockets live in the run
+    # directory, and a Unix socket's path is at most 108 bytes
+    inst = HostInstance(flavour, run_root() / f"snapshot-{os.getpid()}")
+    files = [staging / HOST_STATE, staging / HOST_BOOTED_ROOT, staging / HOST_SNAPSHOT_META]
+    try:
+        log.step("booting the image once for the booted snapshot")
+        ready = inst.start(staging, timeout=900.0)
+        booted = inst.exec("systemctl is-system-running --wait", check=False, timeout=900)
+        state = booted.stdout.strip() or f"(no answer: {booted.stderr.strip()})"
+        analyze = inst.exec("systemd-analyze", check=False, timeout=300).stdout.strip()
+        if state != "running":
+            failed = inst.exec("systemctl --failed --no-legend", check=False, timeout=120).stdout
+            raise VMError(f"the first boot ended {state!r}, not 'running': {failed.strip()}")
+        inst._close_master()
+        time.sleep(SNAPSHOT_SETTLE_S)
+        saved = inst.save_state(staging / HOST_STATE)
+        inst.kill()
+        log.run(["cp", "--sparse=always", inst.run_dir / "disks" / "root.img",
+                 staging / HOST_BOOTED_ROOT])
+        meta: dict[str, object] = {
+            "qemu": qemu_version(ensure_qemu()),
+            "shape": inst.argv_shape(staging),
+            "boot_to_ssh_seconds": round(ready, 1),
+            "save_seconds": saved,
+            "systemd_analyze": analyze.splitlines()[0] if analyze else "",
+            "state_bytes": (staging / HOST_STATE).stat().st_size,
+        }
+        (staging / HOST_SNAPSHOT_META).write_text(json.dumps(meta, indent=1) + "\n")
+        log.step(f"booted snapshot saved: boot-to-ssh {ready:.1f}s, {meta['systemd_analyze']}")
+        return meta
+    except (VMError, OSError, subprocess.SubprocessError) as exc:
+        log.step(f"no booted snapshot (starts will boot): {exc}")
+        if inst.running():
+            inst.kill()
+        for f in files:
+            f.unlink(missing_ok=True)
+        return None
+    finally:
+        shutil.rmtree(inst.run_dir, ignore_errors=True)
 
 
 def _json_field(path: Path, key: str) -> object:
@@ -2291,18 +2375,113 @@ class HostInstance(Instance):
     alias = HOST_ALIAS
     serial_prefix = "hostvm"
     smart_disks: dict[str, int] = {}  # the host guest's disks are virtio only
+    # the booted snapshot this start restores (HOST_STATE in the build), None: a real boot
+    _restore: Path | None = None
+    restore_note = ""  # why the last start booted instead of restoring ("" when it restored)
+
+    def start(
+        self, build_dir: Path, *, timeout: float = SSH_READY_TIMEOUT, keep_disks: bool = False
+    ) -> float:
+        """Restore the build's booted snapshot when there is a usable one (a few CPU s instead
+        of a boot's 65-75 under TCG), else boot; seconds until ssh answered."""
+        self._restore, self.restore_note = None, ""
+        why = "keep_disks" if keep_disks else self._snapshot_unusable(build_dir)
+        if why:
+            self.restore_note = why
+            return super().start(build_dir, timeout=timeout, keep_disks=keep_disks)
+        self._restore = build_dir / HOST_STATE
+        t0 = time.monotonic()
+        try:
+            ready = super().start(build_dir, timeout=min(timeout, 300.0), keep_disks=False)
+            # the saved guest's clock stopped when it was saved: now, as NTP would set it
+            self.exec(f"date -u -s @{time.time():.3f} >/dev/null", timeout=120)
+        except (VMError, OSError, subprocess.SubprocessError) as exc:
+            self.restore_note = f"restore failed ({exc}); booted instead"
+            if self.running():
+                self.kill()
+            self._restore = None
+            left = max(timeout - (time.monotonic() - t0), 60.0)
+            return super().start(build_dir, timeout=left, keep_disks=False)
+        finally:
+            if self._restore is not None:
+                st = self.state()
+                st["restored_from"] = str(self._restore)
+                self.state_file.write_text(json.dumps(st, indent=2) + "\n")
+        return ready
+
+    def argv_shape(self, build_dir: Path) -> list[str]:
+        """This instance's QEMU argv for `build_dir` without what differs from start to
+        start (run directory, build directory, ssh port, -incoming): what a saved guest
+        must match to be restored."""
+        restore, self._restore = self._restore, None
+        try:
+            argv = self._qemu_argv(ensure_qemu(), build_dir, 0, hardware_kvm())
+        finally:
+            self._restore = restore
+        run, build = str(self.run_dir), str(build_dir)
+        return [re.sub(r"127\.0\.0\.1:\d+-", "127.0.0.1:PORT-",
+                       a.replace(run, "@RUN").replace(build, "@BUILD")) for a in argv[1:]]
+
+    def _snapshot_unusable(self, build_dir: Path) -> str:
+        """Why the build's booted snapshot cannot be restored here ("" when it can)."""
+        if not host_restore_wanted():
+            return "ZCONSOLE_VM_HOST_RESTORE=0"
+        if not all((build_dir / f).is_file()
+                   for f in (HOST_STATE, HOST_BOOTED_ROOT, HOST_SNAPSHOT_META)):
+            return "no booted snapshot in the build"
+        if shutil.which("zstd") is None:
+            return "no zstd"
+        try:
+            meta = json.loads((build_dir / HOST_SNAPSHOT_META).read_text())
+        except (OSError, ValueError):
+            return "unreadable snapshot.json"
+        if meta.get("qemu") != qemu_version(ensure_qemu()):
+            return f"snapshot made by {meta.get('qemu')!r}"
+        if meta.get("shape") != self.argv_shape(build_dir):
+            return "QEMU argv differs from the snapshot's (accelerator, CPU, kernel args ...)"
+        return ""
+
+    def save_state(self, path: Path, timeout: float = 600.0) -> float:
+        """Pause the guest and save it (QEMU migration, zstd) to `path`; the seconds taken."""
+        t0 = time.monotonic()
+        tmp = path.with_name(path.name + ".part")
+        tmp.unlink(missing_ok=True)
+        path.unlink(missing_ok=True)
+        self.qmp("stop")
+        self.qmp("migrate-set-parameters", {"max-bandwidth": 64 * GiB})
+        cmd = f"zstd -q -1 -o {shlex.quote(str(tmp))} && mv {shlex.quote(str(tmp))} {shlex.quote(str(path))}"
+        self.qmp("migrate", {"uri": f"exec:{cmd}"})
+        deadline = t0 + timeout
+        while True:
+            info = self.qmp("query-migrate")
+            status = info.get("status") if isinstance(info, dict) else None
+            if status == "completed" and path.is_file():
+                return round(time.monotonic() - t0, 1)
+            if status in ("failed", "cancelled"):
+                raise VMError(f"saving the guest failed: {info}")
+            if time.monotonic() > deadline:
+                raise VMError(f"saving the guest took over {timeout:.0f}s: {info}")
+            time.sleep(0.5)
+
+    def _qemu_argv(self, qemu: str, build_dir: Path, port: int, kvm: bool) -> list[str]:
+        argv = self._boot_argv(qemu, build_dir, port, kvm)
+        if self._restore is not None:
+            argv += ["-incoming", f"exec:zstd -dcq {shlex.quote(str(self._restore))}"]
+        return argv
 
     def _prepare_disks(self, build_dir: Path, keep_disks: bool) -> None:
         root = self.run_dir / "disks" / "root.img"
         if not keep_disks:
             root.unlink(missing_ok=True)
         if not root.exists():
-            subprocess.run(
-                ["cp", "--sparse=always", str(build_dir / "root.img"), str(root)], check=True
-            )
+            # a restored guest goes on from its booted root disk
+            src = build_dir / (HOST_BOOTED_ROOT if self._restore is not None else "root.img")
+            subprocess.run(["cp", "--sparse=always", str(src), str(root)], check=True)
         self._blank_images(list(self.disks.items()), keep_disks)
 
     def _after_spawn(self) -> None:
+        if self._restore is not None:
+            self._wait_incoming()
         # QEMU started paused (-S): take lan1's cable out before the guest ever sees a
         # carrier, then run. The link stays down across guest reboots.
         deadline = time.monotonic() + 20
@@ -2316,7 +2495,28 @@ class HostInstance(Instance):
                 time.sleep(0.2)
         self.qmp("cont")
 
-    def _qemu_argv(self, qemu: str, build_dir: Path, port: int, kvm: bool) -> list[str]:
+    def _wait_incoming(self, timeout: float = 300.0) -> None:
+        """Until QEMU has loaded the saved guest (it stays paused: -S)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                info = self.qmp("query-migrate")
+            except (ConnectionRefusedError, VMError) as exc:  # QEMU gave up and exited
+                raise VMError(f"restoring the saved guest failed: {exc}; "
+                              f"{(self.run_dir / 'qemu.log').read_text(errors='replace')[-1000:]}"
+                              ) from exc
+            except OSError:  # the socket is not there yet
+                info = {}
+            status = info.get("status") if isinstance(info, dict) else None
+            if status == "completed":
+                return
+            if status in ("failed", "cancelled"):
+                raise VMError(f"restoring the saved guest failed: {info}")
+            if time.monotonic() > deadline:
+                raise VMError(f"restoring the saved guest took over {timeout:.0f}s: {info}")
+            time.sleep(0.2)
+
+    def _boot_argv(self, qemu: str, build_dir: Path, port: int, kvm: bool) -> list[str]:
         root = self.run_dir / "disks" / "root.img"
         argv = [
             qemu,
@@ -2604,6 +2804,9 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"READY {flavour.tag}: boot-to-ssh {ready:.1f}s, start total {time.monotonic() - t0:.1f}s"
             )
+            if isinstance(inst, HostInstance):
+                print(f"  booted: {inst.restore_note}" if inst.restore_note
+                      else "  restored from the build's booted snapshot (ZCONSOLE_VM_HOST_RESTORE=0: boot)")
             print(f"  ssh -F {inst.ssh_config} {inst.alias} CMD")
         elif args.cmd == "stop":
             t0 = time.monotonic()
