@@ -36,7 +36,7 @@ WAIT_S = 0.1
 """How long the first screen waits for the first reading (seconds)."""
 
 DRAWN_WAIT_S = 1.0
-"""How long the rest of a first reading read in order waits for the first frame (seconds)."""
+"""How long the rest of the first reading waits for the frame drawn from its pools (s)."""
 
 
 class FirstReading(Generic[T]):
@@ -78,7 +78,6 @@ class FirstReading(Generic[T]):
         except RuntimeError:  # the loop closed (the app left while it waited)
             return False
         return True
-
 
     def drawn(self) -> None:
         """The first frame made from a handed-over outcome is drawn (or the app leaves)."""

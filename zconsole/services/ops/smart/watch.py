@@ -172,9 +172,9 @@ class SelfTestWatch:
 
     def ended(self) -> dict[str, object]:
         """The result the wait ended on, for its audit record: the disk (device, kernel
-        name, model, serial) and the log entry (test, power-on hour, status, first bad LBA), read in the
-        round that saw it (the Timeline shows it once with the drive's own log: `ref`);
-        {} when no new result is in the log."""
+        name, model, serial) and the log entry (test, power-on hour, status, first bad LBA),
+        read in the round that saw it (the Timeline shows it once with the drive's own log:
+        `ref`); {} when no new result is in the log."""
         if self.until is None:
             return {}
         _running, t = _where(self.ev, self.until)

@@ -4,9 +4,10 @@ The SMART findings an admin can knowingly live with (a cable they know about: CR
 the counters of a disk already scheduled for replacement; an old failed self-test; wear)
 are muted through the one mute mechanism (`severity.MUTABLE`, `hosts.journal.MuteStore`,
 `check --mute`), as the Advice screen's `m` mutes advice: with a reason, kept, and judged
-in by every face (Pools, Fleet, `check`, the metrics). A FAILED disk is never muted. On the
-Disks screen a muted finding stays in sight, dimmed, with its reason: HEALTH says "muted"
-when every finding of the disk is.
+in by every face (Pools, Fleet, `check`, the metrics). A FAILED disk, an NVMe critical
+warning and a disk too hot now are never muted (`severity.MUTABLE`). On the Disks screen a
+muted finding stays in sight, dimmed, with its reason: HEALTH says "muted" when every
+finding of the disk is.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from zconsole.model.advice import Mute
-from zconsole.model.finding import Finding, Severity
+from zconsole.model.finding import Finding
 from zconsole.services.health.severity import mutable, muted_by
 
 if TYPE_CHECKING:
@@ -41,9 +42,8 @@ def toggle_mute(app: ZConsoleApp, disk: str, redraw: Callable[[], None]) -> None
     found = follow.of_disk(disk)
     can = [f for f in found if mutable(f.kind)]
     if not can:
-        why = ("a FAILED disk is never muted" if any(f.severity is Severity.CRITICAL
-                                                      for f in found)
-               else "no SMART finding")
+        why = ("what SMART says of it (failed, a critical warning, too hot) is never muted"
+               if found else "no SMART finding")
         app.notify_plain(f"Nothing to mute on {disk}: {why}.", severity="warning")
         return
     mutes = app.current.mutes
