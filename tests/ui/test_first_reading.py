@@ -84,16 +84,25 @@ async def test_a_host_slower_than_the_wait_gets_its_screen_first(
         assert app.reading is not None and app.refreshes == 1
 
 
-def test_the_rest_of_the_reading_waits_for_the_first_frame() -> None:
+def test_the_rest_of_the_reading_waits_for_the_first_frame(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """`hold_until_drawn` (the worker, after handing the pools over) returns once the frame
     is drawn, once the worker is cancelled, or at its deadline: never for ever."""
+    monkeypatch.setattr(first_reading, "DRAWN_WAIT_S", 3600.0)  # only `drawn` ends it here
     first: FirstReading[str] = FirstReading()
-    held = threading.Thread(target=first.hold_until_drawn, args=(lambda: False,))
+    order: list[str] = []
+
+    def hold() -> None:
+        first.hold_until_drawn(lambda: False)
+        order.append("held until")
+
+    held = threading.Thread(target=hold)
     held.start()
-    assert held.is_alive()  # waiting
+    held.join(0.2)  # a hold that let go at once has ended by now
+    order.append("drawn")
     first.drawn()
     held.join(30)
-    assert not held.is_alive()
+    assert not held.is_alive() and order == ["drawn", "held until"]
     # cancelled (the console quits before drawing): it lets go
     FirstReading[str]().hold_until_drawn(lambda: True)
 

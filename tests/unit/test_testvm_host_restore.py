@@ -72,3 +72,16 @@ def test_an_unreadable_record_boots(tmp_path: Path, testvm: ModuleType) -> None:
     (build / testvm.HOST_SNAPSHOT_META).write_text("{not json")
     inst = testvm.HostInstance(testvm.FLAVOURS["host"], tmp_path / "run")
     assert inst._snapshot_unusable(build) == "unreadable snapshot.json"
+
+
+def test_a_migration_is_awaited_to_its_end_or_its_failure(tmp_path: Path,
+                                                          testvm: ModuleType) -> None:
+    """Saving and restoring poll QEMU's query-migrate the same way: done once it completed
+    (and the saved file is there), VMError when it failed."""
+    inst = testvm.HostInstance(testvm.FLAVOURS["host"], tmp_path / "run")
+    answers = iter([{"status": "active"}, {"status": "completed"}, {"status": "completed"}])
+    saved = iter([False, True])
+    inst._await_migration("saving", lambda: next(answers), 60, 0, lambda: next(saved))
+    assert next(answers, None) is None  # asked until the file was there too
+    with pytest.raises(testvm.VMError, match="restoring failed"):
+        inst._await_migration("restoring", lambda: {"status": "failed"}, 60, 0)

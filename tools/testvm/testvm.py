@@ -39,7 +39,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -2451,17 +2451,25 @@ class HostInstance(Instance):
         self.qmp("migrate-set-parameters", {"max-bandwidth": 64 * GiB})
         cmd = f"zstd -q -1 -o {shlex.quote(str(tmp))} && mv {shlex.quote(str(tmp))} {shlex.quote(str(path))}"
         self.qmp("migrate", {"uri": f"exec:{cmd}"})
-        deadline = t0 + timeout
+        self._await_migration("saving the guest", lambda: self.qmp("query-migrate"),
+                              timeout, 0.5, path.is_file)
+        return round(time.monotonic() - t0, 1)
+
+    def _await_migration(self, what: str, look: Callable[[], object], timeout: float,
+                         every: float, also: Callable[[], bool] = lambda: True) -> None:
+        """Poll QEMU's migration (`look`: its query-migrate answer) until it completed and
+        `also()` holds; VMError when it failed, was cancelled or took over `timeout`."""
+        deadline = time.monotonic() + timeout
         while True:
-            info = self.qmp("query-migrate")
+            info = look()
             status = info.get("status") if isinstance(info, dict) else None
-            if status == "completed" and path.is_file():
-                return round(time.monotonic() - t0, 1)
+            if status == "completed" and also():
+                return
             if status in ("failed", "cancelled"):
-                raise VMError(f"saving the guest failed: {info}")
+                raise VMError(f"{what} failed: {info}")
             if time.monotonic() > deadline:
-                raise VMError(f"saving the guest took over {timeout:.0f}s: {info}")
-            time.sleep(0.5)
+                raise VMError(f"{what} took over {timeout:.0f}s: {info}")
+            time.sleep(every)
 
     def _qemu_argv(self, qemu: str, build_dir: Path, port: int, kvm: bool) -> list[str]:
         argv = self._boot_argv(qemu, build_dir, port, kvm)
@@ -2497,24 +2505,17 @@ class HostInstance(Instance):
 
     def _wait_incoming(self, timeout: float = 300.0) -> None:
         """Until QEMU has loaded the saved guest (it stays paused: -S)."""
-        deadline = time.monotonic() + timeout
-        while True:
+        def look() -> object:
             try:
-                info = self.qmp("query-migrate")
+                return self.qmp("query-migrate")
             except (ConnectionRefusedError, VMError) as exc:  # QEMU gave up and exited
                 raise VMError(f"restoring the saved guest failed: {exc}; "
                               f"{(self.run_dir / 'qemu.log').read_text(errors='replace')[-1000:]}"
                               ) from exc
             except OSError:  # the socket is not there yet
-                info = {}
-            status = info.get("status") if isinstance(info, dict) else None
-            if status == "completed":
-                return
-            if status in ("failed", "cancelled"):
-                raise VMError(f"restoring the saved guest failed: {info}")
-            if time.monotonic() > deadline:
-                raise VMError(f"restoring the saved guest took over {timeout:.0f}s: {info}")
-            time.sleep(0.2)
+                return {}
+
+        self._await_migration("restoring the saved guest", look, timeout, 0.2)
 
     def _boot_argv(self, qemu: str, build_dir: Path, port: int, kvm: bool) -> list[str]:
         root = self.run_dir / "disks" / "root.img"
