@@ -246,7 +246,7 @@ async def test_x_runs_the_command_as_a_plan_and_the_advice_goes(tmp_path: Path) 
 async def test_x_without_a_command_or_read_only_runs_nothing(tmp_path: Path) -> None:
     """Without a command `x` says so; a read-only console does not offer `x` at all (the
     footer shows only keys that work, as Pools shows no wizard key)."""
-    from zconsole.ui.kit.footer import FooterKeys
+    from zconsole.ui.kit.footer import ZFooter
 
     for read_only, kind, said in (
             (False, "advice-ashift", "This advice has no command zconsole would run"),
@@ -257,7 +257,7 @@ async def test_x_without_a_command_or_read_only_runs_nothing(tmp_path: Path) -> 
             [item] = [i for i in screen.query(AdviceItem) if i.advice.kind == kind]
             item.focus()
             await pilot.pause()
-            offered = {k.description for k in screen.query_one(FooterKeys).keys}
+            offered = {k.description for k in screen.query_one(ZFooter).keys}
             assert ("Run as a plan" in offered) is not read_only, offered
             await pilot.press("x")
             await pilot.pause()

@@ -6,6 +6,7 @@ import threading
 from collections.abc import Sequence
 
 import pytest
+from textual import events
 from textual.widgets import DataTable
 
 from tests.fakes import DelegatingHost, ProgramsFail
@@ -472,42 +473,69 @@ async def test_screen_switches_do_not_keep_old_footer_keys() -> None:
     assert after_60 <= after_10 + 5, (after_10, after_60)
 
 
-async def test_footer_keys_are_one_widget_that_acts_as_textuals_keys() -> None:
-    """Issue 11: the footer's keys are one widget, not a FooterKey each (a fifth of the
-    first frame), and the palette's key a second one docked right (issue 28: no FooterKey
-    mounted, its CSS never parsed). It shows the screen's keys in order, highlights the key
-    under the mouse and presses a key that is clicked, as a FooterKey does."""
+async def test_footer_is_one_widget_that_acts_as_textuals_keys() -> None:
+    """Issues 11 and 28: the footer is one widget that draws its keys (no FooterKey mounted,
+    Footer's CSS never parsed), the palette's key at its right end behind a thin border. It
+    shows the screen's keys in order, highlights the key under the mouse (not the cell
+    between two keys) and presses a key that is clicked, as a FooterKey does; a disabled
+    key rings the bell; a change of bindings (the focus) repaints it."""
+    from textual.widgets import Footer
     from textual.widgets._footer import FooterKey
 
-    from zconsole.ui.kit.footer import FooterKeys
+    from zconsole.ui.kit.footer import EDGE, ZFooter
 
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        line, palette = app.screen.query(FooterKeys).results()
+        footer = app.screen.query_one(ZFooter)
+        assert not list(app.screen.query(FooterKey)) and not list(app.screen.query(Footer))
+        assert not footer.children
         shown = [b.binding.key for b in app.screen.active_bindings.values() if b.binding.show]
-        assert [k.key for k in line.keys] == shown
-        assert [k.key for k in palette.keys] == [app.COMMAND_PALETTE_BINDING]
-        assert palette.has_class("-command-palette") and palette.styles.dock == "right"
-        assert palette.region.right == app.screen.size.width  # at the footer's right end
-        assert palette.render().plain == "^p palette "
-        assert not list(app.screen.query(FooterKey))
-        plain = line.render().plain
-        i = [k.key for k in line.keys].index("p")
-        start, end = line._spans[i]
+        assert [k.key for k in footer.keys] == shown
+        assert [k.key for k in footer.palette] == [app.COMMAND_PALETTE_BINDING]
+        plain = footer.render().plain
+        assert len(plain) == 120 and plain.endswith(f"{EDGE}^p palette ")
+        assert footer.region.bottom == app.screen.size.height  # docked at the bottom
+        i = [k.key for k in footer.keys].index("p")
+        start, end = footer._spans(footer.keys)[i]
         assert plain[start:end] == "p Pause" and plain[end] == " "
-        before = line.render().get_style_at_offset(app.console, start)
+        before = footer.render().get_style_at_offset(app.console, start)
 
-        await pilot.hover(FooterKeys, offset=(start + 1, 0))
-        assert line._hover == i and line.styles.pointer == "pointer"
-        assert line.render().get_style_at_offset(app.console, start) != before
-        await pilot.hover(FooterKeys, offset=(end, 0))  # the cell between two keys
-        assert line._hover is None and line.styles.pointer == "default"
+        await pilot.hover(ZFooter, offset=(start + 1, 0))
+        assert footer._hover == i and footer.styles.pointer == "pointer"
+        assert footer.render().get_style_at_offset(app.console, start) != before
+        await pilot.hover(ZFooter, offset=(end, 0))  # the cell between two keys
+        assert footer._hover is None and footer.styles.pointer == "default"
+        await pilot.hover(ZFooter, offset=(116, 0))  # the palette's key
+        assert footer._hover == len(footer.keys) and footer.tooltip
 
         assert not app.paused
-        await pilot.click(FooterKeys, offset=(start + 2, 0))
+        await pilot.click(ZFooter, offset=(start + 2, 0))
         await pilot.pause()
         assert app.paused
+
+
+async def test_footer_scrolls_when_too_narrow() -> None:
+    """At a width where the keys do not fit, the wheel scrolls them under the palette's key,
+    and back. (A change of keys with the focus: tests/ui/test_timeline_focus.py.)"""
+    from zconsole.ui.kit.footer import ZFooter
+
+    app = make_app()
+    async with app.run_test(size=(50, 24)) as pilot:
+        await settle(app, pilot)
+        footer = app.screen.query_one(ZFooter)
+        first = footer.render().plain
+        assert first.startswith(footer.keys[0].display) and first.endswith("^p palette ")
+        assert footer.render().cell_len == 50
+        wheel = (footer, 5, 0, 0, 1, 0, False, False, False)
+        footer.post_message(events.MouseScrollDown(*wheel))
+        await pilot.pause()
+        scrolled = footer.render().plain
+        assert scrolled != first and scrolled.endswith("^p palette ")
+        assert scrolled.startswith(first[4:8])  # moved by four cells
+        footer.post_message(events.MouseScrollUp(*wheel))
+        await pilot.pause()
+        assert footer.render().plain == first
 
 
 class HangsLater(DelegatingHost):

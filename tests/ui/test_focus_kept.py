@@ -19,7 +19,7 @@ from tests.ui.conftest import FROZEN, settle
 from zconsole.hosts.demo import DemoHost
 from zconsole.services.monitor.member import Member
 from zconsole.ui.app import ZConsoleApp
-from zconsole.ui.kit.footer import FooterKeys
+from zconsole.ui.kit.footer import ZFooter
 from zconsole.ui.screens.advice.advice_panel import AdviceItem
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.datasets.tree_table import TreeTable
@@ -93,7 +93,7 @@ def where(screen: ZScreen) -> Where:
     elif isinstance(w, AdviceItem):
         cursor = list(screen.query(AdviceItem)).index(w)
     page = screen.query_one(".body", VerticalScroll)
-    footer = screen.query_one(FooterKeys).keys
+    footer = screen.query_one(ZFooter).keys
     return (kind_of(screen, w), cursor, page.scroll_offset,
             w.scroll_offset if w is not None else None,
             tuple((k.key, k.description, k.disabled) for k in footer))

@@ -96,12 +96,12 @@ async def test_f1_on_advice_lists_m_and_f1_or_question_mark_close() -> None:
 @pytest.mark.parametrize("entry", SCREENS, ids=lambda e: e.mode)
 async def test_every_screen_lists_each_key_its_footer_shows(entry: Any) -> None:
     """Whatever the footer offers is in the list, under the same key and words."""
-    from zconsole.ui.kit.footer import FooterKeys
+    from zconsole.ui.kit.footer import ZFooter
 
     app = make_app("advice" if entry.mode == "advice" else "showcase")
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await on_screen(app, pilot, entry.key)
-        footer = {(k.display, k.description) for k in screen.query_one(FooterKeys).keys}
+        footer = {(k.display, k.description) for k in screen.query_one(ZFooter).keys}
         keys = await opened(app, pilot, "f1")
         assert keys.title_text == entry.title
         shown = {(key, g.description) for group in keys.found for g in group.keys

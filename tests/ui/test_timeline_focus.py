@@ -12,7 +12,7 @@ from textual.widgets import Input, Static
 
 from tests.ui.conftest import make_app
 from tests.ui.test_focus_kept import arrive
-from zconsole.ui.kit.footer import FooterKeys
+from zconsole.ui.kit.footer import ZFooter
 from zconsole.ui.kit.text import Hanging
 from zconsole.ui.screens.timeline.panel import TimelinePanel
 from zconsole.ui.screens.timeline.screen import TimelineScreen
@@ -38,7 +38,7 @@ def page(screen: TimelineScreen) -> VerticalScroll:
 
 
 def footer(screen: TimelineScreen) -> set[str]:
-    return {k.description for k in screen.query_one(FooterKeys).keys}
+    return {k.description for k in screen.query_one(ZFooter).keys}
 
 
 def drawn(screen: TimelineScreen) -> list[str]:

@@ -1,38 +1,45 @@
-"""The footer every screen shows: Textual's Footer without its leak.
+"""The footer every screen shows: one widget that looks and acts as Textual's compact Footer.
 
-Textual 8.2's `Footer` recomposes its keys whenever the screen's bindings change (every screen
-switch does). Each `FooterKey` is data-bound to `Footer.compact`, which stores a watcher entry
-(the key and a setter) on the footer; entries are only pruned when `compact` changes, which it
-never does here, so every old key stays reachable from the footer for as long as the screen
-lives: about 0.4 MiB per screen switch in zconsole, 55 KiB in a 20-line app. Reported upstream
-as Textualize/textual#6666 (reproduction: docs/upstream/textual-footer-leak.md). `ZFooter`
-drops the entries of keys that are gone after each recompose.
+Textual 8.2's `Footer` is a scrolling container of one `FooterKey` widget per key, composed
+again whenever the screen's bindings change (every screen switch, every focus change), each
+key data-bound to the footer, which kept every old key reachable (Textualize/textual#6666;
+reproduction: docs/upstream/textual-footer-leak.md). zconsole's footer draws its keys itself:
+no key widgets to compose, style, lay out and draw one by one (on the first frame, the footer
+and its two key rows were a tenth of it), nothing to leak, a change of bindings repaints one
+line. What it keeps of Footer, as a compact Footer shows it:
+
+- each shown binding of the screen, one per action, in order: its key (bold, in the key's
+  colours) and its description, one cell of the footer between two keys; a disabled key dim;
+- the command palette's key at the right end, behind a thin border;
+- the key under the mouse highlighted, with its tooltip and the pointer shape; a click
+  presses it (a bell when it is disabled);
+- keys wider than the footer scroll sideways with the mouse wheel, under the palette's key.
+
+Textual's binding groups (a label for several keys) are not drawn: each key is shown on its
+own (zconsole's bindings have no group).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
+from textual.color import Color
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
 
-from zconsole.ui.kit.textual_private import (
-    FooterKey,
-    bindings_ready,
-    mark_bindings_ready,
-    prune_watchers,
-)
+if TYPE_CHECKING:
+    from textual.css.styles import RenderStyles
+
+SCROLL_CELLS = 4  # one turn of the mouse wheel over keys wider than the footer
+EDGE = "▏"  # the palette key's left border (a `vkey` border, as Footer draws it)
 
 
 class _Key(NamedTuple):
-    """One key of the footer as FooterKeys draws it."""
+    """One key of the footer as it is drawn."""
 
     key: str
     display: str
@@ -41,34 +48,65 @@ class _Key(NamedTuple):
     tooltip: str | None
 
 
-class FooterKeys(Widget):
-    """The footer's keys drawn as one widget that looks and acts as Textual's row of
-    `FooterKey`s in a compact footer (the command palette's key is a second one, docked
-    right as Footer docks its key): each key and its description
-    in the key's styles, one cell of the footer between two keys, the key under the mouse
-    highlighted (with its tooltip and the pointer shape), a click presses the key (a bell
-    when it is disabled). Nine key widgets cost a fifth of the console's first frame:
-    each is styled, mounted, laid out and drawn on its own."""
+class _Layer(NamedTuple):
+    """A node's colours before they are mixed (as `DOMNode.rich_style` mixes them)."""
+
+    background: Color
+    color: Color
+    text: Style
+
+    def over(self, styles: RenderStyles) -> _Layer:
+        """This layer with a component's styles on top of it."""
+        background = self.background
+        if styles.has_rule("background"):
+            background = background + styles.background.tint(styles.background_tint)
+        color = styles.color if styles.has_rule("color") else self.color
+        return _Layer(background, color, self.text + styles.text_style)
+
+    @property
+    def style(self) -> Style:
+        back, color = self.background, self.color
+        return self.text + Style.from_color(
+            (back + color).rich_color if (back.a or color.a) else None,
+            back.rich_color if back.a else None)
+
+
+class _Styles(NamedTuple):
+    """What one drawing of the footer paints with."""
+
+    item: Style  # under a key and its description
+    key: Style
+    description: Style
+    hover: Style
+    hover_key: Style
+    hover_description: Style
+    edge: Style  # the palette key's border
+
+
+class ZFooter(Widget, can_focus=False):
+    """The screen's keys, and the command palette's at the right end (see the module)."""
 
     ALLOW_SELECT = False
     COMPONENT_CLASSES = {
+        "footer-keys--item",
         "footer-key--key",
         "footer-key--description",
         "footer-keys--hover",
         "footer-keys--hover-key",
         "footer-keys--hover-description",
+        "footer-keys--edge",
     }
 
-    # FooterKey's own CSS (Textual 8.2, compact), the hover as components
+    # Footer's and FooterKey's CSS (Textual 8.2, compact); a key and its parts as components
     DEFAULT_CSS = """
-    FooterKeys {
-        width: auto;
+    ZFooter {
+        dock: bottom;
         height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
         text-wrap: nowrap;
-        background: $footer-item-background;
-        &.-command-palette {  /* Footer's CSS for the palette's FooterKey, compact */
-            dock: right;
-            border-left: vkey $foreground 20%;
+        .footer-keys--item {
+            background: $footer-item-background;
         }
         .footer-key--key {
             color: $footer-key-foreground;
@@ -92,62 +130,163 @@ class FooterKeys(Widget):
             color: $footer-description-foreground;
             background: $block-hover-background;
         }
+        .footer-keys--edge {
+            color: $foreground 20%;
+        }
     }
     """
 
-    def __init__(self, keys: Sequence[FooterKey], classes: str | None = None) -> None:
-        super().__init__(classes=classes)
-        self.set_reactive(Widget.shrink, False)  # as a FooterKey: the footer scrolls
-        self.keys = tuple(_Key(k.key, k.key_display, k.description, k.has_class("-disabled"),
-                               str(k.tooltip) if k.tooltip is not None else None)
-                          for k in keys)
-        # where each key starts and ends (cells), a gap of one cell after each
-        self._spans: list[tuple[int, int]] = []
-        at = 0
-        for k in self.keys:
-            width = cell_len(k.display) + (1 + cell_len(k.description)
-                                           if k.description else 0)
-            self._spans.append((at, at + width))
+    def __init__(self, *, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._shown: tuple[tuple[_Key, ...], tuple[_Key, ...]] | None = None
+        self._pending = False  # a change of bindings is about to be read
+        self._hover: int | None = None  # index into `keys`, or len(keys) for the palette's
+        self._scroll = 0  # cells of the keys scrolled out on the left
+
+    # -- what is shown ---------------------------------------------------------------------
+    @property
+    def keys(self) -> tuple[_Key, ...]:
+        """The screen's keys, in the order shown."""
+        return self._current()[0]
+
+    @property
+    def palette(self) -> tuple[_Key, ...]:
+        """The command palette's key (none when the palette is off)."""
+        return self._current()[1]
+
+    def _current(self) -> tuple[tuple[_Key, ...], tuple[_Key, ...]]:
+        if self._shown is None:
+            self._shown = self._read_keys()
+        return self._shown
+
+    def _read_keys(self) -> tuple[tuple[_Key, ...], tuple[_Key, ...]]:
+        """What Footer would show of the screen's bindings now: each shown binding, the
+        first of each action; the palette's binding apart."""
+        if not self.is_attached:
+            return (), ()
+        app = self.app
+        active = self.screen.active_bindings
+        keys: dict[str, _Key] = {}
+        for _, binding, enabled, tooltip in active.values():
+            if binding.show and binding.action not in keys:
+                keys[binding.action] = _Key(binding.key, app.get_key_display(binding),
+                                            binding.description, not enabled,
+                                            tooltip or None)
+        palette: tuple[_Key, ...] = ()
+        found = active.get(app.COMMAND_PALETTE_BINDING) if app.ENABLE_COMMAND_PALETTE \
+            else None
+        if found is not None:
+            _, binding, enabled, _ = found
+            palette = (_Key(binding.key, app.get_key_display(binding), binding.description,
+                            not enabled, binding.tooltip or binding.description or None),)
+        return tuple(keys.values()), palette
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, screen: Screen[Any]) -> None:
+        """One reading for a burst of changes (a screen mounting, each focus change), and a
+        repaint only when what is shown changed. Not while the app has no focus (the
+        terminal's): its focused widget is blurred then, and Footer waits too."""
+        if not screen.app.app_focus or screen is not self.screen or self._pending:
+            return
+        self._pending = True
+        self.call_after_refresh(self._read_again)
+
+    def _read_again(self) -> None:
+        self._pending = False
+        if not self.is_attached:
+            return
+        shown = self._read_keys()
+        if shown != self._shown:
+            self._shown = shown
+            self._hover = None
+            self.refresh()
+
+    # -- drawing ---------------------------------------------------------------------------
+    def _styles(self) -> _Styles:
+        base = _Layer(self.background_colors[1], self.styles.color,
+                      self.rich_style.without_color)
+        item = base.over(self.get_component_styles("footer-keys--item"))
+
+        def on_item(name: str) -> Style:
+            return item.over(self.get_component_styles(name)).style
+
+        edge = item.over(self.get_component_styles("footer-keys--edge"))
+        return _Styles(item.style, on_item("footer-key--key"),
+                       on_item("footer-key--description"), on_item("footer-keys--hover"),
+                       on_item("footer-keys--hover-key"),
+                       on_item("footer-keys--hover-description"), edge.style)
+
+    @staticmethod
+    def _spans(keys: tuple[_Key, ...]) -> list[tuple[int, int]]:
+        """Where each key starts and ends (cells), one cell after each."""
+        spans, at = [], 0
+        for k in keys:
+            width = cell_len(k.display) + (1 + cell_len(k.description) if k.description else 0)
+            spans.append((at, at + width))
             at += width + 1
-        self._width = at
-        self._hover: int | None = None
+        return spans
 
-    def get_content_width(self, container: Any, viewport: Any) -> int:
-        return self._width
+    def _key_text(self, k: _Key, hover: bool, s: _Styles) -> Text:
+        text = Text.assemble((k.display, s.hover_key if hover else s.key))
+        if k.description:
+            text.append(" " + k.description, s.hover_description if hover else s.description)
+        text.stylize_before(s.hover if hover else s.item)
+        if k.disabled:
+            text.stylize(Style(dim=True))
+        return text
 
-    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
-        return 1
+    def _palette_width(self) -> int:
+        return sum(1 + cell_len(k.display) + (1 + cell_len(k.description) if k.description
+                                              else 0) + 1 for k in self.palette)
 
-    def _key_at(self, x: int) -> int | None:
-        return next((i for i, (a, b) in enumerate(self._spans) if a <= x < b), None)
+    def _room(self) -> int:
+        """Cells left of the palette's key."""
+        return max(0, self.size.width - self._palette_width())
 
     def render(self) -> Text:
-        parent = self.parent  # a gap is the footer's background (a FooterKey's margin)
-        gap = Style.from_color(bgcolor=parent.rich_style.bgcolor
-                               if isinstance(parent, Widget) else None)
-        base = self.rich_style
-        out = Text(no_wrap=True, end="")
-        for i, k in enumerate(self.keys):
-            hover = i == self._hover
-            key_style = self.get_component_rich_style(
-                "footer-keys--hover-key" if hover else "footer-key--key")
-            text = Text.assemble((k.display, key_style))
-            if k.description:
-                text.append(" " + k.description, self.get_component_rich_style(
-                    "footer-keys--hover-description" if hover else "footer-key--description"))
-            text.stylize_before(self.get_component_rich_style("footer-keys--hover")
-                                if hover else base)
-            if k.disabled:
-                text.stylize(Style(dim=True))
-            out.append_text(text)
-            out.append(" ", gap)
-        return out
+        keys, palette = self._current()
+        s = self._styles()
+        line = Text(no_wrap=True, end="")
+        for i, k in enumerate(keys):
+            line.append_text(self._key_text(k, i == self._hover, s))
+            line.append(" ")  # the footer's own background between two keys
+        room = self._room()
+        self._scroll = min(self._scroll, max(0, line.cell_len - room))
+        line = line[self._scroll:self._scroll + room] if room else Text(end="")
+        line.append(" " * (room - line.cell_len))
+        for k in palette:
+            line.append(EDGE, s.edge)
+            line.append_text(self._key_text(k, self._hover == len(keys), s))
+            line.append(" ")
+        return line
+
+    # -- the mouse -------------------------------------------------------------------------
+    def _key_at(self, x: int) -> int | None:
+        """Index of the key under cell `x` (len(keys) for the palette's), None for a gap."""
+        keys = self.keys
+        room = self._room()
+        if x >= room:
+            return len(keys) if self.palette and room < x < self.size.width - 1 else None
+        x += self._scroll
+        return next((i for i, (a, b) in enumerate(self._spans(keys)) if a <= x < b), None)
+
+    def _key(self, index: int | None) -> _Key | None:
+        if index is None:
+            return None
+        keys = self.keys
+        return keys[index] if index < len(keys) else self.palette[0]
 
     def _set_hover(self, index: int | None) -> None:
         if index == self._hover:
             return
         self._hover = index
-        key = self.keys[index] if index is not None else None
+        key = self._key(index)
         self.tooltip = key.tooltip if key is not None else None
         self.styles.pointer = "pointer" if key is not None else "default"
         self.refresh()
@@ -161,80 +300,27 @@ class FooterKeys(Widget):
         self._set_hover(None)
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
-        index = self._key_at(event.x)
-        if index is None:
+        key = self._key(self._key_at(event.x))
+        if key is None:
             return
-        if self.keys[index].disabled:
+        if key.disabled:
             self.app.bell()
         else:
-            self.app.simulate_key(self.keys[index].key)
+            self.app.simulate_key(key.key)
 
+    def _scroll_by(self, cells: int, event: events.MouseEvent) -> None:
+        spans = self._spans(self.keys)
+        wide = spans[-1][1] + 1 if spans else 0
+        scroll = max(0, min(self._scroll + cells, wide - self._room()))
+        if scroll != self._scroll:
+            self._scroll = scroll
+            self._hover = None
+            self.refresh()
+            event.stop()
+            event.prevent_default()
 
-class ZFooter(Footer):
-    """Also: one recompose for a burst of binding changes, and none when the keys it would
-    show are those shown. Textual's Footer recomposes after every `bindings_updated` signal
-    (a screen mounting, each focus change); zconsole's start-up sent eight in a row, each
-    rebuilding every key widget (a tenth of the first frame)."""
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._scroll_by(SCROLL_CELLS, event)
 
-    _recompose_pending = False
-    _shown: object = None
-
-    def compose(self) -> ComposeResult:
-        """The keys from the first compose: Textual's Footer composes empty and waits for
-        the screen's first `bindings_updated` to recompose with its keys, a layout and a
-        paint of the whole screen later (about 5 ms of the first frame). The screen's
-        bindings are known when it composes its footer; a focus that changes what is shown
-        recomposes as before."""
-        if not bindings_ready(self) and self.is_attached:
-            mark_bindings_ready(self)
-        ready = bindings_ready(self)
-        if ready:
-            self._shown = self._keys_to_show()
-        grouped = ready and any(
-            b.group is not None for (_, b, _, _) in self.screen.active_bindings.values()
-            if b.show)
-        if not self.compact or grouped:  # not zconsole's footer: Textual's, as it is
-            yield from super().compose()
-            return
-        keys: list[FooterKey] = []
-        palette: list[FooterKey] = []
-        for widget in super().compose():
-            if isinstance(widget, FooterKey):
-                (palette if widget.has_class("-command-palette") else keys).append(widget)
-            else:
-                # A FooterKey's `compact` watcher sets this class when it mounts,
-                # restyling the key; set before it mounts, the watcher finds it set already.
-                widget.set_class(True, "-compact", update=False)
-                yield widget
-        if keys:
-            yield FooterKeys(keys)
-        if palette:  # the palette's key too: no FooterKey is mounted (its CSS never parsed)
-            yield FooterKeys(palette, classes="-command-palette")
-
-    def bindings_changed(self, screen: Screen[Any]) -> None:
-        mark_bindings_ready(self)
-        if not screen.app.app_focus:
-            return
-        if self.is_attached and screen is self.screen and not self._recompose_pending:
-            self._recompose_pending = True
-            self.call_after_refresh(self._recompose_if_changed)
-
-    async def _recompose_if_changed(self) -> None:
-        self._recompose_pending = False
-        if not self.is_attached:
-            return
-        shown = self._keys_to_show()
-        if shown == self._shown:
-            return
-        await self.recompose()
-
-    def _keys_to_show(self) -> object:
-        """What `compose` reads: each shown binding, whether it is enabled, its tooltip."""
-        return tuple((b.key, b.action, b.description, b.group, enabled, tooltip)
-                     for (_, b, enabled, tooltip) in self.screen.active_bindings.values()
-                     if b.show or b.key == self.app.COMMAND_PALETTE_BINDING)
-
-    async def recompose(self) -> None:
-        self._shown = self._keys_to_show() if bindings_ready(self) else None
-        await super().recompose()
-        prune_watchers(self)  # the keys just replaced (Textualize/textual#6666)
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self._scroll_by(-SCROLL_CELLS, event)

@@ -42,7 +42,7 @@ class MuteScreen(ModalScreen[str | None]):
                          classes="mute-note")
             yield Input(placeholder="the reason", id="mute-reason")
             yield Static("Enter: mute · Escape: cancel", classes="mute-note")
-        yield ZFooter(compact=True)
+        yield ZFooter()
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

@@ -26,6 +26,7 @@ from textual.visual import RenderOptions, Visual, VisualType
 from textual.widgets import Static
 
 from zconsole.model.hosttext import visible
+from zconsole.ui.kit.textual_private import relayout
 
 SPARK = "▁▂▃▄▅▆▇█"
 NO_DATA = "·"  # a sparkline cell for an interval without a value
@@ -46,12 +47,14 @@ def update_if_changed(widget: Static, key: object, make: Callable[[], VisualType
         return False
     setattr(widget, _SHOWN, key)
     if layout is not None or not widget.is_mounted:
-        widget.update(make(), layout=layout is not False)
+        widget.update(make(), layout=False)
+        if layout is not False:
+            relayout(widget)
         return True
     width, height = widget.content_size
     widget.update(make(), layout=False)
     if not width or widget.get_content_height(widget.size, widget.app.size, width) != height:
-        widget.refresh(layout=True)
+        relayout(widget)
     return True
 
 

@@ -23,10 +23,9 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import App
-from textual.dom import DOMNode
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer
-from textual.widgets._footer import FooterKey
+from textual.widget import Widget
+from textual.widgets import DataTable
 from textual.widgets.data_table import Column, ColumnKey, RowKey
 
 if TYPE_CHECKING:
@@ -35,17 +34,13 @@ if TYPE_CHECKING:
     from textual.geometry import Region
     from textual.strip import Strip
 
-__all__ = ["PRIVATE_NAMES", "FastCellsTable", "FooterKey", "bindings_ready",
-           "mark_bindings_ready", "prune_watchers", "refresh_truecolor_filter",
+__all__ = ["PRIVATE_NAMES", "FastCellsTable", "refresh_truecolor_filter", "relayout",
            "styled_as_of"]
 
 # name -> (whose, what relies on it). The tests check each of them against Textual.
 PRIVATE_NAMES: dict[str, tuple[str, str]] = {
-    "textual.widgets._footer.FooterKey": (
-        "module", "ZFooter draws the footer's keys as one widget (kit/footer.py)"),
-    "_bindings_ready": ("Footer", "ZFooter composes its keys at once (kit/footer.py)"),
-    "__watchers": ("reactive", "ZFooter forgets the watchers of keys gone (textual#6666)"),
-    "_closing": ("MessagePump", "the same: a watcher of a node being removed is gone"),
+    "_layout_updates": ("Widget", "a widget whose text changed its height is measured again "
+                        "(kit/text.py update_if_changed)"),
     "_css_update_count": ("App, Screen", "a new screen is styled as of the app's CSS now"),
     "_refresh_truecolor_filter": ("App", "the first theme is set without the theme watcher"),
     "_watch_theme": ("App", "what the first theme must set, as the watcher does"),
@@ -74,24 +69,15 @@ PRIVATE_NAMES: dict[str, tuple[str, str]] = {
 _LINES = Text("\n")  # what Rich joins a Text's lines with
 
 
-# -- the footer ------------------------------------------------------------------------------
-def bindings_ready(footer: Footer) -> bool:
-    """Footer's flag: the screen's bindings are known (its keys can be composed)."""
-    return bool(footer._bindings_ready)
-
-
-def mark_bindings_ready(footer: Footer) -> None:
-    footer._bindings_ready = True
-
-
-def prune_watchers(node: DOMNode) -> None:
-    """Forget the reactive watcher entries `node` keeps for widgets no longer in the DOM
-    (Textual prunes them only when the watched value changes: Textualize/textual#6666)."""
-    watchers: dict[str, list[tuple[Any, Any]]] = getattr(node, "__watchers", {})
-    for entries in watchers.values():
-        entries[:] = [(other, callback) for other, callback in entries
-                      if getattr(other, "is_attached", True)
-                      and not getattr(other, "_closing", False)]
+# -- layout ----------------------------------------------------------------------------------
+def relayout(widget: Widget) -> None:
+    """Lay `widget` out again at the screen's next layout, measured again. Textual 8.2 keys a
+    widget's measured size on its count of layout updates, counted only when a layout is
+    asked for the first time since the widget's last idle: when the screen was laid out in
+    between (measuring the widget's first change), a second change kept that measure. The
+    Fleet screen's detail grew from four lines to five and stayed cut at four."""
+    widget._layout_updates += 1
+    widget.refresh(layout=True)
 
 
 # -- styles and themes -----------------------------------------------------------------------

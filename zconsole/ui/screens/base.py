@@ -91,7 +91,7 @@ class ZScreen(Screen[None]):
             body.can_focus = self.MAIN == ".body"
             yield from self.compose_body()
             yield ProblemsPanel(classes="problems")
-        yield ZFooter(compact=True)
+        yield ZFooter()
 
     @property
     def console_app(self) -> ZConsoleApp:

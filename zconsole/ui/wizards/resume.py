@@ -69,7 +69,7 @@ class ResumeScreen(ModalScreen[int | None]):
                                    "; ".join(self.problems)), classes="rs-note")
             yield Static("Enter: continue (you see the plan first) · Escape: not now (it is "
                          "offered again at the next start)", classes="rs-note")
-        yield ZFooter(compact=True)
+        yield ZFooter()
 
     def on_mount(self) -> None:
         ol = self.query_one(OptionList)
