@@ -124,3 +124,70 @@ def test_only_the_starting_themes_colours_are_worked_out(
     app = make_app(theme=theme)
     assert worked_out == [app.current_theme.name]
     assert app.theme_variables["primary"] == app.current_theme.primary
+
+
+async def test_a_resize_to_the_same_size_lays_nothing_out_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual passes the terminal's size on to the screen even when it did not change (at
+    start-up once more after the first frame), and the screen laid every widget out again
+    for it. A Resize to the size the screen has is not laid out again; a new size is."""
+    from textual import events
+    from textual.geometry import Size
+    from textual.screen import Screen
+
+    layouts: list[Size] = []
+    refresh_layout = Screen._refresh_layout
+
+    def counted(self: Screen[Any], size: Size | None = None, scroll: bool = False) -> None:
+        layouts.append(self.size)
+        refresh_layout(self, size, scroll)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    app = make_app("showcase", "2.3")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        layouts.clear()
+        size = Size(120, 40)
+        screen.post_message(events.Resize(size, size, size))
+        await pilot.pause()
+        await pilot.pause()
+        assert layouts == []  # nothing changed: nothing laid out
+        await pilot.resize_terminal(100, 30)
+        for _ in range(200):  # the app passes a new size on at its resize timer
+            if layouts:
+                break
+            await pilot.pause(0.01)
+        assert layouts and screen.size == Size(100, 30)
+        assert screen.query_one(PoolBlock).size.width <= 100
+
+
+async def test_the_toast_rack_is_hidden_before_the_first_layout(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app hides a new screen's toast rack a moment after the screen is up (no
+    notification): hidden then, it laid the whole screen out again after the first frame.
+    The console's screen hides it as it mounts, so it is hidden at the first layout already;
+    a notification still shows it."""
+    from textual.geometry import Size
+    from textual.screen import Screen
+
+    seen: list[bool] = []  # the rack hidden by its own style (not only by its CSS) at each layout
+    refresh_layout = Screen._refresh_layout
+
+    def layout(self: Screen[Any], size: Size | None = None, scroll: bool = False) -> None:
+        rack = next(iter(self.query("#textual-toastrack")), None)
+        if rack is not None:
+            seen.append(rack.styles.inline.has_rule("display") and not rack.display)
+        refresh_layout(self, size, scroll)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", layout)
+    app = make_app("showcase", "2.3")
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(app, pilot)
+        assert seen and all(seen)  # from the first layout on: hiding it later changes nothing
+        app.notify("hello")
+        for _ in range(100):
+            if app.screen.query_one("#textual-toastrack").display:
+                break
+            await pilot.pause(0.01)
+        assert app.screen.query_one("#textual-toastrack").display

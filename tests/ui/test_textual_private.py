@@ -264,6 +264,41 @@ async def _layout_updates(app: Rig, t: DataTable[Any]) -> None:
     need(name, typed(static, name, int) == before + 2, "is not counted by relayout")
 
 
+@check("_compositor")
+async def _compositor(app: Rig, t: DataTable[Any]) -> None:
+    """The screen's compositor, whose `size` is the size of the screen's last layout."""
+    from textual.geometry import Size
+
+    from zconsole.ui.kit.textual_private import laid_out_size
+
+    name = "_compositor"
+    need(name, getattr(getattr(app.screen, name, None), "size", None) == Size(40, 10),
+         "no longer holds the size the screen was laid out at")
+    need(name, laid_out_size(app.screen) == Size(40, 10), "is not read by laid_out_size")
+
+
+@check("textual-toastrack")
+async def _toast_rack(app: Rig, t: DataTable[Any]) -> None:
+    """The screen's toast rack, by its id; the app shows notifications on it (its display)."""
+    from zconsole.ui.kit.textual_private import quiet_toast_rack
+
+    name = "textual-toastrack"
+    racks = list(app.screen.query(f"#{name}"))
+    need(name, len(racks) == 1 and type(racks[0]).__name__ == "ToastRack",
+         "is no longer the id of the screen's ToastRack")
+    rack = racks[0]
+    quiet_toast_rack(app.screen)
+    need(name, rack.display is False, "cannot be hidden")
+    app.notify("hello")
+    for _ in range(50):
+        if rack.display:
+            break
+        import asyncio
+
+        await asyncio.sleep(0.01)
+    need(name, rack.display is True, "is no longer shown by a notification")
+
+
 @check("_css_update_count")
 async def _css_update_count(app: Rig, t: DataTable[Any]) -> None:
     from textual.screen import Screen
@@ -304,7 +339,7 @@ def test_every_private_name_has_its_check() -> None:
 @pytest.mark.parametrize("name", sorted(PRIVATE_NAMES))
 async def test_private_name_is_what_zconsole_relies_on(name: str) -> None:
     app = Rig()
-    async with app.run_test(size=(40, 10)) as pilot:
+    async with app.run_test(size=(40, 10), notifications=True) as pilot:
         await pilot.pause()
         result = CHECKS[name](app, app.query_one(DataTable))
         if inspect.isawaitable(result):

@@ -31,16 +31,19 @@ from textual.widgets.data_table import Column, ColumnKey, RowKey
 if TYPE_CHECKING:
     from textual.color import Color
     from textual.css.styles import RenderStyles
-    from textual.geometry import Region
+    from textual.geometry import Region, Size
     from textual.strip import Strip
 
-__all__ = ["PRIVATE_NAMES", "FastCellsTable", "refresh_truecolor_filter", "relayout",
-           "styled_as_of"]
+__all__ = ["PRIVATE_NAMES", "FastCellsTable", "laid_out_size", "quiet_toast_rack",
+           "refresh_truecolor_filter", "relayout", "styled_as_of"]
 
 # name -> (whose, what relies on it). The tests check each of them against Textual.
 PRIVATE_NAMES: dict[str, tuple[str, str]] = {
     "_layout_updates": ("Widget", "a widget whose text changed its height is measured again "
                         "(kit/text.py update_if_changed)"),
+    "_compositor": ("Screen", "the size the screen was last laid out at (laid_out_size)"),
+    "textual-toastrack": ("Screen", "the screen's toast rack, hidden before the first frame "
+                          "(quiet_toast_rack)"),
     "_css_update_count": ("App, Screen", "a new screen is styled as of the app's CSS now"),
     "_refresh_truecolor_filter": ("App", "the first theme is set without the theme watcher"),
     "_watch_theme": ("App", "what the first theme must set, as the watcher does"),
@@ -78,6 +81,24 @@ def relayout(widget: Widget) -> None:
     Fleet screen's detail grew from four lines to five and stayed cut at four."""
     widget._layout_updates += 1
     widget.refresh(layout=True)
+
+
+def laid_out_size(screen: Screen[Any]) -> Size | None:
+    """The size `screen` was last laid out at (None before its first layout). Its `size` is
+    the app's size now, which a Resize has already changed when it reaches the screen."""
+    size: Size = screen._compositor.size
+    return size if size else None
+
+
+def quiet_toast_rack(screen: Screen[Any]) -> None:
+    """Hide the screen's toast rack now, as the app will: the app shows its notifications on
+    a new screen's rack a moment after the screen is up (none: the rack is hidden, as its CSS
+    has it already), and hiding it then set its display, which lays the whole screen out
+    again after its first frame. Set before the first layout, it is laid out with it, and
+    the app's later hiding changes nothing. A notification still shows it."""
+    rack = next(iter(screen.query("#textual-toastrack")), None)
+    if rack is not None and not rack.children:
+        rack.display = False
 
 
 # -- styles and themes -----------------------------------------------------------------------

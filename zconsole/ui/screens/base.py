@@ -18,7 +18,7 @@ from zconsole.ui.kit.header import HeaderBar
 from zconsole.ui.kit.problems import ProblemsPanel
 from zconsole.ui.kit.reading import PartLoaded, start_read
 from zconsole.ui.kit.text import plain
-from zconsole.ui.kit.textual_private import styled_as_of
+from zconsole.ui.kit.textual_private import laid_out_size, quiet_toast_rack, styled_as_of
 from zconsole.ui.state import ViewState
 
 if TYPE_CHECKING:
@@ -176,6 +176,18 @@ class ZScreen(Screen[None]):
         open_keys(self, self.TITLE)
 
     # -- the frame ---------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        quiet_toast_rack(self)  # see textual_private: one layout of the whole screen less
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A Resize to the size the screen is laid out at already is not laid out again:
+        Textual passes the terminal's size on to the screen even when it did not change (at
+        start-up the app posts it once more after the first frame), and the screen lays
+        every widget out again for it (~8 ms of the first frame on Python 3.10, issue 28).
+        Whatever asked for a layout meanwhile is laid out at the screen's next update."""
+        if event.size == laid_out_size(self):
+            event.prevent_default()
+
     def on_screen_resume(self, event: events.ScreenResume | None = None) -> None:
         if event is not None and not self._resumed:
             # The first resume comes right after the mount, every node of the screen just
