@@ -157,6 +157,30 @@ async def test_the_header_takes_the_new_theme_s_colours() -> None:
         assert after != before  # the themes give the badge another colour
 
 
+async def test_the_footer_takes_the_new_theme_s_colours() -> None:
+    """The footer works its colours out once per styling, not once per drawing: a theme
+    switch restyles it, and it draws its keys in the new theme's colours."""
+    from textual.color import Color
+
+    from zconsole.ui.kit.footer import ZFooter
+
+    def key_colour(app: ZConsoleApp) -> object:
+        footer = app.screen.query_one(ZFooter)
+        return footer.render().get_style_at_offset(app.console, 0).color
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        before = key_colour(app)
+        assert key_colour(app) == before  # drawn again from the same colours
+        assert before == Color.parse(app.theme_variables["footer-key-foreground"]).rich_color
+        await pilot.press("t")
+        await pilot.pause()
+        after = key_colour(app)
+        assert after == Color.parse(app.theme_variables["footer-key-foreground"]).rich_color
+        assert after != before
+
+
 async def test_the_start_parses_the_stylesheet_once_in_its_theme(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 11: setting the theme through Textual's watcher at start parsed every CSS rule

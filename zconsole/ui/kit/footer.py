@@ -143,6 +143,7 @@ class ZFooter(Widget, can_focus=False):
         self._pending = False  # a change of bindings is about to be read
         self._hover: int | None = None  # index into `keys`, or len(keys) for the palette's
         self._scroll = 0  # cells of the keys scrolled out on the left
+        self._painted: _Styles | None = None  # worked out at the first drawing after a restyle
 
     # -- what is shown ---------------------------------------------------------------------
     @property
@@ -208,7 +209,16 @@ class ZFooter(Widget, can_focus=False):
             self.refresh()
 
     # -- drawing ---------------------------------------------------------------------------
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._painted = None  # restyled (a theme, the CSS): the colours are worked out again
+
     def _styles(self) -> _Styles:
+        if self._painted is None:
+            self._painted = self._work_out_styles()
+        return self._painted
+
+    def _work_out_styles(self) -> _Styles:
         base = _Layer(self.background_colors[1], self.styles.color,
                       self.rich_style.without_color)
         item = base.over(self.get_component_styles("footer-keys--item"))

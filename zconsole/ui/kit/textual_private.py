@@ -282,8 +282,14 @@ class FastCellsTable(DataTable[Text | str]):
             header, False, False, hover, cursor, facts.show_cursor, self._show_hover_cursor,
             facts.foreground_css, facts.background_css)
         # Rich renders a Text through a copy joined into lines: its own style becomes a span
+        # (one text in one style, most cells: that style, as Rich combines it with none)
         line = [Segment(" " * pad)] if pad else []
-        line += [s for s in _LINES.join([cell]).render(facts.console) if s.text]
+        if not cell.spans:
+            if cell.plain:
+                line.append(Segment(cell.plain, facts.console.get_style(
+                    cell.style, default=Style.null()) if cell.style else None))
+        else:
+            line += [s for s in _LINES.join([cell]).render(facts.console) if s.text]
         if cell.cell_len < room:
             line.append(Segment(" " * (room - cell.cell_len)))
         if pad:
