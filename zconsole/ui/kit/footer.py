@@ -158,6 +158,8 @@ class ZFooter(Widget, can_focus=False):
 
     def _current(self) -> tuple[tuple[_Key, ...], tuple[_Key, ...]]:
         if self._shown is None:
+            if not self.is_attached:
+                return (), ()  # no screen yet: read at the first drawing on one
             self._shown = self._read_keys()
         return self._shown
 
