@@ -214,3 +214,36 @@ async def test_advice_keeps_the_focused_finding_when_the_list_changes() -> None:
         assert isinstance(after, AdviceItem)
         assert list(screen.query(AdviceItem)).index(after) == 4
         assert after.advice == findings[6]
+
+
+async def test_advice_puts_the_focus_back_when_the_new_list_took_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual gives the focus of a removed widget to another focusable one: when that is
+    the rebuilt list's first finding (it came first on a loaded CI run), the focus still
+    goes back to the finding the operator was on."""
+    from zconsole.ui.screens.advice.advice_panel import AdvicePanel
+
+    clock = Clock()
+    app = console("advice", clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await down_on_advice(app, pilot, 5)
+        chosen = screen.focused
+        assert isinstance(chosen, AdviceItem)
+        panel = screen.query_one(AdvicePanel)
+        findings = [i.advice for i in screen.query(AdviceItem)]
+        mount_all = AdvicePanel.mount_all
+
+        def mounted_then_first_focused(self: AdvicePanel, *a: Any, **k: Any) -> Any:
+            done = mount_all(self, *a, **k)
+
+            async def then() -> None:
+                await done
+                screen.set_focus(screen.query(AdviceItem).first(), scroll_visible=False)
+            return then()
+
+        monkeypatch.setattr(AdvicePanel, "mount_all", mounted_then_first_focused)
+        await panel.show(findings[1:], "")
+        await pilot.pause()
+        again = screen.focused
+        assert isinstance(again, AdviceItem) and again.key == chosen.key
+        assert list(screen.query(AdviceItem)).index(again) == 4

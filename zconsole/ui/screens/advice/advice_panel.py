@@ -211,9 +211,13 @@ class AdvicePanel(Vertical):
         return True
 
     def _focus_again(self, key: tuple[str, str, bool], place: int) -> None:
-        """The focus back on the finding it was on, or on the one now in its place."""
+        """The focus back on the finding it was on, or on the one now in its place. Also
+        when a new finding has it already: Textual gives the focus of a removed widget to
+        another one, which may be the new list's first (a loaded CI run, 2026-12-01); the
+        focus somewhere else than the list (the `/` field) stays where it is."""
         items = list(self.query(AdviceItem))
-        if not items or self.screen.focused is not None:
+        focused = self.screen.focused
+        if not items or (focused is not None and focused not in items):
             return
         again = next((i for i in items if i.key == key), items[min(place, len(items) - 1)])
         self.screen.set_focus(again, scroll_visible=False)
