@@ -187,20 +187,26 @@ async def test_advice_keeps_a_finding_below_the_fold_across_refreshes() -> None:
         assert where(screen) == before
 
 
+async def on_the_fifth_finding(app: Any, pilot: Any) -> tuple[Any, AdviceItem, Any, list[Any]]:
+    """The Advice screen with the fifth finding focused: the screen, that finding, the
+    panel and the findings shown."""
+    from zconsole.ui.screens.advice.advice_panel import AdvicePanel
+
+    screen = await down_on_advice(app, pilot, 5)
+    chosen = screen.focused
+    assert isinstance(chosen, AdviceItem)
+    return (screen, chosen, screen.query_one(AdvicePanel),
+            [i.advice for i in screen.query(AdviceItem)])
+
+
 async def test_advice_keeps_the_focused_finding_when_the_list_changes() -> None:
     """A finding above the focused one goes (fixed, or muted elsewhere): the list is built
     again and the focus stays on the same finding; when the focused one goes, the one now
     in its place takes the focus."""
-    from zconsole.ui.screens.advice.advice_panel import AdvicePanel
 
-    clock = Clock()
-    app = console("advice", clock)
+    app = console("advice", Clock())
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await down_on_advice(app, pilot, 5)
-        chosen = screen.focused
-        assert isinstance(chosen, AdviceItem)
-        panel = screen.query_one(AdvicePanel)
-        findings = [i.advice for i in screen.query(AdviceItem)]
+        screen, chosen, panel, findings = await on_the_fifth_finding(app, pilot)
         await panel.show(findings[1:], "")
         await pilot.pause()
         again = screen.focused
@@ -223,14 +229,9 @@ async def test_advice_puts_the_focus_back_when_the_new_list_took_it(
     goes back to the finding the operator was on."""
     from zconsole.ui.screens.advice.advice_panel import AdvicePanel
 
-    clock = Clock()
-    app = console("advice", clock)
+    app = console("advice", Clock())
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await down_on_advice(app, pilot, 5)
-        chosen = screen.focused
-        assert isinstance(chosen, AdviceItem)
-        panel = screen.query_one(AdvicePanel)
-        findings = [i.advice for i in screen.query(AdviceItem)]
+        screen, chosen, panel, findings = await on_the_fifth_finding(app, pilot)
         mount_all = AdvicePanel.mount_all
 
         def mounted_then_first_focused(self: AdvicePanel, *a: Any, **k: Any) -> Any:
