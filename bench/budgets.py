@@ -61,7 +61,8 @@ sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "bench" / "results"
 SIZE = (120, 40)
 # The children run as a user's console does from its second start on: with the bytecode
-# of zconsole's modules cached (pip writes it at install; Python at the first run). A
+# of zconsole's modules cached (pip writes it at install; Python at the first run) and the
+# CSS its last run parsed (ui/kit/css_cache.py, in the user's cache directory). A
 # PYTHONDONTWRITEBYTECODE in the caller's environment (this workplace sets it) would make
 # every child compile all of zconsole from source (~230 ms of the first frame) and measure
 # the compiler; the cache goes to a prefix directory outside the source tree, and every
@@ -214,7 +215,7 @@ def bench_first_frame(repeat: int) -> dict[str, Any]:
     runs: dict[str, list[float]] = {"zconsole": [], "floor": [], "bare": []}
     codes = {"zconsole": FIRST_FRAME_ZCONSOLE, "floor": FIRST_FRAME_FLOOR,
              "bare": FIRST_FRAME_BARE}
-    for code in codes.values():  # untimed: writes the bytecode cache (see ENV)
+    for code in codes.values():  # untimed: writes the bytecode and CSS caches (see ENV)
         first_frame(code)
     for i in range(repeat):
         for name, code in (reversed(codes.items()) if i % 2 else codes.items()):

@@ -331,6 +331,36 @@ def _watch_theme(app: Rig, t: DataTable[Any]) -> None:
         need("_watch_theme", cls in source, f"no longer sets the class {cls}")
 
 
+# -- CSS -------------------------------------------------------------------------------------
+@check("_parse_cache")
+def _parse_cache(app: Rig, t: DataTable[Any]) -> None:
+    """What the app parsed is there, keyed as kit/css_cache.py keeps it, and a source found
+    there is not parsed again (its rules are the cache's)."""
+    name = "_parse_cache"
+    sheet = app.stylesheet
+    cache = getattr(sheet, name, None)
+    need(name, cache is not None and all(hasattr(cache, m) for m in ("keys", "get", "set")),
+         "is gone or no longer an LRUCache")
+    keys = list(cache.keys())
+    need(name, keys and all(isinstance(k, tuple) and len(k) == 5 and isinstance(k[0], str)
+                            and isinstance(cache.get(k), list) for k in keys),
+         f"no longer holds (css, read_from, defaults, tie breaker, scope) -> rules: {keys[:1]}")
+    css, read_from = "Rig { width: 7; }", ("nowhere", "Rig.CSS")
+    kept: list[Any] = []
+    cache.set((css, read_from, False, 0, ""), kept)
+    need(name, sheet._parse_rules(css, read_from) is kept,
+         "is no longer what Stylesheet._parse_rules asks before it parses")
+    sheet.set_variables(dict(sheet._variables))
+    need(name, not list(cache.keys()), "is no longer emptied when the variables change")
+
+
+@check("_variables")
+def _variables(app: Rig, t: DataTable[Any]) -> None:
+    variables = typed(app.stylesheet, "_variables", dict)
+    need("_variables", variables == app.get_css_variables(),
+         "are no longer the app's CSS variables the stylesheet parses with")
+
+
 # -- the tests -------------------------------------------------------------------------------
 def test_every_private_name_has_its_check() -> None:
     assert sorted(CHECKS) == sorted(PRIVATE_NAMES)

@@ -1,7 +1,7 @@
 """zconsole's own local files: the audit log and the saved progress of plans.
 
-This is the only code that writes files on the operator's machine (never on the host being
-looked at: a plan run over SSH keeps its journal where zconsole runs).
+This and `hosts/cache.py` are the only code that writes files on the operator's machine
+(never on the host being looked at: a plan run over SSH keeps its journal where zconsole runs).
 
 * `state_dir()`: `$ZCONSOLE_STATE_DIR`, else `$XDG_STATE_HOME/zconsole`, else
   `~/.local/state/zconsole`.
@@ -125,7 +125,7 @@ class UnsafeDirectory(OSError):
     """A directory other users can write to: a file zconsole writes there is refused."""
 
 
-def _ensure_dir(path: Path) -> None:
+def ensure_own_dir(path: Path) -> None:
     """Make zconsole's own directory (0700) or check the one found: another user who can
     write in it could forge the audit log or the plans a resume trusts, so a directory
     writable by others is refused with the command that fixes it (issue 27)."""
@@ -166,8 +166,9 @@ def check_directory(path: Path) -> None:
                               "replace or read what zconsole writes there")
 
 
-def write_atomically(path: str | os.PathLike[str], text: str, mode: int = 0o644) -> None:
-    """Write `text` to a temporary file beside `path`, fsync it and rename it over `path`:
+def write_atomically(path: str | os.PathLike[str], text: str | bytes,
+                     mode: int = 0o644) -> None:
+    """Write `text` (UTF-8, or bytes as they are) to a temporary file beside `path`, fsync it and rename it over `path`:
     a reader (node_exporter's textfile collector) sees the old file or the new, never half.
 
     The temporary file is made by `mkstemp` (O_CREAT|O_EXCL with a random name: a planted
@@ -180,7 +181,7 @@ def write_atomically(path: str | os.PathLike[str], text: str, mode: int = 0o644)
     try:
         try:
             os.fchmod(fd, mode)
-            _write_all(fd, text.encode("utf-8"))
+            _write_all(fd, text.encode("utf-8") if isinstance(text, str) else text)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -236,7 +237,7 @@ class AuditLog:
         data = (line + "\n").encode("utf-8")
         with self._lock:
             created = not self.path.exists()
-            _ensure_dir(self.path.parent)
+            ensure_own_dir(self.path.parent)
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
                          | os.O_NOFOLLOW, 0o600)  # a link planted there is refused (ELOOP)
             try:
@@ -298,7 +299,7 @@ class PlanStore:
                "outcomes": list(outcomes)}
         data = json.dumps(doc, ensure_ascii=False, indent=1, default=str).encode("utf-8")
         with self._lock:
-            _ensure_dir(self.directory)
+            ensure_own_dir(self.directory)
             fd, tmp = tempfile.mkstemp(prefix=f".{plan_id}.", suffix=".tmp",
                                        dir=self.directory)
             try:
@@ -354,7 +355,7 @@ class PlanStore:
         with self._lock:
             if not src.exists():
                 return
-            _ensure_dir(self.done_directory)
+            ensure_own_dir(self.done_directory)
             os.replace(src, self.done_directory / src.name)
             _fsync_dir(self.done_directory)
             _fsync_dir(self.directory)
@@ -405,7 +406,7 @@ class MuteStore:
         return tuple(out)
 
     def _change(self, host: str, keep: Mute | None, drop: tuple[str, str]) -> None:
-        _ensure_dir(self.path.parent)
+        ensure_own_dir(self.path.parent)
         with open(self.path.with_name(f".{self.path.name}.lock"), "a") as lock:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
             hosts = self._read()

@@ -3,10 +3,9 @@
 The host's state lives in a `services.session.HostSession`; a worker thread calls its
 `refresh()`, posts a typed message, and the handler records the outcome through the headless
 monitor (`services.monitor`: the session, then the host's verdict) and hands a `ViewState`
-to the active screen. The next
-refresh is armed only after the previous one completed, so a slow host never piles up
-refreshes, and a hung command never freezes the screen: the screens keep their old data and
-say how old it is.
+to the active screen. The next refresh is armed only after the previous one completed, so a
+slow host never piles up refreshes, and a hung command never freezes the screen: the
+screens keep their old data and say how old it is.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding
@@ -34,6 +33,7 @@ from zconsole.services.monitor.loop import Monitor
 from zconsole.services.monitor.member import Member
 from zconsole.services.session import HostSession, Refresh
 from zconsole.ui.first_reading import FirstReading
+from zconsole.ui.kit.css_cache import parsed_css_kept
 from zconsole.ui.kit.textual_private import refresh_truecolor_filter
 from zconsole.ui.screens.base import ZScreen
 from zconsole.ui.screens.registry import SCREENS
@@ -292,6 +292,12 @@ class ZConsoleApp(App[None]):
             self.call_after_refresh(screen.focus_panel, panel)
 
     # -- lifecycle ---------------------------------------------------------------------------
+    def run(self, **kwargs: Any) -> None:
+        """The console as the operator starts it: with the CSS the last run parsed, and
+        keeping what this one parses for the next (kit/css_cache.py)."""
+        with parsed_css_kept(self):
+            super().run(**kwargs)
+
     async def on_load(self) -> None:
         """The first reading starts before the first screen is made, and the screen waits a
         moment for it (ui/first_reading.py): one that comes quickly is handled here, and the

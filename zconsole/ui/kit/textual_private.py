@@ -29,13 +29,16 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import Column, ColumnKey, RowKey
 
 if TYPE_CHECKING:
+    from textual.cache import LRUCache
     from textual.color import Color
+    from textual.css.model import RuleSet
     from textual.css.styles import RenderStyles
+    from textual.css.stylesheet import Stylesheet
     from textual.geometry import Region, Size
     from textual.strip import Strip
 
-__all__ = ["PRIVATE_NAMES", "FastCellsTable", "laid_out_size", "quiet_toast_rack",
-           "refresh_truecolor_filter", "relayout", "styled_as_of"]
+__all__ = ["PRIVATE_NAMES", "FastCellsTable", "css_variables", "laid_out_size", "parse_cache",
+           "quiet_toast_rack", "refresh_truecolor_filter", "relayout", "styled_as_of"]
 
 # name -> (whose, what relies on it). The tests check each of them against Textual.
 PRIVATE_NAMES: dict[str, tuple[str, str]] = {
@@ -67,9 +70,28 @@ PRIVATE_NAMES: dict[str, tuple[str, str]] = {
     "_pseudo_class_state": ("DOMNode", "part of a cell's cache key"),
     "_get_row_renderables": ("DataTable", "a row's cells as DataTable formats them"),
     "_get_styles_to_render_cell": ("DataTable", "a cell's component and cursor styles"),
+    "_parse_cache": ("Stylesheet", "what Textual parsed, kept for the next run "
+                     "(kit/css_cache.py)"),
+    "_variables": ("Stylesheet", "the theme's variables a parse depends on: part of the "
+                   "kept CSS's key (kit/css_cache.py)"),
 }
 
 _LINES = Text("\n")  # what Rich joins a Text's lines with
+
+
+# -- CSS -------------------------------------------------------------------------------------
+def parse_cache(stylesheet: Stylesheet) -> LRUCache[tuple[Any, ...], list[RuleSet]]:
+    """What `stylesheet` parsed: (CSS text, where it was read from, default rules or not, tie
+    breaker, scope) -> its rules. Textual 8.2's stylesheet asks it before it parses a source
+    again, and empties it when the variables change."""
+    cache: LRUCache[tuple[Any, ...], list[RuleSet]] = stylesheet._parse_cache
+    return cache
+
+
+def css_variables(stylesheet: Stylesheet) -> dict[str, str]:
+    """The variables `stylesheet` parses with (a rule's `$primary` is its colour once parsed)."""
+    variables: dict[str, str] = stylesheet._variables
+    return variables
 
 
 # -- layout ----------------------------------------------------------------------------------
