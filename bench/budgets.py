@@ -272,10 +272,12 @@ async def _cpu_run(scenario: str, seconds: float, interval: float,
     # and what start-up made frozen once the first reading is drawn. Without that every
     # full collection walks Textual, zconsole and the demo machine again: at 1 000 disks
     # they were half of a refresh's CPU, and with them came the figure's noise.
+    thresholds = gc.get_threshold()  # the console raises the first (ui/collector.py)
     gc.disable()
     try:
         return await _cpu_window(DemoHost(scenario), seconds, interval, open_dataset, smart)
     finally:
+        gc.set_threshold(*thresholds)  # a floor measured next is not the console
         gc.enable()
         gc.unfreeze()  # the next run starts as the console does, not with this one's heap
         gc.collect()

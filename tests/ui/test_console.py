@@ -679,7 +679,7 @@ async def test_the_collector_held_for_start_up_is_let_go_after_the_first_reading
 
     from zconsole.hosts.demo import DemoHost
     from zconsole.ui import app as app_module
-    from zconsole.ui import first_reading
+    from zconsole.ui import collector, first_reading
 
     seen: list[tuple[bool, bool]] = []  # (collector on, first reading drawn) at each release
     real = app_module.release_collector
@@ -691,6 +691,7 @@ async def test_the_collector_held_for_start_up_is_let_go_after_the_first_reading
 
     monkeypatch.setattr(app_module, "release_collector", release)
     monkeypatch.setattr(first_reading, "WAIT_S", wait_s)
+    thresholds = gc.get_threshold()
     gc.disable()
     try:
         app = ZConsoleApp(DemoHost("showcase", clock=frozen, seed=0), clock=frozen,
@@ -704,8 +705,11 @@ async def test_the_collector_held_for_start_up_is_let_go_after_the_first_reading
                 await pilot.pause(0.01)
             assert gc.isenabled() and gc.get_freeze_count() > 0
             assert seen == [(False, True)]  # once, held until then, the pools drawn
+            # young collections ~14 times rarer: a full one walks all a refresh made
+            assert gc.get_threshold() == (collector.YOUNG_COLLECTION, *thresholds[1:])
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
         gc.enable()
 
 

@@ -10,7 +10,6 @@ screens keep their old data and say how old it is.
 
 from __future__ import annotations
 
-import gc
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -32,6 +31,7 @@ from zconsole.model.reading import HostReading
 from zconsole.services.monitor.loop import Monitor
 from zconsole.services.monitor.member import Member
 from zconsole.services.session import HostSession, Refresh
+from zconsole.ui.collector import release_collector
 from zconsole.ui.first_reading import FirstReading
 from zconsole.ui.kit.css_cache import parsed_css_kept
 from zconsole.ui.kit.textual_private import refresh_truecolor_filter
@@ -47,16 +47,6 @@ if TYPE_CHECKING:
 
 UI_SWITCH_INTERVAL = 0.001
 """The interpreter's thread switch interval while the console runs (seconds)."""
-
-
-def release_collector() -> None:
-    """After start-up (the first reading drawn): move everything start-up made (modules,
-    classes, styles: hundreds of thousands of objects that live as long as the console) out
-    of the collector's sight with gc.freeze, so no later collection walks them again, and
-    turn the collector back on. Start-up ran without collections (`zconsole`'s main): they
-    found nothing to free among objects that all stay, and cost a fifth of the first frame."""
-    gc.freeze()
-    gc.enable()
 
 
 def _demo_state_named() -> bool:
