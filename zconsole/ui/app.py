@@ -286,7 +286,7 @@ class ZConsoleApp(App[None]):
         """The console as the operator starts it: with the CSS the last run parsed, and
         keeping what this one parses for the next (kit/css_cache.py)."""
         with parsed_css_kept(self):
-            super().run(**kwargs)
+            return super().run(**kwargs)  # what the app exited with (a test's picture)
 
     async def on_load(self) -> None:
         """The first reading starts before the first screen is made, and the screen waits a
