@@ -2620,6 +2620,7 @@ def install_zconsole(
     say: bool = True,
     fresh_venv: bool = False,
     venv: str = GUEST_VENV,
+    byte_compile: bool = True,
 ) -> dict[str, float]:
     """Install zconsole in the guest as an operator would on a host without internet (the
     README's procedure): on this machine, the project's wheel (`pip wheel --no-deps`) and its
@@ -2628,7 +2629,9 @@ def install_zconsole(
     The host image already has the venv with the dependencies (made at build time the same
     way: preinstall_dependencies), so by default this is an upgrade of zconsole alone;
     fresh_venv=True (or a venv path the image lacks) makes the venv in the guest first, the
-    whole first-time procedure under emulation. Returns the seconds of each step."""
+    whole first-time procedure under emulation. byte_compile=False: pip writes no .pyc files
+    (PIP_COMPILE=0 in its environment, the typed command unchanged). Returns the seconds of
+    each step."""
     py = python or sys.executable
     times: dict[str, float] = {}
 
@@ -2677,11 +2680,13 @@ def install_zconsole(
         inst.exec(f"rm -rf {venv} && python3 -m venv {venv}", timeout=1200)
     times["venv"] = round(time.monotonic() - t0, 1)
     t0 = time.monotonic()
-    inst.exec(
-        f"{venv}/bin/pip install -q --no-index --find-links /root/wheelhouse zconsole"
-        f" && ln -sf {venv}/bin/zconsole /usr/local/bin/zconsole",
-        timeout=1200,
-    )
+    # PIP_COMPILE=0, not PIP_NO_COMPILE=1: pip 23.0.1 (Debian 12) reads the latter through
+    # strtobool into its store_false option, so "1" means compile on (measured, 2026-12-01)
+    env = [] if byte_compile else ["env", "PIP_COMPILE=0"]
+    pip = [f"{venv}/bin/pip", "install", "-q", "--no-index", "--find-links", "/root/wheelhouse",
+           "zconsole"]
+    inst.exec([*env, *pip], timeout=1200)
+    inst.exec(["ln", "-sf", f"{venv}/bin/zconsole", "/usr/local/bin/zconsole"], timeout=60)
     times["pip_install"] = round(time.monotonic() - t0, 1)
     if say:
         print(f"[install-zconsole] venv {times['venv']}s, pip install {times['pip_install']}s",
