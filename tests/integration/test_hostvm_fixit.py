@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 from hostvm import faults
-from hostvm.guest import HostGuest, guest_now
+from hostvm.guest import HostGuest, blame_seconds, guest_now
 
 from zconsole.hosts.journal import AuditLog, PlanStore
 from zconsole.hosts.ssh import SshHost
@@ -452,9 +452,18 @@ def test_boot_fixes_across_reboots(
     guest next. The seconds go to the report."""
     g = host_guest
     phase = Phases(host_figures)
+
+    def timed(label: str, unit: str) -> float | None:
+        """g.unit_seconds(unit), with what it is made of in the report (the unit's
+        timestamps: `systemctl show`'s output as a Python literal, byte for byte)."""
+        show = g.unit_show(unit)
+        host_figures(f"{label}: systemctl show {unit}", repr(show))
+        return blame_seconds(show)
+
     # ssh_host(g) is the boot's one SshHost, as a console has one (the Host screens below use
     # it too): the boot's record is read once per boot (boot_record.py); a reboot lets it go
     # the clean boot, and what it ran with: the recipes' undo is proven against it
+    assert timed("clean boot", WAIT_ONLINE) is None
     clean_cause = wait_online_hang.cause()
     assert clean_cause["wait-online seconds (blame)"] == "did not run", clean_cause
     assert clean_cause["links configuring"] == "none", clean_cause
@@ -472,10 +481,18 @@ def test_boot_fixes_across_reboots(
     def both_hang(label: str) -> float:
         """This boot waited on lan1 in both: wait-online timed out, networking ran dhclient
         for it; the diagnosis names lan1. wait-online's seconds (blame)."""
-        hung = g.unit_seconds(WAIT_ONLINE)
-        networking = g.unit_seconds("networking.service")
+        hung = timed(label, WAIT_ONLINE)
+        networking = timed(label, "networking.service")
         cause = wait_online_hang.cause()
         assert hung is not None and hung > 60, (label, cause, g.blame()[:5])
+        # blame itself, once in this boot: unit_seconds says its figures (the failed
+        # wait-online: deactivated - activating; networking.service: activated - activating),
+        # to the microsecond blame cuts to the millisecond
+        blamed = {u: secs for secs, u in g.blame()}
+        for unit, secs in ((WAIT_ONLINE, hung), ("networking.service", networking)):
+            host_figures(f"{label}: {unit} s in systemd-analyze blame", blamed.get(unit))
+            assert secs is not None and unit in blamed, (label, unit, secs, blamed)
+            assert -1e-6 <= secs - blamed[unit] < 1e-3, (label, unit, secs, blamed[unit])
         assert cause["links configuring"] == "lan1", (label, cause)
         assert "zc-needs-online.service" in cause["wants network-online.target"], cause
         assert "Timeout occurred while waiting for network connectivity" in wait_online_log(
