@@ -544,14 +544,16 @@ def test_boot_fixes_across_reboots(
                             operator="hostvm-test").run(lambda _e: None)
         assert result.done, result.message
 
-    def judged(journal: PlanStore) -> Any:
-        """The boot panel's judgement of the last fix applied (from the store), now."""
-        return judgement(journal).verdict
+    def judged(journal: PlanStore, reading: Any = None) -> Any:
+        """The boot panel's judgement of the last fix applied (from the store), now (or on
+        `reading`, read now by the caller)."""
+        return judgement(journal, reading).verdict
 
-    def judgement(journal: PlanStore) -> Any:
+    def judgement(journal: PlanStore, reading: Any = None) -> Any:
         host = ssh_host(g)
-        return diagnose_boot(read_boot(host), fix_boot.as_applied(
-            fix_boot.applied_records(journal, host.label)[-1]))
+        return diagnose_boot(read_boot(host) if reading is None else reading,
+                             fix_boot.as_applied(
+                                 fix_boot.applied_records(journal, host.label)[-1]))
 
     def fixed_boot(name: str, before: float) -> None:
         """Reboot; wait-online did not hold this boot (did not run, or no timeout and a
@@ -568,10 +570,12 @@ def test_boot_fixes_across_reboots(
                      "did not run" if took is None else took)
         host_figures(f"{name}: reboot to ssh s", round(to_ssh, 1))
 
-    def applied_pending(name: str, shipped: list[str]) -> list[str] | None:
-        """Apply `name` by the engine; the panel says pending until the next boot, and
-        systemd has loaded what the next boot runs (the drop-in's command; the mask)."""
-        plan = fix_boot.plan_for(ssh_host(g), name)
+    def applied_pending(name: str, shipped: list[str], plan: Plan | None = None
+                        ) -> list[str] | None:
+        """Apply `name` by the engine (its plan made now, or `plan`, made now by the
+        caller); the panel says pending until the next boot, and systemd has loaded what
+        the next boot runs (the drop-in's command; the mask)."""
+        plan = fix_boot.plan_for(ssh_host(g), name) if plan is None else plan
         assert not plan.blocked, (name, plan.checks)
         if name == "wait-online-interface":
             assert dict(plan.params)["exec"] == (
@@ -638,7 +642,9 @@ def test_boot_fixes_across_reboots(
         host = ssh_host(g)
         facts = fix_boot.read_facts(host)
         assert facts.diagnosis.verdict.kind == "boot-wait-online", facts.diagnosis.verdict
-        plan = fix_boot.plan_for(host)
+        # plan_for(host) of the facts just read (it is build_fix_boot of read_facts): nothing
+        # ran since; the Host screen below makes its own with plan_for
+        plan = fix_boot.build_fix_boot(str(host.label), facts, now=host.now())
         assert dict(plan.params)["fix"] == "netplan-optional", plan.checks
         assert plan.argv_list() == [
             ("netplan", "set", "--origin-hint=90-zconsole", "ethernets.lan1.optional=true"),
@@ -651,7 +657,9 @@ def test_boot_fixes_across_reboots(
         assert state(g, faults.NETPLAN_FILE) == netplan_faulty  # not touched
         phase("netplan-optional through the screen")
         fixed_boot("netplan-optional", hung)
-        proven = judged(store)
+        # one reading of this boot for both panels' judgements below (nothing runs between)
+        reading = read_boot(ssh_host(g))
+        proven = judged(store, reading)
         assert proven.kind == "boot-fix-proven", proven
         host_figures("netplan-optional: the panel", proven.message)
         host_figures("netplan-optional: networking.service s (blame, allow-hotplug lan1)",
@@ -660,7 +668,7 @@ def test_boot_fixes_across_reboots(
         # Fixed is the verdict, or beside it where wait-online still held this boot over
         # SLOW_WAIT by itself (the panel's design: "the other unit still holds the boot";
         # a loaded CI run saw wait-online take 10.2 s in the fixed boot, 4.9 s another)
-        ifup_d = judgement(aside[1])
+        ifup_d = judgement(aside[1], reading)
         ifup_judged = next((f for f in ifup_d.findings if f.kind.startswith("boot-fix-")),
                            ifup_d.verdict)
         assert ifup_judged.kind == "boot-fix-proven", ifup_d
@@ -687,9 +695,9 @@ def test_boot_fixes_across_reboots(
         # a wait-online drop-in, applied in a boot that did not wait (the plan says so),
         # across a reboot, then undone
         for name in REBOOT_FIXES:
-            assert "This boot did not wait" in fix_boot.plan_for(
-                ssh_host(g), name).preview[0], name
-            now = applied_pending(name, shipped)
+            plan = fix_boot.plan_for(ssh_host(g), name)
+            assert "This boot did not wait" in plan.preview[0], name
+            now = applied_pending(name, shipped, plan)
             phase(f"{name}: applied, pending")
             fixed_boot(name, hung)
             assert effective_wait(g) == now, name  # the drop-in held across the reboot
