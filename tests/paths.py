@@ -32,3 +32,15 @@ def load_testvm() -> ModuleType:
     sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+INTEGRATION = Path(__file__).resolve().parent / "integration"
+
+
+def load_integration(name: str) -> ModuleType:
+    """A module of the guest tests' harness (tests/integration: `guest_reuse`, `hostvm.guest`)
+    as those tests import it: tests/integration is no package, and pytest puts it on sys.path
+    for its conftest; a unit test run without it appends it here."""
+    if str(INTEGRATION) not in sys.path:
+        sys.path.append(str(INTEGRATION))
+    return importlib.import_module(name)

@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 import pytest
+from guest_reuse import BlankGuests, session_guest
 from hostvm import faults
 from hostvm.guest import HostGuest
 from vmguest import VmGuest
@@ -446,6 +447,9 @@ def _boot(request: pytest.FixtureRequest, flavour: str, kind: str) -> Iterator[Z
     try:
         yield ZfsGuest(flavour, inst)
     finally:
+        if kind == "p":
+            _timings.append(f"OpenZFS {flavour}: {_blank.skipped.get(flavour, 0)} clean_guest "
+                            "before-resets skipped (the guest left blank by the test before)")
         _stop(inst, f"OpenZFS {flavour}")
         _drop_disks(inst)
 
@@ -468,12 +472,41 @@ def zfs_guest_23(request: pytest.FixtureRequest) -> Iterator[ZfsGuest]:
     yield from _boot(request, "2.3", "s")
 
 
+# What the tests left on the session guests: clean_guest skips its before-reset where the
+# test before on that guest was a clean_guest test whose after-reset passed (guest_reuse.py)
+_blank = BlankGuests()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    ok = False
+    try:
+        yield
+        ok = True
+    finally:
+        if (guest := session_guest(item)) is not None:
+            _blank.ended(guest, item.nodeid, teardown_ok=ok)
+
+
+def pytest_fixture_post_finalizer(fixturedef: pytest.FixtureDef[Any],
+                                  request: pytest.FixtureRequest) -> None:
+    """A fixture that takes the session guest (or the guest itself) ended: what it did in
+    its teardown may follow clean_guest's after-reset."""
+    if fixturedef.argname != "clean_guest" and (
+            fixturedef.argname == "zfs_guest" or "zfs_guest" in fixturedef.argnames):
+        _blank.touched()
+
+
 @pytest.fixture
-def clean_guest(zfs_guest: ZfsGuest) -> Iterator[ZfsGuest]:
-    """zfs_guest, reset before and after the test (no pools, blank disks)."""
-    zfs_guest.reset()
+def clean_guest(request: pytest.FixtureRequest, zfs_guest: ZfsGuest) -> Iterator[ZfsGuest]:
+    """zfs_guest, reset before and after the test (no pools, blank disks). The reset before
+    is skipped where the last test on this guest was a clean_guest test whose reset after
+    passed, with nothing on the guest since (guest_reuse.py): it would reset a blank guest."""
+    if not _blank.skip_reset(zfs_guest.flavour):
+        zfs_guest.reset()
     yield zfs_guest
     zfs_guest.reset()
+    _blank.left_blank(zfs_guest.flavour, request.node.nodeid)
 
 
 # --------------------------------------------------------------------------- host guest
