@@ -7,6 +7,7 @@ What is checked is what is parsed and shown, never how long it took."""
 from __future__ import annotations
 
 import os
+import pickle
 import stat
 from pathlib import Path
 from typing import Any
@@ -104,7 +105,7 @@ def test_a_damaged_file_is_parsed_again_and_mended(monkeypatch: pytest.MonkeyPat
     path: Path = first["file"]
     head = path.read_bytes().partition(b"\n")[0]
     for damaged in (head + b"\nnot a pickle", head + b"\n" + b"\x80\x05N.", b"",
-                    head + b"\n" + __import__("pickle").dumps([("not", "rules")])):
+                    head + b"\n" + pickle.dumps([("not", "rules")])):
         path.write_bytes(damaged)
         again = started(monkeypatch)
         assert again["parsed"] and again["picture"] == first["picture"], damaged[:40]

@@ -168,8 +168,9 @@ def check_directory(path: Path) -> None:
 
 def write_atomically(path: str | os.PathLike[str], text: str | bytes,
                      mode: int = 0o644) -> None:
-    """Write `text` (UTF-8, or bytes as they are) to a temporary file beside `path`, fsync it and rename it over `path`:
-    a reader (node_exporter's textfile collector) sees the old file or the new, never half.
+    """Write `text` (UTF-8, or bytes as they are) to a temporary file beside `path`, fsync it
+    and rename it over `path`: a reader (node_exporter's textfile collector, the next
+    console's CSS cache) sees the old file or the new, never half.
 
     The temporary file is made by `mkstemp` (O_CREAT|O_EXCL with a random name: a planted
     link or file is never opened, issue 27), given `mode` on its descriptor, and renamed over
